@@ -1,0 +1,1 @@
+# analyzer/local.mk - rules for analyzer/ (filled in by its work)

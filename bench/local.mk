@@ -1,0 +1,1 @@
+# bench/local.mk - rules for bench/ (filled in by its work)

@@ -1,0 +1,1 @@
+# examples/local.mk - rules for examples/ (filled in by its work)

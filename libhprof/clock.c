@@ -1,0 +1,82 @@
+/*
+ * clock.c - detection and calibration of the invariant TSC against
+ * CLOCK_MONOTONIC, with a fallback to clock_gettime.
+ */
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#include "hp_clock.h"
+#include "hp_format.h"
+
+int hp_clock_use_tsc;
+static double ticks_per_sec = 1e9;
+static uint64_t base_ticks, base_ns;
+
+int hp_cpu_has_invariant_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return 0;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+void hp_clock_init(int force_monotonic, unsigned calib_ms)
+{
+    hp_clock_use_tsc = !force_monotonic && hp_cpu_has_invariant_tsc();
+    if (!hp_clock_use_tsc) {
+        ticks_per_sec = 1e9;
+        return;
+    }
+    base_ns = hp_monotonic_ns();
+    base_ticks = hp_ticks();
+    sleep_ms(calib_ms ? calib_ms : 1);
+    uint64_t ns = hp_monotonic_ns();
+    uint64_t t = hp_ticks();
+    ticks_per_sec = (double)(t - base_ticks) * 1e9 / (double)(ns - base_ns);
+}
+
+void hp_clock_refine(void)
+{
+    if (!hp_clock_use_tsc)
+        return;
+    uint64_t ns = hp_monotonic_ns();
+    uint64_t t = hp_ticks();
+    if (ns - base_ns > 100000000u) /* only a baseline of 100 ms or more */
+        ticks_per_sec = (double)(t - base_ticks) * 1e9 / (double)(ns - base_ns);
+}
+
+int hp_clock_kind(void)
+{
+    return hp_clock_use_tsc ? HP_CLOCK_TSC : HP_CLOCK_MONOTONIC;
+}
+
+double hp_clock_ticks_per_sec(void)
+{
+    return ticks_per_sec;
+}
+
+double hp_ticks_to_sec(uint64_t ticks)
+{
+    return (double)ticks / ticks_per_sec;
+}
+
+uint64_t hp_unix_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,117 @@
+/*
+ * format.c - codecs of the profile file format described in hp_format.h:
+ * CRC-32 and the fixed-size record layouts.  Used by writer and reader.
+ */
+#include "hp_format.h"
+
+static uint32_t crc_table[256];
+static int crc_ready;
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        crc_table[i] = c;
+    }
+    crc_ready = 1;
+}
+
+uint32_t hp_crc32(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint32_t c = 0xffffffffu;
+    if (!crc_ready)
+        crc_init();
+    while (len--)
+        c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
+    return c ^ 0xffffffffu;
+}
+
+void hp_site_rec_put(unsigned char *p, const hp_site_rec *r)
+{
+    const uint32_t v[12] = {r->id,     r->kind,   r->name,   r->func,
+                            r->file,   r->line,   r->end_line, r->parent,
+                            r->callee, r->flags,  r->module, r->reserved};
+    for (int i = 0; i < 12; i++)
+        hp_put_u32(p + 4 * i, v[i]);
+    hp_put_u64(p + 48, r->offset);
+}
+
+void hp_site_rec_get(const unsigned char *p, hp_site_rec *r)
+{
+    uint32_t v[12];
+    for (int i = 0; i < 12; i++)
+        v[i] = hp_get_u32(p + 4 * i);
+    r->id = v[0];
+    r->kind = v[1];
+    r->name = v[2];
+    r->func = v[3];
+    r->file = v[4];
+    r->line = v[5];
+    r->end_line = v[6];
+    r->parent = v[7];
+    r->callee = v[8];
+    r->flags = v[9];
+    r->module = v[10];
+    r->reserved = v[11];
+    r->offset = hp_get_u64(p + 48);
+}
+
+void hp_node_rec_put(unsigned char *p, const hp_node_rec *r)
+{
+    hp_put_u32(p, r->id);
+    hp_put_u32(p + 4, r->parent);
+    hp_put_u32(p + 8, r->site);
+    hp_put_u32(p + 12, r->thread);
+    hp_put_u64(p + 16, r->count);
+    hp_put_f64(p + 24, r->time);
+    hp_put_f64(p + 32, r->min);
+    hp_put_f64(p + 40, r->max);
+}
+
+void hp_node_rec_get(const unsigned char *p, hp_node_rec *r)
+{
+    r->id = hp_get_u32(p);
+    r->parent = hp_get_u32(p + 4);
+    r->site = hp_get_u32(p + 8);
+    r->thread = hp_get_u32(p + 12);
+    r->count = hp_get_u64(p + 16);
+    r->time = hp_get_f64(p + 24);
+    r->min = hp_get_f64(p + 32);
+    r->max = hp_get_f64(p + 40);
+}
+
+void hp_comm_rec_put(unsigned char *p, const hp_comm_rec *r)
+{
+    hp_put_u32(p, r->node);
+    hp_put_u32(p + 4, (uint32_t)r->peer);
+    hp_put_u64(p + 8, r->count);
+    hp_put_u64(p + 16, r->bytes_sent);
+    hp_put_u64(p + 24, r->bytes_recv);
+    hp_put_f64(p + 32, r->tran);
+    hp_put_f64(p + 40, r->sync);
+    hp_put_f64(p + 48, r->min);
+    hp_put_f64(p + 56, r->max);
+}
+
+void hp_comm_rec_get(const unsigned char *p, hp_comm_rec *r)
+{
+    r->node = hp_get_u32(p);
+    r->peer = (int32_t)hp_get_u32(p + 4);
+    r->count = hp_get_u64(p + 8);
+    r->bytes_sent = hp_get_u64(p + 16);
+    r->bytes_recv = hp_get_u64(p + 24);
+    r->tran = hp_get_f64(p + 32);
+    r->sync = hp_get_f64(p + 40);
+    r->min = hp_get_f64(p + 48);
+    r->max = hp_get_f64(p + 56);
+}
+
+const char *hp_kind_name(uint32_t kind)
+{
+    static const char *const names[] = {"root", "procedure", "loop", "call",
+                                        "comm", "omp",       "region", "overflow"};
+    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}

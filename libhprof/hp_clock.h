@@ -1,0 +1,45 @@
+/*
+ * hp_clock.h - the time base: invariant TSC ticks when the CPU has one,
+ * CLOCK_MONOTONIC nanoseconds otherwise.  hp_ticks() is the only call on
+ * the hot path; conversion to seconds happens when records are written.
+ */
+#ifndef HP_CLOCK_H
+#define HP_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+extern int hp_clock_use_tsc;          /* set once by hp_clock_init() */
+
+static inline uint64_t hp_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t hp_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (hp_clock_use_tsc) {
+        uint32_t lo, hi;
+        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#endif
+    return hp_monotonic_ns();
+}
+
+/* Detect the TSC and calibrate it for about `calib_ms` milliseconds.
+ * force_monotonic != 0 skips the TSC (HPROF_CLOCK=monotonic). */
+void hp_clock_init(int force_monotonic, unsigned calib_ms);
+/* Recalibrate over the whole interval since hp_clock_init (called at the
+ * end of a run: a long baseline gives a precise rate). */
+void hp_clock_refine(void);
+int hp_clock_kind(void);              /* HP_CLOCK_TSC or HP_CLOCK_MONOTONIC */
+double hp_clock_ticks_per_sec(void);
+double hp_ticks_to_sec(uint64_t ticks);
+int hp_cpu_has_invariant_tsc(void);
+uint64_t hp_unix_ns(void);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * hp_format.h - the hprof profile file format (.hpf), shared by the writer
+ * (libhprof, pmpi) and the reader (analyzer).  This header is the format's
+ * documentation; change it only together with HP_FORMAT_VERSION.
+ *
+ * A profile holds one run: a preamble, one RUN section, then for every rank
+ * (in rank order) the five sections RANK, STRS, SITE, NODE, COMM, and a final
+ * END section.  All integers are little-endian, floating point values are
+ * IEEE-754 binary64 little-endian, and every time is in seconds.
+ *
+ *   preamble   magic[8] = "\x89HPF\r\n\x1a\n", u32 version, u32 0
+ *   section    u32 tag, u32 crc32(payload), u64 payload length, payload
+ *
+ * Payloads (str = u32 byte length then the bytes, no NUL):
+ *   RUN   u32 nranks, u32 clock (HP_CLOCK_*), f64 ticks per second,
+ *         u64 start and u64 end (unix ns, rank 0), str program, u32 argc,
+ *         argc x str argument
+ *   RANK  u32 rank, u32 threads, u32 pid, u32 flags (HP_RANKF_*),
+ *         u64 start, u64 end (unix ns), f64 wall, f64 mpi time,
+ *         u64 overflow events, str hostname
+ *   STRS  u32 count, count x str          (indexed from 0; 0 is "")
+ *   SITE  n x hp_site_rec                 (n = length / record size)
+ *   NODE  n x hp_node_rec
+ *   COMM  n x hp_comm_rec
+ *   END   u32 nranks, u64 file length including this section
+ *
+ * Site and node ids are local to a rank: they index that rank's SITE and
+ * NODE arrays.  A node's parent precedes it in the NODE array; each thread's
+ * tree has its own root node (site HP_SITE_ROOT).
+ */
+#ifndef HP_FORMAT_H
+#define HP_FORMAT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#define HP_FORMAT_MAGIC "\x89HPF\r\n\x1a\n"
+#define HP_FORMAT_MAGIC_LEN 8
+#define HP_FORMAT_VERSION 1u
+#define HP_PREAMBLE_LEN 16u
+#define HP_SECTION_HEADER_LEN 16u
+
+#define HP_FOURCC(a, b, c, d) \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
+enum hp_section_tag {
+    HP_SEC_RUN = HP_FOURCC('R', 'U', 'N', ' '),
+    HP_SEC_RANK = HP_FOURCC('R', 'A', 'N', 'K'),
+    HP_SEC_STRS = HP_FOURCC('S', 'T', 'R', 'S'),
+    HP_SEC_SITE = HP_FOURCC('S', 'I', 'T', 'E'),
+    HP_SEC_NODE = HP_FOURCC('N', 'O', 'D', 'E'),
+    HP_SEC_COMM = HP_FOURCC('C', 'O', 'M', 'M'),
+    HP_SEC_END = HP_FOURCC('E', 'N', 'D', ' ')
+};
+
+enum hp_clock_kind { HP_CLOCK_TSC = 1, HP_CLOCK_MONOTONIC = 2 };
+
+/* RANK flags */
+#define HP_RANKF_OVERFLOW 1u /* HPROF_MAX_NODES was reached on this rank */
+
+/* Site kinds.  Values are stored in files: append only. */
+enum hp_site_kind {
+    HP_KIND_ROOT = 0,      /* a thread's root */
+    HP_KIND_PROCEDURE = 1, /* function */
+    HP_KIND_LOOP = 2,
+    HP_KIND_CALL = 3,      /* procedure call statement */
+    HP_KIND_COMM = 4,      /* communication statement (MPI call site) */
+    HP_KIND_OMP = 5,       /* OpenMP construct */
+    HP_KIND_REGION = 6,    /* user region */
+    HP_KIND_OVERFLOW = 7   /* events past HPROF_MAX_NODES */
+};
+
+#define HP_NONE 0xffffffffu /* "no site", "no parent" */
+
+/* Site flags */
+#define HP_SITEF_DYNAMIC 1u   /* found at run time from a return address */
+#define HP_SITEF_RESOLVED 2u  /* file/line/function came from debug info */
+#define HP_SITEF_COLLECTIVE 4u
+
+/* One site: 56 bytes in the file. */
+typedef struct hp_site_rec {
+    uint32_t id;
+    uint32_t kind;     /* enum hp_site_kind */
+    uint32_t name;     /* string index: MPI function, procedure, construct */
+    uint32_t func;     /* string index: enclosing function ("" if unknown) */
+    uint32_t file;     /* string index: source file ("" if unknown) */
+    uint32_t line;     /* 0 if unknown */
+    uint32_t end_line;
+    uint32_t parent;   /* enclosing static site or HP_NONE */
+    uint32_t callee;   /* called procedure's site or HP_NONE */
+    uint32_t flags;    /* HP_SITEF_* */
+    uint32_t module;   /* string index: object file for dynamic sites */
+    uint32_t reserved;
+    uint64_t offset;   /* address offset inside module (dynamic sites) */
+} hp_site_rec;
+#define HP_SITE_REC_LEN 56u
+
+/* One calling-context node of one thread: 48 bytes. */
+typedef struct hp_node_rec {
+    uint32_t id;
+    uint32_t parent;   /* node id or HP_NONE for a root */
+    uint32_t site;     /* site id */
+    uint32_t thread;   /* thread number within the rank, 0 = first */
+    uint64_t count;
+    double time;       /* inclusive seconds */
+    double min;
+    double max;
+} hp_node_rec;
+#define HP_NODE_REC_LEN 48u
+
+/* Communication of one node with one peer: 64 bytes.  peer is a world
+ * rank, or HP_PEER_ALL for the time of a collective. */
+typedef struct hp_comm_rec {
+    uint32_t node;
+    int32_t peer;
+    uint64_t count;       /* transfers (a collective counts one per call) */
+    uint64_t bytes_sent;
+    uint64_t bytes_recv;
+    double tran;          /* transmission time, seconds */
+    double sync;          /* synchronization delay, seconds */
+    double min;           /* shortest and longest single transfer */
+    double max;
+} hp_comm_rec;
+#define HP_COMM_REC_LEN 64u
+#define HP_PEER_ALL (-1)
+
+/* ---- little-endian primitives, used by both sides ---- */
+
+static inline void hp_put_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static inline void hp_put_u64(unsigned char *p, uint64_t v)
+{
+    hp_put_u32(p, (uint32_t)v);
+    hp_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline void hp_put_f64(unsigned char *p, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    hp_put_u64(p, v);
+}
+
+static inline uint32_t hp_get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t hp_get_u64(const unsigned char *p)
+{
+    return (uint64_t)hp_get_u32(p) | (uint64_t)hp_get_u32(p + 4) << 32;
+}
+
+static inline double hp_get_f64(const unsigned char *p)
+{
+    uint64_t v = hp_get_u64(p);
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib computes it). */
+uint32_t hp_crc32(const void *data, size_t len);
+
+/* Record codecs: write/read one fixed-size record at p. */
+void hp_site_rec_put(unsigned char *p, const hp_site_rec *r);
+void hp_site_rec_get(const unsigned char *p, hp_site_rec *r);
+void hp_node_rec_put(unsigned char *p, const hp_node_rec *r);
+void hp_node_rec_get(const unsigned char *p, hp_node_rec *r);
+void hp_comm_rec_put(unsigned char *p, const hp_comm_rec *r);
+void hp_comm_rec_get(const unsigned char *p, hp_comm_rec *r);
+
+const char *hp_kind_name(uint32_t kind);
+
+#endif

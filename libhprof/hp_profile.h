@@ -1,0 +1,66 @@
+/*
+ * hp_profile.h - the in-memory picture of one profile, as the writer builds
+ * it from the runtime's records and as the reader decodes it from a file,
+ * plus the encoder that turns it into the bytes described in hp_format.h.
+ */
+#ifndef HP_PROFILE_H
+#define HP_PROFILE_H
+
+#include "hp_format.h"
+
+typedef struct hp_run_info {
+    uint32_t nranks;
+    uint32_t clock;          /* enum hp_clock_kind */
+    double ticks_per_sec;
+    uint64_t start_ns, end_ns;
+    char *program;
+    uint32_t argc;
+    char **argv;
+} hp_run_info;
+
+typedef struct hp_rank_info {
+    uint32_t rank, threads, pid, flags;
+    uint64_t start_ns, end_ns;
+    double wall, mpi_time;
+    uint64_t overflow_events;
+    char *host;
+} hp_rank_info;
+
+typedef struct hp_rank_data {
+    hp_rank_info info;
+    uint32_t nstrings;
+    char **strings;
+    uint32_t nsites;
+    hp_site_rec *sites;
+    uint32_t nnodes;
+    hp_node_rec *nodes;
+    uint32_t ncomms;
+    hp_comm_rec *comms;
+} hp_rank_data;
+
+/* Growable byte buffer; on allocation failure `failed` is set and further
+ * appends are ignored, so callers check once at the end. */
+typedef struct hp_buf {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+} hp_buf;
+
+void hp_buf_free(hp_buf *b);
+unsigned char *hp_buf_reserve(hp_buf *b, size_t n); /* NULL on failure */
+void hp_buf_put_u32(hp_buf *b, uint32_t v);
+void hp_buf_put_u64(hp_buf *b, uint64_t v);
+void hp_buf_put_f64(hp_buf *b, double v);
+void hp_buf_put_str(hp_buf *b, const char *s);
+
+void hp_encode_preamble(hp_buf *b);
+void hp_encode_run(hp_buf *b, const hp_run_info *run);
+void hp_encode_rank(hp_buf *b, const hp_rank_data *rd);
+/* `file_len` is the length of everything before the END section. */
+void hp_encode_end(hp_buf *b, uint32_t nranks, uint64_t file_len);
+#define HP_END_SECTION_LEN (HP_SECTION_HEADER_LEN + 12u)
+
+void hp_rank_data_free(hp_rank_data *rd);
+void hp_run_info_free(hp_run_info *run);
+
+#endif

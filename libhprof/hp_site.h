@@ -1,0 +1,41 @@
+/*
+ * hp_site.h - the site registry: every statement hprof keeps records for.
+ * Static sites come from instrumented code; dynamic sites are created at
+ * run time from a call's return address and resolved to file:line at the
+ * end of the run (hp_resolve.h).  Ids are process-wide and never reused.
+ */
+#ifndef HP_SITE_H
+#define HP_SITE_H
+
+#include <stdint.h>
+#include "hp_format.h"
+
+typedef struct hp_site {
+    uint32_t kind;      /* enum hp_site_kind */
+    uint32_t flags;     /* HP_SITEF_* */
+    const char *name;   /* static string: MPI function, procedure, ... */
+    char *func, *file, *module;  /* owned; NULL when unknown */
+    uint32_t line, end_line, parent, callee;
+    uintptr_t addr;     /* return address of a dynamic site */
+    uint64_t offset;    /* addr relative to its module */
+} hp_site;
+
+#define HP_SITE_ROOT 0u
+#define HP_SITE_OVERFLOW 1u
+
+/* Registers a site known at compile time.  `name` must outlive the run;
+ * func and file are copied.  Returns its id, or HP_NONE without memory. */
+uint32_t hp_site_add_static(uint32_t kind, const char *name, const char *func,
+                            const char *file, uint32_t line, uint32_t end_line,
+                            uint32_t parent, uint32_t callee);
+/* The site of return address `addr`, created on first use with `kind`,
+ * `name` (a static string) and `flags`.  Thread-safe (takes a mutex; the
+ * hot path goes through the per-thread cache in hp_thread.h first). */
+uint32_t hp_site_dynamic(uintptr_t addr, uint32_t kind, const char *name,
+                         uint32_t flags);
+uint32_t hp_site_count(void);
+hp_site *hp_site_get(uint32_t id);
+/* Forget every site but the two reserved ones (unit tests only). */
+void hp_site_registry_reset(void);
+
+#endif

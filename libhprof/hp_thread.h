@@ -1,0 +1,130 @@
+/*
+ * hp_thread.h - per-thread records: the calling-context tree (CCT) of
+ * sites and the communication records of its nodes.  Every event source
+ * funnels into the functions here; only the owning thread writes its
+ * records, so the hot path takes no lock.
+ */
+#ifndef HP_THREAD_H
+#define HP_THREAD_H
+
+#include <stdint.h>
+#include "hp_map.h"
+
+typedef struct hp_node {
+    uint32_t site;
+    uint32_t parent;      /* node index, HP_NONE for the root */
+    uint32_t last_child;  /* cache of the last child looked up */
+    uint32_t last_comm;   /* cache of the last comm record looked up */
+    uint64_t count, ticks, min, max;
+} hp_node;
+
+typedef struct hp_comm {
+    uint32_t node;
+    int32_t peer;         /* world rank or HP_PEER_ALL */
+    uint64_t count, sent, recv, tran, sync, min, max;
+} hp_comm;
+
+#define HP_CHUNK_BITS 8
+#define HP_CHUNK (1u << HP_CHUNK_BITS)
+
+typedef struct hp_thread {
+    uint32_t id;          /* 0 for the first thread that recorded */
+    uint32_t epoch;       /* records are zeroed when this lags hp_epoch */
+    uint32_t current;     /* node of the current calling context */
+    uint32_t overflow;    /* node taking events past HPROF_MAX_NODES */
+    hp_node **node_chunks;
+    uint32_t nnodes, node_chunk_cap;
+    hp_comm **comm_chunks;
+    uint32_t ncomms, comm_chunk_cap;
+    hp_map children;      /* parent << 32 | site -> node */
+    hp_map comm_index;    /* node << 32 | peer -> comm */
+    hp_map site_cache;    /* return address -> site */
+    uint64_t overflow_events;
+} hp_thread;
+
+#define HP_ROOT_NODE 0u
+#define HP_NO_NODE 0xffffffffu
+
+/* Global collection state. */
+extern volatile int hp_collecting;     /* MPI_Pcontrol(0/1) */
+extern volatile uint32_t hp_epoch;     /* bumped by a reset */
+extern __thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec")));
+
+hp_thread *hp_thread_attach(void);     /* slow path of hp_thread_self */
+void hp_thread_zero(hp_thread *t);     /* zero all counts, keep the tree */
+
+static inline hp_thread *hp_thread_self(void)
+{
+    hp_thread *t = hp_tls_self;
+    if (__builtin_expect(t == 0, 0))
+        t = hp_thread_attach();
+    if (t && __builtin_expect(t->epoch != hp_epoch, 0))
+        hp_thread_zero(t);
+    return t;
+}
+
+static inline hp_node *hp_node_at(const hp_thread *t, uint32_t i)
+{
+    return &t->node_chunks[i >> HP_CHUNK_BITS][i & (HP_CHUNK - 1)];
+}
+
+static inline hp_comm *hp_comm_at(const hp_thread *t, uint32_t i)
+{
+    return &t->comm_chunks[i >> HP_CHUNK_BITS][i & (HP_CHUNK - 1)];
+}
+
+static inline void hp_node_add(hp_node *n, uint64_t ticks)
+{
+    n->count++;
+    n->ticks += ticks;
+    if (ticks < n->min)
+        n->min = ticks;
+    if (ticks > n->max)
+        n->max = ticks;
+}
+
+/* The child of `parent` for `site`, created on first use.  Past the node
+ * limit it returns the thread's overflow node (one warning per process). */
+uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site);
+
+static inline uint32_t hp_cct_child(hp_thread *t, uint32_t parent, uint32_t site)
+{
+    hp_node *p = hp_node_at(t, parent);
+    if (p->last_child != HP_NO_NODE && hp_node_at(t, p->last_child)->site == site)
+        return p->last_child;
+    return hp_cct_child_slow(t, parent, site);
+}
+
+/* The node for dynamic site `addr` under the current context. */
+uint32_t hp_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
+                           const char *name, uint32_t flags);
+
+static inline uint32_t hp_site_node(hp_thread *t, uintptr_t addr, uint32_t kind,
+                                    const char *name, uint32_t flags)
+{
+    uint32_t site = hp_map_get(&t->site_cache, addr);
+    if (__builtin_expect(site == HP_MAP_MISSING, 0))
+        return hp_site_node_slow(t, addr, kind, name, flags);
+    return hp_cct_child(t, t->current, site);
+}
+
+/* Communication of node `node` with `peer`. */
+uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer);
+void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+                 uint64_t recv, uint64_t tran, uint64_t sync);
+/* Bytes and a transfer count without time (the per-peer part of a
+ * collective whose time is kept under HP_PEER_ALL). */
+void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
+                       uint64_t sent, uint64_t recv);
+
+/* Registry of threads, read at the end of the run. */
+uint32_t hp_thread_count(void);
+hp_thread *hp_thread_get(uint32_t i);
+/* Configuration and reset. */
+void hp_records_set_max_nodes(uint64_t max_nodes);
+uint64_t hp_records_total_nodes(void);
+int hp_records_overflowed(void);
+void hp_records_reset(void);           /* MPI_Pcontrol(2): zero everything */
+void hp_threads_free_all(void);        /* unit tests only */
+
+#endif

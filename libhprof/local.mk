@@ -1,0 +1,13 @@
+# libhprof/local.mk - the MPI-free runtime core, as a convenience library
+# linked into libhprof.so (pmpi/) and into the unit tests and analyzer.
+noinst_LTLIBRARIES += libhprof/libhpcore.la
+libhprof_libhpcore_la_SOURCES = \
+	libhprof/hp_format.h libhprof/format.c \
+	libhprof/hp_profile.h libhprof/encode.c \
+	libhprof/hp_clock.h libhprof/clock.c \
+	libhprof/hp_map.h libhprof/map.c \
+	libhprof/hp_site.h libhprof/site.c \
+	libhprof/hp_thread.h libhprof/thread.c \
+	libhprof/hp_log.h libhprof/log.c
+libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
+libhprof_libhpcore_la_LIBADD = -lpthread

@@ -1,0 +1,265 @@
+/*
+ * thread.c - per-thread record stores: attaching a thread, growing its
+ * node and comm chunks, the calling-context tree, the node limit and the
+ * epoch-based reset.  A lock is taken only when a thread attaches.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hp_thread.h"
+#include "hp_site.h"
+#include "hp_log.h"
+
+volatile int hp_collecting = 1;
+volatile uint32_t hp_epoch;
+__thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static hp_thread **threads;
+static uint32_t nthreads, threads_cap;
+static uint64_t max_nodes = 1000000;
+static _Atomic uint64_t total_nodes;
+static atomic_int overflow_warned;
+
+static int grow_chunks(void ***chunks, uint32_t *cap, uint32_t count, size_t elem)
+{
+    uint32_t c = count >> HP_CHUNK_BITS;
+    if (c >= *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 16;
+        void **n = realloc(*chunks, sizeof *n * ncap);
+        if (!n)
+            return -1;
+        memset(n + *cap, 0, sizeof *n * (ncap - *cap));
+        *chunks = n;
+        *cap = ncap;
+    }
+    if (!(*chunks)[c] && !((*chunks)[c] = malloc(elem * HP_CHUNK)))
+        return -1;
+    return 0;
+}
+
+static void node_init(hp_node *n, uint32_t site, uint32_t parent)
+{
+    memset(n, 0, sizeof *n);
+    n->site = site;
+    n->parent = parent;
+    n->last_child = HP_NO_NODE;
+    n->last_comm = HP_NO_NODE;
+    n->min = UINT64_MAX;
+}
+
+/* Appends a node without checking the limit; HP_NO_NODE without memory. */
+static uint32_t node_append(hp_thread *t, uint32_t parent, uint32_t site)
+{
+    if (grow_chunks((void ***)&t->node_chunks, &t->node_chunk_cap, t->nnodes,
+                    sizeof(hp_node)) != 0)
+        return HP_NO_NODE;
+    uint32_t i = t->nnodes++;
+    node_init(hp_node_at(t, i), site, parent);
+    return i;
+}
+
+hp_thread *hp_thread_attach(void)
+{
+    hp_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    if (node_append(t, HP_NO_NODE, HP_SITE_ROOT) != HP_ROOT_NODE ||
+        (t->overflow = node_append(t, HP_ROOT_NODE, HP_SITE_OVERFLOW)) == HP_NO_NODE) {
+        free(t);
+        return NULL;
+    }
+    hp_site_count(); /* makes sure the reserved sites exist */
+    t->current = HP_ROOT_NODE;
+    pthread_mutex_lock(&registry_lock);
+    if (nthreads == threads_cap) {
+        uint32_t cap = threads_cap ? threads_cap * 2 : 16;
+        hp_thread **n = realloc(threads, sizeof *n * cap);
+        if (!n) {
+            pthread_mutex_unlock(&registry_lock);
+            free(t);
+            return NULL;
+        }
+        threads = n;
+        threads_cap = cap;
+    }
+    t->id = nthreads;
+    threads[nthreads++] = t;
+    t->epoch = hp_epoch;
+    pthread_mutex_unlock(&registry_lock);
+    hp_tls_self = t;
+    return t;
+}
+
+void hp_thread_zero(hp_thread *t)
+{
+    for (uint32_t i = 0; i < t->nnodes; i++) {
+        hp_node *n = hp_node_at(t, i);
+        n->count = n->ticks = n->max = 0;
+        n->min = UINT64_MAX;
+    }
+    for (uint32_t i = 0; i < t->ncomms; i++) {
+        hp_comm *c = hp_comm_at(t, i);
+        c->count = c->sent = c->recv = c->tran = c->sync = c->max = 0;
+        c->min = UINT64_MAX;
+    }
+    t->overflow_events = 0;
+    t->epoch = hp_epoch;
+}
+
+static uint32_t overflow(hp_thread *t)
+{
+    t->overflow_events++;
+    if (atomic_exchange(&overflow_warned, 1) == 0)
+        hp_warn("HPROF_MAX_NODES=%llu reached: further new call sites are "
+                "counted in one <overflow> node",
+                (unsigned long long)max_nodes);
+    return t->overflow;
+}
+
+uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site)
+{
+    uint64_t key = (uint64_t)parent << 32 | site;
+    uint32_t child = hp_map_get(&t->children, key);
+    if (child == HP_MAP_MISSING) {
+        if (atomic_fetch_add(&total_nodes, 1) >= max_nodes) {
+            atomic_fetch_sub(&total_nodes, 1);
+            return overflow(t);
+        }
+        child = node_append(t, parent, site);
+        if (child == HP_NO_NODE || hp_map_put(&t->children, key, child) != 0)
+            return overflow(t);
+    }
+    hp_node_at(t, parent)->last_child = child;
+    return child;
+}
+
+uint32_t hp_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
+                           const char *name, uint32_t flags)
+{
+    uint32_t site = hp_site_dynamic(addr, kind, name, flags);
+    if (site == HP_SITE_OVERFLOW || hp_map_put(&t->site_cache, addr, site) != 0)
+        return overflow(t);
+    return hp_cct_child(t, t->current, site);
+}
+
+uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer)
+{
+    hp_node *n = hp_node_at(t, node);
+    if (n->last_comm != HP_NO_NODE && hp_comm_at(t, n->last_comm)->peer == peer)
+        return n->last_comm;
+    uint64_t key = (uint64_t)node << 32 | (uint32_t)peer;
+    uint32_t i = hp_map_get(&t->comm_index, key);
+    if (i == HP_MAP_MISSING) {
+        if (grow_chunks((void ***)&t->comm_chunks, &t->comm_chunk_cap, t->ncomms,
+                        sizeof(hp_comm)) != 0)
+            return HP_NO_NODE;
+        i = t->ncomms;
+        hp_comm *c = hp_comm_at(t, i);
+        memset(c, 0, sizeof *c);
+        c->node = node;
+        c->peer = peer;
+        c->min = UINT64_MAX;
+        if (hp_map_put(&t->comm_index, key, i) != 0)
+            return HP_NO_NODE;
+        t->ncomms++;
+    }
+    n->last_comm = i;
+    return i;
+}
+
+void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+                 uint64_t recv, uint64_t tran, uint64_t sync)
+{
+    uint32_t i = hp_comm_find(t, node, peer);
+    if (i == HP_NO_NODE)
+        return;
+    hp_comm *c = hp_comm_at(t, i);
+    uint64_t total = tran + sync;
+    c->count++;
+    c->sent += sent;
+    c->recv += recv;
+    c->tran += tran;
+    c->sync += sync;
+    if (total < c->min)
+        c->min = total;
+    if (total > c->max)
+        c->max = total;
+}
+
+void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
+                       uint64_t sent, uint64_t recv)
+{
+    uint32_t i = hp_comm_find(t, node, peer);
+    if (i == HP_NO_NODE)
+        return;
+    hp_comm *c = hp_comm_at(t, i);
+    c->count++;
+    c->sent += sent;
+    c->recv += recv;
+}
+
+uint32_t hp_thread_count(void)
+{
+    pthread_mutex_lock(&registry_lock);
+    uint32_t n = nthreads;
+    pthread_mutex_unlock(&registry_lock);
+    return n;
+}
+
+hp_thread *hp_thread_get(uint32_t i)
+{
+    pthread_mutex_lock(&registry_lock);
+    hp_thread *t = i < nthreads ? threads[i] : NULL;
+    pthread_mutex_unlock(&registry_lock);
+    if (t && t->epoch != hp_epoch)
+        hp_thread_zero(t);
+    return t;
+}
+
+void hp_records_set_max_nodes(uint64_t n)
+{
+    max_nodes = n;
+}
+
+uint64_t hp_records_total_nodes(void)
+{
+    return atomic_load(&total_nodes);
+}
+
+int hp_records_overflowed(void)
+{
+    return atomic_load(&overflow_warned);
+}
+
+void hp_records_reset(void)
+{
+    hp_epoch++;
+}
+
+static void thread_free(hp_thread *t)
+{
+    for (uint32_t c = 0; c < t->node_chunk_cap; c++)
+        free(t->node_chunks[c]);
+    for (uint32_t c = 0; c < t->comm_chunk_cap; c++)
+        free(t->comm_chunks[c]);
+    free(t->node_chunks);
+    free(t->comm_chunks);
+    hp_map_free(&t->children);
+    hp_map_free(&t->comm_index);
+    hp_map_free(&t->site_cache);
+    free(t);
+}
+
+void hp_threads_free_all(void)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (uint32_t i = 0; i < nthreads; i++)
+        thread_free(threads[i]);
+    nthreads = 0;
+    atomic_store(&total_nodes, 0);
+    atomic_store(&overflow_warned, 0);
+    pthread_mutex_unlock(&registry_lock);
+    hp_tls_self = NULL;
+}

@@ -1,0 +1,1 @@
+# pmpi/local.mk - rules for pmpi/ (filled in by its work)

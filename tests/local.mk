@@ -1,0 +1,1 @@
+# tests/local.mk - rules for tests/ (filled in by its work)
