@@ -8,6 +8,13 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_map.h libhprof/map.c \
 	libhprof/hp_site.h libhprof/site.c \
 	libhprof/hp_thread.h libhprof/thread.c \
-	libhprof/hp_log.h libhprof/log.c
+	libhprof/hp_log.h libhprof/log.c \
+	libhprof/hp_config.h libhprof/config.c \
+	libhprof/hp_resolve.h libhprof/resolve.c \
+	libhprof/hp_snapshot.h libhprof/snapshot.c \
+	libhprof/hp_summary.h libhprof/summary.c \
+	libhprof/hprof.h libhprof/api.c
+include_HEADERS += libhprof/hprof.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
-libhprof_libhpcore_la_LIBADD = -lpthread
+libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS)
+libhprof_libhpcore_la_LIBADD = $(LIBDW_LIBS) -lpthread

@@ -1,0 +1,21 @@
+/*
+ * api.c - the public functions declared in hprof.h.
+ */
+#include "config.h"
+#include "hprof.h"
+#include "hp_thread.h"
+
+const char *hprof_version(void)
+{
+    return PACKAGE_VERSION;
+}
+
+void hprof_collect(int on)
+{
+    hp_collecting = on != 0;
+}
+
+void hprof_reset(void)
+{
+    hp_records_reset();
+}

@@ -1,0 +1,94 @@
+/*
+ * config.c - parsing of the HPROF_* environment variables with strict
+ * validation: a typo must not silently change what is measured.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hp_config.h"
+
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10};
+
+static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
+                      uint64_t *out, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-' || x < lo || x > hi) {
+        snprintf(err, errlen, "%s='%s' is not a whole number from %llu to %llu",
+                 name, v, (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse_choice(const char *name, const char *v, const char *const *choices,
+                        int *out, char *err, size_t errlen)
+{
+    char list[128] = "";
+    for (int i = 0; choices[i]; i++) {
+        if (strcmp(v, choices[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+        strncat(list, i ? "|" : "", sizeof list - strlen(list) - 1);
+        strncat(list, choices[i], sizeof list - strlen(list) - 1);
+    }
+    snprintf(err, errlen, "%s='%s' is not one of %s", name, v, list);
+    return -1;
+}
+
+int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
+                    char *err, size_t errlen)
+{
+    static const char *const summary[] = {"off", "on", "full", NULL};
+    static const char *const boolean[] = {"0", "1", NULL};
+    static const char *const clock[] = {"tsc", "monotonic", NULL};
+    const char *v;
+    uint64_t n;
+
+    if ((v = get("HPROF_OUTPUT")) && *v)
+        cfg->output = v;
+    if ((v = get("HPROF_SUMMARY")) && parse_choice("HPROF_SUMMARY", v, summary,
+                                                   &cfg->summary, err, errlen))
+        return -1;
+    if ((v = get("HPROF_COLL_SYNC")) && parse_choice("HPROF_COLL_SYNC", v, boolean,
+                                                     &cfg->coll_sync, err, errlen))
+        return -1;
+    if ((v = get("HPROF_CLOCK")) && parse_choice("HPROF_CLOCK", v, clock,
+                                                 &cfg->clock_monotonic, err, errlen))
+        return -1;
+    if ((v = get("HPROF_MAX_NODES"))) {
+        if (parse_uint("HPROF_MAX_NODES", v, 1, 1u << 30, &n, err, errlen))
+            return -1;
+        cfg->max_nodes = n;
+    }
+    if ((v = get("HPROF_VERBOSE"))) {
+        if (parse_uint("HPROF_VERBOSE", v, 0, 9, &n, err, errlen))
+            return -1;
+        cfg->verbose = (int)n;
+    }
+    if ((v = get("HPROF_TOP"))) {
+        if (parse_uint("HPROF_TOP", v, 1, 1000, &n, err, errlen))
+            return -1;
+        cfg->top = (int)n;
+    }
+    return 0;
+}
+
+static const char *process_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+void hp_config_load(void)
+{
+    char err[256];
+    if (hp_config_parse(&hp_cfg, process_getenv, err, sizeof err) != 0) {
+        fprintf(stderr, "hprof: %s\n", err);
+        exit(2);
+    }
+}

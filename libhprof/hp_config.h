@@ -1,0 +1,32 @@
+/*
+ * hp_config.h - run-time settings read from HPROF_* environment variables.
+ * A malformed value is reported on one line naming the variable.
+ */
+#ifndef HP_CONFIG_H
+#define HP_CONFIG_H
+
+#include <stdint.h>
+
+enum hp_summary_mode { HP_SUMMARY_OFF, HP_SUMMARY_ON, HP_SUMMARY_FULL };
+
+typedef struct hp_config {
+    const char *output;      /* HPROF_OUTPUT or NULL */
+    int summary;             /* HPROF_SUMMARY */
+    int coll_sync;           /* HPROF_COLL_SYNC */
+    uint64_t max_nodes;      /* HPROF_MAX_NODES */
+    int verbose;             /* HPROF_VERBOSE */
+    int clock_monotonic;     /* HPROF_CLOCK=monotonic */
+    int top;                 /* HPROF_TOP: rows of the summary */
+} hp_config;
+
+extern hp_config hp_cfg;
+
+/* Reads the environment through `getenv_fn` into *cfg.  Returns 0, or -1
+ * with a one-line message in err. */
+int hp_config_parse(hp_config *cfg, const char *(*getenv_fn)(const char *),
+                    char *err, size_t errlen);
+/* Reads the process environment into hp_cfg; on error prints it and exits
+ * with status 2 (before any measurement has started). */
+void hp_config_load(void);
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * hp_resolve.h - turns the return addresses of dynamic sites into
+ * function, file and line with libdw, once per address, in the process
+ * that recorded them (so address-space randomisation cannot mislead it).
+ */
+#ifndef HP_RESOLVE_H
+#define HP_RESOLVE_H
+
+/* Resolves every dynamic site not yet resolved.  Sites without debug
+ * information keep their module name and offset.  Returns the number of
+ * sites resolved to a source line. */
+int hp_resolve_dynamic_sites(void);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * hp_snapshot.h - copies this process's live records (site registry and
+ * every thread's tree) into the neutral hp_rank_data picture that the
+ * file writer and the summary read.
+ */
+#ifndef HP_SNAPSHOT_H
+#define HP_SNAPSHOT_H
+
+#include "hp_profile.h"
+
+/* Fills rd's strings, sites, nodes and comms, and info.threads,
+ * info.mpi_time, info.overflow_events, info.flags; the caller fills the
+ * rest of rd->info.  Returns 0, or -1 when memory ran out. */
+int hp_snapshot(hp_rank_data *rd);
+
+/* Time of the communication nodes of rd: the rank's MPI time. */
+double hp_rank_mpi_time(const hp_rank_data *rd);
+
+#endif

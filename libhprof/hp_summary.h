@@ -1,0 +1,58 @@
+/*
+ * hp_summary.h - the end-of-run summary: a per-site table aggregated over
+ * ranks (built on each rank, merged pairwise up a reduction tree, so rank 0
+ * never receives every rank's records) and its text rendering.
+ */
+#ifndef HP_SUMMARY_H
+#define HP_SUMMARY_H
+
+#include <stdio.h>
+#include "hp_profile.h"
+
+#define HP_AGG_PEERS 8   /* destinations kept per site */
+
+typedef struct hp_agg_peer {
+    int32_t peer;
+    uint64_t count, bytes;
+} hp_agg_peer;
+
+typedef struct hp_agg_row {
+    char *label;          /* "MPI_Send jacobi.c:42 (exchange)": the merge key */
+    uint32_t kind;
+    uint64_t count;
+    double time_sum, time_max;
+    uint32_t max_rank;    /* rank holding time_max */
+    double tran, sync;
+    uint64_t bytes;
+    uint32_t npeers;
+    hp_agg_peer peers[HP_AGG_PEERS];
+} hp_agg_row;
+
+typedef struct hp_agg {
+    uint32_t nranks, threads_max;
+    double wall_max, wall_sum;
+    double mpi_pct_min, mpi_pct_max, mpi_pct_sum;
+    uint64_t overflow_events;
+    uint32_t nrows, cap;
+    hp_agg_row *rows;
+} hp_agg;
+
+/* One rank's table from its snapshot. */
+int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd);
+/* into += from (both may hold several ranks). */
+int hp_agg_merge(hp_agg *into, const hp_agg *from);
+void hp_agg_encode(hp_buf *b, const hp_agg *a);
+int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len);
+void hp_agg_free(hp_agg *a);
+
+typedef struct hp_summary_info {
+    const char *program;
+    const char *profile_path;   /* NULL when no file was written */
+    int full;                   /* HPROF_SUMMARY=full */
+    int top;                    /* rows in the "on" mode */
+    int coll_sync;
+} hp_summary_info;
+
+void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si);
+
+#endif

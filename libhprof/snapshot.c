@@ -1,0 +1,165 @@
+/*
+ * snapshot.c - builds an hp_rank_data from the site registry and the
+ * per-thread records: interns strings, renumbers every thread's nodes into
+ * one array, converts ticks to seconds.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "hp_snapshot.h"
+#include "hp_clock.h"
+#include "hp_map.h"
+#include "hp_site.h"
+#include "hp_thread.h"
+
+typedef struct strtab {
+    hp_rank_data *rd;
+    uint32_t cap;
+    hp_map index;   /* hash of string -> index (first string with it) */
+} strtab;
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h & ~1ull; /* never the map's empty key */
+}
+
+static uint32_t intern(strtab *st, const char *s)
+{
+    hp_rank_data *rd = st->rd;
+    if (!s)
+        s = "";
+    uint64_t h = str_hash(s);
+    uint32_t i = hp_map_get(&st->index, h);
+    if (i != HP_MAP_MISSING && strcmp(rd->strings[i], s) == 0)
+        return i;
+    if (rd->nstrings == st->cap) {
+        uint32_t cap = st->cap ? st->cap * 2 : 64;
+        char **n = realloc(rd->strings, sizeof *n * cap);
+        if (!n)
+            return 0;
+        rd->strings = n;
+        st->cap = cap;
+    }
+    char *copy = strdup(s);
+    if (!copy)
+        return 0;
+    rd->strings[rd->nstrings] = copy;
+    if (i == HP_MAP_MISSING)
+        hp_map_put(&st->index, h, rd->nstrings);
+    return rd->nstrings++;
+}
+
+static int snapshot_sites(hp_rank_data *rd, strtab *st)
+{
+    uint32_t n = hp_site_count();
+    rd->sites = calloc(n ? n : 1, sizeof *rd->sites);
+    if (!rd->sites)
+        return -1;
+    for (uint32_t id = 0; id < n; id++) {
+        const hp_site *s = hp_site_get(id);
+        hp_site_rec *r = &rd->sites[id];
+        r->id = id;
+        r->kind = s->kind;
+        r->name = intern(st, s->name);
+        r->func = intern(st, s->func);
+        r->file = intern(st, s->file);
+        r->line = s->line;
+        r->end_line = s->end_line;
+        r->parent = s->parent;
+        r->callee = s->callee;
+        r->flags = s->flags;
+        r->module = intern(st, s->module);
+        r->offset = s->offset;
+    }
+    rd->nsites = n;
+    return 0;
+}
+
+static double min_seconds(uint64_t min)
+{
+    return min == UINT64_MAX ? 0.0 : hp_ticks_to_sec(min);
+}
+
+static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
+                            uint32_t tno)
+{
+    for (uint32_t i = 0; i < t->nnodes; i++) {
+        const hp_node *n = hp_node_at(t, i);
+        hp_node_rec *r = &rd->nodes[rd->nnodes++];
+        r->id = base + i;
+        r->parent = n->parent == HP_NO_NODE ? HP_NONE : base + n->parent;
+        r->site = n->site;
+        r->thread = tno;
+        r->count = n->count;
+        r->time = hp_ticks_to_sec(n->ticks);
+        r->min = min_seconds(n->min);
+        r->max = hp_ticks_to_sec(n->max);
+    }
+    for (uint32_t i = 0; i < t->ncomms; i++) {
+        const hp_comm *c = hp_comm_at(t, i);
+        if (!c->count)
+            continue;
+        hp_comm_rec *r = &rd->comms[rd->ncomms++];
+        r->node = base + c->node;
+        r->peer = c->peer;
+        r->count = c->count;
+        r->bytes_sent = c->sent;
+        r->bytes_recv = c->recv;
+        r->tran = hp_ticks_to_sec(c->tran);
+        r->sync = hp_ticks_to_sec(c->sync);
+        r->min = min_seconds(c->min);
+        r->max = hp_ticks_to_sec(c->max);
+    }
+}
+
+static int snapshot_threads(hp_rank_data *rd)
+{
+    uint32_t nt = hp_thread_count();
+    uint64_t nodes = 0, comms = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        nodes += hp_thread_get(i)->nnodes;
+        comms += hp_thread_get(i)->ncomms;
+    }
+    rd->nodes = calloc(nodes ? nodes : 1, sizeof *rd->nodes);
+    rd->comms = calloc(comms ? comms : 1, sizeof *rd->comms);
+    if (!rd->nodes || !rd->comms)
+        return -1;
+    uint32_t base = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        const hp_thread *t = hp_thread_get(i);
+        snapshot_thread(rd, t, base, i);
+        base += t->nnodes;
+        rd->info.overflow_events += t->overflow_events;
+    }
+    rd->info.threads = nt;
+    return 0;
+}
+
+double hp_rank_mpi_time(const hp_rank_data *rd)
+{
+    double sum = 0;
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        const hp_node_rec *n = &rd->nodes[i];
+        if (n->site < rd->nsites && rd->sites[n->site].kind == HP_KIND_COMM)
+            sum += n->time;
+    }
+    return sum;
+}
+
+int hp_snapshot(hp_rank_data *rd)
+{
+    strtab st = {rd, 0, {0}};
+    intern(&st, "");
+    int rc = snapshot_sites(rd, &st);
+    if (rc == 0)
+        rc = snapshot_threads(rd);
+    hp_map_free(&st.index);
+    if (rc != 0)
+        return -1;
+    rd->info.mpi_time = hp_rank_mpi_time(rd);
+    if (hp_records_overflowed())
+        rd->info.flags |= HP_RANKF_OVERFLOW;
+    return 0;
+}

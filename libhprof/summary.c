@@ -1,0 +1,392 @@
+/*
+ * summary.c - the per-site aggregate behind the finalize summary, its
+ * wire encoding for the cross-rank reduction, and the printed report.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "hp_summary.h"
+
+/* ---- building ---- */
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void site_label(const hp_rank_data *rd, const hp_site_rec *s, char *buf,
+                       size_t len)
+{
+    const char *name = rd->strings[s->name];
+    const char *func = rd->strings[s->func];
+    const char *file = rd->strings[s->file];
+    if (*file)
+        snprintf(buf, len, "%s %s:%u%s%s%s", name, base_name(file), s->line,
+                 *func ? " (" : "", func, *func ? ")" : "");
+    else
+        snprintf(buf, len, "%s %s+0x%llx", name, rd->strings[s->module],
+                 (unsigned long long)s->offset);
+}
+
+static hp_agg_row *find_row(hp_agg *a, const char *label)
+{
+    for (uint32_t i = 0; i < a->nrows; i++)
+        if (strcmp(a->rows[i].label, label) == 0)
+            return &a->rows[i];
+    return NULL;
+}
+
+static hp_agg_row *add_row(hp_agg *a, const char *label, uint32_t kind)
+{
+    if (a->nrows == a->cap) {
+        uint32_t cap = a->cap ? a->cap * 2 : 32;
+        hp_agg_row *n = realloc(a->rows, sizeof *n * cap);
+        if (!n)
+            return NULL;
+        a->rows = n;
+        a->cap = cap;
+    }
+    hp_agg_row *r = &a->rows[a->nrows];
+    memset(r, 0, sizeof *r);
+    if (!(r->label = strdup(label)))
+        return NULL;
+    r->kind = kind;
+    a->nrows++;
+    return r;
+}
+
+static int peer_cmp(const void *x, const void *y)
+{
+    const hp_agg_peer *a = x, *b = y;
+    if (a->bytes != b->bytes)
+        return a->bytes < b->bytes ? 1 : -1;
+    if (a->count != b->count)
+        return a->count < b->count ? 1 : -1;
+    return a->peer - b->peer;
+}
+
+/* Adds (peer, count, bytes) to the row's peer list, keeping the largest. */
+static void add_peer(hp_agg_row *r, int32_t peer, uint64_t count, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < r->npeers; i++)
+        if (r->peers[i].peer == peer) {
+            r->peers[i].count += count;
+            r->peers[i].bytes += bytes;
+            qsort(r->peers, r->npeers, sizeof r->peers[0], peer_cmp);
+            return;
+        }
+    hp_agg_peer p = {peer, count, bytes};
+    if (r->npeers < HP_AGG_PEERS)
+        r->peers[r->npeers++] = p;
+    else if (peer_cmp(&p, &r->peers[HP_AGG_PEERS - 1]) < 0)
+        r->peers[HP_AGG_PEERS - 1] = p;
+    qsort(r->peers, r->npeers, sizeof r->peers[0], peer_cmp);
+}
+
+/* Folds one node (and its comm records) of a single rank into its row. */
+static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
+{
+    const hp_node_rec *n = &rd->nodes[node];
+    const hp_site_rec *s = &rd->sites[n->site];
+    char label[512];
+    site_label(rd, s, label, sizeof label);
+    hp_agg_row *r = find_row(a, label);
+    if (!r && !(r = add_row(a, label, s->kind)))
+        return -1;
+    r->count += n->count;
+    r->time_sum += n->time;
+    r->time_max += n->time;  /* summed over this rank's threads; see below */
+    for (uint32_t i = 0; i < rd->ncomms; i++) {
+        const hp_comm_rec *c = &rd->comms[i];
+        if (c->node != node)
+            continue;
+        r->tran += c->tran;
+        r->sync += c->sync;
+        r->bytes += c->bytes_sent + c->bytes_recv;
+        if (c->peer != HP_PEER_ALL || s->flags & HP_SITEF_COLLECTIVE)
+            add_peer(r, c->peer, c->count, c->bytes_sent + c->bytes_recv);
+    }
+    return 0;
+}
+
+int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
+{
+    memset(a, 0, sizeof *a);
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        const hp_node_rec *n = &rd->nodes[i];
+        if (n->count == 0 || n->parent == HP_NONE)
+            continue;
+        if (add_node(a, rd, i) != 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < a->nrows; i++)
+        a->rows[i].max_rank = rd->info.rank;
+    double wall = rd->info.wall > 0 ? rd->info.wall : 1e-9;
+    double pct = 100.0 * rd->info.mpi_time / wall;
+    a->nranks = 1;
+    a->threads_max = rd->info.threads;
+    a->wall_max = a->wall_sum = rd->info.wall;
+    a->mpi_pct_min = a->mpi_pct_max = a->mpi_pct_sum = pct;
+    a->overflow_events = rd->info.overflow_events;
+    return 0;
+}
+
+/* ---- merging ---- */
+
+static double dmin(double x, double y) { return x < y ? x : y; }
+static double dmax(double x, double y) { return x > y ? x : y; }
+
+int hp_agg_merge(hp_agg *into, const hp_agg *from)
+{
+    for (uint32_t i = 0; i < from->nrows; i++) {
+        const hp_agg_row *f = &from->rows[i];
+        hp_agg_row *r = find_row(into, f->label);
+        if (!r) {
+            if (!(r = add_row(into, f->label, f->kind)))
+                return -1;
+            r->max_rank = f->max_rank;
+        }
+        r->count += f->count;
+        r->time_sum += f->time_sum;
+        if (f->time_max > r->time_max) {
+            r->time_max = f->time_max;
+            r->max_rank = f->max_rank;
+        }
+        r->tran += f->tran;
+        r->sync += f->sync;
+        r->bytes += f->bytes;
+        for (uint32_t k = 0; k < f->npeers; k++)
+            add_peer(r, f->peers[k].peer, f->peers[k].count, f->peers[k].bytes);
+    }
+    into->mpi_pct_min = dmin(into->mpi_pct_min, from->mpi_pct_min);
+    into->mpi_pct_max = dmax(into->mpi_pct_max, from->mpi_pct_max);
+    into->mpi_pct_sum += from->mpi_pct_sum;
+    into->wall_max = dmax(into->wall_max, from->wall_max);
+    into->wall_sum += from->wall_sum;
+    into->threads_max = into->threads_max > from->threads_max ? into->threads_max
+                                                              : from->threads_max;
+    into->nranks += from->nranks;
+    into->overflow_events += from->overflow_events;
+    return 0;
+}
+
+/* ---- wire encoding (same machine type on both ends, but kept explicit) ---- */
+
+void hp_agg_encode(hp_buf *b, const hp_agg *a)
+{
+    hp_buf_put_u32(b, a->nranks);
+    hp_buf_put_u32(b, a->threads_max);
+    hp_buf_put_f64(b, a->wall_max);
+    hp_buf_put_f64(b, a->wall_sum);
+    hp_buf_put_f64(b, a->mpi_pct_min);
+    hp_buf_put_f64(b, a->mpi_pct_max);
+    hp_buf_put_f64(b, a->mpi_pct_sum);
+    hp_buf_put_u64(b, a->overflow_events);
+    hp_buf_put_u32(b, a->nrows);
+    for (uint32_t i = 0; i < a->nrows; i++) {
+        const hp_agg_row *r = &a->rows[i];
+        hp_buf_put_str(b, r->label);
+        hp_buf_put_u32(b, r->kind);
+        hp_buf_put_u64(b, r->count);
+        hp_buf_put_f64(b, r->time_sum);
+        hp_buf_put_f64(b, r->time_max);
+        hp_buf_put_u32(b, r->max_rank);
+        hp_buf_put_f64(b, r->tran);
+        hp_buf_put_f64(b, r->sync);
+        hp_buf_put_u64(b, r->bytes);
+        hp_buf_put_u32(b, r->npeers);
+        for (uint32_t k = 0; k < r->npeers; k++) {
+            hp_buf_put_u32(b, (uint32_t)r->peers[k].peer);
+            hp_buf_put_u64(b, r->peers[k].count);
+            hp_buf_put_u64(b, r->peers[k].bytes);
+        }
+    }
+}
+
+typedef struct reader {
+    const unsigned char *p, *end;
+    int bad;
+} reader;
+
+static const unsigned char *take(reader *r, size_t n)
+{
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = 1;
+        return NULL;
+    }
+    const unsigned char *p = r->p;
+    r->p += n;
+    return p;
+}
+
+static uint32_t rd_u32(reader *r)
+{
+    const unsigned char *p = take(r, 4);
+    return p ? hp_get_u32(p) : 0;
+}
+
+static uint64_t rd_u64(reader *r)
+{
+    const unsigned char *p = take(r, 8);
+    return p ? hp_get_u64(p) : 0;
+}
+
+static double rd_f64(reader *r)
+{
+    const unsigned char *p = take(r, 8);
+    return p ? hp_get_f64(p) : 0;
+}
+
+static int decode_row(reader *rd, hp_agg *a)
+{
+    uint32_t n = rd_u32(rd);
+    const unsigned char *s = take(rd, n);
+    if (!s)
+        return -1;
+    char label[1024];
+    if (n >= sizeof label)
+        n = sizeof label - 1;
+    memcpy(label, s, n);
+    label[n] = 0;
+    hp_agg_row *r = add_row(a, label, 0);
+    if (!r)
+        return -1;
+    r->kind = rd_u32(rd);
+    r->count = rd_u64(rd);
+    r->time_sum = rd_f64(rd);
+    r->time_max = rd_f64(rd);
+    r->max_rank = rd_u32(rd);
+    r->tran = rd_f64(rd);
+    r->sync = rd_f64(rd);
+    r->bytes = rd_u64(rd);
+    r->npeers = rd_u32(rd);
+    if (r->npeers > HP_AGG_PEERS)
+        return -1;
+    for (uint32_t k = 0; k < r->npeers; k++) {
+        r->peers[k].peer = (int32_t)rd_u32(rd);
+        r->peers[k].count = rd_u64(rd);
+        r->peers[k].bytes = rd_u64(rd);
+    }
+    return rd->bad ? -1 : 0;
+}
+
+int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
+{
+    reader rd = {p, p + len, 0};
+    memset(a, 0, sizeof *a);
+    a->nranks = rd_u32(&rd);
+    a->threads_max = rd_u32(&rd);
+    a->wall_max = rd_f64(&rd);
+    a->wall_sum = rd_f64(&rd);
+    a->mpi_pct_min = rd_f64(&rd);
+    a->mpi_pct_max = rd_f64(&rd);
+    a->mpi_pct_sum = rd_f64(&rd);
+    a->overflow_events = rd_u64(&rd);
+    uint32_t nrows = rd_u32(&rd);
+    for (uint32_t i = 0; i < nrows && !rd.bad; i++)
+        if (decode_row(&rd, a) != 0)
+            return -1;
+    return rd.bad ? -1 : 0;
+}
+
+void hp_agg_free(hp_agg *a)
+{
+    for (uint32_t i = 0; i < a->nrows; i++)
+        free(a->rows[i].label);
+    free(a->rows);
+    memset(a, 0, sizeof *a);
+}
+
+/* ---- printing ---- */
+
+static int row_by_time(const void *x, const void *y)
+{
+    const hp_agg_row *a = x, *b = y;
+    if (a->time_sum != b->time_sum)
+        return a->time_sum < b->time_sum ? 1 : -1;
+    return strcmp(a->label, b->label);
+}
+
+static void print_bytes(char *buf, size_t len, uint64_t b)
+{
+    if (b >= 10ull << 30)
+        snprintf(buf, len, "%.1f GB", b / 1073741824.0);
+    else if (b >= 10ull << 20)
+        snprintf(buf, len, "%.1f MB", b / 1048576.0);
+    else if (b >= 10ull << 10)
+        snprintf(buf, len, "%.1f KB", b / 1024.0);
+    else
+        snprintf(buf, len, "%llu B", (unsigned long long)b);
+}
+
+static void print_sites(FILE *out, const hp_agg *a, const hp_agg_row *rows,
+                        uint32_t n)
+{
+    double nr = a->nranks ? a->nranks : 1;
+    fprintf(out, "hprof: %10s %10s %10s %10s %6s %10s %10s  %s\n", "calls",
+            "total(s)", "mean(s)", "max(s)", "imbal", "tran(s)", "sync(s)",
+            "site (sum over ranks; mean and max per rank)");
+    for (uint32_t i = 0; i < n; i++) {
+        const hp_agg_row *r = &rows[i];
+        double mean = r->time_sum / nr;
+        double imbal = mean > 0 ? r->time_max / mean : 0;
+        fprintf(out, "hprof: %10llu %10.4f %10.4f %10.4f %6.2f %10.4f %10.4f  %s\n",
+                (unsigned long long)r->count, r->time_sum, mean, r->time_max, imbal,
+                r->tran, r->sync, r->label);
+    }
+}
+
+static void print_peers(FILE *out, const hp_agg_row *r)
+{
+    char line[512];
+    int len = snprintf(line, sizeof line, "hprof:   %s:", r->label);
+    for (uint32_t k = 0; k < r->npeers && len < (int)sizeof line - 40; k++) {
+        char b[32];
+        print_bytes(b, sizeof b, r->peers[k].bytes);
+        if (r->peers[k].peer == HP_PEER_ALL)
+            len += snprintf(line + len, sizeof line - len, "  all: %llu x, %s",
+                            (unsigned long long)r->peers[k].count, b);
+        else
+            len += snprintf(line + len, sizeof line - len, "  ->%d: %llu x, %s",
+                            r->peers[k].peer, (unsigned long long)r->peers[k].count, b);
+    }
+    fprintf(out, "%s\n", line);
+}
+
+void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
+{
+    double nr = a->nranks ? a->nranks : 1;
+    fprintf(out, "hprof: ==== hprof summary: %s ====\n", si->program);
+    fprintf(out, "hprof: %u ranks x %u threads, wall %.3f s (max over ranks)\n",
+            a->nranks, a->threads_max, a->wall_max);
+    fprintf(out, "hprof: MPI time %.1f%% of wall (min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
+            a->mpi_pct_sum / nr, a->mpi_pct_min, a->mpi_pct_sum / nr, a->mpi_pct_max);
+    if (!si->coll_sync)
+        fprintf(out, "hprof: collectives: all time counted as transmission "
+                     "(HPROF_COLL_SYNC=1 separates the wait for the last rank)\n");
+    hp_agg_row *rows = malloc(sizeof *rows * (a->nrows ? a->nrows : 1));
+    if (!rows)
+        return;
+    memcpy(rows, a->rows, sizeof *rows * a->nrows);
+    qsort(rows, a->nrows, sizeof *rows, row_by_time);
+    uint32_t n = si->full || a->nrows < (uint32_t)si->top ? a->nrows : (uint32_t)si->top;
+    fprintf(out, "hprof: %s call sites by time:\n", si->full ? "all" : "top");
+    print_sites(out, a, rows, n);
+    int header = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rows[i].npeers)
+            continue;
+        if (!header++)
+            fprintf(out, "hprof: top destinations (transfers, bytes; summed over ranks):\n");
+        print_peers(out, &rows[i]);
+    }
+    free(rows);
+    if (a->overflow_events)
+        fprintf(out, "hprof: %llu events fell past HPROF_MAX_NODES into <overflow>\n",
+                (unsigned long long)a->overflow_events);
+    if (si->profile_path) {
+        fprintf(out, "hprof: profile written to %s\n", si->profile_path);
+        fprintf(out, "hprof: drill down with: hprof-query %s\n", si->profile_path);
+    }
+    fflush(out);
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""gen_wrappers.py - generates the MPI wrappers from mpi_spec.txt.
+
+Usage: gen_wrappers.py SPEC OUT_C OUT_H
+
+Every wrapper has the same shape: if nothing is being recorded, call the
+PMPI_ function and return; otherwise time the call, find the node of its
+call site (by return address) and hand the arguments that matter to one
+recorder in record.c, chosen by the line's KIND.  Nothing per-function is
+written by hand except the KIND=manual functions (init.c, waits.c).
+"""
+import re
+import sys
+
+COLL_DEFAULTS = [
+    ("comm", "MPI_COMM_NULL"), ("root", "0"), ("sbuf", "NULL"),
+    ("scount", "0"), ("rcount", "0"),
+    ("stype", "MPI_DATATYPE_NULL"), ("rtype", "MPI_DATATYPE_NULL"),
+    ("scounts", "NULL"), ("rcounts", "NULL"),
+    ("stypes", "NULL"), ("rtypes", "NULL"),
+]
+
+STATUS_SUBST = "    MPI_Status st_local;\n" \
+               "    MPI_Status *st = {status} == MPI_STATUS_IGNORE ? &st_local : {status};\n"
+
+# kind -> (lines before the call, lines after it).  {name} fields are
+# roles from the spec; "node" and "dt" exist after the call.
+KINDS = {
+    "send": ("", "    hp_mpi_send_done(t, node, {comm}, {peer}, {count}, {type}, dt);\n"),
+    "sendrecv_replace": (STATUS_SUBST,
+        "    hp_mpi_sendrecv_replace_done(t, node, {comm}, {peer}, {count}, {type}, st, dt);\n"),
+    "isend": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_p2p(t, node, *{request}, HP_REQ_SEND, {comm}, {peer}, {count}, {type}, dt, 0);\n"),
+    "irecv": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_p2p(t, node, *{request}, HP_REQ_RECV, {comm}, {peer}, {count}, {type}, dt, 0);\n"),
+    "send_init": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_p2p(t, node, *{request}, HP_REQ_SEND, {comm}, {peer}, {count}, {type}, dt, 1);\n"),
+    "recv_init": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_p2p(t, node, *{request}, HP_REQ_RECV, {comm}, {peer}, {count}, {type}, dt, 1);\n"),
+    "probe": ("", ""),
+    "iprobe": ("", ""),
+    "mprobe": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_message_seen(*{message}, {comm});\n"),
+    "improbe": ("", "    if (rc == MPI_SUCCESS && *{flag})\n        hp_mpi_message_seen(*{message}, {comm});\n"),
+    "mrecv": ("    MPI_Message msg = *{message};\n" + STATUS_SUBST,
+              "    hp_mpi_mrecv_done(t, node, msg, st, dt);\n"),
+    "imrecv": ("    MPI_Message msg = *{message};\n",
+               "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_mrecv(t, node, *{request}, msg, dt);\n"),
+    "coll": ("{coll_args}    uint64_t sync = hp_mpi_coll_presync({comm});\n",
+             "    hp_mpi_coll_done(t, node, &a, dt, sync);\n"),
+    "icoll": ("{coll_args}", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_coll(t, node, *{request}, &a, dt);\n"),
+    "comm_free": ("    hp_rankmap_forget(*{comm});\n", ""),
+    "timed": ("", ""),
+}
+# Kinds whose whole body is one recorder call (they time themselves).
+DELEGATED = {"recv": "hp_mpi_recv", "sendrecv": "hp_mpi_sendrecv"}
+
+
+def parse_spec(path):
+    funcs = []
+    for lineno, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 4:
+            sys.exit("%s:%d: expected 4 fields separated by '|'" % (path, lineno))
+        name, kind, roles, params = parts
+        if kind not in KINDS and kind not in DELEGATED and kind != "manual":
+            sys.exit("%s:%d: unknown kind '%s'" % (path, lineno, kind))
+        role_map = dict(r.split("=", 1) for r in roles.split()) if roles else {}
+        funcs.append({"name": name, "kind": kind, "roles": role_map,
+                      "params": params, "args": param_names(params),
+                      "where": "%s:%d" % (path, lineno)})
+    return funcs
+
+
+def param_names(params):
+    if params in ("void", "") or params.endswith("..."):
+        return []
+    names = []
+    for p in params.split(","):
+        m = re.search(r"(\w+)\s*(\[\s*\])?\s*$", p.strip())
+        names.append(m.group(1))
+    return names
+
+
+def coll_args(f):
+    roles = f["roles"]
+    values = [roles.get(r, d) for r, d in COLL_DEFAULTS]
+    return ("    hp_coll_args a = {HP_COLL_%s, %s};\n"
+            % (roles["rule"], ", ".join(values)))
+
+
+def fill(template, f):
+    fields = dict(f["roles"])
+    if "{coll_args}" in template:
+        fields["coll_args"] = coll_args(f)
+    if "{status}" in template and "status" not in fields:
+        fields["status"] = "status"
+    try:
+        return template.format(**fields)
+    except KeyError as e:
+        sys.exit("%s: kind %s needs role %s" % (f["where"], f["kind"], e))
+
+
+def call_args(f, subst):
+    return ", ".join(subst.get(a, a) for a in f["args"])
+
+
+def wrapper(f, fid):
+    name, kind = f["name"], f["kind"]
+    out = ["int %s(%s)\n{\n" % (name, f["params"]),
+           "    hp_thread *t = hp_mpi_begin();\n",
+           "    if (!t)\n        return P%s(%s);\n" % (name, call_args(f, {})),
+           "    uintptr_t ra = (uintptr_t)__builtin_return_address(0);\n"]
+    if kind in DELEGATED:
+        out.append("    return %s(t, ra, %s);\n}\n" % (DELEGATED[kind], call_args(f, {})))
+        return "".join(out)
+    before, after = KINDS[kind]
+    subst = {}
+    if "st_local" in before:
+        subst[f["roles"].get("status", "status")] = "st"
+    out.append(fill(before, f))
+    out.append("    uint64_t t0 = hp_ticks();\n")
+    out.append("    int rc = P%s(%s);\n" % (name, call_args(f, subst)))
+    out.append("    uint64_t dt = hp_ticks() - t0;\n")
+    out.append("    uint32_t node = hp_mpi_node(t, ra, %s);\n" % fid)
+    total = "dt + sync" if kind == "coll" else "dt"
+    out.append("    hp_node_add(hp_node_at(t, node), %s);\n" % total)
+    out.append(fill(after, f))
+    out.append("    return rc;\n}\n")
+    return "".join(out)
+
+
+def write_header(funcs, path):
+    with open(path, "w") as h:
+        h.write("/* hp_mpi_ids.h - generated by gen_wrappers.py from mpi_spec.txt; "
+                "do not edit. */\n#ifndef HP_MPI_IDS_H\n#define HP_MPI_IDS_H\n\n"
+                "#include <stdint.h>\n\nenum hp_mpi_id {\n")
+        for f in funcs:
+            h.write("    HP_%s,\n" % f["name"])
+        h.write("    HP_MPI_NFUNCS\n};\n\n"
+                "extern const char *const hp_mpi_names[HP_MPI_NFUNCS];\n"
+                "extern const uint32_t hp_mpi_site_flags[HP_MPI_NFUNCS];\n\n#endif\n")
+
+
+def write_source(funcs, path):
+    with open(path, "w") as c:
+        c.write("/* wrappers.c - generated by gen_wrappers.py from mpi_spec.txt; "
+                "do not edit. */\n#include \"hp_mpi.h\"\n\n")
+        c.write("const char *const hp_mpi_names[HP_MPI_NFUNCS] = {\n")
+        for f in funcs:
+            c.write("    \"%s\",\n" % f["name"])
+        c.write("};\n\nconst uint32_t hp_mpi_site_flags[HP_MPI_NFUNCS] = {\n")
+        for f in funcs:
+            coll = f["kind"] in ("coll", "icoll")
+            c.write("    %s,\n" % ("HP_SITEF_COLLECTIVE" if coll else "0"))
+        c.write("};\n")
+        for f in funcs:
+            if f["kind"] != "manual":
+                c.write("\n" + wrapper(f, "HP_" + f["name"]))
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: gen_wrappers.py SPEC OUT_C OUT_H")
+    funcs = parse_spec(sys.argv[1])
+    write_header(funcs, sys.argv[3])
+    write_source(funcs, sys.argv[2])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+/*
+ * hp_mpi.h - what the MPI wrappers share: the on/off state, rank
+ * translation to MPI_COMM_WORLD, the table of outstanding requests, and
+ * the helpers that turn one MPI call into records.  The generated wrappers
+ * (wrappers.c, from mpi_spec.txt) call only what is declared here.
+ */
+#ifndef HP_MPI_H
+#define HP_MPI_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include "hp_clock.h"
+#include "hp_config.h"
+#include "hp_format.h"
+#include "hp_profile.h"
+#include "hp_summary.h"
+#include "hp_thread.h"
+#include "hp_mpi_ids.h"
+
+/* Non-zero between our MPI_Init and MPI_Finalize. */
+extern volatile int hp_mpi_active;
+extern int hp_world_rank, hp_world_size;
+
+/* The thread to record into, or NULL when nothing is to be recorded. */
+static inline hp_thread *hp_mpi_begin(void)
+{
+    if (__builtin_expect(!hp_mpi_active || !hp_collecting, 0))
+        return 0;
+    return hp_thread_self();
+}
+
+/* Node of the call site at return address ra for MPI function id. */
+static inline uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
+{
+    return hp_site_node(t, ra, HP_KIND_COMM, hp_mpi_names[id], hp_mpi_site_flags[id]);
+}
+
+/* ---- rank translation (rankmap.c) ---- */
+
+typedef struct hp_rankmap {
+    int size;          /* ranks in the (remote) group */
+    int world[];       /* world rank of each */
+} hp_rankmap;
+
+/* Map of comm, created and cached on first use; NULL for MPI_COMM_WORLD
+ * (the identity) or when the translation is impossible. */
+const hp_rankmap *hp_rankmap_of(MPI_Comm comm);
+void hp_rankmap_forget(MPI_Comm comm);   /* before MPI_Comm_free */
+void hp_rankmap_free_all(void);
+
+/* World rank of `rank` in comm (remote group for an intercommunicator);
+ * -1 for MPI_PROC_NULL or a rank it cannot translate. */
+static inline int hp_world_of(MPI_Comm comm, int rank)
+{
+    if (rank < 0)
+        return -1;
+    if (comm == MPI_COMM_WORLD)
+        return rank;
+    const hp_rankmap *m = hp_rankmap_of(comm);
+    if (!m)
+        return rank;
+    return rank < m->size ? m->world[rank] : -1;
+}
+
+static inline int hp_world_in(const hp_rankmap *m, int rank)
+{
+    if (rank < 0)
+        return -1;
+    if (!m)
+        return rank;
+    return rank < m->size ? m->world[rank] : -1;
+}
+
+/* ---- outstanding requests (reqmap.c) ---- */
+
+enum hp_req_kind { HP_REQ_SEND, HP_REQ_RECV, HP_REQ_COLL };
+
+typedef struct hp_req_info {
+    uint32_t site, node, thread;
+    uint8_t kind;          /* enum hp_req_kind */
+    uint8_t persistent;
+    uint8_t active;        /* persistent: started and not yet completed */
+    int32_t peer;          /* world rank; for receives the posted source */
+    uint64_t sent, recv;   /* bytes (receives: taken from the status) */
+    uint64_t post_ticks;   /* time spent in the posting (or Start) call */
+    const hp_rankmap *map; /* translates the status source of receives;
+                              NULL: the identity (MPI_COMM_WORLD) */
+} hp_req_info;
+
+void hp_reqmap_put(uintptr_t key, const hp_req_info *info);
+/* Copies the entry for key to *out and removes it.  Returns 0 when found. */
+int hp_reqmap_take(uintptr_t key, hp_req_info *out);
+/* A request completed: copies its entry to *out; removes it unless it is
+ * persistent, which becomes inactive.  Returns 0 when an active entry was
+ * found. */
+int hp_reqmap_complete(uintptr_t key, hp_req_info *out);
+/* Persistent request started: marks it active with the Start call's time. */
+void hp_reqmap_start(uintptr_t key, uint64_t ticks);
+void hp_reqmap_free_all(void);
+
+static inline uintptr_t hp_req_key(MPI_Request r)
+{
+    return (uintptr_t)r;
+}
+
+/* ---- record helpers (record.c) ---- */
+
+uint64_t hp_mpi_bytes(int count, MPI_Datatype type);
+uint64_t hp_status_bytes(const MPI_Status *st);
+
+void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
+                      int count, MPI_Datatype type, uint64_t ticks);
+/* MPI_Recv through MPI_Mprobe + MPI_Mrecv: sync delay vs transmission. */
+int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
+                MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                MPI_Status *status);
+int hp_mpi_sendrecv(hp_thread *t, uintptr_t ra, const void *sbuf, int scount,
+                    MPI_Datatype stype, int dest, int stag, void *rbuf,
+                    int rcount, MPI_Datatype rtype, int source, int rtag,
+                    MPI_Comm comm, MPI_Status *status);
+void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankmap *map,
+                      const MPI_Status *st, uint64_t tran, uint64_t sync);
+void hp_mpi_sendrecv_replace_done(hp_thread *t, uint32_t node, MPI_Comm comm,
+                                  int dest, int count, MPI_Datatype type,
+                                  const MPI_Status *st, uint64_t ticks);
+void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
+                    MPI_Comm comm, int peer, int count, MPI_Datatype type,
+                    uint64_t ticks, int persistent);
+/* Messages from MPI_Mprobe/MPI_Improbe remember their communicator. */
+void hp_mpi_message_seen(MPI_Message msg, MPI_Comm comm);
+void hp_mpi_mrecv_done(hp_thread *t, uint32_t node, MPI_Message msg,
+                       const MPI_Status *st, uint64_t ticks);
+void hp_mpi_req_mrecv(hp_thread *t, uint32_t node, MPI_Request req,
+                      MPI_Message msg, uint64_t ticks);
+
+/* Collectives: the arguments that decide the bytes of each rank. */
+enum hp_coll_rule {
+    HP_COLL_BARRIER, HP_COLL_BCAST, HP_COLL_GATHER, HP_COLL_GATHERV,
+    HP_COLL_SCATTER, HP_COLL_SCATTERV, HP_COLL_ALLGATHER, HP_COLL_ALLGATHERV,
+    HP_COLL_ALLTOALL, HP_COLL_ALLTOALLV, HP_COLL_ALLTOALLW, HP_COLL_REDUCE,
+    HP_COLL_ALLREDUCE, HP_COLL_REDUCE_SCATTER, HP_COLL_REDUCE_SCATTER_BLOCK,
+    HP_COLL_SCAN, HP_COLL_EXSCAN
+};
+
+typedef struct hp_coll_args {
+    int rule;                     /* enum hp_coll_rule */
+    MPI_Comm comm;
+    int root;
+    const void *sbuf;
+    int scount, rcount;
+    MPI_Datatype stype, rtype;
+    const int *scounts, *rcounts;
+    const MPI_Datatype *stypes, *rtypes;
+} hp_coll_args;
+
+/* Time of the pre-barrier when HPROF_COLL_SYNC=1, else 0. */
+uint64_t hp_mpi_coll_presync(MPI_Comm comm);
+void hp_mpi_coll_done(hp_thread *t, uint32_t node, const hp_coll_args *a,
+                      uint64_t tran, uint64_t sync);
+void hp_mpi_req_coll(hp_thread *t, uint32_t node, MPI_Request req,
+                     const hp_coll_args *a, uint64_t ticks);
+
+/* Records the completion of requests by a Wait/Test call that took
+ * `ticks`: before[] holds the handles as they were before the call,
+ * done[k] the index of the k-th completed one (NULL: all n in order) and
+ * st[k] its status.  The time is shared evenly among them. */
+void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
+                     const int *done, int ndone, const MPI_Status *st,
+                     uint64_t ticks);
+/* A request freed by MPI_Request_free will never be completed by us. */
+void hp_mpi_request_freed(hp_thread *t, MPI_Request req);
+
+/* ---- end of run (finalize.c, reduce.c, output.c) ---- */
+
+int hp_reduce_summary(const hp_rank_data *rd, hp_agg *out);
+/* Writes the profile collectively; returns 0 and the chosen path (rank 0
+ * only) or -1 after printing why. */
+int hp_write_profile(const hp_rank_data *rd, const hp_run_info *run,
+                     char *path, size_t pathlen);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * init.c - the hand-written life-cycle wrappers: MPI_Init(_thread) starts
+ * measuring, MPI_Pcontrol switches it, MPI_Finalize resolves call sites,
+ * reduces the summary over ranks, writes the profile and prints the
+ * summary on rank 0 before the real MPI_Finalize.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hp_mpi.h"
+#include "hp_log.h"
+#include "hp_resolve.h"
+#include "hp_snapshot.h"
+#include "hp_summary.h"
+
+volatile int hp_mpi_active;
+int hp_world_rank, hp_world_size;
+static uint64_t start_ticks, start_ns;
+static hp_run_info run;
+
+/* argv of the process from /proc (MPI_Init may get NULL arguments). */
+static void read_command_line(hp_run_info *r)
+{
+    char buf[8192];
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0) {
+        r->program = strdup("?");
+        return;
+    }
+    buf[n] = 0;
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+        r->argc++;
+    r->argv = calloc(r->argc, sizeof *r->argv);
+    uint32_t k = 0;
+    for (ssize_t i = 0; i < n && r->argv; i += (ssize_t)strlen(buf + i) + 1)
+        r->argv[k++] = strdup(buf + i);
+    if (!r->argv)
+        r->argc = 0;
+    r->program = strdup(buf);
+}
+
+static void before_init(void)
+{
+    hp_config_load();
+    hp_log_set_verbose(hp_cfg.verbose);
+    hp_clock_init(hp_cfg.clock_monotonic, 20);
+    hp_records_set_max_nodes(hp_cfg.max_nodes);
+    read_command_line(&run);
+}
+
+static void after_init(void)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, &hp_world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &hp_world_size);
+    if (hp_world_rank)
+        hp_log_set_rank(hp_world_rank);
+    hp_thread_self();
+    start_ns = hp_unix_ns();
+    start_ticks = hp_ticks();
+    hp_mpi_active = 1;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    before_init();
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        after_init();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    before_init();
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        after_init();
+    return rc;
+}
+
+int MPI_Pcontrol(const int level, ...)
+{
+    if (level == 0)
+        hp_collecting = 0;
+    else if (level == 1)
+        hp_collecting = 1;
+    else if (level == 2)
+        hp_records_reset();
+    return PMPI_Pcontrol(level);
+}
+
+static void fill_rank_info(hp_rank_info *ri, uint64_t end_ticks)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    ri->rank = (uint32_t)hp_world_rank;
+    ri->pid = (uint32_t)getpid();
+    ri->host = strdup(host);
+    ri->start_ns = start_ns;
+    ri->end_ns = hp_unix_ns();
+    ri->wall = hp_ticks_to_sec(end_ticks - start_ticks);
+}
+
+static void print_summary(const hp_agg *agg, const char *path)
+{
+    hp_summary_info si = {run.program, path, hp_cfg.summary == HP_SUMMARY_FULL,
+                          hp_cfg.top, hp_cfg.coll_sync};
+    hp_summary_print(stderr, agg, &si);
+}
+
+static void finish_run(void)
+{
+    uint64_t end_ticks = hp_ticks();
+    hp_rank_data rd;
+    hp_agg agg;
+    char path[PATH_MAX] = "";
+
+    hp_clock_refine();
+    hp_resolve_dynamic_sites();
+    memset(&rd, 0, sizeof rd);
+    fill_rank_info(&rd.info, end_ticks);
+    int snap_ok = hp_snapshot(&rd) == 0;
+    if (!snap_ok)
+        hp_warn("out of memory while collecting records; this rank's data is incomplete");
+    int agg_ok = hp_reduce_summary(&rd, &agg) == 0;
+
+    run.nranks = (uint32_t)hp_world_size;
+    run.clock = (uint32_t)hp_clock_kind();
+    run.ticks_per_sec = hp_clock_ticks_per_sec();
+    run.start_ns = start_ns;
+    run.end_ns = rd.info.end_ns;
+    int written = hp_write_profile(&rd, &run, path, sizeof path) == 0;
+
+    if (hp_world_rank == 0 && hp_cfg.summary != HP_SUMMARY_OFF) {
+        if (!agg_ok)
+            hp_warn("the summary is incomplete (a rank ran out of memory)");
+        print_summary(&agg, written ? path : NULL);
+    }
+    hp_agg_free(&agg);
+    hp_rank_data_free(&rd);
+}
+
+int MPI_Finalize(void)
+{
+    if (hp_mpi_active) {
+        hp_mpi_active = 0;
+        finish_run();
+        hp_run_info_free(&run);
+    }
+    return PMPI_Finalize();
+}

@@ -1,0 +1,368 @@
+/*
+ * record.c - the recorders behind the generated wrappers: they turn one
+ * MPI call into the call site's node time and per-peer communication
+ * records (bytes, transmission time, synchronization delay).
+ */
+#include "hp_mpi.h"
+#include <string.h>
+#include "hp_site.h"
+
+uint64_t hp_mpi_bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (count <= 0 || type == MPI_DATATYPE_NULL)
+        return 0;
+    PMPI_Type_size(type, &size);
+    return (uint64_t)count * (uint64_t)(size > 0 ? size : 0);
+}
+
+uint64_t hp_status_bytes(const MPI_Status *st)
+{
+    int n = 0;
+    PMPI_Get_count(st, MPI_BYTE, &n);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
+                      int count, MPI_Datatype type, uint64_t ticks)
+{
+    if (peer == MPI_PROC_NULL)
+        return;
+    hp_comm_add(t, node, hp_world_of(comm, peer), hp_mpi_bytes(count, type), 0,
+                ticks, 0);
+}
+
+void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankmap *map,
+                      const MPI_Status *st, uint64_t tran, uint64_t sync)
+{
+    int src = st->MPI_SOURCE;
+    if (src == MPI_PROC_NULL || src < 0)
+        return;
+    hp_comm_add(t, node, hp_world_in(map, src), 0, hp_status_bytes(st), tran, sync);
+}
+
+/* Blocking receive: the wait for a matching envelope (MPI_Mprobe) is the
+ * synchronization delay, the copy of the message (MPI_Mrecv) the
+ * transmission.  Exact with MPI_ANY_SOURCE and under threads, because the
+ * probed message is removed from matching at once. */
+int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
+                MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                MPI_Status *status)
+{
+    MPI_Status st_local;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_local : status;
+    MPI_Message msg;
+    uint64_t t0 = hp_ticks(), t1;
+    int rc;
+    if (source == MPI_PROC_NULL) {
+        rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
+        t1 = hp_ticks();
+    } else {
+        rc = PMPI_Mprobe(source, tag, comm, &msg, st);
+        t1 = hp_ticks();
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Mrecv(buf, count, type, &msg, st);
+    }
+    uint64_t t2 = hp_ticks();
+    uint32_t node = hp_mpi_node(t, ra, HP_MPI_Recv);
+    hp_node_add(hp_node_at(t, node), t2 - t0);
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
+        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t2 - t1, t1 - t0);
+    return rc;
+}
+
+/* MPI_Sendrecv as Isend + (Mprobe, Mrecv) + Wait, which the standard
+ * allows as its equivalent, so the receive half gets its sync split. */
+int hp_mpi_sendrecv(hp_thread *t, uintptr_t ra, const void *sbuf, int scount,
+                    MPI_Datatype stype, int dest, int stag, void *rbuf,
+                    int rcount, MPI_Datatype rtype, int source, int rtag,
+                    MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Status st_local;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_local : status;
+    MPI_Request sreq;
+    MPI_Message msg;
+    uint64_t t0 = hp_ticks();
+    int rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &sreq);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    uint64_t t1 = hp_ticks(), t2;
+    if (source == MPI_PROC_NULL) {
+        rc = PMPI_Recv(rbuf, rcount, rtype, source, rtag, comm, st);
+        t2 = hp_ticks();
+    } else {
+        rc = PMPI_Mprobe(source, rtag, comm, &msg, st);
+        t2 = hp_ticks();
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Mrecv(rbuf, rcount, rtype, &msg, st);
+    }
+    uint64_t t3 = hp_ticks();
+    int wrc = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
+    uint64_t t4 = hp_ticks();
+    uint32_t node = hp_mpi_node(t, ra, HP_MPI_Sendrecv);
+    hp_node_add(hp_node_at(t, node), t4 - t0);
+    if (wrc == MPI_SUCCESS)
+        hp_mpi_send_done(t, node, comm, dest, scount, stype, (t1 - t0) + (t4 - t3));
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
+        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t3 - t2, t2 - t1);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+void hp_mpi_sendrecv_replace_done(hp_thread *t, uint32_t node, MPI_Comm comm,
+                                  int dest, int count, MPI_Datatype type,
+                                  const MPI_Status *st, uint64_t ticks)
+{
+    if (dest != MPI_PROC_NULL)
+        hp_comm_add_bytes(t, node, hp_world_of(comm, dest), hp_mpi_bytes(count, type), 0);
+    hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, ticks, 0);
+}
+
+static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind,
+                          uint64_t ticks)
+{
+    memset(in, 0, sizeof *in);
+    in->site = hp_node_at(t, node)->site;
+    in->node = node;
+    in->thread = t->id;
+    in->kind = (uint8_t)kind;
+    in->active = 1;
+    in->post_ticks = ticks;
+}
+
+void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
+                    MPI_Comm comm, int peer, int count, MPI_Datatype type,
+                    uint64_t ticks, int persistent)
+{
+    hp_req_info in;
+    if (peer == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
+        return;
+    req_info_init(t, node, &in, kind, persistent ? 0 : ticks);
+    in.persistent = (uint8_t)persistent;
+    in.active = !persistent;
+    in.map = hp_rankmap_of(comm);
+    if (kind == HP_REQ_SEND) {
+        in.peer = hp_world_in(in.map, peer);
+        in.sent = hp_mpi_bytes(count, type);
+    }
+    hp_reqmap_put(hp_req_key(req), &in);
+}
+
+/* Probed messages carry no communicator we could ask for, so the probe
+ * remembers it for the receive that consumes the message. */
+void hp_mpi_message_seen(MPI_Message msg, MPI_Comm comm)
+{
+    hp_req_info in;
+    if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC)
+        return;
+    memset(&in, 0, sizeof in);
+    in.map = hp_rankmap_of(comm);
+    hp_reqmap_put((uintptr_t)msg, &in);
+}
+
+static const hp_rankmap *message_map(MPI_Message msg)
+{
+    hp_req_info in;
+    if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC ||
+        hp_reqmap_take((uintptr_t)msg, &in) != 0)
+        return NULL;
+    return in.map;
+}
+
+void hp_mpi_mrecv_done(hp_thread *t, uint32_t node, MPI_Message msg,
+                       const MPI_Status *st, uint64_t ticks)
+{
+    const hp_rankmap *map = message_map(msg);
+    if (msg != MPI_MESSAGE_NO_PROC)
+        hp_mpi_recv_done(t, node, map, st, ticks, 0);
+}
+
+void hp_mpi_req_mrecv(hp_thread *t, uint32_t node, MPI_Request req,
+                      MPI_Message msg, uint64_t ticks)
+{
+    hp_req_info in;
+    const hp_rankmap *map = message_map(msg);
+    if (msg == MPI_MESSAGE_NO_PROC || req == MPI_REQUEST_NULL)
+        return;
+    req_info_init(t, node, &in, HP_REQ_RECV, ticks);
+    in.map = map;
+    hp_reqmap_put(hp_req_key(req), &in);
+}
+
+/* ---- collectives ---- */
+
+uint64_t hp_mpi_coll_presync(MPI_Comm comm)
+{
+    if (!hp_cfg.coll_sync)
+        return 0;
+    uint64_t t0 = hp_ticks();
+    PMPI_Barrier(comm);
+    return hp_ticks() - t0;
+}
+
+typedef struct coll_shape {
+    int size, me, inter, others, is_root, in_place;
+} coll_shape;
+
+static void coll_shape_of(const hp_coll_args *a, coll_shape *s)
+{
+    PMPI_Comm_test_inter(a->comm, &s->inter);
+    PMPI_Comm_rank(a->comm, &s->me);
+    if (s->inter)
+        PMPI_Comm_remote_size(a->comm, &s->size);
+    else
+        PMPI_Comm_size(a->comm, &s->size);
+    s->others = s->inter ? s->size : s->size - 1;
+    s->is_root = a->root == MPI_ROOT || (!s->inter && a->root == s->me);
+    s->in_place = a->sbuf == MPI_IN_PLACE;
+}
+
+static uint64_t sum_except(const int *counts, int n, int skip, MPI_Datatype type)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        if (i != skip)
+            total += hp_mpi_bytes(counts[i], type);
+    return total;
+}
+
+/* Bytes this rank sends and receives by the collective's logical
+ * decomposition into messages (README: "Collectives"). */
+static void coll_bytes(const hp_coll_args *a, const coll_shape *s, uint64_t *sent,
+                       uint64_t *recv)
+{
+    int self = s->inter ? -1 : s->me;
+    uint64_t unit;
+    *sent = *recv = 0;
+    if (a->root == MPI_PROC_NULL)
+        return;
+    switch (a->rule) {
+    case HP_COLL_BCAST:
+        unit = hp_mpi_bytes(a->scount, a->stype);
+        if (s->is_root) *sent = unit * s->others; else *recv = unit;
+        break;
+    case HP_COLL_GATHER:
+        if (s->is_root) *recv = hp_mpi_bytes(a->rcount, a->rtype) * s->others;
+        else *sent = hp_mpi_bytes(a->scount, a->stype);
+        break;
+    case HP_COLL_GATHERV:
+        if (s->is_root) *recv = sum_except(a->rcounts, s->size, self, a->rtype);
+        else *sent = hp_mpi_bytes(a->scount, a->stype);
+        break;
+    case HP_COLL_SCATTER:
+        if (s->is_root) *sent = hp_mpi_bytes(a->scount, a->stype) * s->others;
+        else *recv = hp_mpi_bytes(a->rcount, a->rtype);
+        break;
+    case HP_COLL_SCATTERV:
+        if (s->is_root) *sent = sum_except(a->scounts, s->size, self, a->stype);
+        else *recv = hp_mpi_bytes(a->rcount, a->rtype);
+        break;
+    case HP_COLL_ALLGATHER:
+        unit = s->in_place ? hp_mpi_bytes(a->rcount, a->rtype) : hp_mpi_bytes(a->scount, a->stype);
+        *sent = unit * s->others;
+        *recv = hp_mpi_bytes(a->rcount, a->rtype) * s->others;
+        break;
+    case HP_COLL_ALLGATHERV:
+        unit = s->in_place ? hp_mpi_bytes(a->rcounts[s->me], a->rtype)
+                           : hp_mpi_bytes(a->scount, a->stype);
+        *sent = unit * s->others;
+        *recv = sum_except(a->rcounts, s->size, self, a->rtype);
+        break;
+    case HP_COLL_REDUCE:
+        unit = hp_mpi_bytes(a->scount, a->stype);
+        if (s->is_root) *recv = unit * s->others; else *sent = unit;
+        break;
+    case HP_COLL_ALLREDUCE:
+        *sent = *recv = hp_mpi_bytes(a->scount, a->stype);
+        break;
+    case HP_COLL_REDUCE_SCATTER:
+        *sent = sum_except(a->rcounts, s->size, -1, a->stype);
+        *recv = hp_mpi_bytes(a->rcounts[s->inter ? 0 : s->me], a->stype);
+        break;
+    case HP_COLL_REDUCE_SCATTER_BLOCK:
+        *recv = hp_mpi_bytes(a->rcount, a->stype);
+        *sent = *recv * (uint64_t)s->size;
+        break;
+    case HP_COLL_SCAN:
+    case HP_COLL_EXSCAN:
+        unit = hp_mpi_bytes(a->scount, a->stype);
+        *sent = unit * (uint64_t)(s->size - 1 - s->me);
+        *recv = unit * (uint64_t)s->me;
+        break;
+    default: /* barrier; the alltoall family is counted per peer */
+        break;
+    }
+}
+
+static void alltoall_peer_bytes(const hp_coll_args *a, const coll_shape *s, int j,
+                                uint64_t *sent, uint64_t *recv)
+{
+    switch (a->rule) {
+    case HP_COLL_ALLTOALL:
+        *recv = hp_mpi_bytes(a->rcount, a->rtype);
+        *sent = s->in_place ? *recv : hp_mpi_bytes(a->scount, a->stype);
+        break;
+    case HP_COLL_ALLTOALLV:
+        *recv = hp_mpi_bytes(a->rcounts[j], a->rtype);
+        *sent = s->in_place ? *recv : hp_mpi_bytes(a->scounts[j], a->stype);
+        break;
+    default: /* HP_COLL_ALLTOALLW */
+        *recv = hp_mpi_bytes(a->rcounts[j], a->rtypes[j]);
+        *sent = s->in_place ? *recv : hp_mpi_bytes(a->scounts[j], a->stypes[j]);
+        break;
+    }
+}
+
+static int is_alltoall(int rule)
+{
+    return rule == HP_COLL_ALLTOALL || rule == HP_COLL_ALLTOALLV ||
+           rule == HP_COLL_ALLTOALLW;
+}
+
+/* Per-peer records of the alltoall family (count and bytes, no time);
+ * returns the totals for the HP_PEER_ALL record. */
+static void alltoall_peers(hp_thread *t, uint32_t node, const hp_coll_args *a,
+                           const coll_shape *s, uint64_t *sent, uint64_t *recv)
+{
+    const hp_rankmap *map = hp_rankmap_of(a->comm);
+    *sent = *recv = 0;
+    for (int j = 0; j < s->size; j++) {
+        uint64_t sj, rj;
+        if (!s->inter && j == s->me)
+            continue;
+        alltoall_peer_bytes(a, s, j, &sj, &rj);
+        hp_comm_add_bytes(t, node, hp_world_in(map, j), sj, rj);
+        *sent += sj;
+        *recv += rj;
+    }
+}
+
+static void coll_account(hp_thread *t, uint32_t node, const hp_coll_args *a,
+                         uint64_t *sent, uint64_t *recv)
+{
+    coll_shape s;
+    coll_shape_of(a, &s);
+    if (is_alltoall(a->rule))
+        alltoall_peers(t, node, a, &s, sent, recv);
+    else
+        coll_bytes(a, &s, sent, recv);
+}
+
+void hp_mpi_coll_done(hp_thread *t, uint32_t node, const hp_coll_args *a,
+                      uint64_t tran, uint64_t sync)
+{
+    uint64_t sent, recv;
+    coll_account(t, node, a, &sent, &recv);
+    hp_comm_add(t, node, HP_PEER_ALL, sent, recv, tran, sync);
+}
+
+void hp_mpi_req_coll(hp_thread *t, uint32_t node, MPI_Request req,
+                     const hp_coll_args *a, uint64_t ticks)
+{
+    hp_req_info in;
+    if (req == MPI_REQUEST_NULL)
+        return;
+    req_info_init(t, node, &in, HP_REQ_COLL, ticks);
+    in.peer = HP_PEER_ALL;
+    coll_account(t, node, a, &in.sent, &in.recv);
+    hp_reqmap_put(hp_req_key(req), &in);
+}
