@@ -1,1 +1,9 @@
-# tests/local.mk - rules for tests/ (filled in by its work)
+# tests/local.mk - unit tests (cmocka, no MPI) and the MPI integration
+# tests; `make check` runs them all.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_core
+TESTS += tests/unit/test_core
+tests_unit_test_core_SOURCES = tests/unit/test_core.c
+tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_core_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+endif

@@ -1,0 +1,361 @@
+/*
+ * test_core.c - cmocka unit tests of the MPI-free runtime core: clock,
+ * hash map, site registry, calling-context tree, communication records,
+ * node limit, reset, snapshot, configuration and the summary aggregate.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cmocka.h>
+#include "hp_clock.h"
+#include "hp_config.h"
+#include "hp_map.h"
+#include "hp_site.h"
+#include "hp_snapshot.h"
+#include "hp_summary.h"
+#include "hp_thread.h"
+
+static int fresh_records(void **state)
+{
+    (void)state;
+    hp_threads_free_all();
+    hp_site_registry_reset();
+    hp_records_set_max_nodes(1000000);
+    hp_collecting = 1;
+    return 0;
+}
+
+static void spin_ns(uint64_t ns)
+{
+    uint64_t end = hp_monotonic_ns() + ns;
+    while (hp_monotonic_ns() < end)
+        ;
+}
+
+static void test_clock_calibration(void **state)
+{
+    (void)state;
+    hp_clock_init(0, 20);
+    if (!hp_cpu_has_invariant_tsc())
+        assert_int_equal(hp_clock_kind(), HP_CLOCK_MONOTONIC);
+    /* 50 ms measured in ticks must convert back to 50 ms within 2%. */
+    uint64_t t0 = hp_ticks();
+    spin_ns(50000000);
+    double s = hp_ticks_to_sec(hp_ticks() - t0);
+    assert_true(s > 0.049 && s < 0.051);
+}
+
+static void test_clock_monotonic_fallback(void **state)
+{
+    (void)state;
+    hp_clock_init(1, 0);
+    assert_int_equal(hp_clock_kind(), HP_CLOCK_MONOTONIC);
+    assert_true(hp_clock_ticks_per_sec() == 1e9);
+    uint64_t t0 = hp_ticks();
+    spin_ns(10000000);
+    double s = hp_ticks_to_sec(hp_ticks() - t0);
+    assert_true(s >= 0.010 && s < 0.0105);
+    hp_clock_init(0, 20);
+}
+
+static void test_map_put_get_grow(void **state)
+{
+    (void)state;
+    hp_map m = {0};
+    assert_int_equal(hp_map_get(&m, 7), HP_MAP_MISSING);
+    for (uint32_t i = 0; i < 10000; i++)
+        assert_int_equal(hp_map_put(&m, (uint64_t)i * 7919u, i), 0);
+    for (uint32_t i = 0; i < 10000; i++)
+        assert_int_equal(hp_map_get(&m, (uint64_t)i * 7919u), i);
+    assert_int_equal(hp_map_get(&m, 3), HP_MAP_MISSING);
+    assert_int_equal(hp_map_put(&m, 7919u, 42), 0);
+    assert_int_equal(hp_map_get(&m, 7919u), 42);
+    assert_int_equal(m.used, 10000);
+    hp_map_clear(&m);
+    assert_int_equal(hp_map_get(&m, 7919u), HP_MAP_MISSING);
+    hp_map_free(&m);
+}
+
+static void test_site_registry(void **state)
+{
+    (void)state;
+    assert_int_equal(hp_site_count(), 2); /* root and overflow */
+    uint32_t a = hp_site_dynamic(0x1000, HP_KIND_COMM, "MPI_Send", 0);
+    uint32_t b = hp_site_dynamic(0x2000, HP_KIND_COMM, "MPI_Recv", 0);
+    assert_int_equal(hp_site_dynamic(0x1000, HP_KIND_COMM, "MPI_Send", 0), a);
+    assert_int_not_equal(a, b);
+    assert_string_equal(hp_site_get(a)->name, "MPI_Send");
+    assert_true(hp_site_get(b)->flags & HP_SITEF_DYNAMIC);
+    assert_int_equal(hp_site_get(b)->addr, 0x2000);
+    uint32_t s = hp_site_add_static(HP_KIND_LOOP, "loop", "main", "x.c", 10, 20, HP_NONE, HP_NONE);
+    assert_int_equal(hp_site_count(), 5);
+    assert_string_equal(hp_site_get(s)->file, "x.c");
+    assert_int_equal(hp_site_get(s)->end_line, 20);
+    /* Enough sites to need several chunks: ids stay distinct and stable. */
+    for (uintptr_t i = 0; i < 5000; i++)
+        assert_int_equal(hp_site_dynamic(0x10000 + i, HP_KIND_COMM, "MPI_Isend", 0), 5 + i);
+    assert_string_equal(hp_site_get(a)->name, "MPI_Send");
+}
+
+static void test_cct_insert_lookup(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    assert_non_null(t);
+    assert_int_equal(t->nnodes, 2);
+    uint32_t s1 = hp_site_dynamic(0x10, HP_KIND_COMM, "MPI_Send", 0);
+    uint32_t s2 = hp_site_dynamic(0x20, HP_KIND_COMM, "MPI_Recv", 0);
+    uint32_t n1 = hp_cct_child(t, HP_ROOT_NODE, s1);
+    uint32_t n2 = hp_cct_child(t, HP_ROOT_NODE, s2);
+    uint32_t n3 = hp_cct_child(t, n1, s2); /* same site, other context */
+    assert_int_not_equal(n1, n2);
+    assert_int_not_equal(n2, n3);
+    assert_int_equal(hp_cct_child(t, HP_ROOT_NODE, s1), n1);
+    assert_int_equal(hp_cct_child(t, HP_ROOT_NODE, s2), n2);
+    assert_int_equal(hp_cct_child(t, n1, s2), n3);
+    assert_int_equal(hp_node_at(t, n3)->parent, n1);
+    /* A wide node: 3000 children, each found again. */
+    uint32_t ids[3000];
+    for (uint32_t i = 0; i < 3000; i++)
+        ids[i] = hp_cct_child(t, HP_ROOT_NODE, 100 + i);
+    for (uint32_t i = 0; i < 3000; i++)
+        assert_int_equal(hp_cct_child(t, HP_ROOT_NODE, 100 + i), ids[i]);
+    assert_int_equal(t->nnodes, 2 + 3 + 3000);
+}
+
+static void test_node_stats(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    uint32_t n = hp_site_node(t, 0x30, HP_KIND_COMM, "MPI_Send", 0);
+    assert_int_equal(hp_site_node(t, 0x30, HP_KIND_COMM, "MPI_Send", 0), n);
+    hp_node_add(hp_node_at(t, n), 5);
+    hp_node_add(hp_node_at(t, n), 2);
+    hp_node_add(hp_node_at(t, n), 9);
+    hp_node *p = hp_node_at(t, n);
+    assert_int_equal(p->count, 3);
+    assert_int_equal(p->ticks, 16);
+    assert_int_equal(p->min, 2);
+    assert_int_equal(p->max, 9);
+}
+
+static void test_comm_accumulation(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    uint32_t n = hp_site_node(t, 0x40, HP_KIND_COMM, "MPI_Sendrecv", 0);
+    hp_comm_add(t, n, 3, 800, 0, 10, 0);
+    hp_comm_add(t, n, 3, 800, 0, 30, 5);
+    hp_comm_add(t, n, 1, 0, 64, 7, 100);
+    hp_comm_add_bytes(t, n, 1, 16, 0);
+    hp_comm *c3 = hp_comm_at(t, hp_comm_find(t, n, 3));
+    hp_comm *c1 = hp_comm_at(t, hp_comm_find(t, n, 1));
+    assert_int_equal(c3->count, 2);
+    assert_int_equal(c3->sent, 1600);
+    assert_int_equal(c3->tran, 40);
+    assert_int_equal(c3->sync, 5);
+    assert_int_equal(c3->min, 10);
+    assert_int_equal(c3->max, 35);
+    assert_int_equal(c1->count, 2);
+    assert_int_equal(c1->sent, 16);
+    assert_int_equal(c1->recv, 64);
+    assert_int_equal(c1->sync, 100);
+    assert_int_equal(t->ncomms, 2);
+}
+
+static void test_node_limit_overflow(void **state)
+{
+    (void)state;
+    hp_records_set_max_nodes(10);
+    hp_thread *t = hp_thread_self();
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < 50; i++)
+        last = hp_cct_child(t, HP_ROOT_NODE, 1000 + i);
+    assert_int_equal(last, t->overflow);
+    assert_int_equal(t->nnodes, 2 + 10);
+    assert_int_equal(t->overflow_events, 40);
+    assert_true(hp_records_overflowed());
+    /* Known sites still find their own nodes. */
+    assert_int_not_equal(hp_cct_child(t, HP_ROOT_NODE, 1000), t->overflow);
+}
+
+static void test_reset_keeps_tree(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    uint32_t n = hp_site_node(t, 0x50, HP_KIND_COMM, "MPI_Send", 0);
+    hp_node_add(hp_node_at(t, n), 100);
+    hp_comm_add(t, n, 2, 8, 0, 100, 0);
+    hp_records_reset();
+    t = hp_thread_self();
+    assert_int_equal(hp_node_at(t, n)->count, 0);
+    assert_int_equal(hp_comm_at(t, hp_comm_find(t, n, 2))->count, 0);
+    assert_int_equal(hp_site_node(t, 0x50, HP_KIND_COMM, "MPI_Send", 0), n);
+}
+
+static void test_snapshot(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    uint32_t n = hp_site_node(t, 0x60, HP_KIND_COMM, "MPI_Recv", 0);
+    uint64_t tps = (uint64_t)hp_clock_ticks_per_sec();
+    hp_node_add(hp_node_at(t, n), tps / 2); /* 0.5 s */
+    hp_comm_add(t, n, 4, 0, 1024, tps / 10, tps / 5);
+    hp_rank_data rd;
+    memset(&rd, 0, sizeof rd);
+    assert_int_equal(hp_snapshot(&rd), 0);
+    assert_int_equal(rd.info.threads, 1);
+    assert_int_equal(rd.nnodes, t->nnodes);
+    assert_int_equal(rd.ncomms, 1);
+    const hp_node_rec *r = &rd.nodes[n];
+    assert_int_equal(r->count, 1);
+    assert_true(r->time > 0.499 && r->time < 0.501);
+    assert_string_equal(rd.strings[rd.sites[r->site].name], "MPI_Recv");
+    assert_int_equal(rd.comms[0].peer, 4);
+    assert_int_equal(rd.comms[0].bytes_recv, 1024);
+    assert_true(rd.comms[0].sync > 0.199 && rd.comms[0].sync < 0.201);
+    assert_true(hp_rank_mpi_time(&rd) > 0.499 && hp_rank_mpi_time(&rd) < 0.501);
+    /* Unused min is written as 0, not as a huge number. */
+    assert_true(rd.nodes[HP_ROOT_NODE].min == 0.0);
+    hp_rank_data_free(&rd);
+}
+
+static const char *env_table[16][2];
+
+static const char *fake_getenv(const char *name)
+{
+    for (int i = 0; env_table[i][0]; i++)
+        if (strcmp(env_table[i][0], name) == 0)
+            return env_table[i][1];
+    return NULL;
+}
+
+static int parse_with(const char *name, const char *value, hp_config *cfg, char *err)
+{
+    memset(env_table, 0, sizeof env_table);
+    env_table[0][0] = name;
+    env_table[0][1] = value;
+    hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10};
+    *cfg = def;
+    return hp_config_parse(cfg, fake_getenv, err, 256);
+}
+
+static void test_config(void **state)
+{
+    (void)state;
+    hp_config cfg;
+    char err[256];
+    assert_int_equal(parse_with("HPROF_SUMMARY", "full", &cfg, err), 0);
+    assert_int_equal(cfg.summary, HP_SUMMARY_FULL);
+    assert_int_equal(parse_with("HPROF_MAX_NODES", "123", &cfg, err), 0);
+    assert_int_equal(cfg.max_nodes, 123);
+    assert_int_equal(parse_with("HPROF_COLL_SYNC", "1", &cfg, err), 0);
+    assert_int_equal(cfg.coll_sync, 1);
+    assert_int_equal(parse_with("HPROF_SUMMARY", "maybe", &cfg, err), -1);
+    assert_string_equal(err, "HPROF_SUMMARY='maybe' is not one of off|on|full");
+    assert_int_equal(parse_with("HPROF_MAX_NODES", "12x", &cfg, err), -1);
+    assert_non_null(strstr(err, "HPROF_MAX_NODES='12x'"));
+    assert_int_equal(parse_with("HPROF_MAX_NODES", "-5", &cfg, err), -1);
+    assert_int_equal(parse_with("HPROF_MAX_NODES", "0", &cfg, err), -1);
+    assert_int_equal(parse_with("HPROF_COLL_SYNC", "yes", &cfg, err), -1);
+    assert_int_equal(parse_with("HPROF_OUTPUT", "/tmp/x.hpf", &cfg, err), 0);
+    assert_string_equal(cfg.output, "/tmp/x.hpf");
+}
+
+/* A one-rank profile with one comm site, for the aggregate tests. */
+static void make_rank(hp_rank_data *rd, uint32_t rank, double time, int peer,
+                      uint64_t bytes)
+{
+    static char *strings[] = {"", "MPI_Send", "main", "/src/app.c", "app"};
+    memset(rd, 0, sizeof *rd);
+    rd->info.rank = rank;
+    rd->info.threads = 1;
+    rd->info.wall = 2.0;
+    rd->info.mpi_time = time;
+    rd->nstrings = 5;
+    rd->strings = strings;
+    static hp_site_rec sites[3];
+    memset(sites, 0, sizeof sites);
+    sites[2].id = 2;
+    sites[2].kind = HP_KIND_COMM;
+    sites[2].name = 1;
+    sites[2].func = 2;
+    sites[2].file = 3;
+    sites[2].line = 42;
+    rd->nsites = 3;
+    rd->sites = sites;
+    static hp_node_rec nodes[2];
+    memset(nodes, 0, sizeof nodes);
+    nodes[0].parent = HP_NONE;
+    nodes[1].id = 1;
+    nodes[1].parent = 0;
+    nodes[1].site = 2;
+    nodes[1].count = 10;
+    nodes[1].time = time;
+    rd->nnodes = 2;
+    rd->nodes = nodes;
+    static hp_comm_rec comm;
+    memset(&comm, 0, sizeof comm);
+    comm.node = 1;
+    comm.peer = peer;
+    comm.count = 10;
+    comm.bytes_sent = bytes;
+    comm.tran = time;
+    rd->ncomms = 1;
+    rd->comms = &comm;
+}
+
+static void test_agg_merge_roundtrip(void **state)
+{
+    (void)state;
+    hp_rank_data r0, r1;
+    hp_agg a0, a1, back;
+    make_rank(&r0, 0, 0.5, 1, 8000);
+    assert_int_equal(hp_agg_from_rank(&a0, &r0), 0);
+    make_rank(&r1, 1, 1.5, 0, 4000);
+    assert_int_equal(hp_agg_from_rank(&a1, &r1), 0);
+    hp_buf b = {0};
+    hp_agg_encode(&b, &a1);
+    assert_int_equal(hp_agg_decode(&back, b.data, b.len), 0);
+    assert_int_equal(hp_agg_decode(&a1, b.data, b.len - 3), -1); /* truncated */
+    hp_agg_free(&a1);
+    hp_buf_free(&b);
+    assert_int_equal(hp_agg_merge(&a0, &back), 0);
+    assert_int_equal(a0.nranks, 2);
+    assert_int_equal(a0.nrows, 1);
+    hp_agg_row *r = &a0.rows[0];
+    assert_string_equal(r->label, "MPI_Send app.c:42 (main)");
+    assert_int_equal(r->count, 20);
+    assert_true(r->time_sum == 2.0);
+    assert_true(r->time_max == 1.5);
+    assert_int_equal(r->max_rank, 1);
+    assert_int_equal(r->npeers, 2);
+    assert_int_equal(r->peers[0].peer, 1); /* most bytes first */
+    assert_int_equal(r->peers[0].bytes, 8000);
+    assert_true(a0.mpi_pct_min == 25.0 && a0.mpi_pct_max == 75.0);
+    hp_agg_free(&a0);
+    hp_agg_free(&back);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clock_calibration),
+        cmocka_unit_test(test_clock_monotonic_fallback),
+        cmocka_unit_test(test_map_put_get_grow),
+        cmocka_unit_test_setup(test_site_registry, fresh_records),
+        cmocka_unit_test_setup(test_cct_insert_lookup, fresh_records),
+        cmocka_unit_test_setup(test_node_stats, fresh_records),
+        cmocka_unit_test_setup(test_comm_accumulation, fresh_records),
+        cmocka_unit_test_setup(test_node_limit_overflow, fresh_records),
+        cmocka_unit_test_setup(test_reset_keeps_tree, fresh_records),
+        cmocka_unit_test_setup(test_snapshot, fresh_records),
+        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_agg_merge_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
