@@ -1,1 +1,25 @@
-# analyzer/local.mk - rules for analyzer/ (filled in by its work)
+# analyzer/local.mk - rules for analyzer/: the profile reader, the SQLite
+# writer and the command line tools hprof-merge and hprof-query.
+noinst_LTLIBRARIES += analyzer/libhpanalyze.la
+analyzer_libhpanalyze_la_SOURCES = \
+	analyzer/hpf_read.h analyzer/hpf_read.c \
+	analyzer/keymap.h analyzer/keymap.c \
+	analyzer/merge.h analyzer/merge.c \
+	analyzer/db.h analyzer/db.c
+analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcore.la $(SQLITE_LIBS)
+
+bin_PROGRAMS += analyzer/hprof-merge analyzer/hprof-query
+analyzer_hprof_merge_SOURCES = analyzer/hprof-merge.c
+analyzer_hprof_merge_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
+
+analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
+	analyzer/qopen.h analyzer/qopen.c \
+	analyzer/sitesel.h analyzer/sitesel.c \
+	analyzer/report.h analyzer/report.c \
+	analyzer/table.h analyzer/table.c
+analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la -lm
+
+EXTRA_DIST += analyzer/SCHEMA.md

@@ -17,7 +17,7 @@ typedef struct hp_agg_peer {
 } hp_agg_peer;
 
 typedef struct hp_agg_row {
-    char *label;          /* "MPI_Send jacobi.c:42 (exchange)": the merge key */
+    char *label;          /* "MPI_Send@jacobi.c:42 (exchange)": the merge key */
     uint32_t kind;
     uint64_t count;
     double time_sum, time_max;

@@ -21,10 +21,10 @@ static void site_label(const hp_rank_data *rd, const hp_site_rec *s, char *buf,
     const char *func = rd->strings[s->func];
     const char *file = rd->strings[s->file];
     if (*file)
-        snprintf(buf, len, "%s %s:%u%s%s%s", name, base_name(file), s->line,
+        snprintf(buf, len, "%s@%s:%u%s%s%s", name, base_name(file), s->line,
                  *func ? " (" : "", func, *func ? ")" : "");
     else
-        snprintf(buf, len, "%s %s+0x%llx", name, rd->strings[s->module],
+        snprintf(buf, len, "%s@%s+0x%llx", name, rd->strings[s->module],
                  (unsigned long long)s->offset);
 }
 

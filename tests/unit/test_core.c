@@ -328,7 +328,7 @@ static void test_agg_merge_roundtrip(void **state)
     assert_int_equal(a0.nranks, 2);
     assert_int_equal(a0.nrows, 1);
     hp_agg_row *r = &a0.rows[0];
-    assert_string_equal(r->label, "MPI_Send app.c:42 (main)");
+    assert_string_equal(r->label, "MPI_Send@app.c:42 (main)");
     assert_int_equal(r->count, 20);
     assert_true(r->time_sum == 2.0);
     assert_true(r->time_max == 1.5);

@@ -1,0 +1,424 @@
+/*
+ * db.c - the database writer: merges a decoded profile (merge.c) and
+ * stores run, ranks, global sites, the merged calling-context tree and the
+ * per rank/thread statistics in SQLite, plus the views used by hprof-query.
+ * The schema is documented in analyzer/SCHEMA.md; keep the two in step.
+ */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include "db.h"
+#include "merge.h"
+
+static const char *const schema_sql =
+    "CREATE TABLE run(key TEXT PRIMARY KEY, value);\n"
+    "CREATE TABLE rank(rank INTEGER PRIMARY KEY, host TEXT, pid INTEGER,"
+    " threads INTEGER, start_ns INTEGER, end_ns INTEGER, wall REAL, mpi_time REAL,"
+    " overflow_events INTEGER, flags INTEGER);\n"
+    "CREATE TABLE site(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, func TEXT,"
+    " file TEXT, line INTEGER, end_line INTEGER, parent INTEGER, callee INTEGER,"
+    " flags INTEGER, module TEXT, offset INTEGER, label TEXT);\n"
+    "CREATE TABLE node(id INTEGER PRIMARY KEY, parent INTEGER, site INTEGER,"
+    " depth INTEGER, path TEXT);\n"
+    "CREATE TABLE stat(node INTEGER, rank INTEGER, thread INTEGER, count INTEGER,"
+    " time REAL, min REAL, max REAL);\n"
+    "CREATE TABLE comm(node INTEGER, rank INTEGER, thread INTEGER, peer INTEGER,"
+    " count INTEGER, bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL,"
+    " min REAL, max REAL);\n";
+
+static const char *const index_sql =
+    "CREATE INDEX site_name ON site(name);\n"
+    "CREATE INDEX site_func ON site(func);\n"
+    "CREATE INDEX site_line ON site(line);\n"
+    "CREATE INDEX node_parent ON node(parent);\n"
+    "CREATE INDEX node_site ON node(site);\n"
+    "CREATE INDEX stat_node ON stat(node, rank);\n"
+    "CREATE INDEX stat_rank ON stat(rank);\n"
+    "CREATE INDEX comm_node ON comm(node, peer);\n"
+    "CREATE INDEX comm_rank ON comm(rank);\n";
+
+/* Ranks that never ran a node count as zero in means and imbalance. */
+static const char *const view_sql =
+    "CREATE VIEW node_rank AS SELECT node, rank, SUM(count) AS calls,"
+    " SUM(time) AS time, MIN(min) AS min, MAX(max) AS max"
+    " FROM stat GROUP BY node, rank;\n"
+    "CREATE VIEW node_time AS SELECT node, SUM(calls) AS calls, SUM(time) AS time,"
+    " SUM(time) / (SELECT COUNT(*) FROM rank) AS mean, MAX(time) AS max,"
+    " CASE WHEN SUM(time) > 0 THEN MAX(time) * (SELECT COUNT(*) FROM rank) / SUM(time)"
+    " END AS imbalance FROM node_rank GROUP BY node;\n"
+    "CREATE VIEW rank_site AS"
+    " WITH st AS (SELECT n.site AS site, s.rank AS rank, SUM(s.count) AS calls,"
+    "  SUM(s.time) AS time FROM stat s JOIN node n ON n.id = s.node"
+    "  GROUP BY n.site, s.rank),"
+    " cm AS (SELECT n.site AS site, c.rank AS rank, SUM(c.tran) AS tran,"
+    "  SUM(c.sync) AS sync, SUM(c.bytes_sent) AS bytes_sent,"
+    "  SUM(c.bytes_recv) AS bytes_recv FROM comm c JOIN node n ON n.id = c.node"
+    "  GROUP BY n.site, c.rank)"
+    " SELECT st.site AS site, st.rank AS rank, st.calls AS calls, st.time AS time,"
+    "  COALESCE(cm.tran, 0) AS tran, COALESCE(cm.sync, 0) AS sync,"
+    "  COALESCE(cm.bytes_sent, 0) AS bytes_sent, COALESCE(cm.bytes_recv, 0) AS bytes_recv"
+    " FROM st LEFT JOIN cm ON cm.site = st.site AND cm.rank = st.rank;\n"
+    "CREATE VIEW site_time AS SELECT r.site AS site, s.label AS label, s.kind AS kind,"
+    " SUM(r.calls) AS calls, SUM(r.time) AS time,"
+    " SUM(r.time) / (SELECT COUNT(*) FROM rank) AS mean, MAX(r.time) AS max,"
+    " CASE WHEN SUM(r.time) > 0 THEN MAX(r.time) * (SELECT COUNT(*) FROM rank) / SUM(r.time)"
+    " END AS imbalance, SUM(r.tran) AS tran, SUM(r.sync) AS sync"
+    " FROM rank_site r JOIN site s ON s.id = r.site GROUP BY r.site;\n";
+
+typedef struct writer {
+    sqlite3 *db;
+    const hpf_profile *p;
+    const hpf_merged *m;
+    char *err;
+    size_t errlen;
+} writer;
+
+static int db_fail(writer *w, const char *what)
+{
+    snprintf(w->err, w->errlen, "%s: %s", what, sqlite3_errmsg(w->db));
+    return -1;
+}
+
+static int exec(writer *w, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return 0;
+    snprintf(w->err, w->errlen, "sqlite: %s", msg ? msg : "error");
+    sqlite3_free(msg);
+    return -1;
+}
+
+static int prepare(writer *w, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(w->db, sql, -1, st, NULL) != SQLITE_OK)
+        return db_fail(w, "sqlite prepare");
+    return 0;
+}
+
+/* Runs a bound insert and resets it for the next row. */
+static int step(writer *w, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? 0 : db_fail(w, "sqlite insert");
+}
+
+static void bind_id(sqlite3_stmt *st, int col, uint32_t id)
+{
+    if (id)
+        sqlite3_bind_int64(st, col, id);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+static void bind_text(sqlite3_stmt *st, int col, const char *s)
+{
+    sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
+}
+
+static int put_run_text(writer *w, sqlite3_stmt *st, const char *key, const char *value)
+{
+    bind_text(st, 1, key);
+    bind_text(st, 2, value);
+    return step(w, st);
+}
+
+static int put_run_int(writer *w, sqlite3_stmt *st, const char *key, int64_t value)
+{
+    bind_text(st, 1, key);
+    sqlite3_bind_int64(st, 2, value);
+    return step(w, st);
+}
+
+static int put_run_real(writer *w, sqlite3_stmt *st, const char *key, double value)
+{
+    bind_text(st, 1, key);
+    sqlite3_bind_double(st, 2, value);
+    return step(w, st);
+}
+
+static char *join_argv(const hp_run_info *run)
+{
+    size_t len = 1;
+    for (uint32_t i = 0; i < run->argc; i++)
+        len += strlen(run->argv[i]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (uint32_t i = 0; i < run->argc; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, run->argv[i]);
+    }
+    return s;
+}
+
+static const char *clock_name(uint32_t clock)
+{
+    switch (clock) {
+    case HP_CLOCK_TSC: return "tsc";
+    case HP_CLOCK_MONOTONIC: return "monotonic";
+    default: return "unknown";
+    }
+}
+
+static int write_run(writer *w, const char *source)
+{
+    const hp_run_info *run = &w->p->run;
+    uint32_t threads_max = 0;
+    double wall = 0;
+    for (uint32_t r = 0; r < w->p->nranks; r++) {
+        const hp_rank_info *ri = &w->p->ranks[r].info;
+        if (ri->threads > threads_max)
+            threads_max = ri->threads;
+        if (ri->wall > wall)
+            wall = ri->wall;
+    }
+    char *argv = join_argv(run);
+    char resolved[PATH_MAX];
+    const char *src = realpath(source, resolved) ? resolved : source;
+    sqlite3_stmt *st;
+    int rc = -1;
+    if (!argv) {
+        snprintf(w->err, w->errlen, "out of memory");
+        return -1;
+    }
+    if (prepare(w, "INSERT INTO run(key, value) VALUES(?, ?)", &st) == 0) {
+        rc = put_run_text(w, st, "program", run->program) ||
+             put_run_text(w, st, "argv", argv) ||
+             put_run_int(w, st, "nranks", run->nranks) ||
+             put_run_int(w, st, "threads_max", threads_max) ||
+             put_run_text(w, st, "clock", clock_name(run->clock)) ||
+             put_run_real(w, st, "ticks_per_sec", run->ticks_per_sec) ||
+             put_run_int(w, st, "start_ns", (int64_t)run->start_ns) ||
+             put_run_int(w, st, "end_ns", (int64_t)run->end_ns) ||
+             put_run_real(w, st, "wall", wall) ||
+             put_run_int(w, st, "format_version", w->p->version) ||
+             put_run_text(w, st, "source", src) ? -1 : 0;
+        sqlite3_finalize(st);
+    }
+    free(argv);
+    return rc;
+}
+
+static int write_ranks(writer *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (prepare(w, "INSERT INTO rank VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+        return -1;
+    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
+        const hp_rank_info *ri = &w->p->ranks[r].info;
+        sqlite3_bind_int64(st, 1, ri->rank);
+        bind_text(st, 2, ri->host);
+        sqlite3_bind_int64(st, 3, ri->pid);
+        sqlite3_bind_int64(st, 4, ri->threads);
+        sqlite3_bind_int64(st, 5, (int64_t)ri->start_ns);
+        sqlite3_bind_int64(st, 6, (int64_t)ri->end_ns);
+        sqlite3_bind_double(st, 7, ri->wall);
+        sqlite3_bind_double(st, 8, ri->mpi_time);
+        sqlite3_bind_int64(st, 9, (int64_t)ri->overflow_events);
+        sqlite3_bind_int64(st, 10, ri->flags);
+        rc = step(w, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_sites(writer *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (prepare(w, "INSERT INTO site VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+        return -1;
+    for (uint32_t i = 0; i < w->m->nsites && rc == 0; i++) {
+        const hpf_gsite *g = &w->m->sites[i];
+        const hp_rank_data *rd = &w->p->ranks[g->rank];
+        const hp_site_rec *s = &rd->sites[g->local];
+        sqlite3_bind_int64(st, 1, i + 1);
+        bind_text(st, 2, hp_kind_name(s->kind));
+        bind_text(st, 3, rd->strings[s->name]);
+        bind_text(st, 4, rd->strings[s->func]);
+        bind_text(st, 5, rd->strings[s->file]);
+        sqlite3_bind_int64(st, 6, s->line);
+        sqlite3_bind_int64(st, 7, s->end_line);
+        bind_id(st, 8, g->parent);
+        bind_id(st, 9, g->callee);
+        sqlite3_bind_int64(st, 10, s->flags);
+        bind_text(st, 11, rd->strings[s->module]);
+        sqlite3_bind_int64(st, 12, (int64_t)s->offset);
+        bind_text(st, 13, g->label);
+        rc = step(w, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_nodes(writer *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?)", &st))
+        return -1;
+    for (uint32_t i = 0; i < w->m->nnodes && rc == 0; i++) {
+        const hpf_gnode *g = &w->m->nodes[i];
+        sqlite3_bind_int64(st, 1, i + 1);
+        bind_id(st, 2, g->parent);
+        sqlite3_bind_int64(st, 3, g->site);
+        sqlite3_bind_int64(st, 4, g->depth);
+        bind_text(st, 5, g->path);
+        rc = step(w, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_stats(writer *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (prepare(w, "INSERT INTO stat VALUES(?, ?, ?, ?, ?, ?, ?)", &st))
+        return -1;
+    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
+        const hp_rank_data *rd = &w->p->ranks[r];
+        for (uint32_t i = 0; i < rd->nnodes && rc == 0; i++) {
+            const hp_node_rec *nd = &rd->nodes[i];
+            sqlite3_bind_int64(st, 1, w->m->node_map[r][i]);
+            sqlite3_bind_int64(st, 2, r);
+            sqlite3_bind_int64(st, 3, nd->thread);
+            sqlite3_bind_int64(st, 4, (int64_t)nd->count);
+            sqlite3_bind_double(st, 5, nd->time);
+            sqlite3_bind_double(st, 6, nd->min);
+            sqlite3_bind_double(st, 7, nd->max);
+            rc = step(w, st);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_comms(writer *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (prepare(w, "INSERT INTO comm VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+        return -1;
+    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
+        const hp_rank_data *rd = &w->p->ranks[r];
+        for (uint32_t i = 0; i < rd->ncomms && rc == 0; i++) {
+            const hp_comm_rec *c = &rd->comms[i];
+            sqlite3_bind_int64(st, 1, w->m->node_map[r][c->node]);
+            sqlite3_bind_int64(st, 2, r);
+            sqlite3_bind_int64(st, 3, rd->nodes[c->node].thread);
+            sqlite3_bind_int64(st, 4, c->peer);
+            sqlite3_bind_int64(st, 5, (int64_t)c->count);
+            sqlite3_bind_int64(st, 6, (int64_t)c->bytes_sent);
+            sqlite3_bind_int64(st, 7, (int64_t)c->bytes_recv);
+            sqlite3_bind_double(st, 8, c->tran);
+            sqlite3_bind_double(st, 9, c->sync);
+            sqlite3_bind_double(st, 10, c->min);
+            sqlite3_bind_double(st, 11, c->max);
+            rc = step(w, st);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_all(writer *w, const char *source)
+{
+    if (exec(w, "PRAGMA journal_mode=MEMORY; BEGIN;") ||
+        exec(w, schema_sql) ||
+        write_run(w, source) ||
+        write_ranks(w) ||
+        write_sites(w) ||
+        write_nodes(w) ||
+        write_stats(w) ||
+        write_comms(w) ||
+        exec(w, index_sql) ||
+        exec(w, view_sql) ||
+        exec(w, "COMMIT;"))
+        return -1;
+    return 0;
+}
+
+static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *source,
+                     const char *tmp, char *err, size_t errlen)
+{
+    writer w = {NULL, p, m, err, errlen};
+    int rc = -1;
+    if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", tmp, w.db ? sqlite3_errmsg(w.db) : "cannot open");
+    } else {
+        rc = write_all(&w, source);
+    }
+    if (sqlite3_close(w.db) != SQLITE_OK && rc == 0) {
+        snprintf(err, errlen, "%s: cannot close database", tmp);
+        rc = -1;
+    }
+    return rc;
+}
+
+int hpf_db_write(const hpf_profile *p, const char *source, const char *db_path, int force,
+                 hpf_db_summary *sum, char *err, size_t errlen)
+{
+    struct stat sb;
+    hpf_merged m;
+    char *tmp = NULL;
+    int rc = -1;
+
+    if (!force && stat(db_path, &sb) == 0) {
+        snprintf(err, errlen, "%s exists (use -f to overwrite)", db_path);
+        return -1;
+    }
+    if (hpf_merge(p, &m)) {
+        snprintf(err, errlen, "out of memory merging %s", source);
+        return -1;
+    }
+    if (asprintf(&tmp, "%s.tmp-%ld", db_path, (long)getpid()) < 0) {
+        snprintf(err, errlen, "out of memory");
+        tmp = NULL;
+        goto done;
+    }
+    unlink(tmp);
+    if (write_tmp(p, &m, source, tmp, err, errlen))
+        goto done;
+    if (rename(tmp, db_path) != 0) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, db_path, strerror(errno));
+        goto done;
+    }
+    sum->nranks = p->nranks;
+    sum->nsites = m.nsites;
+    sum->nnodes = m.nnodes;
+    rc = 0;
+done:
+    if (rc && tmp)
+        unlink(tmp);
+    free(tmp);
+    hpf_merged_free(&m);
+    return rc;
+}
+
+char *hpf_default_db_path(const char *profile)
+{
+    size_t n = strlen(profile);
+    char *out = malloc(n + 4);
+    if (!out)
+        return NULL;
+    memcpy(out, profile, n + 1);
+    if (n > 4 && strcmp(profile + n - 4, ".hpf") == 0)
+        strcpy(out + n - 4, ".db");
+    else
+        strcat(out, ".db");
+    return out;
+}

@@ -1,0 +1,568 @@
+/*
+ * hpf_read.c - the profile reader: decodes a whole .hpf file (layout in
+ * hp_format.h) into an hpf_profile and checks every structural rule of the
+ * format, so that the rest of the analyzer can trust indices and counts.
+ * Every error becomes one line naming the file and the byte offset.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hpf_read.h"
+
+/* Minimal encoded size of one rank block: five section headers plus the
+ * fixed part of the RANK payload and the STRS count. */
+#define MIN_RANK_BLOCK (5 * HP_SECTION_HEADER_LEN + 60 + 4)
+#define END_PAYLOAD_LEN 12u
+
+typedef struct reader {
+    const unsigned char *data;
+    size_t len;
+    const char *name;
+    char *err;
+    size_t errlen;
+} reader;
+
+/* One section being decoded: its header position, payload bounds and a
+ * cursor inside the payload. */
+typedef struct section {
+    uint32_t tag;
+    long rank;            /* rank the section belongs to, -1 for RUN/END */
+    size_t at;            /* offset of the section header */
+    size_t start, end;    /* payload [start, end) */
+    size_t pos;           /* read cursor */
+} section;
+
+static int fail(reader *r, size_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(r->err, r->errlen, "%s: offset %zu: ", r->name, offset);
+    if (n >= 0 && (size_t)n < r->errlen) {
+        va_start(ap, fmt);
+        vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static const char *tag_name(uint32_t tag)
+{
+    switch (tag) {
+    case HP_SEC_RUN: return "RUN";
+    case HP_SEC_RANK: return "RANK";
+    case HP_SEC_STRS: return "STRS";
+    case HP_SEC_SITE: return "SITE";
+    case HP_SEC_NODE: return "NODE";
+    case HP_SEC_COMM: return "COMM";
+    case HP_SEC_END: return "END";
+    default: return NULL;
+    }
+}
+
+/* "NODE section of rank 2" or "RUN section" */
+static const char *describe(uint32_t tag, long rank, char *buf, size_t len)
+{
+    if (rank >= 0)
+        snprintf(buf, len, "%s section of rank %ld", tag_name(tag), rank);
+    else
+        snprintf(buf, len, "%s section", tag_name(tag));
+    return buf;
+}
+
+static const char *sec_desc(const section *s, char *buf, size_t len)
+{
+    return describe(s->tag, s->rank, buf, len);
+}
+
+/* Reads the header at `pos` and checks tag, length and checksum. */
+static int open_section(reader *r, size_t pos, uint32_t tag, long rank, section *s)
+{
+    char what[64], found[32];
+    describe(tag, rank, what, sizeof what);
+    if (pos == r->len)
+        return fail(r, pos, "file truncated: %s missing", what);
+    if (r->len - pos < HP_SECTION_HEADER_LEN)
+        return fail(r, pos, "file truncated inside the header of the %s", what);
+
+    const unsigned char *h = r->data + pos;
+    uint32_t got = hp_get_u32(h);
+    if (got != tag) {
+        if (tag_name(got))
+            snprintf(found, sizeof found, "%s section", tag_name(got));
+        else
+            snprintf(found, sizeof found, "unknown tag 0x%08x", got);
+        return fail(r, pos, "expected %s, found %s", what, found);
+    }
+    uint64_t plen = hp_get_u64(h + 8);
+    size_t avail = r->len - pos - HP_SECTION_HEADER_LEN;
+    if (plen > avail)
+        return fail(r, pos, "file truncated: %s has %llu payload bytes, only %zu left",
+                    what, (unsigned long long)plen, avail);
+    if (hp_crc32(h + HP_SECTION_HEADER_LEN, (size_t)plen) != hp_get_u32(h + 4))
+        return fail(r, pos, "checksum mismatch in %s", what);
+
+    s->tag = tag;
+    s->rank = rank;
+    s->at = pos;
+    s->start = s->pos = pos + HP_SECTION_HEADER_LEN;
+    s->end = s->start + (size_t)plen;
+    return 0;
+}
+
+static int need(reader *r, section *s, size_t n, const char *field)
+{
+    char what[64];
+    if (s->end - s->pos >= n)
+        return 0;
+    return fail(r, s->pos, "%s of the %s runs past the end of its payload", field,
+                sec_desc(s, what, sizeof what));
+}
+
+static int get_u32(reader *r, section *s, const char *field, uint32_t *v)
+{
+    if (need(r, s, 4, field))
+        return -1;
+    *v = hp_get_u32(r->data + s->pos);
+    s->pos += 4;
+    return 0;
+}
+
+static int get_u64(reader *r, section *s, const char *field, uint64_t *v)
+{
+    if (need(r, s, 8, field))
+        return -1;
+    *v = hp_get_u64(r->data + s->pos);
+    s->pos += 8;
+    return 0;
+}
+
+static int get_f64(reader *r, section *s, const char *field, double *v)
+{
+    if (need(r, s, 8, field))
+        return -1;
+    *v = hp_get_f64(r->data + s->pos);
+    s->pos += 8;
+    return 0;
+}
+
+/* str = u32 length then the bytes; returned NUL-terminated and malloc'ed. */
+static int get_str(reader *r, section *s, const char *field, char **out)
+{
+    char what[64];
+    size_t at = s->pos;
+    uint32_t n;
+    if (get_u32(r, s, field, &n) || need(r, s, n, field))
+        return -1;
+    const unsigned char *p = r->data + s->pos;
+    if (memchr(p, 0, n))
+        return fail(r, at, "%s of the %s contains a NUL byte", field,
+                    sec_desc(s, what, sizeof what));
+    char *str = malloc((size_t)n + 1);
+    if (!str)
+        return fail(r, at, "out of memory");
+    memcpy(str, p, n);
+    str[n] = '\0';
+    s->pos += n;
+    *out = str;
+    return 0;
+}
+
+/* The payload must have been consumed exactly. */
+static int close_section(reader *r, section *s)
+{
+    char what[64];
+    if (s->pos != s->end)
+        return fail(r, s->pos, "%zu unexpected bytes at the end of the %s",
+                    s->end - s->pos, sec_desc(s, what, sizeof what));
+    return 0;
+}
+
+/* A count read from the payload must fit in what is left (each item takes
+ * at least `item_min` bytes), which also bounds the allocation. */
+static int check_count(reader *r, section *s, size_t at, uint32_t count,
+                       size_t item_min, const char *items)
+{
+    char what[64];
+    if ((uint64_t)count * item_min > s->end - s->pos)
+        return fail(r, at, "%s count %u of the %s is larger than its payload", items,
+                    count, sec_desc(s, what, sizeof what));
+    return 0;
+}
+
+/* Record arrays: n = length / record size, no remainder. */
+static int record_count(reader *r, section *s, size_t reclen, uint32_t *n)
+{
+    char what[64];
+    size_t plen = s->end - s->start;
+    if (plen % reclen)
+        return fail(r, s->at, "%s payload length %zu is not a multiple of the record size %zu",
+                    sec_desc(s, what, sizeof what), plen, reclen);
+    if (plen / reclen > UINT32_MAX)
+        return fail(r, s->at, "too many records in the %s", sec_desc(s, what, sizeof what));
+    *n = (uint32_t)(plen / reclen);
+    return 0;
+}
+
+static int check_preamble(reader *r, hpf_profile *out)
+{
+    if (r->len < HP_PREAMBLE_LEN ||
+        memcmp(r->data, HP_FORMAT_MAGIC, HP_FORMAT_MAGIC_LEN) != 0) {
+        if (r->len >= HP_FORMAT_MAGIC_LEN &&
+            memcmp(r->data, HP_FORMAT_MAGIC, HP_FORMAT_MAGIC_LEN) == 0)
+            return fail(r, r->len, "file truncated inside the preamble");
+        return fail(r, 0, "bad magic: not an hprof profile");
+    }
+    out->version = hp_get_u32(r->data + 8);
+    if (out->version != HP_FORMAT_VERSION)
+        return fail(r, 8, "unsupported format version %u (this reader supports %u)",
+                    out->version, HP_FORMAT_VERSION);
+    return 0;
+}
+
+static int read_run(reader *r, size_t *pos, hpf_profile *out)
+{
+    section s;
+    hp_run_info *run = &out->run;
+    if (open_section(r, *pos, HP_SEC_RUN, -1, &s))
+        return -1;
+    size_t at = s.pos;
+    if (get_u32(r, &s, "rank count", &run->nranks))
+        return -1;
+    if (run->nranks == 0)
+        return fail(r, at, "RUN section says the run has no ranks");
+    if ((uint64_t)run->nranks * MIN_RANK_BLOCK > r->len)
+        return fail(r, at, "RUN section says %u ranks, more than the file can hold",
+                    run->nranks);
+    if (get_u32(r, &s, "clock", &run->clock) ||
+        get_f64(r, &s, "ticks per second", &run->ticks_per_sec) ||
+        get_u64(r, &s, "start time", &run->start_ns) ||
+        get_u64(r, &s, "end time", &run->end_ns) ||
+        get_str(r, &s, "program name", &run->program))
+        return -1;
+    at = s.pos;
+    uint32_t argc;
+    if (get_u32(r, &s, "argument count", &argc) ||
+        check_count(r, &s, at, argc, 4, "argument"))
+        return -1;
+    run->argv = calloc(argc ? argc : 1, sizeof *run->argv);
+    if (!run->argv)
+        return fail(r, at, "out of memory");
+    run->argc = argc;
+    for (uint32_t i = 0; i < argc; i++)
+        if (get_str(r, &s, "argument", &run->argv[i]))
+            return -1;
+    if (close_section(r, &s))
+        return -1;
+    *pos = s.end;
+    return 0;
+}
+
+static int read_rank_info(reader *r, size_t *pos, uint32_t rank, hp_rank_info *ri)
+{
+    section s;
+    if (open_section(r, *pos, HP_SEC_RANK, rank, &s))
+        return -1;
+    size_t at = s.pos;
+    if (get_u32(r, &s, "rank number", &ri->rank))
+        return -1;
+    if (ri->rank != rank)
+        return fail(r, at, "RANK section has rank number %u, expected %u", ri->rank, rank);
+    if (get_u32(r, &s, "thread count", &ri->threads) ||
+        get_u32(r, &s, "pid", &ri->pid) ||
+        get_u32(r, &s, "flags", &ri->flags) ||
+        get_u64(r, &s, "start time", &ri->start_ns) ||
+        get_u64(r, &s, "end time", &ri->end_ns) ||
+        get_f64(r, &s, "wall time", &ri->wall) ||
+        get_f64(r, &s, "MPI time", &ri->mpi_time) ||
+        get_u64(r, &s, "overflow events", &ri->overflow_events) ||
+        get_str(r, &s, "host name", &ri->host) ||
+        close_section(r, &s))
+        return -1;
+    *pos = s.end;
+    return 0;
+}
+
+static int read_strings(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+{
+    section s;
+    if (open_section(r, *pos, HP_SEC_STRS, rank, &s))
+        return -1;
+    size_t at = s.pos;
+    uint32_t count;
+    if (get_u32(r, &s, "string count", &count) ||
+        check_count(r, &s, at, count, 4, "string"))
+        return -1;
+    if (count == 0)
+        return fail(r, at, "STRS section of rank %u is empty (string 0 must be \"\")", rank);
+    rd->strings = calloc(count, sizeof *rd->strings);
+    if (!rd->strings)
+        return fail(r, at, "out of memory");
+    rd->nstrings = count;
+    for (uint32_t i = 0; i < count; i++) {
+        at = s.pos;
+        if (get_str(r, &s, "string", &rd->strings[i]))
+            return -1;
+        if (i == 0 && rd->strings[0][0] != '\0')
+            return fail(r, at, "string 0 of rank %u is not empty", rank);
+    }
+    if (close_section(r, &s))
+        return -1;
+    *pos = s.end;
+    return 0;
+}
+
+static int check_string_index(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
+                              uint32_t i, uint32_t idx, const char *field)
+{
+    if (idx >= rd->nstrings)
+        return fail(r, at, "site %u of rank %u: %s string index %u out of range (%u strings)",
+                    i, rank, field, idx, rd->nstrings);
+    return 0;
+}
+
+static int check_site_ref(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
+                          uint32_t i, uint32_t ref, const char *field)
+{
+    if (ref != HP_NONE && ref >= rd->nsites)
+        return fail(r, at, "site %u of rank %u: %s site %u out of range (%u sites)", i,
+                    rank, field, ref, rd->nsites);
+    return 0;
+}
+
+static int check_site(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank, uint32_t i)
+{
+    const hp_site_rec *st = &rd->sites[i];
+    if (st->id != i)
+        return fail(r, at, "site %u of rank %u has id %u", i, rank, st->id);
+    if (st->kind > HP_KIND_OVERFLOW)
+        return fail(r, at, "site %u of rank %u has unknown kind %u", i, rank, st->kind);
+    if (check_string_index(r, at, rd, rank, i, st->name, "name") ||
+        check_string_index(r, at, rd, rank, i, st->func, "function") ||
+        check_string_index(r, at, rd, rank, i, st->file, "file") ||
+        check_string_index(r, at, rd, rank, i, st->module, "module") ||
+        check_site_ref(r, at, rd, rank, i, st->parent, "parent") ||
+        check_site_ref(r, at, rd, rank, i, st->callee, "callee"))
+        return -1;
+    return 0;
+}
+
+static int read_sites(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+{
+    section s;
+    uint32_t n;
+    if (open_section(r, *pos, HP_SEC_SITE, rank, &s) ||
+        record_count(r, &s, HP_SITE_REC_LEN, &n))
+        return -1;
+    rd->sites = calloc(n ? n : 1, sizeof *rd->sites);
+    if (!rd->sites)
+        return fail(r, s.at, "out of memory");
+    rd->nsites = n;
+    for (uint32_t i = 0; i < n; i++)
+        hp_site_rec_get(r->data + s.start + (size_t)i * HP_SITE_REC_LEN, &rd->sites[i]);
+    for (uint32_t i = 0; i < n; i++)
+        if (check_site(r, s.start + (size_t)i * HP_SITE_REC_LEN, rd, rank, i))
+            return -1;
+    *pos = s.end;
+    return 0;
+}
+
+static int check_node(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank, uint32_t i)
+{
+    const hp_node_rec *nd = &rd->nodes[i];
+    if (nd->id != i)
+        return fail(r, at, "node %u of rank %u has id %u", i, rank, nd->id);
+    if (nd->site >= rd->nsites)
+        return fail(r, at, "node %u of rank %u: site %u out of range (%u sites)", i, rank,
+                    nd->site, rd->nsites);
+    if (nd->parent == HP_NONE) {
+        if (rd->sites[nd->site].kind != HP_KIND_ROOT)
+            return fail(r, at, "node %u of rank %u has no parent but is not a root site",
+                        i, rank);
+        return 0;
+    }
+    if (nd->parent >= i)
+        return fail(r, at, "node %u of rank %u: parent %u out of range (must precede it)",
+                    i, rank, nd->parent);
+    if (rd->nodes[nd->parent].thread != nd->thread)
+        return fail(r, at, "node %u of rank %u: thread %u differs from its parent's (%u)",
+                    i, rank, nd->thread, rd->nodes[nd->parent].thread);
+    return 0;
+}
+
+static int read_nodes(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+{
+    section s;
+    uint32_t n;
+    if (open_section(r, *pos, HP_SEC_NODE, rank, &s) ||
+        record_count(r, &s, HP_NODE_REC_LEN, &n))
+        return -1;
+    rd->nodes = calloc(n ? n : 1, sizeof *rd->nodes);
+    if (!rd->nodes)
+        return fail(r, s.at, "out of memory");
+    rd->nnodes = n;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t at = s.start + (size_t)i * HP_NODE_REC_LEN;
+        hp_node_rec_get(r->data + at, &rd->nodes[i]);
+        if (check_node(r, at, rd, rank, i))
+            return -1;
+    }
+    *pos = s.end;
+    return 0;
+}
+
+static int check_comm(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
+                      uint32_t i, uint32_t nranks)
+{
+    const hp_comm_rec *c = &rd->comms[i];
+    if (c->node >= rd->nnodes)
+        return fail(r, at, "comm record %u of rank %u: node %u out of range (%u nodes)", i,
+                    rank, c->node, rd->nnodes);
+    if (c->peer != HP_PEER_ALL && (c->peer < 0 || (uint32_t)c->peer >= nranks))
+        return fail(r, at, "comm record %u of rank %u: peer %d out of range (%u ranks)", i,
+                    rank, (int)c->peer, nranks);
+    return 0;
+}
+
+static int read_comms(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
+                      hp_rank_data *rd)
+{
+    section s;
+    uint32_t n;
+    if (open_section(r, *pos, HP_SEC_COMM, rank, &s) ||
+        record_count(r, &s, HP_COMM_REC_LEN, &n))
+        return -1;
+    rd->comms = calloc(n ? n : 1, sizeof *rd->comms);
+    if (!rd->comms)
+        return fail(r, s.at, "out of memory");
+    rd->ncomms = n;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t at = s.start + (size_t)i * HP_COMM_REC_LEN;
+        hp_comm_rec_get(r->data + at, &rd->comms[i]);
+        if (check_comm(r, at, rd, rank, i, nranks))
+            return -1;
+    }
+    *pos = s.end;
+    return 0;
+}
+
+static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
+                     hp_rank_data *rd)
+{
+    if (read_rank_info(r, pos, rank, &rd->info) ||
+        read_strings(r, pos, rank, rd) ||
+        read_sites(r, pos, rank, rd) ||
+        read_nodes(r, pos, rank, rd) ||
+        read_comms(r, pos, rank, nranks, rd))
+        return -1;
+    return 0;
+}
+
+static int read_end(reader *r, size_t *pos, uint32_t nranks)
+{
+    section s;
+    if (open_section(r, *pos, HP_SEC_END, -1, &s))
+        return -1;
+    if (s.end - s.start != END_PAYLOAD_LEN)
+        return fail(r, s.at, "END section payload length %zu, expected %u",
+                    s.end - s.start, END_PAYLOAD_LEN);
+    uint32_t count = hp_get_u32(r->data + s.start);
+    uint64_t length = hp_get_u64(r->data + s.start + 4);
+    if (count != nranks)
+        return fail(r, s.start, "END section counts %u ranks, RUN section says %u", count,
+                    nranks);
+    if (length != s.end)
+        return fail(r, s.start + 4, "END section gives file length %llu, actual end is %zu",
+                    (unsigned long long)length, s.end);
+    if (s.end != r->len)
+        return fail(r, s.end, "%zu unexpected bytes after the END section", r->len - s.end);
+    *pos = s.end;
+    return 0;
+}
+
+int hpf_decode(const unsigned char *data, size_t len, const char *name,
+               hpf_profile *out, char *err, size_t errlen)
+{
+    reader r = {data, len, name, err, errlen};
+    size_t pos = HP_PREAMBLE_LEN;
+    memset(out, 0, sizeof *out);
+    out->file_len = len;
+    if (check_preamble(&r, out) || read_run(&r, &pos, out))
+        goto failed;
+    out->ranks = calloc(out->run.nranks, sizeof *out->ranks);
+    if (!out->ranks) {
+        fail(&r, pos, "out of memory");
+        goto failed;
+    }
+    out->nranks = out->run.nranks;
+    for (uint32_t i = 0; i < out->nranks; i++)
+        if (read_rank(&r, &pos, i, out->nranks, &out->ranks[i]))
+            goto failed;
+    if (read_end(&r, &pos, out->nranks))
+        goto failed;
+    return 0;
+failed:
+    hpf_free(out);
+    return -1;
+}
+
+/* Reads the whole file into memory. */
+static unsigned char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *data = NULL;
+    size_t cap = 0, n = 0;
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            unsigned char *d = realloc(data, ncap);
+            if (!d) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                goto failed;
+            }
+            data = d;
+            cap = ncap;
+        }
+        size_t got = fread(data + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        goto failed;
+    }
+    fclose(f);
+    *len = n;
+    return data;
+failed:
+    free(data);
+    fclose(f);
+    return NULL;
+}
+
+int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
+{
+    size_t len;
+    memset(out, 0, sizeof *out);
+    unsigned char *data = slurp(path, &len, err, errlen);
+    if (!data)
+        return -1;
+    int rc = hpf_decode(data, len, path, out, err, errlen);
+    free(data);
+    return rc;
+}
+
+void hpf_free(hpf_profile *p)
+{
+    if (p->ranks)
+        for (uint32_t i = 0; i < p->run.nranks; i++)
+            hp_rank_data_free(&p->ranks[i]);
+    free(p->ranks);
+    hp_run_info_free(&p->run);
+    memset(p, 0, sizeof *p);
+}

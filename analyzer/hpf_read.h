@@ -1,0 +1,30 @@
+/*
+ * hpf_read.h - decoding and validating a profile file (.hpf, see
+ * hp_format.h) into the in-memory model of hp_profile.h.
+ */
+#ifndef HPF_READ_H
+#define HPF_READ_H
+
+#include <stddef.h>
+#include "hp_profile.h"
+
+typedef struct hpf_profile {
+    uint32_t version;      /* format version of the file */
+    uint64_t file_len;
+    hp_run_info run;
+    uint32_t nranks;       /* == run.nranks */
+    hp_rank_data *ranks;   /* ranks[i].info.rank == i */
+} hpf_profile;
+
+/* Reads and fully validates the profile at `path`.  Returns 0 on success.
+ * On failure returns -1, leaves `out` empty and writes one line (no
+ * newline) to `err`: "PATH: offset N: what is wrong". */
+int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen);
+
+/* Decodes a profile already in memory; `name` is used in messages. */
+int hpf_decode(const unsigned char *data, size_t len, const char *name,
+               hpf_profile *out, char *err, size_t errlen);
+
+void hpf_free(hpf_profile *p);
+
+#endif

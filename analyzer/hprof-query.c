@@ -1,0 +1,184 @@
+/*
+ * hprof-query.c - command line tool: reports on a profile or its database
+ * (top-down listing, flat sites, communication, per-rank distribution,
+ * free SQL) in text, CSV or JSON.  Option parsing and dispatch only; the
+ * reports live in report.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "qopen.h"
+#include "report.h"
+
+typedef struct query_args {
+    const char *input;
+    const char *comm_site, *ranks_site, *sql;
+    int flat;
+    hpq_options opt;
+} query_args;
+
+static void usage(FILE *out)
+{
+    fputs("usage: hprof-query FILE|DB [options]\n"
+          "  FILE is a profile (.hpf, merged on first use into the database next to\n"
+          "  it) or a database written by hprof-merge.\n"
+          "reports (default: run header and top-down listing of the calling contexts):\n"
+          "  --flat            sites instead of calling contexts\n"
+          "  --comm SITE       per-destination table of communication site(s) SITE\n"
+          "  --by-rank         with --comm: per source rank and destination\n"
+          "  --ranks SITE      per-rank distribution of SITE\n"
+          "  --sql QUERY       run an SQL query on the database\n"
+          "options:\n"
+          "  --depth N         list calling contexts down to depth N\n"
+          "  --top N           list at most N rows (default 30, 0 = all)\n"
+          "  --format F        text, csv or json (default text)\n"
+          "  --help            this text\n"
+          "SITE is file:line, a function or MPI name, or a node id #N.\n", out);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "hprof-query: %s%s (try --help)\n", msg, arg ? arg : "");
+    return 2;
+}
+
+static int parse_count(const char *s, long *v)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return -1;
+    *v = strtol(s, &end, 10);
+    return *end ? -1 : 0;
+}
+
+static int parse_format(const char *s, hpq_format *f)
+{
+    if (strcmp(s, "text") == 0)
+        *f = HPQ_TEXT;
+    else if (strcmp(s, "csv") == 0)
+        *f = HPQ_CSV;
+    else if (strcmp(s, "json") == 0)
+        *f = HPQ_JSON;
+    else
+        return -1;
+    return 0;
+}
+
+static int takes_value(const char *name)
+{
+    static const char *const names[] = {"--comm", "--ranks", "--sql", "--depth", "--top",
+                                        "--format"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Applies one option with its value; returns 2 on a usage error. */
+static int apply_option(query_args *a, const char *name, const char *value)
+{
+    if (strcmp(name, "--comm") == 0)
+        a->comm_site = value;
+    else if (strcmp(name, "--ranks") == 0)
+        a->ranks_site = value;
+    else if (strcmp(name, "--sql") == 0)
+        a->sql = value;
+    else if (strcmp(name, "--depth") == 0) {
+        if (parse_count(value, &a->opt.depth))
+            return usage_error("--depth needs a number >= 0, not ", value);
+    } else if (strcmp(name, "--top") == 0) {
+        if (parse_count(value, &a->opt.top))
+            return usage_error("--top needs a number >= 0, not ", value);
+    } else if (strcmp(name, "--format") == 0) {
+        if (parse_format(value, &a->opt.format))
+            return usage_error("--format must be text, csv or json, not ", value);
+    }
+    return 0;
+}
+
+/* Returns -1 to go on, or the exit status (0 after --help, 2 on errors). */
+static int parse_args(int argc, char **argv, query_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->opt.depth = -1;
+    a->opt.top = 30;
+    for (int i = 1; i < argc; i++) {
+        char name[32];
+        const char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (arg[0] != '-' || !arg[1]) {
+            if (a->input)
+                return usage_error("more than one input file: ", arg);
+            a->input = arg;
+            continue;
+        }
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+        if (strcmp(name, "--flat") == 0 && !eq)
+            a->flat = 1;
+        else if (strcmp(name, "--by-rank") == 0 && !eq)
+            a->opt.by_rank = 1;
+        else if (!takes_value(name))
+            return usage_error("unknown option ", arg);
+        else if (eq)
+            value = eq + 1;
+        else if (i + 1 < argc)
+            value = argv[++i];
+        else
+            return usage_error(name, " needs an argument");
+        if (value && apply_option(a, name, value))
+            return 2;
+    }
+    if (!a->input)
+        return usage_error("no profile or database given", NULL);
+    if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
+            (a->sql != NULL) > 1)
+        return usage_error("--flat, --comm, --ranks and --sql exclude each other", NULL);
+    if (a->opt.by_rank && !a->comm_site)
+        return usage_error("--by-rank goes with --comm", NULL);
+    return -1;
+}
+
+static int run_report(const query_args *a, const hpq_ctx *ctx)
+{
+    if (a->flat)
+        return hpq_report_flat(ctx);
+    if (a->comm_site)
+        return hpq_report_comm(ctx, a->comm_site);
+    if (a->ranks_site)
+        return hpq_report_ranks(ctx, a->ranks_site);
+    if (a->sql)
+        return hpq_report_sql(ctx, a->sql);
+    return hpq_report_tree(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    query_args a;
+    char err[1024];
+    sqlite3 *db;
+    char *db_path;
+
+    int status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    if (hpq_open(a.input, &db, &db_path, err, sizeof err)) {
+        fprintf(stderr, "hprof-query: %s\n", err);
+        return 1;
+    }
+    hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
+    status = 0;
+    if (run_report(&a, &ctx)) {
+        fprintf(stderr, "hprof-query: %s\n", err);
+        status = 1;
+    }
+    sqlite3_close(db);
+    free(db_path);
+    if (fflush(stdout) != 0) {
+        perror("hprof-query: stdout");
+        status = 1;
+    }
+    return status;
+}

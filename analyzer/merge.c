@@ -1,0 +1,223 @@
+/*
+ * merge.c - builds the merged view of a profile (see merge.h): global
+ * sites keyed by (kind, name, func, file, line) or, for unresolved sites,
+ * (kind, name, module, offset); merged nodes keyed by (parent, site).
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "keymap.h"
+#include "merge.h"
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+char *hpf_site_label(const hp_rank_data *rd, const hp_site_rec *s)
+{
+    const char *name = rd->strings[s->name];
+    const char *func = rd->strings[s->func];
+    const char *file = rd->strings[s->file];
+    const char *module = rd->strings[s->module];
+    const char *base = *name ? name : hp_kind_name(s->kind);
+    char *out;
+    int n;
+
+    if (s->kind == HP_KIND_PROCEDURE && !*name && *func)
+        base = func;
+    if (s->kind == HP_KIND_ROOT || s->kind == HP_KIND_OVERFLOW ||
+        (s->kind == HP_KIND_PROCEDURE && base != hp_kind_name(s->kind)))
+        n = asprintf(&out, "%s", base);
+    else if (*file)
+        n = asprintf(&out, "%s@%s:%u", base, base_name(file), s->line);
+    else if (*module)
+        n = asprintf(&out, "%s@%s+0x%llx", base, base_name(module),
+                     (unsigned long long)s->offset);
+    else
+        n = asprintf(&out, "%s", base);
+    return n < 0 ? NULL : out;
+}
+
+/* The identity of a site across ranks, as a byte string. */
+static void site_key(hp_buf *b, const hp_rank_data *rd, const hp_site_rec *s)
+{
+    const char *file = rd->strings[s->file];
+    b->len = 0;
+    hp_buf_put_u32(b, s->kind);
+    hp_buf_put_str(b, rd->strings[s->name]);
+    if (*file) {
+        hp_buf_put_u32(b, 1);
+        hp_buf_put_str(b, rd->strings[s->func]);
+        hp_buf_put_str(b, file);
+        hp_buf_put_u32(b, s->line);
+    } else {
+        hp_buf_put_u32(b, 0);
+        hp_buf_put_str(b, rd->strings[s->module]);
+        hp_buf_put_u64(b, s->offset);
+    }
+}
+
+/* Makes room for one more element of an array that grows by doubling. */
+static int reserve(void **items, uint32_t count, uint32_t *cap, size_t elem)
+{
+    if (count < *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap * 2 : 64;
+    void *p = realloc(*items, (size_t)ncap * elem);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = ncap;
+    return 0;
+}
+
+static int map_rank_sites(hpf_merged *m, hpf_keymap *keys, uint32_t *cap,
+                          const hpf_profile *p, uint32_t rank, hp_buf *key)
+{
+    const hp_rank_data *rd = &p->ranks[rank];
+    uint32_t first_new = m->nsites;
+    uint32_t *map = m->site_map[rank];
+
+    for (uint32_t i = 0; i < rd->nsites; i++) {
+        uint32_t id;
+        int added;
+        site_key(key, rd, &rd->sites[i]);
+        if (key->failed || reserve((void **)&m->sites, m->nsites, cap, sizeof *m->sites) ||
+            hpf_keymap_intern(keys, key->data, key->len, m->nsites + 1, &id, &added))
+            return -1;
+        map[i] = id;
+        if (!added)
+            continue;
+        hpf_gsite *g = &m->sites[m->nsites++];
+        memset(g, 0, sizeof *g);
+        g->rank = rank;
+        g->local = i;
+        g->label = hpf_site_label(rd, &rd->sites[i]);
+        if (!g->label)
+            return -1;
+    }
+    /* parent/callee of the sites first seen here, now that all are mapped */
+    for (uint32_t g = first_new; g < m->nsites; g++) {
+        const hp_site_rec *s = &rd->sites[m->sites[g].local];
+        m->sites[g].parent = s->parent == HP_NONE ? 0 : map[s->parent];
+        m->sites[g].callee = s->callee == HP_NONE ? 0 : map[s->callee];
+    }
+    return 0;
+}
+
+static char *child_path(const char *parent, const char *label)
+{
+    char *out;
+    const char *sep = strcmp(parent, "/") == 0 ? "" : "/";
+    return asprintf(&out, "%s%s%s", parent, sep, label) < 0 ? NULL : out;
+}
+
+static int add_node(hpf_merged *m, uint32_t *cap, uint32_t parent, uint32_t site)
+{
+    if (reserve((void **)&m->nodes, m->nnodes, cap, sizeof *m->nodes))
+        return -1;
+    hpf_gnode *g = &m->nodes[m->nnodes];
+    g->parent = parent;
+    g->site = site;
+    if (parent) {
+        const hpf_gnode *up = &m->nodes[parent - 1];
+        g->depth = up->depth + 1;
+        g->path = child_path(up->path, m->sites[site - 1].label);
+    } else {
+        g->depth = 0;
+        g->path = strdup("/");
+    }
+    if (!g->path)
+        return -1;
+    m->nnodes++;
+    return 0;
+}
+
+static int map_rank_nodes(hpf_merged *m, hpf_keymap *keys, uint32_t *cap,
+                          const hpf_profile *p, uint32_t rank)
+{
+    const hp_rank_data *rd = &p->ranks[rank];
+    uint32_t *map = m->node_map[rank];
+
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        const hp_node_rec *nd = &rd->nodes[i];
+        uint32_t site = m->site_map[rank][nd->site];
+        if (nd->parent == HP_NONE) {    /* every thread's root is node 1 */
+            if (m->nnodes == 0 && add_node(m, cap, 0, site))
+                return -1;
+            map[i] = 1;
+            continue;
+        }
+        uint32_t key[2] = {map[nd->parent], site}, id;
+        int added;
+        if (hpf_keymap_intern(keys, key, sizeof key, m->nnodes + 1, &id, &added) ||
+            (added && add_node(m, cap, key[0], site)))
+            return -1;
+        map[i] = id;
+    }
+    return 0;
+}
+
+static int alloc_maps(hpf_merged *m, const hpf_profile *p)
+{
+    m->nranks = p->nranks;
+    m->site_map = calloc(p->nranks, sizeof *m->site_map);
+    m->node_map = calloc(p->nranks, sizeof *m->node_map);
+    if (!m->site_map || !m->node_map)
+        return -1;
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        m->site_map[r] = calloc(p->ranks[r].nsites + 1, sizeof **m->site_map);
+        m->node_map[r] = calloc(p->ranks[r].nnodes + 1, sizeof **m->node_map);
+        if (!m->site_map[r] || !m->node_map[r])
+            return -1;
+    }
+    return 0;
+}
+
+int hpf_merge(const hpf_profile *p, hpf_merged *m)
+{
+    hpf_keymap site_keys, node_keys;
+    hp_buf key = {0};
+    uint32_t site_cap = 0, node_cap = 0;
+    int rc = -1;
+
+    memset(m, 0, sizeof *m);
+    hpf_keymap_init(&site_keys);
+    hpf_keymap_init(&node_keys);
+    if (alloc_maps(m, p))
+        goto done;
+    for (uint32_t r = 0; r < p->nranks; r++)
+        if (map_rank_sites(m, &site_keys, &site_cap, p, r, &key) ||
+            map_rank_nodes(m, &node_keys, &node_cap, p, r))
+            goto done;
+    rc = 0;
+done:
+    hp_buf_free(&key);
+    hpf_keymap_free(&site_keys);
+    hpf_keymap_free(&node_keys);
+    if (rc)
+        hpf_merged_free(m);
+    return rc;
+}
+
+void hpf_merged_free(hpf_merged *m)
+{
+    for (uint32_t i = 0; i < m->nsites; i++)
+        free(m->sites[i].label);
+    for (uint32_t i = 0; i < m->nnodes; i++)
+        free(m->nodes[i].path);
+    for (uint32_t r = 0; r < m->nranks; r++) {
+        if (m->site_map)
+            free(m->site_map[r]);
+        if (m->node_map)
+            free(m->node_map[r]);
+    }
+    free(m->site_map);
+    free(m->node_map);
+    free(m->sites);
+    free(m->nodes);
+    memset(m, 0, sizeof *m);
+}

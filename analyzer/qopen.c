@@ -1,0 +1,106 @@
+/*
+ * qopen.c - opening hprof-query's input (see qopen.h): file type by magic,
+ * merge-on-first-use of profiles, read-only open and a sanity check that
+ * the database is an hprof one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "db.h"
+#include "hp_format.h"
+#include "hpf_read.h"
+#include "qopen.h"
+
+#define SQLITE_MAGIC "SQLite format 3"  /* 16 bytes with the NUL */
+
+enum file_kind { FILE_PROFILE, FILE_DATABASE, FILE_OTHER };
+
+static int file_kind(const char *path, enum file_kind *kind, char *err, size_t errlen)
+{
+    unsigned char head[16];
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n >= HP_FORMAT_MAGIC_LEN && memcmp(head, HP_FORMAT_MAGIC, HP_FORMAT_MAGIC_LEN) == 0)
+        *kind = FILE_PROFILE;
+    else if (n == sizeof head && memcmp(head, SQLITE_MAGIC, sizeof head) == 0)
+        *kind = FILE_DATABASE;
+    else
+        *kind = FILE_OTHER;
+    return 0;
+}
+
+static int newer(const struct stat *a, const struct stat *b)
+{
+    if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+        return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+    return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+}
+
+/* Makes sure the database of profile `path` exists and is up to date. */
+static int merge_if_needed(const char *path, const char *db_path, char *err, size_t errlen)
+{
+    struct stat ps, ds;
+    hpf_profile p;
+    hpf_db_summary sum;
+    if (stat(path, &ps) == 0 && stat(db_path, &ds) == 0 && newer(&ds, &ps))
+        return 0;
+    if (hpf_read(path, &p, err, errlen))
+        return -1;
+    int rc = hpf_db_write(&p, path, db_path, 1, &sum, err, errlen);
+    hpf_free(&p);
+    if (rc == 0)
+        fprintf(stderr, "hprof-query: merged %s into %s\n", path, db_path);
+    return rc;
+}
+
+static int check_hprof_db(sqlite3 *db, const char *db_path, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int ok = sqlite3_prepare_v2(db, "SELECT value FROM run WHERE key = 'nranks'", -1, &st,
+                                NULL) == SQLITE_OK &&
+             sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!ok)
+        snprintf(err, errlen, "%s: not an hprof database", db_path);
+    return ok ? 0 : -1;
+}
+
+int hpq_open(const char *path, sqlite3 **db, char **db_path, char *err, size_t errlen)
+{
+    enum file_kind kind;
+    *db = NULL;
+    *db_path = NULL;
+    if (file_kind(path, &kind, err, errlen))
+        return -1;
+    if (kind == FILE_OTHER) {
+        snprintf(err, errlen, "%s: neither an hprof profile nor an hprof database", path);
+        return -1;
+    }
+    *db_path = kind == FILE_PROFILE ? hpf_default_db_path(path) : strdup(path);
+    if (!*db_path) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (kind == FILE_PROFILE && merge_if_needed(path, *db_path, err, errlen))
+        goto failed;
+    if (sqlite3_open_v2(*db_path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", *db_path, *db ? sqlite3_errmsg(*db) : "cannot open");
+        goto failed;
+    }
+    if (check_hprof_db(*db, *db_path, err, errlen))
+        goto failed;
+    return 0;
+failed:
+    sqlite3_close(*db);
+    *db = NULL;
+    free(*db_path);
+    *db_path = NULL;
+    return -1;
+}

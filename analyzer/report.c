@@ -1,0 +1,457 @@
+/*
+ * report.c - hprof-query's reports: run header, top-down listing of the
+ * merged calling-context tree, flat site listing, per-destination
+ * communication table, per-rank distribution and free SQL.
+ *
+ * Conventions: "time" sums over ranks and threads; "mean" divides it by
+ * the number of ranks; "max" is the largest per-rank sum; imbalance is
+ * max / mean; "pct" is time relative to the wall time summed over ranks.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+#include "sitesel.h"
+
+#define TIME_DECIMALS 6
+
+static int db_error(const hpq_ctx *ctx)
+{
+    snprintf(ctx->err, ctx->errlen, "%s: %s", ctx->db_path, sqlite3_errmsg(ctx->db));
+    return -1;
+}
+
+static int oom(const hpq_ctx *ctx)
+{
+    snprintf(ctx->err, ctx->errlen, "out of memory");
+    return -1;
+}
+
+static int print_table(const hpq_ctx *ctx, const hpq_table *t)
+{
+    return hpq_table_print(t, ctx->out, ctx->opt->format) ? oom(ctx) : 0;
+}
+
+/* Runs `sql` (with an optional integer ?1) into a new table whose columns
+ * are the statement's.  NULL on failure, with the message set. */
+static hpq_table *query_table(const hpq_ctx *ctx, const char *sql)
+{
+    sqlite3_stmt *st;
+    const char *tail;
+    hpq_table *t = NULL;
+    if (sqlite3_prepare_v2(ctx->db, sql, -1, &st, &tail) != SQLITE_OK) {
+        db_error(ctx);
+        return NULL;
+    }
+    if (!st) {
+        snprintf(ctx->err, ctx->errlen, "empty SQL statement");
+        return NULL;
+    }
+    tail += strspn(tail, " \t\r\n;");
+    if (*tail) {
+        snprintf(ctx->err, ctx->errlen, "only one SQL statement may be given");
+        goto done;
+    }
+    int ncols = sqlite3_column_count(st);
+    const char **names = calloc((size_t)ncols + 1, sizeof *names);
+    if (!names) {
+        oom(ctx);
+        goto done;
+    }
+    for (int c = 0; c < ncols; c++)
+        names[c] = sqlite3_column_name(st, c);
+    t = hpq_table_new(ncols, names);
+    free(names);
+    if (!t) {
+        oom(ctx);
+        goto done;
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        hpq_table_add_row(t);
+        for (int c = 0; c < ncols; c++)
+            hpq_set_column(t, c, st, c);
+    }
+    if (rc != SQLITE_DONE) {
+        db_error(ctx);
+        hpq_table_free(t);
+        t = NULL;
+    }
+done:
+    sqlite3_finalize(st);
+    return t;
+}
+
+/* Sets text-mode decimals on the columns named in `cols` ("a,b,c"). */
+static void decimals(hpq_table *t, const char *cols, int n)
+{
+    for (int c = 0; c < t->ncols; c++) {
+        const char *p = strstr(cols, t->names[c]);
+        size_t len = strlen(t->names[c]);
+        if (p && (p == cols || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            hpq_table_decimals(t, c, n);
+    }
+}
+
+static void time_columns(hpq_table *t)
+{
+    decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time", TIME_DECIMALS);
+    decimals(t, "imbalance", 2);
+    decimals(t, "pct", 1);
+}
+
+static double query_double(const hpq_ctx *ctx, const char *sql)
+{
+    sqlite3_stmt *st;
+    double v = 0;
+    if (sqlite3_prepare_v2(ctx->db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* ---- run header (text output only) ---- */
+
+static int print_header(const hpq_ctx *ctx)
+{
+    hpq_table *t = query_table(ctx,
+        "SELECT (SELECT value FROM run WHERE key = 'program'),"
+        " (SELECT value FROM run WHERE key = 'argv'),"
+        " (SELECT COUNT(*) FROM rank), (SELECT MAX(threads) FROM rank),"
+        " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
+        " MIN(p), AVG(p), MAX(p)"
+        " FROM (SELECT CASE WHEN wall > 0 THEN 100.0 * mpi_time / wall ELSE 0 END AS p"
+        " FROM rank)");
+    if (!t)
+        return -1;
+    if (t->failed || t->nrows != 1) {
+        hpq_table_free(t);
+        return oom(ctx);
+    }
+    const hpq_cell *c = t->cells;
+    const char *argv = c[1].s && *c[1].s ? c[1].s : c[0].s ? c[0].s : "?";
+    fprintf(ctx->out, "program:   %s\n", argv);
+    fprintf(ctx->out, "ranks:     %lld x %lld threads\n", (long long)c[2].i, (long long)c[3].i);
+    fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
+            c[4].d, c[5].d);
+    fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks\n\n",
+            c[6].d, c[7].d, c[8].d);
+    hpq_table_free(t);
+    return 0;
+}
+
+/* ---- top-down listing ---- */
+
+typedef struct tree_node {
+    int64_t id, parent, depth;
+    char *label;
+    int64_t calls;
+    double time, mean, max, imbalance;
+    size_t nkids;
+    struct tree_node **kids;
+} tree_node;
+
+typedef struct tree {
+    tree_node *nodes;   /* by id - 1 (node ids are dense from 1) */
+    size_t n;
+} tree;
+
+static void tree_free(tree *tr)
+{
+    for (size_t i = 0; i < tr->n; i++) {
+        free(tr->nodes[i].label);
+        free(tr->nodes[i].kids);
+    }
+    free(tr->nodes);
+}
+
+static int load_nodes(const hpq_ctx *ctx, tree *tr)
+{
+    hpq_table *t = query_table(ctx,
+        "SELECT n.id, n.parent, n.depth, s.label, COALESCE(t.calls, 0),"
+        " COALESCE(t.time, 0), COALESCE(t.mean, 0), COALESCE(t.max, 0), t.imbalance"
+        " FROM node n JOIN site s ON s.id = n.site LEFT JOIN node_time t ON t.node = n.id"
+        " ORDER BY n.id");
+    if (!t)
+        return -1;
+    tr->n = t->nrows;
+    tr->nodes = calloc(t->nrows + 1, sizeof *tr->nodes);
+    if (t->failed || !tr->nodes) {
+        hpq_table_free(t);
+        tr->n = 0;
+        return oom(ctx);
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        tree_node *nd = &tr->nodes[r];
+        nd->id = hpq_cell_at(t, r, 0)->i;
+        nd->parent = hpq_cell_at(t, r, 1)->i;
+        nd->depth = hpq_cell_at(t, r, 2)->i;
+        nd->label = strdup(hpq_cell_at(t, r, 3)->s ? hpq_cell_at(t, r, 3)->s : "");
+        nd->calls = hpq_cell_at(t, r, 4)->i;
+        nd->time = hpq_cell_at(t, r, 5)->d;
+        nd->mean = hpq_cell_at(t, r, 6)->d;
+        nd->max = hpq_cell_at(t, r, 7)->d;
+        nd->imbalance = hpq_cell_at(t, r, 8)->type == HPQ_REAL ? hpq_cell_at(t, r, 8)->d : 0;
+        if (nd->id != (int64_t)r + 1 || !nd->label) {
+            hpq_table_free(t);
+            snprintf(ctx->err, ctx->errlen, "%s: node ids are not dense", ctx->db_path);
+            return -1;
+        }
+    }
+    hpq_table_free(t);
+    return 0;
+}
+
+static int by_time_desc(const void *a, const void *b)
+{
+    const tree_node *x = *(tree_node *const *)a, *y = *(tree_node *const *)b;
+    if (x->time != y->time)
+        return x->time < y->time ? 1 : -1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Links children to parents (parents precede children) and sorts them. */
+static int link_children(tree *tr)
+{
+    for (size_t i = 0; i < tr->n; i++) {
+        int64_t p = tr->nodes[i].parent;
+        if (p >= 1 && (size_t)p <= tr->n)
+            tr->nodes[p - 1].nkids++;
+    }
+    for (size_t i = 0; i < tr->n; i++) {
+        tr->nodes[i].kids = calloc(tr->nodes[i].nkids + 1, sizeof *tr->nodes[i].kids);
+        if (!tr->nodes[i].kids)
+            return -1;
+        tr->nodes[i].nkids = 0;
+    }
+    for (size_t i = 0; i < tr->n; i++) {
+        int64_t p = tr->nodes[i].parent;
+        if (p >= 1 && (size_t)p <= tr->n) {
+            tree_node *up = &tr->nodes[p - 1];
+            up->kids[up->nkids++] = &tr->nodes[i];
+        }
+    }
+    for (size_t i = 0; i < tr->n; i++)
+        qsort(tr->nodes[i].kids, tr->nodes[i].nkids, sizeof *tr->nodes[i].kids, by_time_desc);
+    return 0;
+}
+
+static void add_tree_row(hpq_table *t, const tree_node *nd, double total_wall, int indent)
+{
+    char *label = NULL;
+    hpq_table_add_row(t);
+    hpq_set_int(t, 0, nd->id);
+    hpq_set_int(t, 1, nd->depth);
+    if (indent && asprintf(&label, "%*s%s", (int)(2 * nd->depth), "", nd->label) >= 0) {
+        hpq_set_str(t, 2, label);
+        free(label);
+    } else {
+        hpq_set_str(t, 2, nd->label);
+    }
+    hpq_set_int(t, 3, nd->calls);
+    hpq_set_real(t, 4, nd->time);
+    hpq_set_real(t, 5, nd->mean);
+    hpq_set_real(t, 6, nd->max);
+    hpq_set_real(t, 7, nd->imbalance);
+    hpq_set_real(t, 8, total_wall > 0 ? 100.0 * nd->time / total_wall : 0);
+}
+
+/* Depth-first walk, children by decreasing time, within --depth / --top.
+ * Iterative (with an explicit stack) so deep trees cannot overflow. */
+static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total_wall)
+{
+    const hpq_options *o = ctx->opt;
+    tree_node **stack = malloc((tr->n + 1) * sizeof *stack);
+    size_t sp = 0;
+    if (!stack)
+        return -1;
+    if (tr->n)
+        stack[sp++] = &tr->nodes[0];
+    while (sp && (o->top == 0 || t->nrows < (size_t)o->top)) {
+        tree_node *nd = stack[--sp];
+        add_tree_row(t, nd, total_wall, o->format == HPQ_TEXT);
+        if (o->depth >= 0 && nd->depth >= o->depth)
+            continue;
+        for (size_t k = nd->nkids; k-- > 0;)
+            stack[sp++] = nd->kids[k];
+    }
+    free(stack);
+    return 0;
+}
+
+int hpq_report_tree(const hpq_ctx *ctx)
+{
+    static const char *const cols[] = {"node", "depth", "site", "calls", "time",
+                                       "mean", "max", "imbalance", "pct"};
+    tree tr = {0};
+    hpq_table *t = NULL;
+    int rc = -1;
+    double total_wall = query_double(ctx, "SELECT SUM(wall) FROM rank");
+
+    if (load_nodes(ctx, &tr))
+        goto done;
+    t = hpq_table_new(9, cols);
+    if (!t || link_children(&tr) || walk_tree(ctx, &tr, t, total_wall)) {
+        oom(ctx);
+        goto done;
+    }
+    time_columns(t);
+    if (t->failed) {
+        oom(ctx);
+        goto done;
+    }
+    if (ctx->opt->format == HPQ_TEXT && print_header(ctx))
+        goto done;
+    rc = print_table(ctx, t);
+done:
+    hpq_table_free(t);
+    tree_free(&tr);
+    return rc;
+}
+
+/* ---- flat listing ---- */
+
+int hpq_report_flat(const hpq_ctx *ctx)
+{
+    char limit[32] = "";
+    char *sql;
+    if (ctx->opt->top)
+        snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
+    if (asprintf(&sql,
+                 "SELECT site, label, kind, calls, time, mean, max, imbalance,"
+                 " 100.0 * time / (SELECT SUM(wall) FROM rank) AS pct"
+                 " FROM site_time ORDER BY time DESC, site%s", limit) < 0)
+        return oom(ctx);
+    hpq_table *t = query_table(ctx, sql);
+    free(sql);
+    if (!t)
+        return -1;
+    time_columns(t);
+    int rc = print_table(ctx, t);
+    hpq_table_free(t);
+    return rc;
+}
+
+/* ---- communication of one site ---- */
+
+static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank)
+{
+    const char *group = by_rank ? "comm.rank, comm.peer" : "comm.peer";
+    char *sql;
+    if (asprintf(&sql,
+                 "SELECT %sCASE WHEN peer = -1 THEN '*all*' ELSE peer END AS peer,"
+                 " SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
+                 " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
+                 " MIN(min) AS min, MAX(max) AS max"
+                 " FROM comm WHERE node IN (%s) GROUP BY %s ORDER BY %s",
+                 by_rank ? "rank, " : "", sel->nodes, group, group) < 0) {
+        oom(ctx);
+        return NULL;
+    }
+    hpq_table *t = query_table(ctx, sql);
+    free(sql);
+    if (t)
+        time_columns(t);
+    return t;
+}
+
+/* Text output shows the per-destination table and, with --by-rank, the
+ * per source rank breakdown below it; CSV and JSON show one table, the
+ * breakdown when --by-rank is given. */
+int hpq_report_comm(const hpq_ctx *ctx, const char *site)
+{
+    int text = ctx->opt->format == HPQ_TEXT, by_rank = ctx->opt->by_rank;
+    hpq_table *dest = NULL, *ranks = NULL;
+    hpq_sel sel;
+    int rc = -1;
+    if (hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_COMM, &sel, ctx->err, ctx->errlen))
+        return -1;
+    if ((text || !by_rank) && !(dest = comm_table(ctx, &sel, 0)))
+        goto done;
+    if (by_rank && !(ranks = comm_table(ctx, &sel, 1)))
+        goto done;
+    if (text)
+        fprintf(ctx->out, "communication of %s\n", sel.label);
+    if (dest && print_table(ctx, dest))
+        goto done;
+    if (text && ranks)
+        fprintf(ctx->out, "\nby source rank:\n");
+    rc = ranks ? print_table(ctx, ranks) : 0;
+done:
+    hpq_table_free(dest);
+    hpq_table_free(ranks);
+    hpq_sel_free(&sel);
+    return rc;
+}
+
+/* ---- per-rank distribution of one site ---- */
+
+static void print_distribution(const hpq_ctx *ctx, const hpq_table *t)
+{
+    double min = 0, max = 0, sum = 0;
+    int64_t min_rank = 0, max_rank = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        double v = hpq_cell_at(t, r, 2)->d;
+        int64_t rank = hpq_cell_at(t, r, 0)->i;
+        sum += v;
+        if (r == 0 || v < min) {
+            min = v;
+            min_rank = rank;
+        }
+        if (r == 0 || v > max) {
+            max = v;
+            max_rank = rank;
+        }
+    }
+    double mean = t->nrows ? sum / (double)t->nrows : 0;
+    fprintf(ctx->out, "time: min %.6f (rank %lld), mean %.6f, max %.6f (rank %lld),"
+            " imbalance %.2f\n", min, (long long)min_rank, mean, max, (long long)max_rank,
+            mean > 0 ? max / mean : 0.0);
+}
+
+int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
+{
+    hpq_sel sel;
+    char *sql;
+    if (hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_ONE, &sel, ctx->err, ctx->errlen))
+        return -1;
+    if (asprintf(&sql,
+                 "SELECT r.rank AS rank, COALESCE(st.calls, 0) AS calls,"
+                 " COALESCE(st.time, 0.0) AS time, COALESCE(cm.tran, 0.0) AS tran,"
+                 " COALESCE(cm.sync, 0.0) AS sync FROM rank r"
+                 " LEFT JOIN (SELECT rank, SUM(count) AS calls, SUM(time) AS time FROM stat"
+                 "  WHERE node IN (%s) GROUP BY rank) st ON st.rank = r.rank"
+                 " LEFT JOIN (SELECT rank, SUM(tran) AS tran, SUM(sync) AS sync FROM comm"
+                 "  WHERE node IN (%s) GROUP BY rank) cm ON cm.rank = r.rank"
+                 " ORDER BY r.rank", sel.nodes, sel.nodes) < 0) {
+        hpq_sel_free(&sel);
+        return oom(ctx);
+    }
+    hpq_table *t = query_table(ctx, sql);
+    free(sql);
+    int rc = -1;
+    if (t) {
+        time_columns(t);
+        if (ctx->opt->format == HPQ_TEXT)
+            fprintf(ctx->out, "per-rank distribution of %s\n", sel.label);
+        rc = print_table(ctx, t);
+        if (rc == 0 && ctx->opt->format == HPQ_TEXT)
+            print_distribution(ctx, t);
+    }
+    hpq_table_free(t);
+    hpq_sel_free(&sel);
+    return rc;
+}
+
+/* ---- free SQL ---- */
+
+int hpq_report_sql(const hpq_ctx *ctx, const char *sql)
+{
+    hpq_table *t = query_table(ctx, sql);
+    if (!t)
+        return -1;
+    int rc = print_table(ctx, t);
+    hpq_table_free(t);
+    return rc;
+}

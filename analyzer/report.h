@@ -1,0 +1,35 @@
+/*
+ * report.h - the reports of hprof-query, each read from the database
+ * into tables and printed only once complete.
+ */
+#ifndef HPQ_REPORT_H
+#define HPQ_REPORT_H
+
+#include <stdio.h>
+#include <sqlite3.h>
+#include "table.h"
+
+typedef struct hpq_options {
+    hpq_format format;
+    long depth;        /* deepest level listed, -1 = all */
+    long top;          /* rows listed, 0 = all */
+    int by_rank;       /* --comm: per (source rank, peer) */
+} hpq_options;
+
+typedef struct hpq_ctx {
+    sqlite3 *db;
+    const char *db_path;
+    const hpq_options *opt;
+    FILE *out;
+    char *err;
+    size_t errlen;
+} hpq_ctx;
+
+/* Each returns 0, or -1 with a one-line message in ctx->err. */
+int hpq_report_tree(const hpq_ctx *ctx);
+int hpq_report_flat(const hpq_ctx *ctx);
+int hpq_report_comm(const hpq_ctx *ctx, const char *site);
+int hpq_report_ranks(const hpq_ctx *ctx, const char *site);
+int hpq_report_sql(const hpq_ctx *ctx, const char *sql);
+
+#endif

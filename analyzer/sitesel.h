@@ -1,0 +1,27 @@
+/*
+ * sitesel.h - resolving the SITE argument of hprof-query (--comm, --ranks)
+ * to merged nodes of the database: "file:line", a function or MPI name,
+ * or a node id "#N" / "N".
+ */
+#ifndef HPQ_SITESEL_H
+#define HPQ_SITESEL_H
+
+#include <stddef.h>
+#include <sqlite3.h>
+
+enum hpq_want { HPQ_WANT_ONE, HPQ_WANT_COMM };
+
+typedef struct hpq_sel {
+    char *nodes;   /* SQL list of merged node ids, e.g. "3,7,12" */
+    char *label;   /* what was selected, for titles */
+} hpq_sel;
+
+/* HPQ_WANT_COMM selects every communication site matched by `spec`;
+ * HPQ_WANT_ONE needs the match to be a single site (a procedure whose
+ * name is `spec` wins over the sites inside it).  Returns 0, or -1 with a
+ * one-line message in err. */
+int hpq_select(sqlite3 *db, const char *db_path, const char *spec, enum hpq_want want,
+               hpq_sel *sel, char *err, size_t errlen);
+void hpq_sel_free(hpq_sel *sel);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * table.c - in-memory result tables and their three renderings (see
+ * table.h): aligned text, CSV and JSON.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table.h"
+
+hpq_table *hpq_table_new(int ncols, const char *const *names)
+{
+    hpq_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->ncols = ncols;
+    t->names = calloc((size_t)ncols, sizeof *t->names);
+    t->decimals = calloc((size_t)ncols, sizeof *t->decimals);
+    if (!t->names || !t->decimals) {
+        hpq_table_free(t);
+        return NULL;
+    }
+    for (int c = 0; c < ncols; c++) {
+        t->names[c] = strdup(names[c] ? names[c] : "");
+        t->decimals[c] = -1;
+        if (!t->names[c])
+            t->failed = 1;
+    }
+    return t;
+}
+
+void hpq_table_free(hpq_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+        free(t->cells[i].s);
+    for (int c = 0; t->names && c < t->ncols; c++)
+        free(t->names[c]);
+    free(t->names);
+    free(t->decimals);
+    free(t->cells);
+    free(t);
+}
+
+void hpq_table_decimals(hpq_table *t, int col, int decimals)
+{
+    t->decimals[col] = decimals;
+}
+
+void hpq_table_add_row(hpq_table *t)
+{
+    if (t->failed)
+        return;
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        hpq_cell *cells = realloc(t->cells, cap * (size_t)t->ncols * sizeof *cells);
+        if (!cells) {
+            t->failed = 1;
+            return;
+        }
+        t->cells = cells;
+        t->cap = cap;
+    }
+    memset(t->cells + t->nrows * (size_t)t->ncols, 0, (size_t)t->ncols * sizeof *t->cells);
+    t->nrows++;
+}
+
+static hpq_cell *last_cell(hpq_table *t, int col)
+{
+    if (t->failed || t->nrows == 0)
+        return NULL;
+    return &t->cells[(t->nrows - 1) * (size_t)t->ncols + (size_t)col];
+}
+
+const hpq_cell *hpq_cell_at(const hpq_table *t, size_t row, int col)
+{
+    return &t->cells[row * (size_t)t->ncols + (size_t)col];
+}
+
+void hpq_set_int(hpq_table *t, int col, int64_t v)
+{
+    hpq_cell *c = last_cell(t, col);
+    if (c) {
+        c->type = HPQ_INT;
+        c->i = v;
+    }
+}
+
+void hpq_set_real(hpq_table *t, int col, double v)
+{
+    hpq_cell *c = last_cell(t, col);
+    if (c) {
+        c->type = HPQ_REAL;
+        c->d = v;
+    }
+}
+
+void hpq_set_str(hpq_table *t, int col, const char *s)
+{
+    hpq_cell *c = last_cell(t, col);
+    if (!c)
+        return;
+    free(c->s);
+    c->s = strdup(s);
+    c->type = HPQ_STR;
+    if (!c->s) {
+        c->type = HPQ_NULL;
+        t->failed = 1;
+    }
+}
+
+void hpq_set_column(hpq_table *t, int col, sqlite3_stmt *st, int from)
+{
+    switch (sqlite3_column_type(st, from)) {
+    case SQLITE_INTEGER:
+        hpq_set_int(t, col, sqlite3_column_int64(st, from));
+        break;
+    case SQLITE_FLOAT:
+        hpq_set_real(t, col, sqlite3_column_double(st, from));
+        break;
+    case SQLITE_NULL:
+        break;
+    default: /* text; blobs are shown as their bytes */
+        hpq_set_str(t, col, (const char *)sqlite3_column_text(st, from));
+        break;
+    }
+}
+
+/* The cell as text: `text` selects the human rendering of reals. */
+static const char *cell_text(const hpq_table *t, int col, const hpq_cell *c, int text,
+                             char *buf, size_t len)
+{
+    switch (c->type) {
+    case HPQ_INT:
+        snprintf(buf, len, "%lld", (long long)c->i);
+        return buf;
+    case HPQ_REAL:
+        if (!isfinite(c->d))
+            return text ? "-" : "";
+        if (text && t->decimals[col] >= 0)
+            snprintf(buf, len, "%.*f", t->decimals[col], c->d);
+        else
+            snprintf(buf, len, "%.15g", c->d);
+        return buf;
+    case HPQ_STR:
+        return c->s;
+    default:
+        return text ? "-" : "";
+    }
+}
+
+/* A column is left-aligned when its first non-NULL cell is text. */
+static int column_is_text(const hpq_table *t, int col)
+{
+    for (size_t r = 0; r < t->nrows; r++) {
+        const hpq_cell *c = hpq_cell_at(t, r, col);
+        if (c->type != HPQ_NULL)
+            return c->type == HPQ_STR;
+    }
+    return 1;
+}
+
+static void print_text_cell(FILE *out, const char *s, size_t width, int left, int last)
+{
+    if (left && last)
+        fputs(s, out);
+    else
+        fprintf(out, left ? "%-*s%s" : "%*s%s", (int)width, s, last ? "" : "  ");
+}
+
+static void print_text(const hpq_table *t, FILE *out)
+{
+    char buf[64];
+    size_t *width = calloc((size_t)t->ncols, sizeof *width);
+    int *left = calloc((size_t)t->ncols, sizeof *left);
+    if (!width || !left)
+        goto done;
+    for (int c = 0; c < t->ncols; c++) {
+        width[c] = strlen(t->names[c]);
+        left[c] = column_is_text(t, c);
+    }
+    for (size_t r = 0; r < t->nrows; r++)
+        for (int c = 0; c < t->ncols; c++) {
+            size_t n = strlen(cell_text(t, c, hpq_cell_at(t, r, c), 1, buf, sizeof buf));
+            if (n > width[c])
+                width[c] = n;
+        }
+    for (int c = 0; c < t->ncols; c++)
+        print_text_cell(out, t->names[c], width[c], left[c], c + 1 == t->ncols);
+    fputc('\n', out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (int c = 0; c < t->ncols; c++)
+            print_text_cell(out, cell_text(t, c, hpq_cell_at(t, r, c), 1, buf, sizeof buf),
+                            width[c], left[c], c + 1 == t->ncols);
+        fputc('\n', out);
+    }
+done:
+    free(width);
+    free(left);
+}
+
+static void print_csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void print_csv(const hpq_table *t, FILE *out)
+{
+    char buf[64];
+    for (int c = 0; c < t->ncols; c++) {
+        if (c)
+            fputc(',', out);
+        print_csv_field(out, t->names[c]);
+    }
+    fputc('\n', out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (int c = 0; c < t->ncols; c++) {
+            if (c)
+                fputc(',', out);
+            print_csv_field(out, cell_text(t, c, hpq_cell_at(t, r, c), 0, buf, sizeof buf));
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p == '\t')
+            fputs("\\t", out);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void print_json_value(const hpq_table *t, int col, const hpq_cell *c, FILE *out)
+{
+    char buf[64];
+    if (c->type == HPQ_STR)
+        print_json_string(out, c->s);
+    else if (c->type == HPQ_NULL || (c->type == HPQ_REAL && !isfinite(c->d)))
+        fputs("null", out);
+    else
+        fputs(cell_text(t, col, c, 0, buf, sizeof buf), out);
+}
+
+static void print_json(const hpq_table *t, FILE *out)
+{
+    fputc('[', out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs(r ? ",\n  {" : "\n  {", out);
+        for (int c = 0; c < t->ncols; c++) {
+            if (c)
+                fputs(", ", out);
+            print_json_string(out, t->names[c]);
+            fputs(": ", out);
+            print_json_value(t, c, hpq_cell_at(t, r, c), out);
+        }
+        fputc('}', out);
+    }
+    fputs(t->nrows ? "\n]\n" : "]\n", out);
+}
+
+int hpq_table_print(const hpq_table *t, FILE *out, hpq_format format)
+{
+    if (t->failed)
+        return -1;
+    if (format == HPQ_CSV)
+        print_csv(t, out);
+    else if (format == HPQ_JSON)
+        print_json(t, out);
+    else
+        print_text(t, out);
+    return 0;
+}

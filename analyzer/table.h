@@ -1,0 +1,50 @@
+/*
+ * table.h - result tables of hprof-query, built in memory and then
+ * printed as aligned text, CSV (RFC 4180 quoting) or JSON (an array of
+ * objects), so every report supports every output format.
+ */
+#ifndef HPQ_TABLE_H
+#define HPQ_TABLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sqlite3.h>
+
+typedef enum hpq_format { HPQ_TEXT, HPQ_CSV, HPQ_JSON } hpq_format;
+typedef enum hpq_type { HPQ_NULL, HPQ_INT, HPQ_REAL, HPQ_STR } hpq_type;
+
+typedef struct hpq_cell {
+    hpq_type type;
+    int64_t i;
+    double d;
+    char *s;
+} hpq_cell;
+
+typedef struct hpq_table {
+    int ncols;
+    char **names;
+    int *decimals;      /* REAL columns in text output: digits after the point, -1 = %g */
+    size_t nrows, cap;
+    hpq_cell *cells;    /* nrows x ncols, row-major */
+    int failed;         /* an allocation failed; printing reports it */
+} hpq_table;
+
+/* NULL when out of memory. */
+hpq_table *hpq_table_new(int ncols, const char *const *names);
+void hpq_table_free(hpq_table *t);
+void hpq_table_decimals(hpq_table *t, int col, int decimals);
+
+/* Appends an all-NULL row; the setters below fill the last row. */
+void hpq_table_add_row(hpq_table *t);
+void hpq_set_int(hpq_table *t, int col, int64_t v);
+void hpq_set_real(hpq_table *t, int col, double v);
+void hpq_set_str(hpq_table *t, int col, const char *s);
+/* Copies column `from` of the statement's current row into column `col`. */
+void hpq_set_column(hpq_table *t, int col, sqlite3_stmt *st, int from);
+const hpq_cell *hpq_cell_at(const hpq_table *t, size_t row, int col);
+
+/* Prints the table; returns -1 (and prints nothing) if the table is
+ * incomplete because memory ran out. */
+int hpq_table_print(const hpq_table *t, FILE *out, hpq_format format);
+
+#endif

@@ -1,0 +1,18 @@
+# tests/unit/format_local.mk - unit tests of the profile reader (cmocka)
+# and the shell test of hprof-merge/hprof-query on a known profile.
+# Included from tests/local.mk.
+check_PROGRAMS += tests/unit/mkprofile
+tests_unit_mkprofile_SOURCES = tests/unit/mkprofile.c
+tests_unit_mkprofile_LDADD = libhprof/libhpcore.la
+
+TESTS += tests/unit/test_query.sh
+EXTRA_DIST += tests/unit/test_query.sh
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_format
+tests_unit_test_format_SOURCES = tests/unit/test_format.c
+tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyzer
+tests_unit_test_format_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_format_LDADD = analyzer/libhpanalyze.la $(CMOCKA_LIBS)
+TESTS += tests/unit/test_format
+endif

@@ -1,0 +1,106 @@
+/*
+ * mkprofile.c - writes a small, known two-rank profile with the encoder,
+ * for the analyzer's shell tests (test_query.sh checks exact numbers
+ * derived from the values below).
+ *
+ *   mkprofile OUT.hpf
+ */
+#include <stdio.h>
+#include "hp_profile.h"
+
+#define NOSITE HP_NONE
+#define COUNT(a) (uint32_t)(sizeof(a) / sizeof(a)[0])
+
+/* rank 0: one thread */
+static char *strings0[] = {"", "main", "app.c", "MPI_Send", "MPI_Allreduce", "compute"};
+static hp_site_rec sites0[] = {
+    /* id kind name func file line end parent callee flags module res offset */
+    {0, HP_KIND_ROOT, 0, 0, 0, 0, 0, NOSITE, NOSITE, 0, 0, 0, 0},
+    {1, HP_KIND_PROCEDURE, 1, 1, 2, 10, 90, NOSITE, NOSITE, 0, 0, 0, 0},
+    {2, HP_KIND_LOOP, 0, 1, 2, 20, 40, 1, NOSITE, 0, 0, 0, 0},
+    {3, HP_KIND_COMM, 3, 1, 2, 42, 42, 2, NOSITE, 0, 0, 0, 0},
+    {4, HP_KIND_COMM, 4, 1, 2, 50, 50, 1, NOSITE, HP_SITEF_COLLECTIVE, 0, 0, 0},
+    {5, HP_KIND_PROCEDURE, 5, 5, 2, 100, 120, NOSITE, NOSITE, 0, 0, 0, 0},
+};
+static hp_node_rec nodes0[] = {
+    /* id parent site thread count time min max */
+    {0, HP_NONE, 0, 0, 1, 10.0, 10.0, 10.0},
+    {1, 0, 1, 0, 1, 10.0, 10.0, 10.0},
+    {2, 1, 2, 0, 5, 8.0, 1.5, 1.75},
+    {3, 2, 3, 0, 5, 1.5, 0.25, 0.375},
+    {4, 2, 5, 0, 5, 6.0, 1.0, 1.5},
+    {5, 1, 4, 0, 2, 0.5, 0.125, 0.375},
+};
+static hp_comm_rec comms0[] = {
+    /* node peer count sent recv tran sync min max */
+    {3, 1, 5, 5000, 0, 1.0, 0.5, 0.1, 0.3},
+    {5, HP_PEER_ALL, 2, 16, 16, 0.25, 0.25, 0.125, 0.375},
+};
+
+/* rank 1: two threads, sites in another order, one unresolved site and a
+ * second MPI_Send statement */
+static char *strings1[] = {"", "compute", "app.c", "MPI_Allreduce", "main", "MPI_Recv",
+                           "/opt/lib/libapp.so", "MPI_Send", "/src/app.c"};
+static hp_site_rec sites1[] = {
+    {0, HP_KIND_ROOT, 0, 0, 0, 0, 0, NOSITE, NOSITE, 0, 0, 0, 0},
+    {1, HP_KIND_PROCEDURE, 1, 1, 2, 100, 120, NOSITE, NOSITE, 0, 0, 0, 0},
+    {2, HP_KIND_COMM, 3, 4, 2, 50, 50, 3, NOSITE, HP_SITEF_COLLECTIVE, 0, 0, 0},
+    {3, HP_KIND_PROCEDURE, 4, 4, 2, 10, 90, NOSITE, NOSITE, 0, 0, 0, 0},
+    {4, HP_KIND_LOOP, 0, 4, 2, 20, 40, 3, NOSITE, 0, 0, 0, 0},
+    {5, HP_KIND_COMM, 5, 0, 0, 0, 0, NOSITE, NOSITE, HP_SITEF_DYNAMIC, 6, 0, 0x1a2b},
+    {6, HP_KIND_COMM, 7, 4, 8, 60, 60, 3, NOSITE, 0, 0, 0, 0},
+};
+static hp_node_rec nodes1[] = {
+    {0, HP_NONE, 0, 0, 1, 12.0, 12.0, 12.0},
+    {1, 0, 3, 0, 1, 12.0, 12.0, 12.0},
+    {2, 1, 4, 0, 5, 9.0, 1.5, 2.0},
+    {3, 2, 5, 0, 5, 2.0, 0.25, 0.5},
+    {4, 2, 1, 0, 5, 6.5, 1.0, 1.5},
+    {5, 1, 2, 0, 2, 1.0, 0.25, 0.75},
+    {6, 1, 6, 0, 1, 0.25, 0.25, 0.25},
+    {7, HP_NONE, 0, 1, 1, 4.0, 4.0, 4.0},
+    {8, 7, 1, 1, 3, 3.5, 1.0, 1.5},
+};
+static hp_comm_rec comms1[] = {
+    {3, 0, 5, 0, 5000, 1.25, 0.75, 0.2, 0.3},
+    {5, HP_PEER_ALL, 2, 16, 16, 0.5, 0.5, 0.25, 0.5},
+    {6, 0, 1, 100, 0, 0.125, 0.125, 0.125, 0.125},
+};
+
+static char *argv_run[] = {"./app", "-n", "5"};
+
+int main(int argc, char **argv)
+{
+    hp_run_info run = {2, HP_CLOCK_TSC, 2.5e9, 1000000000ull, 13000000000ull, "./app", 3,
+                       argv_run};
+    hp_rank_data ranks[2] = {
+        {{0, 1, 100, 0, 1000000000ull, 11000000000ull, 10.0, 2.0, 0, "node0"},
+         COUNT(strings0), strings0, COUNT(sites0), sites0, COUNT(nodes0), nodes0,
+         COUNT(comms0), comms0},
+        {{1, 2, 200, 0, 1000000000ull, 13000000000ull, 12.0, 3.0, 0, "node1"},
+         COUNT(strings1), strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1,
+         COUNT(comms1), comms1},
+    };
+    hp_buf b = {0};
+    FILE *f;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: mkprofile OUT.hpf\n");
+        return 2;
+    }
+    hp_encode_preamble(&b);
+    hp_encode_run(&b, &run);
+    for (int r = 0; r < 2; r++)
+        hp_encode_rank(&b, &ranks[r]);
+    hp_encode_end(&b, 2, b.len);
+    if (b.failed || !(f = fopen(argv[1], "wb"))) {
+        perror(argv[1]);
+        return 1;
+    }
+    if (fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
+        perror(argv[1]);
+        return 1;
+    }
+    hp_buf_free(&b);
+    return 0;
+}

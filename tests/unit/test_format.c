@@ -1,0 +1,405 @@
+/*
+ * test_format.c - cmocka tests of the profile reader (analyzer/hpf_read.c):
+ * an encode/decode round trip comparing every field, and one test per
+ * class of corruption checking that it is caught with the right message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "hp_profile.h"
+#include "hpf_read.h"
+
+#define COUNT(a) (uint32_t)(sizeof(a) / sizeof(a)[0])
+
+/* ---- the fixture: two ranks, a few sites, nodes and comms ---- */
+
+static char *strings0[] = {"", "main", "a.c", "MPI_Send", "MPI_Bcast"};
+static hp_site_rec sites0[] = {
+    {0, HP_KIND_ROOT, 0, 0, 0, 0, 0, HP_NONE, HP_NONE, 0, 0, 0, 0},
+    {1, HP_KIND_PROCEDURE, 1, 1, 2, 3, 30, HP_NONE, HP_NONE, HP_SITEF_RESOLVED, 0, 0, 0},
+    {2, HP_KIND_COMM, 3, 1, 2, 7, 7, 1, HP_NONE, 0, 0, 0, 0},
+    {3, HP_KIND_COMM, 4, 1, 2, 9, 9, 1, HP_NONE, HP_SITEF_COLLECTIVE, 0, 0, 0},
+};
+static hp_node_rec nodes0[] = {
+    {0, HP_NONE, 0, 0, 1, 5.0, 5.0, 5.0},
+    {1, 0, 1, 0, 1, 4.5, 4.5, 4.5},
+    {2, 1, 2, 0, 10, 1.25, 0.0625, 0.25},
+    {3, 1, 3, 0, 3, 0.75, 0.125, 0.5},
+};
+static hp_comm_rec comms0[] = {
+    {2, 1, 10, 800, 0, 1.0, 0.25, 0.0625, 0.25},
+    {3, HP_PEER_ALL, 3, 24, 24, 0.5, 0.25, 0.125, 0.5},
+};
+
+static char *strings1[] = {"", "MPI_Recv", "libx.so", "main", "a.c"};
+static hp_site_rec sites1[] = {
+    {0, HP_KIND_ROOT, 0, 0, 0, 0, 0, HP_NONE, HP_NONE, 0, 0, 0, 0},
+    {1, HP_KIND_COMM, 1, 0, 0, 0, 0, HP_NONE, HP_NONE, HP_SITEF_DYNAMIC, 2, 0, 0x1234abcdull},
+    {2, HP_KIND_PROCEDURE, 3, 3, 4, 3, 30, HP_NONE, HP_NONE, 0, 0, 0, 0},
+};
+static hp_node_rec nodes1[] = {
+    {0, HP_NONE, 0, 0, 1, 5.5, 5.5, 5.5},
+    {1, 0, 2, 0, 1, 5.0, 5.0, 5.0},
+    {2, 1, 1, 0, 10, 2.5, 0.125, 0.5},
+    {3, HP_NONE, 0, 1, 1, 3.0, 3.0, 3.0},
+};
+static hp_comm_rec comms1[] = {
+    {2, 0, 10, 0, 800, 2.0, 0.5, 0.125, 0.5},
+};
+
+static char *argv_run[] = {"./prog", "--size", "big arg"};
+static hp_run_info fixture_run = {2, HP_CLOCK_MONOTONIC, 1e9, 123456789ull, 987654321ull,
+                                  "./prog", 3, argv_run};
+static hp_rank_data fixture_ranks[2] = {
+    {{0, 1, 4242, 0, 100, 200, 5.0, 1.75, 0, "host-a"}, COUNT(strings0), strings0,
+     COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0},
+    {{1, 2, 4343, HP_RANKF_OVERFLOW, 110, 210, 5.5, 2.5, 17, "host-b"}, COUNT(strings1),
+     strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1, COUNT(comms1), comms1},
+};
+
+/* The encoded fixture, rebuilt for every test. */
+static hp_buf encoded;
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&encoded, 0, sizeof encoded);
+    hp_encode_preamble(&encoded);
+    hp_encode_run(&encoded, &fixture_run);
+    for (int r = 0; r < 2; r++)
+        hp_encode_rank(&encoded, &fixture_ranks[r]);
+    hp_encode_end(&encoded, 2, encoded.len);
+    return encoded.failed ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hp_buf_free(&encoded);
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+static char tmp_path[] = "/tmp/test_format_XXXXXX";
+
+/* Writes the bytes to a temporary file and reads them back with hpf_read. */
+static int read_bytes(const unsigned char *data, size_t len, hpf_profile *p, char *err,
+                      size_t errlen)
+{
+    strcpy(tmp_path, "/tmp/test_format_XXXXXX");
+    int fd = mkstemp(tmp_path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, len), (ssize_t)len);
+    close(fd);
+    int rc = hpf_read(tmp_path, p, err, errlen);
+    unlink(tmp_path);
+    return rc;
+}
+
+/* Offset of the n-th (0-based) section with `tag`. */
+static size_t find_section(uint32_t tag, int nth)
+{
+    size_t pos = HP_PREAMBLE_LEN;
+    while (pos + HP_SECTION_HEADER_LEN <= encoded.len) {
+        if (hp_get_u32(encoded.data + pos) == tag && nth-- == 0)
+            return pos;
+        pos += HP_SECTION_HEADER_LEN + hp_get_u64(encoded.data + pos + 8);
+    }
+    fail_msg("section not found");
+    return 0;
+}
+
+static void fix_crc(size_t sec)
+{
+    uint64_t len = hp_get_u64(encoded.data + sec + 8);
+    hp_put_u32(encoded.data + sec + 4,
+               hp_crc32(encoded.data + sec + HP_SECTION_HEADER_LEN, (size_t)len));
+}
+
+/* Expects decoding `len` bytes of `encoded` to fail with a message that
+ * contains "offset OFFSET: " followed by `what`. */
+static void expect_error_len(size_t len, size_t offset, const char *what)
+{
+    hpf_profile p;
+    char err[512], want[512];
+    assert_int_equal(read_bytes(encoded.data, len, &p, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: offset %zu: %s", tmp_path, offset, what);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("expected \"%s...\", got \"%s\"", want, err);
+    assert_null(strchr(err, '\n'));
+    assert_null(p.ranks);
+}
+
+static void expect_error(size_t offset, const char *what)
+{
+    expect_error_len(encoded.len, offset, what);
+}
+
+/* ---- round trip ---- */
+
+static void compare_rank(const hp_rank_data *a, const hp_rank_data *b)
+{
+    assert_int_equal(a->info.rank, b->info.rank);
+    assert_int_equal(a->info.threads, b->info.threads);
+    assert_int_equal(a->info.pid, b->info.pid);
+    assert_int_equal(a->info.flags, b->info.flags);
+    assert_int_equal(a->info.start_ns, b->info.start_ns);
+    assert_int_equal(a->info.end_ns, b->info.end_ns);
+    assert_true(a->info.wall == b->info.wall);
+    assert_true(a->info.mpi_time == b->info.mpi_time);
+    assert_int_equal(a->info.overflow_events, b->info.overflow_events);
+    assert_string_equal(a->info.host, b->info.host);
+    assert_int_equal(a->nstrings, b->nstrings);
+    for (uint32_t i = 0; i < a->nstrings; i++)
+        assert_string_equal(a->strings[i], b->strings[i]);
+    assert_int_equal(a->nsites, b->nsites);
+    assert_memory_equal(a->sites, b->sites, a->nsites * sizeof *a->sites);
+    assert_int_equal(a->nnodes, b->nnodes);
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        const hp_node_rec *x = &a->nodes[i], *y = &b->nodes[i];
+        assert_int_equal(x->id, y->id);
+        assert_int_equal(x->parent, y->parent);
+        assert_int_equal(x->site, y->site);
+        assert_int_equal(x->thread, y->thread);
+        assert_int_equal(x->count, y->count);
+        assert_true(x->time == y->time && x->min == y->min && x->max == y->max);
+    }
+    assert_int_equal(a->ncomms, b->ncomms);
+    for (uint32_t i = 0; i < a->ncomms; i++) {
+        const hp_comm_rec *x = &a->comms[i], *y = &b->comms[i];
+        assert_int_equal(x->node, y->node);
+        assert_int_equal(x->peer, y->peer);
+        assert_int_equal(x->count, y->count);
+        assert_int_equal(x->bytes_sent, y->bytes_sent);
+        assert_int_equal(x->bytes_recv, y->bytes_recv);
+        assert_true(x->tran == y->tran && x->sync == y->sync);
+        assert_true(x->min == y->min && x->max == y->max);
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    hpf_profile p;
+    char err[512];
+    (void)state;
+    if (read_bytes(encoded.data, encoded.len, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.version, HP_FORMAT_VERSION);
+    assert_int_equal(p.file_len, encoded.len);
+    assert_int_equal(p.run.nranks, 2);
+    assert_int_equal(p.nranks, 2);
+    assert_int_equal(p.run.clock, HP_CLOCK_MONOTONIC);
+    assert_true(p.run.ticks_per_sec == 1e9);
+    assert_int_equal(p.run.start_ns, 123456789ull);
+    assert_int_equal(p.run.end_ns, 987654321ull);
+    assert_string_equal(p.run.program, "./prog");
+    assert_int_equal(p.run.argc, 3);
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(p.run.argv[i], argv_run[i]);
+    for (int r = 0; r < 2; r++)
+        compare_rank(&p.ranks[r], &fixture_ranks[r]);
+    assert_int_equal(p.ranks[0].comms[1].peer, HP_PEER_ALL);
+    hpf_free(&p);
+    assert_null(p.ranks);
+}
+
+/* ---- corruption classes ---- */
+
+static void test_checksum(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_NODE, 1);
+    encoded.data[sec + HP_SECTION_HEADER_LEN + 20] ^= 0x40;
+    expect_error(sec, "checksum mismatch in NODE section of rank 1");
+}
+
+static void test_truncation(void **state)
+{
+    (void)state;
+    size_t run = find_section(HP_SEC_RUN, 0);
+    size_t site0 = find_section(HP_SEC_SITE, 0);
+    size_t rank1 = find_section(HP_SEC_RANK, 1);
+    size_t end = find_section(HP_SEC_END, 0);
+
+    expect_error_len(0, 0, "bad magic");
+    expect_error_len(12, 12, "file truncated inside the preamble");
+    expect_error_len(HP_PREAMBLE_LEN, run, "file truncated: RUN section missing");
+    expect_error_len(run + 8, run, "file truncated inside the header of the RUN section");
+    expect_error_len(site0 + HP_SECTION_HEADER_LEN + 30, site0,
+                     "file truncated: SITE section of rank 0 has");
+    expect_error_len(rank1, rank1, "file truncated: RANK section of rank 1 missing");
+    expect_error_len(end, end, "file truncated: END section missing");
+    expect_error_len(encoded.len - 1, end, "file truncated: END section has 12 payload");
+}
+
+static void test_bad_magic(void **state)
+{
+    (void)state;
+    encoded.data[1] = 'X';
+    expect_error(0, "bad magic");
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    hp_put_u32(encoded.data + 8, 99);
+    expect_error(8, "unsupported format version 99 (this reader supports 1)");
+}
+
+static void test_wrong_tag(void **state)
+{
+    (void)state;
+    size_t strs = find_section(HP_SEC_STRS, 0);
+    hp_put_u32(encoded.data + strs, HP_SEC_SITE);
+    expect_error(strs, "expected STRS section of rank 0, found SITE section");
+    hp_put_u32(encoded.data + strs, HP_FOURCC('J', 'U', 'N', 'K'));
+    expect_error(strs, "expected STRS section of rank 0, found unknown tag");
+}
+
+/* Drops the last byte of the payload of section `sec`, keeping the CRC valid. */
+static void shrink_payload(size_t sec)
+{
+    uint64_t len = hp_get_u64(encoded.data + sec + 8);
+    size_t cut = sec + HP_SECTION_HEADER_LEN + (size_t)len - 1;
+    memmove(encoded.data + cut, encoded.data + cut + 1, encoded.len - cut - 1);
+    encoded.len--;
+    hp_put_u64(encoded.data + sec + 8, len - 1);
+    fix_crc(sec);
+}
+
+static void test_record_size(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_NODE, 0);
+    shrink_payload(sec);
+    expect_error(sec, "NODE section of rank 0 payload length 191 is not a multiple of"
+                      " the record size 48");
+}
+
+static void test_string_payload(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_STRS, 1);
+    shrink_payload(sec);
+    /* the last string, "a.c", lost its final byte */
+    size_t prefix = sec + HP_SECTION_HEADER_LEN + hp_get_u64(encoded.data + sec + 8) + 1 - 3 - 4;
+    expect_error(prefix + 4, "string of the STRS section of rank 1 runs past the end");
+}
+
+/* Patches a u32 field of record `index` in section `sec` and fixes the CRC. */
+static void patch_record(size_t sec, size_t reclen, uint32_t index, size_t field,
+                         uint32_t value)
+{
+    size_t at = sec + HP_SECTION_HEADER_LEN + index * reclen;
+    hp_put_u32(encoded.data + at + field, value);
+    fix_crc(sec);
+}
+
+static void test_node_parent(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_NODE, 0);
+    patch_record(sec, HP_NODE_REC_LEN, 2, 4, 7);
+    expect_error(sec + HP_SECTION_HEADER_LEN + 2 * HP_NODE_REC_LEN,
+                 "node 2 of rank 0: parent 7 out of range (must precede it)");
+    patch_record(sec, HP_NODE_REC_LEN, 2, 4, 2);
+    expect_error(sec + HP_SECTION_HEADER_LEN + 2 * HP_NODE_REC_LEN,
+                 "node 2 of rank 0: parent 2 out of range");
+}
+
+static void test_indices(void **state)
+{
+    (void)state;
+    size_t site = find_section(HP_SEC_SITE, 1);
+    size_t node = find_section(HP_SEC_NODE, 1);
+    size_t comm = find_section(HP_SEC_COMM, 0);
+
+    patch_record(site, HP_SITE_REC_LEN, 1, 8, 5); /* name */
+    expect_error(site + HP_SECTION_HEADER_LEN + HP_SITE_REC_LEN,
+                 "site 1 of rank 1: name string index 5 out of range (5 strings)");
+    patch_record(site, HP_SITE_REC_LEN, 1, 8, 1);
+    patch_record(site, HP_SITE_REC_LEN, 1, 28, 9); /* parent */
+    expect_error(site + HP_SECTION_HEADER_LEN + HP_SITE_REC_LEN,
+                 "site 1 of rank 1: parent site 9 out of range");
+    patch_record(site, HP_SITE_REC_LEN, 1, 28, HP_NONE);
+
+    patch_record(node, HP_NODE_REC_LEN, 2, 8, 3); /* site */
+    expect_error(node + HP_SECTION_HEADER_LEN + 2 * HP_NODE_REC_LEN,
+                 "node 2 of rank 1: site 3 out of range (3 sites)");
+    patch_record(node, HP_NODE_REC_LEN, 2, 8, 1);
+
+    patch_record(comm, HP_COMM_REC_LEN, 0, 0, 4); /* node */
+    expect_error(comm + HP_SECTION_HEADER_LEN,
+                 "comm record 0 of rank 0: node 4 out of range (4 nodes)");
+    patch_record(comm, HP_COMM_REC_LEN, 0, 0, 2);
+    patch_record(comm, HP_COMM_REC_LEN, 0, 4, 2); /* peer */
+    expect_error(comm + HP_SECTION_HEADER_LEN,
+                 "comm record 0 of rank 0: peer 2 out of range (2 ranks)");
+}
+
+static void test_rank_order(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_RANK, 1);
+    hp_put_u32(encoded.data + sec + HP_SECTION_HEADER_LEN, 0);
+    fix_crc(sec);
+    expect_error(sec + HP_SECTION_HEADER_LEN, "RANK section has rank number 0, expected 1");
+}
+
+static void test_end(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_END, 0);
+    size_t payload = sec + HP_SECTION_HEADER_LEN;
+
+    hp_put_u32(encoded.data + payload, 3);
+    fix_crc(sec);
+    expect_error(payload, "END section counts 3 ranks, RUN section says 2");
+
+    hp_put_u32(encoded.data + payload, 2);
+    hp_put_u64(encoded.data + payload + 4, encoded.len + 8);
+    fix_crc(sec);
+    expect_error(payload + 4, "END section gives file length");
+
+    hp_put_u64(encoded.data + payload + 4, encoded.len);
+    fix_crc(sec);
+    unsigned char *extra = hp_buf_reserve(&encoded, 4);
+    assert_non_null(extra);
+    memset(extra, 0, 4);
+    expect_error(encoded.len - 4, "4 unexpected bytes after the END section");
+}
+
+static void test_missing_file(void **state)
+{
+    hpf_profile p;
+    char err[512];
+    (void)state;
+    assert_int_equal(hpf_read("/nonexistent/x.hpf", &p, err, sizeof err), -1);
+    assert_string_equal(err, "/nonexistent/x.hpf: No such file or directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checksum, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_tag, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_string_payload, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_parent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_indices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rank_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

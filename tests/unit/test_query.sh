@@ -1,0 +1,166 @@
+#!/bin/sh
+# test_query.sh - end-to-end test of hprof-merge and hprof-query on the
+# known profile written by mkprofile: exact numbers in CSV output, JSON
+# validity, error messages and exit codes.  Run from the build directory
+# (as `make check` does) or with top_builddir set.
+set -u
+top=${top_builddir:-.}
+MKPROFILE=$top/tests/unit/mkprofile
+MERGE=$top/analyzer/hprof-merge
+QUERY=$top/analyzer/hprof-query
+dir=$(mktemp -d "${TMPDIR:-/tmp}/test_query.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect_out NAME EXPECTED COMMAND... : stdout must equal EXPECTED, exit 0
+expect_out() {
+    name=$1 want=$2
+    shift 2
+    got=$("$@" 2>"$dir/err")
+    rc=$?
+    [ $rc -eq 0 ] || fail "$name: exit $rc: $(cat "$dir/err")"
+    [ "$got" = "$want" ] || fail "$name: got
+$got
+expected
+$want"
+}
+
+# expect_err NAME STATUS MESSAGE COMMAND... : stderr must equal MESSAGE,
+# stdout must be empty, exit status must be STATUS
+expect_err() {
+    name=$1 status=$2 want=$3
+    shift 3
+    "$@" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ $rc -eq "$status" ] || fail "$name: exit $rc, expected $status"
+    [ "$(cat "$dir/err")" = "$want" ] || fail "$name: stderr: $(cat "$dir/err"), expected $want"
+    [ ! -s "$dir/out" ] || fail "$name: wrote to stdout: $(cat "$dir/out")"
+}
+
+$MKPROFILE "$dir/p.hpf" || exit 99
+
+expect_out merge "hprof-merge: wrote $dir/p.db (2 ranks, 8 sites, 9 nodes)" $MERGE "$dir/p.hpf"
+expect_err merge-exists 1 "hprof-merge: $dir/p.db exists (use -f to overwrite)" \
+    $MERGE "$dir/p.hpf"
+expect_out merge-force "hprof-merge: wrote $dir/q.db (2 ranks, 8 sites, 9 nodes)" \
+    $MERGE "$dir/p.hpf" -o "$dir/q.db" -f
+expect_err merge-usage 2 "hprof-merge: unknown option -x (try --help)" $MERGE -x
+
+expect_out listing "node,depth,site,calls,time,mean,max,imbalance,pct
+1,0,root,3,26,13,16,1.23076923076923,118.181818181818
+2,1,main,2,22,11,12,1.09090909090909,100
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,77.2727272727273
+5,3,compute,10,12.5,6.25,6.5,1.04,56.8181818181818
+7,3,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,9.09090909090909
+4,3,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,6.81818181818182
+6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,6.81818181818182
+8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,1.13636363636364
+9,1,compute,3,3.5,1.75,3.5,2,15.9090909090909" $QUERY "$dir/p.db" --format csv
+
+expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct
+1,0,root,3,26,13,16,1.23076923076923,118.181818181818
+2,1,main,2,22,11,12,1.09090909090909,100
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,77.2727272727273" \
+    $QUERY "$dir/p.db" --format=csv --depth 2 --top 3
+
+expect_out flat "site,label,kind,calls,time,mean,max,imbalance,pct
+1,root,root,3,26,13,16,1.23076923076923,118.181818181818
+2,main,procedure,2,22,11,12,1.09090909090909,100
+3,loop@app.c:20,loop,10,17,8.5,9,1.05882352941176,77.2727272727273
+6,compute,procedure,13,16,8,10,1.25,72.7272727272727" $QUERY "$dir/p.db" --flat --top 4 --format csv
+
+expect_out sql "site,label,calls,time
+2,main,2,22
+6,compute,13,16" \
+    $QUERY "$dir/p.db" --sql "SELECT site, label, calls, time FROM site_time
+        WHERE kind IN ('procedure', 'comm') ORDER BY time DESC LIMIT 2" --format csv
+
+expect_out comm "peer,count,bytes_sent,bytes_recv,tran,sync,min,max
+*all*,4,32,32,0.75,0.75,0.125,0.5
+0,1,100,0,0.125,0.125,0.125,0.125
+1,5,5000,0,1,0.5,0.1,0.3" $QUERY "$dir/p.db" --comm main --format csv
+
+expect_out comm-by-rank "rank,peer,count,bytes_sent,bytes_recv,tran,sync,min,max
+0,1,5,5000,0,1,0.5,0.1,0.3
+1,0,1,100,0,0.125,0.125,0.125,0.125" \
+    $QUERY "$dir/p.db" --comm MPI_Send --by-rank --format csv
+
+expect_out comm-file-line "peer,count,bytes_sent,bytes_recv,tran,sync,min,max
+0,1,100,0,0.125,0.125,0.125,0.125" $QUERY "$dir/p.db" --comm /src/app.c:60 --format csv
+
+expect_out ranks "rank,calls,time,tran,sync
+0,5,6,0,0
+1,8,10,0,0" $QUERY "$dir/p.db" --ranks compute --format csv
+
+expect_out ranks-comm "rank,calls,time,tran,sync
+0,5,1.5,1,0.5
+1,0,0,0,0" $QUERY "$dir/p.db" --ranks app.c:42 --format csv
+
+expect_out ranks-node "rank,calls,time,tran,sync
+0,0,0,0,0
+1,5,2,1.25,0.75" $QUERY "$dir/p.db" --ranks '#7' --format csv
+
+expect_out sql-quoting 'a,b
+"x,""y""",' $QUERY "$dir/p.db" --sql "SELECT 'x,\"y\"' AS a, NULL AS b" --format csv
+
+# JSON of every report must parse
+for args in "" "--flat" "--comm main" "--comm main --by-rank" "--ranks compute"; do
+    # shellcheck disable=SC2086
+    $QUERY "$dir/p.db" $args --format json >"$dir/out.json" 2>"$dir/err" ||
+        fail "json $args: $(cat "$dir/err")"
+    python3 -m json.tool "$dir/out.json" >/dev/null 2>&1 || fail "json $args: invalid JSON"
+done
+expect_out json-values '[
+  {"rank": 0, "host": "node0", "wall": 10}
+]' $QUERY "$dir/p.db" --sql "SELECT rank, host, wall FROM rank WHERE rank = 0" --format json
+
+# a profile is merged on first use into the database next to it
+rm -f "$dir/p.db"
+expect_out query-profile "rank
+0
+1" $QUERY "$dir/p.hpf" --sql "SELECT rank FROM rank ORDER BY rank" --format csv
+[ -f "$dir/p.db" ] || fail "query-profile: $dir/p.db not created"
+
+# errors: one line, exit 1 at run time, 2 for usage
+expect_err unknown-site 1 "hprof-query: no site matches 'nosuch' in $dir/p.db" \
+    $QUERY "$dir/p.db" --ranks nosuch
+expect_err ambiguous 1 "hprof-query: 'MPI_Send' is ambiguous, it matches 2 sites: MPI_Send@app.c:42 (comm), MPI_Send@app.c:60 (comm); use file:line or a node id #N" \
+    $QUERY "$dir/p.db" --ranks MPI_Send
+expect_err bad-sql 1 "hprof-query: $dir/p.db: no such table: nosuch" \
+    $QUERY "$dir/p.db" --sql "SELECT * FROM nosuch"
+expect_err bad-option 2 "hprof-query: unknown option --bogus (try --help)" \
+    $QUERY "$dir/p.db" --bogus
+expect_err bad-format 2 "hprof-query: --format must be text, csv or json, not xml (try --help)" \
+    $QUERY "$dir/p.db" --format xml
+expect_err no-file 1 "hprof-query: $dir/none.db: No such file or directory" \
+    $QUERY "$dir/none.db"
+
+# a corrupt profile: one payload byte of rank 1's NODE section flipped
+off=$(python3 -c "
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+pos, nodes = 16, []
+while pos + 16 <= len(d):
+    tag, crc, n = struct.unpack_from('<IIQ', d, pos)
+    if tag == 0x45444f4e:  # 'NODE'
+        nodes.append(pos)
+    pos += 16 + n
+d[nodes[1] + 16 + 5] ^= 0xff
+open(sys.argv[2], 'wb').write(d)
+print(nodes[1])" "$dir/p.hpf" "$dir/bad.hpf") || exit 99
+expect_err corrupt-merge 1 "hprof-merge: $dir/bad.hpf: offset $off: checksum mismatch in NODE section of rank 1" \
+    $MERGE "$dir/bad.hpf"
+expect_err corrupt-query 1 "hprof-query: $dir/bad.hpf: offset $off: checksum mismatch in NODE section of rank 1" \
+    $QUERY "$dir/bad.hpf"
+[ -z "$(ls "$dir" | grep '^bad\.db')" ] || fail "corrupt profile left $(ls "$dir" | grep '^bad\.db')"
+
+if [ $failures -ne 0 ]; then
+    echo "$failures failure(s)"
+    exit 1
+fi
+echo "all hprof-query tests passed"
