@@ -270,6 +270,8 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total_wa
         stack[sp++] = &tr->nodes[0];
     while (sp && (o->top == 0 || t->nrows < (size_t)o->top)) {
         tree_node *nd = stack[--sp];
+        if (nd->calls == 0 && nd->nkids == 0 && nd != &tr->nodes[0])
+            continue; /* an unused leaf, such as an empty <overflow> */
         add_tree_row(t, nd, total_wall, o->format == HPQ_TEXT);
         if (o->depth >= 0 && nd->depth >= o->depth)
             continue;
