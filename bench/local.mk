@@ -1,1 +1,6 @@
-# bench/local.mk - rules for bench/ (filled in by its work)
+# bench/local.mk - `make bench`: wrapper-cost and ping-pong benchmarks of
+# plain vs -lhprof builds (bench/run.sh).  Never part of `make check`.
+EXTRA_DIST += bench/run.sh bench/pingpong.c bench/wrapcost.c
+.PHONY: bench
+bench: all
+	$(SHELL) $(top_srcdir)/bench/run.sh $(abs_top_builddir)

@@ -8,3 +8,4 @@ tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_core_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 endif
 include tests/unit/format_local.mk
+include tests/mpi/local.mk

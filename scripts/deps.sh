@@ -1,0 +1,29 @@
+#!/bin/bash
+# scripts/deps.sh - install the Debian packages hprof needs to build, test and
+# run its demo, but only those missing: when everything is present it makes no
+# apt call at all.  Run it (bash scripts/deps.sh) or source it; used by
+# scripts/build.sh, examples/demo.sh and tests/check.sh.
+set -euo pipefail
+
+hprof_deps() {
+    local pkgs=(build-essential autoconf automake libtool pkg-config python3
+        openmpi-bin libopenmpi-dev libpapi-dev libunwind-dev libsqlite3-dev sqlite3
+        libcmocka-dev libdw-dev libelf-dev clang libclang-dev llvm-dev libomp-dev)
+    local missing=() p sudo=()
+    for p in "${pkgs[@]}"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+            missing+=("$p")
+        fi
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "deps: all ${#pkgs[@]} packages present"
+        return 0
+    fi
+    [ "$(id -u)" = 0 ] || sudo=(sudo)
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -q </dev/null
+    "${sudo[@]}" apt-get install -y -q "${missing[@]}" </dev/null
+}
+
+hprof_deps

@@ -1,0 +1,37 @@
+#!/bin/bash
+# tests/check.sh - the whole test suite, as CI runs it (.ci/run): installs
+# missing packages, builds and installs hprof (scripts/build.sh), runs
+# `make -j2 check`, prints the logs of failed tests, and ends with one line
+# "N passed, M failed" (from automake's # PASS / # FAIL counts).  Exits
+# non-zero on any failure.  Needs no stdin; works on a fresh clone as root.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+jobs=${JOBS:-2}
+
+if ! bash scripts/build.sh </dev/null; then
+    echo "check: the build failed (see above)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+mkdir -p _build
+log=_build/check.log
+echo "check: make -j$jobs check"
+rc=0
+make -j"$jobs" check </dev/null 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+
+count() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$log" | awk '{ s += $1 } END { print s + 0 }'; }
+pass=$(count PASS)
+fail=$(($(count FAIL) + $(count ERROR) + $(count XPASS)))
+
+if [ "$rc" != 0 ] || [ "$fail" != 0 ]; then
+    while IFS= read -r f; do
+        echo "================ $f"
+        cat "$f"
+    done < <(find . -name test-suite.log -not -path './_build/*' 2>/dev/null)
+    [ "$fail" != 0 ] || fail=1 # make check failed outside the tests (e.g. a build error)
+fi
+echo "$pass passed, $fail failed"
+[ "$rc" = 0 ] && [ "$fail" = 0 ]

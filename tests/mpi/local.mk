@@ -1,0 +1,45 @@
+# tests/mpi/local.mk - MPI integration tests: small programs with known
+# ground truth, linked in the tree against pmpi/libhprof.la, run under mpirun
+# and checked through hprof-query by tests/mpi/run.sh.  Included from
+# tests/local.mk.
+EXTRA_DIST += tests/mpi/run.sh
+if HAVE_MPI
+HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
+	tests/mpi/nonblocking tests/mpi/anysource tests/mpi/threads \
+	tests/mpi/pcontrol
+check_PROGRAMS += $(HP_MPI_TESTS)
+TESTS += tests/mpi/run.sh
+HP_MPI_TEST_CF = $(AM_CFLAGS) $(MPI_CFLAGS) -pthread -g -O1
+HP_MPI_TEST_LIBS = pmpi/libhprof.la $(MPI_LIBS)
+HP_MPI_TEST_LF = -pthread -no-install
+
+tests_mpi_late_sender_SOURCES = tests/mpi/late_sender.c
+tests_mpi_late_sender_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_late_sender_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_late_sender_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_ring_alltoall_SOURCES = tests/mpi/ring_alltoall.c
+tests_mpi_ring_alltoall_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_ring_alltoall_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_ring_alltoall_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_nonblocking_SOURCES = tests/mpi/nonblocking.c
+tests_mpi_nonblocking_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_nonblocking_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_nonblocking_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_anysource_SOURCES = tests/mpi/anysource.c
+tests_mpi_anysource_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_anysource_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_anysource_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_threads_SOURCES = tests/mpi/threads.c
+tests_mpi_threads_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_threads_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_threads_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_pcontrol_SOURCES = tests/mpi/pcontrol.c
+tests_mpi_pcontrol_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_pcontrol_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_pcontrol_LDADD = $(HP_MPI_TEST_LIBS)
+endif
