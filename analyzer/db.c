@@ -20,7 +20,7 @@ static const char *const schema_sql =
     "CREATE TABLE run(key TEXT PRIMARY KEY, value);\n"
     "CREATE TABLE rank(rank INTEGER PRIMARY KEY, host TEXT, pid INTEGER,"
     " threads INTEGER, start_ns INTEGER, end_ns INTEGER, wall REAL, mpi_time REAL,"
-    " overflow_events INTEGER, flags INTEGER);\n"
+    " overflow_events INTEGER, flags INTEGER, omp_threads INTEGER);\n"
     "CREATE TABLE site(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, func TEXT,"
     " file TEXT, line INTEGER, end_line INTEGER, parent INTEGER, callee INTEGER,"
     " flags INTEGER, module TEXT, offset INTEGER, label TEXT);\n"
@@ -214,7 +214,7 @@ static int write_ranks(writer *w)
 {
     sqlite3_stmt *st;
     int rc = 0;
-    if (prepare(w, "INSERT INTO rank VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+    if (prepare(w, "INSERT INTO rank VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
         return -1;
     for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
         const hp_rank_info *ri = &w->p->ranks[r].info;
@@ -228,6 +228,7 @@ static int write_ranks(writer *w)
         sqlite3_bind_double(st, 8, ri->mpi_time);
         sqlite3_bind_int64(st, 9, (int64_t)ri->overflow_events);
         sqlite3_bind_int64(st, 10, ri->flags);
+        sqlite3_bind_int64(st, 11, ri->omp_threads);
         rc = step(w, st);
     }
     sqlite3_finalize(st);

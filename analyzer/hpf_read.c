@@ -271,6 +271,7 @@ static int read_rank_info(reader *r, size_t *pos, uint32_t rank, hp_rank_info *r
     if (get_u32(r, &s, "thread count", &ri->threads) ||
         get_u32(r, &s, "pid", &ri->pid) ||
         get_u32(r, &s, "flags", &ri->flags) ||
+        get_u32(r, &s, "OpenMP thread count", &ri->omp_threads) ||
         get_u64(r, &s, "start time", &ri->start_ns) ||
         get_u64(r, &s, "end time", &ri->end_ns) ||
         get_f64(r, &s, "wall time", &ri->wall) ||

@@ -119,6 +119,7 @@ static int print_header(const hpq_ctx *ctx)
         "SELECT (SELECT value FROM run WHERE key = 'program'),"
         " (SELECT value FROM run WHERE key = 'argv'),"
         " (SELECT COUNT(*) FROM rank), (SELECT MAX(threads) FROM rank),"
+        " (SELECT MAX(omp_threads) FROM rank),"
         " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
         " MIN(p), AVG(p), MAX(p)"
         " FROM (SELECT CASE WHEN wall > 0 THEN 100.0 * mpi_time / wall ELSE 0 END AS p"
@@ -132,11 +133,12 @@ static int print_header(const hpq_ctx *ctx)
     const hpq_cell *c = t->cells;
     const char *argv = c[1].s && *c[1].s ? c[1].s : c[0].s ? c[0].s : "?";
     fprintf(ctx->out, "program:   %s\n", argv);
-    fprintf(ctx->out, "ranks:     %lld x %lld threads\n", (long long)c[2].i, (long long)c[3].i);
+    fprintf(ctx->out, "ranks:     %lld x %lld threads (recording; OpenMP threads: %lld)\n",
+            (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
     fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
-            c[4].d, c[5].d);
+            c[5].d, c[6].d);
     fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks\n\n",
-            c[6].d, c[7].d, c[8].d);
+            c[7].d, c[8].d, c[9].d);
     hpq_table_free(t);
     return 0;
 }

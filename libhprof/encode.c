@@ -116,6 +116,7 @@ static void encode_rank_info(hp_buf *b, const hp_rank_info *ri)
     hp_buf_put_u32(b, ri->threads);
     hp_buf_put_u32(b, ri->pid);
     hp_buf_put_u32(b, ri->flags);
+    hp_buf_put_u32(b, ri->omp_threads);
     hp_buf_put_u64(b, ri->start_ns);
     hp_buf_put_u64(b, ri->end_ns);
     hp_buf_put_f64(b, ri->wall);

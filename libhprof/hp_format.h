@@ -15,7 +15,8 @@
  *   RUN   u32 nranks, u32 clock (HP_CLOCK_*), f64 ticks per second,
  *         u64 start and u64 end (unix ns, rank 0), str program, u32 argc,
  *         argc x str argument
- *   RANK  u32 rank, u32 threads, u32 pid, u32 flags (HP_RANKF_*),
+ *   RANK  u32 rank, u32 threads (that recorded), u32 pid, u32 flags
+ *         (HP_RANKF_*), u32 OpenMP threads (omp_get_max_threads, 0: none),
  *         u64 start, u64 end (unix ns), f64 wall, f64 mpi time,
  *         u64 overflow events, str hostname
  *   STRS  u32 count, count x str          (indexed from 0; 0 is "")

@@ -20,6 +20,7 @@ typedef struct hp_run_info {
 
 typedef struct hp_rank_info {
     uint32_t rank, threads, pid, flags;
+    uint32_t omp_threads;    /* 0 when the program has no OpenMP runtime */
     uint64_t start_ns, end_ns;
     double wall, mpi_time;
     uint64_t overflow_events;

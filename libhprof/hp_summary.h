@@ -29,7 +29,7 @@ typedef struct hp_agg_row {
 } hp_agg_row;
 
 typedef struct hp_agg {
-    uint32_t nranks, threads_max;
+    uint32_t nranks, threads_max, omp_threads_max;
     double wall_max, wall_sum;
     double mpi_pct_min, mpi_pct_max, mpi_pct_sum;
     uint64_t overflow_events;

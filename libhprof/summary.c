@@ -125,6 +125,7 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
     double pct = 100.0 * rd->info.mpi_time / wall;
     a->nranks = 1;
     a->threads_max = rd->info.threads;
+    a->omp_threads_max = rd->info.omp_threads;
     a->wall_max = a->wall_sum = rd->info.wall;
     a->mpi_pct_min = a->mpi_pct_max = a->mpi_pct_sum = pct;
     a->overflow_events = rd->info.overflow_events;
@@ -163,8 +164,10 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
     into->mpi_pct_sum += from->mpi_pct_sum;
     into->wall_max = dmax(into->wall_max, from->wall_max);
     into->wall_sum += from->wall_sum;
-    into->threads_max = into->threads_max > from->threads_max ? into->threads_max
-                                                              : from->threads_max;
+    if (from->threads_max > into->threads_max)
+        into->threads_max = from->threads_max;
+    if (from->omp_threads_max > into->omp_threads_max)
+        into->omp_threads_max = from->omp_threads_max;
     into->nranks += from->nranks;
     into->overflow_events += from->overflow_events;
     return 0;
@@ -176,6 +179,7 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
 {
     hp_buf_put_u32(b, a->nranks);
     hp_buf_put_u32(b, a->threads_max);
+    hp_buf_put_u32(b, a->omp_threads_max);
     hp_buf_put_f64(b, a->wall_max);
     hp_buf_put_f64(b, a->wall_sum);
     hp_buf_put_f64(b, a->mpi_pct_min);
@@ -276,6 +280,7 @@ int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
     memset(a, 0, sizeof *a);
     a->nranks = rd_u32(&rd);
     a->threads_max = rd_u32(&rd);
+    a->omp_threads_max = rd_u32(&rd);
     a->wall_max = rd_f64(&rd);
     a->wall_sum = rd_f64(&rd);
     a->mpi_pct_min = rd_f64(&rd);
@@ -309,12 +314,12 @@ static int row_by_time(const void *x, const void *y)
 
 static void print_bytes(char *buf, size_t len, uint64_t b)
 {
-    if (b >= 10ull << 30)
-        snprintf(buf, len, "%.1f GB", b / 1073741824.0);
-    else if (b >= 10ull << 20)
-        snprintf(buf, len, "%.1f MB", b / 1048576.0);
-    else if (b >= 10ull << 10)
-        snprintf(buf, len, "%.1f KB", b / 1024.0);
+    if (b >= 1ull << 30)
+        snprintf(buf, len, "%.1f GiB", b / 1073741824.0);
+    else if (b >= 1ull << 20)
+        snprintf(buf, len, "%.1f MiB", b / 1048576.0);
+    else if (b >= 1ull << 10)
+        snprintf(buf, len, "%.1f KiB", b / 1024.0);
     else
         snprintf(buf, len, "%llu B", (unsigned long long)b);
 }
@@ -357,8 +362,12 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
 {
     double nr = a->nranks ? a->nranks : 1;
     fprintf(out, "hprof: ==== hprof summary: %s ====\n", si->program);
-    fprintf(out, "hprof: %u ranks x %u threads, wall %.3f s (max over ranks)\n",
-            a->nranks, a->threads_max, a->wall_max);
+    if (a->omp_threads_max)
+        fprintf(out, "hprof: %u ranks x %u OpenMP threads (%u recording), wall %.3f s (max over ranks)\n",
+                a->nranks, a->omp_threads_max, a->threads_max, a->wall_max);
+    else
+        fprintf(out, "hprof: %u ranks x %u threads, wall %.3f s (max over ranks)\n",
+                a->nranks, a->threads_max, a->wall_max);
     fprintf(out, "hprof: MPI time %.1f%% of wall (min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
             a->mpi_pct_sum / nr, a->mpi_pct_min, a->mpi_pct_sum / nr, a->mpi_pct_max);
     if (!si->coll_sync)

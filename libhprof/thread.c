@@ -138,10 +138,20 @@ uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site)
 uint32_t hp_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
                            const char *name, uint32_t flags)
 {
-    uint32_t site = hp_site_dynamic(addr, kind, name, flags);
-    if (site == HP_SITE_OVERFLOW || hp_map_put(&t->site_cache, addr, site) != 0)
-        return overflow(t);
-    return hp_cct_child(t, t->current, site);
+    uint32_t site = hp_map_get(&t->site_cache, addr);
+    if (site == HP_MAP_MISSING) {
+        site = hp_site_dynamic(addr, kind, name, flags);
+        if (site == HP_SITE_OVERFLOW || hp_map_put(&t->site_cache, addr, site) != 0)
+            return overflow(t);
+    }
+    uint32_t node = hp_cct_child(t, t->current, site);
+    if (node != t->overflow) {
+        hp_site_memo *m = hp_memo_slot(t, addr);
+        m->addr = addr;
+        m->ctx = t->current;
+        m->node = node;
+    }
+    return node;
 }
 
 uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer)

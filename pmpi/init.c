@@ -4,6 +4,7 @@
  * reduces the summary over ranks, writes the profile and prints the
  * summary on rank 0 before the real MPI_Finalize.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -96,12 +97,22 @@ int MPI_Pcontrol(const int level, ...)
     return PMPI_Pcontrol(level);
 }
 
+/* The OpenMP team size, when the program has an OpenMP runtime loaded
+ * (found without linking one into libhprof). */
+static uint32_t openmp_threads(void)
+{
+    int (*max_threads)(void);
+    *(void **)&max_threads = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    return max_threads ? (uint32_t)max_threads() : 0;
+}
+
 static void fill_rank_info(hp_rank_info *ri, uint64_t end_ticks)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     ri->rank = (uint32_t)hp_world_rank;
     ri->pid = (uint32_t)getpid();
+    ri->omp_threads = openmp_threads();
     ri->host = strdup(host);
     ri->start_ns = start_ns;
     ri->end_ns = hp_unix_ns();

@@ -56,9 +56,9 @@ static char *argv_run[] = {"./prog", "--size", "big arg"};
 static hp_run_info fixture_run = {2, HP_CLOCK_MONOTONIC, 1e9, 123456789ull, 987654321ull,
                                   "./prog", 3, argv_run};
 static hp_rank_data fixture_ranks[2] = {
-    {{0, 1, 4242, 0, 100, 200, 5.0, 1.75, 0, "host-a"}, COUNT(strings0), strings0,
+    {{0, 1, 4242, 0, 4, 100, 200, 5.0, 1.75, 0, "host-a"}, COUNT(strings0), strings0,
      COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0},
-    {{1, 2, 4343, HP_RANKF_OVERFLOW, 110, 210, 5.5, 2.5, 17, "host-b"}, COUNT(strings1),
+    {{1, 2, 4343, HP_RANKF_OVERFLOW, 0, 110, 210, 5.5, 2.5, 17, "host-b"}, COUNT(strings1),
      strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1, COUNT(comms1), comms1},
 };
 
@@ -149,6 +149,7 @@ static void compare_rank(const hp_rank_data *a, const hp_rank_data *b)
     assert_int_equal(a->info.threads, b->info.threads);
     assert_int_equal(a->info.pid, b->info.pid);
     assert_int_equal(a->info.flags, b->info.flags);
+    assert_int_equal(a->info.omp_threads, b->info.omp_threads);
     assert_int_equal(a->info.start_ns, b->info.start_ns);
     assert_int_equal(a->info.end_ns, b->info.end_ns);
     assert_true(a->info.wall == b->info.wall);
