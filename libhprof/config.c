@@ -84,11 +84,25 @@ static const char *process_getenv(const char *name)
     return getenv(name);
 }
 
+/* Before MPI_Init the rank is known only from the launcher's environment;
+ * every rank exits, but only the first one says why. */
+static int launcher_rank_is_first(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v)
+            return strcmp(v, "0") == 0;
+    }
+    return 1;
+}
+
 void hp_config_load(void)
 {
     char err[256];
     if (hp_config_parse(&hp_cfg, process_getenv, err, sizeof err) != 0) {
-        fprintf(stderr, "hprof: %s\n", err);
+        if (launcher_rank_is_first())
+            fprintf(stderr, "hprof: %s\n", err);
         exit(2);
     }
 }
