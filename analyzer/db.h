@@ -1,6 +1,6 @@
 /*
  * db.h - writing a decoded profile into an SQLite database (schema in
- * analyzer/SCHEMA.md).  The database is built in a temporary file in one
+ * README.md, "The database").  The database is built in a temporary file in one
  * transaction and renamed over the target only when complete.
  */
 #ifndef HPF_DB_H

@@ -22,4 +22,3 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la -lm
 
-EXTRA_DIST += analyzer/SCHEMA.md
