@@ -7,7 +7,7 @@ Every wrapper has the same shape: if nothing is being recorded, call the
 PMPI_ function and return; otherwise time the call, find the node of its
 call site (by return address) and hand the arguments that matter to one
 recorder in record.c, chosen by the line's KIND.  Nothing per-function is
-written by hand except the KIND=manual functions (init.c, waits.c).
+written by hand except the KIND=manual functions (init.c).
 """
 import re
 import sys
@@ -22,6 +22,15 @@ COLL_DEFAULTS = [
 
 STATUS_SUBST = "    MPI_Status st_local;\n" \
                "    MPI_Status *st = {status} == MPI_STATUS_IGNORE ? &st_local : {status};\n"
+
+# Copies of the request array (and statuses the caller ignores) for the
+# Wait/Test families; without memory the call goes through unrecorded.
+def scratch(statuses):
+    return ("    hp_scratch s;\n"
+            "    if (hp_scratch_init(&s, {count}, {requests}, %s) != 0) {{\n"
+            "        hp_scratch_free(&s, %s);\n"
+            "        return {passthrough};\n"
+            "    }}\n") % (statuses, statuses)
 
 # kind -> (lines before the call, lines after it).  {name} fields are
 # roles from the spec; "node" and "dt" exist after the call.
@@ -45,6 +54,25 @@ KINDS = {
              "    hp_mpi_coll_done(t, node, &a, dt, sync);\n"),
     "icoll": ("{coll_args}", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_coll(t, node, *{request}, &a, dt);\n"),
     "comm_free": ("    hp_rankmap_forget(*{comm});\n", ""),
+    "complete_one": ("    MPI_Request before = *{request};\n" + STATUS_SUBST,
+        "    if (rc == MPI_SUCCESS{flag_set})\n"
+        "        hp_mpi_complete(t, &before, 1, NULL, 1, st, dt);\n"),
+    "complete_any": (scratch("MPI_STATUSES_IGNORE") + STATUS_SUBST,
+        "    if (rc == MPI_SUCCESS{flag_set} && *{index} != MPI_UNDEFINED)\n"
+        "        hp_mpi_complete(t, s.before, {count}, {index}, 1, st, dt);\n"
+        "    hp_scratch_free(&s, MPI_STATUSES_IGNORE);\n"),
+    "complete_all": (scratch("{statuses}"),
+        "    if (rc == MPI_SUCCESS{flag_set})\n"
+        "        hp_mpi_complete(t, s.before, {count}, NULL, {count}, s.st, dt);\n"
+        "    hp_scratch_free(&s, {statuses});\n"),
+    "complete_some": (scratch("{statuses}"),
+        "    if (rc == MPI_SUCCESS && *{outcount} != MPI_UNDEFINED)\n"
+        "        hp_mpi_complete(t, s.before, {count}, {indices}, *{outcount}, s.st, dt);\n"
+        "    hp_scratch_free(&s, {statuses});\n"),
+    "start": ("", "    if (rc == MPI_SUCCESS)\n        hp_reqmap_start(hp_req_key(*{request}), dt);\n"),
+    "startall": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_started(t, {requests}, {count}, dt);\n"),
+    "request_free": ("    MPI_Request before = *{request};\n",
+        "    if (rc == MPI_SUCCESS)\n        hp_mpi_request_freed(t, before);\n"),
     "timed": ("", ""),
 }
 # Kinds whose whole body is one recorder call (they time themselves).
@@ -89,6 +117,8 @@ def coll_args(f):
 
 def fill(template, f):
     fields = dict(f["roles"])
+    fields["passthrough"] = "P%s(%s)" % (f["name"], call_args(f, {}))
+    fields["flag_set"] = " && *%s" % fields["flag"] if "flag" in fields else ""
     if "{coll_args}" in template:
         fields["coll_args"] = coll_args(f)
     if "{status}" in template and "status" not in fields:
@@ -116,6 +146,8 @@ def wrapper(f, fid):
     subst = {}
     if "st_local" in before:
         subst[f["roles"].get("status", "status")] = "st"
+    if "hp_scratch_init" in before and "statuses" in f["roles"]:
+        subst[f["roles"]["statuses"]] = "s.st"
     out.append(fill(before, f))
     out.append("    uint64_t t0 = hp_ticks();\n")
     out.append("    int rc = P%s(%s);\n" % (name, call_args(f, subst)))

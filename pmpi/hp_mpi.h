@@ -169,6 +169,23 @@ void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
                      uint64_t ticks);
 /* A request freed by MPI_Request_free will never be completed by us. */
 void hp_mpi_request_freed(hp_thread *t, MPI_Request req);
+/* MPI_Startall: each started request gets an even share of the time. */
+void hp_mpi_started(hp_thread *t, const MPI_Request *reqs, int n, uint64_t ticks);
+
+/* The request array as it was before a Wait/Test call (which nulls the
+ * handles it completes), and statuses when the caller ignores them: on the
+ * stack when small. */
+#define HP_SCRATCH_REQS 64
+typedef struct hp_scratch {
+    MPI_Request req_stack[HP_SCRATCH_REQS];
+    MPI_Status st_stack[HP_SCRATCH_REQS];
+    MPI_Request *before;
+    MPI_Status *st;
+} hp_scratch;
+
+int hp_scratch_init(hp_scratch *s, int n, const MPI_Request *reqs,
+                    MPI_Status *user_st);
+void hp_scratch_free(hp_scratch *s, MPI_Status *user_st);
 
 /* ---- end of run (finalize.c, reduce.c, output.c) ---- */
 
