@@ -36,8 +36,6 @@ def scratch(statuses):
 # roles from the spec; "node" and "dt" exist after the call.
 KINDS = {
     "send": ("", "    hp_mpi_send_done(t, node, {comm}, {peer}, {count}, {type}, dt);\n"),
-    "sendrecv_replace": (STATUS_SUBST,
-        "    hp_mpi_sendrecv_replace_done(t, node, {comm}, {peer}, {count}, {type}, st, dt);\n"),
     "isend": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_p2p(t, node, *{request}, HP_REQ_SEND, {comm}, {peer}, {count}, {type}, dt, 0);\n"),
     "irecv": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_p2p(t, node, *{request}, HP_REQ_RECV, {comm}, {peer}, {count}, {type}, dt, 0);\n"),
     "send_init": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_p2p(t, node, *{request}, HP_REQ_SEND, {comm}, {peer}, {count}, {type}, dt, 1);\n"),
@@ -76,7 +74,8 @@ KINDS = {
     "timed": ("", ""),
 }
 # Kinds whose whole body is one recorder call (they time themselves).
-DELEGATED = {"recv": "hp_mpi_recv", "sendrecv": "hp_mpi_sendrecv"}
+DELEGATED = {"recv": "hp_mpi_recv", "sendrecv": "hp_mpi_sendrecv",
+             "sendrecv_replace": "hp_mpi_sendrecv_replace"}
 
 
 def parse_spec(path):

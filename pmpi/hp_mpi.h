@@ -120,9 +120,9 @@ int hp_mpi_sendrecv(hp_thread *t, uintptr_t ra, const void *sbuf, int scount,
                     MPI_Comm comm, MPI_Status *status);
 void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankmap *map,
                       const MPI_Status *st, uint64_t tran, uint64_t sync);
-void hp_mpi_sendrecv_replace_done(hp_thread *t, uint32_t node, MPI_Comm comm,
-                                  int dest, int count, MPI_Datatype type,
-                                  const MPI_Status *st, uint64_t ticks);
+int hp_mpi_sendrecv_replace(hp_thread *t, uintptr_t ra, void *buf, int count,
+                            MPI_Datatype type, int dest, int stag, int source,
+                            int rtag, MPI_Comm comm, MPI_Status *status);
 void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
                     MPI_Comm comm, int peer, int count, MPI_Datatype type,
                     uint64_t ticks, int persistent);

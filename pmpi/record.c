@@ -3,8 +3,9 @@
  * MPI call into the call site's node time and per-peer communication
  * records (bytes, transmission time, synchronization delay).
  */
-#include "hp_mpi.h"
+#include <stdlib.h>
 #include <string.h>
+#include "hp_mpi.h"
 #include "hp_site.h"
 
 uint64_t hp_mpi_bytes(int count, MPI_Datatype type)
@@ -71,19 +72,27 @@ int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
     return rc;
 }
 
+/* The send half of a Sendrecv: what goes out and what it counts as. */
+typedef struct send_half {
+    const void *buf;
+    int count;
+    MPI_Datatype type;
+    int dest, tag;
+    uint64_t bytes;       /* recorded bytes (the user's data, even if packed) */
+} send_half;
+
 /* MPI_Sendrecv as Isend + (Mprobe, Mrecv) + Wait, which the standard
  * allows as its equivalent, so the receive half gets its sync split. */
-int hp_mpi_sendrecv(hp_thread *t, uintptr_t ra, const void *sbuf, int scount,
-                    MPI_Datatype stype, int dest, int stag, void *rbuf,
-                    int rcount, MPI_Datatype rtype, int source, int rtag,
-                    MPI_Comm comm, MPI_Status *status)
+static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *sh,
+                          void *rbuf, int rcount, MPI_Datatype rtype, int source,
+                          int rtag, MPI_Comm comm, MPI_Status *status)
 {
     MPI_Status st_local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_local : status;
     MPI_Request sreq;
     MPI_Message msg;
     uint64_t t0 = hp_ticks();
-    int rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &sreq);
+    int rc = PMPI_Isend(sh->buf, sh->count, sh->type, sh->dest, sh->tag, comm, &sreq);
     if (rc != MPI_SUCCESS)
         return rc;
     uint64_t t1 = hp_ticks(), t2;
@@ -99,22 +108,50 @@ int hp_mpi_sendrecv(hp_thread *t, uintptr_t ra, const void *sbuf, int scount,
     uint64_t t3 = hp_ticks();
     int wrc = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
     uint64_t t4 = hp_ticks();
-    uint32_t node = hp_mpi_node(t, ra, HP_MPI_Sendrecv);
+    uint32_t node = hp_mpi_node(t, ra, id);
     hp_node_add(hp_node_at(t, node), t4 - t0);
-    if (wrc == MPI_SUCCESS)
-        hp_mpi_send_done(t, node, comm, dest, scount, stype, (t1 - t0) + (t4 - t3));
+    if (wrc == MPI_SUCCESS && sh->dest != MPI_PROC_NULL)
+        hp_comm_add(t, node, hp_world_of(comm, sh->dest), sh->bytes, 0,
+                    (t1 - t0) + (t4 - t3), 0);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
         hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t3 - t2, t2 - t1);
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 
-void hp_mpi_sendrecv_replace_done(hp_thread *t, uint32_t node, MPI_Comm comm,
-                                  int dest, int count, MPI_Datatype type,
-                                  const MPI_Status *st, uint64_t ticks)
+int hp_mpi_sendrecv(hp_thread *t, uintptr_t ra, const void *sbuf, int scount,
+                    MPI_Datatype stype, int dest, int stag, void *rbuf,
+                    int rcount, MPI_Datatype rtype, int source, int rtag,
+                    MPI_Comm comm, MPI_Status *status)
 {
-    if (dest != MPI_PROC_NULL)
-        hp_comm_add_bytes(t, node, hp_world_of(comm, dest), hp_mpi_bytes(count, type), 0);
-    hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, ticks, 0);
+    send_half sh = {sbuf, scount, stype, dest, stag, hp_mpi_bytes(scount, stype)};
+    return sendrecv_split(t, ra, HP_MPI_Sendrecv, &sh, rbuf, rcount, rtype, source,
+                          rtag, comm, status);
+}
+
+/* MPI_Sendrecv_replace: the outgoing data is packed first (as MPI
+ * libraries do themselves), then it is a Sendrecv into the user's buffer.
+ * Without memory for the copy the call is timed as a whole. */
+int hp_mpi_sendrecv_replace(hp_thread *t, uintptr_t ra, void *buf, int count,
+                            MPI_Datatype type, int dest, int stag, int source,
+                            int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    int size = 0, pos = 0;
+    PMPI_Pack_size(count, type, comm, &size);
+    void *packed = malloc(size > 0 ? (size_t)size : 1);
+    if (!packed) {
+        uint64_t t0 = hp_ticks();
+        int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag,
+                                       comm, status);
+        hp_node_add(hp_node_at(t, hp_mpi_node(t, ra, HP_MPI_Sendrecv_replace)),
+                    hp_ticks() - t0);
+        return rc;
+    }
+    PMPI_Pack(buf, count, type, packed, size, &pos, comm);
+    send_half sh = {packed, pos, MPI_PACKED, dest, stag, hp_mpi_bytes(count, type)};
+    int rc = sendrecv_split(t, ra, HP_MPI_Sendrecv_replace, &sh, buf, count, type,
+                            source, rtag, comm, status);
+    free(packed);
+    return rc;
 }
 
 static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind,
