@@ -33,6 +33,7 @@ typedef struct hp_agg {
     double wall_max, wall_sum;
     double mpi_pct_min, mpi_pct_max, mpi_pct_sum;
     uint64_t overflow_events;
+    uint32_t overflow_ranks;  /* ranks that reached HPROF_MAX_NODES */
     uint32_t nrows, cap;
     hp_agg_row *rows;
 } hp_agg;

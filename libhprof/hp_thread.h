@@ -138,6 +138,9 @@ hp_thread *hp_thread_get(uint32_t i);
 void hp_records_set_max_nodes(uint64_t max_nodes);
 uint64_t hp_records_total_nodes(void);
 int hp_records_overflowed(void);
+/* Under MPI one line for the whole run is printed at the end instead of
+ * one per process when the limit is reached. */
+void hp_records_defer_overflow_warning(void);
 void hp_records_reset(void);           /* MPI_Pcontrol(2): zero everything */
 void hp_threads_free_all(void);        /* unit tests only */
 

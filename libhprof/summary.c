@@ -129,6 +129,7 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
     a->wall_max = a->wall_sum = rd->info.wall;
     a->mpi_pct_min = a->mpi_pct_max = a->mpi_pct_sum = pct;
     a->overflow_events = rd->info.overflow_events;
+    a->overflow_ranks = (rd->info.flags & HP_RANKF_OVERFLOW) != 0;
     return 0;
 }
 
@@ -170,6 +171,7 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
         into->omp_threads_max = from->omp_threads_max;
     into->nranks += from->nranks;
     into->overflow_events += from->overflow_events;
+    into->overflow_ranks += from->overflow_ranks;
     return 0;
 }
 
@@ -186,6 +188,7 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
     hp_buf_put_f64(b, a->mpi_pct_max);
     hp_buf_put_f64(b, a->mpi_pct_sum);
     hp_buf_put_u64(b, a->overflow_events);
+    hp_buf_put_u32(b, a->overflow_ranks);
     hp_buf_put_u32(b, a->nrows);
     for (uint32_t i = 0; i < a->nrows; i++) {
         const hp_agg_row *r = &a->rows[i];
@@ -287,6 +290,7 @@ int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
     a->mpi_pct_max = rd_f64(&rd);
     a->mpi_pct_sum = rd_f64(&rd);
     a->overflow_events = rd_u64(&rd);
+    a->overflow_ranks = rd_u32(&rd);
     uint32_t nrows = rd_u32(&rd);
     for (uint32_t i = 0; i < nrows && !rd.bad; i++)
         if (decode_row(&rd, a) != 0)
@@ -390,9 +394,6 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
         print_peers(out, &rows[i]);
     }
     free(rows);
-    if (a->overflow_events)
-        fprintf(out, "hprof: %llu events fell past HPROF_MAX_NODES into <overflow>\n",
-                (unsigned long long)a->overflow_events);
     if (si->profile_path) {
         fprintf(out, "hprof: profile written to %s\n", si->profile_path);
         fprintf(out, "hprof: drill down with: hprof-query %s\n", si->profile_path);

@@ -21,6 +21,7 @@ static uint32_t nthreads, threads_cap;
 static uint64_t max_nodes = 1000000;
 static _Atomic uint64_t total_nodes;
 static atomic_int overflow_warned;
+static int overflow_warn_now = 1;
 
 static int grow_chunks(void ***chunks, uint32_t *cap, uint32_t count, size_t elem)
 {
@@ -111,7 +112,7 @@ void hp_thread_zero(hp_thread *t)
 static uint32_t overflow(hp_thread *t)
 {
     t->overflow_events++;
-    if (atomic_exchange(&overflow_warned, 1) == 0)
+    if (atomic_exchange(&overflow_warned, 1) == 0 && overflow_warn_now)
         hp_warn("HPROF_MAX_NODES=%llu reached: further new call sites are "
                 "counted in one <overflow> node",
                 (unsigned long long)max_nodes);
@@ -241,6 +242,11 @@ uint64_t hp_records_total_nodes(void)
 int hp_records_overflowed(void)
 {
     return atomic_load(&overflow_warned);
+}
+
+void hp_records_defer_overflow_warning(void)
+{
+    overflow_warn_now = 0;
 }
 
 void hp_records_reset(void)

@@ -53,6 +53,7 @@ static void before_init(void)
     hp_log_set_verbose(hp_cfg.verbose);
     hp_clock_init(hp_cfg.clock_monotonic, 20);
     hp_records_set_max_nodes(hp_cfg.max_nodes);
+    hp_records_defer_overflow_warning();
     read_command_line(&run);
 }
 
@@ -149,6 +150,10 @@ static void finish_run(void)
     run.end_ns = rd.info.end_ns;
     int written = hp_write_profile(&rd, &run, path, sizeof path) == 0;
 
+    if (hp_world_rank == 0 && agg.overflow_ranks)
+        hp_warn("HPROF_MAX_NODES=%llu reached on %u of %u ranks: %llu calls were "
+                "counted in one <overflow> node", (unsigned long long)hp_cfg.max_nodes,
+                agg.overflow_ranks, agg.nranks, (unsigned long long)agg.overflow_events);
     if (hp_world_rank == 0 && hp_cfg.summary != HP_SUMMARY_OFF) {
         if (!agg_ok)
             hp_warn("the summary is incomplete (a rank ran out of memory)");

@@ -6,7 +6,8 @@ EXTRA_DIST += tests/mpi/run.sh
 if HAVE_MPI
 HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/nonblocking tests/mpi/anysource tests/mpi/threads \
-	tests/mpi/pcontrol
+	tests/mpi/pcontrol tests/mpi/collectives tests/mpi/persistent \
+	tests/mpi/probes tests/mpi/edge tests/mpi/many_sites tests/mpi/replace
 check_PROGRAMS += $(HP_MPI_TESTS)
 TESTS += tests/mpi/run.sh
 HP_MPI_TEST_CF = $(AM_CFLAGS) $(MPI_CFLAGS) -pthread -g -O1
@@ -42,4 +43,33 @@ tests_mpi_pcontrol_SOURCES = tests/mpi/pcontrol.c
 tests_mpi_pcontrol_CFLAGS = $(HP_MPI_TEST_CF)
 tests_mpi_pcontrol_LDFLAGS = $(HP_MPI_TEST_LF)
 tests_mpi_pcontrol_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_collectives_SOURCES = tests/mpi/collectives.c
+tests_mpi_collectives_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_collectives_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_collectives_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_persistent_SOURCES = tests/mpi/persistent.c
+tests_mpi_persistent_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_persistent_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_persistent_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_probes_SOURCES = tests/mpi/probes.c
+tests_mpi_probes_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_probes_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_probes_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_edge_SOURCES = tests/mpi/edge.c
+tests_mpi_edge_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_edge_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_edge_LDADD = $(HP_MPI_TEST_LIBS)
+
+tests_mpi_many_sites_SOURCES = tests/mpi/many_sites.c
+tests_mpi_many_sites_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_many_sites_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_many_sites_LDADD = $(HP_MPI_TEST_LIBS)
+tests_mpi_replace_SOURCES = tests/mpi/replace.c
+tests_mpi_replace_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_replace_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_replace_LDADD = $(HP_MPI_TEST_LIBS)
 endif

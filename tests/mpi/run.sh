@@ -5,7 +5,11 @@
 # `hprof-query DB --sql ... --format csv`.  Also checks that hprof never
 # changes a program's stdout, the two ways of linking (-lhprof after the
 # objects, LD_PRELOAD of a plain binary) and the finalize summary / drill-down
-# of the demo.
+# of the demo; the byte accounting of every collective, persistent requests,
+# probes and every Wait/Test completion call, MPI_PROC_NULL / zero-byte /
+# late-partner edge cases and sub-communicator rank translation; and the
+# HPROF_* environment: HPROF_COLL_SYNC, HPROF_MAX_NODES, bad values,
+# HPROF_OUTPUT collisions and unwritable paths, HPROF_SUMMARY=off|full.
 #
 # usage: tests/mpi/run.sh [BUILDDIR]     (default: the current directory,
 #        which is what `make check` uses; the sources are found next to this
@@ -117,16 +121,17 @@ node_count() {
 }
 
 # hp_run NAME NP CMD... - run under mpirun with the profile going to
-# $tmp/NAME.hpf; stdout in $tmp/NAME.out, stderr in $tmp/NAME.err.  Sets
-# PROFILE (the path the summary reports, else the requested one) and RC.
+# $tmp/NAME.hpf (or $HP_OUTPUT if set); stdout in $tmp/NAME.out, stderr in
+# $tmp/NAME.err.  Sets PROFILE (the path the summary reports, else the
+# requested one) and RC.
 hp_run() {
     local name=$1 np=$2
     shift 2
     RC=0
-    HPROF_OUTPUT=$tmp/$name.hpf timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" -x HPROF_OUTPUT -x OMP_WAIT_POLICY \
+    HPROF_OUTPUT=${HP_OUTPUT:-$tmp/$name.hpf} timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" -x HPROF_OUTPUT -x OMP_WAIT_POLICY \
         "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
     PROFILE=$(sed -n 's/^hprof: profile written to \(.*[^ ]\) *$/\1/p' "$tmp/$name.err" | tail -1)
-    [ -n "$PROFILE" ] || PROFILE=$tmp/$name.hpf
+    [ -n "$PROFILE" ] || PROFILE=${HP_OUTPUT:-$tmp/$name.hpf}
 }
 
 # plain_run NAME NP CMD... - the same without hprof (no HPROF_OUTPUT).
@@ -163,7 +168,8 @@ same_stdout() {
 # ---------------------------------------------------------------- prerequisites
 missing=
 for f in "$QUERY" "$LIB" "$T/late_sender" "$T/ring_alltoall" "$T/nonblocking" "$T/anysource" \
-    "$T/threads" "$T/pcontrol" "$builddir/examples/jacobi"; do
+    "$T/threads" "$T/pcontrol" "$T/collectives" "$T/persistent" "$T/probes" "$T/edge" \
+    "$T/many_sites" "$T/replace" "$builddir/examples/jacobi"; do
     [ -e "$f" ] || missing="$missing $f"
 done
 command -v "$MPICC" >/dev/null || missing="$missing $MPICC"
@@ -176,7 +182,8 @@ fi
 
 # Plain builds (no hprof) of every program, for the identity checks.
 mkdir -p "$tmp/plain"
-for p in late_sender ring_alltoall nonblocking anysource threads pcontrol; do
+for p in late_sender ring_alltoall nonblocking anysource threads pcontrol collectives persistent \
+    probes edge many_sites replace; do
     "$MPICC" -g -O1 -pthread "$S/$p.c" -o "$tmp/plain/$p" ||
         notok "plain build of $p.c" "$MPICC failed"
 done
@@ -432,6 +439,382 @@ if ran_ok preload; then
     expect_eq "LD_PRELOAD: rank 2 send records" "3,100,800000" \
         "$(comm_rows "$PROFILE" 2 MPI_Send $src "$Lse" 'sum(c.count), sum(c.bytes_sent)')"
     same_stdout "LD_PRELOAD: same stdout as plain" "$tmp/ring.plain.out" "$tmp/preload.out"
+fi
+
+# ---------------------------------------------------------------- j. collectives
+src=collectives.c
+P=4
+# coll_expect TAG R - "count,bytes_sent,bytes_recv" of rank R's collective
+# record (peer -1) at c-TAG (ground truth in the header of collectives.c:
+# P = 4, int 4 B, double 8 B).
+coll_expect() {
+    local r=$2
+    case $1 in
+    barrier) echo "2,0,0" ;;
+    bcast) if [ $r = 0 ]; then echo "3,$((3 * 3 * 10 * 8)),0"; else echo "3,0,$((3 * 10 * 8))"; fi ;;
+    gather | gather-inplace) if [ $r = 1 ]; then echo "1,0,$((3 * 5 * 4))"; else echo "1,$((5 * 4)),0"; fi ;;
+    gatherv) if [ $r = 2 ]; then echo "1,0,$(((1 + 2 + 4) * 4))"; else echo "1,$(((r + 1) * 4)),0"; fi ;;
+    scatter | scatter-inplace) if [ $r = 3 ]; then echo "1,$((3 * 6 * 8)),0"; else echo "1,0,$((6 * 8))"; fi ;;
+    scatterv) if [ $r = 0 ]; then echo "1,$(((2 + 3 + 4) * 8)),0"; else echo "1,0,$(((r + 1) * 8))"; fi ;;
+    allgather | allgather-inplace) echo "1,$((3 * 3 * 4)),$((3 * 3 * 4))" ;;
+    allgatherv | allgatherv-inplace) echo "1,$((3 * (r + 1) * 4)),$(((10 - (r + 1)) * 4))" ;;
+    reduce | reduce-inplace) if [ $r = 1 ]; then echo "1,0,$((3 * 7 * 8))"; else echo "1,$((7 * 8)),0"; fi ;;
+    allreduce | allreduce-inplace) echo "1,$((9 * 4)),$((9 * 4))" ;;
+    reduce-scatter | reduce-scatter-inplace) echo "1,$((10 * 4)),$(((r + 1) * 4))" ;;
+    rsb | rsb-inplace) echo "1,$((P * 2 * 8)),$((2 * 8))" ;;
+    scan | scan-inplace | exscan) echo "1,$(((P - 1 - r) * 5 * 4)),$((r * 5 * 4))" ;;
+    ibcast) if [ $r = 3 ]; then echo "1,$((3 * 11 * 4)),0"; else echo "1,0,$((11 * 4))"; fi ;;
+    iallreduce) echo "2,$((2 * 13 * 8)),$((2 * 13 * 8))" ;;
+    esac
+}
+# a2a_peer KIND R PEER - "sent,recv" of rank R with PEER at the alltoall site KIND.
+a2a_peer() {
+    local r=$2 p=$3
+    case $1 in
+    alltoall) echo "8,8" ;;
+    alltoallv) echo "$(((1 + r + 2 * p) * 4)),$(((1 + p + 2 * r) * 4))" ;;
+    alltoallv-inplace) echo "$(((1 + r + p) * 4)),$(((1 + r + p) * 4))" ;;
+    alltoallw) echo "$(((1 + r + p) * (p % 2 == 0 ? 8 : 4))),$(((1 + r + p) * (r % 2 == 0 ? 8 : 4)))" ;;
+    esac
+}
+# lines of c-TAG and, when the root and the others use different lines, c-TAG-other
+coll_lines() {
+    if grep -q "MARK:c-$1-other \*/" "$S/$src"; then
+        echo "$(line_of "$S/$src" "c-$1"),$(line_of "$S/$src" "c-$1-other")"
+    else
+        line_of "$S/$src" "c-$1"
+    fi
+}
+COLLS="barrier:MPI_Barrier bcast:MPI_Bcast gather:MPI_Gather gather-inplace:MPI_Gather gatherv:MPI_Gatherv
+    scatter:MPI_Scatter scatter-inplace:MPI_Scatter scatterv:MPI_Scatterv allgather:MPI_Allgather
+    allgather-inplace:MPI_Allgather allgatherv:MPI_Allgatherv allgatherv-inplace:MPI_Allgatherv
+    reduce:MPI_Reduce reduce-inplace:MPI_Reduce allreduce:MPI_Allreduce allreduce-inplace:MPI_Allreduce
+    reduce-scatter:MPI_Reduce_scatter reduce-scatter-inplace:MPI_Reduce_scatter
+    rsb:MPI_Reduce_scatter_block rsb-inplace:MPI_Reduce_scatter_block scan:MPI_Scan
+    scan-inplace:MPI_Scan exscan:MPI_Exscan ibcast:MPI_Ibcast iallreduce:MPI_Iallreduce"
+A2AS="alltoall:MPI_Alltoall alltoallv:MPI_Alltoallv alltoallv-inplace:MPI_Alltoallv alltoallw:MPI_Alltoallw"
+Llate=$(line_of "$S/$src" c-late-barrier)
+Lbw=$(line_of "$S/$src" c-ibcast-wait)
+Liw=$(line_of "$S/$src" c-iallreduce-waitall)
+hp_run coll $P "$T/collectives"
+if ran_ok coll; then
+    db=$PROFILE
+    for r in $(seq 0 $((P - 1))); do
+        for e in $COLLS; do
+            tag=${e%%:*} fn=${e#*:}
+            expect_eq "collectives: rank $r $fn (c-$tag) record -1 count,sent,recv" "-1,$(coll_expect "$tag" $r)" \
+                "$(comm_rows "$db" $r "$fn" $src "$(coll_lines "$tag")" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+        done
+        for e in $A2AS; do
+            tag=${e%%:*} fn=${e#*:}
+            exp="" ts=0 tr=0
+            for p in $(seq 0 $((P - 1))); do
+                [ $p != $r ] || continue
+                b=$(a2a_peer "$tag" $r $p)
+                exp="$exp$p,1,$b"$'\n'
+                ts=$((ts + ${b%,*})) tr=$((tr + ${b#*,}))
+            done
+            expect_eq "collectives: rank $r $fn (c-$tag) per-peer records" "-1,1,$ts,$tr"$'\n'"$exp" \
+                "$(comm_rows "$db" $r "$fn" $src "$(line_of "$S/$src" "c-$tag")" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+            expect_eq "collectives: rank $r $fn (c-$tag) per-peer records carry no time" 0 \
+                "$(comm_sum "$db" $r "$fn" $src "$(line_of "$S/$src" "c-$tag")" 'sum(CASE WHEN c.peer >= 0 THEN c.tran + c.sync ELSE 0 END)')"
+        done
+        expect_eq "collectives: rank $r node counts Ibcast,Wait,Iallreduce,Waitall" "1;1;2;1" \
+            "$(node_count "$db" $r MPI_Ibcast $src "$(line_of "$S/$src" c-ibcast)");$(node_count "$db" $r MPI_Wait $src "$Lbw");$(node_count "$db" $r MPI_Iallreduce $src "$(line_of "$S/$src" c-iallreduce)");$(node_count "$db" $r MPI_Waitall $src "$Liw")"
+        expect_eq "collectives: rank $r Wait/Waitall sites have no comm records" 0 \
+            "$(q "$db" "SELECT count(*) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                      WHERE c.rank = $r AND s.file LIKE '%$src' AND s.line IN ($Lbw,$Liw)")"
+    done
+    expect_eq "collectives: without HPROF_COLL_SYNC every sync is exactly 0" 0 \
+        "$(q "$db" "SELECT count(*) FROM comm WHERE sync <> 0")"
+    expect_cmp "collectives: late barrier, rank 0 tran ~0.300 s without HPROF_COLL_SYNC" within 0.300 \
+        "$(comm_sum "$db" 0 MPI_Barrier $src "$Llate" 'sum(c.tran)')" 0.015
+    expect_cmp "collectives: late barrier, rank 3 tran < 0.03 s" lt 0.03 \
+        "$(comm_sum "$db" 3 MPI_Barrier $src "$Llate" 'sum(c.tran)')"
+    plain_run coll.plain $P "$tmp/plain/collectives"
+    same_stdout "collectives: same stdout with and without hprof" "$tmp/coll.plain.out" "$tmp/coll.out"
+    bytes_of() {
+        q "$1" "SELECT s.line, c.rank, c.peer, sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)
+                FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                GROUP BY s.line, c.rank, c.peer ORDER BY s.line, c.rank, c.peer"
+    }
+    hp_run coll.sync $P -x HPROF_COLL_SYNC=1 "$T/collectives"
+    if ran_ok coll.sync; then
+        expect_eq "collectives HPROF_COLL_SYNC=1: same counts and bytes everywhere" "$(bytes_of "$db")" "$(bytes_of "$PROFILE")"
+        expect_cmp "collectives HPROF_COLL_SYNC=1: late barrier, rank 0 sync ~0.300 s" within 0.300 \
+            "$(comm_sum "$PROFILE" 0 MPI_Barrier $src "$Llate" 'sum(c.sync)')" 0.015
+        expect_cmp "collectives HPROF_COLL_SYNC=1: late barrier, rank 3 sync < 0.03 s" lt 0.03 \
+            "$(comm_sum "$PROFILE" 3 MPI_Barrier $src "$Llate" 'sum(c.sync)')"
+        for r in $(seq 0 $((P - 1))); do
+            expect_cmp "collectives HPROF_COLL_SYNC=1: late barrier, rank $r tran < 0.03 s" lt 0.03 \
+                "$(comm_sum "$PROFILE" $r MPI_Barrier $src "$Llate" 'sum(c.tran)')"
+        done
+        same_stdout "collectives HPROF_COLL_SYNC=1: same stdout" "$tmp/coll.plain.out" "$tmp/coll.sync.out"
+    fi
+fi
+
+# ---------------------------------------------------------------- k. persistent requests
+src=persistent.c
+L() { line_of "$S/$src" "$1"; }
+hp_run pers 2 "$T/persistent"
+if ran_ok pers; then
+    db=$PROFILE
+    for r in 0 1; do
+        p=$((1 - r))
+        if [ $r = 0 ]; then sa=$((25 * 100 * 8)) ra=$((25 * 30 * 4)); else sa=$((25 * 30 * 4)) ra=$((25 * 100 * 8)); fi
+        expect_eq "persistent: rank $r Send_init line, 25 completions" "$p,25,$sa,0" \
+            "$(comm_rows "$db" $r MPI_Send_init $src "$(L p-send-init)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+        expect_eq "persistent: rank $r Recv_init line, 25 completions" "$p,25,0,$ra" \
+            "$(comm_rows "$db" $r MPI_Recv_init $src "$(L p-recv-init)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+        expect_eq "persistent: rank $r Send_init2 line, 10 MPI_Start completions" "$p,10,640,0" \
+            "$(comm_rows "$db" $r MPI_Send_init $src "$(L p-send-init2)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+        expect_eq "persistent: rank $r Recv_init2 line, 10 completions by MPI_Test" "$p,10,0,640" \
+            "$(comm_rows "$db" $r MPI_Recv_init $src "$(L p-recv-init2)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+        expect_eq "persistent: rank $r node counts Send_init,Recv_init,Startall,Waitall" "1;1;25;25" \
+            "$(node_count "$db" $r MPI_Send_init $src "$(L p-send-init)");$(node_count "$db" $r MPI_Recv_init $src "$(L p-recv-init)");$(node_count "$db" $r MPI_Startall $src "$(L p-startall)");$(node_count "$db" $r MPI_Waitall $src "$(L p-waitall)")"
+        expect_eq "persistent: rank $r node counts Start(recv),Start(send),Wait" "10;10;10" \
+            "$(node_count "$db" $r MPI_Start $src "$(L p-start-recv)");$(node_count "$db" $r MPI_Start $src "$(L p-start-send)");$(node_count "$db" $r MPI_Wait $src "$(L p-wait-send)")"
+        expect_cmp "persistent: rank $r MPI_Test loop node counts >= 10" ge 10 \
+            "$(node_count "$db" $r MPI_Test $src "$(L p-test-recv)")"
+        expect_eq "persistent: rank $r Request_free of inactive requests: 2+2 calls" "2;2" \
+            "$(node_count "$db" $r MPI_Request_free $src "$(L p-free-inactive-a)");$(node_count "$db" $r MPI_Request_free $src "$(L p-free-inactive-b)")"
+        expect_eq "persistent: rank $r Start/Startall/Waitall/Wait/Test/Request_free sites have no comm records" 0 \
+            "$(q "$db" "SELECT count(*) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                      WHERE c.rank = $r AND s.file LIKE '%$src' AND s.name IN
+                      ('MPI_Start', 'MPI_Startall', 'MPI_Waitall', 'MPI_Wait', 'MPI_Test', 'MPI_Request_free')")"
+    done
+    expect_eq "persistent: rank 0 Isend freed while active still records 192 B to 1" "1,1,192" \
+        "$(comm_rows "$db" 0 MPI_Isend $src "$(L p-free-isend)" 'sum(c.count), sum(c.bytes_sent)')"
+    expect_eq "persistent: rank 0 MPI_Request_free (active) node count 1" 1 \
+        "$(node_count "$db" 0 MPI_Request_free $src "$(L p-request-free)")"
+    expect_eq "persistent: rank 1 Irecv of the freed send: 192 B from 0" "0,1,192" \
+        "$(comm_rows "$db" 1 MPI_Irecv $src "$(L p-free-irecv)" 'sum(c.count), sum(c.bytes_recv)')"
+    plain_run pers.plain 2 "$tmp/plain/persistent"
+    same_stdout "persistent: same stdout with and without hprof" "$tmp/pers.plain.out" "$tmp/pers.out"
+fi
+
+# ---------------------------------------------------------------- l. probes and completion calls
+src=probes.c
+hp_run probes 3 "$T/probes"
+if ran_ok probes; then
+    db=$PROFILE
+    expect_eq "probes: Probe+Recv, record at the Recv line from 1" "1,1,40" \
+        "$(comm_rows "$db" 0 MPI_Recv $src "$(L pr-recv)" 'sum(c.count), sum(c.bytes_recv)')"
+    expect_eq "probes: Iprobe(ANY_SOURCE)+Recv, record from 2" "2,1,48" \
+        "$(comm_rows "$db" 0 MPI_Recv $src "$(L pr-recv2)" 'sum(c.count), sum(c.bytes_recv)')"
+    expect_eq "probes: Mprobe(ANY_SOURCE)+Mrecv, records per actual source" "1,1,24"$'\n'"2,1,40" \
+        "$(comm_rows "$db" 0 MPI_Mrecv $src "$(L pr-mrecv)" 'sum(c.count), sum(c.bytes_recv)')"
+    expect_eq "probes: Improbe+Imrecv+Wait, record at the Imrecv line from 2" "2,1,28" \
+        "$(comm_rows "$db" 0 MPI_Imrecv $src "$(L pr-imrecv)" 'sum(c.count), sum(c.bytes_recv)')"
+    expect_eq "probes: node counts Probe,Mprobe,Mrecv,Imrecv,Wait" "1;2;2;1;1" \
+        "$(node_count "$db" 0 MPI_Probe $src "$(L pr-probe)");$(node_count "$db" 0 MPI_Mprobe $src "$(L pr-mprobe)");$(node_count "$db" 0 MPI_Mrecv $src "$(L pr-mrecv)");$(node_count "$db" 0 MPI_Imrecv $src "$(L pr-imrecv)");$(node_count "$db" 0 MPI_Wait $src "$(L pr-imrecv-wait)")"
+    expect_cmp "probes: Iprobe loop has a node (>= 1 call)" ge 1 "$(node_count "$db" 0 MPI_Iprobe $src "$(L pr-iprobe)")"
+    expect_cmp "probes: Improbe loop has a node (>= 1 call)" ge 1 "$(node_count "$db" 0 MPI_Improbe $src "$(L pr-improbe)")"
+    expect_eq "probes: probe sites have no comm records" 0 \
+        "$(q "$db" "SELECT count(*) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                  WHERE s.file LIKE '%$src' AND s.name IN ('MPI_Probe', 'MPI_Iprobe', 'MPI_Mprobe', 'MPI_Improbe')")"
+    f=0
+    for w in waitany:MPI_Waitany waitsome:MPI_Waitsome testany:MPI_Testany testsome:MPI_Testsome test:MPI_Test testall:MPI_Testall; do
+        tag=${w%%:*} fn=${w#*:}
+        expect_eq "probes: Irecv line completed by $fn, records from 1 and 2" "1,1,$(((8 + f) * 4))"$'\n'"2,1,$(((16 + f) * 4))" \
+            "$(comm_rows "$db" 0 MPI_Irecv $src "$(L pr-irecv-$tag)" 'sum(c.count), sum(c.bytes_recv)')"
+        expect_eq "probes: Irecv line completed by $fn, node count 2" 2 "$(node_count "$db" 0 MPI_Irecv $src "$(L pr-irecv-$tag)")"
+        expect_cmp "probes: $fn site has a node" ge 1 "$(node_count "$db" 0 "$fn" $src "$(L pr-$tag)")"
+        f=$((f + 1))
+    done
+    expect_eq "probes: Wait*/Test* sites have no comm records" 0 \
+        "$(q "$db" "SELECT count(*) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                  WHERE s.file LIKE '%$src' AND (s.name LIKE 'MPI_Wait%' OR s.name LIKE 'MPI_Test%')")"
+    expect_eq "probes: Irecv completed after 5 flag-0 Tests: one record from 1" "1,1,48" \
+        "$(comm_rows "$db" 0 MPI_Irecv $src "$(L pr-irecv-flag0)" 'sum(c.count), sum(c.bytes_recv)')"
+    expect_eq "probes: flag-0 Test node count 5" 5 "$(node_count "$db" 0 MPI_Test $src "$(L pr-test-flag0)")"
+    for s in 1 2; do
+        expect_eq "probes: rank $s sends at pr-send-multi: 6 messages" "0,6,$(((48 * s + 15) * 4))" \
+            "$(comm_rows "$db" $s MPI_Send $src "$(L pr-send-multi)" 'sum(c.count), sum(c.bytes_sent)')"
+    done
+    plain_run probes.plain 3 "$tmp/plain/probes"
+    same_stdout "probes: same stdout with and without hprof" "$tmp/probes.plain.out" "$tmp/probes.out"
+fi
+
+# ---------------------------------------------------------------- m. edge cases: MPI_PROC_NULL, zero bytes, late Sendrecv, communicators
+src=edge.c
+P=4
+hp_run edge $P "$T/edge"
+if ran_ok edge; then
+    db=$PROFILE
+    Lnull="$(L e-send-null),$(L e-recv-null),$(L e-sendrecv-null),$(L e-isend-null),$(L e-irecv-null),$(L e-waitall-null)"
+    for r in $(seq 0 $((P - 1))); do
+        expect_eq "edge: rank $r MPI_PROC_NULL node counts Send,Recv,Sendrecv,Isend,Irecv,Waitall" "3;3;2;1;1;1" \
+            "$(node_count "$db" $r MPI_Send $src "$(L e-send-null)");$(node_count "$db" $r MPI_Recv $src "$(L e-recv-null)");$(node_count "$db" $r MPI_Sendrecv $src "$(L e-sendrecv-null)");$(node_count "$db" $r MPI_Isend $src "$(L e-isend-null)");$(node_count "$db" $r MPI_Irecv $src "$(L e-irecv-null)");$(node_count "$db" $r MPI_Waitall $src "$(L e-waitall-null)")"
+        expect_eq "edge: rank $r MPI_PROC_NULL lines have no comm records" 0 \
+            "$(q "$db" "SELECT count(*) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                      WHERE c.rank = $r AND s.file LIKE '%$src' AND s.line IN ($Lnull)")"
+    done
+    expect_eq "edge: zero-count Send, rank 0 to 1: count 1, 0 B" "1,1,0,0" \
+        "$(comm_rows "$db" 0 MPI_Send $src "$(L e-send-zero)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+    expect_eq "edge: zero-count Recv, rank 1 from 0: count 1, 0 B" "0,1,0,0" \
+        "$(comm_rows "$db" 1 MPI_Recv $src "$(L e-recv-zero)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+    expect_eq "edge: zero-count Sendrecv, rank 2 with 3: send + receive record, 0 B" "3,2,0,0" \
+        "$(comm_rows "$db" 2 MPI_Sendrecv $src "$(L e-sendrecv-zero)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+    expect_eq "edge: zero-count Isend, rank 2 to 3: count 1, 0 B" "3,1,0,0" \
+        "$(comm_rows "$db" 2 MPI_Isend $src "$(L e-isend-zero)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+    expect_eq "edge: zero-count Irecv, rank 3 from 2: count 1, 0 B" "2,1,0,0" \
+        "$(comm_rows "$db" 3 MPI_Irecv $src "$(L e-irecv-zero)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+    Lsr=$(L e-late-sendrecv)
+    expect_eq "edge: late Sendrecv, rank 0 records (send to 2, recv from 1)" "1,1,0,120"$'\n'"2,1,80,0" \
+        "$(comm_rows "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+    expect_eq "edge: late Sendrecv, rank 1 records (send to 0, recv from 3)" "0,1,120,0"$'\n'"3,1,0,80" \
+        "$(comm_rows "$db" 1 MPI_Sendrecv $src "$Lsr" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+    expect_cmp "edge: late Sendrecv, rank 0 receive record sync ~0.150 s" within 0.150 \
+        "$(comm_sum "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(CASE WHEN c.peer = 1 THEN c.sync END)')" 0.0075
+    expect_cmp "edge: late Sendrecv, rank 0 send record sync < 0.02 s" lt 0.02 \
+        "$(comm_sum "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(CASE WHEN c.peer = 2 THEN c.sync END)')"
+    expect_cmp "edge: late Sendrecv, rank 1 (the late one) sync < 0.02 s" lt 0.02 \
+        "$(comm_sum "$db" 1 MPI_Sendrecv $src "$Lsr" 'sum(c.sync)')"
+    # Sub-communicator ranks are translated to world ranks; the second split
+    # ({0,1},{2,3}) follows MPI_Comm_free of the first ({0,2},{1,3}).
+    for k in 1 2; do
+        if [ $k = 1 ]; then pairs="0:2 1:3"; else pairs="0:1 2:3"; fi
+        for pr in $pairs; do
+            a=${pr%:*} b=${pr#*:}
+            expect_eq "edge: split $k, world $a sends 2 x 16 B to world $b" "$b,2,32" \
+                "$(comm_rows "$db" $a MPI_Send $src "$(L e-split$k-send)" 'sum(c.count), sum(c.bytes_sent)')"
+            expect_eq "edge: split $k, world $b receives from world $a (explicit source, MPI_ANY_SOURCE)" "$a,1,16;$a,1,16" \
+                "$(comm_rows "$db" $b MPI_Recv $src "$(L e-split$k-recv)" 'sum(c.count), sum(c.bytes_recv)');$(comm_rows "$db" $b MPI_Recv $src "$(L e-split$k-recv-any)" 'sum(c.count), sum(c.bytes_recv)')"
+            expect_eq "edge: split $k, Isend world $b -> Irecv world $a, 24 B" "$a,1,24;$b,1,24" \
+                "$(comm_rows "$db" $b MPI_Isend $src "$(L e-split$k-isend)" 'sum(c.count), sum(c.bytes_sent)');$(comm_rows "$db" $a MPI_Irecv $src "$(L e-split$k-irecv)" 'sum(c.count), sum(c.bytes_recv)')"
+            expect_eq "edge: split $k, Bcast from world $b (sub rank 1) to world $a" "-1,1,40,0;-1,1,0,40" \
+                "$(comm_rows "$db" $b MPI_Bcast $src "$(L e-split$k-bcast)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)');$(comm_rows "$db" $a MPI_Bcast $src "$(L e-split$k-bcast)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+            for x in "$a:$b" "$b:$a"; do
+                me=${x%:*} other=${x#*:}
+                expect_eq "edge: split $k, Alltoall on world $me: records -1 and world peer $other" "-1,1,12,12"$'\n'"$other,1,12,12" \
+                    "$(comm_rows "$db" $me MPI_Alltoall $src "$(L e-split$k-alltoall)" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
+            done
+        done
+    done
+    echo "# $(grep '^edge:' "$tmp/edge.err" || echo 'edge: no note on handle reuse')"
+    plain_run edge.plain $P "$tmp/plain/edge"
+    same_stdout "edge: same stdout with and without hprof" "$tmp/edge.plain.out" "$tmp/edge.out"
+fi
+
+# ---------------------------------------------------------------- n. limits, environment, output file
+src=many_sites.c
+Lall=$(for i in $(seq -w 1 40); do line_of "$S/$src" "ms-$i"; done | paste -sd, -)
+L10=$(for i in $(seq -w 1 10); do line_of "$S/$src" "ms-$i"; done | paste -sd, -)
+plain_run ms.plain 2 "$tmp/plain/many_sites"
+[ "$RC" = 0 ] || notok "many_sites (plain) runs" "exit status $RC: $(tail -3 "$tmp/ms.plain.err" | oneline)"
+
+# HPROF_MAX_NODES=10: the first 10 new call sites (ms-01..ms-10, run before any
+# other MPI call that gets a node) get nodes; the other 30 lines x 3 calls and
+# the MPI_Reduce after them land in the overflow node: 91 calls per rank.
+hp_run ms.max 2 -x HPROF_MAX_NODES=10 "$T/many_sites"
+if ran_ok ms.max; then
+    db=$PROFILE
+    for r in 0 1; do
+        expect_eq "HPROF_MAX_NODES=10: rank $r has 10 call-site nodes (ms-01..ms-10, 3 calls each)" "10,30" \
+            "$(q "$db" "SELECT count(DISTINCT n.id), sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                      WHERE st.rank = $r AND s.kind NOT IN ('root', 'overflow')")"
+        expect_eq "HPROF_MAX_NODES=10: rank $r sites with nodes are ms-01..ms-10" "${L10//,/$'\n'}" \
+            "$(q "$db" "SELECT DISTINCT s.line FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                      WHERE st.rank = $r AND s.kind = 'comm' ORDER BY s.line")"
+        expect_eq "HPROF_MAX_NODES=10: rank $r overflow node counts the 91 calls beyond" 91 \
+            "$(q "$db" "SELECT coalesce(sum(st.count), 0) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                      WHERE st.rank = $r AND s.kind = 'overflow'")"
+    done
+    # The summary's own "N events fell past HPROF_MAX_NODES" line is a summary
+    # line, not the warning.
+    warn=$(grep 'HPROF_MAX_NODES' "$tmp/ms.max.err" | grep -Ev '^hprof: [0-9]+ events fell past' || true)
+    if [ "$(printf '%s\n' "$warn" | awk 'NF' | wc -l)" = 1 ]; then
+        ok "HPROF_MAX_NODES=10: one warning line on stderr (2 ranks)"
+    else
+        notok "HPROF_MAX_NODES=10: one warning line on stderr (2 ranks)" "got '$(printf '%s\n' "$warn" | oneline)'"
+    fi
+    same_stdout "HPROF_MAX_NODES=10: same stdout as plain" "$tmp/ms.plain.out" "$tmp/ms.max.out"
+fi
+
+# Bad values: exit status 2 and exactly one line from rank 0.
+for bad in "HPROF_SUMMARY=bogus:hprof: HPROF_SUMMARY='bogus' is not one of off|on|full" \
+    "HPROF_MAX_NODES=abc:hprof: HPROF_MAX_NODES='abc' " "HPROF_COLL_SYNC=maybe:hprof: HPROF_COLL_SYNC='maybe' "; do
+    setting=${bad%%:*} want=${bad#*:}
+    hp_run ms.bad 2 -x "$setting" "$T/many_sites"
+    expect_eq "$setting: exit status 2" 2 "$RC"
+    got=$(grep '^hprof' "$tmp/ms.bad.err" || true)
+    # the whole line for HPROF_SUMMARY (its text is fixed), its start for the others
+    case $want in
+    *' ') match=$([ "${got#"$want"}" != "$got" ] && echo y || true) ;;
+    *) match=$([ "$got" = "$want" ] && echo y || true) ;;
+    esac
+    if [ "$(printf '%s\n' "$got" | awk 'NF' | wc -l)" = 1 ] && [ "$match" = y ]; then
+        ok "$setting: exactly one line '$want...' on stderr, from rank 0"
+    else
+        notok "$setting: exactly one line '$want...' on stderr, from rank 0" "got '$(printf '%s\n' "$got" | oneline)'"
+    fi
+done
+
+# HPROF_OUTPUT naming an existing file: left alone, profile to FILE.1, then FILE.2.
+keep=$tmp/keep.hpf
+printf 'not a profile: must survive\n' >"$keep"
+sum0=$(cksum <"$keep")
+for i in 1 2; do
+    HP_OUTPUT=$keep hp_run ms.keep$i 2 "$T/many_sites"
+    expect_eq "HPROF_OUTPUT exists (run $i): exit status 0" 0 "$RC"
+    expect_eq "HPROF_OUTPUT exists (run $i): existing file untouched" "$sum0" "$(cksum <"$keep")"
+    if grep -q 'exists' "$tmp/ms.keep$i.err"; then ok "HPROF_OUTPUT exists (run $i): warning mentions 'exists'"; else
+        notok "HPROF_OUTPUT exists (run $i): warning mentions 'exists'" "stderr: $(head -3 "$tmp/ms.keep$i.err" | oneline)"
+    fi
+    expect_eq "HPROF_OUTPUT exists (run $i): profile written to $keep.$i" "$keep.$i" "$PROFILE"
+    expect_eq "HPROF_OUTPUT exists (run $i): $keep.$i is a valid profile (rank 1 made 120 calls)" 120 \
+        "$(q "$keep.$i" "SELECT coalesce(sum(st.count), 0) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                WHERE st.rank = 1 AND s.name = 'MPI_Send' AND s.line IN ($Lall)")"
+    same_stdout "HPROF_OUTPUT exists (run $i): same stdout as plain" "$tmp/ms.plain.out" "$tmp/ms.keep$i.out"
+    [ $i != 1 ] || sum1=$(cksum <"$keep.1" 2>&1)
+done
+expect_eq "HPROF_OUTPUT exists: run 2 left $keep.1 untouched" "$sum1" "$(cksum <"$keep.1" 2>&1)"
+
+# HPROF_OUTPUT in a directory that does not exist: warning, exit 0, same stdout.
+HP_OUTPUT=$tmp/no/such/dir/p.hpf hp_run ms.nodir 2 "$T/many_sites"
+expect_eq "HPROF_OUTPUT in a missing directory: exit status 0" 0 "$RC"
+if grep -q 'cannot write profile' "$tmp/ms.nodir.err"; then ok "HPROF_OUTPUT in a missing directory: 'cannot write profile' warning"; else
+    notok "HPROF_OUTPUT in a missing directory: 'cannot write profile' warning" "stderr: $(head -3 "$tmp/ms.nodir.err" | oneline)"
+fi
+same_stdout "HPROF_OUTPUT in a missing directory: same stdout as plain" "$tmp/ms.plain.out" "$tmp/ms.nodir.out"
+
+# HPROF_SUMMARY=off: silent, but the profile is written.  =full: every site.
+hp_run ms.off 2 -x HPROF_SUMMARY=off "$T/many_sites"
+if ran_ok ms.off; then
+    expect_eq "HPROF_SUMMARY=off: no hprof lines on stderr" "" "$(grep '^hprof' "$tmp/ms.off.err" || true)"
+    expect_eq "HPROF_SUMMARY=off: profile written (ms-40 has 3 calls on rank 0)" 3 \
+        "$(node_count "$PROFILE" 0 MPI_Send $src "$(line_of "$S/$src" ms-40)")"
+    same_stdout "HPROF_SUMMARY=off: same stdout as plain" "$tmp/ms.plain.out" "$tmp/ms.off.out"
+fi
+hp_run ms.full 2 -x HPROF_SUMMARY=full "$T/many_sites"
+if ran_ok ms.full; then
+    missing=
+    for l in ${Lall//,/ } $(line_of "$S/$src" ms-reduce); do
+        grep -q "^hprof:.*$src:$l\b" "$tmp/ms.full.err" || missing="$missing $l"
+    done
+    expect_eq "HPROF_SUMMARY=full: summary lists all 41 call sites (missing lines)" "" "$missing"
+    same_stdout "HPROF_SUMMARY=full: same stdout as plain" "$tmp/ms.plain.out" "$tmp/ms.full.out"
+fi
+
+# ---------------------------------------------------------------- o. MPI_Sendrecv_replace
+# A ring shift of a strided vector in place; rank 1 is 150 ms late, so rank
+# 2 (receiving from it) waits ~0.150 s; 40 bytes each way on every rank.
+src=replace.c
+Lrp=$(line_of "$S/$src" r-replace)
+hp_run replace 3 "$T/replace"
+if ran_ok replace; then
+    for r in 0 1 2; do
+        expect_eq "Sendrecv_replace: rank $r send to $(((r + 1) % 3)), recv from $(((r + 2) % 3)), 40 B each" \
+            "$(printf '%s\n' "$(((r + 1) % 3)),1,40,0" "$(((r + 2) % 3)),1,0,40" | sort)" \
+            "$(comm_rows "$PROFILE" $r MPI_Sendrecv_replace $src "$Lrp" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)' | sort)"
+    done
+    expect_cmp "Sendrecv_replace: rank 2 receive sync ~0.150 s (late rank 1)" within 0.150 \
+        "$(comm_sum "$PROFILE" 2 MPI_Sendrecv_replace $src "$Lrp" 'sum(c.sync)')" 0.0075
+    expect_cmp "Sendrecv_replace: rank 1 (the late one) sync < 0.02 s" lt 0.02 \
+        "$(comm_sum "$PROFILE" 1 MPI_Sendrecv_replace $src "$Lrp" 'sum(c.sync)')"
+    plain_run replace.plain 3 "$tmp/plain/replace"
+    same_stdout "Sendrecv_replace: data moved as without hprof" "$tmp/replace.plain.out" "$tmp/replace.out"
 fi
 
 [ "$skip" = 0 ] || echo "# $skip skipped"
