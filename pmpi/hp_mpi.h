@@ -87,6 +87,8 @@ typedef struct hp_req_info {
                               NULL: the identity (MPI_COMM_WORLD) */
 } hp_req_info;
 
+/* threaded != 0 under MPI_THREAD_MULTIPLE: the table then locks. */
+void hp_reqmap_set_threaded(int threaded);
 void hp_reqmap_put(uintptr_t key, const hp_req_info *info);
 /* Copies the entry for key to *out and removes it.  Returns 0 when found. */
 int hp_reqmap_take(uintptr_t key, hp_req_info *out);

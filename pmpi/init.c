@@ -82,8 +82,10 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     before_init();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        hp_reqmap_set_threaded(*provided == MPI_THREAD_MULTIPLE);
         after_init();
+    }
     return rc;
 }
 
@@ -169,6 +171,8 @@ int MPI_Finalize(void)
         hp_mpi_active = 0;
         finish_run();
         hp_run_info_free(&run);
+        hp_reqmap_free_all();
+        hp_rankmap_free_all();
     }
     return PMPI_Finalize();
 }

@@ -20,10 +20,15 @@ static hp_rankmap *retired[4096];
 static unsigned nretired;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Per-thread memo of the last communicator looked up. */
-static __thread MPI_Comm last_comm __attribute__((tls_model("initial-exec")));
-static __thread const hp_rankmap *last_map __attribute__((tls_model("initial-exec")));
-static __thread unsigned last_gen __attribute__((tls_model("initial-exec")));
+/* Per-thread direct-mapped memo of communicators looked up, valid while
+ * no communicator has been forgotten since (generation). */
+#define MEMO 8
+typedef struct memo_entry {
+    MPI_Comm comm;
+    const hp_rankmap *map;
+    unsigned gen;
+} memo_entry;
+static __thread memo_entry memo[MEMO] __attribute__((tls_model("initial-exec")));
 static volatile unsigned generation = 1;
 
 static unsigned bucket_of(MPI_Comm comm)
@@ -69,8 +74,9 @@ const hp_rankmap *hp_rankmap_of(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_NULL)
         return NULL;
-    if (comm == last_comm && last_gen == generation)
-        return last_map;
+    memo_entry *me = &memo[bucket_of(comm) & (MEMO - 1)];
+    if (me->comm == comm && me->gen == generation)
+        return me->map;
     pthread_mutex_lock(&lock);
     entry *e = buckets[bucket_of(comm)];
     while (e && e->comm != comm)
@@ -82,9 +88,9 @@ const hp_rankmap *hp_rankmap_of(MPI_Comm comm)
         buckets[bucket_of(comm)] = e;
     }
     const hp_rankmap *m = e ? e->map : NULL;
-    last_comm = comm;
-    last_map = m;
-    last_gen = generation;
+    me->comm = comm;
+    me->map = m;
+    me->gen = generation;
     pthread_mutex_unlock(&lock);
     return m;
 }

@@ -1,8 +1,9 @@
 /*
  * reqmap.c - the table of outstanding requests: what each request will
  * record when a Wait or Test completes it.  Sharded by the handle's hash,
- * each shard an open-addressing table under its own spin lock, so threads
- * under MPI_THREAD_MULTIPLE rarely meet and never sleep.
+ * each shard an open-addressing table.  Only under MPI_THREAD_MULTIPLE,
+ * where one thread may complete a request another posted, does a shard
+ * take its spin lock; threads then rarely meet and never sleep.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -23,6 +24,12 @@ typedef struct shard {
 } shard;
 
 static shard shards[SHARDS];
+static int need_locks;
+
+void hp_reqmap_set_threaded(int threaded)
+{
+    need_locks = threaded;
+}
 
 static uint64_t mix(uintptr_t k)
 {
@@ -40,13 +47,15 @@ static shard *shard_of(uintptr_t key)
 
 static void lock_shard(shard *s)
 {
-    while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
-        ;
+    if (need_locks)
+        while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
+            ;
 }
 
 static void unlock_shard(shard *s)
 {
-    atomic_flag_clear_explicit(&s->lock, memory_order_release);
+    if (need_locks)
+        atomic_flag_clear_explicit(&s->lock, memory_order_release);
 }
 
 static slot *find(shard *s, uintptr_t key)
