@@ -13,8 +13,9 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_resolve.h libhprof/resolve.c \
 	libhprof/hp_snapshot.h libhprof/snapshot.c \
 	libhprof/hp_summary.h libhprof/summary.c \
+	libhprof/hp_filter.h libhprof/filter.c \
 	libhprof/hprof.h libhprof/api.c
-include_HEADERS += libhprof/hprof.h
+include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS)
 libhprof_libhpcore_la_LIBADD = $(LIBDW_LIBS) -lpthread

@@ -1,0 +1,109 @@
+/*
+ * filter.c - parsing and matching of HPROF_FILTER rule files (hp_filter.h).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hp_filter.h"
+
+typedef struct rule {
+    int include;     /* 1 include, 0 exclude */
+    int on_file;     /* 1: GLOB matches the file, 0: the function */
+    char *glob;
+} rule;
+
+struct hp_filter {
+    rule *rules;
+    size_t n, cap;
+};
+
+static int add_rule(hp_filter *f, int include, int on_file, const char *glob)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 16;
+        rule *r = realloc(f->rules, sizeof *r * cap);
+        if (!r)
+            return -1;
+        f->rules = r;
+        f->cap = cap;
+    }
+    if (!(f->rules[f->n].glob = strdup(glob)))
+        return -1;
+    f->rules[f->n].include = include;
+    f->rules[f->n].on_file = on_file;
+    f->n++;
+    return 0;
+}
+
+/* Parses one line; returns 0 (rule added or blank), -1 (syntax), -2 (memory). */
+static int parse_line(hp_filter *f, char *line)
+{
+    char *save = NULL;
+    char *action = strtok_r(line, " \t\r\n", &save);
+    if (!action || action[0] == '#')
+        return 0;
+    char *what = strtok_r(NULL, " \t\r\n", &save);
+    char *glob = strtok_r(NULL, " \t\r\n", &save);
+    char *extra = strtok_r(NULL, " \t\r\n", &save);
+    int include = strcmp(action, "include") == 0;
+    if ((!include && strcmp(action, "exclude") != 0) || !what || !glob ||
+        (extra && extra[0] != '#'))
+        return -1;
+    int on_file = strcmp(what, "file") == 0;
+    if (!on_file && strcmp(what, "function") != 0)
+        return -1;
+    return add_rule(f, include, on_file, glob) == 0 ? 0 : -2;
+}
+
+hp_filter *hp_filter_load(const char *path, char *err, size_t errlen)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    hp_filter *f = calloc(1, sizeof *f);
+    char line[4096];
+    unsigned lineno = 0;
+    int rc = f ? 0 : -2;
+    while (rc == 0 && fgets(line, sizeof line, in)) {
+        lineno++;
+        rc = parse_line(f, line);
+    }
+    fclose(in);
+    if (rc == 0)
+        return f;
+    if (rc == -1)
+        snprintf(err, errlen, "%s:%u: expected 'include|exclude function|file GLOB'",
+                 path, lineno);
+    else
+        snprintf(err, errlen, "%s: out of memory", path);
+    hp_filter_free(f);
+    return NULL;
+}
+
+int hp_filter_allows(const hp_filter *f, const char *func, const char *file)
+{
+    int allow = 1;
+    if (!f)
+        return 1;
+    for (size_t i = 0; i < f->n; i++) {
+        const rule *r = &f->rules[i];
+        const char *subject = r->on_file ? file : func;
+        if (subject && fnmatch(r->glob, subject, 0) == 0)
+            allow = r->include;
+    }
+    return allow;
+}
+
+void hp_filter_free(hp_filter *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++)
+        free(f->rules[i].glob);
+    free(f->rules);
+    free(f);
+}

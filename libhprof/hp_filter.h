@@ -1,0 +1,28 @@
+/*
+ * hp_filter.h - include/exclude rules for instrumentation (HPROF_FILTER),
+ * shared by hprof-instrument (which then emits no probes) and the runtime
+ * (whose probes then do nothing).  A filter file has one rule a line:
+ *
+ *     # comment
+ *     exclude function helper_*
+ *     exclude file */vendor/*
+ *     include function helper_main
+ *
+ * GLOBs are fnmatch(3) patterns.  Rules apply in order and the last one
+ * that matches decides; a procedure no rule matches is included.
+ */
+#ifndef HP_FILTER_H
+#define HP_FILTER_H
+
+#include <stddef.h>
+
+typedef struct hp_filter hp_filter;
+
+/* NULL with a one-line "FILE:LINE: ..." message in err on failure. */
+hp_filter *hp_filter_load(const char *path, char *err, size_t errlen);
+/* 1 when a procedure named func in file is to be measured, else 0.  A
+ * NULL filter allows everything; func or file may be NULL (unknown). */
+int hp_filter_allows(const hp_filter *f, const char *func, const char *file);
+void hp_filter_free(hp_filter *f);
+
+#endif

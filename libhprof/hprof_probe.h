@@ -1,0 +1,74 @@
+/*
+ * hprof_probe.h - the interface between code instrumented by
+ * hprof-instrument (tier 2) and the hprof runtime.  Instrumented sources
+ * include it; nothing else of hprof is visible to them.
+ *
+ * Each translation unit carries its static site table (one hprof_site_info
+ * per procedure, loop, call statement and communication statement, parents
+ * before children) in a static hprof_unit, registered by a constructor
+ * before main.  Probes name a site by (unit, index in its table), so they
+ * need no global variables and compile inside OpenMP regions declared
+ * default(none).  A probe's frame lives on the instrumented function's
+ * stack; hprof_exit is written to be a cleanup handler
+ * (__attribute__((cleanup(hprof_exit)))), so every exit path -- return,
+ * break, goto, a longjmp-free early exit -- closes what it opened.
+ */
+#ifndef HPROF_PROBE_H
+#define HPROF_PROBE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HPROF_PROBE_API __attribute__((visibility("default")))
+
+/* Site kinds (the values of the profile format's hp_site_kind). */
+enum hprof_site_kind {
+    HPROF_SITE_PROCEDURE = 1,
+    HPROF_SITE_LOOP = 2,
+    HPROF_SITE_CALL = 3,   /* procedure call statement: name = callee */
+    HPROF_SITE_COMM = 4    /* communication statement: name = MPI function */
+};
+
+typedef struct hprof_site_info {
+    int kind;              /* enum hprof_site_kind */
+    const char *name;      /* procedure, callee, MPI function; "for"/"while"/"do" for loops */
+    const char *func;      /* enclosing procedure ("" for a procedure itself) */
+    unsigned line;         /* first line (the call's line for call statements) */
+    unsigned end_line;     /* last line */
+    int parent;            /* index of the enclosing procedure or loop, -1 if none */
+} hprof_site_info;
+
+typedef struct hprof_unit {
+    const char *file;              /* source file as the compiler saw it */
+    unsigned nsites;
+    const hprof_site_info *sites;
+    unsigned *ids;                 /* nsites entries, filled by registration */
+    int registered;
+} hprof_unit;
+
+/* Registers a unit's sites (idempotent).  Called by the constructor the
+ * instrumenter emits; safe before MPI_Init and from several threads. */
+HPROF_PROBE_API void hprof_register_unit(hprof_unit *unit);
+
+/* The state of one open probe, on the instrumented code's stack. */
+typedef struct hprof_frame {
+    unsigned long long start;  /* timestamp, 0 when not timed */
+    unsigned node;             /* node entered, or a marker (folded, off) */
+    unsigned saved;            /* calling context to restore */
+    unsigned site;
+    unsigned depth;            /* recursion depth seen at entry */
+} hprof_frame;
+
+/* Opens a procedure, loop, call-statement or communication-statement
+ * probe.  For a communication statement, MPI calls made inside it record
+ * their communication at this site instead of at their return address. */
+HPROF_PROBE_API void hprof_enter(hprof_frame *f, hprof_unit *unit, unsigned index);
+/* Closes the probe opened with f. */
+HPROF_PROBE_API void hprof_exit(hprof_frame *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
