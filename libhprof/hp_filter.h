@@ -5,7 +5,7 @@
  *
  *     # comment
  *     exclude function helper_*
- *     exclude file */vendor/*
+ *     exclude file third_party/*
  *     include function helper_main
  *
  * GLOBs are fnmatch(3) patterns.  Rules apply in order and the last one
