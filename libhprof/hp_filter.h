@@ -4,8 +4,8 @@
  * (whose probes then do nothing).  A filter file has one rule a line:
  *
  *     # comment
- *     exclude function helper_*
- *     exclude file third_party/*
+ *     exclude function helper_?*
+ *     exclude file third_party/?*.c
  *     include function helper_main
  *
  * GLOBs are fnmatch(3) patterns.  Rules apply in order and the last one
