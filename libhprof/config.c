@@ -8,7 +8,7 @@
 #include <string.h>
 #include "hp_config.h"
 
-hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10};
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -71,6 +71,18 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
             return -1;
         cfg->verbose = (int)n;
     }
+    if ((v = get("HPROF_THROTTLE_CALLS"))) {
+        if (parse_uint("HPROF_THROTTLE_CALLS", v, 0, UINT32_MAX, &n, err, errlen))
+            return -1;
+        cfg->throttle_calls = n;
+    }
+    if ((v = get("HPROF_THROTTLE_NS"))) {
+        if (parse_uint("HPROF_THROTTLE_NS", v, 0, 1000000000, &n, err, errlen))
+            return -1;
+        cfg->throttle_ns = n;
+    }
+    if ((v = get("HPROF_FILTER")) && *v)
+        cfg->filter = v;
     if ((v = get("HPROF_TOP"))) {
         if (parse_uint("HPROF_TOP", v, 1, 1000, &n, err, errlen))
             return -1;

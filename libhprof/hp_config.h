@@ -17,6 +17,9 @@ typedef struct hp_config {
     int verbose;             /* HPROF_VERBOSE */
     int clock_monotonic;     /* HPROF_CLOCK=monotonic */
     int top;                 /* HPROF_TOP: rows of the summary */
+    uint64_t throttle_calls; /* HPROF_THROTTLE_CALLS (0: never throttle) */
+    uint64_t throttle_ns;    /* HPROF_THROTTLE_NS: mean below which to throttle */
+    const char *filter;      /* HPROF_FILTER rule file or NULL */
 } hp_config;
 
 extern hp_config hp_cfg;

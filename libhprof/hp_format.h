@@ -78,6 +78,9 @@ enum hp_site_kind {
 #define HP_SITEF_DYNAMIC 1u   /* found at run time from a return address */
 #define HP_SITEF_RESOLVED 2u  /* file/line/function came from debug info */
 #define HP_SITEF_COLLECTIVE 4u
+#define HP_SITEF_EXCLUDED 8u    /* HPROF_FILTER excluded it: never recorded */
+#define HP_SITEF_THROTTLED 16u  /* only counted after a while (hot and tiny) */
+#define HP_SITEF_ENTRY 32u      /* dynamic site keyed by a function's entry */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {

@@ -20,6 +20,13 @@ typedef struct hp_site {
     uint64_t offset;    /* addr relative to its module */
 } hp_site;
 
+/* Dynamic sites are keyed by address and kind: a function's entry may
+ * coincide with the return address of a call just before it. */
+static inline uint64_t hp_site_key(uintptr_t addr, uint32_t kind)
+{
+    return (uint64_t)addr ^ ((uint64_t)kind << 56);
+}
+
 #define HP_SITE_ROOT 0u
 #define HP_SITE_OVERFLOW 1u
 

@@ -16,7 +16,18 @@ typedef struct hp_node {
     uint32_t last_child;  /* cache of the last child looked up */
     uint32_t last_comm;   /* cache of the last comm record looked up */
     uint64_t count, ticks, min, max;
+    uint64_t timed;       /* how many of count were timed (see throttling) */
+    uint32_t flags;       /* HP_NODEF_* */
+    uint32_t reserved;
 } hp_node;
+
+#define HP_NODEF_THROTTLED 1u  /* entries are only counted, not timed */
+
+/* A site open on this thread's stack: recursion folding (DESIGN.md §3). */
+typedef struct hp_active {
+    uint32_t depth;       /* open activations of the site */
+    uint32_t node;        /* node of the outermost one */
+} hp_active;
 
 typedef struct hp_comm {
     uint32_t node;
@@ -46,8 +57,12 @@ typedef struct hp_thread {
     uint32_t ncomms, comm_chunk_cap;
     hp_map children;      /* parent << 32 | site -> node */
     hp_map comm_index;    /* node << 32 | peer -> comm */
-    hp_map site_cache;    /* return address -> site */
+    hp_map site_cache;    /* hp_site_key(address, kind) -> site */
     uint64_t overflow_events;
+    uint32_t comm_ctx;    /* node of the open static comm statement, or HP_NO_NODE */
+    uint32_t nactive;     /* entries in active[] (indexed by site id) */
+    hp_active *active;
+    struct hp_call_stack *calls;  /* -finstrument-functions frames (cyg.c) */
     hp_site_memo memo[HP_MEMO_SIZE];
 } hp_thread;
 
@@ -85,6 +100,7 @@ static inline hp_comm *hp_comm_at(const hp_thread *t, uint32_t i)
 static inline void hp_node_add(hp_node *n, uint64_t ticks)
 {
     n->count++;
+    n->timed++;
     n->ticks += ticks;
     if (ticks < n->min)
         n->min = ticks;
@@ -122,6 +138,17 @@ static inline uint32_t hp_site_node(hp_thread *t, uintptr_t addr, uint32_t kind,
     return hp_site_node_slow(t, addr, kind, name, flags);
 }
 
+/* The recursion-folding entry of `site` (grown on demand); NULL without
+ * memory. */
+hp_active *hp_active_slow(hp_thread *t, uint32_t site);
+
+static inline hp_active *hp_active_of(hp_thread *t, uint32_t site)
+{
+    if (__builtin_expect(site < t->nactive, 1))
+        return &t->active[site];
+    return hp_active_slow(t, site);
+}
+
 /* Communication of node `node` with `peer`. */
 uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer);
 void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
@@ -143,5 +170,6 @@ int hp_records_overflowed(void);
 void hp_records_defer_overflow_warning(void);
 void hp_records_reset(void);           /* MPI_Pcontrol(2): zero everything */
 void hp_threads_free_all(void);        /* unit tests only */
+void hp_call_stack_free(struct hp_call_stack *s);
 
 #endif

@@ -57,7 +57,7 @@ typedef struct hprof_frame {
     unsigned node;             /* node entered, or a marker (folded, off) */
     unsigned saved;            /* calling context to restore */
     unsigned site;
-    unsigned depth;            /* recursion depth seen at entry */
+    unsigned saved_comm;       /* open communication statement to restore */
 } hprof_frame;
 
 /* Opens a procedure, loop, call-statement or communication-statement

@@ -14,6 +14,10 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_snapshot.h libhprof/snapshot.c \
 	libhprof/hp_summary.h libhprof/summary.c \
 	libhprof/hp_filter.h libhprof/filter.c \
+	libhprof/hp_enter.h libhprof/enter.c \
+	libhprof/hp_runtime.h libhprof/runtime.c \
+	libhprof/hprof_probe.h libhprof/probe.c \
+	libhprof/cyg.c \
 	libhprof/hprof.h libhprof/api.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden

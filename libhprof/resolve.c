@@ -24,8 +24,9 @@ static char *base_name_dup(const char *path)
 
 static int resolve_one(Dwfl *dwfl, hp_site *s)
 {
-    /* A return address points after the call; the call is one byte back. */
-    Dwarf_Addr pc = (Dwarf_Addr)s->addr - 1;
+    /* A return address points after the call, so the call is one byte
+     * back; a function's entry is looked up as it is. */
+    Dwarf_Addr pc = (Dwarf_Addr)s->addr - ((s->flags & HP_SITEF_ENTRY) ? 0 : 1);
     Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
     if (!mod) {
         s->module = strdup("?");

@@ -78,10 +78,11 @@ uint32_t hp_site_dynamic(uintptr_t addr, uint32_t kind, const char *name,
 {
     pthread_mutex_lock(&lock);
     ensure_reserved_locked();
-    uint32_t id = hp_map_get(&by_addr, addr);
+    uint64_t key = hp_site_key(addr, kind);
+    uint32_t id = hp_map_get(&by_addr, key);
     if (id == HP_MAP_MISSING) {
         id = append_locked();
-        if (id != HP_NONE && hp_map_put(&by_addr, addr, id) == 0) {
+        if (id != HP_NONE && hp_map_put(&by_addr, key, id) == 0) {
             hp_site *s = hp_site_get(id);
             s->kind = kind;
             s->name = name;

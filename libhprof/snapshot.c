@@ -51,6 +51,23 @@ static uint32_t intern(strtab *st, const char *s)
     return rd->nstrings++;
 }
 
+/* Dynamic procedures are named by their resolved function and have no
+ * enclosing one; dynamic call sites are named by their callee. */
+static void site_names(const hp_site *s, const char **name, const char **func)
+{
+    *name = s->name;
+    *func = s->func;
+    if (!(s->flags & HP_SITEF_DYNAMIC))
+        return;
+    if (s->kind == HP_KIND_PROCEDURE) {
+        *name = s->func ? s->func : "?";
+        *func = NULL;
+    } else if (s->kind == HP_KIND_CALL && s->callee != HP_NONE) {
+        const char *callee = hp_site_get(s->callee)->func;
+        *name = callee ? callee : "?";
+    }
+}
+
 static int snapshot_sites(hp_rank_data *rd, strtab *st)
 {
     uint32_t n = hp_site_count();
@@ -61,9 +78,11 @@ static int snapshot_sites(hp_rank_data *rd, strtab *st)
         const hp_site *s = hp_site_get(id);
         hp_site_rec *r = &rd->sites[id];
         r->id = id;
+        const char *name, *func;
+        site_names(s, &name, &func);
         r->kind = s->kind;
-        r->name = intern(st, s->name);
-        r->func = intern(st, s->func);
+        r->name = intern(st, name);
+        r->func = intern(st, func);
         r->file = intern(st, s->file);
         r->line = s->line;
         r->end_line = s->end_line;
@@ -94,6 +113,11 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
         r->thread = tno;
         r->count = n->count;
         r->time = hp_ticks_to_sec(n->ticks);
+        if ((n->flags & HP_NODEF_THROTTLED) && n->timed) {
+            /* Entries after throttling were only counted: at their mean. */
+            r->time = r->time * (double)n->count / (double)n->timed;
+            rd->sites[n->site].flags |= HP_SITEF_THROTTLED;
+        }
         r->min = min_seconds(n->min);
         r->max = hp_ticks_to_sec(n->max);
     }
@@ -137,14 +161,23 @@ static int snapshot_threads(hp_rank_data *rd)
     return 0;
 }
 
+/* Time of the outermost communication nodes: a communication statement
+ * inside another (a user's wrapper around MPI) is not counted twice. */
 double hp_rank_mpi_time(const hp_rank_data *rd)
 {
     double sum = 0;
+    unsigned char *inside = calloc(rd->nnodes ? rd->nnodes : 1, 1);
+    if (!inside)
+        return 0;
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         const hp_node_rec *n = &rd->nodes[i];
-        if (n->site < rd->nsites && rd->sites[n->site].kind == HP_KIND_COMM)
+        int comm = n->site < rd->nsites && rd->sites[n->site].kind == HP_KIND_COMM;
+        int nested = n->parent != HP_NONE && n->parent < i && inside[n->parent];
+        if (comm && !nested)
             sum += n->time;
+        inside[i] = comm || nested;
     }
+    free(inside);
     return sum;
 }
 

@@ -50,6 +50,20 @@ static void node_init(hp_node *n, uint32_t site, uint32_t parent)
     n->min = UINT64_MAX;
 }
 
+hp_active *hp_active_slow(hp_thread *t, uint32_t site)
+{
+    uint32_t n = t->nactive ? t->nactive : 64;
+    while (n <= site)
+        n *= 2;
+    hp_active *a = realloc(t->active, sizeof *a * n);
+    if (!a)
+        return NULL;
+    memset(a + t->nactive, 0, sizeof *a * (n - t->nactive));
+    t->active = a;
+    t->nactive = n;
+    return &a[site];
+}
+
 /* Appends a node without checking the limit; HP_NO_NODE without memory. */
 static uint32_t node_append(hp_thread *t, uint32_t parent, uint32_t site)
 {
@@ -73,6 +87,7 @@ hp_thread *hp_thread_attach(void)
     }
     hp_site_count(); /* makes sure the reserved sites exist */
     t->current = HP_ROOT_NODE;
+    t->comm_ctx = HP_NO_NODE;
     pthread_mutex_lock(&registry_lock);
     if (nthreads == threads_cap) {
         uint32_t cap = threads_cap ? threads_cap * 2 : 16;
@@ -97,8 +112,9 @@ void hp_thread_zero(hp_thread *t)
 {
     for (uint32_t i = 0; i < t->nnodes; i++) {
         hp_node *n = hp_node_at(t, i);
-        n->count = n->ticks = n->max = 0;
+        n->count = n->ticks = n->max = n->timed = 0;
         n->min = UINT64_MAX;
+        n->flags = 0;
     }
     for (uint32_t i = 0; i < t->ncomms; i++) {
         hp_comm *c = hp_comm_at(t, i);
@@ -139,10 +155,11 @@ uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site)
 uint32_t hp_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
                            const char *name, uint32_t flags)
 {
-    uint32_t site = hp_map_get(&t->site_cache, addr);
+    uint64_t key = hp_site_key(addr, kind);
+    uint32_t site = hp_map_get(&t->site_cache, key);
     if (site == HP_MAP_MISSING) {
         site = hp_site_dynamic(addr, kind, name, flags);
-        if (site == HP_SITE_OVERFLOW || hp_map_put(&t->site_cache, addr, site) != 0)
+        if (site == HP_SITE_OVERFLOW || hp_map_put(&t->site_cache, key, site) != 0)
             return overflow(t);
     }
     uint32_t node = hp_cct_child(t, t->current, site);
@@ -265,6 +282,8 @@ static void thread_free(hp_thread *t)
     hp_map_free(&t->children);
     hp_map_free(&t->comm_index);
     hp_map_free(&t->site_cache);
+    free(t->active);
+    hp_call_stack_free(t->calls);
     free(t);
 }
 

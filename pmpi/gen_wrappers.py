@@ -153,7 +153,7 @@ def wrapper(f, fid):
     out.append("    uint64_t dt = hp_ticks() - t0;\n")
     out.append("    uint32_t node = hp_mpi_node(t, ra, %s);\n" % fid)
     total = "dt + sync" if kind == "coll" else "dt"
-    out.append("    hp_node_add(hp_node_at(t, node), %s);\n" % total)
+    out.append("    hp_mpi_node_time(t, node, %s);\n" % total)
     out.append(fill(after, f))
     out.append("    return rc;\n}\n")
     return "".join(out)

@@ -29,10 +29,21 @@ static inline hp_thread *hp_mpi_begin(void)
     return hp_thread_self();
 }
 
-/* Node of the call site at return address ra for MPI function id. */
+/* Node of the call site at return address ra for MPI function id; inside
+ * an instrumented communication statement, that statement's node. */
 static inline uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
 {
+    if (t->comm_ctx != HP_NO_NODE)
+        return t->comm_ctx;
     return hp_site_node(t, ra, HP_KIND_COMM, hp_mpi_names[id], hp_mpi_site_flags[id]);
+}
+
+/* Time of one MPI call at its node; an instrumented communication
+ * statement times itself. */
+static inline void hp_mpi_node_time(hp_thread *t, uint32_t node, uint64_t ticks)
+{
+    if (node != t->comm_ctx)
+        hp_node_add(hp_node_at(t, node), ticks);
 }
 
 /* ---- rank translation (rankmap.c) ---- */

@@ -15,6 +15,7 @@
 #include "hp_mpi.h"
 #include "hp_log.h"
 #include "hp_resolve.h"
+#include "hp_runtime.h"
 #include "hp_snapshot.h"
 #include "hp_summary.h"
 
@@ -49,10 +50,7 @@ static void read_command_line(hp_run_info *r)
 
 static void before_init(void)
 {
-    hp_config_load();
-    hp_log_set_verbose(hp_cfg.verbose);
-    hp_clock_init(hp_cfg.clock_monotonic, 20);
-    hp_records_set_max_nodes(hp_cfg.max_nodes);
+    hp_runtime_init();
     hp_records_defer_overflow_warning();
     read_command_line(&run);
 }

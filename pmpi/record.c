@@ -66,7 +66,7 @@ int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
     }
     uint64_t t2 = hp_ticks();
     uint32_t node = hp_mpi_node(t, ra, HP_MPI_Recv);
-    hp_node_add(hp_node_at(t, node), t2 - t0);
+    hp_mpi_node_time(t, node, t2 - t0);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
         hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t2 - t1, t1 - t0);
     return rc;
@@ -109,7 +109,7 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
     int wrc = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
     uint64_t t4 = hp_ticks();
     uint32_t node = hp_mpi_node(t, ra, id);
-    hp_node_add(hp_node_at(t, node), t4 - t0);
+    hp_mpi_node_time(t, node, t4 - t0);
     if (wrc == MPI_SUCCESS && sh->dest != MPI_PROC_NULL)
         hp_comm_add(t, node, hp_world_of(comm, sh->dest), sh->bytes, 0,
                     (t1 - t0) + (t4 - t3), 0);
@@ -142,8 +142,7 @@ int hp_mpi_sendrecv_replace(hp_thread *t, uintptr_t ra, void *buf, int count,
         uint64_t t0 = hp_ticks();
         int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag,
                                        comm, status);
-        hp_node_add(hp_node_at(t, hp_mpi_node(t, ra, HP_MPI_Sendrecv_replace)),
-                    hp_ticks() - t0);
+        hp_mpi_node_time(t, hp_mpi_node(t, ra, HP_MPI_Sendrecv_replace), hp_ticks() - t0);
         return rc;
     }
     PMPI_Pack(buf, count, type, packed, size, &pos, comm);

@@ -1,0 +1,59 @@
+/*
+ * probe.c - the probe API of instrumented code (hprof_probe.h): unit
+ * registration into the site registry, with the HPROF_FILTER rules, and
+ * the enter/exit probes.
+ */
+#include <pthread.h>
+#include "hp_enter.h"
+#include "hp_filter.h"
+#include "hp_runtime.h"
+#include "hp_site.h"
+
+static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t register_site(const hprof_unit *u, unsigned i)
+{
+    const hprof_site_info *si = &u->sites[i];
+    uint32_t parent = si->parent >= 0 && (unsigned)si->parent < i ? u->ids[si->parent]
+                                                                   : HP_NONE;
+    uint32_t id = hp_site_add_static((uint32_t)si->kind, si->name, si->func, u->file,
+                                     si->line, si->end_line, parent, HP_NONE);
+    if (id == HP_NONE)
+        return HP_SITE_OVERFLOW;
+    const char *proc = si->kind == HPROF_SITE_PROCEDURE ? si->name : si->func;
+    if (!hp_filter_allows(hp_runtime_filter(), proc, u->file))
+        hp_site_get(id)->flags |= HP_SITEF_EXCLUDED;
+    return id;
+}
+
+void hprof_register_unit(hprof_unit *u)
+{
+    hp_runtime_init();
+    pthread_mutex_lock(&register_lock);
+    if (!__atomic_load_n(&u->registered, __ATOMIC_ACQUIRE)) {
+        for (unsigned i = 0; i < u->nsites; i++)
+            u->ids[i] = register_site(u, i);
+        __atomic_store_n(&u->registered, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&register_lock);
+}
+
+void hprof_enter(hprof_frame *f, hprof_unit *u, unsigned index)
+{
+    hp_thread *t;
+    f->node = HP_FRAME_OFF;
+    if (!hp_collecting || index >= u->nsites || !(t = hp_thread_self()))
+        return;
+    if (__builtin_expect(!__atomic_load_n(&u->registered, __ATOMIC_ACQUIRE), 0))
+        hprof_register_unit(u);
+    uint32_t site = u->ids[index];
+    if (hp_site_get(site)->flags & HP_SITEF_EXCLUDED)
+        return;
+    hp_enter_site(t, f, site);
+}
+
+void hprof_exit(hprof_frame *f)
+{
+    if (f->node != HP_FRAME_OFF)
+        hp_exit_site(hp_tls_self, f);
+}

@@ -1,0 +1,54 @@
+/*
+ * runtime.c - start-up of the runtime (hp_runtime.h), exactly once per
+ * process whichever event comes first: the library constructor, a unit
+ * registration from another constructor, or MPI_Init.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "hp_clock.h"
+#include "hp_config.h"
+#include "hp_enter.h"
+#include "hp_log.h"
+#include "hp_runtime.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static hp_filter *filter;
+
+static void load_filter(void)
+{
+    char err[512];
+    if (!hp_cfg.filter)
+        return;
+    filter = hp_filter_load(hp_cfg.filter, err, sizeof err);
+    if (!filter) {
+        fprintf(stderr, "hprof: HPROF_FILTER: %s\n", err);
+        exit(2);
+    }
+}
+
+static void init_once(void)
+{
+    hp_config_load();
+    hp_log_set_verbose(hp_cfg.verbose);
+    hp_clock_init(hp_cfg.clock_monotonic, 20);
+    hp_records_set_max_nodes(hp_cfg.max_nodes);
+    hp_throttle_set(hp_cfg.throttle_calls,
+                    (uint64_t)(hp_cfg.throttle_ns * hp_clock_ticks_per_sec() / 1e9));
+    load_filter();
+}
+
+void hp_runtime_init(void)
+{
+    pthread_once(&once, init_once);
+}
+
+const hp_filter *hp_runtime_filter(void)
+{
+    return filter;
+}
+
+__attribute__((constructor)) static void hp_runtime_constructor(void)
+{
+    hp_runtime_init();
+}
