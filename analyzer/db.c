@@ -69,7 +69,34 @@ static const char *const view_sql =
     " SUM(r.time) / (SELECT COUNT(*) FROM rank) AS mean, MAX(r.time) AS max,"
     " CASE WHEN SUM(r.time) > 0 THEN MAX(r.time) * (SELECT COUNT(*) FROM rank) / SUM(r.time)"
     " END AS imbalance, SUM(r.tran) AS tran, SUM(r.sync) AS sync"
-    " FROM rank_site r JOIN site s ON s.id = r.site GROUP BY r.site;\n";
+    " FROM rank_site r JOIN site s ON s.id = r.site GROUP BY r.site;\n"
+    /* The static line tables of the seed paper, as views of `site`:
+     * procedure line or loop line -> the lines directly inside it. */
+    "CREATE VIEW PL AS SELECT p.file AS file, p.line AS proc_line, p.name AS proc,"
+    " c.line AS loop_line FROM site c JOIN site p ON p.id = c.parent"
+    " WHERE c.kind = 'loop' AND p.kind = 'procedure';\n"
+    "CREATE VIEW PCOM AS SELECT p.file AS file, p.line AS proc_line, p.name AS proc,"
+    " c.line AS comm_line, c.name AS comm FROM site c JOIN site p ON p.id = c.parent"
+    " WHERE c.kind = 'comm' AND p.kind = 'procedure';\n"
+    "CREATE VIEW PC AS SELECT p.file AS file, p.line AS proc_line, p.name AS proc,"
+    " c.line AS call_line, c.name AS callee,"
+    " (SELECT q.line FROM site q WHERE q.kind = 'procedure' AND q.name = c.name"
+    "  ORDER BY q.file = c.file DESC, q.line LIMIT 1) AS callee_line"
+    " FROM site c JOIN site p ON p.id = c.parent"
+    " WHERE c.kind = 'call' AND p.kind = 'procedure';\n"
+    "CREATE VIEW LL AS SELECT p.file AS file, p.line AS loop_line,"
+    " c.line AS inner_loop_line FROM site c JOIN site p ON p.id = c.parent"
+    " WHERE c.kind = 'loop' AND p.kind = 'loop';\n"
+    "CREATE VIEW LCOM AS SELECT p.file AS file, p.line AS loop_line,"
+    " c.line AS comm_line, c.name AS comm FROM site c JOIN site p ON p.id = c.parent"
+    " WHERE c.kind = 'comm' AND p.kind = 'loop';\n"
+    "CREATE VIEW LC AS SELECT p.file AS file, p.line AS loop_line,"
+    " c.line AS call_line, c.name AS callee,"
+    " (SELECT q.line FROM site q WHERE q.kind = 'procedure' AND q.name = c.name"
+    "  ORDER BY q.file = c.file DESC, q.line LIMIT 1) AS callee_line"
+    " FROM site c JOIN site p ON p.id = c.parent"
+    " WHERE c.kind = 'call' AND p.kind = 'loop';\n"
+    "CREATE INDEX site_parent ON site(parent);\n";
 
 typedef struct writer {
     sqlite3 *db;

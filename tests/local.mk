@@ -6,6 +6,11 @@ TESTS += tests/unit/test_core
 tests_unit_test_core_SOURCES = tests/unit/test_core.c
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_core_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_probe
+TESTS += tests/unit/test_probe
+tests_unit_test_probe_SOURCES = tests/unit/test_probe.c
+tests_unit_test_probe_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_probe_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk

@@ -1,0 +1,317 @@
+/*
+ * test_probe.c - cmocka tests of the tier 1/2 runtime without MPI: unit
+ * registration, probes, recursion folding (direct and mutual), throttling,
+ * HPROF_FILTER rules, communication-statement context and the
+ * -finstrument-functions hooks.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "hp_clock.h"
+#include "hp_enter.h"
+#include "hp_filter.h"
+#include "hp_runtime.h"
+#include "hp_site.h"
+#include "hp_snapshot.h"
+#include "hprof_probe.h"
+
+void __cyg_profile_func_enter(void *fn, void *call_site);
+void __cyg_profile_func_exit(void *fn, void *call_site);
+
+enum { FIB, FIB_CALL, EVEN, ODD, EVEN_CALL, ODD_CALL, LEAF, LOOP, COMM, SKIPPED, NSITES };
+
+static const hprof_site_info sites[NSITES] = {
+    [FIB] = {HPROF_SITE_PROCEDURE, "fib", "", 10, 14, -1},
+    [FIB_CALL] = {HPROF_SITE_CALL, "fib", "fib", 12, 12, FIB},
+    [EVEN] = {HPROF_SITE_PROCEDURE, "even", "", 20, 22, -1},
+    [ODD] = {HPROF_SITE_PROCEDURE, "odd", "", 30, 32, -1},
+    [EVEN_CALL] = {HPROF_SITE_CALL, "odd", "even", 21, 21, EVEN},
+    [ODD_CALL] = {HPROF_SITE_CALL, "even", "odd", 31, 31, ODD},
+    [LEAF] = {HPROF_SITE_PROCEDURE, "leaf", "", 40, 41, -1},
+    [LOOP] = {HPROF_SITE_LOOP, "for", "leaf", 40, 41, LEAF},
+    [COMM] = {HPROF_SITE_COMM, "MPI_Send", "leaf", 41, 41, LOOP},
+    [SKIPPED] = {HPROF_SITE_PROCEDURE, "helper_skip", "", 50, 51, -1},
+};
+static unsigned ids[NSITES];
+static hprof_unit unit = {"/src/probe_test.c", NSITES, sites, ids, 0};
+
+static int fresh(void **state)
+{
+    (void)state;
+    hp_threads_free_all();
+    hp_records_set_max_nodes(1000000);
+    hp_throttle_set(0, 0);
+    return 0;
+}
+
+static hp_node *node_of(unsigned index)
+{
+    hp_thread *t = hp_thread_self();
+    for (uint32_t i = 0; i < t->nnodes; i++)
+        if (hp_node_at(t, i)->site == ids[index])
+            return hp_node_at(t, i);
+    return NULL;
+}
+
+static unsigned nodes_of(unsigned index)
+{
+    hp_thread *t = hp_thread_self();
+    unsigned n = 0;
+    for (uint32_t i = 0; i < t->nnodes; i++)
+        n += hp_node_at(t, i)->site == ids[index];
+    return n;
+}
+
+static int fib(int n)
+{
+    hprof_frame f __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&f, &unit, FIB);
+    if (n < 2)
+        return n;
+    int a, b;
+    {
+        hprof_frame c __attribute__((cleanup(hprof_exit)));
+        hprof_enter(&c, &unit, FIB_CALL);
+        a = fib(n - 1);
+    }
+    {
+        hprof_frame c __attribute__((cleanup(hprof_exit)));
+        hprof_enter(&c, &unit, FIB_CALL);
+        b = fib(n - 2);
+    }
+    return a + b;
+}
+
+static int odd(int n);
+
+static int even(int n)
+{
+    hprof_frame f __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&f, &unit, EVEN);
+    if (n == 0)
+        return 1;
+    hprof_frame c __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&c, &unit, EVEN_CALL);
+    return odd(n - 1);
+}
+
+static int odd(int n)
+{
+    hprof_frame f __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&f, &unit, ODD);
+    if (n == 0)
+        return 0;
+    hprof_frame c __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&c, &unit, ODD_CALL);
+    return even(n - 1);
+}
+
+static void test_registration(void **state)
+{
+    (void)state;
+    hprof_register_unit(&unit);
+    hprof_register_unit(&unit); /* idempotent */
+    assert_int_equal(unit.registered, 1);
+    const hp_site *loop = hp_site_get(ids[LOOP]);
+    assert_int_equal(loop->kind, HP_KIND_LOOP);
+    assert_int_equal(loop->parent, ids[LEAF]);
+    assert_string_equal(loop->file, "/src/probe_test.c");
+    assert_int_equal(hp_site_get(ids[COMM])->parent, ids[LOOP]);
+    assert_int_equal(hp_site_get(ids[FIB])->parent, HP_NONE);
+}
+
+static void test_direct_recursion_folded(void **state)
+{
+    (void)state;
+    uint64_t t0 = hp_monotonic_ns();
+    assert_int_equal(fib(20), 6765);
+    double wall = (double)(hp_monotonic_ns() - t0) / 1e9;
+    /* fib(20) makes 21891 calls and 21890 recursive call statements. */
+    assert_int_equal(nodes_of(FIB), 1);
+    assert_int_equal(nodes_of(FIB_CALL), 1);
+    assert_int_equal(node_of(FIB)->count, 21891);
+    assert_int_equal(node_of(FIB_CALL)->count, 21890);
+    /* Only the outermost activation is timed: its time is the wall time. */
+    assert_int_equal(node_of(FIB)->timed, 1);
+    double t = hp_ticks_to_sec(node_of(FIB)->ticks);
+    assert_true(t <= wall && t > wall * 0.98 - 20e-6);
+    assert_int_equal(hp_thread_self()->current, HP_ROOT_NODE);
+}
+
+static void test_mutual_recursion_folded(void **state)
+{
+    (void)state;
+    assert_int_equal(even(101), 0);
+    assert_int_equal(nodes_of(EVEN), 1);
+    assert_int_equal(nodes_of(ODD), 1);
+    assert_int_equal(node_of(EVEN)->count, 51); /* even(101), even(99), ..., even(1) */
+    assert_int_equal(node_of(ODD)->count, 51);
+    assert_int_equal(node_of(EVEN)->timed, 1);
+    assert_int_equal(node_of(ODD)->timed, 1);
+    assert_true(node_of(ODD)->ticks <= node_of(EVEN)->ticks);
+}
+
+static void leaf_once(void)
+{
+    hprof_frame f __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&f, &unit, LEAF);
+}
+
+static void test_throttling(void **state)
+{
+    (void)state;
+    /* Throttle after 1000 calls with a mean below one second. */
+    hp_throttle_set(1000, (uint64_t)hp_clock_ticks_per_sec());
+    for (int i = 0; i < 5000; i++)
+        leaf_once();
+    hp_node *n = node_of(LEAF);
+    assert_int_equal(n->count, 5000);
+    assert_int_equal(n->timed, 1000);
+    assert_true(n->flags & HP_NODEF_THROTTLED);
+    hp_rank_data rd;
+    memset(&rd, 0, sizeof rd);
+    assert_int_equal(hp_snapshot(&rd), 0);
+    assert_true(rd.sites[ids[LEAF]].flags & HP_SITEF_THROTTLED);
+    for (uint32_t i = 0; i < rd.nnodes; i++)
+        if (rd.nodes[i].site == ids[LEAF]) /* time scaled to all 5000 calls */
+            assert_true(rd.nodes[i].time > 4.99 * hp_ticks_to_sec(n->ticks));
+    hp_rank_data_free(&rd);
+}
+
+static void test_no_throttling_when_slow(void **state)
+{
+    (void)state;
+    hp_throttle_set(1000, 1); /* mean must stay below one tick: never */
+    for (int i = 0; i < 3000; i++)
+        leaf_once();
+    assert_int_equal(node_of(LEAF)->timed, 3000);
+    assert_false(node_of(LEAF)->flags & HP_NODEF_THROTTLED);
+}
+
+static void test_comm_statement_context(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    hprof_frame p, l, c;
+    hprof_enter(&p, &unit, LEAF);
+    hprof_enter(&l, &unit, LOOP);
+    assert_int_equal(t->comm_ctx, HP_NO_NODE);
+    hprof_enter(&c, &unit, COMM);
+    assert_int_equal(t->comm_ctx, t->current);
+    assert_int_equal(hp_node_at(t, t->current)->site, ids[COMM]);
+    hprof_exit(&c);
+    assert_int_equal(t->comm_ctx, HP_NO_NODE);
+    hprof_exit(&l);
+    hprof_exit(&p);
+    /* leaf -> loop -> comm nesting in the tree */
+    hp_node *comm = node_of(COMM);
+    assert_int_equal(hp_node_at(t, comm->parent)->site, ids[LOOP]);
+    assert_int_equal(hp_node_at(t, hp_node_at(t, comm->parent)->parent)->site, ids[LEAF]);
+}
+
+static void test_filter_excludes_at_run_time(void **state)
+{
+    (void)state;
+    hprof_frame f;
+    assert_true(hp_site_get(ids[SKIPPED])->flags & HP_SITEF_EXCLUDED);
+    assert_false(hp_site_get(ids[LEAF])->flags & HP_SITEF_EXCLUDED);
+    hprof_enter(&f, &unit, SKIPPED);
+    hprof_exit(&f);
+    assert_int_equal(nodes_of(SKIPPED), 0);
+}
+
+static char filter_path[] = "/tmp/hprof-filter-XXXXXX";
+
+static void test_filter_rules(void **state)
+{
+    (void)state;
+    char err[256];
+    const hp_filter *f = hp_runtime_filter();
+    assert_non_null(f);
+    assert_false(hp_filter_allows(f, "helper_skip", "a.c"));
+    assert_true(hp_filter_allows(f, "helper_keep", "a.c")); /* later include wins */
+    assert_false(hp_filter_allows(f, "main", "/x/vendor/z.c"));
+    assert_true(hp_filter_allows(f, "main", "/x/src/z.c"));
+    assert_true(hp_filter_allows(NULL, "anything", NULL));
+    FILE *bad = fopen(filter_path, "w");
+    fputs("exclude function a\nskip function b\n", bad);
+    fclose(bad);
+    assert_null(hp_filter_load(filter_path, err, sizeof err));
+    char want[512];
+    snprintf(want, sizeof want, "%s:2: expected 'include|exclude function|file GLOB'",
+             filter_path);
+    assert_string_equal(err, want);
+    assert_null(hp_filter_load("/nonexistent/filter", err, sizeof err));
+    assert_string_equal(err, "/nonexistent/filter: No such file or directory");
+}
+
+/* Tier 1 hooks, with the addresses of real functions of this test. */
+static void test_cyg_hooks(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    char *site_a = (char *)(uintptr_t)test_cyg_hooks + 16;
+    void *fn = (void *)(uintptr_t)leaf_once;
+    for (int i = 0; i < 3; i++) {
+        __cyg_profile_func_enter(fn, site_a);
+        __cyg_profile_func_enter(fn, site_a + 8); /* direct recursion */
+        __cyg_profile_func_exit(fn, site_a + 8);
+        __cyg_profile_func_exit(fn, site_a);
+    }
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    uint32_t call = hp_site_dynamic((uintptr_t)site_a, HP_KIND_CALL, "call", 0);
+    uint32_t proc = hp_site_dynamic((uintptr_t)fn, HP_KIND_PROCEDURE, "procedure", 0);
+    assert_int_equal(hp_site_get(call)->callee, proc);
+    assert_true(hp_site_get(proc)->flags & HP_SITEF_ENTRY);
+    uint32_t cn = hp_cct_child(t, HP_ROOT_NODE, call);
+    uint32_t pn = hp_cct_child(t, cn, proc);
+    assert_int_equal(hp_node_at(t, cn)->count, 3);
+    assert_int_equal(hp_node_at(t, pn)->count, 6); /* 3 + 3 folded */
+    assert_int_equal(hp_node_at(t, pn)->timed, 3);
+}
+
+/* The runtime reads HPROF_FILTER once, in the library constructor, before
+ * main: so main writes the rules and runs this program again with it set. */
+static int rerun_with_filter(char **argv)
+{
+    int fd = mkstemp(filter_path);
+    const char *rules = "# test rules\n"
+                        "exclude function helper_*\n"
+                        "include function helper_keep\n"
+                        "exclude file */vendor/*\n";
+    if (fd < 0 || write(fd, rules, strlen(rules)) < 0)
+        return 1;
+    close(fd);
+    setenv("HPROF_FILTER", filter_path, 1);
+    execv("/proc/self/exe", argv);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    const char *given = getenv("HPROF_FILTER");
+    if (!given)
+        return rerun_with_filter(argv);
+    snprintf(filter_path, sizeof filter_path, "%s", given);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registration),
+        cmocka_unit_test_setup(test_direct_recursion_folded, fresh),
+        cmocka_unit_test_setup(test_mutual_recursion_folded, fresh),
+        cmocka_unit_test_setup(test_throttling, fresh),
+        cmocka_unit_test_setup(test_no_throttling_when_slow, fresh),
+        cmocka_unit_test_setup(test_comm_statement_context, fresh),
+        cmocka_unit_test_setup(test_filter_excludes_at_run_time, fresh),
+        cmocka_unit_test(test_filter_rules),
+        cmocka_unit_test_setup(test_cyg_hooks, fresh),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(filter_path);
+    return rc;
+}
