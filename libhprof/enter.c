@@ -44,10 +44,10 @@ void hp_enter_site(hp_thread *t, hprof_frame *f, uint32_t site)
         t->comm_ctx = node;
     if (n->flags & HP_NODEF_THROTTLED) {
         n->count++;
-        f->start = 0;
+        f->start = a->start = 0;
         return;
     }
-    f->start = hp_ticks();
+    f->start = a->start = hp_ticks();
 }
 
 static void maybe_throttle(hp_node *n)

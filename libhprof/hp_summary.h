@@ -19,6 +19,7 @@ typedef struct hp_agg_peer {
 typedef struct hp_agg_row {
     char *label;          /* "MPI_Send@jacobi.c:42 (exchange)": the merge key */
     uint32_t kind;
+    uint32_t flags;       /* HP_SITEF_THROTTLED of any rank */
     uint64_t count;
     double time_sum, time_max;
     uint32_t max_rank;    /* rank holding time_max */

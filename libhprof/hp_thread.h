@@ -27,6 +27,7 @@ typedef struct hp_node {
 typedef struct hp_active {
     uint32_t depth;       /* open activations of the site */
     uint32_t node;        /* node of the outermost one */
+    uint64_t start;       /* its start, 0 if it is not timed */
 } hp_active;
 
 typedef struct hp_comm {

@@ -101,6 +101,26 @@ static double min_seconds(uint64_t min)
     return min == UINT64_MAX ? 0.0 : hp_ticks_to_sec(min);
 }
 
+/* Activations still open when the run ends (main, a loop around
+ * MPI_Finalize) count as one call lasting until now. */
+static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_t base,
+                                   uint64_t now)
+{
+    for (uint32_t s = 0; s < t->nactive; s++) {
+        const hp_active *a = &t->active[s];
+        if (!a->depth || !a->start || a->node >= t->nnodes)
+            continue; /* closed, or throttled (counted when entered) */
+        hp_node_rec *r = &rd->nodes[base + a->node];
+        double open = hp_ticks_to_sec(now - a->start);
+        r->count++;
+        r->time += open;
+        if (r->count == 1 || open < r->min)
+            r->min = open;
+        if (open > r->max)
+            r->max = open;
+    }
+}
+
 static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
                             uint32_t tno)
 {
@@ -141,7 +161,7 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
 static int snapshot_threads(hp_rank_data *rd)
 {
     uint32_t nt = hp_thread_count();
-    uint64_t nodes = 0, comms = 0;
+    uint64_t nodes = 0, comms = 0, now = hp_ticks();
     for (uint32_t i = 0; i < nt; i++) {
         nodes += hp_thread_get(i)->nnodes;
         comms += hp_thread_get(i)->ncomms;
@@ -154,6 +174,7 @@ static int snapshot_threads(hp_rank_data *rd)
     for (uint32_t i = 0; i < nt; i++) {
         const hp_thread *t = hp_thread_get(i);
         snapshot_thread(rd, t, base, i);
+        close_open_activations(rd, t, base, now);
         base += t->nnodes;
         rd->info.overflow_events += t->overflow_events;
     }

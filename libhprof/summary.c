@@ -14,18 +14,24 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* "MPI_Send@app.c:42 (main)", "call p3@app.c:12 (main)",
+ * "loop for@app.c:20 (main)", "procedure p3 (app.c:30)". */
 static void site_label(const hp_rank_data *rd, const hp_site_rec *s, char *buf,
                        size_t len)
 {
     const char *name = rd->strings[s->name];
     const char *func = rd->strings[s->func];
     const char *file = rd->strings[s->file];
-    if (*file)
-        snprintf(buf, len, "%s@%s:%u%s%s%s", name, base_name(file), s->line,
-                 *func ? " (" : "", func, *func ? ")" : "");
-    else
-        snprintf(buf, len, "%s@%s+0x%llx", name, rd->strings[s->module],
+    const char *kind = s->kind == HP_KIND_COMM ? "" : hp_kind_name(s->kind);
+    const char *space = *kind ? " " : "";
+    if (!*file)
+        snprintf(buf, len, "%s%s%s@%s+0x%llx", kind, space, name, rd->strings[s->module],
                  (unsigned long long)s->offset);
+    else if (s->kind == HP_KIND_PROCEDURE)
+        snprintf(buf, len, "procedure %s (%s:%u)", name, base_name(file), s->line);
+    else
+        snprintf(buf, len, "%s%s%s@%s:%u%s%s%s", kind, space, name, base_name(file),
+                 s->line, *func ? " (" : "", func, *func ? ")" : "");
 }
 
 static hp_agg_row *find_row(hp_agg *a, const char *label)
@@ -94,6 +100,7 @@ static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
     if (!r && !(r = add_row(a, label, s->kind)))
         return -1;
     r->count += n->count;
+    r->flags |= s->flags & HP_SITEF_THROTTLED;
     r->time_sum += n->time;
     r->time_max += n->time;  /* summed over this rank's threads; see below */
     for (uint32_t i = 0; i < rd->ncomms; i++) {
@@ -149,6 +156,7 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
             r->max_rank = f->max_rank;
         }
         r->count += f->count;
+        r->flags |= f->flags;
         r->time_sum += f->time_sum;
         if (f->time_max > r->time_max) {
             r->time_max = f->time_max;
@@ -194,6 +202,7 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
         const hp_agg_row *r = &a->rows[i];
         hp_buf_put_str(b, r->label);
         hp_buf_put_u32(b, r->kind);
+        hp_buf_put_u32(b, r->flags);
         hp_buf_put_u64(b, r->count);
         hp_buf_put_f64(b, r->time_sum);
         hp_buf_put_f64(b, r->time_max);
@@ -259,6 +268,7 @@ static int decode_row(reader *rd, hp_agg *a)
     if (!r)
         return -1;
     r->kind = rd_u32(rd);
+    r->flags = rd_u32(rd);
     r->count = rd_u64(rd);
     r->time_sum = rd_f64(rd);
     r->time_max = rd_f64(rd);
@@ -328,21 +338,45 @@ static void print_bytes(char *buf, size_t len, uint64_t b)
         snprintf(buf, len, "%llu B", (unsigned long long)b);
 }
 
-static void print_sites(FILE *out, const hp_agg *a, const hp_agg_row *rows,
-                        uint32_t n)
+static int is_comm(const hp_agg_row *r)
+{
+    return r->kind == HP_KIND_COMM;
+}
+
+static int is_code(const hp_agg_row *r)
+{
+    return r->kind != HP_KIND_COMM && r->kind != HP_KIND_ROOT && r->kind != HP_KIND_OVERFLOW;
+}
+
+/* Prints up to `top` of the rows (sorted by time) that `pick` accepts;
+ * communication rows get their transmission and sync columns.  Returns
+ * how many were printed. */
+static uint32_t print_sites(FILE *out, const hp_agg *a, const hp_agg_row *rows,
+                            uint32_t nrows, uint32_t top, int (*pick)(const hp_agg_row *))
 {
     double nr = a->nranks ? a->nranks : 1;
-    fprintf(out, "hprof: %10s %10s %10s %10s %6s %10s %10s  %s\n", "calls",
-            "total(s)", "mean(s)", "max(s)", "imbal", "tran(s)", "sync(s)",
-            "site (sum over ranks; mean and max per rank)");
-    for (uint32_t i = 0; i < n; i++) {
+    int comm = pick == is_comm;
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < nrows && shown < top; i++) {
         const hp_agg_row *r = &rows[i];
+        if (!pick(r))
+            continue;
+        if (!shown++)
+            fprintf(out, "hprof: %10s %10s %10s %10s %6s %10s %10s  %s\n", "calls",
+                    "total(s)", "mean(s)", "max(s)", "imbal", comm ? "tran(s)" : "",
+                    comm ? "sync(s)" : "", "site (sum over ranks; mean and max per rank)");
         double mean = r->time_sum / nr;
         double imbal = mean > 0 ? r->time_max / mean : 0;
-        fprintf(out, "hprof: %10llu %10.4f %10.4f %10.4f %6.2f %10.4f %10.4f  %s\n",
+        char tran[16] = "", sync[16] = "";
+        if (comm) {
+            snprintf(tran, sizeof tran, "%10.4f", r->tran);
+            snprintf(sync, sizeof sync, "%10.4f", r->sync);
+        }
+        fprintf(out, "hprof: %10llu %10.4f %10.4f %10.4f %6.2f %10s %10s  %s%s\n",
                 (unsigned long long)r->count, r->time_sum, mean, r->time_max, imbal,
-                r->tran, r->sync, r->label);
+                tran, sync, r->label, (r->flags & HP_SITEF_THROTTLED) ? "  [throttled]" : "");
     }
+    return shown;
 }
 
 static void print_peers(FILE *out, const hp_agg_row *r)
@@ -382,17 +416,32 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
         return;
     memcpy(rows, a->rows, sizeof *rows * a->nrows);
     qsort(rows, a->nrows, sizeof *rows, row_by_time);
-    uint32_t n = si->full || a->nrows < (uint32_t)si->top ? a->nrows : (uint32_t)si->top;
-    fprintf(out, "hprof: %s call sites by time:\n", si->full ? "all" : "top");
-    print_sites(out, a, rows, n);
-    int header = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!rows[i].npeers)
+    uint32_t top = si->full ? a->nrows : (uint32_t)si->top;
+    const char *which = si->full ? "all" : "top";
+    fprintf(out, "hprof: %s communication sites by time:\n", which);
+    print_sites(out, a, rows, a->nrows, top, is_comm);
+    uint32_t shown = 0, throttled = 0;
+    for (uint32_t i = 0; i < a->nrows && shown < top; i++) {
+        if (!is_comm(&rows[i]))
             continue;
-        if (!header++)
+        if (rows[i].npeers && !shown++)
             fprintf(out, "hprof: top destinations (transfers, bytes; summed over ranks):\n");
-        print_peers(out, &rows[i]);
+        if (rows[i].npeers)
+            print_peers(out, &rows[i]);
     }
+    int code = 0;
+    for (uint32_t i = 0; i < a->nrows; i++) {
+        throttled += (rows[i].flags & HP_SITEF_THROTTLED) != 0;
+        code |= is_code(&rows[i]);
+    }
+    if (code) {
+        fprintf(out, "hprof: %s procedures, loops and call statements by inclusive time:\n",
+                which);
+        print_sites(out, a, rows, a->nrows, top, is_code);
+    }
+    if (throttled)
+        fprintf(out, "hprof: %u sites were throttled (entered often with a tiny mean): "
+                     "counted exactly, timed by their early calls\n", throttled);
     free(rows);
     if (si->profile_path) {
         fprintf(out, "hprof: profile written to %s\n", si->profile_path);
