@@ -64,8 +64,8 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
     hp_site *cs = hp_site_get(call);
     if (cs->callee == HP_NONE && call != HP_SITE_OVERFLOW)
         cs->callee = proc;
-    hp_enter_site(t, &f[0], call);
-    hp_enter_site(t, &f[1], proc);
+    hp_enter_site(t, &f[0], call, 0);
+    hp_enter_site(t, &f[1], proc, 0);
 }
 
 void __cyg_profile_func_exit(void *fn, void *call_site)

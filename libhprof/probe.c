@@ -21,8 +21,10 @@ static uint32_t register_site(const hprof_unit *u, unsigned i)
     if (id == HP_NONE)
         return HP_SITE_OVERFLOW;
     const char *proc = si->kind == HPROF_SITE_PROCEDURE ? si->name : si->func;
-    if (!hp_filter_allows(hp_runtime_filter(), proc, u->file))
+    if (!hp_filter_allows(hp_runtime_filter(), proc, u->file)) {
         hp_site_get(id)->flags |= HP_SITEF_EXCLUDED;
+        return HP_NONE; /* probes of this site do nothing */
+    }
     return id;
 }
 
@@ -47,9 +49,8 @@ void hprof_enter(hprof_frame *f, hprof_unit *u, unsigned index)
     if (__builtin_expect(!__atomic_load_n(&u->registered, __ATOMIC_ACQUIRE), 0))
         hprof_register_unit(u);
     uint32_t site = u->ids[index];
-    if (hp_site_get(site)->flags & HP_SITEF_EXCLUDED)
-        return;
-    hp_enter_site(t, f, site);
+    if (site != HP_NONE)
+        hp_enter_site(t, f, site, u->sites[index].kind == HPROF_SITE_COMM);
 }
 
 void hprof_exit(hprof_frame *f)
