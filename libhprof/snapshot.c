@@ -68,6 +68,33 @@ static void site_names(const hp_site *s, const char **name, const char **func)
     }
 }
 
+/* A static call statement names its callee; link it to the procedure
+ * site of that name, preferring one in the same file. */
+static void link_callees(hp_rank_data *rd)
+{
+    hp_map by_name = {0}, by_name_file = {0};
+    for (uint32_t j = 0; j < rd->nsites; j++) {
+        const hp_site_rec *p = &rd->sites[j];
+        if (p->kind != HP_KIND_PROCEDURE)
+            continue;
+        if (hp_map_get(&by_name, p->name) == HP_MAP_MISSING)
+            hp_map_put(&by_name, p->name, j);
+        hp_map_put(&by_name_file, (uint64_t)p->name << 32 | p->file, j);
+    }
+    for (uint32_t i = 0; i < rd->nsites; i++) {
+        hp_site_rec *c = &rd->sites[i];
+        if (c->kind != HP_KIND_CALL || c->callee != HP_NONE || (c->flags & HP_SITEF_DYNAMIC))
+            continue;
+        uint32_t j = hp_map_get(&by_name_file, (uint64_t)c->name << 32 | c->file);
+        if (j == HP_MAP_MISSING)
+            j = hp_map_get(&by_name, c->name);
+        if (j != HP_MAP_MISSING)
+            c->callee = j;
+    }
+    hp_map_free(&by_name);
+    hp_map_free(&by_name_file);
+}
+
 static int snapshot_sites(hp_rank_data *rd, strtab *st)
 {
     uint32_t n = hp_site_count();
@@ -93,6 +120,7 @@ static int snapshot_sites(hp_rank_data *rd, strtab *st)
         r->offset = s->offset;
     }
     rd->nsites = n;
+    link_callees(rd);
     return 0;
 }
 
