@@ -1,0 +1,242 @@
+/*
+ * emit.c - writes the instrumented unit: the probe header, the original
+ * text with the probes inserted (on the lines they belong to, so every
+ * original line keeps its number; the one insertion that needs a line of
+ * its own is followed by a #line directive), and the unit's static site
+ * table with the constructor that registers it.  Also prints the table
+ * for --list.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpi.h"
+#include "hprof_probe.h"
+
+typedef struct hpi_ins {
+    size_t off;
+    int open;        /* 0 closer, 1 opener */
+    int idx;         /* emitted site index */
+    const hpi_site *site;
+} hpi_ins;
+
+/* Emitted index of each site (-1: no probe) and its emitted parent. */
+static int *hpi_number(const hpi_unit *u, int **parents, int *count)
+{
+    int *map = malloc((u->nsites + 1) * sizeof *map);
+    int *par = malloc((u->nsites + 1) * sizeof *par);
+    size_t i;
+    int n = 0;
+
+    if (!map || !par) {
+        free(map);
+        free(par);
+        return NULL;
+    }
+    for (i = 0; i < u->nsites; i++) {
+        int p = u->sites[i].parent;
+        while (p >= 0 && u->sites[p].skip)
+            p = u->sites[p].parent;
+        map[i] = u->sites[i].skip ? -1 : n++;
+        par[i] = p >= 0 ? map[p] : -1;
+    }
+    *parents = par;
+    *count = n;
+    return map;
+}
+
+static int hpi_ins_cmp(const void *a, const void *b)
+{
+    const hpi_ins *x = a, *y = b;
+
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    if (x->open != y->open)
+        return x->open - y->open;          /* closers first */
+    return x->open ? x->idx - y->idx       /* outer opens first */
+                   : y->idx - x->idx;      /* inner closes first */
+}
+
+static void hpi_put_cstr(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', fp);
+        if (*s == '\n')
+            fputs("\\n", fp);
+        else
+            fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
+{
+    int k = in->idx;
+
+    switch (in->site->wrap) {
+    case HPI_WRAP_PROC:
+        fprintf(fp, " hprof_frame __hprof_pf __attribute__((cleanup(hprof_exit))); "
+                    "int __hprof_pe __attribute__((unused)) = "
+                    "(hprof_enter(&__hprof_pf, __hprof_u(), %d), 0);", k);
+        break;
+    case HPI_WRAP_BLOCK:
+        fprintf(fp, "{ hprof_frame __hprof_lf%d __attribute__((cleanup(hprof_exit))); "
+                    "int __hprof_le%d __attribute__((unused)) = "
+                    "(hprof_enter(&__hprof_lf%d, __hprof_u(), %d), 0); ", k, k, k, k);
+        if (in->site->open_line) {
+            fprintf(fp, "\n#line %u ", in->site->open_line);
+            hpi_put_cstr(fp, u->src.path);
+            fputc('\n', fp);
+        }
+        break;
+    default:
+        fprintf(fp, "(__extension__ ({ hprof_frame __hprof_cf%d __attribute__((cleanup(hprof_exit))); "
+                    "hprof_enter(&__hprof_cf%d, __hprof_u(), %d); ", k, k, k);
+        break;
+    }
+}
+
+static void hpi_put_close(FILE *fp, const hpi_ins *in)
+{
+    fputs(in->site->wrap == HPI_WRAP_BLOCK ? " }" : "; }))", fp);
+}
+
+static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int *par, int n)
+{
+    size_t i;
+
+    fputs("\nstatic const hprof_site_info __hprof_sites[] = {\n", fp);
+    for (i = 0; i < u->nsites; i++) {
+        const hpi_site *t = &u->sites[i];
+        if (map[i] < 0)
+            continue;
+        fprintf(fp, "  {%d, ", t->kind);
+        hpi_put_cstr(fp, t->name);
+        fputs(", ", fp);
+        hpi_put_cstr(fp, t->func);
+        fprintf(fp, ", %u, %u, %d},\n", t->line, t->end_line, par[i]);
+    }
+    if (n == 0)
+        fputs("  {0, \"\", \"\", 0, 0, -1}\n", fp);
+    fprintf(fp, "};\nstatic unsigned __hprof_ids[%d];\n"
+                "static hprof_unit __hprof_unit = {", n ? n : 1);
+    hpi_put_cstr(fp, u->src.path);
+    /* the two functions go on the last original line: debug line info
+     * never names a line the source does not have */
+    fprintf(fp, ", %d, __hprof_sites, __hprof_ids, 0};\n#line %u ", n,
+            hpi_src_line(&u->src, u->src.len ? u->src.len - 1 : 0));
+    hpi_put_cstr(fp, u->src.path);
+    fputs("\nstatic hprof_unit *__hprof_u(void) { return &__hprof_unit; } "
+          "__attribute__((constructor)) static void __hprof_register(void) "
+          "{ hprof_register_unit(&__hprof_unit); }\n", fp);
+}
+
+static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par, int n)
+{
+    hpi_ins *ins = malloc((2 * u->nsites + 1) * sizeof *ins);
+    size_t i, m = 0, at = 0;
+
+    if (!ins)
+        return -1;
+    for (i = 0; i < u->nsites; i++) {
+        const hpi_site *t = &u->sites[i];
+        if (map[i] < 0)
+            continue;
+        ins[m].off = t->open_off;
+        ins[m].open = 1;
+        ins[m].idx = map[i];
+        ins[m++].site = t;
+        if (t->wrap == HPI_WRAP_PROC)
+            continue;
+        ins[m].off = t->close_off;
+        ins[m].open = 0;
+        ins[m].idx = map[i];
+        ins[m++].site = t;
+    }
+    qsort(ins, m, sizeof *ins, hpi_ins_cmp);
+    fputs("#pragma GCC diagnostic push\n"
+          "#pragma GCC diagnostic ignored \"-Wlong-long\"\n"
+          "#include \"hprof_probe.h\"\n"
+          "#pragma GCC diagnostic pop\n"
+          "static hprof_unit *__hprof_u(void) __attribute__((unused));\n#line 1 ", fp);
+    hpi_put_cstr(fp, u->src.path);
+    fputc('\n', fp);
+    for (i = 0; i < m; i++) {
+        fwrite(u->src.text + at, 1, ins[i].off - at, fp);
+        at = ins[i].off;
+        if (ins[i].open)
+            hpi_put_open(fp, u, &ins[i]);
+        else
+            hpi_put_close(fp, &ins[i]);
+    }
+    fwrite(u->src.text + at, 1, u->src.len - at, fp);
+    free(ins);
+    hpi_put_table(fp, u, map, par, n);
+    return ferror(fp) ? -1 : 0;
+}
+
+int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen)
+{
+    char tmp[4096];
+    int *par = NULL, n = 0, rc;
+    int *map = hpi_number(u, &par, &n);
+    FILE *fp;
+
+    if (!map) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid());
+    if (!(fp = fopen(tmp, "w"))) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        free(map);
+        free(par);
+        return -1;
+    }
+    rc = hpi_write(fp, u, map, par, n);
+    if (fclose(fp) != 0)
+        rc = -1;
+    if (rc == 0 && rename(tmp, out) != 0)
+        rc = -1;
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", out, strerror(errno));
+        unlink(tmp);
+    }
+    free(map);
+    free(par);
+    return rc;
+}
+
+static const char *hpi_kind_name(int kind)
+{
+    switch (kind) {
+    case HPROF_SITE_PROCEDURE: return "procedure";
+    case HPROF_SITE_LOOP: return "loop";
+    case HPROF_SITE_CALL: return "call";
+    case HPROF_SITE_COMM: return "comm";
+    default: return "?";
+    }
+}
+
+void hpi_list(const hpi_unit *u, FILE *fp)
+{
+    int *par = NULL, n = 0;
+    int *map = hpi_number(u, &par, &n);
+    size_t i;
+
+    if (!map)
+        return;
+    for (i = 0; i < u->nsites; i++)
+        if (map[i] >= 0)
+            fprintf(fp, "%s %u %u %s %d\n", hpi_kind_name(u->sites[i].kind),
+                    u->sites[i].line, u->sites[i].end_line, u->sites[i].name, par[i]);
+    for (i = 0; i < u->nsites; i++)
+        if (map[i] < 0)
+            fprintf(fp, "# skipped %s %u %s: %s\n", hpi_kind_name(u->sites[i].kind),
+                    u->sites[i].line, u->sites[i].name, u->sites[i].skip);
+    free(map);
+    free(par);
+}

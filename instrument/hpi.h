@@ -1,0 +1,108 @@
+/*
+ * hpi.h - the shared picture of hprof-instrument, the libclang based
+ * source-to-source instrumenter: the source text of the unit, the
+ * preprocessor directives and macro expansions found in it, and the sites
+ * (procedures, loops, call and communication statements) with the places
+ * where their probes go.  source.c fills the text side, collect.c the
+ * sites, emit.c writes the instrumented file or the site list.
+ */
+#ifndef HPI_H
+#define HPI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* How a site's probe is written (see emit.c). */
+enum hpi_wrap {
+    HPI_WRAP_PROC,   /* declarations right after the body's '{' */
+    HPI_WRAP_BLOCK,  /* { probe; LOOP } */
+    HPI_WRAP_EXPR    /* (__extension__ ({ probe; CALL; })) */
+};
+
+/* Byte classes of the source text. */
+enum hpi_class { HPI_C_SPACE, HPI_C_CODE, HPI_C_STRING, HPI_C_DIRECTIVE };
+
+/* Preprocessor directive kinds that matter for placing loop probes. */
+enum hpi_dir_kind {
+    HPI_D_OTHER, HPI_D_IF, HPI_D_ELSE, HPI_D_ENDIF,
+    HPI_D_PRAGMA_LOOP,   /* must stay right before its loop: omp/acc loop
+                            constructs, GCC ivdep/unroll, clang loop, ... */
+    HPI_D_PRAGMA_BLOCK,  /* omp/acc construct taking a structured block */
+    HPI_D_PRAGMA_ATOMIC  /* omp atomic: leave its statement alone */
+};
+
+typedef struct hpi_dir {
+    size_t start, end;   /* bytes of the directive, continuation lines included */
+    unsigned line;
+    int kind;            /* enum hpi_dir_kind */
+    int collapse;        /* loops bound to a loop pragma (collapse/ordered/tile), 0 = unknown */
+} hpi_dir;
+
+typedef struct hpi_src {
+    const char *path;    /* as given on the command line */
+    char *text;
+    size_t len;
+    unsigned char *cls;  /* enum hpi_class per byte */
+    size_t *line_off;    /* start offset of each line, [0] = line 1 */
+    unsigned nlines;
+    hpi_dir *dirs;       /* in file order */
+    size_t ndirs;
+} hpi_src;
+
+typedef struct hpi_site {
+    int kind;            /* enum hprof_site_kind */
+    char *name;
+    char *func;          /* enclosing procedure, "" for a procedure */
+    unsigned line, end_line;
+    int parent;          /* index in hpi_unit.sites, -1 for procedures */
+    int wrap;            /* enum hpi_wrap */
+    size_t open_off;     /* where the opening text goes */
+    size_t close_off;    /* where the closing text goes (BLOCK, EXPR) */
+    unsigned open_line;  /* nonzero: the opener sits on a line of its own
+                            before source line open_line (a pragma) */
+    const char *skip;    /* why the site gets no probe, NULL if it does */
+} hpi_site;
+
+typedef struct hpi_opts {
+    const char *file;        /* the source file */
+    const char *out;         /* output path, NULL = FILE.inst.c */
+    int list;                /* print the site table instead */
+    const char *filter;      /* hp_filter rules file */
+    char **comm;             /* extra communication functions */
+    size_t ncomm;
+    char **cflags;           /* compiler flags as given */
+    int ncflags;
+} hpi_opts;
+
+typedef struct hpi_unit {
+    hpi_src src;
+    hpi_site *sites;
+    size_t nsites, cap;
+} hpi_unit;
+
+/* source.c */
+int hpi_src_load(hpi_src *s, const char *path, char *err, size_t errlen);
+void hpi_src_free(hpi_src *s);
+unsigned hpi_src_line(const hpi_src *s, size_t off);
+size_t hpi_src_line_start(const hpi_src *s, unsigned line);
+/* The last byte before off that is not space; (size_t)-1 if none. */
+size_t hpi_src_prev_nonspace(const hpi_src *s, size_t off);
+/* The first code byte at or after off, skipping space; len if none. */
+size_t hpi_src_next_nonspace(const hpi_src *s, size_t off);
+/* The directive containing byte off, or NULL. */
+const hpi_dir *hpi_src_dir_at(const hpi_src *s, size_t off);
+/* 1 when () [] {} balance over the code bytes of [a, b). */
+int hpi_src_balanced(const hpi_src *s, size_t a, size_t b);
+/* Kind (enum hpi_dir_kind) and bound loop count of a pragma's text after
+ * the word "pragma" (also used for _Pragma strings). */
+int hpi_pragma_kind(const char *text);
+int hpi_pragma_collapse(const char *text);
+
+/* collect.c: parses the unit with libclang and fills u->sites. */
+int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
+
+/* emit.c */
+int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen);
+void hpi_list(const hpi_unit *u, FILE *fp);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * main.c - the hprof-instrument command line:
+ *
+ *   hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...
+ *                    [--] FILE.c [compiler flags...]
+ *
+ * Parses FILE.c with libclang using the compiler flags (-I -D -U -std
+ * -include ...; the rest are ignored) and writes FILE.inst.c (or OUT) with
+ * probes for procedures, loops, call and communication statements; --list
+ * prints the site table instead ("KIND LINE END_LINE NAME PARENT", then
+ * "# skipped ..." lines).  HPROF_FILTER and HPROF_COMM_FUNCS (a,b,c) are
+ * read from the environment too.  On any failure: one line
+ * "hprof-instrument: FILE: REASON", exit status 1, nothing written.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpi.h"
+
+static void hpi_usage(FILE *fp)
+{
+    fputs("usage: hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...\n"
+          "                        [--] FILE.c [compiler flags...]\n", fp);
+}
+
+static int hpi_fail(const char *file, const char *why)
+{
+    fprintf(stderr, "hprof-instrument: %s: %s\n", file ? file : "-", why);
+    return 1;
+}
+
+/* Adds the names of a comma list to o->comm. */
+static int hpi_add_comm(hpi_opts *o, const char *list)
+{
+    char *dup = strdup(list), *tok, *save = NULL;
+
+    if (!dup)
+        return -1;
+    for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char **p = realloc(o->comm, (o->ncomm + 1) * sizeof *p);
+        if (!p || !(p[o->ncomm] = strdup(tok))) {
+            free(dup);
+            return -1;
+        }
+        o->comm = p;
+        o->ncomm++;
+    }
+    free(dup);
+    return 0;
+}
+
+static char *hpi_default_out(const char *file)
+{
+    size_t n = strlen(file);
+    char *out = malloc(n + 8);
+
+    if (!out)
+        return NULL;
+    memcpy(out, file, n + 1);
+    if (n > 2 && strcmp(file + n - 2, ".c") == 0)
+        out[n - 2] = 0;
+    strcat(out, ".inst.c");
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    hpi_opts o;
+    hpi_unit u;
+    char err[1024], *out = NULL;
+    const char *env;
+    int i, rc;
+
+    memset(&o, 0, sizeof o);
+    memset(&u, 0, sizeof u);
+    for (i = 1; i < argc && !o.file; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 && i + 1 < argc)
+            o.out = argv[++i];
+        else if (strcmp(a, "--list") == 0)
+            o.list = 1;
+        else if (strcmp(a, "--filter") == 0 && i + 1 < argc)
+            o.filter = argv[++i];
+        else if (strcmp(a, "--comm-func") == 0 && i + 1 < argc) {
+            if (hpi_add_comm(&o, argv[++i]) < 0)
+                return hpi_fail(NULL, "out of memory");
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            hpi_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--") == 0) {
+            if (i + 1 < argc)
+                o.file = argv[++i];
+        } else if (a[0] == '-') {
+            hpi_usage(stderr);
+            return hpi_fail(NULL, "unknown option");
+        } else {
+            o.file = a;
+        }
+    }
+    if (!o.file) {
+        hpi_usage(stderr);
+        return 1;
+    }
+    o.cflags = argv + i;
+    o.ncflags = argc - i;
+    if (!o.filter && (env = getenv("HPROF_FILTER")) && *env)
+        o.filter = env;
+    if ((env = getenv("HPROF_COMM_FUNCS")) && *env && hpi_add_comm(&o, env) < 0)
+        return hpi_fail(o.file, "out of memory");
+    if (!o.out && !o.list && !(out = hpi_default_out(o.file)))
+        return hpi_fail(o.file, "out of memory");
+    if (hpi_src_load(&u.src, o.file, err, sizeof err) < 0)
+        return hpi_fail(o.file, err);
+    rc = hpi_collect(&u, &o, err, sizeof err);
+    if (rc == 0 && o.list)
+        hpi_list(&u, stdout);
+    else if (rc == 0)
+        rc = hpi_emit(&u, o.out ? o.out : out, err, sizeof err);
+    if (rc != 0)
+        hpi_fail(o.file, err);
+    for (i = 0; i < (int)u.nsites; i++) {
+        free(u.sites[i].name);
+        free(u.sites[i].func);
+    }
+    free(u.sites);
+    hpi_src_free(&u.src);
+    for (i = 0; i < (int)o.ncomm; i++)
+        free(o.comm[i]);
+    free(o.comm);
+    free(out);
+    return rc ? 1 : 0;
+}

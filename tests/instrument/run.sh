@@ -1,0 +1,243 @@
+#!/bin/bash
+# tests/instrument/run.sh - tests of hprof-instrument and hprof-cc:
+#  - site tables (--list) of small known sources, filters, skip reasons;
+#  - messy C (tests/instrument/src/m_*.c and a generated file of several
+#    thousand lines) compiled plain and through hprof-cc with gcc and clang
+#    at -O2 -Wall -Wextra: same stdout, same warnings at the same lines;
+#  - diagnostics and debug line info of instrumented code point at the
+#    original lines; files that cannot be parsed are compiled as is after
+#    one warning; dependency files, object names, --keep;
+#  - CC="hprof-cc mpicc" in a tiny autoconf project;
+#  - an instrumented MPI+OpenMP program under mpirun: its static sites and
+#    the procedure -> loop -> comm nesting in hprof-query.
+#
+# usage: tests/instrument/run.sh [BUILDDIR]   (default: the current
+# directory, as `make check` runs it).  HPROF_KEEP_TMP=1 keeps the temp dir.
+# Prints "ok - NAME" / "not ok - NAME: why" and a last line
+# "N passed, M failed"; exits 1 if anything failed.
+set -uo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+S=$srcdir/tests/instrument/src
+INST=$builddir/instrument/hprof-instrument
+HPCC=$builddir/instrument/hprof-cc
+QUERY=$builddir/analyzer/hprof-query
+export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2
+export HPROF_SUMMARY=off
+unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-inst.XXXXXX")
+if [ "${HPROF_KEEP_TMP:-0}" = 1 ]; then echo "# keeping $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi
+export HPROF_OUTPUT=$tmp/out.hpf
+cd "$tmp" || exit 1
+
+pass=0
+fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+notok() { echo "not ok - $1: $2"; fail=$((fail + 1)); }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "expected [$2] got [$3]"; fi; }
+have() { command -v "$1" >/dev/null 2>&1; }
+MPIFLAGS=$(mpicc --showme:compile 2>/dev/null)
+
+# ---- site tables ------------------------------------------------------
+got=$("$INST" --list --comm-func exchange -- "$S/list_nest.c" $MPIFLAGS 2>&1)
+check "list: nested loops, calls, comm, named wrapper" "$(cat "$S/list_nest.expected")" "$got"
+
+got=$(HPROF_COMM_FUNCS=exchange "$INST" --list "$S/list_nest.c" $MPIFLAGS 2>&1 | grep -c '^comm .* exchange ')
+check "list: HPROF_COMM_FUNCS names a wrapper" 1 "$got"
+
+printf 'exclude function help?r\n' >filter.txt
+got=$("$INST" --list --filter filter.txt "$S/list_nest.c" $MPIFLAGS 2>&1 | awk '{ print $1, $2, $4, $5 }' | tr '\n' ';')
+check "list: --filter drops a procedure and its loops" \
+    "procedure 8 exchange -1;comm 10 MPI_Sendrecv_replace 0;procedure 24 main -1;loop 30 for 2;loop 31 for 3;call 32 helper 4;comm 33 MPI_Allreduce 4;call 35 exchange 3;loop 37 do 2;call 39 helper 8;comm 40 MPI_Barrier 2;" \
+    "$got"
+got=$(HPROF_FILTER=filter.txt "$INST" --list "$S/list_nest.c" $MPIFLAGS 2>&1 | grep -c '^procedure')
+check "list: HPROF_FILTER at instrumentation" 2 "$got"
+
+got=$("$INST" --list "$S/m_goto.c" | grep '^#' | tr '\n' ';')
+check "list: goto into a loop and Duff's device are skipped" \
+    "# skipped loop 37 while: a goto from outside jumps into the loop;# skipped loop 49 do: a case label of an outer switch is inside the loop;" "$got"
+got=$("$INST" --list "$S/m_omp.c" -fopenmp | grep -c 'collapse')
+check "list: loops bound by collapse(2) get no probe" 2 "$got"
+got=$("$INST" --list "$S/m_omp.c" -fopenmp | grep -c '^call .* w ')
+check "list: calls inside parallel regions are found, not under omp atomic" 5 "$got"
+got=$("$INST" --list "$S/m_macros.c" | grep -c '^# skipped procedure.*made by a macro')
+check "list: functions made by a macro are reported, not wrapped" 2 "$got"
+
+# ---- bad input ----------------------------------------------------------
+rm -f m_syntax.inst.c
+cp "$S/m_syntax.c" .
+out=$("$INST" m_syntax.c 2>&1); rc=$?
+check "instrument: syntax error exits 1 with one line" "1 1 hprof-instrument: m_syntax.c:" \
+    "$rc $(echo "$out" | wc -l) $(echo "$out" | cut -d' ' -f1-2)"
+check "instrument: nothing written on error" no "$([ -e m_syntax.inst.c ] && echo yes || echo no)"
+out=$("$INST" nonexistent.c 2>&1); rc=$?
+check "instrument: missing file" "1 hprof-instrument: nonexistent.c: No such file or directory" "$rc $out"
+
+# ---- the generated file: thousands of lines, a function of hundreds -----
+gen() {
+    echo '#include <stdio.h>'
+    echo 'static unsigned mix(unsigned x) { return x * 2654435761u + 1; }'
+    for f in $(seq 1 400); do
+        echo "static unsigned f$f(unsigned x)"
+        echo "{"
+        echo "    unsigned i, s = x;"
+        echo "    for (i = 0; i < $((f % 5 + 1)); i++) {"
+        echo "        s = mix(s + i);"
+        echo "        if (s % 7 == 3)"
+        echo "            continue;"
+        echo "        s ^= i;"
+        echo "    }"
+        echo "    return s;"
+        echo "}"
+    done
+    echo "static unsigned long long long_function(unsigned x)"
+    echo "{"
+    echo "    unsigned long long t = 0;"
+    echo "    unsigned k;"
+    for f in $(seq 1 400); do
+        echo "    t += f$f(x + $f);"
+        [ $((f % 50)) = 0 ] && echo "    for (k = 0; k < 3; k++) t ^= mix((unsigned)t + k);"
+    done
+    echo "    return t;"
+    echo "}"
+    echo 'int main(void) { printf("%llu\n", long_function(7)); return 0; }'
+}
+gen >m_big.c
+check "generated file has thousands of lines" yes "$([ "$(wc -l <m_big.c)" -gt 4000 ] && echo yes)"
+got=$("$INST" --list m_big.c | awk '{ n[$1]++ } END { print n["procedure"], n["loop"], n["call"] }')
+check "list: generated file sites" "403 408 809" "$got"
+
+# ---- messy programs: plain vs instrumented, gcc and clang -------------
+# warn_lines FILE: "file:line: warning: message" lines, sorted
+warn_lines() { grep -E ': warning: ' "$1" | sed -E 's/^([^:]*):([0-9]+):[0-9]+: /\1:\2: /' | sort; }
+compare() {   # compare NAME CC FLAGS... -- SOURCE
+    local name=$1 cc=$2; shift 2
+    local flags=() src
+    while [ "$1" != -- ]; do flags+=("$1"); shift; done
+    src=$2
+    local b=${src##*/}; b=${b%.c}
+    rm -rf p i; mkdir -p p i
+    if ! $cc "${flags[@]}" "$src" -o "p/$b" 2>p/err; then notok "$name" "plain build failed: $(head -3 p/err)"; return; fi
+    if ! (cd i && "$HPCC" --keep $cc "${flags[@]}" "$src" -o "$b") 2>i/err; then
+        notok "$name" "instrumented build failed: $(head -3 i/err)"; return
+    fi
+    if grep -q 'hprof-cc: warning' i/err; then notok "$name" "$(grep 'hprof-cc' i/err)"; return; fi
+    if ! grep -q hprof_enter "i/$b.inst.c"; then notok "$name" "no probes in $b.inst.c"; return; fi
+    if [ "$(warn_lines p/err)" != "$(warn_lines i/err)" ]; then
+        notok "$name" "warnings differ: plain [$(warn_lines p/err | tr '\n' ' ')] instrumented [$(warn_lines i/err | tr '\n' ' ')]"
+        return
+    fi
+    local a c
+    a=$("p/$b" 2>&1); c=$("i/$b" 2>&1)
+    if [ "$a" = "$c" ]; then ok "$name"; else notok "$name" "output differs: [$a] vs [$c]"; fi
+}
+for cc in gcc clang; do
+    have $cc || continue
+    W="-O2 -Wall -Wextra"
+    compare "messy goto/return/break/continue ($cc)" $cc $W -- "$S/m_goto.c"
+    compare "messy macros: loops, whole functions ($cc)" $cc $W -- "$S/m_macros.c"
+    compare "messy K&R, variadic, comma, calls in return/initializers ($cc)" $cc $W -- "$S/m_knr.c"
+    compare "messy static inline in header, #include of a .c ($cc)" $cc $W -- "$S/m_inline.c"
+    compare "messy switch, loops in loop conditions ($cc)" $cc $W -- "$S/m_switch.c"
+    compare "messy OpenMP default(none), reduction, collapse, _Pragma ($cc)" $cc $W -fopenmp -- "$S/m_omp.c"
+    compare "messy OpenMP, compiled without -fopenmp ($cc)" $cc $W -Wno-unknown-pragmas -- "$S/m_omp.c"
+    compare "messy -std=c89 -pedantic ($cc)" $cc -std=gnu89 -pedantic $W -- "$S/m_goto.c"
+    compare "generated file of several thousand lines ($cc)" $cc $W -- "$tmp/m_big.c"
+    compare "diagnostics at original lines ($cc)" $cc $W -fopenmp -- "$S/m_lines.c"
+done
+
+# ---- files libclang cannot take ---------------------------------------
+rm -rf g; mkdir g
+(cd g && "$HPCC" gcc -O2 "$S/m_gnu.c" -o m_gnu) 2>g/err; rc=$?
+check "gcc-only code: compiled as is after one warning" \
+    "0 1 hprof-cc: warning: $S/m_gnu.c not instrumented: " \
+    "$rc $(grep -c 'hprof-cc' g/err) $(grep 'hprof-cc' g/err | sed 's/\(not instrumented: \).*/\1/')"
+check "gcc-only code: runs" 7 "$(g/m_gnu 2>&1)"
+(cd g && "$HPCC" gcc -c "$S/m_syntax.c") 2>g/err2; rc=$?
+check "syntax error: one warning, then the compiler's own error" "1 1 yes" \
+    "$([ $rc != 0 ] && echo 1) $(grep -c 'hprof-cc: warning' g/err2) $(grep -q 'error:' g/err2 && echo yes)"
+
+# ---- object names, dependency files, --keep, debug lines ----------------
+rm -rf d; mkdir -p d/sub d/obj
+cp "$S/m_lines.c" d/sub/
+(cd d && "$HPCC" gcc -O0 -g -fopenmp -c sub/m_lines.c -MD -MF obj/m_lines.d -MT m_lines.o 2>/dev/null)
+check "hprof-cc -c dir/x.c writes x.o in the cwd" yes "$([ -f d/m_lines.o ] && echo yes)"
+check "dependency file names the original source" "1 0" \
+    "$(grep -c 'sub/m_lines.c' d/obj/m_lines.d) $(grep -c 'hprof-cc\.' d/obj/m_lines.d)"
+(cd d && HPROF_KEEP=1 "$HPCC" gcc -O0 -g -fopenmp -c sub/m_lines.c -o obj/x.o 2>/dev/null)
+check "HPROF_KEEP leaves the instrumented source next to the object" yes "$([ -f d/obj/m_lines.inst.c ] && echo yes)"
+check "instrumented object refers to the runtime" yes "$(nm d/obj/x.o | grep -q ' U hprof_enter' && echo yes)"
+if have addr2line && have readelf; then
+    (cd d && gcc -O0 -g -fopenmp sub/m_lines.c -o plain && "$HPCC" gcc -O0 -g -fopenmp sub/m_lines.c -o inst) 2>/dev/null
+    lines() { for f in main g; do addr2line -e "$1" "$(nm "$1" | awk -v f=$f '$3 == f { print $1 }')"; done | sed 's/ (discriminator.*//' | tr '\n' ' '; }
+    check "debug info: functions start at their original lines" "$(lines d/plain)" "$(lines d/inst)"
+    got=$(readelf --debug-dump=line d/inst 2>/dev/null | grep -c 'hprof-cc\.')
+    check "debug info: no temporary file names" 0 "$got"
+    # every line of the instrumented line table is a line of the original file
+    maxl=$(wc -l <d/sub/m_lines.c)
+    got=$(objdump --dwarf=decodedline d/inst 2>/dev/null | awk -v m="$maxl" '$1 == "m_lines.c" && $2 ~ /^[0-9]+$/ && $2 > m { bad++ } END { print bad + 0 }')
+    check "debug info: line numbers stay within the original file" 0 "$got"
+fi
+
+# ---- CC="hprof-cc mpicc" in an autoconf project -------------------------
+if have autoconf && have mpicc; then
+    rm -rf ac; mkdir ac
+    cat >ac/configure.ac <<'EOT'
+AC_INIT([tiny], [1.0])
+AC_PROG_CC
+AC_CHECK_HEADERS([mpi.h])
+AC_CHECK_FUNCS([MPI_Init])
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+EOT
+    cat >ac/Makefile.in <<'EOT'
+CC = @CC@
+CFLAGS = @CFLAGS@
+tiny: tiny.o
+	$(CC) $(CFLAGS) tiny.o -o tiny
+tiny.o: tiny.c
+	$(CC) $(CFLAGS) -c tiny.c
+EOT
+    cat >ac/tiny.c <<'EOT'
+#include <stdio.h>
+static int sq(int x) { return x * x; }
+int main(void) { int i, s = 0; for (i = 0; i < 4; i++) s += sq(i); printf("%d\n", s); return 0; }
+EOT
+    if (cd ac && autoconf >/dev/null 2>&1 && ./configure CC="$HPCC mpicc" >conf.log 2>&1 && make >make.log 2>&1); then
+        check "configure CC=\"hprof-cc mpicc\" && make: program works" 14 "$(ac/tiny)"
+        check "configure CC=\"hprof-cc mpicc\": object instrumented" yes "$(nm ac/tiny.o | grep -q hprof_enter && echo yes)"
+        check "configure CC=\"hprof-cc mpicc\": checks pass" "yes yes" \
+            "$(grep -q 'HAVE_MPI_H 1' ac/config.log && echo yes) $(grep -q 'HAVE_MPI_INIT 1' ac/config.log && echo yes)"
+    else
+        notok "configure CC=\"hprof-cc mpicc\"" "$(tail -5 ac/conf.log ac/make.log 2>/dev/null | tr '\n' ' ')"
+    fi
+fi
+
+# ---- an instrumented MPI program under mpirun -------------------------
+if have mpicc && have mpirun && [ -x "$QUERY" ]; then
+    rm -rf mp; mkdir mp
+    if (cd mp && "$HPCC" --comm-func xchg --comm-func total mpicc -fopenmp -O2 "$S/m_mpi.c" -o m_mpi) 2>mp/err; then
+        plain=$(mpicc -fopenmp -O2 "$S/m_mpi.c" -o mp/plain && mpirun -np 2 --bind-to none mp/plain 2>/dev/null)
+        got=$(HPROF_OUTPUT=$tmp/mp/p.hpf mpirun -np 2 --bind-to none mp/m_mpi 2>/dev/null)
+        check "mpi: instrumented output is the plain output" "$plain" "$got"
+        got=$("$QUERY" mp/p.hpf --sql "SELECT kind, name, line FROM site WHERE kind IN ('procedure','loop','call','comm') ORDER BY line, kind" --format csv 2>/dev/null | tr '\n' ';')
+        check "mpi: static sites arrive in the profile" \
+            "kind,name,line;procedure,xchg,9;comm,MPI_Sendrecv_replace,12;procedure,total,16;comm,MPI_Allreduce,19;procedure,relax,23;loop,for,28;procedure,main,33;loop,for,40;loop,for,42;comm,xchg,43;call,relax,44;comm,MPI_Barrier,45;comm,total,47;" "$got"
+        got=$("$QUERY" mp/p.hpf --depth 3 2>/dev/null | awk '
+            $3 == "main" && $2 == 1 { m = 1; next }
+            m && $2 == 2 { l = ($3 == "for@m_mpi.c:42"); next }
+            m && l && $2 == 3 && $3 == "MPI_Barrier@m_mpi.c:45" { print "yes"; exit }')
+        check "mpi: --depth 3 shows procedure -> loop -> comm" yes "$got"
+        got=$("$QUERY" mp/p.hpf --depth 3 2>/dev/null | awk '$2 == 3 && $3 == "xchg@m_mpi.c:43" { print "yes"; exit }')
+        check "mpi: the named wrapper is a comm site in the loop" yes "$got"
+    else
+        notok "mpi: instrumented build" "$(head -3 mp/err)"
+    fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
