@@ -4,9 +4,15 @@
 # and linked with -lhprof from the build tree, runs the two variants
 # ALTERNATING several rounds with 2 ranks (so drift of the machine hits both
 # alike), and prints a markdown table of the medians: plain, hprof, ratio,
-# and the time hprof adds per call.
+# and the time hprof adds per call.  Then the probe costs of tiers 1 and 2
+# (bench/probe.c: one enter+exit pair in ns, as a ratio to two raw rdtsc
+# reads in the same run, timed and throttled; one -finstrument-functions
+# call) and the whole-program overhead of examples/lizhang.c and
+# examples/jacobi.c: plain vs tier 0 (-lhprof), tier 1
+# (-finstrument-functions) and tier 2 (instrument/hprof-cc, when built),
+# elapsed time of the mpirun with 2 ranks, same rounds, alternating.
 # usage: bench/run.sh [BUILDDIR]   (default: the current directory)
-# Env: ROUNDS (default 5), MPICC, MPIRUN.
+# Env: ROUNDS (default 5), MPICC, MPIRUN, PROBE_ITERS (default 10^7).
 set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,6 +31,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/prof"
+
+# median: the median of the numbers on stdin.
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
 echo "bench: building plain and -lhprof variants" >&2
 for b in pingpong wrapcost; do
@@ -74,3 +83,87 @@ awk -F'\t' '
             printf "| %s | %.3f | %.3f | %.2f | %+.0f ns |\n", key, p, h, (p > 0 ? h / p : 0), ns
         }
     }' "$tmp/results"
+
+# ---------------------------------------------------------------- probe cost
+echo "bench: probe cost (bench/probe.c)" >&2
+"$MPICC" -O2 -g -finstrument-functions -I"$srcdir/libhprof" "$srcdir/bench/probe.c" -o "$tmp/probe" \
+    -L"$libdir" -lhprof -Wl,-rpath,"$libdir"
+for r in $(seq 1 "$rounds"); do
+    for mode in timed throttled; do
+        ns=1000
+        [ $mode = throttled ] || ns=0
+        HPROF_OUTPUT=$tmp/prof/probe-$r-$mode.hpf HPROF_SUMMARY=off HPROF_THROTTLE_NS=$ns "$MPIRUN" -np 1 --bind-to none \
+            -x HPROF_OUTPUT -x HPROF_SUMMARY -x HPROF_THROTTLE_NS "$tmp/probe" "${PROBE_ITERS:-10000000}" </dev/null |
+            awk -v m=$mode '$1 == "probe" { print m "\t" $2 "\t" $3 }' >>"$tmp/probe.results"
+    done
+done
+pm() { awk -F'\t' -v m="$1" -v k="$2" '$1 == m && $2 == k { print $3 }' "$tmp/probe.results" | median; }
+echo
+echo "probe cost: medians of $rounds runs of 10^7 iterations (ns per iteration)"
+echo
+echo "| probe | ns | two rdtsc reads (same run) | ratio |"
+echo "|---|---:|---:|---:|"
+for mode in timed throttled; do
+    rd=$(pm $mode rdtsc2)
+    for k in pair tier1; do
+        v=$(pm $mode $k)
+        case $k in
+        pair) what="enter+exit pair (tier 2 probe), $mode" ;;
+        tier1) what="tier 1 call (-finstrument-functions hooks: call site + procedure), $mode" ;;
+        esac
+        awk -v w="$what" -v v="$v" -v r="$rd" 'BEGIN { printf "| %s | %.1f | %.1f | %.2f |\n", w, v, r, v / r }'
+    done
+done
+
+# ---------------------------------------------------------------- whole programs
+hpcc=$builddir/instrument/hprof-cc
+export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir   # hprof-cc: this build tree
+variants="plain tier0 tier1"
+[ -x "$hpcc" ] && variants="$variants tier2"
+echo "bench: whole programs ($variants)" >&2
+build_prog() {  # NAME SRC EXTRA_FLAGS...
+    local name=$1 src=$2
+    shift 2
+    local link=(-L"$libdir" -lhprof -Wl,-rpath,"$libdir")
+    "$MPICC" -g -O2 "$@" "$src" -o "$tmp/$name.plain" -lm
+    "$MPICC" -g -O2 "$@" "$src" -o "$tmp/$name.tier0" "${link[@]}" -lm
+    "$MPICC" -g -O2 -finstrument-functions "$@" "$src" -o "$tmp/$name.tier1" "${link[@]}" -lm
+    if [ -x "$hpcc" ]; then
+        "$hpcc" "$MPICC" -g -O2 -I"$srcdir/libhprof" "$@" -c "$src" -o "$tmp/$name.o"
+        "$hpcc" "$MPICC" "$@" "$tmp/$name.o" -o "$tmp/$name.tier2" "${link[@]}" -lm
+    fi
+}
+build_prog lizhang "$srcdir/examples/lizhang.c"
+build_prog jacobi "$srcdir/examples/jacobi.c" -fopenmp
+for r in $(seq 1 "$rounds"); do
+    echo "bench: whole programs, round $r/$rounds" >&2
+    for p in lizhang jacobi; do
+        for v in $variants; do
+            t0=$(date +%s%N)
+            HPROF_OUTPUT=$tmp/prof/$p-$r-$v.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=1 "$MPIRUN" -np 2 --bind-to none \
+                -x HPROF_OUTPUT -x HPROF_SUMMARY -x OMP_NUM_THREADS "$tmp/$p.$v" </dev/null >/dev/null 2>>"$tmp/prog.err"
+            t1=$(date +%s%N)
+            printf '%s\t%s\t%s\n' "$p" "$v" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')" >>"$tmp/prog.results"
+        done
+    done
+done
+echo
+echo "whole-program overhead: medians of $rounds alternating runs, 2 ranks x 1 thread, elapsed seconds of mpirun (start-up included)"
+echo
+printf '| program | plain |'
+for v in $variants; do [ $v = plain ] || printf ' %s | ratio |' "$v"; done
+echo
+printf '|---|---:|'
+for v in $variants; do [ $v = plain ] || printf -- '---:|---:|'; done
+echo
+for p in lizhang jacobi; do
+    base=$(awk -F'\t' -v p=$p '$1 == p && $2 == "plain" { print $3 }' "$tmp/prog.results" | median)
+    printf '| %s | %.3f |' "$p" "$base"
+    for v in $variants; do
+        [ $v != plain ] || continue
+        m=$(awk -F'\t' -v p=$p -v v=$v '$1 == p && $2 == v { print $3 }' "$tmp/prog.results" | median)
+        awk -v m="$m" -v b="$base" 'BEGIN { printf " %.3f | %.3f |", m, m / b }'
+    done
+    echo
+done
+[ -x "$hpcc" ] || echo "(tier 2 not measured: $hpcc not built)"

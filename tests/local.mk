@@ -14,3 +14,4 @@ tests_unit_test_probe_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
+include tests/tiers/local.mk
