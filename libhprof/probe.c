@@ -20,8 +20,11 @@ static uint32_t register_site(const hprof_unit *u, unsigned i)
                                      si->line, si->end_line, parent, HP_NONE);
     if (id == HP_NONE)
         return HP_SITE_OVERFLOW;
+    const hp_filter *filter = hp_runtime_filter();
     const char *proc = si->kind == HPROF_SITE_PROCEDURE ? si->name : si->func;
-    if (!hp_filter_allows(hp_runtime_filter(), proc, u->file)) {
+    int excluded = !hp_filter_allows(filter, proc, u->file) ||
+                   (si->kind == HPROF_SITE_CALL && !hp_filter_allows(filter, si->name, NULL));
+    if (excluded) {
         hp_site_get(id)->flags |= HP_SITEF_EXCLUDED;
         return HP_NONE; /* probes of this site do nothing */
     }

@@ -161,11 +161,11 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
         r->thread = tno;
         r->count = n->count;
         r->time = hp_ticks_to_sec(n->ticks);
-        if ((n->flags & HP_NODEF_THROTTLED) && n->timed) {
-            /* Entries after throttling were only counted: at their mean. */
-            r->time = r->time * (double)n->count / (double)n->timed;
+        /* A throttled node's time covers its timed entries only: scaling
+         * it up by the count would charge the probes' own cost, which
+         * throttling removed, and could exceed the parent's time. */
+        if (n->flags & HP_NODEF_THROTTLED)
             rd->sites[n->site].flags |= HP_SITEF_THROTTLED;
-        }
         r->min = min_seconds(n->min);
         r->max = hp_ticks_to_sec(n->max);
     }

@@ -15,3 +15,4 @@ endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
 include tests/tiers/local.mk
+EXTRA_DIST += tests/serial.sh

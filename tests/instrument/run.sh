@@ -19,6 +19,8 @@ set -uo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
+# One timing-sensitive MPI test at a time, even under make -j2 check.
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
 S=$srcdir/tests/instrument/src
 INST=$builddir/instrument/hprof-instrument
 HPCC=$builddir/instrument/hprof-cc

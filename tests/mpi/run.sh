@@ -20,6 +20,8 @@ set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
+# One timing-sensitive MPI test at a time, even under make -j2 check.
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
 MPICC=${MPICC:-mpicc}
 MPIRUN=${MPIRUN:-mpirun}
 QUERY=$builddir/analyzer/hprof-query

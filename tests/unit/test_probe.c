@@ -179,8 +179,10 @@ static void test_throttling(void **state)
     assert_int_equal(hp_snapshot(&rd), 0);
     assert_true(rd.sites[ids[LEAF]].flags & HP_SITEF_THROTTLED);
     for (uint32_t i = 0; i < rd.nnodes; i++)
-        if (rd.nodes[i].site == ids[LEAF]) /* time scaled to all 5000 calls */
-            assert_true(rd.nodes[i].time > 4.99 * hp_ticks_to_sec(n->ticks));
+        if (rd.nodes[i].site == ids[LEAF]) { /* exact count, time of the timed calls */
+            assert_int_equal(rd.nodes[i].count, 5000);
+            assert_true(rd.nodes[i].time == hp_ticks_to_sec(n->ticks));
+        }
     hp_rank_data_free(&rd);
 }
 

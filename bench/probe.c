@@ -1,0 +1,101 @@
+/*
+ * probe.c - cost of hprof's probes (bench/run.sh; never part of `make
+ * check`).  Compiled with -finstrument-functions and linked with -lhprof;
+ * only tiny() is instrumented (everything else is no_instrument_function).
+ * Measures, in one process, in ns per iteration of a loop of ITERS:
+ *   rdtsc2     two raw rdtsc reads (the floor of any timed probe)
+ *   pair       hprof_enter + hprof_exit on a registered procedure site
+ *              (tier 2's probe), timed unless the site is throttled
+ *   tier1      a call of an instrumented function minus the same call of
+ *              an uninstrumented one: the -finstrument-functions hooks
+ *              (__cyg_profile_func_enter/exit, call site + procedure)
+ * Run it with HPROF_THROTTLE_NS=0 for the timed cost and with the default
+ * throttling for the throttled cost (the sites throttle after their first
+ * 10^5 calls; a warm-up of 2 x 10^5 calls comes first).
+ * Output: "probe KEY NS" lines on stdout.
+ * usage: probe [ITERS]     (default 10^7; one MPI rank is enough)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <x86intrin.h>
+#include "hprof_probe.h"
+
+#define NOI __attribute__((no_instrument_function))
+
+static const hprof_site_info sites[] = {
+    {HPROF_SITE_PROCEDURE, "bench_probe_site", "", 1, 1, -1},
+};
+static unsigned ids[1];
+static hprof_unit unit = {"bench/probe.c", 1, sites, ids, 0};
+
+static volatile unsigned sink;
+
+NOI static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* The instrumented function (tier 1) and its uninstrumented twin. */
+__attribute__((noinline)) void tiny(unsigned x);
+__attribute__((noinline)) void tiny(unsigned x)
+{
+    sink += x;
+}
+__attribute__((noinline)) NOI void tiny_plain(unsigned x);
+__attribute__((noinline)) NOI void tiny_plain(unsigned x)
+{
+    sink += x;
+}
+
+NOI static double rdtsc2(long n)
+{
+    unsigned long long acc = 0;
+    double t0 = now();
+    for (long i = 0; i < n; i++) {
+        unsigned long long a = __rdtsc();
+        acc += __rdtsc() - a;
+    }
+    double t = now() - t0;
+    sink += (unsigned)acc;
+    return t / (double)n;
+}
+
+NOI static double pair(long n)
+{
+    double t0 = now();
+    for (long i = 0; i < n; i++) {
+        hprof_frame f;
+        hprof_enter(&f, &unit, 0);
+        hprof_exit(&f);
+    }
+    return (now() - t0) / (double)n;
+}
+
+NOI static double calls(void (*fn)(unsigned), long n)
+{
+    double t0 = now();
+    for (long i = 0; i < n; i++)
+        fn((unsigned)i);
+    return (now() - t0) / (double)n;
+}
+
+NOI int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 10000000L;
+    MPI_Init(&argc, &argv);
+    hprof_register_unit(&unit);
+    pair(200000);                  /* warm-up (and throttling, if on) */
+    calls(tiny, 200000);
+    calls(tiny_plain, 200000);
+    double r = rdtsc2(n), p = pair(n), r2 = rdtsc2(n);
+    double c = calls(tiny, n), cp = calls(tiny_plain, n);
+    printf("probe rdtsc2 %.2f\n", (r + r2) / 2);
+    printf("probe pair %.2f\n", p);
+    printf("probe tier1 %.2f\n", c - cp);
+    MPI_Finalize();
+    return 0;
+}

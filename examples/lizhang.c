@@ -1,0 +1,137 @@
+/*
+ * lizhang.c - the example program of the seed paper (Li & Zhang, Fig. 12),
+ * made hybrid with MPI, with every answer of the paper's questions known in
+ * advance; the ground truth of tests/tiers/run.sh and a benchmark of
+ * bench/run.sh.
+ *
+ *   main:  call p1; call p2; loop1 { e2 (comm); loop2 { call p4 } }
+ *   p1:    spin P1_MS; call p3          p2: spin P2_MS; call p3
+ *   p3:    spin P3_MS; e1 (comm); call p4
+ *   p4:    spin P4_MS
+ *
+ * Each procedure busy-waits on clock_gettime(CLOCK_MONOTONIC) for a known
+ * wall time (no sleep: the waiting rank must look busy).  e1 and e2 are
+ * MPI_Sendrecv exchanges between the rank pairs (0,1), (2,3), ...; the odd
+ * ("late") ranks spin LATE1_MS before e1 and LATE2_MS before e2, so every
+ * even rank with a partner waits exactly that long in the statement
+ * (synchronization delay), while the transfers themselves (8 bytes) take
+ * microseconds.  The late spins happen inside p3 and inside loop1, so both
+ * ranks of a pair spend the same time in every procedure and loop.
+ *
+ * Known values per rank (ms), with the default constants:
+ *   p4 (one call)            P4_MS                        = 60
+ *   p3 (one call)            P3_MS + LATE1_MS + P4_MS     = 150
+ *   call p1 / call p2        P1_MS + p3 / P2_MS + p3      = 170 / 180
+ *   loop1 (entered once)     L1 * (LATE2_MS + L2 * P4_MS) = 290
+ *   loop2 (entered L1 times) L1 * L2 * P4_MS              = 240
+ *   main's work              call p1 + call p2 + loop1    = 640
+ *   counts: p3 2 (one per call line), p4 2 + L1 * L2 = 6, loop1 1, loop2 L1
+ *   e1 sync delay (even rank of a pair) 2 * LATE1_MS      = 100
+ *   e2 sync delay (even rank of a pair) L1 * LATE2_MS     = 50
+ * Top-down from main the largest child is loop1 -> loop2 -> call p4 -> p4:
+ * p4 dominates the program, as in the paper.  An MPI_Barrier after
+ * MPI_Init aligns the ranks first, so the start-up skew of the processes
+ * does not leak into e1's waiting time.
+ *
+ * The spin is a macro that loops with a goto: no loop statement and no
+ * call to a user function, so the static tables of the program are exactly
+ * the paper's (PL, PCOM, PC, LL, LCOM, LC).  The marker comments name the
+ * lines the test looks for.
+ *
+ * Output (rank 0, stdout) is deterministic: one line with the counts and a
+ * checksum of the exchanged values.
+ *
+ * usage: mpirun -np 2 lizhang     (any number of ranks; an unpaired last
+ *        rank exchanges with MPI_PROC_NULL and waits for nobody)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+
+#define P1_MS 20
+#define P2_MS 30
+#define P3_MS 40
+#define P4_MS 60
+#define LATE1_MS 50
+#define LATE2_MS 25
+#define L1 2
+#define L2 2
+
+/* Busy-wait for MS milliseconds of wall time (see above: no loop statement). */
+#define SPIN_MS(ms)                                                              \
+    {                                                                            \
+        __label__ again_;                                                        \
+        struct timespec t0_, t_;                                                 \
+        clock_gettime(CLOCK_MONOTONIC, &t0_);                                    \
+    again_:                                                                      \
+        clock_gettime(CLOCK_MONOTONIC, &t_);                                     \
+        if ((double)(t_.tv_sec - t0_.tv_sec) * 1e3 +                             \
+                (double)(t_.tv_nsec - t0_.tv_nsec) / 1e6 < (double)(ms))         \
+            goto again_;                                                         \
+    }
+
+static int rank, partner, late;
+static long p3_calls, p4_calls, checksum;
+
+static void p4(void) /* proc-p4 */
+{
+    p4_calls++;
+    SPIN_MS(P4_MS);
+}
+
+static void p3(void) /* proc-p3 */
+{
+    long out = rank + 1, in = 0;
+    p3_calls++;
+    SPIN_MS(P3_MS);
+    if (late)
+        SPIN_MS(LATE1_MS);
+    MPI_Sendrecv(&out, 1, MPI_LONG, partner, 1, &in, 1, MPI_LONG, partner, 1, MPI_COMM_WORLD, /* e1 */
+                 MPI_STATUS_IGNORE);
+    checksum += in;
+    p4(); /* call-p4-in-p3 */
+}
+
+static void p1(void) /* proc-p1 */
+{
+    SPIN_MS(P1_MS);
+    p3(); /* call-p3-in-p1 */
+}
+
+static void p2(void) /* proc-p2 */
+{
+    SPIN_MS(P2_MS);
+    p3(); /* call-p3-in-p2 */
+}
+
+int main(int argc, char **argv) /* proc-main */
+{
+    int size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    partner = (rank ^ 1) < size ? rank ^ 1 : MPI_PROC_NULL;
+    late = rank % 2 == 1;
+    MPI_Barrier(MPI_COMM_WORLD); /* align */
+
+    p1(); /* call-p1 */
+    p2(); /* call-p2 */
+    for (int i = 0; i < L1; i++) { /* loop1 */
+        long out = 10 * (rank + 1) + i, in = 0;
+        if (late)
+            SPIN_MS(LATE2_MS);
+        MPI_Sendrecv(&out, 1, MPI_LONG, partner, 2, &in, 1, MPI_LONG, partner, 2, MPI_COMM_WORLD, /* e2 */
+                     MPI_STATUS_IGNORE);
+        checksum += in;
+        for (int j = 0; j < L2; j++) /* loop2 */
+            p4(); /* call-p4-in-loop2 */
+    }
+
+    long counts[3] = {p3_calls, p4_calls, checksum}, total[3];
+    MPI_Reduce(counts, total, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD); /* reduce */
+    if (rank == 0)
+        printf("lizhang: %d ranks, p3 calls %ld, p4 calls %ld, checksum %ld\n", size, total[0],
+               total[1], total[2]);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,482 @@
+#!/bin/bash
+# tests/tiers/run.sh - integration tests of tiers 1 and 2 (procedures, call
+# statements, loops, static line tables) against known ground truth:
+#   - examples/lizhang.c, the seed paper's example program (Li & Zhang,
+#     Fig. 12): the paper's questions answered from the database with SQL
+#     and checked within 2% against the times and counts the program is
+#     built to have (total program time, transmission and sync time, the
+#     procedures called from main per call line, p3's time and count, the
+#     communication statement in loop1, loop1 and loop2, the procedure that
+#     dominates top-down from main), and in tier 2 the static tables PL,
+#     PCOM, PC, LL, LCOM, LC row by row;
+#   - tests/tiers/recursion.c: direct and mutual recursion fold (exact
+#     counts, outermost time = the program's own wall time, bounded nodes);
+#   - tests/tiers/hot.c: throttling of a tiny hot function (site flag 16,
+#     exact count), HPROF_THROTTLE_NS=0, and HPROF_FILTER (tier 2 only: in
+#     tier 1 the filter is not applied at run time);
+#   - every program prints the same stdout with and without instrumentation.
+# Tier 1 = mpicc -g -O0 -finstrument-functions ... -lhprof; tier 2 = the
+# source instrumenter (instrument/hprof-cc in the build tree), skipped with
+# "# SKIP" when it is not built.  The programs need special flags, so this
+# script builds them itself.  Timing checks are rerun (up to 3 runs) when a
+# run fails them: a 2-core VM stalls now and then for tens of ms.
+#
+# usage: tests/tiers/run.sh [BUILDDIR]   (default: the current directory)
+#        Env: MPICC, MPIRUN, HPROF_KEEP_TMP=1 keeps the temp dir.
+# Prints "ok - NAME" / "not ok - NAME: expected X got Y" per check and a last
+# line "N passed, M failed"; exits 1 if anything failed.
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+# One timing-sensitive MPI test at a time, even under make -j2 check.
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+QUERY=$builddir/analyzer/hprof-query
+LIBDIR=$builddir/pmpi/.libs
+LIB=$LIBDIR/libhprof.so
+HPCC=$builddir/instrument/hprof-cc
+S=$srcdir/tests/tiers
+EX=$srcdir/examples/lizhang.c
+NP=2
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+MPIFLAGS=(--oversubscribe --bind-to none)
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-tiers.XXXXXX")
+if [ "${HPROF_KEEP_TMP:-0}" = 1 ]; then
+    echo "# keeping temp dir $tmp"
+else
+    trap 'rm -rf "$tmp"' EXIT
+fi
+
+pass=0
+fail=0
+skip=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+notok() { echo "not ok - $1: $2"; fail=$((fail + 1)); }
+skipped() { echo "ok - $1 # SKIP $2"; skip=$((skip + 1)); }
+oneline() { tr '\n' ';' | sed 's/;$//'; }
+norm() { awk -F, 'BEGIN { OFS = "," } { for (i = 1; i <= NF; i++) if ($i ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) $i = $i + 0; print }'; }
+
+# expect_eq NAME EXPECTED GOT - exact (numbers normalised, rows joined by ';').
+expect_eq() {
+    local e g
+    e=$(printf '%s\n' "$2" | awk 'NF' | norm | oneline)
+    g=$(printf '%s\n' "$3" | awk 'NF' | norm | oneline)
+    if [ "$e" = "$g" ]; then ok "$1"; else notok "$1" "expected '$e' got '$g'"; fi
+}
+
+# expect_cmp NAME OP BOUND GOT [BOUND2] - OP is lt, le, ge, gt, or within (BOUND±BOUND2).
+expect_cmp() {
+    local name=$1 op=$2 b=$3 g=$4 b2=${5:-0}
+    if awk -v g="$g" -v b="$b" -v b2="$b2" -v op="$op" 'BEGIN {
+            if (g !~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) exit 1
+            g += 0; b += 0; b2 += 0
+            if (op == "lt") exit !(g < b); if (op == "le") exit !(g <= b)
+            if (op == "gt") exit !(g > b); if (op == "ge") exit !(g >= b)
+            if (op == "within") exit !(g >= b - b2 && g <= b + b2)
+            exit 1 }'; then
+        ok "$name"
+    else
+        case $op in
+        within) notok "$name" "expected $b ± $b2 got '$g'" ;;
+        *) notok "$name" "expected $op $b got '$g'" ;;
+        esac
+    fi
+}
+
+# near NAME EXPECTED GOT - GOT within 2% of EXPECTED.
+near() {
+    expect_cmp "$1" within "$2" "$3" "$(awk -v e="$2" 'BEGIN { printf "%.6f", e * 0.02 }')"
+}
+
+# q DB SQL - rows as CSV without the header line; an error becomes "ERROR: ...".
+q() {
+    local out
+    if out=$("$QUERY" "$1" --sql "$2" --format csv 2>"$tmp/q.err"); then
+        printf '%s\n' "$out" | tr -d '\r' | awk 'NR == 1 && /^[A-Za-z_"(]/ { next } NF { print }'
+    else
+        echo "ERROR: hprof-query failed: $(head -c 300 "$tmp/q.err" | oneline)"
+    fi
+}
+
+# line_of FILE TAG - the line carrying the comment "/* TAG */".
+line_of() {
+    local n
+    n=$(grep -n "[ :]$2 \*/" "$1" | cut -d: -f1)
+    if [ -z "$n" ] || [ "$(printf '%s\n' "$n" | wc -l)" != 1 ]; then
+        echo "run.sh: marker comment '$2 */' not found exactly once in $1" >&2
+        exit 2
+    fi
+    echo "$n"
+}
+
+# def FILE NAME - the value of "#define NAME VALUE" in FILE.
+def() { awk -v n="$2" '$1 == "#define" && $2 == n { print $3; exit }' "$1"; }
+
+# calc EXPR - floating-point arithmetic.
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+
+# hp_run NAME CMD... - run with NP ranks, profile to $tmp/NAME.hpf, stdout in
+# $tmp/NAME.out, stderr in $tmp/NAME.err; sets PROFILE and RC.
+hp_run() {
+    local name=$1
+    shift
+    RC=0
+    rm -f "$tmp/$name.hpf" "$tmp/$name.db"
+    HPROF_OUTPUT=$tmp/$name.hpf timeout 300 "$MPIRUN" -np "$NP" "${MPIFLAGS[@]}" -x HPROF_OUTPUT \
+        "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
+    PROFILE=$tmp/$name.hpf
+}
+plain_run() {
+    local name=$1
+    shift
+    RC=0
+    timeout 300 "$MPIRUN" -np "$NP" "${MPIFLAGS[@]}" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
+}
+
+# ran_ok NAME - the last run exited 0 and left a profile.
+ran_ok() {
+    if [ "$RC" = 0 ] && [ -s "$PROFILE" ]; then
+        return 0
+    fi
+    notok "$1 runs" "exit status $RC, profile $([ -s "$PROFILE" ] && echo present || echo missing); stderr: $(tail -5 "$tmp/$1.err" | oneline)"
+    return 1
+}
+
+same_stdout() {
+    if cmp -s "$2" "$3"; then ok "$1"; else notok "$1" "expected '$(oneline <"$2")' got '$(oneline <"$3")'"; fi
+}
+
+# attempts NAME FUNC ARGS... - runs FUNC (a run plus its checks) up to 3
+# times while it has failures; prints the checks of the last run only.
+attempts() {
+    local name=$1 a p0=$pass f0=$fail s0=$skip
+    shift
+    for a in 1 2 3; do
+        pass=$p0 fail=$f0 skip=$s0
+        "$@" >"$tmp/attempt.log"
+        if [ "$fail" = "$f0" ] || [ $a = 3 ]; then
+            break
+        fi
+        echo "# $name: run $a had $((fail - f0)) failed checks, running again: $(grep '^not ok' "$tmp/attempt.log" | head -3 | oneline)"
+    done
+    cat "$tmp/attempt.log"
+}
+
+# ---------------------------------------------------------------- prerequisites
+missing=
+for f in "$QUERY" "$LIB" "$EX" "$S/recursion.c" "$S/hot.c"; do
+    [ -e "$f" ] || missing="$missing $f"
+done
+command -v "$MPICC" >/dev/null || missing="$missing $MPICC"
+command -v "$MPIRUN" >/dev/null || missing="$missing $MPIRUN"
+if [ -n "$missing" ]; then
+    notok "prerequisites" "missing:$missing (build with 'make' first)"
+    echo "$pass passed, $fail failed"
+    exit 1
+fi
+have_t2=0
+[ -x "$HPCC" ] && have_t2=1
+# hprof-cc: use this build tree's instrumenter, header and library.
+export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
+unset HPROF_FILTER HPROF_KEEP HPROF_COMM_FUNCS
+
+# Builds: plain, tier 1, tier 2 (when the instrumenter is built).
+mkdir -p "$tmp/bin"
+build_all() {
+    local name=$1 src=$2
+    "$MPICC" -g -O2 "$src" -o "$tmp/bin/$name.plain" 2>"$tmp/build.err" ||
+        notok "plain build of $name" "$(head -5 "$tmp/build.err" | oneline)"
+    "$MPICC" -g -O0 -finstrument-functions "$src" -o "$tmp/bin/$name.t1" \
+        -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/build.err" ||
+        notok "tier 1 build of $name" "$(head -5 "$tmp/build.err" | oneline)"
+    if [ $have_t2 = 1 ]; then
+        if "$HPCC" "$MPICC" -g -O2 -I"$srcdir/libhprof" -c "$src" -o "$tmp/bin/$name.o" 2>"$tmp/build.err" &&
+            "$HPCC" "$MPICC" "$tmp/bin/$name.o" -o "$tmp/bin/$name.t2" \
+                -L"$LIBDIR" -Wl,-rpath,"$LIBDIR" 2>>"$tmp/build.err"; then
+            if grep -qi 'warn' "$tmp/build.err"; then
+                notok "tier 2 build of $name: instrumented, no warnings" "$(head -5 "$tmp/build.err" | oneline)"
+            else
+                ok "tier 2 build of $name: instrumented, no warnings"
+            fi
+        else
+            notok "tier 2 build of $name" "$(head -5 "$tmp/build.err" | oneline)"
+        fi
+    fi
+}
+build_all lizhang "$EX"
+build_all recursion "$S/recursion.c"
+build_all hot "$S/hot.c"
+
+# ================================================================ Li & Zhang
+P1=$(def "$EX" P1_MS) P2=$(def "$EX" P2_MS) P3=$(def "$EX" P3_MS) P4=$(def "$EX" P4_MS)
+LATE1=$(def "$EX" LATE1_MS) LATE2=$(def "$EX" LATE2_MS) NL1=$(def "$EX" L1) NL2=$(def "$EX" L2)
+Lmain=$(line_of "$EX" proc-main) Lp1=$(line_of "$EX" proc-p1) Lp2=$(line_of "$EX" proc-p2)
+Lp3=$(line_of "$EX" proc-p3) Lp4=$(line_of "$EX" proc-p4)
+Lc1=$(line_of "$EX" call-p1) Lc2=$(line_of "$EX" call-p2)
+Lc31=$(line_of "$EX" call-p3-in-p1) Lc32=$(line_of "$EX" call-p3-in-p2)
+Lc43=$(line_of "$EX" call-p4-in-p3) Lc4l=$(line_of "$EX" call-p4-in-loop2)
+Le1=$(line_of "$EX" e1) Le2=$(line_of "$EX" e2) Ll1=$(line_of "$EX" loop1) Ll2=$(line_of "$EX" loop2)
+Lbar=$(line_of "$EX" align) Lred=$(line_of "$EX" reduce)
+PAIRS=$((NP / 2))   # ranks that wait (the even rank of each pair)
+# Known values in seconds, summed over the NP ranks (see lizhang.c).
+T_p3=$(calc "($P3 + $LATE1 + $P4) / 1000")
+T_c1=$(calc "$NP * ($P1 * 1000 + $T_p3 * 1e6) / 1e6")
+T_c2=$(calc "$NP * ($P2 * 1000 + $T_p3 * 1e6) / 1e6")
+T_loop1=$(calc "$NP * $NL1 * ($LATE2 + $NL2 * $P4) / 1000")
+T_loop2=$(calc "$NP * $NL1 * $NL2 * $P4 / 1000")
+T_work=$(calc "($T_c1 + $T_c2 + $T_loop1) / $NP")    # per rank
+T_sync=$(calc "$PAIRS * (2 * $LATE1 + $NL1 * $LATE2) / 1000")
+T_e2=$(calc "$PAIRS * $NL1 * $LATE2 / 1000")
+F=%lizhang.c
+
+# sql_sum DB KIND LINE COLS - sums over the nodes of the site KIND at LINE of lizhang.c.
+sql_sum() {
+    q "$1" "SELECT $4 FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            WHERE s.kind = '$2' AND s.line = $3 AND s.file LIKE '$F'"
+}
+
+# tree_ok NAME DB - no node takes longer than its parent on any rank (1% +
+# 1 us slack for the clock reads between the two probes).
+tree_ok() {
+    expect_eq "$1: no node's time exceeds its parent's (nodes listed)" "" \
+        "$(q "$2" "SELECT cs.label || ' > ' || ps.label || ' (rank ' || c.rank || ')'
+                    FROM node_rank c JOIN node cn ON cn.id = c.node JOIN site cs ON cs.id = cn.site
+                    JOIN node pn ON pn.id = cn.parent JOIN site ps ON ps.id = pn.site
+                    JOIN node_rank p ON p.node = pn.id AND p.rank = c.rank
+                    WHERE pn.parent IS NOT NULL AND c.time > p.time * 1.01 + 1e-6 ORDER BY 1")"
+}
+
+# walk DB - the path followed top-down from main's procedure node by the
+# child with the largest time, as "label/label/..."; the last procedure on
+# it in $DOMINANT.
+walk() {
+    local db=$1 node row path="" kind name
+    node=$(q "$db" "SELECT n.id FROM node n JOIN site s ON s.id = n.site
+                     WHERE s.kind = 'procedure' AND s.name = 'main' ORDER BY n.depth LIMIT 1")
+    DOMINANT=main
+    while [ -n "$node" ] && [ "${node#ERROR}" = "$node" ]; do
+        row=$(q "$db" "SELECT n.id, s.kind, s.name, s.label FROM node n JOIN site s ON s.id = n.site
+                        JOIN node_time t ON t.node = n.id WHERE n.parent = $node
+                        ORDER BY t.time DESC LIMIT 1")
+        [ -n "$row" ] || break
+        IFS=, read -r node kind name label <<<"$row"
+        path="$path/$label"
+        [ "$kind" != procedure ] || DOMINANT=$name
+    done
+    WALK=$path
+}
+
+# lizhang_checks TIER BINARY - one profiled run and the paper's questions.
+lizhang_checks() {
+    local t=$1 db
+    hp_run lz.$t "$tmp/bin/lizhang.$t"
+    ran_ok lz.$t || return 0
+    db=$PROFILE
+    # total program time: the run's wall (MPI_Init to MPI_Finalize, max over ranks)
+    near "$t lizhang: total program time (wall, max over ranks) = ${T_work}s" "$T_work" \
+        "$(q "$db" "SELECT value FROM run WHERE key = 'wall'")"
+    expect_eq "$t lizhang: main's procedure node counts 1 per rank" "$NP" \
+        "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                     WHERE s.kind = 'procedure' AND s.name = 'main'")"
+    expect_cmp "$t lizhang: main's time >= its work on every rank (min over ranks)" ge "$T_work" \
+        "$(q "$db" "SELECT min(x) FROM (SELECT sum(st.time) AS x FROM stat st JOIN node n ON n.id = st.node
+                     JOIN site s ON s.id = n.site WHERE s.kind = 'procedure' AND s.name = 'main' GROUP BY st.rank)")"
+    # transmission: 8-byte messages; only the aligning MPI_Barrier (a collective:
+    # its wait counts as transmission) adds the start-up skew of the ranks.
+    expect_cmp "$t lizhang: total transmission time < 2% of the program" lt "$(calc "0.02 * $NP * $T_work")" \
+        "$(q "$db" "SELECT coalesce(sum(tran), 0) FROM comm")"
+    expect_cmp "$t lizhang: transmission time of e1 and e2 < 1 ms" lt 0.001 \
+        "$(q "$db" "SELECT coalesce(sum(c.tran), 0) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                     WHERE s.line IN ($Le1, $Le2) AND s.file LIKE '$F'")"
+    near "$t lizhang: total sync time = ${T_sync}s" "$T_sync" "$(q "$db" "SELECT sum(sync) FROM comm")"
+    # procedures called from main, per call line
+    near "$t lizhang: call p1 at line $Lc1 from main = ${T_c1}s" "$T_c1" "$(sql_sum "$db" call "$Lc1" 'sum(st.time)')"
+    near "$t lizhang: call p2 at line $Lc2 from main = ${T_c2}s" "$T_c2" "$(sql_sum "$db" call "$Lc2" 'sum(st.time)')"
+    expect_eq "$t lizhang: call statements directly under main (line, callee, count)" \
+        "$(if [ "$t" = t1 ]; then printf '%s\n' "$Lc1,p1,$NP" "$Lc2,p2,$NP" "$Lc4l,p4,$((NP * NL1 * NL2))"; else
+            printf '%s\n' "$Lc1,p1,$NP" "$Lc2,p2,$NP"; fi)" \
+        "$(q "$db" "SELECT s.line, s.name, sum(st.count) FROM node n JOIN site s ON s.id = n.site
+                     JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site JOIN stat st ON st.node = n.id
+                     WHERE s.kind = 'call' AND ps.kind = 'procedure' AND ps.name = 'main' AND s.file LIKE '$F'
+                     GROUP BY s.line, s.name ORDER BY s.line")"
+    # p3: summed over both call lines
+    near "$t lizhang: p3 total time = $(calc "2 * $NP * $T_p3")s" "$(calc "2 * $NP * $T_p3")" \
+        "$(q "$db" "SELECT sum(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                     WHERE s.kind = 'procedure' AND s.name = 'p3'")"
+    expect_eq "$t lizhang: p3 count = $((2 * NP)) (summed over both call lines)" $((2 * NP)) \
+        "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                     WHERE s.kind = 'procedure' AND s.name = 'p3'")"
+    expect_eq "$t lizhang: p3 per call line (line, count)" "$Lc31,$NP"$'\n'"$Lc32,$NP" \
+        "$(q "$db" "SELECT s.line, sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                     WHERE s.kind = 'call' AND s.name = 'p3' GROUP BY s.line ORDER BY s.line")"
+    expect_eq "$t lizhang: p4 count = $((NP * (2 + NL1 * NL2)))" $((NP * (2 + NL1 * NL2))) \
+        "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                     WHERE s.kind = 'procedure' AND s.name = 'p4'")"
+    # the communication statement in loop1 (e2) and the one in p3 (e1)
+    near "$t lizhang: time of e2 (line $Le2, in loop1) = ${T_e2}s" "$T_e2" "$(sql_sum "$db" comm "$Le2" 'sum(st.time)')"
+    expect_eq "$t lizhang: e2 count" $((NP * NL1)) "$(sql_sum "$db" comm "$Le2" 'sum(st.count)')"
+    near "$t lizhang: sync of e2 = ${T_e2}s" "$T_e2" \
+        "$(q "$db" "SELECT sum(c.sync) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+                     WHERE s.line = $Le2 AND s.file LIKE '$F'")"
+    expect_eq "$t lizhang: e1 count (line $Le1, in p3)" $((NP * 2)) "$(sql_sum "$db" comm "$Le1" 'sum(st.count)')"
+    # loops (tier 2 only)
+    if [ "$t" = t2 ]; then
+        near "$t lizhang: loop1 time = ${T_loop1}s" "$T_loop1" "$(sql_sum "$db" loop "$Ll1" 'sum(st.time)')"
+        expect_eq "$t lizhang: loop1 count = 1 per rank" "$NP" "$(sql_sum "$db" loop "$Ll1" 'sum(st.count)')"
+        near "$t lizhang: loop2 time = ${T_loop2}s" "$T_loop2" "$(sql_sum "$db" loop "$Ll2" 'sum(st.time)')"
+        expect_eq "$t lizhang: loop2 count = $NL1 per rank" $((NP * NL1)) "$(sql_sum "$db" loop "$Ll2" 'sum(st.count)')"
+        expect_eq "$t lizhang: e2's node is under loop1's node" "loop,$Ll1" \
+            "$(q "$db" "SELECT DISTINCT ps.kind, ps.line FROM node n JOIN site s ON s.id = n.site
+                         JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
+                         WHERE s.kind = 'comm' AND s.line = $Le2 AND s.file LIKE '$F'")"
+    fi
+    # top-down from main by the largest child
+    tree_ok "$t lizhang" "$db"
+    walk "$db"
+    expect_eq "$t lizhang: top-down from main the dominant procedure is p4 (path $WALK)" p4 "$DOMINANT"
+    plain_run lz.plain "$tmp/bin/lizhang.plain"
+    same_stdout "$t lizhang: same stdout with and without instrumentation" "$tmp/lz.plain.out" "$tmp/lz.$t.out"
+}
+
+static_tables() {
+    local db=$1 notsetup="AND comm NOT IN ('MPI_Init', 'MPI_Init_thread', 'MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Finalize')"
+    expect_eq "t2 lizhang: PL (procedure line -> loops)" "$Lmain,main,$Ll1" \
+        "$(q "$db" "SELECT proc_line, proc, loop_line FROM PL WHERE file LIKE '$F' ORDER BY 1, 3")"
+    # Whether MPI_Init/Comm_rank/Comm_size/Finalize count as communication
+    # statements is the instrumenter's choice; they are left out here.
+    expect_eq "t2 lizhang: PCOM (procedure line -> communication statements)" \
+        "$(printf '%s\n' "$Lp3,p3,$Le1,MPI_Sendrecv" "$Lmain,main,$Lbar,MPI_Barrier" "$Lmain,main,$Lred,MPI_Reduce" | sort -t, -k1,1n -k3,3n)" \
+        "$(q "$db" "SELECT proc_line, proc, comm_line, comm FROM PCOM WHERE file LIKE '$F' $notsetup ORDER BY 1, 3")"
+    expect_eq "t2 lizhang: PC (procedure line -> call line, callee, callee line)" \
+        "$(printf '%s\n' "$Lmain,main,$Lc1,p1,$Lp1" "$Lmain,main,$Lc2,p2,$Lp2" "$Lp1,p1,$Lc31,p3,$Lp3" \
+            "$Lp2,p2,$Lc32,p3,$Lp3" "$Lp3,p3,$Lc43,p4,$Lp4" | sort -t, -k1,1n -k3,3n)" \
+        "$(q "$db" "SELECT proc_line, proc, call_line, callee, callee_line FROM PC WHERE file LIKE '$F' ORDER BY 1, 3")"
+    expect_eq "t2 lizhang: LL (loop line -> nested loops)" "$Ll1,$Ll2" \
+        "$(q "$db" "SELECT loop_line, inner_loop_line FROM LL WHERE file LIKE '$F' ORDER BY 1, 2")"
+    expect_eq "t2 lizhang: LCOM (loop line -> communication statements)" "$Ll1,$Le2,MPI_Sendrecv" \
+        "$(q "$db" "SELECT loop_line, comm_line, comm FROM LCOM WHERE file LIKE '$F' ORDER BY 1, 2")"
+    expect_eq "t2 lizhang: LC (loop line -> call line, callee, callee line)" "$Ll2,$Lc4l,p4,$Lp4" \
+        "$(q "$db" "SELECT loop_line, call_line, callee, callee_line FROM LC WHERE file LIKE '$F' ORDER BY 1, 2")"
+}
+
+attempts "tier 1 lizhang" lizhang_checks t1
+if [ $have_t2 = 1 ]; then
+    attempts "tier 2 lizhang" lizhang_checks t2
+    [ ! -s "$tmp/lz.t2.hpf" ] || static_tables "$tmp/lz.t2.hpf"
+else
+    skipped "tier 2: Li & Zhang questions and static tables" "instrumenter not built ($HPCC)"
+fi
+
+# ================================================================ recursion
+R=$S/recursion.c
+FIB_N=$(def "$R" FIB_N) EO_N=$(def "$R" EO_N) EO_REPS=$(def "$R" EO_REPS)
+FIB_CALLS=$(awk -v n="$FIB_N" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print 2 * a - 1 }')
+EVEN_CALLS=$((EO_REPS * (EO_N / 2 + 1)))
+ODD_CALLS=$((EO_REPS * EO_N / 2))
+
+# proc_sum DB NAME COLS RANK - sums over the procedure nodes of NAME on RANK.
+proc_sum() {
+    q "$1" "SELECT $3 FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            WHERE s.kind = 'procedure' AND s.name = '$2' AND st.rank = $4"
+}
+
+recursion_checks() {
+    local t=$1 db r w
+    hp_run rec.$t "$tmp/bin/recursion.$t"
+    ran_ok rec.$t || return 0
+    db=$PROFILE
+    for r in $(seq 0 $((NP - 1))); do
+        expect_eq "$t recursion: rank $r fib($FIB_N) count = $FIB_CALLS" "$FIB_CALLS" "$(proc_sum "$db" fib 'sum(st.count)' $r)"
+        expect_eq "$t recursion: rank $r is_even count = $EVEN_CALLS" "$EVEN_CALLS" "$(proc_sum "$db" is_even 'sum(st.count)' $r)"
+        expect_eq "$t recursion: rank $r is_odd count = $ODD_CALLS" "$ODD_CALLS" "$(proc_sum "$db" is_odd 'sum(st.count)' $r)"
+        w=$(sed -n "s/^recursion-wall: rank $r fib //p" "$tmp/rec.$t.err")
+        near "$t recursion: rank $r fib's outermost time = its wall time ${w}s" "$w" "$(proc_sum "$db" fib 'sum(st.time)' $r)"
+        w=$(sed -n "s/^recursion-wall: rank $r even //p" "$tmp/rec.$t.err")
+        near "$t recursion: rank $r is_even's outermost time = its wall time ${w}s" "$w" "$(proc_sum "$db" is_even 'sum(st.time)' $r)"
+    done
+    expect_cmp "$t recursion: fewer than 10 nodes for fib (its procedure and call sites)" lt 10 \
+        "$(q "$db" "SELECT count(DISTINCT n.id) FROM node n JOIN site s ON s.id = n.site WHERE s.name = 'fib' OR s.func = 'fib'")"
+    expect_cmp "$t recursion: fewer than 20 nodes for is_even and is_odd" lt 20 \
+        "$(q "$db" "SELECT count(DISTINCT n.id) FROM node n JOIN site s ON s.id = n.site
+                     WHERE s.name IN ('is_even', 'is_odd') OR s.func IN ('is_even', 'is_odd')")"
+    tree_ok "$t recursion" "$db"
+    expect_eq "$t recursion: no site throttled" 0 "$(q "$db" "SELECT count(*) FROM site WHERE flags & 16")"
+    plain_run rec.plain "$tmp/bin/recursion.plain"
+    same_stdout "$t recursion: same stdout with and without instrumentation" "$tmp/rec.plain.out" "$tmp/rec.$t.out"
+}
+
+attempts "tier 1 recursion" recursion_checks t1
+if [ $have_t2 = 1 ]; then
+    attempts "tier 2 recursion" recursion_checks t2
+else
+    skipped "tier 2: recursion" "instrumenter not built ($HPCC)"
+fi
+
+# ================================================================ throttling and filter
+H=$S/hot.c
+HOT_CALLS=$(def "$H" HOT_CALLS) COLD_CALLS=$(def "$H" COLD_CALLS) COLD_US=$(def "$H" COLD_US)
+echo 'exclude function hot' >"$tmp/filter.txt"
+
+hot_checks() {
+    local t=$1 db
+    plain_run hot.plain "$tmp/bin/hot.plain"
+    hp_run hot.$t "$tmp/bin/hot.$t"
+    if ran_ok hot.$t; then
+        db=$PROFILE
+        expect_eq "$t throttling: hot's procedure site has flag 16 (throttled)" 16 \
+            "$(q "$db" "SELECT flags & 16 FROM site WHERE kind = 'procedure' AND name = 'hot'")"
+        expect_eq "$t throttling: hot's count is exact" $((NP * HOT_CALLS)) \
+            "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                         WHERE s.kind = 'procedure' AND s.name = 'hot'")"
+        expect_eq "$t throttling: cold is not throttled, count exact" "0,$((NP * COLD_CALLS))" \
+            "$(q "$db" "SELECT max(s.flags & 16), sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                         WHERE s.kind = 'procedure' AND s.name = 'cold'")"
+        # cold is timed, never extrapolated: each call >= COLD_US (a stall of
+        # the machine can only make calls longer).
+        expect_cmp "$t throttling: cold's shortest call >= ${COLD_US}us" ge "$(calc "$COLD_US * 0.99 / 1e6")" \
+            "$(q "$db" "SELECT min(st.min) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                         WHERE s.kind = 'procedure' AND s.name = 'cold'")"
+        for r in $(seq 0 $((NP - 1))); do
+            expect_cmp "$t throttling: rank $r hot's time (call statements) <= the wall time of its loop" le \
+                "$(sed -n "s/^hot-wall: rank $r loop //p" "$tmp/hot.$t.err")" \
+                "$(q "$db" "SELECT sum(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                             WHERE s.kind = 'call' AND s.name = 'hot' AND st.rank = $r")"
+        done
+        tree_ok "$t throttling" "$db"
+        same_stdout "$t throttling: same stdout with and without instrumentation" "$tmp/hot.plain.out" "$tmp/hot.$t.out"
+    fi
+    hp_run hot.$t.nothrottle -x HPROF_THROTTLE_NS=0 "$tmp/bin/hot.$t"
+    if ran_ok hot.$t.nothrottle; then
+        expect_eq "$t HPROF_THROTTLE_NS=0: no site throttled, hot's count exact" "0,$((NP * HOT_CALLS))" \
+            "$(q "$PROFILE" "SELECT (SELECT count(*) FROM site WHERE flags & 16), sum(st.count) FROM stat st
+                         JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                         WHERE s.kind = 'procedure' AND s.name = 'hot'")"
+    fi
+    if [ "$t" = t2 ]; then
+        hp_run hot.$t.filter -x HPROF_FILTER="$tmp/filter.txt" "$tmp/bin/hot.$t"
+        if ran_ok hot.$t.filter; then
+            expect_eq "$t HPROF_FILTER 'exclude function hot': no node for procedure hot" 0 \
+                "$(q "$PROFILE" "SELECT count(*) FROM node n JOIN site s ON s.id = n.site WHERE s.kind = 'procedure' AND s.name = 'hot'")"
+            expect_eq "$t HPROF_FILTER 'exclude function hot': cold still counted" $((NP * COLD_CALLS)) \
+                "$(q "$PROFILE" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                             WHERE s.kind = 'procedure' AND s.name = 'cold'")"
+            same_stdout "$t HPROF_FILTER: same stdout" "$tmp/hot.plain.out" "$tmp/hot.$t.filter.out"
+        fi
+    fi
+}
+
+attempts "tier 1 throttling" hot_checks t1
+if [ $have_t2 = 1 ]; then
+    attempts "tier 2 throttling and filter" hot_checks t2
+else
+    skipped "tier 2: throttling and HPROF_FILTER" "instrumenter not built ($HPCC)"
+fi
+
+[ "$skip" = 0 ] || echo "# $skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
