@@ -39,7 +39,12 @@
  * lines the test looks for.
  *
  * Output (rank 0, stdout) is deterministic: one line with the counts and a
- * checksum of the exchanged values.
+ * checksum of the exchanged values.  Each message also carries the time
+ * its sender arrived at the statement (CLOCK_MONOTONIC: ranks on one
+ * node only), so every rank knows how long it really waited for its partner (a 4 ms scheduler tick on a busy machine
+ * shifts arrivals); each rank prints that observed wait on stderr, as
+ * "lizhang: rank R waited S1 s at e1, S2 s at e2", the exact ground truth
+ * of its synchronization delays.
  *
  * usage: mpirun -np 2 lizhang     (any number of ranks; an unpaired last
  *        rank exchanges with MPI_PROC_NULL and waits for nobody)
@@ -72,6 +77,27 @@
 
 static int rank, partner, late;
 static long p3_calls, p4_calls, checksum;
+static double waited[2]; /* at e1, e2: partner's arrival minus ours, when later */
+
+/* Sets D to CLOCK_MONOTONIC in seconds: one clock for every rank of a
+ * node (arrival times are compared across ranks; MPI_Wtime may have a
+ * per-process origin).  A macro, like SPIN_MS, so the static tables stay
+ * the paper's. */
+#define NOW_S(d)                                                                 \
+    {                                                                            \
+        struct timespec n_;                                                      \
+        clock_gettime(CLOCK_MONOTONIC, &n_);                                     \
+        (d) = (double)n_.tv_sec + (double)n_.tv_nsec / 1e9;                      \
+    }
+
+/* The message of e1 and e2 is a value and its sender's arrival time: adds
+ * the value to the checksum and how long we waited to waited[E]. */
+#define NOTE_WAIT(e, in, arrived)                                                \
+    {                                                                            \
+        checksum += (long)(in)[0];                                               \
+        if (partner != MPI_PROC_NULL && (in)[1] > (arrived))                     \
+            waited[e] += (in)[1] - (arrived);                                    \
+    }
 
 static void p4(void) /* proc-p4 */
 {
@@ -81,14 +107,15 @@ static void p4(void) /* proc-p4 */
 
 static void p3(void) /* proc-p3 */
 {
-    long out = rank + 1, in = 0;
+    double out[2] = {rank + 1, 0}, in[2] = {0, 0};
     p3_calls++;
     SPIN_MS(P3_MS);
     if (late)
         SPIN_MS(LATE1_MS);
-    MPI_Sendrecv(&out, 1, MPI_LONG, partner, 1, &in, 1, MPI_LONG, partner, 1, MPI_COMM_WORLD, /* e1 */
+    NOW_S(out[1]);
+    MPI_Sendrecv(out, 2, MPI_DOUBLE, partner, 1, in, 2, MPI_DOUBLE, partner, 1, MPI_COMM_WORLD, /* e1 */
                  MPI_STATUS_IGNORE);
-    checksum += in;
+    NOTE_WAIT(0, in, out[1]);
     p4(); /* call-p4-in-p3 */
 }
 
@@ -117,12 +144,13 @@ int main(int argc, char **argv) /* proc-main */
     p1(); /* call-p1 */
     p2(); /* call-p2 */
     for (int i = 0; i < L1; i++) { /* loop1 */
-        long out = 10 * (rank + 1) + i, in = 0;
+        double out[2] = {10 * (rank + 1) + i, 0}, in[2] = {0, 0};
         if (late)
             SPIN_MS(LATE2_MS);
-        MPI_Sendrecv(&out, 1, MPI_LONG, partner, 2, &in, 1, MPI_LONG, partner, 2, MPI_COMM_WORLD, /* e2 */
+        NOW_S(out[1]);
+        MPI_Sendrecv(out, 2, MPI_DOUBLE, partner, 2, in, 2, MPI_DOUBLE, partner, 2, MPI_COMM_WORLD, /* e2 */
                      MPI_STATUS_IGNORE);
-        checksum += in;
+        NOTE_WAIT(1, in, out[1]);
         for (int j = 0; j < L2; j++) /* loop2 */
             p4(); /* call-p4-in-loop2 */
     }
@@ -132,6 +160,8 @@ int main(int argc, char **argv) /* proc-main */
     if (rank == 0)
         printf("lizhang: %d ranks, p3 calls %ld, p4 calls %ld, checksum %ld\n", size, total[0],
                total[1], total[2]);
+    fprintf(stderr, "lizhang: rank %d waited %.6f s at e1, %.6f s at e2\n", rank, waited[0],
+            waited[1]);
     MPI_Finalize();
     return 0;
 }
