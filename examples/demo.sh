@@ -68,6 +68,19 @@ irecv=$(grep -n 'HALO-IRECV \*/' examples/jacobi.c | cut -d: -f1)
 say "The other halo direction is nonblocking: its wait time is charged to the posting line"
 show hprof-query "$profile" --comm "jacobi.c:$irecv"
 
+say "Tier 2: instrument the seed paper's example (examples/lizhang.c) with hprof-cc and"
+echo "    follow it top-down: procedures, the call lines that activate them, loops, and"
+echo "    communication statements, each with its source line"
+show hprof-cc mpicc -g -O2 -c examples/lizhang.c -o "$demo/lizhang.o"
+show hprof-cc mpicc "$demo/lizhang.o" -o "$demo/lizhang" "${extra[@]}"
+HPROF_OUTPUT=$demo/lizhang.hpf HPROF_SUMMARY=off show mpirun -np 2 --oversubscribe --bind-to none \
+    -x HPROF_OUTPUT -x HPROF_SUMMARY "$demo/lizhang" 2>/dev/null </dev/null
+show hprof-query "$demo/lizhang.hpf" --depth 6
+say "The static line tables of the paper, from the same database: PC (procedure line ->"
+echo "    call line, callee, callee line) and LCOM (loop line -> communication line)"
+show hprof-query "$demo/lizhang.hpf" --sql "SELECT * FROM PC"
+show hprof-query "$demo/lizhang.hpf" --sql "SELECT * FROM LCOM"
+
 printf '\nDone. The profile is %s; try also:\n' "$profile"
 echo "    hprof-query $profile --flat"
 echo "    hprof-query $profile --ranks jacobi.c:$halo"

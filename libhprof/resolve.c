@@ -2,6 +2,8 @@
  * resolve.c - address to function/file/line with libdw's Dwfl interface
  * over the live process.
  */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,29 @@ static char *base_name_dup(const char *path)
     return strdup(slash ? slash + 1 : path ? path : "?");
 }
 
+/* The innermost function around pc, inlined ones included: a call in a
+ * function the compiler inlined into main belongs to that function.
+ * NULL when there is no debug information. */
+static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+    Dwarf_Die *scopes = NULL;
+    char *name = NULL;
+    int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+    for (int i = 0; i < n && !name; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        Dwarf_Attribute attr;
+        const char *s = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr));
+        if (s)
+            name = strdup(s);
+    }
+    free(scopes);
+    return name;
+}
+
 static int resolve_one(Dwfl *dwfl, hp_site *s)
 {
     /* A return address points after the call, so the call is one byte
@@ -37,9 +62,11 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     const char *mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
     s->module = base_name_dup(mname);
     s->offset = (uint64_t)(s->addr - start);
-    const char *fn = dwfl_module_addrname(mod, pc);
-    if (fn)
-        s->func = strdup(fn);
+    s->func = (s->flags & HP_SITEF_ENTRY) ? NULL : innermost_function(mod, pc);
+    if (!s->func) {
+        const char *fn = dwfl_module_addrname(mod, pc);
+        s->func = fn ? strdup(fn) : NULL;
+    }
     Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     int lineno = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

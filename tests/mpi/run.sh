@@ -372,6 +372,8 @@ if ran_ok jac; then
     expect_eq "jacobi: rank 0 Sendrecv records (MPI_PROC_NULL up: recv from 1 only)" "1,$JI,0,$hb" \
         "$(comm_rows "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
     expect_eq "jacobi: rank 0 Sendrecv node counts every call" $JI "$(node_count "$db" 0 MPI_Sendrecv $src "$Lsr")"
+    expect_eq "jacobi: the halo exchange belongs to exchange_halo even where -O2 inlined it into main" \
+        exchange_halo "$(q "$db" "SELECT DISTINCT func FROM site WHERE name = 'MPI_Sendrecv' AND line = $Lsr")"
     expect_eq "jacobi: rank 1 Irecv records from 0" "0,$JI,$hb" \
         "$(comm_rows "$db" 1 MPI_Irecv $src "$Lir" 'sum(c.count), sum(c.bytes_recv)')"
     expect_eq "jacobi: Allreduce collective record on rank 2" "-1,$((JI / 10))" \
