@@ -40,6 +40,7 @@ static inline void hp_enter_site(hp_thread *t, hprof_frame *f, uint32_t site, in
     }
     uint32_t node = hp_cct_child(t, t->current, site);
     hp_node *n = hp_node_at(t, node);
+    f->rec = n;     /* nodes never move (chunked); the active table may */
     a->depth = 1;
     a->node = node;
     f->node = node;
@@ -63,7 +64,7 @@ static inline void hp_exit_site(hp_thread *t, hprof_frame *f)
     t->active[f->site].depth--;
     if (f->node == HP_FRAME_FOLDED)
         return;
-    hp_node *n = hp_node_at(t, f->node);
+    hp_node *n = f->rec;
     if (f->start) {
         hp_node_add(n, hp_ticks() - f->start);
         if (hp_throttle_calls && n->timed >= hp_throttle_calls &&

@@ -58,6 +58,7 @@ typedef struct hprof_frame {
     unsigned saved;            /* calling context to restore */
     unsigned site;
     unsigned saved_comm;       /* open communication statement to restore */
+    void *rec;                 /* the node's record, so closing needs no lookup */
 } hprof_frame;
 
 /* Opens a procedure, loop, call-statement or communication-statement
