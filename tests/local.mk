@@ -16,3 +16,4 @@ include tests/unit/format_local.mk
 include tests/mpi/local.mk
 include tests/tiers/local.mk
 EXTRA_DIST += tests/serial.sh
+EXTRA_DIST += tests/lib.sh

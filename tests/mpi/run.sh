@@ -37,73 +37,8 @@ MPIFLAGS=(--oversubscribe --bind-to none)
 # 8 OpenMP threads on 2 cores: spinning threads would starve the others.
 export OMP_WAIT_POLICY=passive
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-mpi.XXXXXX")
-if [ "${HPROF_KEEP_TMP:-0}" = 1 ]; then
-    echo "# keeping temp dir $tmp"
-else
-    trap 'rm -rf "$tmp"' EXIT
-fi
-
-pass=0
-fail=0
-skip=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-notok() { echo "not ok - $1: $2"; fail=$((fail + 1)); }
-skipped() { echo "ok - $1 # SKIP $2"; skip=$((skip + 1)); }
-oneline() { tr '\n' ';' | sed 's/;$//'; }
-
-# Normalise CSV numbers so "800000.0" and "800000" compare equal.
-norm() { awk -F, 'BEGIN { OFS = "," } { for (i = 1; i <= NF; i++) if ($i ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) $i = $i + 0; print }'; }
-
-# expect_eq NAME EXPECTED GOT - exact (numbers normalised, rows joined by ';').
-expect_eq() {
-    local e g
-    e=$(printf '%s\n' "$2" | awk 'NF' | norm | oneline)
-    g=$(printf '%s\n' "$3" | awk 'NF' | norm | oneline)
-    if [ "$e" = "$g" ]; then ok "$1"; else notok "$1" "expected '$e' got '$g'"; fi
-}
-
-# expect_cmp NAME OP BOUND GOT [BOUND2] - OP is lt, le, ge, gt, or within (BOUND±BOUND2).
-expect_cmp() {
-    local name=$1 op=$2 b=$3 g=$4 b2=${5:-0}
-    if awk -v g="$g" -v b="$b" -v b2="$b2" -v op="$op" 'BEGIN {
-            if (g !~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) exit 1
-            g += 0; b += 0; b2 += 0
-            if (op == "lt") exit !(g < b); if (op == "le") exit !(g <= b)
-            if (op == "gt") exit !(g > b); if (op == "ge") exit !(g >= b)
-            if (op == "within") exit !(g >= b - b2 && g <= b + b2)
-            exit 1 }'; then
-        ok "$name"
-    else
-        case $op in
-        within) notok "$name" "expected $b ± $b2 got '$g'" ;;
-        *) notok "$name" "expected $op $b got '$g'" ;;
-        esac
-    fi
-}
-
-# q DB SQL - rows of the result as CSV without the header line; never fails
-# (an error becomes the text "ERROR: ..." so the check shows it).
-q() {
-    local out
-    if out=$("$QUERY" "$1" --sql "$2" --format csv 2>"$tmp/q.err"); then
-        printf '%s\n' "$out" | tr -d '\r' | awk 'NR == 1 && /^[A-Za-z_"(]/ { next } NF { print }'
-    else
-        echo "ERROR: hprof-query failed: $(head -c 300 "$tmp/q.err" | oneline)"
-    fi
-}
-
-# line_of FILE TAG - the line carrying the comment "/* MARK:TAG */" (tests)
-# or "/* TAG */" (examples).
-line_of() {
-    local n
-    n=$(grep -n "[ :]$2 \*/" "$1" | cut -d: -f1)
-    if [ -z "$n" ] || [ "$(printf '%s\n' "$n" | wc -l)" != 1 ]; then
-        echo "run.sh: marker comment '$2 */' not found exactly once in $1" >&2
-        exit 2
-    fi
-    echo "$n"
-}
+. "$srcdir/tests/lib.sh"
+test_tmpdir mpi
 
 # comm_rows DB RANK MPI_NAME FILE LINES COLS [EXTRA_WHERE] - per-peer sums at a site.
 comm_rows() {
