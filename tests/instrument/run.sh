@@ -241,5 +241,38 @@ if have mpicc && have mpirun && [ -x "$QUERY" ]; then
     fi
 fi
 
+# ---- real code: hprof's own analyzer built through hprof-cc ------------
+# Some 2,700 lines of real C (SQLite, libdw headers, many loops, early
+# returns, goto cleanups): instrumented without a warning, and the
+# instrumented hprof-query answers exactly as the plain one.
+MKPROFILE=$builddir/tests/unit/mkprofile
+if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libhpcore.a" ]; then
+    rm -rf self; mkdir self
+    for f in "$srcdir"/analyzer/*.c; do
+        case $f in */hprof-merge.c) continue ;; esac
+        "$HPCC" gcc -O2 -Wall -Wextra -I"$srcdir/libhprof" -I"$builddir" -I"$srcdir/analyzer" \
+            -c "$f" -o "self/$(basename "$f" .c).o" 2>>self/err
+    done
+    if [ -s self/err ]; then
+        notok "self: analyzer instrumented without warnings" "$(head -3 self/err | tr '\n' ' ')"
+    elif gcc -o self/hprof-query self/*.o "$builddir/libhprof/.libs/libhpcore.a" -lsqlite3 -ldw -lpthread 2>self/err; then
+        ok "self: analyzer instrumented without warnings"
+        n=$(for o in self/*.o; do nm "$o" | grep -q hprof_register_unit && echo x; done | wc -l)
+        check "self: every analyzer object carries its site table" "$(ls self/*.o | wc -l)" "$n"
+        "$MKPROFILE" self/p.hpf && "$QUERY" self/p.hpf >/dev/null 2>&1
+        for args in "" "--flat" "--comm app.c:42 --by-rank" "--ranks main" "--sql SELECT_*_FROM_PC" "--format json"; do
+            a=${args//_/ }
+            if [ "${a#--sql }" != "$a" ]; then
+                want=$("$QUERY" self/p.db --sql "${a#--sql }" 2>&1); got=$(self/hprof-query self/p.db --sql "${a#--sql }" 2>&1)
+            else
+                want=$("$QUERY" self/p.db $a 2>&1); got=$(self/hprof-query self/p.db $a 2>&1)
+            fi
+            check "self: instrumented hprof-query ${a:-(listing)} = plain" "$want" "$got"
+        done
+    else
+        notok "self: link of the instrumented analyzer" "$(head -3 self/err | tr '\n' ' ')"
+    fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
