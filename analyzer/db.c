@@ -25,7 +25,7 @@ static const char *const schema_sql =
     " file TEXT, line INTEGER, end_line INTEGER, parent INTEGER, callee INTEGER,"
     " flags INTEGER, module TEXT, offset INTEGER, label TEXT);\n"
     "CREATE TABLE node(id INTEGER PRIMARY KEY, parent INTEGER, site INTEGER,"
-    " depth INTEGER, path TEXT);\n"
+    " depth INTEGER, path TEXT, outer INTEGER);\n"
     "CREATE TABLE stat(node INTEGER, rank INTEGER, thread INTEGER, count INTEGER,"
     " time REAL, min REAL, max REAL);\n"
     "CREATE TABLE comm(node INTEGER, rank INTEGER, thread INTEGER, peer INTEGER,"
@@ -54,7 +54,8 @@ static const char *const view_sql =
     " END AS imbalance FROM node_rank GROUP BY node;\n"
     "CREATE VIEW rank_site AS"
     " WITH st AS (SELECT n.site AS site, s.rank AS rank, SUM(s.count) AS calls,"
-    "  SUM(s.time) AS time FROM stat s JOIN node n ON n.id = s.node"
+    "  SUM(CASE WHEN n.outer THEN s.time ELSE 0 END) AS time"
+    "  FROM stat s JOIN node n ON n.id = s.node"
     "  GROUP BY n.site, s.rank),"
     " cm AS (SELECT n.site AS site, c.rank AS rank, SUM(c.tran) AS tran,"
     "  SUM(c.sync) AS sync, SUM(c.bytes_sent) AS bytes_sent,"
@@ -297,7 +298,7 @@ static int write_nodes(writer *w)
 {
     sqlite3_stmt *st;
     int rc = 0;
-    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?)", &st))
+    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?, ?)", &st))
         return -1;
     for (uint32_t i = 0; i < w->m->nnodes && rc == 0; i++) {
         const hpf_gnode *g = &w->m->nodes[i];
@@ -306,6 +307,7 @@ static int write_nodes(writer *w)
         sqlite3_bind_int64(st, 3, g->site);
         sqlite3_bind_int64(st, 4, g->depth);
         bind_text(st, 5, g->path);
+        sqlite3_bind_int(st, 6, g->outer);
         rc = step(w, st);
     }
     sqlite3_finalize(st);

@@ -122,6 +122,10 @@ static int add_node(hpf_merged *m, uint32_t *cap, uint32_t parent, uint32_t site
     hpf_gnode *g = &m->nodes[m->nnodes];
     g->parent = parent;
     g->site = site;
+    g->outer = 1;
+    for (uint32_t up = parent; up; up = m->nodes[up - 1].parent)
+        if (m->nodes[up - 1].site == site)
+            g->outer = 0;
     if (parent) {
         const hpf_gnode *up = &m->nodes[parent - 1];
         g->depth = up->depth + 1;

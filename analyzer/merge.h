@@ -20,6 +20,8 @@ typedef struct hpf_gnode {
     uint32_t parent;        /* merged node id, 0 for the root */
     uint32_t site;          /* global site id */
     uint32_t depth;         /* 0 for the root */
+    int outer;              /* no ancestor has the same site: its inclusive
+                               time is not already inside another's */
     char *path;             /* "/" for the root, then "/label/label..." */
 } hpf_gnode;
 

@@ -4,6 +4,7 @@
  * the enter/exit probes.
  */
 #include <pthread.h>
+#include <string.h>
 #include "hp_enter.h"
 #include "hp_filter.h"
 #include "hp_runtime.h"
@@ -11,9 +12,27 @@
 
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* An earlier site of the unit that is the same statement: same kind,
+ * name, line and parent (two calls of one function on one line are one
+ * call statement, keyed by its line as in the paper).  HP_NONE if none. */
+static uint32_t same_statement(const hprof_unit *u, unsigned i)
+{
+    const hprof_site_info *si = &u->sites[i];
+    for (unsigned j = i; j-- > 0 && i - j <= 16;) {
+        const hprof_site_info *sj = &u->sites[j];
+        if (sj->kind == si->kind && sj->line == si->line && sj->parent == si->parent &&
+            strcmp(sj->name, si->name) == 0)
+            return u->ids[j];
+    }
+    return HP_NONE;
+}
+
 static uint32_t register_site(const hprof_unit *u, unsigned i)
 {
     const hprof_site_info *si = &u->sites[i];
+    uint32_t same = same_statement(u, i);
+    if (same != HP_NONE)
+        return same;
     uint32_t parent = si->parent >= 0 && (unsigned)si->parent < i ? u->ids[si->parent]
                                                                    : HP_NONE;
     uint32_t id = hp_site_add_static((uint32_t)si->kind, si->name, si->func, u->file,

@@ -10,6 +10,7 @@
 #include "hp_config.h"
 #include "hp_enter.h"
 #include "hp_log.h"
+#include "hp_process.h"
 #include "hp_runtime.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -36,6 +37,7 @@ static void init_once(void)
     hp_throttle_set(hp_cfg.throttle_calls,
                     (uint64_t)(hp_cfg.throttle_ns * hp_clock_ticks_per_sec() / 1e9));
     load_filter();
+    hp_process_at_exit();
 }
 
 void hp_runtime_init(void)

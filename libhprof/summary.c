@@ -89,6 +89,24 @@ static void add_peer(hp_agg_row *r, int32_t peer, uint64_t count, uint64_t bytes
     qsort(r->peers, r->npeers, sizeof r->peers[0], peer_cmp);
 }
 
+/* Same statement: two sites of one source line and name (two calls on a
+ * line, or the same call seen through two return addresses). */
+static int same_statement(const hp_site_rec *x, const hp_site_rec *y)
+{
+    return x == y || (x->kind == y->kind && x->name == y->name && x->func == y->func &&
+                      x->file == y->file && x->line == y->line && x->offset == y->offset);
+}
+
+/* An ancestor is the same statement: this node's time is already inside it. */
+static int nested_in_itself(const hp_rank_data *rd, const hp_node_rec *n)
+{
+    const hp_site_rec *s = &rd->sites[n->site];
+    for (uint32_t up = n->parent; up != HP_NONE && up < rd->nnodes; up = rd->nodes[up].parent)
+        if (same_statement(&rd->sites[rd->nodes[up].site], s))
+            return 1;
+    return 0;
+}
+
 /* Folds one node (and its comm records) of a single rank into its row. */
 static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
 {
@@ -101,8 +119,9 @@ static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
         return -1;
     r->count += n->count;
     r->flags |= s->flags & HP_SITEF_THROTTLED;
-    r->time_sum += n->time;
-    r->time_max += n->time;  /* summed over this rank's threads; see below */
+    double time = nested_in_itself(rd, n) ? 0 : n->time;
+    r->time_sum += time;
+    r->time_max += time;  /* summed over this rank's threads; see below */
     for (uint32_t i = 0; i < rd->ncomms; i++) {
         const hp_comm_rec *c = &rd->comms[i];
         if (c->node != node)

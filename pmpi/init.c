@@ -4,8 +4,6 @@
  * reduces the summary over ranks, writes the profile and prints the
  * summary on rank 0 before the real MPI_Finalize.
  */
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +12,7 @@
 #include <unistd.h>
 #include "hp_mpi.h"
 #include "hp_log.h"
+#include "hp_process.h"
 #include "hp_resolve.h"
 #include "hp_runtime.h"
 #include "hp_snapshot.h"
@@ -24,35 +23,12 @@ int hp_world_rank, hp_world_size;
 static uint64_t start_ticks, start_ns;
 static hp_run_info run;
 
-/* argv of the process from /proc (MPI_Init may get NULL arguments). */
-static void read_command_line(hp_run_info *r)
-{
-    char buf[8192];
-    int fd = open("/proc/self/cmdline", O_RDONLY);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0) {
-        r->program = strdup("?");
-        return;
-    }
-    buf[n] = 0;
-    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
-        r->argc++;
-    r->argv = calloc(r->argc, sizeof *r->argv);
-    uint32_t k = 0;
-    for (ssize_t i = 0; i < n && r->argv; i += (ssize_t)strlen(buf + i) + 1)
-        r->argv[k++] = strdup(buf + i);
-    if (!r->argv)
-        r->argc = 0;
-    r->program = strdup(buf);
-}
-
 static void before_init(void)
 {
     hp_runtime_init();
+    hp_process_mpi_started();
     hp_records_defer_overflow_warning();
-    read_command_line(&run);
+    hp_process_command_line(&run);
 }
 
 static void after_init(void)
@@ -98,28 +74,6 @@ int MPI_Pcontrol(const int level, ...)
     return PMPI_Pcontrol(level);
 }
 
-/* The OpenMP team size, when the program has an OpenMP runtime loaded
- * (found without linking one into libhprof). */
-static uint32_t openmp_threads(void)
-{
-    int (*max_threads)(void);
-    *(void **)&max_threads = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
-    return max_threads ? (uint32_t)max_threads() : 0;
-}
-
-static void fill_rank_info(hp_rank_info *ri, uint64_t end_ticks)
-{
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    ri->rank = (uint32_t)hp_world_rank;
-    ri->pid = (uint32_t)getpid();
-    ri->omp_threads = openmp_threads();
-    ri->host = strdup(host);
-    ri->start_ns = start_ns;
-    ri->end_ns = hp_unix_ns();
-    ri->wall = hp_ticks_to_sec(end_ticks - start_ticks);
-}
-
 static void print_summary(const hp_agg *agg, const char *path)
 {
     hp_summary_info si = {run.program, path, hp_cfg.summary == HP_SUMMARY_FULL,
@@ -137,7 +91,7 @@ static void finish_run(void)
     hp_clock_refine();
     hp_resolve_dynamic_sites();
     memset(&rd, 0, sizeof rd);
-    fill_rank_info(&rd.info, end_ticks);
+    hp_process_rank_info(&rd.info, (uint32_t)hp_world_rank, start_ns, start_ticks, end_ticks);
     int snap_ok = hp_snapshot(&rd) == 0;
     if (!snap_ok)
         hp_warn("out of memory while collecting records; this rank's data is incomplete");
@@ -168,6 +122,7 @@ int MPI_Finalize(void)
     if (hp_mpi_active) {
         hp_mpi_active = 0;
         finish_run();
+        hp_process_mpi_finished();
         hp_run_info_free(&run);
         hp_reqmap_free_all();
         hp_rankmap_free_all();

@@ -15,50 +15,10 @@
 #include <unistd.h>
 #include "hp_mpi.h"
 #include "hp_log.h"
+#include "hp_process.h"
 #include "hp_profile.h"
 
 #define CHUNK (1 << 30)
-
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-/* Rank 0: the path to write, never an existing file. */
-static void choose_path(const char *program, char *path, size_t len)
-{
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    const char *out = hp_cfg.output;
-    if (out && !is_dir(out))
-        snprintf(path, len, "%s", out);
-    else
-        snprintf(path, len, "%s%shprof-%s-%s.hpf", out ? out : "", out ? "/" : "",
-                 base_name(program), stamp);
-    if (!exists(path))
-        return;
-    char wanted[PATH_MAX];
-    snprintf(wanted, sizeof wanted, "%s", path);
-    for (int i = 1; exists(path); i++)
-        snprintf(path, len, "%s.%d", wanted, i);
-    hp_warn("%s exists; writing the profile to %s instead", wanted, path);
-}
 
 static int write_all(MPI_File fh, MPI_Offset offset, const unsigned char *data,
                      size_t len, MPI_Comm comm)
@@ -103,7 +63,7 @@ int hp_write_profile(const hp_rank_data *rd, const hp_run_info *run, char *path,
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     if (rank == 0)
-        choose_path(run->program, path, pathlen);
+        hp_process_profile_path(run->program, path, pathlen);
     PMPI_Bcast(path, (int)pathlen, MPI_CHAR, 0, comm);
     char tmp[PATH_MAX + 16];
     snprintf(tmp, sizeof tmp, "%s.partial", path);

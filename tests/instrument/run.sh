@@ -134,8 +134,10 @@ compare() {   # compare NAME CC FLAGS... -- SOURCE
         return
     fi
     local a c
-    a=$("p/$b" 2>&1); c=$("i/$b" 2>&1)
-    if [ "$a" = "$c" ]; then ok "$name"; else notok "$name" "output differs: [$a] vs [$c]"; fi
+    a=$("p/$b" 2>&1); c=$(HPROF_OUTPUT="$tmp/i/$b.hpf" "i/$b" 2>&1)
+    if [ "$a" != "$c" ]; then notok "$name" "output differs: [$a] vs [$c]"; return; fi
+    # Without MPI the profile is written when the program exits.
+    if [ -s "i/$b.hpf" ]; then ok "$name"; else notok "$name" "no profile written at exit"; fi
 }
 for cc in gcc clang; do
     have $cc || continue
@@ -260,8 +262,11 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
         n=$(for o in self/*.o; do nm "$o" | grep -q hprof_register_unit && echo x; done | wc -l)
         check "self: every analyzer object carries its site table" "$(ls self/*.o | wc -l)" "$n"
         "$MKPROFILE" self/p.hpf && "$QUERY" self/p.hpf >/dev/null 2>&1
+        k=0
         for args in "" "--flat" "--comm app.c:42 --by-rank" "--ranks main" "--sql SELECT_*_FROM_PC" "--format json"; do
             a=${args//_/ }
+            k=$((k + 1))
+            export HPROF_OUTPUT=$tmp/self/q$k.hpf
             if [ "${a#--sql }" != "$a" ]; then
                 want=$("$QUERY" self/p.db --sql "${a#--sql }" 2>&1); got=$(self/hprof-query self/p.db --sql "${a#--sql }" 2>&1)
             else
@@ -269,6 +274,9 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
             fi
             check "self: instrumented hprof-query ${a:-(listing)} = plain" "$want" "$got"
         done
+        export HPROF_OUTPUT=$tmp/out.hpf
+        check "self: the instrumented hprof-query wrote its own profile at exit" yes \
+            "$([ -s "$tmp/self/q1.hpf" ] && "$QUERY" "$tmp/self/q1.hpf" --sql "SELECT 'yes' FROM site WHERE kind = 'procedure' AND name = 'hpq_report_tree'" --format csv 2>/dev/null | tail -1)"
     else
         notok "self: link of the instrumented analyzer" "$(head -3 self/err | tr '\n' ' ')"
     fi

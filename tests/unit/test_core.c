@@ -14,6 +14,7 @@
 #include "hp_clock.h"
 #include "hp_config.h"
 #include "hp_map.h"
+#include "hp_process.h"
 #include "hp_site.h"
 #include "hp_snapshot.h"
 #include "hp_summary.h"
@@ -354,6 +355,7 @@ static void test_agg_merge_roundtrip(void **state)
 
 int main(void)
 {
+    hp_process_no_exit_report();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clock_calibration),
         cmocka_unit_test(test_clock_monotonic_fallback),

@@ -16,6 +16,7 @@
 #include "hp_clock.h"
 #include "hp_enter.h"
 #include "hp_filter.h"
+#include "hp_process.h"
 #include "hp_runtime.h"
 #include "hp_site.h"
 #include "hp_snapshot.h"
@@ -307,6 +308,7 @@ static int rerun_with_filter(char **argv)
 int main(int argc, char **argv)
 {
     (void)argc;
+    hp_process_no_exit_report();
     const char *given = getenv("HPROF_FILTER");
     if (!given)
         return rerun_with_filter(argv);

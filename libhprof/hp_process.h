@@ -1,0 +1,31 @@
+/*
+ * hp_process.h - what a profile says about the process (command line,
+ * host, times, OpenMP team size), where it goes (a new file, never an
+ * existing one), and the report of a process that never used MPI: written
+ * at exit with plain file I/O, with the same summary.
+ */
+#ifndef HP_PROCESS_H
+#define HP_PROCESS_H
+
+#include <stddef.h>
+#include "hp_profile.h"
+
+/* argv of the process from /proc (MPI_Init may get NULL arguments). */
+void hp_process_command_line(hp_run_info *run);
+/* Rank, host, pid, OpenMP team size and times of this process. */
+void hp_process_rank_info(hp_rank_info *ri, uint32_t rank, uint64_t start_ns,
+                          uint64_t start_ticks, uint64_t end_ticks);
+/* The profile's path from HPROF_OUTPUT (a file or a directory) or the
+ * default name; never an existing file (a warning names the one used). */
+void hp_process_profile_path(const char *program, char *path, size_t len);
+
+/* MPI_Init and MPI_Finalize tell the exit handler what happened. */
+void hp_process_mpi_started(void);
+void hp_process_mpi_finished(void);
+/* Installed once at start-up: writes the report of a process without MPI,
+ * warns about one that initialized MPI but never finalized it. */
+void hp_process_at_exit(void);
+/* No report at exit (unit tests that drive the runtime directly). */
+void hp_process_no_exit_report(void);
+
+#endif

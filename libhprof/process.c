@@ -1,0 +1,221 @@
+/*
+ * process.c - the process-level parts of a profile (hp_process.h) and the
+ * report at exit of programs that never call MPI_Init: tiers 1 and 2 also
+ * profile serial and OpenMP-only code.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "hp_clock.h"
+#include "hp_config.h"
+#include "hp_log.h"
+#include "hp_process.h"
+#include "hp_resolve.h"
+#include "hp_snapshot.h"
+#include "hp_summary.h"
+#include "hp_thread.h"
+
+static int mpi_started, mpi_finished, no_report;
+static uint64_t start_ns, start_ticks;
+
+void hp_process_command_line(hp_run_info *r)
+{
+    char buf[8192];
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0) {
+        r->program = strdup("?");
+        return;
+    }
+    buf[n] = 0;
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+        r->argc++;
+    r->argv = calloc(r->argc, sizeof *r->argv);
+    uint32_t k = 0;
+    for (ssize_t i = 0; i < n && r->argv; i += (ssize_t)strlen(buf + i) + 1)
+        r->argv[k++] = strdup(buf + i);
+    if (!r->argv)
+        r->argc = 0;
+    r->program = strdup(buf);
+}
+
+/* The OpenMP team size, when the program has an OpenMP runtime loaded
+ * (found without linking one into libhprof). */
+static uint32_t openmp_threads(void)
+{
+    int (*max_threads)(void);
+    *(void **)&max_threads = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    return max_threads ? (uint32_t)max_threads() : 0;
+}
+
+void hp_process_rank_info(hp_rank_info *ri, uint32_t rank, uint64_t start_ns_,
+                          uint64_t start_ticks_, uint64_t end_ticks)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    ri->rank = rank;
+    ri->pid = (uint32_t)getpid();
+    ri->omp_threads = openmp_threads();
+    ri->host = strdup(host);
+    ri->start_ns = start_ns_;
+    ri->end_ns = hp_unix_ns();
+    ri->wall = hp_ticks_to_sec(end_ticks - start_ticks_);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+void hp_process_profile_path(const char *program, char *path, size_t len)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    const char *out = hp_cfg.output;
+    if (out && !is_dir(out))
+        snprintf(path, len, "%s", out);
+    else
+        snprintf(path, len, "%s%shprof-%s-%s.hpf", out ? out : "", out ? "/" : "",
+                 base_name(program), stamp);
+    if (!exists(path))
+        return;
+    char wanted[PATH_MAX];
+    snprintf(wanted, sizeof wanted, "%s", path);
+    for (int i = 1; exists(path); i++)
+        snprintf(path, len, "%s.%d", wanted, i);
+    hp_warn("%s exists; writing the profile to %s instead", wanted, path);
+}
+
+void hp_process_no_exit_report(void)
+{
+    no_report = 1;
+}
+
+void hp_process_mpi_started(void)
+{
+    mpi_started = 1;
+}
+
+void hp_process_mpi_finished(void)
+{
+    mpi_finished = 1;
+}
+
+/* Writes all of b to path through path.partial, renamed when complete. */
+static int write_file(const char *path, const hp_buf *b)
+{
+    char tmp[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return -1;
+    size_t done = 0;
+    while (done < b->len) {
+        ssize_t n = write(fd, b->data + done, b->len - done);
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    int ok = done == b->len && close(fd) == 0 && rename(tmp, path) == 0;
+    if (!ok)
+        unlink(tmp);
+    return ok ? 0 : -1;
+}
+
+/* The whole report of a single process: one rank, rank 0. */
+static void report_serial(void)
+{
+    uint64_t end_ticks = hp_ticks();
+    hp_run_info run;
+    hp_rank_data rd;
+    hp_agg agg;
+    hp_buf b = {0};
+    char path[PATH_MAX];
+
+    memset(&run, 0, sizeof run);
+    memset(&rd, 0, sizeof rd);
+    hp_clock_refine();
+    hp_resolve_dynamic_sites();
+    hp_process_command_line(&run);
+    hp_process_rank_info(&rd.info, 0, start_ns, start_ticks, end_ticks);
+    if (hp_snapshot(&rd) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
+        hp_warn("out of memory at exit: no profile written");
+        return;
+    }
+    run.nranks = 1;
+    run.clock = (uint32_t)hp_clock_kind();
+    run.ticks_per_sec = hp_clock_ticks_per_sec();
+    run.start_ns = start_ns;
+    run.end_ns = rd.info.end_ns;
+    hp_encode_preamble(&b);
+    hp_encode_run(&b, &run);
+    hp_encode_rank(&b, &rd);
+    hp_encode_end(&b, 1, b.len);
+    hp_process_profile_path(run.program, path, sizeof path);
+    int written = !b.failed && write_file(path, &b) == 0;
+    if (!written)
+        hp_warn("cannot write profile %s", path);
+    if (hp_cfg.summary != HP_SUMMARY_OFF) {
+        hp_summary_info si = {run.program, written ? path : NULL,
+                              hp_cfg.summary == HP_SUMMARY_FULL, hp_cfg.top, hp_cfg.coll_sync};
+        hp_summary_print(stderr, &agg, &si);
+    }
+    hp_buf_free(&b);
+    hp_agg_free(&agg);
+    hp_rank_data_free(&rd);
+    hp_run_info_free(&run);
+}
+
+/* Did anything record an event (beyond each thread's root and overflow)? */
+static int anything_recorded(void)
+{
+    for (uint32_t i = 0; i < hp_thread_count(); i++) {
+        const hp_thread *t = hp_thread_get(i);
+        for (uint32_t n = 0; n < t->nnodes; n++)
+            if (hp_node_at(t, n)->count || t->nactive)
+                return 1;
+    }
+    return 0;
+}
+
+static void at_exit(void)
+{
+    if (mpi_started) {
+        if (!mpi_finished)
+            hp_warn("the process exited without MPI_Finalize: its records were not written");
+        return;
+    }
+    if (!no_report && anything_recorded())
+        report_serial();
+}
+
+void hp_process_at_exit(void)
+{
+    start_ns = hp_unix_ns();
+    start_ticks = hp_ticks();
+    atexit(at_exit);
+}
