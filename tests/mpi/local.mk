@@ -7,7 +7,8 @@ if HAVE_MPI
 HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/nonblocking tests/mpi/anysource tests/mpi/threads \
 	tests/mpi/pcontrol tests/mpi/collectives tests/mpi/persistent \
-	tests/mpi/probes tests/mpi/edge tests/mpi/many_sites tests/mpi/replace
+	tests/mpi/probes tests/mpi/edge tests/mpi/many_sites tests/mpi/replace \
+	tests/mpi/nofinalize
 check_PROGRAMS += $(HP_MPI_TESTS)
 TESTS += tests/mpi/run.sh
 HP_MPI_TEST_CF = $(AM_CFLAGS) $(MPI_CFLAGS) -pthread -g -O1
@@ -72,4 +73,8 @@ tests_mpi_replace_SOURCES = tests/mpi/replace.c
 tests_mpi_replace_CFLAGS = $(HP_MPI_TEST_CF)
 tests_mpi_replace_LDFLAGS = $(HP_MPI_TEST_LF)
 tests_mpi_replace_LDADD = $(HP_MPI_TEST_LIBS)
+tests_mpi_nofinalize_SOURCES = tests/mpi/nofinalize.c
+tests_mpi_nofinalize_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_nofinalize_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_nofinalize_LDADD = $(HP_MPI_TEST_LIBS)
 endif

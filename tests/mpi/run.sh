@@ -120,7 +120,7 @@ fi
 # Plain builds (no hprof) of every program, for the identity checks.
 mkdir -p "$tmp/plain"
 for p in late_sender ring_alltoall nonblocking anysource threads pcontrol collectives persistent \
-    probes edge many_sites replace; do
+    probes edge many_sites replace nofinalize; do
     "$MPICC" -g -O1 -pthread "$S/$p.c" -o "$tmp/plain/$p" ||
         notok "plain build of $p.c" "$MPICC failed"
 done
@@ -754,6 +754,23 @@ if ran_ok replace; then
         "$(comm_sum "$PROFILE" 1 MPI_Sendrecv_replace $src "$Lrp" 'sum(c.sync)')"
     plain_run replace.plain 3 "$tmp/plain/replace"
     same_stdout "Sendrecv_replace: data moved as without hprof" "$tmp/replace.plain.out" "$tmp/replace.out"
+fi
+
+# ---------------------------------------------------------------- p. exit without MPI_Finalize
+# One rank, exit(0) after MPI_Init: one warning line, the same stdout, and
+# the program's own exit status (Open MPI's mpirun may still complain).
+if [ -x "$T/nofinalize" ]; then
+    RC=0
+    HPROF_OUTPUT=$tmp/nf.hpf timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" -x HPROF_OUTPUT "$T/nofinalize" \
+        >"$tmp/nf.out" 2>"$tmp/nf.err" </dev/null || RC=$?
+    RC2=0
+    timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" "$tmp/plain/nofinalize" >"$tmp/nf.plain.out" 2>/dev/null </dev/null || RC2=$?
+    expect_eq "no MPI_Finalize: one hprof warning line" 1 "$(grep -c '^hprof.*exited without MPI_Finalize' "$tmp/nf.err")"
+    same_stdout "no MPI_Finalize: same stdout as plain" "$tmp/nf.plain.out" "$tmp/nf.out"
+    expect_eq "no MPI_Finalize: same exit status as plain" "$RC2" "$RC"
+    expect_eq "no MPI_Finalize: no profile written" no "$([ -e "$tmp/nf.hpf" ] && echo yes || echo no)"
+else
+    notok "no MPI_Finalize" "$T/nofinalize not built"
 fi
 
 [ "$skip" = 0 ] || echo "# $skip skipped"

@@ -470,6 +470,37 @@ else
     skipped "t2 jacobi" "instrumenter not built ($HPCC)"
 fi
 
+# ================================================================ a program without MPI
+# Tiers 1 and 2 on serial code: the profile and the summary come at exit.
+SER=$S/serial.c
+FIBN=$(def "$SER" FIB_CALLS) SPIN=$(def "$SER" SPIN_MS)
+gcc -g -O2 "$SER" -o "$tmp/bin/serial.plain"
+"$tmp/bin/serial.plain" >"$tmp/serial.plain.out"
+serial_checks() {
+    local t=$1 db
+    db=$tmp/serial.$t.hpf
+    rm -f "$db" "${db%.hpf}.db"
+    HPROF_OUTPUT=$db "$tmp/bin/serial.$t" >"$tmp/serial.$t.out" 2>"$tmp/serial.$t.err"
+    same_stdout "$t serial: same stdout as plain" "$tmp/serial.plain.out" "$tmp/serial.$t.out"
+    expect_eq "$t serial: profile written at exit, summary on stderr" "yes,yes" \
+        "$([ -s "$db" ] && echo yes || echo no),$(grep -q '^hprof: profile written to' "$tmp/serial.$t.err" && echo yes || echo no)"
+    expect_eq "$t serial: fib calls exact, one procedure node" "$FIBN,1" \
+        "$(q "$db" "SELECT sum(st.count), count(*) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'procedure' AND s.name = 'fib'")"
+    near "$t serial: work() = 3 x ${SPIN}ms" "$(calc "3 * $SPIN / 1000")" \
+        "$(q "$db" "SELECT sum(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'procedure' AND s.name = 'work'")"
+}
+gcc -g -O0 -finstrument-functions "$SER" -o "$tmp/bin/serial.t1" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
+attempts "tier 1 serial" serial_checks t1
+if [ $have_t2 = 1 ]; then
+    "$HPCC" gcc -g -O2 "$SER" -o "$tmp/bin/serial.t2" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR"
+    attempts "tier 2 serial" serial_checks t2
+    expect_eq "t2 serial: the loops of spin_ms and work() are the static table PL" \
+        "spin_ms,$(line_of "$SER" spin-loop);work,$(line_of "$SER" work-loop)" \
+        "$(q "$tmp/serial.t2.hpf" "SELECT proc, loop_line FROM PL ORDER BY proc")"
+else
+    skipped "tier 2 serial" "instrumenter not built ($HPCC)"
+fi
+
 [ "$skip" = 0 ] || echo "# $skip skipped"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
