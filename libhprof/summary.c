@@ -418,18 +418,25 @@ static void print_peers(FILE *out, const hp_agg_row *r)
 void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
 {
     double nr = a->nranks ? a->nranks : 1;
+    int comm = 0;
+    for (uint32_t i = 0; i < a->nrows; i++)
+        comm |= is_comm(&a->rows[i]);
     fprintf(out, "hprof: ==== hprof summary: %s ====\n", si->program);
     if (a->omp_threads_max)
-        fprintf(out, "hprof: %u ranks x %u OpenMP threads (%u recording), wall %.3f s (max over ranks)\n",
-                a->nranks, a->omp_threads_max, a->threads_max, a->wall_max);
+        fprintf(out, "hprof: %u rank%s x %u OpenMP threads (%u recording), wall %.3f s (max over ranks)\n",
+                a->nranks, a->nranks == 1 ? "" : "s", a->omp_threads_max, a->threads_max,
+                a->wall_max);
     else
-        fprintf(out, "hprof: %u ranks x %u threads, wall %.3f s (max over ranks)\n",
-                a->nranks, a->threads_max, a->wall_max);
-    fprintf(out, "hprof: MPI time %.1f%% of wall (min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
-            a->mpi_pct_sum / nr, a->mpi_pct_min, a->mpi_pct_sum / nr, a->mpi_pct_max);
-    if (!si->coll_sync)
-        fprintf(out, "hprof: collectives: all time counted as transmission "
-                     "(HPROF_COLL_SYNC=1 separates the wait for the last rank)\n");
+        fprintf(out, "hprof: %u rank%s x %u thread%s, wall %.3f s (max over ranks)\n", a->nranks,
+                a->nranks == 1 ? "" : "s", a->threads_max, a->threads_max == 1 ? "" : "s",
+                a->wall_max);
+    if (comm) {
+        fprintf(out, "hprof: MPI time %.1f%% of wall (min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
+                a->mpi_pct_sum / nr, a->mpi_pct_min, a->mpi_pct_sum / nr, a->mpi_pct_max);
+        if (!si->coll_sync)
+            fprintf(out, "hprof: collectives: all time counted as transmission "
+                         "(HPROF_COLL_SYNC=1 separates the wait for the last rank)\n");
+    }
     hp_agg_row *rows = malloc(sizeof *rows * (a->nrows ? a->nrows : 1));
     if (!rows)
         return;
@@ -437,8 +444,10 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
     qsort(rows, a->nrows, sizeof *rows, row_by_time);
     uint32_t top = si->full ? a->nrows : (uint32_t)si->top;
     const char *which = si->full ? "all" : "top";
-    fprintf(out, "hprof: %s communication sites by time:\n", which);
-    print_sites(out, a, rows, a->nrows, top, is_comm);
+    if (comm) {
+        fprintf(out, "hprof: %s communication sites by time:\n", which);
+        print_sites(out, a, rows, a->nrows, top, is_comm);
+    }
     uint32_t shown = 0, throttled = 0;
     for (uint32_t i = 0; i < a->nrows && shown < top; i++) {
         if (!is_comm(&rows[i]))
