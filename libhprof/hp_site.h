@@ -40,6 +40,9 @@ uint32_t hp_site_add_static(uint32_t kind, const char *name, const char *func,
  * hot path goes through the per-thread cache in hp_thread.h first). */
 uint32_t hp_site_dynamic(uintptr_t addr, uint32_t kind, const char *name,
                          uint32_t flags);
+/* The same with the caller's own key (several sites at one address). */
+uint32_t hp_site_dynamic_keyed(uint64_t key, uintptr_t addr, uint32_t kind,
+                               const char *name, uint32_t flags);
 uint32_t hp_site_count(void);
 hp_site *hp_site_get(uint32_t id);
 /* Forget every site but the two reserved ones (unit tests only). */

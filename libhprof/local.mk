@@ -18,6 +18,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_runtime.h libhprof/runtime.c \
 	libhprof/hprof_probe.h libhprof/probe.c \
 	libhprof/cyg.c \
+	libhprof/hp_omp.h libhprof/omp.c \
 	libhprof/hp_process.h libhprof/process.c \
 	libhprof/hprof.h libhprof/api.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h

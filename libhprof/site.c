@@ -76,9 +76,14 @@ uint32_t hp_site_add_static(uint32_t kind, const char *name, const char *func,
 uint32_t hp_site_dynamic(uintptr_t addr, uint32_t kind, const char *name,
                          uint32_t flags)
 {
+    return hp_site_dynamic_keyed(hp_site_key(addr, kind), addr, kind, name, flags);
+}
+
+uint32_t hp_site_dynamic_keyed(uint64_t key, uintptr_t addr, uint32_t kind,
+                               const char *name, uint32_t flags)
+{
     pthread_mutex_lock(&lock);
     ensure_reserved_locked();
-    uint64_t key = hp_site_key(addr, kind);
     uint32_t id = hp_map_get(&by_addr, key);
     if (id == HP_MAP_MISSING) {
         id = append_locked();

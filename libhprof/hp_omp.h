@@ -1,0 +1,72 @@
+/*
+ * hp_omp.h - the OpenMP part of the event funnel: every OpenMP event
+ * source (GOMP interposition, the OMPT tool, later POMP hooks) records
+ * through these functions only.  OpenMP records are calling-context nodes
+ * whose sites have kind HP_KIND_OMP and a construct name (hp_omp_names):
+ * a thread's time in a parallel region is its "parallel" node, its wait at
+ * the region's end barrier an "implicit barrier" node below it, a critical
+ * section's waiting and holding two nodes, and so on.  No new record type:
+ * the file, the database and hprof-query see ordinary nodes, per thread.
+ *
+ * A team shares the calling context of the thread that forked it: the
+ * master records its path (hp_omp_team_init) and every thread of the team,
+ * the master included, rebuilds that path in its own tree before it opens
+ * the region (hp_omp_task_begin), so the analyzer merges the threads'
+ * nodes of one region into one node with a row per thread.
+ */
+#ifndef HP_OMP_H
+#define HP_OMP_H
+
+#include <stdint.h>
+#include "hp_enter.h"
+
+enum hp_omp_what {
+    HP_OMP_PARALLEL,          /* a thread's time in a parallel region */
+    HP_OMP_IMPLICIT_BARRIER,  /* wait at the end of a region or worksharing construct */
+    HP_OMP_BARRIER,           /* wait at an explicit barrier */
+    HP_OMP_CRITICAL_WAIT,     /* waiting to enter a critical section */
+    HP_OMP_CRITICAL,          /* holding it */
+    HP_OMP_LOCK_WAIT,         /* waiting for an omp lock */
+    HP_OMP_LOCK,              /* holding it */
+    HP_OMP_LOOP,              /* a thread's time in a worksharing loop */
+    HP_OMP_SINGLE,            /* executions of a single construct */
+    HP_OMP_MASTER,            /* executions of a master/masked construct */
+    HP_OMP_TASK,              /* executing tasks */
+    HP_OMP_TASK_CREATE,       /* creating tasks */
+    HP_OMP_TASKWAIT,          /* waiting in taskwait/taskgroup */
+    HP_OMP_FORK,              /* the master's cost to start a team */
+    HP_OMP_JOIN,              /* the master's cost to end it */
+    HP_OMP_NWHAT
+};
+
+extern const char *const hp_omp_names[HP_OMP_NWHAT];
+
+/* The site of construct `what` at code address addr (an outlined
+ * function's entry, or a return address into the user's code; entry !=
+ * 0 for a function entry).  Resolved to file:line at the end of the run. */
+uint32_t hp_omp_site(hp_thread *t, uintptr_t addr, int entry, int what);
+
+#define HP_OMP_MAX_DEPTH 64
+
+/* The calling context of a team, as the forking thread sees it. */
+typedef struct hp_omp_team {
+    uint32_t depth;                       /* sites in path */
+    uint32_t path[HP_OMP_MAX_DEPTH];      /* site ids below the root */
+    uint32_t region;                      /* the region's site */
+} hp_omp_team;
+
+/* The forking thread records its current context and the region site. */
+void hp_omp_team_init(hp_thread *t, hp_omp_team *team, uint32_t region);
+
+/* A thread of the team starts its part of the region (implicit task):
+ * the team's context is rebuilt in the thread's own tree and the region
+ * node opened in f; *saved keeps the thread's context to restore. */
+void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
+                       uint32_t *saved);
+void hp_omp_task_end(hp_thread *t, hprof_frame *f, uint32_t saved);
+
+/* One completed wait, hold or execution of `ticks` at site, under the
+ * thread's current context. */
+void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * omp.c - OpenMP records in the calling-context tree (hp_omp.h): sites of
+ * constructs, a team's shared context and the per-thread region nodes.
+ */
+#include "hp_omp.h"
+#include "hp_site.h"
+
+const char *const hp_omp_names[HP_OMP_NWHAT] = {
+    "parallel", "implicit barrier", "barrier", "critical wait", "critical",
+    "lock wait", "lock", "loop", "single", "master", "task", "task create",
+    "taskwait", "fork", "join",
+};
+
+uint32_t hp_omp_site(hp_thread *t, uintptr_t addr, int entry, int what)
+{
+    /* One address carries several constructs (a critical's wait and hold):
+     * the construct is part of the key. */
+    uint64_t key = hp_site_key(addr, HP_KIND_OMP) ^ ((uint64_t)(what + 1) << 48);
+    uint32_t site = hp_map_get(&t->site_cache, key);
+    if (site == HP_MAP_MISSING) {
+        site = hp_site_dynamic_keyed(key, addr, HP_KIND_OMP, hp_omp_names[what],
+                                     entry ? HP_SITEF_ENTRY : 0);
+        if (site != HP_SITE_OVERFLOW)
+            hp_map_put(&t->site_cache, key, site);
+    }
+    return site;
+}
+
+void hp_omp_team_init(hp_thread *t, hp_omp_team *team, uint32_t region)
+{
+    uint32_t chain[HP_OMP_MAX_DEPTH], n = 0;
+    for (uint32_t node = t->current; node != HP_ROOT_NODE && node != HP_NO_NODE;
+         node = hp_node_at(t, node)->parent)
+        if (n < HP_OMP_MAX_DEPTH)
+            chain[n++] = hp_node_at(t, node)->site;
+    team->depth = n;
+    for (uint32_t i = 0; i < n; i++)
+        team->path[i] = chain[n - 1 - i];
+    team->region = region;
+}
+
+void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
+                       uint32_t *saved)
+{
+    *saved = t->current;
+    uint32_t node = HP_ROOT_NODE;
+    for (uint32_t i = 0; i < team->depth; i++)
+        node = hp_cct_child(t, node, team->path[i]);
+    t->current = node;
+    hp_enter_site(t, f, team->region, 0);
+}
+
+void hp_omp_task_end(hp_thread *t, hprof_frame *f, uint32_t saved)
+{
+    hp_exit_site(t, f);
+    t->current = saved;
+}
+
+void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks)
+{
+    hp_node_add(hp_node_at(t, hp_cct_child(t, t->current, site)), ticks);
+}
