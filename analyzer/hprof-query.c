@@ -12,7 +12,7 @@
 
 typedef struct query_args {
     const char *input;
-    const char *comm_site, *ranks_site, *sql;
+    const char *comm_site, *ranks_site, *threads_site, *sql;
     int flat;
     hpq_options opt;
 } query_args;
@@ -27,6 +27,7 @@ static void usage(FILE *out)
           "  --comm SITE       per-destination table of communication site(s) SITE\n"
           "  --by-rank         with --comm: per source rank and destination\n"
           "  --ranks SITE      per-rank distribution of SITE\n"
+          "  --threads SITE    per-thread table of an OpenMP construct (waits, holds, tasks)\n"
           "  --sql QUERY       run an SQL query on the database\n"
           "options:\n"
           "  --depth N         list calling contexts down to depth N\n"
@@ -66,8 +67,8 @@ static int parse_format(const char *s, hpq_format *f)
 
 static int takes_value(const char *name)
 {
-    static const char *const names[] = {"--comm", "--ranks", "--sql", "--depth", "--top",
-                                        "--format"};
+    static const char *const names[] = {"--comm", "--ranks", "--threads", "--sql", "--depth",
+                                        "--top", "--format"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -81,6 +82,8 @@ static int apply_option(query_args *a, const char *name, const char *value)
         a->comm_site = value;
     else if (strcmp(name, "--ranks") == 0)
         a->ranks_site = value;
+    else if (strcmp(name, "--threads") == 0)
+        a->threads_site = value;
     else if (strcmp(name, "--sql") == 0)
         a->sql = value;
     else if (strcmp(name, "--depth") == 0) {
@@ -134,8 +137,9 @@ static int parse_args(int argc, char **argv, query_args *a)
     if (!a->input)
         return usage_error("no profile or database given", NULL);
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
+        (a->threads_site != NULL) +
             (a->sql != NULL) > 1)
-        return usage_error("--flat, --comm, --ranks and --sql exclude each other", NULL);
+        return usage_error("--flat, --comm, --ranks, --threads and --sql exclude each other", NULL);
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     return -1;
@@ -149,6 +153,8 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_comm(ctx, a->comm_site);
     if (a->ranks_site)
         return hpq_report_ranks(ctx, a->ranks_site);
+    if (a->threads_site)
+        return hpq_report_threads(ctx, a->threads_site);
     if (a->sql)
         return hpq_report_sql(ctx, a->sql);
     return hpq_report_tree(ctx);

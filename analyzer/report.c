@@ -8,8 +8,11 @@
  * max / mean; "pct" is time relative to the wall time summed over ranks.
  */
 #include "config.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hp_profile.h"
 #include "report.h"
 #include "sitesel.h"
 
@@ -449,6 +452,82 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
 }
 
 /* ---- free SQL ---- */
+
+/* One column of the per-thread table: the time (or, for executions, the
+ * count) of the OpenMP records named `name` inside the construct. */
+static const struct {
+    const char *column, *name;
+    int count;
+} thread_columns[] = {
+    {"ibarrier", "implicit barrier", 0}, {"barrier", "barrier", 0},
+    {"crit_wait", "critical wait", 0},   {"crit_hold", "critical", 0},
+    {"lock_wait", "lock wait", 0},       {"lock_hold", "lock", 0},
+    {"single", "single", 1},             {"master", "master", 1},
+    {"tasks", "task", 1},                {"task_time", "task", 0},
+    {"taskwait", "taskwait", 0},
+};
+
+/* Appends printf-style text to b. */
+static void append(hp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(hp_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    unsigned char *p = n >= 0 ? hp_buf_reserve(b, (size_t)n + 1) : NULL;
+    if (!p)
+        return;
+    va_start(ap, fmt);
+    vsnprintf((char *)p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len--; /* the NUL stays as a terminator, not as content */
+}
+
+static char *threads_sql(const char *nodes)
+{
+    hp_buf b = {0};
+    append(&b, "SELECT st.rank AS rank, st.thread AS thread, SUM(st.count) AS calls,"
+               " SUM(st.time) AS time");
+    for (size_t i = 0; i < sizeof thread_columns / sizeof thread_columns[0]; i++)
+        append(&b, ", COALESCE((SELECT SUM(%s) FROM stat x JOIN node c ON c.id = x.node"
+                   " JOIN site cs ON cs.id = c.site JOIN node p ON p.id IN (%s)"
+                   " WHERE cs.kind = 'omp' AND cs.name = '%s' AND c.path LIKE p.path || '/%%'"
+                   " AND x.rank = st.rank AND x.thread = st.thread), 0) AS %s",
+               thread_columns[i].count ? "x.count" : "x.time", nodes, thread_columns[i].name,
+               thread_columns[i].column);
+    append(&b, " FROM stat st WHERE st.node IN (%s) GROUP BY st.rank, st.thread"
+               " ORDER BY st.rank, st.thread", nodes);
+    if (b.failed || !b.data) {
+        hp_buf_free(&b);
+        return NULL;
+    }
+    return (char *)b.data;
+}
+
+int hpq_report_threads(const hpq_ctx *ctx, const char *site)
+{
+    hpq_sel sel;
+    if (hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_OMP, &sel, ctx->err, ctx->errlen))
+        return -1;
+    char *sql = threads_sql(sel.nodes);
+    if (!sql) {
+        hpq_sel_free(&sel);
+        return oom(ctx);
+    }
+    hpq_table *t = query_table(ctx, sql);
+    free(sql);
+    int rc = -1;
+    if (t) {
+        time_columns(t);
+        if (ctx->opt->format == HPQ_TEXT)
+            fprintf(ctx->out, "per-thread records of %s (times in seconds)\n", sel.label);
+        rc = print_table(ctx, t);
+    }
+    hpq_table_free(t);
+    hpq_sel_free(&sel);
+    return rc;
+}
 
 int hpq_report_sql(const hpq_ctx *ctx, const char *sql)
 {

@@ -30,6 +30,9 @@ int hpq_report_tree(const hpq_ctx *ctx);
 int hpq_report_flat(const hpq_ctx *ctx);
 int hpq_report_comm(const hpq_ctx *ctx, const char *site);
 int hpq_report_ranks(const hpq_ctx *ctx, const char *site);
+/* Per-thread table of an OpenMP construct: its time, the waits and holds
+ * recorded inside it, executions and tasks. */
+int hpq_report_threads(const hpq_ctx *ctx, const char *site);
 int hpq_report_sql(const hpq_ctx *ctx, const char *sql);
 
 #endif

@@ -138,6 +138,21 @@ static int is_comm(const candidate *k, const char *spec)
     return strcmp(k->kind, "comm") == 0;
 }
 
+static int is_omp(const candidate *k, const char *spec)
+{
+    (void)spec;
+    return strcmp(k->kind, "omp") == 0 || strcmp(k->kind, "loop") == 0;
+}
+
+/* The construct a line names: what the records of waits hang under. */
+static int is_omp_construct(const candidate *k, const char *spec)
+{
+    (void)spec;
+    return strcmp(k->kind, "loop") == 0 ||
+           (strcmp(k->kind, "omp") == 0 &&
+            (strcmp(k->name, "parallel") == 0 || strcmp(k->name, "loop") == 0));
+}
+
 static int is_named_procedure(const candidate *k, const char *spec)
 {
     return strcmp(k->kind, "procedure") == 0 && strcmp(k->name, spec) == 0;
@@ -236,6 +251,15 @@ static int choose(candidates *c, const char *spec, const char *db_path, enum hpq
             return -1;
         }
         return 0;
+    }
+    if (want == HPQ_WANT_OMP) {
+        filter(c, is_omp, spec);
+        if (c->n > 1)
+            filter(c, is_omp_construct, spec);
+        if (c->n == 0) {
+            snprintf(err, errlen, "no OpenMP construct matches '%s' in %s", spec, db_path);
+            return -1;
+        }
     }
     if (c->n > 1) {
         candidates all = *c;

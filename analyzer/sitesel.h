@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
-enum hpq_want { HPQ_WANT_ONE, HPQ_WANT_COMM };
+enum hpq_want { HPQ_WANT_ONE, HPQ_WANT_COMM, HPQ_WANT_OMP };
 
 typedef struct hpq_sel {
     char *nodes;   /* SQL list of merged node ids, e.g. "3,7,12" */
@@ -17,6 +17,9 @@ typedef struct hpq_sel {
 } hpq_sel;
 
 /* HPQ_WANT_COMM selects every communication site matched by `spec`;
+ * HPQ_WANT_OMP the OpenMP construct at it (a parallel region wins over
+ * the barrier, fork and join records of the same line, a loop's line
+ * names the loop);
  * HPQ_WANT_ONE needs the match to be a single site (a procedure whose
  * name is `spec` wins over the sites inside it).  Returns 0, or -1 with a
  * one-line message in err. */
