@@ -35,6 +35,7 @@ typedef struct hp_agg {
     double mpi_pct_min, mpi_pct_max, mpi_pct_sum;
     uint64_t overflow_events;
     uint32_t overflow_ranks;  /* ranks that reached HPROF_MAX_NODES */
+    double omp_wait, omp_thread_time;  /* OpenMP waits; threads x wall */
     uint32_t nrows, cap;
     hp_agg_row *rows;
 } hp_agg;

@@ -135,6 +135,20 @@ static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
     return 0;
 }
 
+/* Is site s one of the OpenMP records of waiting (barriers, critical and
+ * lock waits, taskwait)? */
+static int is_omp_wait(const hp_rank_data *rd, const hp_site_rec *s)
+{
+    static const char *const waits[] = {"implicit barrier", "barrier", "critical wait",
+                                        "lock wait", "taskwait"};
+    if (s->kind != HP_KIND_OMP)
+        return 0;
+    for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
+        if (strcmp(rd->strings[s->name], waits[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
 {
     memset(a, 0, sizeof *a);
@@ -144,6 +158,8 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
             continue;
         if (add_node(a, rd, i) != 0)
             return -1;
+        if (is_omp_wait(rd, &rd->sites[n->site]))
+            a->omp_wait += n->time;
     }
     for (uint32_t i = 0; i < a->nrows; i++)
         a->rows[i].max_rank = rd->info.rank;
@@ -156,6 +172,8 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
     a->mpi_pct_min = a->mpi_pct_max = a->mpi_pct_sum = pct;
     a->overflow_events = rd->info.overflow_events;
     a->overflow_ranks = (rd->info.flags & HP_RANKF_OVERFLOW) != 0;
+    a->omp_thread_time = rd->info.wall * (rd->info.omp_threads > rd->info.threads
+                                              ? rd->info.omp_threads : rd->info.threads);
     return 0;
 }
 
@@ -199,6 +217,8 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
     into->nranks += from->nranks;
     into->overflow_events += from->overflow_events;
     into->overflow_ranks += from->overflow_ranks;
+    into->omp_wait += from->omp_wait;
+    into->omp_thread_time += from->omp_thread_time;
     return 0;
 }
 
@@ -216,6 +236,8 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
     hp_buf_put_f64(b, a->mpi_pct_sum);
     hp_buf_put_u64(b, a->overflow_events);
     hp_buf_put_u32(b, a->overflow_ranks);
+    hp_buf_put_f64(b, a->omp_wait);
+    hp_buf_put_f64(b, a->omp_thread_time);
     hp_buf_put_u32(b, a->nrows);
     for (uint32_t i = 0; i < a->nrows; i++) {
         const hp_agg_row *r = &a->rows[i];
@@ -320,6 +342,8 @@ int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
     a->mpi_pct_sum = rd_f64(&rd);
     a->overflow_events = rd_u64(&rd);
     a->overflow_ranks = rd_u32(&rd);
+    a->omp_wait = rd_f64(&rd);
+    a->omp_thread_time = rd_f64(&rd);
     uint32_t nrows = rd_u32(&rd);
     for (uint32_t i = 0; i < nrows && !rd.bad; i++)
         if (decode_row(&rd, a) != 0)
@@ -430,6 +454,11 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
         fprintf(out, "hprof: %u rank%s x %u thread%s, wall %.3f s (max over ranks)\n", a->nranks,
                 a->nranks == 1 ? "" : "s", a->threads_max, a->threads_max == 1 ? "" : "s",
                 a->wall_max);
+    if (a->omp_wait > 0)
+        fprintf(out, "hprof: OpenMP sync %.1f%% of thread time (barriers, critical and lock "
+                     "waits, taskwait: %.4f s)\n",
+                a->omp_thread_time > 0 ? 100.0 * a->omp_wait / a->omp_thread_time : 0.0,
+                a->omp_wait);
     if (comm) {
         fprintf(out, "hprof: MPI time %.1f%% of wall (min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
                 a->mpi_pct_sum / nr, a->mpi_pct_min, a->mpi_pct_sum / nr, a->mpi_pct_max);
@@ -463,7 +492,7 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
         code |= is_code(&rows[i]);
     }
     if (code) {
-        fprintf(out, "hprof: %s procedures, loops and call statements by inclusive time:\n",
+        fprintf(out, "hprof: %s procedures, loops, calls and OpenMP records by inclusive time:\n",
                 which);
         print_sites(out, a, rows, a->nrows, top, is_code);
     }
