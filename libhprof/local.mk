@@ -18,10 +18,11 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_runtime.h libhprof/runtime.c \
 	libhprof/hprof_probe.h libhprof/probe.c \
 	libhprof/cyg.c \
-	libhprof/hp_omp.h libhprof/omp.c \
+	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
+	libhprof/gomp.c \
 	libhprof/hp_process.h libhprof/process.c \
 	libhprof/hprof.h libhprof/api.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
-libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS)
+libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS) $(OMPT_CFLAGS)
 libhprof_libhpcore_la_LIBADD = $(LIBDW_LIBS) -lpthread

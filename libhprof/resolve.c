@@ -27,10 +27,24 @@ static char *base_name_dup(const char *path)
 /* The innermost function around pc, inlined ones included: a call in a
  * function the compiler inlined into main belongs to that function.
  * NULL when there is no debug information. */
+/* The compile unit around pc.  The address index (.debug_aranges) is the
+ * fast way, but clang emits none by default: then the units are searched
+ * one by one. */
+static Dwarf_Die *unit_of(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+    if (cu)
+        return cu;
+    while ((cu = dwfl_module_nextcu(mod, cu, bias)) != NULL)
+        if (dwarf_haspc(cu, pc - *bias) == 1)
+            return cu;
+    return NULL;
+}
+
 static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+    Dwarf_Die *cu = unit_of(mod, pc, &bias);
     Dwarf_Die *scopes = NULL;
     char *name = NULL;
     int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
@@ -45,6 +59,20 @@ static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
     }
     free(scopes);
     return name;
+}
+
+/* File and line of pc, through the address index or the units. */
+static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
+{
+    Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+    if (line)
+        return dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = unit_of(mod, pc, &bias);
+    Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
+    if (!l || dwarf_lineno(l, lineno) != 0)
+        return NULL;
+    return dwarf_linesrc(l, NULL, NULL);
 }
 
 static int resolve_one(Dwfl *dwfl, hp_site *s)
@@ -67,9 +95,8 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         const char *fn = dwfl_module_addrname(mod, pc);
         s->func = fn ? strdup(fn) : NULL;
     }
-    Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     int lineno = 0;
-    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    const char *file = source_line(mod, pc, &lineno);
     if (!file)
         return 0;
     s->file = strdup(file);

@@ -15,5 +15,7 @@ endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
 include tests/tiers/local.mk
+include tests/omp/local.mk
+include tests/ompt/local.mk
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh

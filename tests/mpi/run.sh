@@ -773,6 +773,20 @@ else
     notok "no MPI_Finalize" "$T/nofinalize not built"
 fi
 
+# ---------------------------------------------------------------- q. clang builds
+# clang writes no .debug_aranges by default: call sites must still resolve
+# to file:line (through the compile units).
+if command -v clang >/dev/null; then
+    OMPI_CC=clang "$MPICC" -g -O1 "$S/late_sender.c" -o "$tmp/late.clang" \
+        -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
+    hp_run late.clang 2 "$tmp/late.clang"
+    if ran_ok late.clang; then
+        expect_eq "clang build: MPI_Recv resolves to its late_sender.c line and function" \
+            "late_sender.c,$(line_of "$S/late_sender.c" late-recv),main" \
+            "$(q "$PROFILE" "SELECT replace(file, rtrim(file, replace(file, '/', '')), ''), line, func FROM site WHERE name = 'MPI_Recv'")"
+    fi
+fi
+
 [ "$skip" = 0 ] || echo "# $skip skipped"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

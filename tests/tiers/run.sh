@@ -182,12 +182,17 @@ sql_sum() {
 # tree_ok NAME DB - no node takes longer than its parent on any rank (1% +
 # 1 us slack for the clock reads between the two probes).
 tree_ok() {
-    expect_eq "$1: no node's time exceeds its parent's (nodes listed)" "" \
-        "$(q "$2" "SELECT cs.label || ' > ' || ps.label || ' (rank ' || c.rank || ')'
-                    FROM node_rank c JOIN node cn ON cn.id = c.node JOIN site cs ON cs.id = cn.site
+    # Per thread: the threads of an OpenMP team share their master's context,
+    # so a region's node summed over threads may exceed a parent only the
+    # master ran; within one thread, no child may exceed its parent.
+    expect_eq "$1: no node's time exceeds its parent's in the same thread (nodes listed)" "" \
+        "$(q "$2" "WITH nt AS (SELECT node, rank, thread, SUM(count) AS count, SUM(time) AS time
+                               FROM stat GROUP BY node, rank, thread)
+                    SELECT cs.label || ' > ' || ps.label || ' (rank ' || c.rank || ' thread ' || c.thread || ')'
+                    FROM nt c JOIN node cn ON cn.id = c.node JOIN site cs ON cs.id = cn.site
                     JOIN node pn ON pn.id = cn.parent JOIN site ps ON ps.id = pn.site
-                    JOIN node_rank p ON p.node = pn.id AND p.rank = c.rank
-                    WHERE pn.parent IS NOT NULL AND c.time > p.time * 1.01 + 1e-6 ORDER BY 1")"
+                    JOIN nt p ON p.node = pn.id AND p.rank = c.rank AND p.thread = c.thread
+                    WHERE pn.parent IS NOT NULL AND p.count > 0 AND c.time > p.time * 1.01 + 1e-6 ORDER BY 1")"
 }
 
 # walk DB - the path followed top-down from main's procedure node by the

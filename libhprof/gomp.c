@@ -1,0 +1,728 @@
+/*
+ * gomp.c - tier 0 OpenMP for gcc's libgomp: libhprof defines the GOMP_*
+ * entry points that gcc's -fopenmp code calls, and the omp_*_lock API.
+ * `mpicc -fopenmp app.c -lhprof` puts libhprof before libgomp, so these
+ * definitions win (as they do under LD_PRELOAD); each one calls the real
+ * function, found once with dlsym(RTLD_NEXT), and records through the
+ * OpenMP funnel (hp_omp.h) only.  libgomp never calls OMPT, so this is the
+ * only event source for gcc's runtime.  When the OMPT tool is active (gcc
+ * objects running on libomp, whose GOMP_* entry points feed OMPT) every
+ * wrapper passes straight through, so events are counted once.
+ *
+ * What is recorded (sites resolve to file:line at the end of the run):
+ *  - GOMP_parallel and the combined forms GOMP_parallel_loop_* and
+ *    GOMP_parallel_sections: the region is keyed by the outlined function's
+ *    entry (its line is the pragma's).  The real call gets a trampoline that
+ *    opens the region node on every thread of the team, runs the outlined
+ *    function and then calls the real GOMP_barrier itself: the time in that
+ *    barrier is the thread's "implicit barrier" wait.  This is the seed's
+ *    (OPARI's) double barrier: libgomp's own end-of-region barrier is inside
+ *    libgomp and cannot be timed per thread, so an explicit one runs first;
+ *    when it releases, every thread has finished its work and the real end
+ *    barrier costs almost nothing.  It costs one extra barrier per region.
+ *    The master also records "fork" (the wrapper's entry until its own part
+ *    of the region starts) and "join" (its part's end until the real call
+ *    returns), beside the region node in its own context.
+ *  - GOMP_barrier (and GOMP_barrier_cancel): "barrier" at the call's line.
+ *    gcc also calls GOMP_barrier for the implicit barrier at the end of a
+ *    static `omp for`, of `single` and of `sections` when no nowait is
+ *    given: from here those look exactly like explicit barriers.  The end
+ *    barriers of dynamic/guided/runtime loops and of sections are calls of
+ *    GOMP_loop_end / GOMP_sections_end: recorded as "implicit barrier" at
+ *    their line.
+ *  - GOMP_critical_start/end and GOMP_critical_name_start/end: "critical
+ *    wait" (time in start) and "critical" (start's return until end), both
+ *    at the line of the critical construct.
+ *  - omp_set_lock / omp_test_lock / omp_unset_lock and the nest-lock
+ *    calls: "lock wait" (time in set) and "lock" (held from the set's or
+ *    successful test's return until the unset that releases it), both at
+ *    the line of the set/test call.
+ *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
+ *    the thread that runs the block (its time is the time of the call).
+ *  - GOMP_task: "task create" (time in the call; an undeferred task, e.g.
+ *    if(0) or outside a parallel region, runs inside it and is included);
+ *    GOMP_taskwait, GOMP_taskwait_depend and GOMP_taskgroup_end:
+ *    "taskwait".
+ * Not visible this way: static loop schedules (gcc computes the chunks
+ * inline; only the end barrier shows), the per-thread time in worksharing
+ * loops, master/masked (inlined thread-number tests), atomics (hardware
+ * instructions), flush, ordered, the execution of tasks (a waiting thread
+ * that runs tasks in a barrier or taskwait has that time counted as
+ * waiting), regions with task reductions (GOMP_parallel_reductions) and
+ * objects from gcc < 4.9 (GOMP_parallel_start/end), which pass through.
+ *
+ * Wrappers never change arguments or results, never take a lock, and pass
+ * straight through when collection is off, when the calling thread has no
+ * records, when OMPT is active, or when the real function is missing.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "hp_omp.h"
+#include "hp_site.h"
+
+#define API __attribute__((visibility("default")))
+#define RET ((uintptr_t)__builtin_return_address(0))
+
+/* Set by the OMPT tool (ompt.c) when libomp has started it; weak so that
+ * this file links without it (its address is then NULL). */
+extern int hp_ompt_active __attribute__((weak, visibility("hidden")));
+
+static inline int ompt_on(void)
+{
+    return &hp_ompt_active != NULL && hp_ompt_active;
+}
+
+/* ------------------------------------------------------------ real calls */
+
+typedef void (*par_fn)(void (*)(void *), void *, unsigned, unsigned);
+typedef void (*par_loop_fn)(void (*)(void *), void *, unsigned, long, long, long,
+                            long, unsigned);
+typedef void (*par_loop_rt_fn)(void (*)(void *), void *, unsigned, long, long, long,
+                               unsigned);
+typedef void (*par_sections_fn)(void (*)(void *), void *, unsigned, unsigned, unsigned);
+typedef void (*void_fn)(void);
+typedef bool (*bool_fn)(void);
+typedef void (*name_fn)(void **);
+typedef void *(*ptr_fn)(void);
+typedef void (*lock_fn)(void *);
+typedef int (*test_fn)(void *);
+typedef void (*task_fn)(void (*)(void *), void *, void (*)(void *, void *), long, long,
+                        bool, unsigned, void **, int, void *);
+
+static struct {
+    par_fn parallel;
+    par_loop_fn loop_static, loop_dynamic, loop_guided, loop_nm_dynamic, loop_nm_guided;
+    par_loop_rt_fn loop_runtime, loop_nm_runtime, loop_mnm_runtime;
+    par_sections_fn sections;
+    void_fn barrier, critical_start, critical_end, taskwait, taskgroup_end;
+    void_fn loop_end, sections_end;
+    bool_fn barrier_cancel, loop_end_cancel, sections_end_cancel, single_start;
+    name_fn critical_name_start, critical_name_end, taskwait_depend;
+    ptr_fn single_copy_start;
+    task_fn task;
+    lock_fn set_lock, unset_lock, set_nest_lock, unset_nest_lock;
+    test_fn test_lock, test_nest_lock;
+} real;
+
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+static int real_done;
+
+/* The outlined function of a region runs through run_outlined, so a call
+ * that it makes as a tail call (gcc ends an outlined function with `jmp
+ * GOMP_barrier` when a construct's barrier is its last action) returns
+ * into run_outlined, at tramp_ret, found once at start-up.  Such a call is
+ * keyed by the entry of the outlined function that the thread is running
+ * (cur_fn), i.e. the region's line, instead of hprof's own code. */
+static uintptr_t tramp_ret;
+static __thread void (*cur_fn)(void *) __attribute__((tls_model("initial-exec")));
+
+#if defined(__has_attribute)
+#if __has_attribute(noipa)
+#define HP_NOIPA __attribute__((noinline, noipa))
+#endif
+#endif
+#ifndef HP_NOIPA
+#define HP_NOIPA __attribute__((noinline))
+#endif
+
+static HP_NOIPA void run_outlined(void (*fn)(void *), void *data)
+{
+    void (*volatile f)(void *) = fn;
+    f(data);
+    __asm__ volatile("" ::: "memory");   /* no tail call: one return address */
+}
+
+static HP_NOIPA void ret_probe(void *slot)
+{
+    *(uintptr_t *)slot = (uintptr_t)__builtin_return_address(0);
+}
+
+#define LOOKUP(field, name) (*(void **)&real.field = dlsym(RTLD_NEXT, name))
+
+static void resolve_real(void)
+{
+    LOOKUP(parallel, "GOMP_parallel");
+    LOOKUP(loop_static, "GOMP_parallel_loop_static");
+    LOOKUP(loop_dynamic, "GOMP_parallel_loop_dynamic");
+    LOOKUP(loop_guided, "GOMP_parallel_loop_guided");
+    LOOKUP(loop_nm_dynamic, "GOMP_parallel_loop_nonmonotonic_dynamic");
+    LOOKUP(loop_nm_guided, "GOMP_parallel_loop_nonmonotonic_guided");
+    LOOKUP(loop_runtime, "GOMP_parallel_loop_runtime");
+    LOOKUP(loop_nm_runtime, "GOMP_parallel_loop_nonmonotonic_runtime");
+    LOOKUP(loop_mnm_runtime, "GOMP_parallel_loop_maybe_nonmonotonic_runtime");
+    LOOKUP(sections, "GOMP_parallel_sections");
+    LOOKUP(barrier, "GOMP_barrier");
+    LOOKUP(barrier_cancel, "GOMP_barrier_cancel");
+    LOOKUP(critical_start, "GOMP_critical_start");
+    LOOKUP(critical_end, "GOMP_critical_end");
+    LOOKUP(critical_name_start, "GOMP_critical_name_start");
+    LOOKUP(critical_name_end, "GOMP_critical_name_end");
+    LOOKUP(loop_end, "GOMP_loop_end");
+    LOOKUP(loop_end_cancel, "GOMP_loop_end_cancel");
+    LOOKUP(sections_end, "GOMP_sections_end");
+    LOOKUP(sections_end_cancel, "GOMP_sections_end_cancel");
+    LOOKUP(single_start, "GOMP_single_start");
+    LOOKUP(single_copy_start, "GOMP_single_copy_start");
+    LOOKUP(task, "GOMP_task");
+    LOOKUP(taskwait, "GOMP_taskwait");
+    LOOKUP(taskwait_depend, "GOMP_taskwait_depend");
+    LOOKUP(taskgroup_end, "GOMP_taskgroup_end");
+    LOOKUP(set_lock, "omp_set_lock");
+    LOOKUP(unset_lock, "omp_unset_lock");
+    LOOKUP(test_lock, "omp_test_lock");
+    LOOKUP(set_nest_lock, "omp_set_nest_lock");
+    LOOKUP(unset_nest_lock, "omp_unset_nest_lock");
+    LOOKUP(test_nest_lock, "omp_test_nest_lock");
+    run_outlined(ret_probe, &tramp_ret);
+    __atomic_store_n(&real_done, 1, __ATOMIC_RELEASE);
+}
+
+static inline void resolve(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&real_done, __ATOMIC_ACQUIRE), 0))
+        pthread_once(&real_once, resolve_real);
+}
+
+/* The site of construct `what` called from return address ret. */
+static uint32_t call_site(hp_thread *t, uintptr_t ret, int what)
+{
+    if (__builtin_expect(ret == tramp_ret, 0) && cur_fn)
+        return hp_omp_site(t, (uintptr_t)cur_fn, 1, what);
+    return hp_omp_site(t, ret, 0, what);
+}
+
+/* The thread to record into, or NULL to pass through. */
+static inline hp_thread *recorder(void)
+{
+    if (ompt_on() || !hp_collecting)
+        return NULL;
+    return hp_thread_self();
+}
+
+/* ------------------------------------------------------ per-thread state */
+
+#define CRIT_MAX 8    /* open critical sections recorded per thread */
+#define LOCK_MAX 16   /* locks held at once recorded per thread */
+#define NO_SITE 0xffffffffu
+
+typedef struct gomp_tls {
+    uint32_t ncrit;   /* open critical sections, recorded or not */
+    struct {
+        uint64_t start;
+        uint32_t site;  /* NO_SITE: not recorded */
+    } crit[CRIT_MAX];
+    struct {
+        void *lock;     /* NULL: free slot */
+        uint64_t start;
+        uint32_t site, depth;
+    } held[LOCK_MAX];
+} gomp_tls;
+
+static __thread gomp_tls *gtls __attribute__((tls_model("initial-exec")));
+
+static gomp_tls *tls_get(void)
+{
+    gomp_tls *g = gtls;
+    if (__builtin_expect(!g, 0))
+        g = gtls = calloc(1, sizeof *g);
+    return g;
+}
+
+/* ---------------------------------------------------------------- regions */
+
+/* Handed to the real GOMP_parallel* in place of the outlined function's
+ * data; lives on the master's stack for the region's duration. */
+typedef struct par {
+    void (*fn)(void *);
+    void *data;
+    hp_thread *master;
+    uint64_t entry, master_end;
+    hp_omp_team team;
+} par;
+
+static void trampoline(void *arg)
+{
+    par *p = arg;
+    uint64_t t0 = hp_ticks();
+    /* (OMPT may have started inside the real call: libomp starts the tool
+     * at its first use.) */
+    hp_thread *t = hp_collecting && !ompt_on() ? hp_thread_self() : NULL;
+    hprof_frame f;
+    uint32_t saved = 0;
+    if (t) {
+        if (t == p->master)
+            hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_FORK),
+                          t0 - p->entry);
+        hp_omp_task_begin(t, &p->team, &f, &saved);
+    }
+    void (*outer)(void *) = cur_fn;
+    cur_fn = p->fn;
+    run_outlined(p->fn, p->data);
+    cur_fn = outer;
+    /* The double barrier (see the top of this file): every thread of the
+     * team calls it, recording or not, or the team would hang. */
+    uint64_t b0 = hp_ticks();
+    real.barrier();
+    if (t) {
+        uint64_t b1 = hp_ticks();
+        hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER),
+                      b1 - b0);
+        hp_omp_task_end(t, &f, saved);
+        if (t == p->master)
+            p->master_end = hp_ticks();
+    }
+}
+
+/* Prepares p for a region of fn; 0 means pass the call straight through. */
+static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data)
+{
+    if (!real.barrier)
+        return 0;
+    hp_thread *t = recorder();
+    if (!t)
+        return 0;
+    p->fn = fn;
+    p->data = data;
+    p->master = t;
+    p->entry = entry;
+    p->master_end = 0;
+    hp_omp_team_init(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL));
+    return 1;
+}
+
+static void par_end(par *p)
+{
+    uint64_t now = hp_ticks();
+    hp_thread *t = hp_tls_self;
+    if (p->master_end && t == p->master && hp_collecting)
+        hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_JOIN),
+                      now - p->master_end);
+}
+
+API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
+                       unsigned flags)
+{
+    uint64_t entry = hp_ticks();
+    par p;
+    resolve();
+    if (!real.parallel) {
+        fn(data);     /* no runtime at all: a team of one */
+        return;
+    }
+    if (!par_begin(&p, entry, fn, data)) {
+        real.parallel(fn, data, num_threads, flags);
+        return;
+    }
+    real.parallel(trampoline, &p, num_threads, flags);
+    par_end(&p);
+}
+
+/* The combined parallel loops: fn, data, num_threads, the loop's start,
+ * end, incr (and chunk size), flags. */
+#define PAR_LOOP(name, field)                                                    \
+    API void name(void (*fn)(void *), void *data, unsigned num_threads, long start, \
+                  long end, long incr, long chunk, unsigned flags)               \
+    {                                                                            \
+        uint64_t entry = hp_ticks();                                             \
+        par p;                                                                   \
+        resolve();                                                               \
+        if (!real.field) {                                                       \
+            fn(data);                                                            \
+            return;                                                              \
+        }                                                                        \
+        if (!par_begin(&p, entry, fn, data)) {                                   \
+            real.field(fn, data, num_threads, start, end, incr, chunk, flags);   \
+            return;                                                              \
+        }                                                                        \
+        real.field(trampoline, &p, num_threads, start, end, incr, chunk, flags); \
+        par_end(&p);                                                             \
+    }
+#define PAR_LOOP_RT(name, field)                                                 \
+    API void name(void (*fn)(void *), void *data, unsigned num_threads, long start, \
+                  long end, long incr, unsigned flags)                           \
+    {                                                                            \
+        uint64_t entry = hp_ticks();                                             \
+        par p;                                                                   \
+        resolve();                                                               \
+        if (!real.field) {                                                       \
+            fn(data);                                                            \
+            return;                                                              \
+        }                                                                        \
+        if (!par_begin(&p, entry, fn, data)) {                                   \
+            real.field(fn, data, num_threads, start, end, incr, flags);          \
+            return;                                                              \
+        }                                                                        \
+        real.field(trampoline, &p, num_threads, start, end, incr, flags);        \
+        par_end(&p);                                                             \
+    }
+
+PAR_LOOP(GOMP_parallel_loop_static, loop_static)
+PAR_LOOP(GOMP_parallel_loop_dynamic, loop_dynamic)
+PAR_LOOP(GOMP_parallel_loop_guided, loop_guided)
+PAR_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, loop_nm_dynamic)
+PAR_LOOP(GOMP_parallel_loop_nonmonotonic_guided, loop_nm_guided)
+PAR_LOOP_RT(GOMP_parallel_loop_runtime, loop_runtime)
+PAR_LOOP_RT(GOMP_parallel_loop_nonmonotonic_runtime, loop_nm_runtime)
+PAR_LOOP_RT(GOMP_parallel_loop_maybe_nonmonotonic_runtime, loop_mnm_runtime)
+
+API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
+                                unsigned count, unsigned flags)
+{
+    uint64_t entry = hp_ticks();
+    par p;
+    resolve();
+    if (!real.sections) {
+        fn(data);
+        return;
+    }
+    if (!par_begin(&p, entry, fn, data)) {
+        real.sections(fn, data, num_threads, count, flags);
+        return;
+    }
+    real.sections(trampoline, &p, num_threads, count, flags);
+    par_end(&p);
+}
+
+/* --------------------------------------------------- waits at one call */
+
+/* Time in a blocking call, recorded as `what` at the call's line. */
+#define TIMED_VOID(call, field, ret, what)                                       \
+    do {                                                                         \
+        resolve();                                                               \
+        hp_thread *t_ = recorder();                                              \
+        if (!t_ || !real.field) {                                                \
+            if (real.field)                                                      \
+                call;                                                            \
+            return;                                                              \
+        }                                                                        \
+        uint64_t t0_ = hp_ticks();                                               \
+        call;                                                                    \
+        uint64_t t1_ = hp_ticks();                                               \
+        if (!ompt_on())                                                          \
+            hp_omp_record(t_, call_site(t_, ret, what), t1_ - t0_);              \
+    } while (0)
+
+#define TIMED_VALUE(type, call, field, ret, what, missing)                       \
+    do {                                                                         \
+        resolve();                                                               \
+        if (!real.field)                                                         \
+            return missing;                                                      \
+        hp_thread *t_ = recorder();                                              \
+        if (!t_)                                                                 \
+            return call;                                                         \
+        uint64_t t0_ = hp_ticks();                                               \
+        type r_ = call;                                                          \
+        uint64_t t1_ = hp_ticks();                                               \
+        if (!ompt_on())                                                          \
+            hp_omp_record(t_, call_site(t_, ret, what), t1_ - t0_);              \
+        return r_;                                                               \
+    } while (0)
+
+API void GOMP_barrier(void)
+{
+    TIMED_VOID(real.barrier(), barrier, RET, HP_OMP_BARRIER);
+}
+
+API bool GOMP_barrier_cancel(void)
+{
+    TIMED_VALUE(bool, real.barrier_cancel(), barrier_cancel, RET, HP_OMP_BARRIER, false);
+}
+
+API void GOMP_loop_end(void)
+{
+    TIMED_VOID(real.loop_end(), loop_end, RET, HP_OMP_IMPLICIT_BARRIER);
+}
+
+API bool GOMP_loop_end_cancel(void)
+{
+    TIMED_VALUE(bool, real.loop_end_cancel(), loop_end_cancel, RET,
+                HP_OMP_IMPLICIT_BARRIER, false);
+}
+
+API void GOMP_sections_end(void)
+{
+    TIMED_VOID(real.sections_end(), sections_end, RET, HP_OMP_IMPLICIT_BARRIER);
+}
+
+API bool GOMP_sections_end_cancel(void)
+{
+    TIMED_VALUE(bool, real.sections_end_cancel(), sections_end_cancel, RET,
+                HP_OMP_IMPLICIT_BARRIER, false);
+}
+
+API void GOMP_taskwait(void)
+{
+    TIMED_VOID(real.taskwait(), taskwait, RET, HP_OMP_TASKWAIT);
+}
+
+API void GOMP_taskwait_depend(void **depend)
+{
+    TIMED_VOID(real.taskwait_depend(depend), taskwait_depend, RET, HP_OMP_TASKWAIT);
+}
+
+API void GOMP_taskgroup_end(void)
+{
+    TIMED_VOID(real.taskgroup_end(), taskgroup_end, RET, HP_OMP_TASKWAIT);
+}
+
+API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                   long arg_size, long arg_align, bool if_clause, unsigned flags,
+                   void **depend, int priority, void *detach)
+{
+    if (!real.task) {
+        resolve();
+        if (!real.task) {
+            fn(data);    /* no runtime: an undeferred task (no copy function
+                            can be needed without one) */
+            return;
+        }
+    }
+    TIMED_VOID(real.task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
+                         depend, priority, detach),
+               task, RET, HP_OMP_TASK_CREATE);
+}
+
+/* ---------------------------------------------------------------- single */
+
+API bool GOMP_single_start(void)
+{
+    resolve();
+    if (!real.single_start)
+        return true;
+    hp_thread *t = recorder();
+    if (!t)
+        return real.single_start();
+    uint64_t t0 = hp_ticks();
+    bool r = real.single_start();
+    if (r && !ompt_on())
+        hp_omp_record(t, call_site(t, RET, HP_OMP_SINGLE), hp_ticks() - t0);
+    return r;
+}
+
+/* The executing thread gets NULL; the others wait inside for its data. */
+API void *GOMP_single_copy_start(void)
+{
+    resolve();
+    if (!real.single_copy_start)
+        return NULL;
+    hp_thread *t = recorder();
+    if (!t)
+        return real.single_copy_start();
+    uint64_t t0 = hp_ticks();
+    void *r = real.single_copy_start();
+    if (!r && !ompt_on())
+        hp_omp_record(t, call_site(t, RET, HP_OMP_SINGLE), hp_ticks() - t0);
+    return r;
+}
+
+/* ------------------------------------------------------------- criticals */
+
+/* After the real start returned: the wait, and the hold's start pushed
+ * (always pushed, recorded or not, so that ends always pop their own). */
+static void crit_acquired(uintptr_t ret, uint64_t t0, int recorded)
+{
+    uint64_t t1 = hp_ticks();
+    gomp_tls *g = tls_get();
+    hp_thread *t = recorded && !ompt_on() ? hp_tls_self : NULL;
+    uint32_t site = NO_SITE;
+    if (t) {
+        hp_omp_record(t, call_site(t, ret, HP_OMP_CRITICAL_WAIT), t1 - t0);
+        site = call_site(t, ret, HP_OMP_CRITICAL);
+    }
+    if (!g)
+        return;
+    if (g->ncrit < CRIT_MAX) {
+        g->crit[g->ncrit].start = t1;
+        g->crit[g->ncrit].site = site;
+    }
+    g->ncrit++;
+}
+
+static void crit_released(uint64_t now)
+{
+    gomp_tls *g = gtls;
+    if (!g || !g->ncrit)
+        return;
+    uint32_t i = --g->ncrit;
+    hp_thread *t = hp_tls_self;
+    if (i < CRIT_MAX && g->crit[i].site != NO_SITE && t && hp_collecting)
+        hp_omp_record(t, g->crit[i].site, now - g->crit[i].start);
+}
+
+API void GOMP_critical_start(void)
+{
+    resolve();
+    if (!real.critical_start)
+        return;
+    if (ompt_on()) {
+        real.critical_start();
+        return;
+    }
+    int rec = recorder() != NULL;
+    uint64_t t0 = hp_ticks();
+    real.critical_start();
+    crit_acquired(RET, t0, rec);
+}
+
+API void GOMP_critical_end(void)
+{
+    resolve();
+    if (!real.critical_end)
+        return;
+    if (!ompt_on())
+        crit_released(hp_ticks());
+    real.critical_end();
+}
+
+API void GOMP_critical_name_start(void **pptr)
+{
+    resolve();
+    if (!real.critical_name_start)
+        return;
+    if (ompt_on()) {
+        real.critical_name_start(pptr);
+        return;
+    }
+    int rec = recorder() != NULL;
+    uint64_t t0 = hp_ticks();
+    real.critical_name_start(pptr);
+    crit_acquired(RET, t0, rec);
+}
+
+API void GOMP_critical_name_end(void **pptr)
+{
+    resolve();
+    if (!real.critical_name_end)
+        return;
+    if (!ompt_on())
+        crit_released(hp_ticks());
+    real.critical_name_end(pptr);
+}
+
+/* ------------------------------------------------------------------ locks */
+
+/* lock has been acquired at t1 (nest: one more level): its hold starts
+ * unless this thread already holds it (a nest lock). */
+static void lock_acquired(void *lock, uint64_t t1, hp_thread *t, uintptr_t ret, int nest)
+{
+    gomp_tls *g = tls_get();
+    if (!g)
+        return;
+    int free_slot = -1;
+    for (int i = 0; i < LOCK_MAX; i++) {
+        if (g->held[i].lock == lock) {
+            if (nest) {
+                g->held[i].depth++;
+                return;
+            }
+            free_slot = i;   /* a stale entry: a simple lock is held once */
+            break;
+        }
+        if (!g->held[i].lock && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot < 0)
+        return;              /* too many locks held: the hold is not recorded */
+    g->held[free_slot].lock = lock;
+    g->held[free_slot].start = t1;
+    g->held[free_slot].depth = 1;
+    g->held[free_slot].site = t ? call_site(t, ret, HP_OMP_LOCK) : NO_SITE;
+}
+
+static void lock_released(void *lock, uint64_t now)
+{
+    gomp_tls *g = gtls;
+    if (!g)
+        return;
+    for (int i = 0; i < LOCK_MAX; i++)
+        if (g->held[i].lock == lock) {
+            if (--g->held[i].depth)
+                return;
+            g->held[i].lock = NULL;
+            hp_thread *t = hp_tls_self;
+            if (g->held[i].site != NO_SITE && t && hp_collecting)
+                hp_omp_record(t, g->held[i].site, now - g->held[i].start);
+            return;
+        }
+}
+
+static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)
+{
+    if (!fn)
+        return;
+    if (ompt_on()) {
+        fn(lock);
+        return;
+    }
+    hp_thread *t = recorder();
+    uint64_t t0 = hp_ticks();
+    fn(lock);
+    uint64_t t1 = hp_ticks();
+    if (ompt_on())
+        return;
+    if (t)
+        hp_omp_record(t, call_site(t, ret, HP_OMP_LOCK_WAIT), t1 - t0);
+    lock_acquired(lock, t1, t, ret, nest);
+}
+
+static int lock_test(test_fn fn, void *lock, uintptr_t ret, int nest)
+{
+    if (!fn)
+        return 1;
+    if (ompt_on())
+        return fn(lock);
+    hp_thread *t = recorder();
+    int r = fn(lock);
+    if (r && !ompt_on())
+        lock_acquired(lock, hp_ticks(), t, ret, nest);
+    return r;
+}
+
+static void lock_unset(lock_fn fn, void *lock)
+{
+    if (!fn)
+        return;
+    if (!ompt_on())
+        lock_released(lock, hp_ticks());
+    fn(lock);
+}
+
+API void omp_set_lock(void *lock)
+{
+    resolve();
+    lock_set(real.set_lock, lock, RET, 0);
+}
+
+API void omp_set_nest_lock(void *lock)
+{
+    resolve();
+    lock_set(real.set_nest_lock, lock, RET, 1);
+}
+
+API int omp_test_lock(void *lock)
+{
+    resolve();
+    return lock_test(real.test_lock, lock, RET, 0);
+}
+
+API int omp_test_nest_lock(void *lock)
+{
+    resolve();
+    return lock_test(real.test_nest_lock, lock, RET, 1);
+}
+
+API void omp_unset_lock(void *lock)
+{
+    resolve();
+    lock_unset(real.unset_lock, lock);
+}
+
+API void omp_unset_nest_lock(void *lock)
+{
+    resolve();
+    lock_unset(real.unset_nest_lock, lock);
+}

@@ -1,0 +1,560 @@
+/*
+ * ompt.c - tier 0 for clang/libomp: an OMPT tool inside libhprof.  libomp
+ * looks up ompt_start_tool in the process at its initialization; ours
+ * registers the callbacks below and records through the OpenMP funnel
+ * (hp_omp.h) only, so the records are those of the other event sources.
+ * Under gcc/libgomp nothing here ever runs.
+ *
+ * State: a team (parallel_data->ptr) carries the forking thread's context
+ * and a slot per thread; an implicit task (task_data->ptr) carries the
+ * thread's open region frame; an explicit task (task_data->ptr) its site
+ * and execution time so far.  Per thread, a small stack of open scopes
+ * (barrier and taskwait waits, worksharing constructs, master) and a table
+ * of the mutexes being waited for or held.  No lock on any path.
+ *
+ * libomp (14 and later) ends a worker's implicit task, and its wait at the
+ * region's closing barrier, only when the worker is woken for the next
+ * region (or at shutdown), long after the region ended and possibly after
+ * the profile was written.  So the master closes its workers' records when
+ * its own implicit task ends: at that point every worker has arrived at
+ * the closing barrier and finished its tasks, and sleeps until the next
+ * fork, which orders the master's writes before anything the worker does
+ * next.  The worker's wait is "arrival -> release" where release is the
+ * end of the master's wait at that barrier.  A state word per implicit
+ * task decides, for a runtime that ends implicit tasks promptly, which of
+ * the two threads closes it.
+ */
+#include "config.h"
+
+/* Set when libomp started the tool: GOMP interposition then leaves the
+ * events to OMPT (gcc objects running on libomp are counted once). */
+int hp_ompt_active;
+
+#ifdef HAVE_OMPT
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include HP_OMPT_HEADER
+#include "hp_omp.h"
+
+enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
+enum { S_RUN, S_BUSY, S_CLOSED };
+
+typedef struct itask {
+    int type;                 /* T_IMPLICIT */
+    _Atomic int state;        /* S_*: who closes the records */
+    _Atomic int refs;         /* worker + master for worker tasks */
+    int opened;               /* f was opened (collecting at begin) */
+    unsigned index;
+    hp_thread *t;
+    const void *ra;           /* the region's code address */
+    struct team *team;        /* master only: alive until parallel_end */
+    hprof_frame f;
+    uint32_t saved;
+    uint64_t wait_start;      /* open implicit-barrier wait, 0 if none */
+    const void *wait_ra;
+    uint64_t release;         /* master: end of its last implicit-barrier wait */
+} itask;
+
+typedef struct etask {
+    int type;                 /* T_EXPLICIT */
+    uint32_t site;            /* HP_OMP_TASK site of the construct */
+    uint64_t start, ticks;    /* switched in at, executed so far */
+} etask;
+
+typedef struct team {
+    hp_omp_team ctx;
+    const void *ra;
+    uint64_t begin, join_start;
+    uint32_t nslots;
+    itask *slot[];            /* the threads' implicit tasks, 0 = master */
+} team;
+
+/* Per-thread open scopes. */
+enum { C_WAIT, C_WORK };
+typedef struct scope {
+    uint64_t start;
+    const void *ra;
+    int cls, what;
+} scope;
+#define MAX_SCOPES 64
+
+typedef struct mutex_slot {
+    ompt_wait_id_t id;
+    const void *ra;
+    uint64_t start;
+    int state;                /* 0 free, 1 acquiring, 2 held */
+    int lock;                 /* lock (1) or critical (0) */
+} mutex_slot;
+#define MAX_MUTEX 16
+
+typedef struct othread {
+    uint32_t nscopes, lost;
+    scope scopes[MAX_SCOPES];
+    mutex_slot mutex[MAX_MUTEX];
+} othread;
+
+static __thread othread *ot_self __attribute__((tls_model("initial-exec")));
+
+static othread *ot(void)
+{
+    othread *o = ot_self;
+    if (__builtin_expect(!o, 0))
+        o = ot_self = calloc(1, sizeof *o);
+    return o;
+}
+
+static hp_thread *rec_thread(void)
+{
+    return hp_collecting ? hp_thread_self() : NULL;
+}
+
+static void scope_push(int cls, int what, const void *ra, uint64_t now)
+{
+    othread *o = ot();
+    if (!o)
+        return;
+    if (o->nscopes >= MAX_SCOPES) {
+        o->lost++;
+        return;
+    }
+    o->scopes[o->nscopes++] = (scope){now, ra, cls, what};
+}
+
+/* The innermost open scope of class cls, popped; 0 if none. */
+static int scope_pop(int cls, scope *out)
+{
+    othread *o = ot_self;
+    if (!o)
+        return 0;
+    if (o->lost) {
+        o->lost--;
+        return 0;
+    }
+    if (!o->nscopes || o->scopes[o->nscopes - 1].cls != cls)
+        return 0;
+    *out = o->scopes[--o->nscopes];
+    return 1;
+}
+
+static void record(hp_thread *t, const void *ra, int what, uint64_t ticks)
+{
+    hp_omp_record(t, hp_omp_site(t, (uintptr_t)ra, 0, what), ticks);
+}
+
+/* ---- parallel regions and implicit tasks ---- */
+
+static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
+                              ompt_data_t *pd, unsigned int requested, int flags,
+                              const void *ra)
+{
+    (void)enc_data;
+    (void)enc_frame;
+    pd->ptr = NULL;
+    if (flags & ompt_parallel_league)
+        return;
+    hp_thread *t = hp_thread_self();
+    if (!t)
+        return;
+    if (requested < 1)
+        requested = 1;
+    team *tm = calloc(1, sizeof *tm + requested * sizeof(itask *));
+    if (!tm)
+        return;
+    tm->ra = ra;
+    tm->nslots = requested;
+    hp_omp_team_init(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
+    tm->begin = hp_ticks();
+    pd->ptr = tm;
+}
+
+static void on_parallel_end(ompt_data_t *pd, ompt_data_t *enc_data, int flags,
+                            const void *ra)
+{
+    (void)enc_data;
+    (void)flags;
+    (void)ra;
+    team *tm = pd ? pd->ptr : NULL;
+    if (!tm)
+        return;
+    hp_thread *t = rec_thread();
+    if (t && tm->join_start)
+        record(t, tm->ra, HP_OMP_JOIN, hp_ticks() - tm->join_start);
+    pd->ptr = NULL;
+    free(tm);
+}
+
+static void itask_unref(itask *it)
+{
+    if (atomic_fetch_sub(&it->refs, 1) == 1)
+        free(it);
+}
+
+/* Closes an implicit task's records, on its own thread or (a worker's, at
+ * the region's end) on the master's; end is when the task ended. */
+static void itask_close(hp_thread *self, itask *it, uint64_t end)
+{
+    if (!it->opened)
+        return;
+    it->opened = 0;
+    if (it->wait_start && hp_collecting && end > it->wait_start)
+        hp_omp_record(it->t, hp_omp_site(self, (uintptr_t)it->wait_ra, 0,
+                                         HP_OMP_IMPLICIT_BARRIER),
+                      end - it->wait_start);
+    it->wait_start = 0;
+    /* The region node ends at `end`, not now. */
+    uint64_t now = hp_ticks();
+    if (it->f.start && now > end)
+        it->f.start += now - end;
+    hp_omp_task_end(it->t, &it->f, it->saved);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
+                             ompt_data_t *td, unsigned int actual, unsigned int index,
+                             int flags)
+{
+    (void)actual;
+    if (flags & ompt_task_initial)
+        return;
+    if (endpoint == ompt_scope_begin) {
+        td->ptr = NULL;
+        team *tm = pd ? pd->ptr : NULL;
+        hp_thread *t = hp_thread_self();
+        if (!tm || !t)
+            return;
+        itask *it = calloc(1, sizeof *it);
+        if (!it)
+            return;
+        it->type = T_IMPLICIT;
+        it->index = index;
+        it->t = t;
+        it->ra = tm->ra;
+        it->team = index == 0 ? tm : NULL;
+        atomic_init(&it->state, S_RUN);
+        atomic_init(&it->refs, index ? 2 : 1);
+        if (index == 0 && hp_collecting)
+            record(t, tm->ra, HP_OMP_FORK, hp_ticks() - tm->begin);
+        if (index && index < tm->nslots)
+            tm->slot[index] = it;
+        else if (index)
+            atomic_store(&it->refs, 1);   /* not reachable by the master */
+        if (hp_collecting) {
+            hp_omp_task_begin(t, &tm->ctx, &it->f, &it->saved);
+            it->opened = 1;
+        }
+        td->ptr = it;
+        return;
+    }
+    /* end: pd is NULL in libomp; the team is found through the task. */
+    itask *it = td ? td->ptr : NULL;
+    if (!it || it->type != T_IMPLICIT)
+        return;
+    td->ptr = NULL;
+    hp_thread *t = hp_thread_self();
+    uint64_t now = hp_ticks();
+    if (it->index == 0) {
+        team *tm = it->team;
+        uint64_t release = it->release ? it->release : now;
+        for (uint32_t i = 1; tm && i < tm->nslots; i++) {
+            itask *w = tm->slot[i];
+            if (!w)
+                continue;
+            int run = S_RUN;
+            if (atomic_compare_exchange_strong(&w->state, &run, S_CLOSED) && t)
+                itask_close(t, w, release);
+            itask_unref(w);
+        }
+        if (t)
+            itask_close(t, it, now);
+        if (tm)
+            tm->join_start = hp_ticks();
+        free(it);
+        return;
+    }
+    /* A worker: libomp 14 gets here only when woken for the next region;
+     * the master closed its records then. */
+    int run = S_RUN;
+    if (atomic_compare_exchange_strong(&it->state, &run, S_CLOSED) && t)
+        itask_close(t, it, now);
+    itask_unref(it);
+}
+
+/* ---- waits: barriers, taskwait, taskgroup ---- */
+
+static int wait_what(ompt_sync_region_t kind)
+{
+    switch ((int)kind) {
+    case ompt_sync_region_barrier_implicit:
+    case ompt_sync_region_barrier_implicit_workshare:
+    case ompt_sync_region_barrier_implicit_parallel:
+    case ompt_sync_region_barrier_implementation:
+        return HP_OMP_IMPLICIT_BARRIER;
+    case ompt_sync_region_barrier:
+    case ompt_sync_region_barrier_explicit:
+        return HP_OMP_BARRIER;
+    case ompt_sync_region_taskwait:
+    case ompt_sync_region_taskgroup:
+        return HP_OMP_TASKWAIT;
+    default:
+        return -1;
+    }
+}
+
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *pd, ompt_data_t *td, const void *ra)
+{
+    (void)pd;
+    int what = wait_what(kind);
+    if (what < 0)
+        return;
+    itask *it = td && td->ptr && *(int *)td->ptr == T_IMPLICIT ? td->ptr : NULL;
+    uint64_t now = hp_ticks();
+    if (endpoint == ompt_scope_begin) {
+        /* A worker's wait at the region's end has no code address. */
+        if (!ra && it)
+            ra = it->ra;
+        scope_push(C_WAIT, what, ra, now);
+        if (it && what == HP_OMP_IMPLICIT_BARRIER) {
+            it->wait_ra = ra;
+            it->release = 0;
+            it->wait_start = now;
+        }
+        return;
+    }
+    scope s;
+    if (!scope_pop(C_WAIT, &s))
+        return;
+    if (it && what == HP_OMP_IMPLICIT_BARRIER) {
+        /* The master may be closing this task's records (a region's end). */
+        int run = S_RUN;
+        if (!atomic_compare_exchange_strong(&it->state, &run, S_BUSY))
+            return;
+        it->wait_start = 0;
+        it->release = now;
+    }
+    hp_thread *t = rec_thread();
+    if (t)
+        record(t, s.ra, s.what, now - s.start);
+    if (it && what == HP_OMP_IMPLICIT_BARRIER)
+        atomic_store(&it->state, S_RUN);
+}
+
+/* ---- worksharing, single, master/masked ---- */
+
+static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
+                    ompt_data_t *td, uint64_t count, const void *ra)
+{
+    (void)pd;
+    (void)td;
+    (void)count;
+    int what;
+    switch ((int)wstype) {
+    case ompt_work_loop:
+    case ompt_work_sections:
+    case ompt_work_workshare:
+    case ompt_work_distribute:
+    case ompt_work_taskloop:
+        what = HP_OMP_LOOP;
+        break;
+    case ompt_work_single_executor:
+        what = HP_OMP_SINGLE;
+        break;
+    default:
+        return;   /* single_other: the thread did not execute it */
+    }
+    uint64_t now = hp_ticks();
+    if (endpoint == ompt_scope_begin) {
+        scope_push(C_WORK, what, ra, now);
+        return;
+    }
+    scope s;
+    hp_thread *t;
+    if (scope_pop(C_WORK, &s) && (t = rec_thread()))
+        record(t, s.ra, s.what, now - s.start);
+}
+
+static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data_t *td,
+                      const void *ra)
+{
+    (void)pd;
+    (void)td;
+    uint64_t now = hp_ticks();
+    if (endpoint == ompt_scope_begin) {
+        scope_push(C_WORK, HP_OMP_MASTER, ra, now);
+        return;
+    }
+    scope s;
+    hp_thread *t;
+    if (scope_pop(C_WORK, &s) && (t = rec_thread()))
+        record(t, s.ra, s.what, now - s.start);
+}
+
+/* ---- critical sections and locks ---- */
+
+static int mutex_kind(ompt_mutex_t kind)
+{
+    switch ((int)kind) {
+    case ompt_mutex_critical:
+        return 0;
+    case ompt_mutex_lock:
+    case ompt_mutex_test_lock:
+    case ompt_mutex_nest_lock:
+    case ompt_mutex_test_nest_lock:
+        return 1;
+    default:
+        return -1;   /* atomic, ordered */
+    }
+}
+
+static mutex_slot *mutex_find(othread *o, ompt_wait_id_t id, int state)
+{
+    for (int i = 0; i < MAX_MUTEX; i++)
+        if (o->mutex[i].state == state && o->mutex[i].id == id)
+            return &o->mutex[i];
+    return NULL;
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+                             ompt_wait_id_t id, const void *ra)
+{
+    (void)hint;
+    (void)impl;
+    int lock = mutex_kind(kind);
+    othread *o;
+    if (lock < 0 || !(o = ot()))
+        return;
+    mutex_slot *m = mutex_find(o, id, 1);
+    if (!m)
+        m = mutex_find(o, 0, 0);
+    if (!m)
+        return;
+    *m = (mutex_slot){id, ra, hp_ticks(), 1, lock};
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t id, const void *ra)
+{
+    int lock = mutex_kind(kind);
+    othread *o;
+    if (lock < 0 || !(o = ot()))
+        return;
+    uint64_t now = hp_ticks();
+    mutex_slot *m = mutex_find(o, id, 1);
+    if (m) {
+        hp_thread *t = rec_thread();
+        if (t)
+            record(t, m->ra, lock ? HP_OMP_LOCK_WAIT : HP_OMP_CRITICAL_WAIT, now - m->start);
+    } else if ((m = mutex_find(o, 0, 0))) {
+        *m = (mutex_slot){id, ra, 0, 0, lock};
+    } else {
+        return;
+    }
+    m->state = 2;
+    m->start = now;
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t id, const void *ra)
+{
+    (void)ra;
+    int lock = mutex_kind(kind);
+    othread *o = ot_self;
+    if (lock < 0 || !o)
+        return;
+    mutex_slot *m = mutex_find(o, id, 2);
+    if (!m)
+        return;
+    hp_thread *t = rec_thread();
+    if (t)
+        record(t, m->ra, lock ? HP_OMP_LOCK : HP_OMP_CRITICAL, hp_ticks() - m->start);
+    *m = (mutex_slot){0};
+}
+
+/* ---- explicit tasks ---- */
+
+static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
+                           ompt_data_t *new_data, int flags, int has_dependences,
+                           const void *ra)
+{
+    (void)enc_data;
+    (void)enc_frame;
+    (void)has_dependences;
+    new_data->ptr = NULL;
+    if (!(flags & ompt_task_explicit))
+        return;
+    hp_thread *t = hp_thread_self();
+    if (!t)
+        return;
+    etask *e = malloc(sizeof *e);
+    if (!e)
+        return;
+    e->type = T_EXPLICIT;
+    e->site = hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK);
+    e->start = e->ticks = 0;
+    new_data->ptr = e;
+    if (hp_collecting)
+        record(t, ra, HP_OMP_TASK_CREATE, 0);
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
+                             ompt_data_t *next)
+{
+    uint64_t now = hp_ticks();
+    etask *p = prior && prior->ptr && *(int *)prior->ptr == T_EXPLICIT ? prior->ptr : NULL;
+    if (p) {
+        if (p->start)
+            p->ticks += now - p->start;
+        p->start = 0;
+        if (status == ompt_task_complete || status == ompt_task_cancel ||
+            status == ompt_task_detach) {
+            hp_thread *t = rec_thread();
+            if (t)
+                hp_omp_record(t, p->site, p->ticks);
+            prior->ptr = NULL;
+            free(p);
+        }
+    }
+    etask *n = next && next->ptr && *(int *)next->ptr == T_EXPLICIT ? next->ptr : NULL;
+    if (n)
+        n->start = now;
+}
+
+/* ---- the tool ---- */
+
+static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
+                     ompt_data_t *tool_data)
+{
+    (void)initial_device_num;
+    (void)tool_data;
+    ompt_set_callback_t set = lookup ? (ompt_set_callback_t)lookup("ompt_set_callback") : NULL;
+    if (!set)
+        return 0;   /* the tool is not used */
+#define HP_SET(event, fn) set(event, (ompt_callback_t)(void (*)(void))(fn))
+    HP_SET(ompt_callback_parallel_begin, on_parallel_begin);
+    HP_SET(ompt_callback_parallel_end, on_parallel_end);
+    HP_SET(ompt_callback_implicit_task, on_implicit_task);
+    HP_SET(ompt_callback_sync_region_wait, on_sync_region_wait);
+    HP_SET(ompt_callback_work, on_work);
+    HP_SET(ompt_callback_masked, on_masked);
+    HP_SET(ompt_callback_mutex_acquire, on_mutex_acquire);
+    HP_SET(ompt_callback_mutex_acquired, on_mutex_acquired);
+    HP_SET(ompt_callback_mutex_released, on_mutex_released);
+    HP_SET(ompt_callback_task_create, on_task_create);
+    HP_SET(ompt_callback_task_schedule, on_task_schedule);
+#undef HP_SET
+    hp_ompt_active = 1;
+    return 1;
+}
+
+static void tool_fini(ompt_data_t *tool_data)
+{
+    (void)tool_data;
+}
+
+__attribute__((visibility("default")))
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+    (void)omp_version;
+    (void)runtime_version;
+    static ompt_start_tool_result_t result = {tool_init, tool_fini, {0}};
+    return &result;
+}
+#endif /* HAVE_OMPT */

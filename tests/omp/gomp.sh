@@ -1,0 +1,264 @@
+#!/bin/bash
+# tests/omp/gomp.sh - tier 0 OpenMP through GOMP interposition (gcc's
+# libgomp, libhprof/gomp.c): builds the ground-truth programs of
+# tests/omp/src/ and examples/jacobi.c with `OMPI_CC=gcc mpicc -fopenmp
+# ... -lhprof` (and once without -lhprof), runs them under mpirun and checks
+# the per-thread OpenMP records through `hprof-query DB --sql`:
+#  - imbalance.c: per-thread region time and implicit-barrier wait against
+#    the known spin times (5%, 2 threads), region site at the pragma's
+#    line, counts and fork/join on the master (2 and 4 threads);
+#  - critical.c: critical and lock wait (the queueing, 10%) and hold (5%),
+#    sites at the construct's lines, exact counts;
+#  - constructs.c: exact counts of single executions, explicit barriers,
+#    end-of-loop barriers, tasks created, taskwaits, nested criticals, nest
+#    and test locks, nested parallel regions, combined parallel loop and
+#    parallel sections;
+#  - jacobi.c at 2 ranks x 2 threads: the parallel loop next to the MPI
+#    call sites in one database, two threads per rank;
+#  - identical stdout with and without -lhprof for every program.
+#
+# usage: tests/omp/gomp.sh [BUILDDIR]   (default: the current directory).
+# Env: MPICC, MPIRUN, HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok -
+# NAME: ..." per check and a last line "N passed, M failed".
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+QUERY=$builddir/analyzer/hprof-query
+LIBDIR=$builddir/pmpi/.libs
+S=$srcdir/tests/omp/src
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_WAIT_POLICY=passive
+# gcc's libgomp whatever mpicc's default compiler is.
+export OMPI_CC=gcc
+
+LEVELS=1
+
+. "$srcdir/tests/lib.sh"
+test_tmpdir gomp
+
+# build NAME SOURCE [LIBS...] - $tmp/NAME with -lhprof, $tmp/NAME.plain without.
+build() {
+    local name=$1 src=$2
+    shift 2
+    if "$MPICC" -fopenmp -g -O2 "$src" -o "$tmp/$name" -L"$LIBDIR" -lhprof \
+        -Wl,-rpath,"$LIBDIR" "$@" 2>"$tmp/$name.cc" &&
+        "$MPICC" -fopenmp -g -O2 "$src" -o "$tmp/$name.plain" "$@" 2>>"$tmp/$name.cc"; then
+        if readelf -d "$tmp/$name" | grep -q 'NEEDED.*libhprof'; then
+            ok "$name: builds with -fopenmp -lhprof"
+        else
+            notok "$name: builds with -fopenmp -lhprof" "libhprof is not a NEEDED library"
+        fi
+    else
+        notok "$name: builds with -fopenmp -lhprof" "$(head -c 300 "$tmp/$name.cc" | oneline)"
+        return 1
+    fi
+}
+
+# run NAME NP NT PROG ARGS... - with hprof: profile $tmp/NAME.hpf, stdout
+# $tmp/NAME.out; then the plain binary, whose stdout must be the same.
+# OMP_MAX_ACTIVE_LEVELS=$LEVELS (1: nested regions get teams of one).
+run() {
+    local name=$1 np=$2 nt=$3 prog=$4 rc=0
+    shift 4
+    rm -f "$tmp/$name.hpf" "$tmp/$name.db"
+    HPROF_OUTPUT=$tmp/$name.hpf timeout 300 "$MPIRUN" -np "$np" --bind-to none \
+        -x HPROF_OUTPUT -x OMP_WAIT_POLICY -x OMP_NUM_THREADS="$nt" -x OMP_MAX_ACTIVE_LEVELS="$LEVELS" \
+        "$prog" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || rc=$?
+    if [ "$rc" != 0 ] || [ ! -s "$tmp/$name.hpf" ]; then
+        notok "$name: runs and writes a profile" "exit $rc: $(tail -3 "$tmp/$name.err" | oneline)"
+        return 1
+    fi
+    ok "$name: runs and writes a profile"
+    rc=0
+    timeout 300 "$MPIRUN" -np "$np" --bind-to none -x OMP_WAIT_POLICY -x OMP_NUM_THREADS="$nt" \
+        -x OMP_MAX_ACTIVE_LEVELS="$LEVELS" "$prog.plain" "$@" >"$tmp/$name.plain.out" \
+        2>"$tmp/$name.plain.err" </dev/null || rc=$?
+    if [ "$rc" = 0 ] && cmp -s "$tmp/$name.out" "$tmp/$name.plain.out"; then
+        ok "$name: same stdout with and without -lhprof"
+    else
+        notok "$name: same stdout with and without -lhprof" \
+            "exit $rc; '$(head -3 "$tmp/$name.out" | oneline)' vs '$(head -3 "$tmp/$name.plain.out" | oneline)'"
+    fi
+}
+
+# omp_sel FILE NAME LINE - the stat rows of OpenMP construct NAME at
+# FILE:LINE (LINE may be "a AND b" for a range through BETWEEN).
+OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
+omp_where() { echo "s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%/$1' AND s.line BETWEEN $3 AND ${4:-$3}"; }
+# omp_sum DB FILE NAME LINE [LINE2] EXPR - one aggregate over those rows.
+omp_sum() { q "$1" "SELECT coalesce($6, 0) $OMPJOIN WHERE $(omp_where "$2" "$3" "$4" "$5")"; }
+# omp_nodes DB FILE NAME LINE - thread rows and total count there.
+omp_nodes() { q "$1" "SELECT count(*), coalesce(sum(st.count), 0) $OMPJOIN WHERE $(omp_where "$2" "$3" "$4")"; }
+# omp_times DB FILE NAME LINE - per-thread times in ms (rank 0), ascending.
+omp_times() {
+    q "$1" "SELECT round(st.time * 1000, 3) $OMPJOIN WHERE st.rank = 0 AND $(omp_where "$2" "$3" "$4") ORDER BY st.time"
+}
+define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
+
+# ---------------------------------------------------------------- imbalance
+src=imbalance.c
+STEP=$(define_of "$S/$src" STEP_MS)
+REPS=$(define_of "$S/$src" REPS)
+L=$(line_of "$S/$src" imb-region)
+imb_forkjoin() {
+    expect_eq "imbalance/$NT: fork and join on one thread (the master), once per region" \
+        "1,$REPS;1,$REPS" "$(omp_nodes "$db" $src fork "$L")
+$(omp_nodes "$db" $src join "$L")"
+}
+if build imb "$S/$src"; then
+    for NT in 2 4; do
+        db=$tmp/imb$NT.hpf
+        run imb$NT 1 "$NT" "$tmp/imb" || continue
+        expect_eq "imbalance/$NT: one region node per thread at $src:$L, $REPS regions each" \
+            "$NT,$((NT * REPS))" "$(omp_nodes "$db" $src parallel "$L")"
+        expect_eq "imbalance/$NT: implicit barrier under the region on every thread" \
+            "$NT,$((NT * REPS))" "$(q "$db" "SELECT count(*), sum(st.count) $OMPJOIN
+                JOIN node p ON p.id = n.parent JOIN site ps ON ps.id = p.site
+                WHERE $(omp_where $src 'implicit barrier' "$L") AND ps.name = 'parallel' AND ps.line = $L")"
+        # Times at 2 threads only (5%): at 4, three threads spin on the 2
+        # cores of the test machine and waking a passive team skews the
+        # region's start by milliseconds; only the counts are exact there.
+        [ "$NT" = 2 ] || { imb_forkjoin; continue; }
+        tol=0.05
+        max=$((REPS * (NT - 1) * STEP))
+        k=0
+        for got in $(omp_times "$db" $src parallel "$L"); do
+            expect_cmp "imbalance/$NT: region time of a thread = REPS x max work ($max ms)" \
+                within "$max" "$got" "$(awk -v m=$max -v t=$tol 'BEGIN { print m * t }')"
+        done
+        for got in $(omp_times "$db" $src 'implicit barrier' "$L"); do
+            want=$((REPS * k * STEP))
+            # the thread with the most work waits ~0: tolerance relative to one step
+            expect_cmp "imbalance/$NT: barrier wait of the thread with $((NT - 1 - k)) steps of work = $want ms" \
+                within "$want" "$got" "$(awk -v w=$want -v s=$((REPS * STEP)) -v t=$tol 'BEGIN { print (w > 0 ? w : s) * t }')"
+            k=$((k + 1))
+        done
+        expect_eq "imbalance/$NT: $NT barrier waits" "$NT" "$k"
+        imb_forkjoin
+    done
+    # The plain binary with LD_PRELOAD: the same records.
+    rm -f "$tmp/pre.hpf"
+    HPROF_OUTPUT=$tmp/pre.hpf timeout 300 "$MPIRUN" -np 1 --bind-to none -x HPROF_OUTPUT \
+        -x OMP_WAIT_POLICY -x OMP_NUM_THREADS=2 -x LD_PRELOAD="$LIBDIR/libhprof.so" \
+        "$tmp/imb.plain" >"$tmp/pre.out" 2>"$tmp/pre.err" </dev/null || true
+    expect_eq "imbalance: LD_PRELOAD on the plain binary: region and implicit barrier per thread" \
+        "2,$((2 * REPS));2,$((2 * REPS))" "$(omp_nodes "$tmp/pre.hpf" $src parallel "$L")
+$(omp_nodes "$tmp/pre.hpf" $src 'implicit barrier' "$L")"
+fi
+
+# ---------------------------------------------------------------- critical
+src=critical.c
+HOLD=$(define_of "$S/$src" HOLD_MS)
+LC=$(line_of "$S/$src" crit-critical)
+LL=$(line_of "$S/$src" crit-lock)
+if build crit "$S/$src"; then
+    # 4 threads: the waits (0+1+2+3) x HOLD dwarf the wake-up latency of a
+    # passive thread leaving the barrier before the critical section, which
+    # at 2 threads is ~10% of the one HOLD of waiting.
+    NT=4
+    db=$tmp/crit.hpf
+    if run crit 1 $NT "$tmp/crit"; then
+        queue=$((HOLD * NT * (NT - 1) / 2))
+        for c in "critical $LC" "lock $LL"; do
+            set -- $c
+            expect_eq "critical: $1 wait and hold once per thread at $src:$2" \
+                "$NT,$NT;$NT,$NT" "$(omp_nodes "$db" $src "$1 wait" "$2")
+$(omp_nodes "$db" $src "$1" "$2")"
+            expect_cmp "critical: total $1 wait = HOLD x (0+..+$((NT - 1))) = $queue ms (10%)" \
+                within "$queue" "$(omp_sum "$db" $src "$1 wait" "$2" "$2" "round(sum(st.time) * 1000, 3)")" \
+                "$(awk -v w=$queue 'BEGIN { print w * 0.10 }')"
+            expect_cmp "critical: total $1 hold = $NT x HOLD = $((NT * HOLD)) ms (5%)" \
+                within "$((NT * HOLD))" "$(omp_sum "$db" $src "$1" "$2" "$2" "round(sum(st.time) * 1000, 3)")" \
+                "$(awk -v w=$((NT * HOLD)) 'BEGIN { print w * 0.05 }')"
+        done
+        for b in $(grep -n '#pragma omp barrier' "$S/$src" | cut -d: -f1); do
+            expect_eq "critical: explicit barrier at $src:$b once per thread" "$NT" \
+                "$(omp_sum "$db" $src barrier "$b" "$b" "sum(st.count)")"
+        done
+        expect_eq "critical: one single execution" "1" \
+            "$(q "$db" "SELECT sum(st.count) $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'single' AND s.file LIKE '%/$src'")"
+    fi
+fi
+
+# ---------------------------------------------------------------- constructs
+src=constructs.c
+REPS=$(define_of "$S/$src" REPS)
+NTASK=$(define_of "$S/$src" NTASK)
+if build con "$S/$src"; then
+    for NT in 2 4; do
+        # 4 threads with nested parallelism on: the inner teams have 2 threads.
+        if [ "$NT" = 4 ]; then LEVELS=2 inner=2; else LEVELS=1 inner=1; fi
+        db=$tmp/con$NT.hpf
+        run con$NT 1 $NT "$tmp/con" || continue
+        grep -q "constructs: $NT threads" "$tmp/con$NT.out" ||
+            notok "constructs/$NT: team of $NT" "$(head -1 "$tmp/con$NT.out")"
+        n=$((REPS * NT))
+        cnt() { omp_sum "$db" $src "$1" "$2" "${3:-$2}" "sum(st.count)"; }
+        LREG=$(line_of "$S/$src" con-region)
+        expect_eq "constructs/$NT: region count" "$n" "$(cnt parallel "$LREG")"
+        # gcc -O2 moves the single's call to a neighbouring line: count them all.
+        expect_eq "constructs/$NT: single executions (3 per region)" "$((3 * REPS))" \
+            "$(q "$db" "SELECT sum(st.count) $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'single' AND s.file LIKE '%/$src'")"
+        expect_eq "constructs/$NT: explicit barrier once per thread and region" "$n" \
+            "$(cnt barrier "$(line_of "$S/$src" con-barrier)")"
+        L=$(line_of "$S/$src" con-dyn)
+        expect_eq "constructs/$NT: end barrier of the dynamic loop (GOMP_loop_end) once per thread" "$n" \
+            "$(cnt 'implicit barrier' "$L" $((L + 1)))"
+        expect_eq "constructs/$NT: tasks created" "$((REPS * NTASK))" "$(cnt 'task create' "$(line_of "$S/$src" con-task)")"
+        expect_eq "constructs/$NT: taskwaits" "$REPS" "$(cnt taskwait "$(line_of "$S/$src" con-taskwait)")"
+        for m in con-crit-outer con-crit-inner; do
+            L=$(line_of "$S/$src" $m)
+            expect_eq "constructs/$NT: $m wait and hold once per thread and region" "$n;$n" \
+                "$(cnt 'critical wait' "$L")
+$(cnt critical "$L")"
+        done
+        L=$(line_of "$S/$src" con-nest-lock)
+        expect_eq "constructs/$NT: nest lock set twice, held once per thread and region" "$n;$n;$n" \
+            "$(cnt 'lock wait' "$L")
+$(cnt 'lock wait' $((L + 1)))
+$(cnt lock "$L")"
+        expect_eq "constructs/$NT: omp_test_lock holds once per thread and region" "$n" \
+            "$(cnt lock "$(line_of "$S/$src" con-test-lock)")"
+        L=$(line_of "$S/$src" con-nested)
+        # -O2 may key a tiny region by its body's first line.
+        expect_eq "constructs/$NT: nested regions under the outer one, $inner thread(s) each" \
+            "$((n * inner))" "$(q "$db" "SELECT sum(st.count) $OMPJOIN JOIN node p ON p.id = n.parent
+                JOIN site ps ON ps.id = p.site WHERE $(omp_where $src parallel "$L" $((L + 2)))
+                AND ps.name = 'parallel' AND ps.line = $LREG")"
+        for m in con-pfor con-psections; do
+            L=$(line_of "$S/$src" $m)
+            expect_eq "constructs/$NT: $m region and its implicit barrier on every thread" "$n;$n" \
+                "$(cnt parallel "$L")
+$(cnt 'implicit barrier' "$L")"
+        done
+    done
+    LEVELS=1
+fi
+
+# ---------------------------------------------------------------- jacobi
+src=jacobi.c
+L=$(grep -n '#pragma omp parallel' "$srcdir/examples/$src" | cut -d: -f1)
+if [ "$(printf '%s\n' "$L" | wc -l)" != 1 ]; then
+    notok "jacobi: one parallel pragma" "found lines '$L'"
+elif build jac "$srcdir/examples/$src" -lm; then
+    db=$tmp/jac.hpf
+    if run jac 2 2 "$tmp/jac" 256 50; then
+        expect_eq "jacobi: the parallel loop at $src:$L, 2 threads on each of 2 ranks, one region per sweep" \
+            "0,2,100;1,2,100" "$(q "$db" "SELECT st.rank, count(DISTINCT st.thread), sum(st.count)
+                $OMPJOIN WHERE $(omp_where $src parallel "$L") GROUP BY st.rank ORDER BY st.rank")"
+        expect_eq "jacobi: MPI call sites and the OpenMP region in the same tree (depth 1)" \
+            "MPI_Allreduce,1;MPI_Sendrecv,1;parallel,1" "$(q "$db" "SELECT DISTINCT s.name, n.depth $OMPJOIN
+                WHERE s.name IN ('MPI_Sendrecv', 'MPI_Allreduce', 'parallel') AND s.file LIKE '%/$src' ORDER BY 1")"
+        expect_eq "jacobi: implicit barrier below the region on every thread" "4" \
+            "$(q "$db" "SELECT count(*) $OMPJOIN WHERE $(omp_where $src 'implicit barrier' "$L") AND n.depth = 2")"
+    fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

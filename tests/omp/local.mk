@@ -1,0 +1,9 @@
+# tests/omp/local.mk - OpenMP integration tests: tier 0 through GOMP
+# interposition (gomp.sh builds the programs of tests/omp/src/ itself with
+# gcc's -fopenmp against the built libhprof.so).  Included from
+# tests/local.mk.
+EXTRA_DIST += tests/omp/gomp.sh tests/omp/src/imbalance.c \
+	tests/omp/src/critical.c tests/omp/src/constructs.c
+if HAVE_MPI
+TESTS += tests/omp/gomp.sh
+endif

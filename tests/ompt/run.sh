@@ -1,0 +1,336 @@
+#!/bin/bash
+# tests/ompt/run.sh - tier 0 for clang/libomp: the OMPT tool inside
+# libhprof.  Builds OpenMP programs with `OMPI_CC=clang mpicc -fopenmp`
+# linked with -lhprof and nothing else (no instrumentation), runs them under
+# mpirun and checks the OpenMP records against each program's ground truth:
+# per-thread work and implicit-barrier wait of an imbalanced loop
+# (tests/omp/src/imbalance.c), critical and lock wait/hold
+# (tests/omp/src/critical.c, tests/ompt/src/critical_reps.c), tasks
+# (tests/ompt/src/fib.c), sections/single/master counts and a nested region
+# (tests/ompt/src/constructs.c), the hybrid Jacobi example at 2 ranks x 2
+# threads, and stdout identical with and without -lhprof.
+#
+# usage: tests/ompt/run.sh [BUILDDIR]   (default: the current directory).
+# Env: MPICC, MPIRUN, CLANG (default clang), HPROF_KEEP_TMP=1.
+# Prints "ok - NAME" / "not ok - NAME: ..." and "N passed, M failed".
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+CLANG=${CLANG:-clang}
+QUERY=$builddir/analyzer/hprof-query
+LIBDIR=$builddir/pmpi/.libs
+S=$srcdir/tests/ompt/src
+O=$srcdir/tests/omp/src
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_WAIT_POLICY=passive
+MPIFLAGS=(--oversubscribe --bind-to none)
+
+. "$srcdir/tests/lib.sh"
+test_tmpdir ompt
+
+if ! command -v "$CLANG" >/dev/null || ! command -v "$MPICC" >/dev/null; then
+    skipped "OMPT tests" "no $CLANG or $MPICC"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)
+if ! printf '%s\n' "$syms" | grep -q ' T ompt_start_tool$'; then
+    skipped "OMPT tests" "libhprof.so has no ompt_start_tool (omp-tools.h not found by configure)"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+
+# build NAME SRC [hprof] - clang through mpicc; with "hprof", linked with
+# -lhprof.  -gdwarf-aranges: clang emits no .debug_aranges by default and
+# libdw 0.188 then finds no line for an address (sites stay module+offset).
+build() {
+    local name=$1 src=$2 extra=()
+    [ "${3:-}" = hprof ] && extra=(-L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR")
+    OMPI_CC=$CLANG "$MPICC" -fopenmp -g -gdwarf-aranges -O2 "$src" -o "$tmp/$name" "${extra[@]}" -lm \
+        2>"$tmp/$name.build" || { notok "build $name" "$(head -3 "$tmp/$name.build" | oneline)"; return 1; }
+}
+
+# run NAME NP NT PROG ARGS... - profile in $tmp/NAME.hpf; stdout NAME.out.
+run() {
+    local name=$1 np=$2 nt=$3
+    shift 3
+    RC=0
+    HPROF_OUTPUT=$tmp/$name.hpf OMP_NUM_THREADS=$nt timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" \
+        -x HPROF_OUTPUT -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$@" \
+        >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
+    DB=$tmp/$name.hpf
+    if [ "$RC" != 0 ] || [ ! -e "$DB" ]; then
+        notok "$name runs" "exit status $RC: $(tail -3 "$tmp/$name.err" | oneline)"
+        return 1
+    fi
+}
+
+# per_thread DB NAME FILE LINE EXPR [ORDER] - one row per thread of rank 0:
+# EXPR over the nodes of OpenMP construct NAME at FILE:LINE.
+per_thread() {
+    q "$1" "SELECT $5 FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%$3' AND s.line = $4
+            GROUP BY st.thread HAVING sum(st.count) > 0 ORDER BY ${6:-st.thread}"
+}
+# total DB NAME FILE LINE EXPR - one aggregate over all ranks and threads.
+total() {
+    q "$1" "SELECT coalesce($5, 0) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            WHERE s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%$3' AND s.line = $4"
+}
+
+# expect_list NAME "EXPECTED..." "GOT..." ABS REL - numbers pairwise within
+# max(ABS, REL x expected).
+expect_list() {
+    local e g
+    e=$(printf '%s\n' "$2" | oneline)
+    g=$(printf '%s\n' "$3" | oneline)
+    if awk -v e="$e" -v g="$g" -v a="$4" -v r="$5" 'BEGIN {
+            n = split(e, E, /[ ;]+/); m = split(g, G, /[ ;]+/)
+            if (n != m) exit 1
+            for (i = 1; i <= n; i++) {
+                if (G[i] !~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) exit 1
+                tol = r * E[i]; if (tol < a) tol = a
+                d = G[i] - E[i]; if (d < 0) d = -d
+                if (d > tol) exit 1
+            }
+            exit 0 }'; then
+        ok "$1"
+    else
+        notok "$1" "expected '$e' (±max($4, $5×)) got '$g'"
+    fi
+}
+
+ms() { awk '{ printf "%.3f\n", $1 * 1000 }'; }
+
+# ---------------------------------------------------------------- builds
+for p in imbalance critical; do
+    build "$p" "$O/$p.c" hprof || true
+    build "$p.plain" "$O/$p.c" || true
+done
+for p in critical_reps fib constructs; do
+    build "$p" "$S/$p.c" hprof || true
+    build "$p.plain" "$S/$p.c" || true
+done
+build jacobi "$srcdir/examples/jacobi.c" hprof || true
+build jacobi.plain "$srcdir/examples/jacobi.c" || true
+
+if [ -e "$tmp/imbalance" ]; then
+    libs=$(ldd "$tmp/imbalance")
+    if printf '%s\n' "$libs" | grep -q 'libomp\.so' && printf '%s\n' "$libs" | grep -q 'libhprof\.so' &&
+        ! printf '%s\n' "$libs" | grep -q 'libgomp'; then
+        ok "clang build runs on libomp with libhprof"
+    else
+        notok "clang build runs on libomp with libhprof" "$(printf '%s\n' "$libs" | grep -E 'omp|hprof' | oneline)"
+    fi
+fi
+
+# identity NAME NP NT ARGS... - the same stdout with and without -lhprof.
+identity() {
+    local name=$1 np=$2 nt=$3
+    shift 3
+    [ -e "$tmp/$name.plain" ] || return 0
+    OMP_NUM_THREADS=$nt timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" -x OMP_NUM_THREADS -x OMP_WAIT_POLICY \
+        "$tmp/$name.plain" "$@" >"$tmp/$name.plain.out" 2>/dev/null </dev/null || true
+    if [ -s "$tmp/$name.plain.out" ] && cmp -s "$tmp/$name.plain.out" "$tmp/$name.out"; then
+        ok "$name: same stdout with and without -lhprof"
+    else
+        notok "$name: same stdout with and without -lhprof" \
+            "plain '$(oneline <"$tmp/$name.plain.out")' hprof '$(oneline <"$tmp/$name.out")'"
+    fi
+}
+
+# ---------------------------------------------------------------- imbalance
+STEP=20
+REPS=3
+F=imbalance.c
+L=$(line_of "$O/$F" imb-region)
+for NT in 2 4; do
+    name=imb$NT
+    [ -e "$tmp/imbalance" ] && run $name 1 $NT "$tmp/imbalance" || continue
+    if [ $NT = 2 ]; then
+        cp "$tmp/$name.out" "$tmp/imbalance.out"
+        identity imbalance 1 $NT
+    fi
+    expect_eq "imbalance NT=$NT: region at the MARK line, $REPS per thread" \
+        "$(for ((i = 0; i < NT; i++)); do echo $REPS; done)" \
+        "$(per_thread "$DB" parallel $F "$L" 'sum(st.count)')"
+    # The implicit barrier is the one below the parallel node.
+    waits=$(q "$DB" "SELECT round(sum(st.time) * 1000, 3) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
+            WHERE st.rank = 0 AND s.name = 'implicit barrier' AND ps.name = 'parallel' AND ps.kind = 'omp'
+              AND ps.file LIKE '%$F' AND ps.line = $L GROUP BY st.thread ORDER BY 1")
+    ewait=$(for ((i = NT - 1; i >= 0; i--)); do echo $((REPS * i * STEP)); done | sort -n)
+    ework=$(for ((i = 0; i < NT; i++)); do echo $((REPS * i * STEP)); done)
+    epar=$(for ((i = 0; i < NT; i++)); do echo $((REPS * (NT - 1) * STEP)); done)
+    work=$(per_thread "$DB" loop $F "$L" 'sum(st.time)' 'sum(st.time)' | ms)
+    par=$(per_thread "$DB" parallel $F "$L" 'sum(st.time)' 'sum(st.time)' | ms)
+    if [ $NT = 2 ]; then
+        # 5%; a zero is allowed 5% of one thread's step over the run.
+        tol=$(awk -v s=$STEP -v r=$REPS 'BEGIN { print 0.05 * s * r }')
+        expect_list "imbalance NT=2: implicit-barrier wait per thread {0, STEP} x REPS within 5%" "$ewait" "$waits" "$tol" 0.05
+        expect_list "imbalance NT=2: loop (work) per thread {0, STEP} x REPS within 5%" "$ework" "$work" "$tol" 0.05
+        expect_list "imbalance NT=2: parallel per thread = REPS x max work within 5%" "$epar" "$par" "$tol" 0.05
+    else
+        # 4 spinning threads on 2 cores: a spin ends only when its thread
+        # is scheduled again, so the work shares stretch and the waits with
+        # them; what must hold is each thread's accounting: work + wait at
+        # the end barrier = its time in the region (within 2%), the least
+        # loaded thread waits about the longest work, the most loaded ~0.
+        tol=$(awk -v s=$STEP -v r=$REPS 'BEGIN { print 0.25 * s * r }')
+        expect_list "imbalance NT=4: loop work {0..3 STEP} x REPS (4 spinners on 2 cores: ±25% of a step)" "$ework" "$work" "$tol" 0.10
+        sums=$(q "$DB" "SELECT p.thread, round(p.t * 1000, 3), round((coalesce(w.t, 0) + coalesce(b.t, 0)) * 1000, 3) FROM
+                (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                 WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' AND s.line = $L GROUP BY st.thread) p
+                LEFT JOIN (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                 WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'loop' AND s.line = $L GROUP BY st.thread) w ON w.thread = p.thread
+                LEFT JOIN (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                 WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'implicit barrier' AND s.line = $L GROUP BY st.thread) b ON b.thread = p.thread
+                ORDER BY p.thread")
+        if [ -n "$sums" ] && printf '%s\n' "$sums" | awk -F, '{ d = $2 - $3; if (d < 0) d = -d; if (d > 0.02 * $2 + 0.5) bad = 1 } END { exit bad }'; then
+            ok "imbalance NT=4: per thread, work + implicit-barrier wait = region time within 2%"
+        else
+            notok "imbalance NT=4: per thread, work + implicit-barrier wait = region time within 2%" "thread,region,work+wait: $(printf '%s\n' "$sums" | oneline)"
+        fi
+        lo=$(printf '%s\n' "$waits" | head -1)
+        hi=$(printf '%s\n' "$waits" | tail -1)
+        maxw=$(printf '%s\n' "$work" | tail -1)
+        expect_cmp "imbalance NT=4: the most loaded thread waits < 5% of a step x REPS (ms)" lt "$(awk -v s=$STEP -v r=$REPS 'BEGIN { print 0.05 * s * r }')" "$lo"
+        expect_cmp "imbalance NT=4: the least loaded thread waits about the longest work, within 10% (ms)" within "$maxw" "$hi" \
+            "$(awk -v m="$maxw" 'BEGIN { print 0.10 * m }')"
+    fi
+done
+
+# ---------------------------------------------------------------- critical and locks
+F=critical.c
+Lc=$(line_of "$O/$F" crit-critical)
+Ll=$(line_of "$O/$F" crit-lock)
+HOLD=30
+NT=4
+# crit_check DB NT HOLD REPS FILE LC LL LABEL - counts, holds, waits; prints
+# the failures of the wait checks (timing) as a status 1.
+if [ -e "$tmp/critical" ] && run crit 1 $NT "$tmp/critical"; then
+    cp "$tmp/crit.out" "$tmp/critical.out"
+    identity critical 1 $NT
+    expect_eq "critical NT=4: critical entries per thread at the MARK line" "1;1;1;1" \
+        "$(per_thread "$DB" critical $F "$Lc" 'sum(st.count)')"
+    expect_eq "critical NT=4: critical waits counted (one per entry)" $NT "$(total "$DB" 'critical wait' $F "$Lc" 'sum(st.count)')"
+    expect_eq "critical NT=4: lock holds per thread at the omp_set_lock line" "1;1;1;1" \
+        "$(per_thread "$DB" lock $F "$Ll" 'sum(st.count)')"
+    expect_eq "critical NT=4: lock waits counted" $NT "$(total "$DB" 'lock wait' $F "$Ll" 'sum(st.count)')"
+    expect_cmp "critical NT=4: critical hold total = NT x HOLD within 5% (ms)" within $((NT * HOLD)) \
+        "$(total "$DB" critical $F "$Lc" 'sum(st.time)' | ms)" $(awk -v v=$((NT * HOLD)) 'BEGIN { print v * 0.05 }')
+    # libomp's lock waiters spin (yielding): 4 threads on 2 cores stretch
+    # the holder's spin now and then, hence 10% here.
+    expect_cmp "critical NT=4: lock hold total = NT x HOLD within 10% (ms)" within $((NT * HOLD)) \
+        "$(total "$DB" lock $F "$Ll" 'sum(st.time)' | ms)" $(awk -v v=$((NT * HOLD)) 'BEGIN { print v * 0.1 }')
+    EW=$((HOLD * NT * (NT - 1) / 2))
+    expect_cmp "critical NT=4: critical wait total = HOLD x (0+1+2+3) within 10% (ms)" within $EW \
+        "$(total "$DB" 'critical wait' $F "$Lc" 'sum(st.time)' | ms)" $(awk -v v=$EW 'BEGIN { print v * 0.1 }')
+    expect_cmp "critical NT=4: lock wait total = HOLD x (0+1+2+3) within 10% (ms)" within $EW \
+        "$(total "$DB" 'lock wait' $F "$Ll" 'sum(st.time)' | ms)" $(awk -v v=$EW 'BEGIN { print v * 0.1 }')
+fi
+
+F=critical_reps.c
+Lc=$(line_of "$S/$F" crr-critical)
+Ll=$(line_of "$S/$F" crr-lock)
+HOLD=20
+REPS=3
+for NT in 2 4; do
+    [ -e "$tmp/critical_reps" ] && run crr$NT 1 $NT "$tmp/critical_reps" || continue
+    expect_eq "critical_reps NT=$NT: critical and lock entries = REPS x NT" "$((REPS * NT));$((REPS * NT))" \
+        "$(total "$DB" critical $F "$Lc" 'sum(st.count)');$(total "$DB" lock $F "$Ll" 'sum(st.count)')"
+    EH=$((REPS * NT * HOLD))
+    EW=$((REPS * HOLD * NT * (NT - 1) / 2))
+    expect_list "critical_reps NT=$NT: critical and lock hold = REPS x NT x HOLD within 5% (ms)" "$EH;$EH" \
+        "$(total "$DB" critical $F "$Lc" 'sum(st.time)' | ms);$(total "$DB" lock $F "$Ll" 'sum(st.time)' | ms)" 0 0.05
+    expect_list "critical_reps NT=$NT: critical and lock wait = REPS x HOLD x (0+..+NT-1) within 10% (ms)" "$EW;$EW" \
+        "$(total "$DB" 'critical wait' $F "$Lc" 'sum(st.time)' | ms);$(total "$DB" 'lock wait' $F "$Ll" 'sum(st.time)' | ms)" 0 0.10
+done
+if [ -e "$tmp/crr2.out" ]; then
+    cp "$tmp/crr2.out" "$tmp/critical_reps.out"
+    identity critical_reps 1 2
+fi
+
+# ---------------------------------------------------------------- tasks
+F=fib.c
+La=$(line_of "$S/$F" fib-task-a)
+Lb=$(line_of "$S/$F" fib-task-b)
+Lw=$(line_of "$S/$F" fib-taskwait)
+for NT in 2 4; do
+    [ -e "$tmp/fib" ] && run fib$NT 1 $NT "$tmp/fib" || continue
+    calls=$(sed -n 's/.*tasks per construct \([0-9]*\).*/\1/p' "$tmp/fib$NT.out")
+    expect_eq "fib NT=$NT: tasks created at each task construct (exact)" "$calls;$calls" \
+        "$(total "$DB" 'task create' $F "$La" 'sum(st.count)');$(total "$DB" 'task create' $F "$Lb" 'sum(st.count)')"
+    expect_eq "fib NT=$NT: tasks executed at each task construct (exact)" "$calls;$calls" \
+        "$(total "$DB" task $F "$La" 'sum(st.count)');$(total "$DB" task $F "$Lb" 'sum(st.count)')"
+    expect_eq "fib NT=$NT: taskwaits (exact)" "$calls" "$(total "$DB" taskwait $F "$Lw" 'sum(st.count)')"
+    expect_cmp "fib NT=$NT: taskwait time present (ms)" gt 0 "$(total "$DB" taskwait $F "$Lw" 'sum(st.time)' | ms)"
+    expect_cmp "fib NT=$NT: task execution time present (ms)" gt 0 "$(total "$DB" task $F "$La" 'sum(st.time)' | ms)"
+    if [ $NT = 2 ]; then
+        cp "$tmp/fib2.out" "$tmp/fib.out"
+        identity fib 1 2
+    fi
+done
+
+# ---------------------------------------------------------------- sections, single, master, nested
+F=constructs.c
+REPS=5
+Lr=$(line_of "$S/$F" con-region)
+Ls=$(line_of "$S/$F" con-sections)
+Lg=$(line_of "$S/$F" con-single)
+Lm=$(line_of "$S/$F" con-master)
+Lb=$(line_of "$S/$F" con-barrier)
+Ln=$(line_of "$S/$F" con-nested)
+for NT in 2 4; do
+    [ -e "$tmp/constructs" ] && run con$NT 1 $NT "$tmp/constructs" || continue
+    grep -q "constructs: $NT threads, sections $REPS $REPS $REPS, single $REPS, master $REPS, inner $((REPS * NT * 2))" \
+        "$tmp/con$NT.out" && ok "constructs NT=$NT: program output" ||
+        notok "constructs NT=$NT: program output" "$(oneline <"$tmp/con$NT.out")"
+    expect_eq "constructs NT=$NT: sections construct entered REPS times per thread" \
+        "$(for ((i = 0; i < NT; i++)); do echo $REPS; done)" "$(per_thread "$DB" loop $F "$Ls" 'sum(st.count)')"
+    expect_eq "constructs NT=$NT: single executed REPS times in all" $REPS "$(total "$DB" single $F "$Lg" 'sum(st.count)')"
+    expect_eq "constructs NT=$NT: master executed REPS times, by one thread" "$REPS" \
+        "$(per_thread "$DB" master $F "$Lm" 'sum(st.count)')"
+    expect_eq "constructs NT=$NT: explicit barrier REPS times per thread" \
+        "$(for ((i = 0; i < NT; i++)); do echo $REPS; done)" "$(per_thread "$DB" barrier $F "$Lb" 'sum(st.count)')"
+    expect_eq "constructs NT=$NT: nested region: REPS x NT x 2 implicit tasks on 2 x NT threads" \
+        "$((REPS * NT * 2));$((NT * 2))" \
+        "$(total "$DB" parallel $F "$Ln" 'sum(st.count)');$(total "$DB" parallel $F "$Ln" 'count(DISTINCT st.thread)')"
+    expect_eq "constructs NT=$NT: nested region node below the outer region (depth 2)" "2" \
+        "$(q "$DB" "SELECT DISTINCT n.depth FROM node n JOIN site s ON s.id = n.site JOIN node pn ON pn.id = n.parent
+                   JOIN site ps ON ps.id = pn.site WHERE s.name = 'parallel' AND s.line = $Ln AND ps.name = 'parallel'
+                   AND ps.line = $Lr")"
+    if [ $NT = 2 ]; then
+        cp "$tmp/con2.out" "$tmp/constructs.out"
+        identity constructs 1 2
+    fi
+done
+
+# ---------------------------------------------------------------- hybrid: jacobi, 2 ranks x 2 threads
+F=jacobi.c
+JSRC=$srcdir/examples/$F
+Lp=$(grep -n '#pragma omp parallel' "$JSRC" | head -1 | cut -d: -f1)
+if [ -e "$tmp/jacobi" ] && run jacobi 2 2 "$tmp/jacobi" 256 200; then
+    expect_eq "jacobi 2x2: parallel region at jacobi.c:$Lp, 2 threads on each rank" "0,2;1,2" \
+        "$(q "$DB" "SELECT st.rank, count(DISTINCT st.thread) FROM stat st JOIN node n ON n.id = st.node
+                   JOIN site s ON s.id = n.site WHERE s.kind = 'omp' AND s.name = 'parallel'
+                   AND s.file LIKE '%$F' AND s.line = $Lp AND st.count > 0 GROUP BY st.rank ORDER BY st.rank")"
+    expect_eq "jacobi 2x2: region entries per rank and thread = sweeps" "200;200;200;200" \
+        "$(q "$DB" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE s.kind = 'omp' AND s.name = 'parallel' AND s.file LIKE '%$F' AND s.line = $Lp
+                   GROUP BY st.rank, st.thread HAVING sum(st.count) > 0 ORDER BY st.rank, st.thread")"
+    expect_cmp "jacobi 2x2: MPI sites of jacobi.c in the same database" gt 0 \
+        "$(q "$DB" "SELECT count(DISTINCT s.id) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE s.name LIKE 'MPI_%' AND s.file LIKE '%$F' AND st.count > 0")"
+    identity jacobi 2 2 256 200
+fi
+
+[ "$skip" = 0 ] || echo "# $skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
