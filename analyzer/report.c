@@ -98,7 +98,8 @@ static void decimals(hpq_table *t, const char *cols, int n)
 
 static void time_columns(hpq_table *t)
 {
-    decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time", TIME_DECIMALS);
+    decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time,ibarrier,barrier,crit_wait,"
+                "crit_hold,lock_wait,lock_hold,task_time,taskwait", TIME_DECIMALS);
     decimals(t, "imbalance", 2);
     decimals(t, "pct", 1);
 }

@@ -68,6 +68,11 @@ irecv=$(grep -n 'HALO-IRECV \*/' examples/jacobi.c | cut -d: -f1)
 say "The other halo direction is nonblocking: its wait time is charged to the posting line"
 show hprof-query "$profile" --comm "jacobi.c:$irecv"
 
+omp=$(grep -n '#pragma omp parallel for' examples/jacobi.c | head -1 | cut -d: -f1)
+say "OpenMP, still without recompiling: the update loop's parallel region (jacobi.c:$omp)"
+echo "    per thread: time in the region and the wait at its end barrier"
+show hprof-query "$profile" --threads "jacobi.c:$omp"
+
 say "Tier 2: instrument the seed paper's example (examples/lizhang.c) with hprof-cc and"
 echo "    follow it top-down: procedures, the call lines that activate them, loops, and"
 echo "    communication statements, each with its source line"
