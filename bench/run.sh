@@ -167,3 +167,42 @@ for p in lizhang jacobi; do
     echo
 done
 [ -x "$hpcc" ] || echo "(tier 2 not measured: $hpcc not built)"
+
+# ---------------------------------------------------------------- OpenMP overheads
+# EPCC-syncbench-like: us per empty parallel region and per barrier, 1 rank
+# x 2 threads, plain vs -lhprof, with gcc (GOMP interposition) and clang
+# (OMPT), variants alternating.
+echo "bench: OpenMP overheads (bench/ompbench.c)" >&2
+for cc in gcc clang; do
+    command -v $cc >/dev/null || continue
+    OMPI_CC=$cc "$MPICC" -O2 -fopenmp "$srcdir/bench/ompbench.c" -o "$tmp/omp.$cc.plain"
+    OMPI_CC=$cc "$MPICC" -O2 -fopenmp "$srcdir/bench/ompbench.c" -o "$tmp/omp.$cc.hprof" \
+        -L"$libdir" -lhprof -Wl,-rpath,"$libdir"
+done
+for r in $(seq 1 "$rounds"); do
+    for cc in gcc clang; do
+        for v in plain hprof; do
+            [ -x "$tmp/omp.$cc.$v" ] || continue
+            HPROF_OUTPUT=$tmp/prof/omp-$r-$cc-$v.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=2 \
+                OMP_WAIT_POLICY=active "$MPIRUN" -np 1 --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY \
+                -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$tmp/omp.$cc.$v" </dev/null 2>/dev/null |
+                awk -v k="$cc.$v" '$1 == "ompbench" { print k "\tparallel\t" $3; print k "\tbarrier\t" $5 }' \
+                    >>"$tmp/omp.results"
+        done
+    done
+done
+echo
+echo "OpenMP overheads: medians of $rounds alternating runs, 1 rank x 2 threads (us per construct)"
+echo
+echo "| construct | compiler (source) | plain | hprof | ratio | added |"
+echo "|---|---|---:|---:|---:|---:|"
+for what in parallel barrier; do
+    for cc in gcc clang; do
+        src=GOMP; [ $cc = clang ] && src=OMPT
+        p=$(awk -F'\t' -v k=$cc.plain -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
+        h=$(awk -F'\t' -v k=$cc.hprof -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
+        [ -n "$p" ] && [ -n "$h" ] || continue
+        awk -v w=$what -v c="$cc ($src)" -v p="$p" -v h="$h" \
+            'BEGIN { printf "| %s | %s | %.3f | %.3f | %.2f | %+.3f |\n", w, c, p, h, h / p, h - p }'
+    done
+done
