@@ -418,6 +418,27 @@ static void print_distribution(const hpq_ctx *ctx, const hpq_table *t)
             mean > 0 ? max / mean : 0.0);
 }
 
+/* Runs sql (freed here), then prints "TITLE LABEL" (text only), the table
+ * and, for text, what `after` adds.  Returns 0 or -1. */
+static int print_site_report(const hpq_ctx *ctx, char *sql, const char *title,
+                             const hpq_sel *sel,
+                             void (*after)(const hpq_ctx *, const hpq_table *))
+{
+    hpq_table *t = query_table(ctx, sql);
+    free(sql);
+    int rc = -1;
+    if (t) {
+        time_columns(t);
+        if (ctx->opt->format == HPQ_TEXT)
+            fprintf(ctx->out, "%s %s\n", title, sel->label);
+        rc = print_table(ctx, t);
+        if (rc == 0 && after && ctx->opt->format == HPQ_TEXT)
+            after(ctx, t);
+    }
+    hpq_table_free(t);
+    return rc;
+}
+
 int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
 {
     hpq_sel sel;
@@ -436,18 +457,7 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
         hpq_sel_free(&sel);
         return oom(ctx);
     }
-    hpq_table *t = query_table(ctx, sql);
-    free(sql);
-    int rc = -1;
-    if (t) {
-        time_columns(t);
-        if (ctx->opt->format == HPQ_TEXT)
-            fprintf(ctx->out, "per-rank distribution of %s\n", sel.label);
-        rc = print_table(ctx, t);
-        if (rc == 0 && ctx->opt->format == HPQ_TEXT)
-            print_distribution(ctx, t);
-    }
-    hpq_table_free(t);
+    int rc = print_site_report(ctx, sql, "per-rank distribution of", &sel, print_distribution);
     hpq_sel_free(&sel);
     return rc;
 }
@@ -516,16 +526,7 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
         hpq_sel_free(&sel);
         return oom(ctx);
     }
-    hpq_table *t = query_table(ctx, sql);
-    free(sql);
-    int rc = -1;
-    if (t) {
-        time_columns(t);
-        if (ctx->opt->format == HPQ_TEXT)
-            fprintf(ctx->out, "per-thread records of %s (times in seconds)\n", sel.label);
-        rc = print_table(ctx, t);
-    }
-    hpq_table_free(t);
+    int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel, NULL);
     hpq_sel_free(&sel);
     return rc;
 }
