@@ -71,8 +71,14 @@
  * this file links without it (its address is then NULL). */
 extern int hp_ompt_active __attribute__((weak, visibility("hidden")));
 
+/* Set by the POMP2 interface (pomp2.c) once opari2-instrumented code is
+ * in use: its events are then the records and every wrapper passes through. */
+extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
+
 static inline int ompt_on(void)
 {
+    if (&hp_pomp2_active != NULL && hp_pomp2_active)
+        return 1;
     return &hp_ompt_active != NULL && hp_ompt_active;
 }
 

@@ -29,6 +29,8 @@
 /* Set when libomp started the tool: GOMP interposition then leaves the
  * events to OMPT (gcc objects running on libomp are counted once). */
 int hp_ompt_active;
+/* Set by pomp2.c when opari2-instrumented code is in use. */
+extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 
 #ifdef HAVE_OMPT
 #include <stdatomic.h>
@@ -554,6 +556,8 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 {
     (void)omp_version;
     (void)runtime_version;
+    if (&hp_pomp2_active != NULL && hp_pomp2_active)
+        return NULL;   /* opari2-instrumented code: POMP2 records (pomp2.c) */
     static ompt_start_tool_result_t result = {tool_init, tool_fini, {0}};
     return &result;
 }

@@ -1,0 +1,247 @@
+#!/bin/bash
+# tests/pomp2/run.sh - POMP2 compatibility (libhprof/pomp2.c): the
+# ground-truth programs tests/omp/src/imbalance.c and critical.c are
+# instrumented with Debian's opari2 (`opari2 F.c F.mod.c`, the init file
+# from `opari2-config --nm` | `--region-initialization`), built with
+# `OMPI_CC=gcc mpicc -fopenmp $(opari2-config --cflags)` against -lhprof,
+# run under mpirun, and checked through `hprof-query DB --sql`:
+#  - the sites come from the ctc strings: static sites (no debug info) at
+#    the pragma's file and line (the MARK lines) with the construct's end
+#    line;
+#  - every event counted once: exactly one "parallel" site for the region
+#    (the GOMP interposition stands down), the counts exact;
+#  - imbalance.c (2 threads): per-thread region time and implicit-barrier
+#    wait against the known spin times (5%);
+#  - critical.c (4 threads): critical and lock wait (the queueing, 10%)
+#    and hold (5%), barrier and single counts;
+#  - the same numbers as the plain tier-0 GOMP run of the unmodified
+#    program (-lhprof without opari2) within 5%;
+#  - identical stdout with and without hprof (opari2-instrumented, and the
+#    plain program without either).
+#
+# usage: tests/pomp2/run.sh [BUILDDIR]   (default: the current directory).
+# Env: MPICC, MPIRUN, HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok -
+# NAME: ..." per check and a last line "N passed, M failed".
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+QUERY=$builddir/analyzer/hprof-query
+LIBDIR=$builddir/pmpi/.libs
+S=$srcdir/tests/omp/src
+
+. "$srcdir/tests/lib.sh"
+
+if ! command -v opari2 >/dev/null || ! command -v opari2-config >/dev/null; then
+    skipped "POMP2 tests" "opari2 not installed"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+if ! command -v "$MPICC" >/dev/null; then
+    skipped "POMP2 tests" "no $MPICC"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_WAIT_POLICY=passive
+export OMPI_CC=gcc
+
+test_tmpdir pomp2
+CFLAGS="-fopenmp -g -O2"
+P2CFLAGS=$(opari2-config --cflags)
+
+# build NAME SRC - in $tmp: NAME (opari2-instrumented, -lhprof), NAME.gomp
+# (unmodified, -lhprof: tier 0) and NAME.plain (unmodified, no hprof).
+build() {
+    local name=$1 src=$2 b
+    b=$(basename "$src" .c)
+    cp "$src" "$tmp/$b.c"
+    if (cd "$tmp" && opari2 "$b.c" "$b.mod.c" &&
+        "$MPICC" $CFLAGS $P2CFLAGS -c "$b.mod.c" -o "$b.mod.o" &&
+        $(opari2-config --nm) "$b.mod.o" | $(opari2-config --region-initialization) >"$b.init.c" &&
+        "$MPICC" $CFLAGS $P2CFLAGS -c "$b.init.c" -o "$b.init.o" &&
+        "$MPICC" $CFLAGS "$b.mod.o" "$b.init.o" -o "$name" -L"$LIBDIR" -lhprof \
+            -Wl,-rpath,"$LIBDIR" &&
+        "$MPICC" $CFLAGS "$b.c" -o "$name.gomp" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" &&
+        "$MPICC" $CFLAGS "$b.c" -o "$name.plain") >"$tmp/$name.cc" 2>&1; then
+        if grep -q POMP2_Parallel_fork "$tmp/$b.mod.c"; then
+            ok "$name: opari2-instrumented build against -lhprof"
+        else
+            notok "$name: opari2-instrumented build against -lhprof" "no POMP2 calls in $b.mod.c"
+            return 1
+        fi
+    else
+        notok "$name: opari2-instrumented build against -lhprof" "$(tail -5 "$tmp/$name.cc" | oneline)"
+        return 1
+    fi
+}
+
+# run NAME NT PROG - profile $tmp/NAME.hpf, stdout $tmp/NAME.out.
+run() {
+    local name=$1 nt=$2 prog=$3 rc=0
+    rm -f "$tmp/$name.hpf" "$tmp/$name.db"
+    HPROF_OUTPUT=$tmp/$name.hpf timeout 300 "$MPIRUN" -np 1 --bind-to none \
+        -x HPROF_OUTPUT -x OMP_WAIT_POLICY -x OMP_NUM_THREADS="$nt" \
+        "$prog" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || rc=$?
+    if [ "$rc" != 0 ] || [ ! -s "$tmp/$name.hpf" ]; then
+        notok "$name: runs and writes a profile" "exit $rc: $(tail -3 "$tmp/$name.err" | oneline)"
+        return 1
+    fi
+    ok "$name: runs and writes a profile"
+}
+
+# same_output NAME NT - the plain program prints what the instrumented one did.
+same_output() {
+    local name=$1 nt=$2 rc=0
+    timeout 300 "$MPIRUN" -np 1 --bind-to none -x OMP_WAIT_POLICY -x OMP_NUM_THREADS="$nt" \
+        "$tmp/$name.plain" >"$tmp/$name.plain.out" 2>"$tmp/$name.plain.err" </dev/null || rc=$?
+    if [ "$rc" = 0 ] && cmp -s "$tmp/$name.out" "$tmp/$name.plain.out" &&
+        cmp -s "$tmp/$name.gomp.out" "$tmp/$name.plain.out"; then
+        ok "$name: same stdout opari2+hprof, tier-0 hprof and plain"
+    else
+        notok "$name: same stdout opari2+hprof, tier-0 hprof and plain" \
+            "exit $rc; '$(head -2 "$tmp/$name.out" | oneline)' vs '$(head -2 "$tmp/$name.plain.out" | oneline)'"
+    fi
+}
+
+OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
+omp_where() { echo "s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%/$1' AND s.line = $3"; }
+omp_nodes() { q "$1" "SELECT count(*), coalesce(sum(st.count), 0) $OMPJOIN WHERE $(omp_where "$2" "$3" "$4")"; }
+omp_total() { q "$1" "SELECT coalesce(round(sum(st.time) * 1000, 3), 0) $OMPJOIN WHERE $(omp_where "$2" "$3" "$4")"; }
+omp_times() {
+    q "$1" "SELECT round(st.time * 1000, 3) $OMPJOIN WHERE st.rank = 0 AND $(omp_where "$2" "$3" "$4") ORDER BY st.time"
+}
+define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
+# nsites DB FILE NAME - how many sites of construct NAME the file has.
+nsites() { q "$1" "SELECT count(*) FROM site s WHERE s.kind = 'omp' AND s.name = '$3' AND s.file LIKE '%/$2'"; }
+
+# compare NAME A-LIST B-LIST TOL-ABS - element-wise |a - b| <= TOL-ABS.
+compare() {
+    local name=$1 a=$2 b=$3 tol=$4
+    if [ "$(printf '%s\n' "$a" | awk 'NF' | wc -l)" != "$(printf '%s\n' "$b" | awk 'NF' | wc -l)" ]; then
+        notok "$name" "'$(printf '%s' "$a" | oneline)' vs '$(printf '%s' "$b" | oneline)'"
+        return
+    fi
+    if paste <(printf '%s\n' "$a") <(printf '%s\n' "$b") |
+        awk -v t="$tol" '{ d = $1 - $2; if (d < 0) d = -d; if (d > t) bad = 1 } END { exit bad }'; then
+        ok "$name"
+    else
+        notok "$name" "POMP2 '$(printf '%s' "$a" | oneline)' vs GOMP '$(printf '%s' "$b" | oneline)' (tolerance $tol ms)"
+    fi
+}
+
+# ---------------------------------------------------------------- imbalance
+src=imbalance.c
+STEP=$(define_of "$S/$src" STEP_MS)
+REPS=$(define_of "$S/$src" REPS)
+L=$(line_of "$S/$src" imb-region)
+LE=$(awk -v l="$L" 'NR > l && /^        }$/ { print NR; exit }' "$S/$src")
+if build imb "$S/$src"; then
+    NT=2
+    db=$tmp/imb.hpf
+    gdb=$tmp/imb.gomp.hpf
+    if run imb $NT "$tmp/imb" && run imb.gomp $NT "$tmp/imb.gomp"; then
+        same_output imb $NT
+        expect_eq "imbalance: the region is a static site from the ctc string at $src:$L-$LE" \
+            "parallel,$L,$LE,0" "$(q "$db" "SELECT s.name, s.line, s.end_line, s.flags & 1 FROM site s
+                WHERE s.kind = 'omp' AND s.name = 'parallel' AND s.file LIKE '%/$src'")"
+        expect_eq "imbalance: counted once: one parallel and one implicit barrier site" "1;1" \
+            "$(nsites "$db" $src parallel)
+$(nsites "$db" $src 'implicit barrier')"
+        expect_eq "imbalance: one region node per thread, $REPS regions each" \
+            "$NT,$((NT * REPS))" "$(omp_nodes "$db" $src parallel "$L")"
+        expect_eq "imbalance: implicit barrier under the region on every thread" \
+            "$NT,$((NT * REPS))" "$(q "$db" "SELECT count(*), sum(st.count) $OMPJOIN
+                JOIN node p ON p.id = n.parent JOIN site ps ON ps.id = p.site
+                WHERE $(omp_where $src 'implicit barrier' "$L") AND ps.name = 'parallel' AND ps.line = $L")"
+        expect_eq "imbalance: fork and join on the master, once per region" \
+            "1,$REPS;1,$REPS" "$(omp_nodes "$db" $src fork "$L")
+$(omp_nodes "$db" $src join "$L")"
+        max=$((REPS * (NT - 1) * STEP))
+        for got in $(omp_times "$db" $src parallel "$L"); do
+            expect_cmp "imbalance: region time of a thread = REPS x max work ($max ms)" \
+                within "$max" "$got" "$(awk -v m=$max 'BEGIN { print m * 0.05 }')"
+        done
+        k=0
+        for got in $(omp_times "$db" $src 'implicit barrier' "$L"); do
+            want=$((REPS * k * STEP))
+            expect_cmp "imbalance: barrier wait of the thread with $((NT - 1 - k)) steps of work = $want ms" \
+                within "$want" "$got" "$(awk -v w=$want -v s=$((REPS * STEP)) 'BEGIN { print (w > 0 ? w : s) * 0.05 }')"
+            k=$((k + 1))
+        done
+        expect_eq "imbalance: $NT barrier waits" "$NT" "$k"
+        k=0
+        for got in $(omp_times "$db" $src loop "$L"); do
+            want=$((REPS * k * STEP))
+            expect_cmp "imbalance: loop work of thread with $k steps = $want ms" \
+                within "$want" "$got" "$(awk -v w=$want -v s=$((REPS * STEP)) 'BEGIN { print (w > 0 ? w : s) * 0.05 }')"
+            k=$((k + 1))
+        done
+        tol=$(awk -v s=$((REPS * STEP)) 'BEGIN { print s * 0.05 }')
+        compare "imbalance: per-thread region time = tier-0 GOMP run (5%)" \
+            "$(omp_times "$db" $src parallel "$L")" "$(omp_times "$gdb" $src parallel "$L")" "$tol"
+        compare "imbalance: per-thread implicit-barrier wait = tier-0 GOMP run (5%)" \
+            "$(omp_times "$db" $src 'implicit barrier' "$L")" \
+            "$(omp_times "$gdb" $src 'implicit barrier' "$L")" "$tol"
+        expect_eq "imbalance: same counts as the tier-0 GOMP run" \
+            "$(omp_nodes "$gdb" $src parallel "$L")" "$(omp_nodes "$db" $src parallel "$L")"
+    fi
+fi
+
+# ---------------------------------------------------------------- critical
+src=critical.c
+HOLD=$(define_of "$S/$src" HOLD_MS)
+LR=$(line_of "$S/$src" crit-region)
+LC=$(line_of "$S/$src" crit-critical)
+LL=$(line_of "$S/$src" crit-lock)
+if build crit "$S/$src"; then
+    NT=4
+    db=$tmp/crit.hpf
+    gdb=$tmp/crit.gomp.hpf
+    if run crit $NT "$tmp/crit" && run crit.gomp $NT "$tmp/crit.gomp"; then
+        same_output crit $NT
+        expect_eq "critical: sites from the ctc strings at the pragmas' lines, static" \
+            "critical,$LC,0;critical wait,$LC,0;parallel,$LR,0" \
+            "$(q "$db" "SELECT s.name, s.line, s.flags & 1 FROM site s WHERE s.kind = 'omp'
+                AND s.name IN ('parallel', 'critical', 'critical wait') AND s.file LIKE '%/$src' ORDER BY 1")"
+        expect_eq "critical: counted once: one site each for parallel, critical, critical wait, lock" \
+            "1;1;1;1" "$(nsites "$db" $src parallel)
+$(nsites "$db" $src critical)
+$(nsites "$db" $src 'critical wait')
+$(nsites "$db" $src lock)"
+        expect_eq "critical: one region node per thread" "$NT,$NT" "$(omp_nodes "$db" $src parallel "$LR")"
+        queue=$((HOLD * NT * (NT - 1) / 2))
+        for c in "critical $LC" "lock $LL"; do
+            set -- $c
+            expect_eq "critical: $1 wait and hold once per thread at $src:$2" \
+                "$NT,$NT;$NT,$NT" "$(omp_nodes "$db" $src "$1 wait" "$2")
+$(omp_nodes "$db" $src "$1" "$2")"
+            w=$(omp_total "$db" $src "$1 wait" "$2")
+            h=$(omp_total "$db" $src "$1" "$2")
+            expect_cmp "critical: total $1 wait = HOLD x (0+..+$((NT - 1))) = $queue ms (10%)" \
+                within "$queue" "$w" "$(awk -v w=$queue 'BEGIN { print w * 0.10 }')"
+            expect_cmp "critical: total $1 hold = $NT x HOLD = $((NT * HOLD)) ms (5%)" \
+                within "$((NT * HOLD))" "$h" "$(awk -v w=$((NT * HOLD)) 'BEGIN { print w * 0.05 }')"
+            expect_cmp "critical: total $1 wait = tier-0 GOMP run (5%)" \
+                within "$(omp_total "$gdb" $src "$1 wait" "$2")" "$w" \
+                "$(awk -v w=$queue 'BEGIN { print w * 0.05 }')"
+            expect_cmp "critical: total $1 hold = tier-0 GOMP run (5%)" \
+                within "$(omp_total "$gdb" $src "$1" "$2")" "$h" \
+                "$(awk -v w=$((NT * HOLD)) 'BEGIN { print w * 0.05 }')"
+        done
+        for b in $(grep -n '#pragma omp barrier' "$S/$src" | cut -d: -f1); do
+            expect_eq "critical: explicit barrier at $src:$b once per thread" "$NT,$NT" \
+                "$(omp_nodes "$db" $src barrier "$b")"
+        done
+        expect_eq "critical: one single execution" "1" \
+            "$(q "$db" "SELECT sum(st.count) $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'single' AND s.file LIKE '%/$src'")"
+    fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
