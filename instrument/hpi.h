@@ -72,12 +72,42 @@ typedef struct hpi_opts {
     size_t ncomm;
     char **cflags;           /* compiler flags as given */
     int ncflags;
+    int omp;                 /* POMP2 rewriting of OpenMP: -1 auto (on when
+                                the file has omp pragmas), 0 off, 1 on */
 } hpi_opts;
+
+/* A text edit of the OpenMP (POMP2) rewriting: replaces [off, end)
+ * (end == off: inserts) by text.  key is the offset where the construct
+ * it belongs to opens, for nesting with the probes at the same offset. */
+typedef struct hpi_edit {
+    size_t off, end, key;
+    int open;            /* 1 opener or replacement, 0 closer */
+    char *text;
+} hpi_edit;
+
+/* A POMP2 region: its handle is __hprof_pomp_h[index]. */
+typedef struct hpi_region {
+    char *type;          /* opari2 regionType: parallel, for, parallelfor, ... */
+    char *ctc;           /* the ctc string without its length prefix */
+    unsigned line, end_line;
+} hpi_region;
+
+/* A statement that may follow a directive: [s, e), e past its ';'. */
+typedef struct hpi_stmt {
+    size_t s, e;
+} hpi_stmt;
 
 typedef struct hpi_unit {
     hpi_src src;
     hpi_site *sites;
     size_t nsites, cap;
+    hpi_edit *edits;     /* the POMP2 rewriting, empty without --omp */
+    size_t nedits, ecap;
+    hpi_region *regions;
+    size_t nregions, rcap;
+    char **omp_notes;    /* "LINE: why" of omp pragmas left as they were */
+    size_t nnotes;
+    int omp_locks;       /* omp_*_lock calls were replaced */
 } hpi_unit;
 
 /* source.c */
@@ -100,6 +130,13 @@ int hpi_pragma_collapse(const char *text);
 
 /* collect.c: parses the unit with libclang and fills u->sites. */
 int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
+
+/* omp.c: the POMP2 rewriting of the OpenMP directives (OPARI2's
+ * transformation); stmts are the statements that may follow them. */
+int hpi_omp_has_pragmas(const hpi_src *s);
+int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts);
+int hpi_omp_lock(hpi_unit *u, const char *name, size_t s);
+void hpi_omp_free(hpi_unit *u);
 
 /* emit.c */
 int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen);
