@@ -70,6 +70,7 @@ typedef struct hpi_walk {
     CXCursor collapsed;  /* the next loop bound to an omp loop pragma */
     int collapse_left;
     size_t first_site;   /* the current function's procedure site */
+    hpi_vec stmts;       /* hpi_stmt: statements of blocks, for --omp */
     int oom;
 } hpi_walk;
 
@@ -620,6 +621,14 @@ static void hpi_walk_call(hpi_walk *w, CXCursor c)
     size_t s, e;
     int kind, idx;
 
+    if (w->o->omp && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
+        hpi_range(w, c, &s, &e) == 0 && !hpi_macro_at(w, s)) {
+        CXString ls = clang_getCursorSpelling(ref);
+        const char *ln = clang_getCString(ls);
+        if (ln && strncmp(ln, "omp_", 4) == 0 && hpi_omp_lock(w->u, ln, s) < 0)
+            w->oom = 1;
+        clang_disposeString(ls);
+    }
     if (clang_getCursorKind(ref) != CXCursor_FunctionDecl ||
         clang_Location_isInSystemHeader(clang_getCursorLocation(ref))) {
         hpi_walk_kids(w, c);
@@ -739,6 +748,15 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
             if (p != HPI_NONE && src->cls[p] == HPI_C_DIRECTIVE) {
                 const hpi_dir *d = hpi_src_dir_at(src, p);
                 atomic = d && d->kind == HPI_D_PRAGMA_ATOMIC;
+                if (w->o->omp && !hpi_macro_at(w, s)) {
+                    size_t after = hpi_src_next_nonspace(src, e);
+                    hpi_stmt *st = hpi_push(w, &w->stmts, sizeof *st);
+                    if (st) {
+                        st->s = s;
+                        st->e = after < src->len && src->text[after] == ';' &&
+                                src->cls[after] == HPI_C_CODE ? after + 1 : e;
+                    }
+                }
             }
         } else {
             e = HPI_NONE;
@@ -980,6 +998,7 @@ static void hpi_walk_free(hpi_walk *w)
     free(w->macros.v);
     free(w->mends);
     free(w->funcs.v);
+    free(w->stmts.v);
     free(w->anc.v);
     hpi_free_marks(&w->labels);
     hpi_free_marks(&w->gotos);
@@ -1082,6 +1101,11 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         hpi_walk_function(&w, ((CXCursor *)w.funcs.v)[i]);
     if (w.oom)
         goto oom;
+    if (o->omp) {
+        qsort(w.stmts.v, w.stmts.n, sizeof(hpi_stmt), hpi_size_cmp);  /* by s */
+        if (hpi_omp_plan(u, w.stmts.v, w.stmts.n) < 0)
+            goto oom;
+    }
     rc = 0;
     goto out;
 oom:

@@ -15,11 +15,16 @@
 #include "hprof_probe.h"
 
 typedef struct hpi_ins {
-    size_t off;
+    size_t off, end; /* an edit replaces [off, end) */
+    size_t key;      /* where the construct opens: nesting at one offset */
     int open;        /* 0 closer, 1 opener */
+    int prio;        /* 0 probe, 1 POMP2 edit (inside a probe opened at the same offset) */
     int idx;         /* emitted site index */
-    const hpi_site *site;
+    const hpi_site *site;   /* NULL for an edit */
+    const char *text;       /* the edit's text */
 } hpi_ins;
+
+static void hpi_put_pomp_funcs(FILE *fp, const hpi_unit *u);
 
 /* Emitted index of each site (-1: no probe) and its emitted parent. */
 static int *hpi_number(const hpi_unit *u, int **parents, int *count)
@@ -50,12 +55,20 @@ static int hpi_ins_cmp(const void *a, const void *b)
 {
     const hpi_ins *x = a, *y = b;
 
+    int c;
+
     if (x->off != y->off)
         return x->off < y->off ? -1 : 1;
     if (x->open != y->open)
         return x->open - y->open;          /* closers first */
-    return x->open ? x->idx - y->idx       /* outer opens first */
-                   : y->idx - x->idx;      /* inner closes first */
+    /* outer opens first, inner closes first */
+    if (x->key != y->key)
+        c = x->key < y->key ? -1 : 1;
+    else if (x->prio != y->prio)
+        c = x->prio - y->prio;
+    else
+        c = x->idx - y->idx;
+    return x->open ? c : -c;
 }
 
 static void hpi_put_cstr(FILE *fp, const char *s)
@@ -131,12 +144,126 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
     hpi_put_cstr(fp, u->src.path);
     fputs("\nstatic hprof_unit *__hprof_u(void) { return &__hprof_unit; } "
           "__attribute__((constructor)) static void __hprof_register(void) "
-          "{ hprof_register_unit(&__hprof_unit); }\n", fp);
+          "{ hprof_register_unit(&__hprof_unit); }", fp);
+    hpi_put_pomp_funcs(fp, u);
+    fputc('\n', fp);
+}
+
+/* The POMP2 declarations and the ctc strings of the unit's regions
+ * (no code: the preamble has no lines of the source). */
+static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
+{
+    static const char *const decls =
+        "typedef void *POMP2_Region_handle;\n"
+        "typedef __INT64_TYPE__ POMP2_Task_handle;\n"
+        "extern void POMP2_Assign_handle(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Parallel_fork(POMP2_Region_handle *, int, int, POMP2_Task_handle *, const char []);\n"
+        "extern void POMP2_Parallel_join(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_Parallel_begin(POMP2_Region_handle *);\n"
+        "extern void POMP2_Parallel_end(POMP2_Region_handle *);\n"
+        "extern void POMP2_Implicit_barrier_enter(POMP2_Region_handle *, POMP2_Task_handle *);\n"
+        "extern void POMP2_Implicit_barrier_exit(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_Barrier_enter(POMP2_Region_handle *, POMP2_Task_handle *, const char []);\n"
+        "extern void POMP2_Barrier_exit(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_Taskwait_begin(POMP2_Region_handle *, POMP2_Task_handle *, const char []);\n"
+        "extern void POMP2_Taskwait_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_For_enter(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_For_exit(POMP2_Region_handle *);\n"
+        "extern void POMP2_Sections_enter(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Sections_exit(POMP2_Region_handle *);\n"
+        "extern void POMP2_Section_begin(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Section_end(POMP2_Region_handle *);\n"
+        "extern void POMP2_Single_enter(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Single_begin(POMP2_Region_handle *);\n"
+        "extern void POMP2_Single_end(POMP2_Region_handle *);\n"
+        "extern void POMP2_Single_exit(POMP2_Region_handle *);\n"
+        "extern void POMP2_Master_begin(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Master_end(POMP2_Region_handle *);\n"
+        "extern void POMP2_Critical_enter(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Critical_begin(POMP2_Region_handle *);\n"
+        "extern void POMP2_Critical_end(POMP2_Region_handle *);\n"
+        "extern void POMP2_Critical_exit(POMP2_Region_handle *);\n"
+        "extern void POMP2_Ordered_enter(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Ordered_begin(POMP2_Region_handle *);\n"
+        "extern void POMP2_Ordered_end(POMP2_Region_handle *);\n"
+        "extern void POMP2_Ordered_exit(POMP2_Region_handle *);\n"
+        "extern void POMP2_Atomic_enter(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Atomic_exit(POMP2_Region_handle *);\n"
+        "extern void POMP2_Flush_enter(POMP2_Region_handle *, const char []);\n"
+        "extern void POMP2_Flush_exit(POMP2_Region_handle *);\n"
+        "extern void POMP2_Task_create_begin(POMP2_Region_handle *, POMP2_Task_handle *, POMP2_Task_handle *, int, const char []);\n"
+        "extern void POMP2_Task_create_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_Task_begin(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_Task_end(POMP2_Region_handle *);\n"
+        "extern void POMP2_Untied_task_create_begin(POMP2_Region_handle *, POMP2_Task_handle *, POMP2_Task_handle *, int, const char []);\n"
+        "extern void POMP2_Untied_task_create_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_Untied_task_begin(POMP2_Region_handle *, POMP2_Task_handle);\n"
+        "extern void POMP2_Untied_task_end(POMP2_Region_handle *);\n"
+        "#ifdef _OPENMP\n"
+        "extern int omp_get_max_threads(void);\n"
+        "#define __hprof_omp_max_threads() omp_get_max_threads()\n"
+        "#else\n"
+        "#define __hprof_omp_max_threads() 1\n"
+        "#endif\n"
+        "static POMP2_Region_handle *__hprof_pr(int);\n"
+        "static const char *__hprof_ctc(int);\n";
+    static const char *const locks =
+        "#ifdef _OPENMP\n"
+        "#include <omp.h>\n"
+        "extern void POMP2_Init_lock(omp_lock_t *);\n"
+        "extern void POMP2_Destroy_lock(omp_lock_t *);\n"
+        "extern void POMP2_Set_lock(omp_lock_t *);\n"
+        "extern void POMP2_Unset_lock(omp_lock_t *);\n"
+        "extern int POMP2_Test_lock(omp_lock_t *);\n"
+        "extern void POMP2_Init_nest_lock(omp_nest_lock_t *);\n"
+        "extern void POMP2_Destroy_nest_lock(omp_nest_lock_t *);\n"
+        "extern void POMP2_Set_nest_lock(omp_nest_lock_t *);\n"
+        "extern void POMP2_Unset_nest_lock(omp_nest_lock_t *);\n"
+        "extern int POMP2_Test_nest_lock(omp_nest_lock_t *);\n"
+        "#endif\n";
+    size_t i;
+
+    if (u->nregions) {
+        fputs(decls, fp);
+        fprintf(fp, "static POMP2_Region_handle __hprof_pomp_h[%lu];\n"
+                    "static const char *const __hprof_pomp_ctc[%lu] = {\n",
+                (unsigned long)u->nregions, (unsigned long)u->nregions);
+        for (i = 0; i < u->nregions; i++) {
+            char num[32];
+            char *full;
+            size_t n = strlen(u->regions[i].ctc);
+            snprintf(num, sizeof num, "%lu", (unsigned long)n);
+            full = malloc(strlen(num) + n + 1);
+            if (!full)
+                continue;
+            strcpy(full, num);
+            strcat(full, u->regions[i].ctc);
+            fputs("  ", fp);
+            hpi_put_cstr(fp, full);
+            fputs(",\n", fp);
+            free(full);
+        }
+        fputs("};\n", fp);
+    }
+    if (u->omp_locks)
+        fputs(locks, fp);
+}
+
+/* The functions of the POMP2 regions, on the last line (as the table). */
+static void hpi_put_pomp_funcs(FILE *fp, const hpi_unit *u)
+{
+    if (!u->nregions)
+        return;
+    fprintf(fp, " static POMP2_Region_handle *__hprof_pr(int i) { return &__hprof_pomp_h[i]; } "
+                "static const char *__hprof_ctc(int i) { return __hprof_pomp_ctc[i]; } "
+                "__attribute__((constructor)) static void __hprof_pomp_register(void) "
+                "{ int i; for (i = 0; i < %lu; i++) POMP2_Assign_handle(&__hprof_pomp_h[i], __hprof_pomp_ctc[i]); }",
+            (unsigned long)u->nregions);
 }
 
 static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par, int n)
 {
-    hpi_ins *ins = malloc((2 * u->nsites + 1) * sizeof *ins);
+    hpi_ins *ins = calloc(2 * u->nsites + u->nedits + 1, sizeof *ins);
     size_t i, m = 0, at = 0;
 
     if (!ins)
@@ -145,32 +272,51 @@ static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par
         const hpi_site *t = &u->sites[i];
         if (map[i] < 0)
             continue;
-        ins[m].off = t->open_off;
+        ins[m].off = ins[m].end = t->open_off;
+        ins[m].key = t->open_off;
         ins[m].open = 1;
         ins[m].idx = map[i];
         ins[m++].site = t;
         if (t->wrap == HPI_WRAP_PROC)
             continue;
-        ins[m].off = t->close_off;
+        ins[m].off = ins[m].end = t->close_off;
+        ins[m].key = t->open_off;
         ins[m].open = 0;
         ins[m].idx = map[i];
         ins[m++].site = t;
     }
+    for (i = 0; i < u->nedits; i++) {
+        ins[m].off = u->edits[i].off;
+        ins[m].end = u->edits[i].end;
+        ins[m].key = u->edits[i].key;
+        ins[m].open = u->edits[i].open;
+        ins[m].prio = 1;
+        ins[m].idx = (int)i;
+        ins[m++].text = u->edits[i].text;
+    }
     qsort(ins, m, sizeof *ins, hpi_ins_cmp);
     fputs("#pragma GCC diagnostic push\n"
           "#pragma GCC diagnostic ignored \"-Wlong-long\"\n"
-          "#include \"hprof_probe.h\"\n"
-          "#pragma GCC diagnostic pop\n"
+          "#include \"hprof_probe.h\"\n", fp);
+    hpi_put_pomp_decls(fp, u);
+    fputs("#pragma GCC diagnostic pop\n"
           "static hprof_unit *__hprof_u(void) __attribute__((unused));\n#line 1 ", fp);
     hpi_put_cstr(fp, u->src.path);
     fputc('\n', fp);
     for (i = 0; i < m; i++) {
-        fwrite(u->src.text + at, 1, ins[i].off - at, fp);
-        at = ins[i].off;
-        if (ins[i].open)
+        if (ins[i].off > at) {
+            fwrite(u->src.text + at, 1, ins[i].off - at, fp);
+            at = ins[i].off;
+        }
+        if (!ins[i].site) {
+            fputs(ins[i].text, fp);
+            if (ins[i].end > at)
+                at = ins[i].end;
+        } else if (ins[i].open) {
             hpi_put_open(fp, u, &ins[i]);
-        else
+        } else {
             hpi_put_close(fp, &ins[i]);
+        }
     }
     fwrite(u->src.text + at, 1, u->src.len - at, fp);
     free(ins);
@@ -237,6 +383,11 @@ void hpi_list(const hpi_unit *u, FILE *fp)
         if (map[i] < 0)
             fprintf(fp, "# skipped %s %u %s: %s\n", hpi_kind_name(u->sites[i].kind),
                     u->sites[i].line, u->sites[i].name, u->sites[i].skip);
+    for (i = 0; i < u->nregions; i++)
+        fprintf(fp, "omp %u %u %s %lu\n", u->regions[i].line, u->regions[i].end_line,
+                u->regions[i].type, (unsigned long)i);
+    for (i = 0; i < u->nnotes; i++)
+        fprintf(fp, "# omp %s\n", u->omp_notes[i]);
     free(map);
     free(par);
 }

@@ -5,7 +5,8 @@ EXTRA_DIST += instrument/hprof-cc.in
 if HAVE_LIBCLANG
 bin_PROGRAMS += instrument/hprof-instrument
 instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
-	instrument/source.c instrument/collect.c instrument/emit.c
+	instrument/source.c instrument/collect.c instrument/emit.c \
+	instrument/omp.c
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcore.la $(CLANG_LIBS)
 bin_SCRIPTS += instrument/hprof-cc

@@ -2,7 +2,7 @@
  * main.c - the hprof-instrument command line:
  *
  *   hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...
- *                    [--] FILE.c [compiler flags...]
+ *                    [--omp | --no-omp] [--] FILE.c [compiler flags...]
  *
  * Parses FILE.c with libclang using the compiler flags (-I -D -U -std
  * -include ...; the rest are ignored) and writes FILE.inst.c (or OUT) with
@@ -11,6 +11,10 @@
  * "# skipped ..." lines).  HPROF_FILTER and HPROF_COMM_FUNCS (a,b,c) are
  * read from the environment too.  On any failure: one line
  * "hprof-instrument: FILE: REASON", exit status 1, nothing written.
+ * --omp (the default when the file has "#pragma omp" lines) also rewrites
+ * the OpenMP constructs into POMP2 calls as OPARI2 does (see omp.c);
+ * --list then prints "omp LINE END_LINE TYPE INDEX" per POMP2 region and
+ * "# omp LINE: why" for the omp pragmas left as they were.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +24,7 @@
 static void hpi_usage(FILE *fp)
 {
     fputs("usage: hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...\n"
-          "                        [--] FILE.c [compiler flags...]\n", fp);
+          "                        [--omp | --no-omp] [--] FILE.c [compiler flags...]\n", fp);
 }
 
 static int hpi_fail(const char *file, const char *why)
@@ -73,12 +77,17 @@ int main(int argc, char **argv)
 
     memset(&o, 0, sizeof o);
     memset(&u, 0, sizeof u);
+    o.omp = -1;
     for (i = 1; i < argc && !o.file; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0 && i + 1 < argc)
             o.out = argv[++i];
         else if (strcmp(a, "--list") == 0)
             o.list = 1;
+        else if (strcmp(a, "--omp") == 0)
+            o.omp = 1;
+        else if (strcmp(a, "--no-omp") == 0)
+            o.omp = 0;
         else if (strcmp(a, "--filter") == 0 && i + 1 < argc)
             o.filter = argv[++i];
         else if (strcmp(a, "--comm-func") == 0 && i + 1 < argc) {
@@ -111,6 +120,8 @@ int main(int argc, char **argv)
         return hpi_fail(o.file, "out of memory");
     if (hpi_src_load(&u.src, o.file, err, sizeof err) < 0)
         return hpi_fail(o.file, err);
+    if (o.omp < 0)
+        o.omp = hpi_omp_has_pragmas(&u.src);
     rc = hpi_collect(&u, &o, err, sizeof err);
     if (rc == 0 && o.list)
         hpi_list(&u, stdout);
@@ -123,6 +134,7 @@ int main(int argc, char **argv)
         free(u.sites[i].func);
     }
     free(u.sites);
+    hpi_omp_free(&u);
     hpi_src_free(&u.src);
     for (i = 0; i < (int)o.ncomm; i++)
         free(o.comm[i]);

@@ -243,6 +243,49 @@ if have mpicc && have mpirun && [ -x "$QUERY" ]; then
     fi
 fi
 
+# ---- OpenMP constructs rewritten into POMP2 calls (--omp) -------------
+# --list shows the POMP2 regions; the instrumented programs compile without
+# a warning and print what the plain ones print; --no-omp keeps the pragmas.
+O=$srcdir/tests/omp/src
+got=$("$INST" --list "$O/imbalance.c" -fopenmp $MPIFLAGS 2>&1 | grep '^omp' | tr '\n' ';')
+check "omp: --list shows the parallel for of imbalance.c" "omp 31 36 parallelfor 0;" "$got"
+got=$("$INST" --list "$O/critical.c" -fopenmp $MPIFLAGS 2>&1 | grep '^omp' | awk '{ print $4 }' | tr '\n' ' ')
+check "omp: --list shows the regions of critical.c" "parallel barrier critical barrier single " "$got"
+got=$("$INST" --list "$S/m_pomp.c" -fopenmp 2>&1 | grep '^omp' | awk '{ print $4 }' | tr '\n' ' ')
+check "omp: --list shows single/sections/master/task regions" \
+    "task task taskwait parallel single master barrier sections critical atomic flush for ordered single task parallelfor parallelsections " "$got"
+got=$("$INST" --list --no-omp "$S/m_pomp.c" -fopenmp 2>&1 | grep -c '^omp')
+check "omp: --no-omp lists no POMP2 region" 0 "$got"
+"$INST" --no-omp -o nopomp.c "$S/m_pomp.c" -fopenmp
+check "omp: --no-omp leaves the pragmas alone" "0 $(grep -c '#pragma omp' "$S/m_pomp.c")" \
+    "$(grep -c POMP2_ nopomp.c) $(grep -c '#pragma omp' nopomp.c)"
+omp_compare() {   # omp_compare NAME CC SOURCE [MPI]
+    local name=$1 cc=$2 src=$3 run=() b
+    b=${src##*/}; b=${b%.c}
+    rm -rf po; mkdir po
+    [ -n "${4:-}" ] && run=(mpirun -np 1 --bind-to none)
+    if ! $cc -fopenmp -O2 -Wall -Wextra "$src" -o "po/$b" 2>po/err; then notok "$name" "plain build failed: $(head -3 po/err)"; return; fi
+    if ! (cd po && "$HPCC" --keep $cc -fopenmp -O2 -Wall -Wextra "$src" -o "$b.i") 2>po/ierr; then
+        notok "$name" "instrumented build failed: $(head -3 po/ierr)"; return
+    fi
+    if [ -s po/ierr ]; then notok "$name" "warnings: $(head -3 po/ierr | tr '\n' ' ')"; return; fi
+    if ! grep -q POMP2_ po/$b.i.inst.c 2>/dev/null && ! grep -q POMP2_ po/$b.inst.c 2>/dev/null; then
+        notok "$name" "no POMP2 calls in the instrumented source"; return
+    fi
+    local a c
+    a=$("${run[@]}" "po/$b" 2>&1); c=$(HPROF_OUTPUT="$tmp/po/$b.hpf" "${run[@]}" "po/$b.i" 2>&1)
+    if [ "$a" = "$c" ]; then ok "$name"; else notok "$name" "output differs: [$a] vs [$c]"; fi
+}
+for cc in gcc clang; do
+    have $cc || continue
+    omp_compare "omp: single/sections/master/task/ordered/locks instrumented = plain ($cc)" $cc "$S/m_pomp.c"
+done
+if have mpicc && have mpirun; then
+    for f in imbalance critical; do
+        omp_compare "omp: $f.c instrumented = plain (mpicc)" mpicc "$O/$f.c" mpi
+    done
+fi
+
 # ---- real code: hprof's own analyzer built through hprof-cc ------------
 # Some 2,700 lines of real C (SQLite, libdw headers, many loops, early
 # returns, goto cleanups): instrumented without a warning, and the

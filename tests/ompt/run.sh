@@ -241,8 +241,9 @@ Lc=$(line_of "$S/$F" crr-critical)
 Ll=$(line_of "$S/$F" crr-lock)
 HOLD=20
 REPS=3
-for NT in 2 4; do
-    [ -e "$tmp/critical_reps" ] && run crr$NT 1 $NT "$tmp/critical_reps" || continue
+crr_checks() {
+    local NT=$1 EH EW
+    run crr$NT 1 $NT "$tmp/critical_reps" || return 0
     expect_eq "critical_reps NT=$NT: critical and lock entries = REPS x NT" "$((REPS * NT));$((REPS * NT))" \
         "$(total "$DB" critical $F "$Lc" 'sum(st.count)');$(total "$DB" lock $F "$Ll" 'sum(st.count)')"
     EH=$((REPS * NT * HOLD))
@@ -251,7 +252,12 @@ for NT in 2 4; do
         "$(total "$DB" critical $F "$Lc" 'sum(st.time)' | ms);$(total "$DB" lock $F "$Ll" 'sum(st.time)' | ms)" 0 0.05
     expect_list "critical_reps NT=$NT: critical and lock wait = REPS x HOLD x (0+..+NT-1) within 10% (ms)" "$EW;$EW" \
         "$(total "$DB" 'critical wait' $F "$Lc" 'sum(st.time)' | ms);$(total "$DB" 'lock wait' $F "$Ll" 'sum(st.time)' | ms)" 0 0.10
-done
+}
+if [ -e "$tmp/critical_reps" ]; then
+    for NT in 2 4; do
+        attempts "critical_reps NT=$NT" crr_checks $NT
+    done
+fi
 if [ -e "$tmp/crr2.out" ]; then
     cp "$tmp/crr2.out" "$tmp/critical_reps.out"
     identity critical_reps 1 2

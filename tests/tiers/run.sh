@@ -90,21 +90,6 @@ same_stdout() {
     if cmp -s "$2" "$3"; then ok "$1"; else notok "$1" "expected '$(oneline <"$2")' got '$(oneline <"$3")'"; fi
 }
 
-# attempts NAME FUNC ARGS... - runs FUNC (a run plus its checks) up to 3
-# times while it has failures; prints the checks of the last run only.
-attempts() {
-    local name=$1 a p0=$pass f0=$fail s0=$skip
-    shift
-    for a in 1 2 3; do
-        pass=$p0 fail=$f0 skip=$s0
-        "$@" >"$tmp/attempt.log"
-        if [ "$fail" = "$f0" ] || [ $a = 3 ]; then
-            break
-        fi
-        echo "# $name: run $a had $((fail - f0)) failed checks, running again: $(grep '^not ok' "$tmp/attempt.log" | head -3 | oneline)"
-    done
-    cat "$tmp/attempt.log"
-}
 
 # ---------------------------------------------------------------- prerequisites
 missing=
