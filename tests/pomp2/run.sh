@@ -243,5 +243,45 @@ $(omp_nodes "$db" $src "$1" "$2")"
     fi
 fi
 
+# ---------------------------------------------------------------- hprof-instrument (POMP2)
+# The same program instrumented by hprof-cc, whose OpenMP rewriting emits
+# the POMP2 calls opari2 emits: per-thread waits within 5% of the truth,
+# each event once, the same numbers as the opari2 build.
+HPCC=$builddir/instrument/hprof-cc
+src=imbalance.c
+hpi_checks() {
+    local NT=2 k got want hdb
+    if run imb.hpi $NT "$tmp/imb.hpi"; then
+        hdb=$tmp/imb.hpi.hpf
+        expect_eq "hprof-instrument imbalance: counted once: one parallel and one implicit barrier site" "1;1" \
+            "$(nsites "$hdb" $src parallel)
+$(nsites "$hdb" $src 'implicit barrier')"
+        k=0
+        for got in $(omp_times "$hdb" $src 'implicit barrier' "$L"); do
+            want=$((REPS * k * STEP))
+            expect_cmp "hprof-instrument imbalance: barrier wait of the thread with $((NT - 1 - k)) steps = $want ms" \
+                within "$want" "$got" "$(awk -v w=$want -v s=$((REPS * STEP)) 'BEGIN { print (w > 0 ? w : s) * 0.05 }')"
+            k=$((k + 1))
+        done
+        expect_eq "hprof-instrument imbalance: $NT barrier waits" "$NT" "$k"
+        compare "hprof-instrument imbalance: per-thread waits = opari2 build (5%)" \
+            "$(omp_times "$hdb" $src 'implicit barrier' "$L")" \
+            "$(omp_times "$tmp/imb.hpf" $src 'implicit barrier' "$L")" \
+            "$(awk -v s=$((REPS * STEP)) 'BEGIN { print s * 0.05 }')"
+        cmp -s "$tmp/imb.hpi.out" "$tmp/imb.out" && ok "hprof-instrument imbalance: same stdout" ||
+            notok "hprof-instrument imbalance: same stdout" "$(head -2 "$tmp/imb.hpi.out" | oneline)"
+    fi
+}
+if [ -x "$HPCC" ] && [ -s "$tmp/imb.hpf" ]; then
+    L=$(line_of "$S/$src" imb-region)
+    if HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir "$HPCC" "$MPICC" $CFLAGS "$S/$src" -o "$tmp/imb.hpi" \
+        -L"$LIBDIR" -Wl,-rpath,"$LIBDIR" 2>"$tmp/imb.hpi.cc" && ! grep -q warning "$tmp/imb.hpi.cc"; then
+        ok "imbalance: hprof-cc build with POMP2 rewriting, no warnings"
+        attempts "hprof-instrument imbalance" hpi_checks
+    else
+        notok "imbalance: hprof-cc build with POMP2 rewriting, no warnings" "$(head -3 "$tmp/imb.hpi.cc" | oneline)"
+    fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
