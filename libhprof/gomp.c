@@ -212,8 +212,7 @@ static inline hp_thread *recorder(void)
 /* ------------------------------------------------------ per-thread state */
 
 #define CRIT_MAX 8    /* open critical sections recorded per thread */
-#define LOCK_MAX 16   /* locks held at once recorded per thread */
-#define NO_SITE 0xffffffffu
+#define NO_SITE HP_OMP_NO_SITE
 
 typedef struct gomp_tls {
     uint32_t ncrit;   /* open critical sections, recorded or not */
@@ -221,11 +220,7 @@ typedef struct gomp_tls {
         uint64_t start;
         uint32_t site;  /* NO_SITE: not recorded */
     } crit[CRIT_MAX];
-    struct {
-        void *lock;     /* NULL: free slot */
-        uint64_t start;
-        uint32_t site, depth;
-    } held[LOCK_MAX];
+    hp_omp_locks locks;
 } gomp_tls;
 
 static __thread gomp_tls *gtls __attribute__((tls_model("initial-exec")));
@@ -611,49 +606,18 @@ API void GOMP_critical_name_end(void **pptr)
 
 /* ------------------------------------------------------------------ locks */
 
-/* lock has been acquired at t1 (nest: one more level): its hold starts
- * unless this thread already holds it (a nest lock). */
 static void lock_acquired(void *lock, uint64_t t1, hp_thread *t, uintptr_t ret, int nest)
 {
     gomp_tls *g = tls_get();
-    if (!g)
-        return;
-    int free_slot = -1;
-    for (int i = 0; i < LOCK_MAX; i++) {
-        if (g->held[i].lock == lock) {
-            if (nest) {
-                g->held[i].depth++;
-                return;
-            }
-            free_slot = i;   /* a stale entry: a simple lock is held once */
-            break;
-        }
-        if (!g->held[i].lock && free_slot < 0)
-            free_slot = i;
-    }
-    if (free_slot < 0)
-        return;              /* too many locks held: the hold is not recorded */
-    g->held[free_slot].lock = lock;
-    g->held[free_slot].start = t1;
-    g->held[free_slot].depth = 1;
-    g->held[free_slot].site = t ? call_site(t, ret, HP_OMP_LOCK) : NO_SITE;
+    if (g)
+        hp_omp_lock_acquired(&g->locks, lock, t1, t ? call_site(t, ret, HP_OMP_LOCK) : NO_SITE,
+                             nest);
 }
 
 static void lock_released(void *lock, uint64_t now)
 {
-    gomp_tls *g = gtls;
-    if (!g)
-        return;
-    for (int i = 0; i < LOCK_MAX; i++)
-        if (g->held[i].lock == lock) {
-            if (--g->held[i].depth)
-                return;
-            g->held[i].lock = NULL;
-            hp_thread *t = hp_tls_self;
-            if (g->held[i].site != NO_SITE && t && hp_collecting)
-                hp_omp_record(t, g->held[i].site, now - g->held[i].start);
-            return;
-        }
+    if (gtls)
+        hp_omp_lock_released(&gtls->locks, hp_tls_self, lock, now);
 }
 
 static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)

@@ -69,4 +69,24 @@ void hp_omp_task_end(hp_thread *t, hprof_frame *f, uint32_t saved);
  * thread's current context. */
 void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks);
 
+/* The omp locks a thread holds, for their hold time (an event source
+ * keeps one table per thread).  A nest lock's hold runs from its first
+ * set to its last unset. */
+#define HP_OMP_LOCKS 16
+#define HP_OMP_NO_SITE 0xffffffffu
+typedef struct hp_omp_locks {
+    struct {
+        void *lock;      /* NULL: a free slot */
+        uint64_t start;
+        uint32_t site;   /* HP_OMP_NO_SITE: not recorded */
+        uint32_t depth;
+    } held[HP_OMP_LOCKS];
+} hp_omp_locks;
+
+/* lock was acquired at t1; its hold will be recorded at site. */
+void hp_omp_lock_acquired(hp_omp_locks *l, void *lock, uint64_t t1, uint32_t site, int nest);
+/* lock is released at now by thread t (NULL: not recording): records
+ * the hold when this ends it. */
+void hp_omp_lock_released(hp_omp_locks *l, hp_thread *t, void *lock, uint64_t now);
+
 #endif

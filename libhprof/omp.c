@@ -60,3 +60,39 @@ void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks)
 {
     hp_node_add(hp_node_at(t, hp_cct_child(t, t->current, site)), ticks);
 }
+
+void hp_omp_lock_acquired(hp_omp_locks *l, void *lock, uint64_t t1, uint32_t site, int nest)
+{
+    int free_slot = -1;
+    for (int i = 0; i < HP_OMP_LOCKS; i++) {
+        if (l->held[i].lock == lock) {
+            if (nest) {
+                l->held[i].depth++;
+                return;
+            }
+            free_slot = i;   /* a stale entry: a simple lock is held once */
+            break;
+        }
+        if (!l->held[i].lock && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot < 0)
+        return;              /* too many locks held: this hold is not recorded */
+    l->held[free_slot].lock = lock;
+    l->held[free_slot].start = t1;
+    l->held[free_slot].depth = 1;
+    l->held[free_slot].site = site;
+}
+
+void hp_omp_lock_released(hp_omp_locks *l, hp_thread *t, void *lock, uint64_t now)
+{
+    for (int i = 0; i < HP_OMP_LOCKS; i++)
+        if (l->held[i].lock == lock) {
+            if (--l->held[i].depth)
+                return;
+            l->held[i].lock = NULL;
+            if (l->held[i].site != HP_OMP_NO_SITE && t && hp_collecting)
+                hp_omp_record(t, l->held[i].site, now - l->held[i].start);
+            return;
+        }
+}

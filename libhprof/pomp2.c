@@ -347,7 +347,6 @@ static inline p2_region *region_of(POMP2_Region_handle *handle, const char *ctc)
 
 #define MAX_PAR 16     /* open parallel regions per thread */
 #define MAX_SCOPE 64   /* open constructs per thread */
-#define LOCK_MAX 16    /* locks held at once per thread */
 
 typedef struct p2_par {
     hprof_frame f;
@@ -371,12 +370,7 @@ typedef struct p2_tls {
     p2_par par[MAX_PAR];
     p2_team fork[MAX_PAR];  /* teams this thread forked */
     p2_scope scope[MAX_SCOPE];
-    struct {
-        void *lock;
-        uint64_t start;
-        uint32_t site, depth;
-        hp_thread *t;
-    } held[LOCK_MAX];
+    hp_omp_locks locks;
     POMP2_Task_handle task;  /* the current task's id */
 } p2_tls;
 
@@ -914,45 +908,15 @@ API void POMP2_End(POMP2_Region_handle *h)
 static void lock_acquired(void *lock, uint64_t t1, hp_thread *t, uintptr_t ret, int nest)
 {
     p2_tls *g = tls_get();
-    if (!g)
-        return;
-    int free_slot = -1;
-    for (int i = 0; i < LOCK_MAX; i++) {
-        if (g->held[i].lock == lock) {
-            if (nest) {
-                g->held[i].depth++;
-                return;
-            }
-            free_slot = i;
-            break;
-        }
-        if (!g->held[i].lock && free_slot < 0)
-            free_slot = i;
-    }
-    if (free_slot < 0)
-        return;
-    g->held[free_slot].lock = lock;
-    g->held[free_slot].start = t1;
-    g->held[free_slot].depth = 1;
-    g->held[free_slot].t = t;
-    g->held[free_slot].site = t ? hp_omp_site(t, ret, 0, HP_OMP_LOCK) : 0;
+    if (g)
+        hp_omp_lock_acquired(&g->locks, lock, t1,
+                             t ? hp_omp_site(t, ret, 0, HP_OMP_LOCK) : HP_OMP_NO_SITE, nest);
 }
 
 static void lock_released(void *lock, uint64_t now)
 {
-    p2_tls *g = ptls;
-    if (!g)
-        return;
-    for (int i = 0; i < LOCK_MAX; i++)
-        if (g->held[i].lock == lock) {
-            if (--g->held[i].depth)
-                return;
-            g->held[i].lock = NULL;
-            hp_thread *t = g->held[i].t;
-            if (t && t == hp_tls_self && hp_collecting)
-                hp_omp_record(t, g->held[i].site, now - g->held[i].start);
-            return;
-        }
+    if (ptls)
+        hp_omp_lock_released(&ptls->locks, hp_tls_self, lock, now);
 }
 
 static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)
