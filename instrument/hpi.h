@@ -138,6 +138,10 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts);
 int hpi_omp_lock(hpi_unit *u, const char *name, size_t s);
 void hpi_omp_free(hpi_unit *u);
 
+/* control.c: the control pragmas (#pragma hprof region/on/off/
+ * noinstrument/instrument, #pragma omp inst ...), after hpi_collect. */
+int hpi_control(hpi_unit *u);
+
 /* emit.c */
 int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen);
 void hpi_list(const hpi_unit *u, FILE *fp);

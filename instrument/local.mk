@@ -6,7 +6,7 @@ if HAVE_LIBCLANG
 bin_PROGRAMS += instrument/hprof-instrument
 instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/source.c instrument/collect.c instrument/emit.c \
-	instrument/omp.c
+	instrument/omp.c instrument/control.c
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcore.la $(CLANG_LIBS)
 bin_SCRIPTS += instrument/hprof-cc

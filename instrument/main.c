@@ -123,6 +123,10 @@ int main(int argc, char **argv)
     if (o.omp < 0)
         o.omp = hpi_omp_has_pragmas(&u.src);
     rc = hpi_collect(&u, &o, err, sizeof err);
+    if (rc == 0 && hpi_control(&u) < 0) {
+        snprintf(err, sizeof err, "out of memory");
+        rc = -1;
+    }
     if (rc == 0 && o.list)
         hpi_list(&u, stdout);
     else if (rc == 0)

@@ -977,7 +977,7 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts)
                 const char *p = t + 1;
                 while (*p == ' ')
                     p++;
-                if (strncmp(p, "pragma", 6) == 0 && strstr(p, " omp") &&
+                if (strncmp(p, "pragma", 6) == 0 && strstr(p, " omp") && !strstr(p, "omp inst") &&
                     hpi_note(u, hpi_src_line(&u->src, d->start), "not understood") < 0)
                     pl.oom = 1;
             }

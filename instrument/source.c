@@ -91,6 +91,10 @@ int hpi_pragma_kind(const char *t)
                strncmp(p, "loop_count", 10) == 0 || strncmp(p, "simd", 4) == 0
                ? HPI_D_PRAGMA_LOOP : HPI_D_OTHER;
     p += 3;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (strncmp(p, "inst", 4) == 0 && !isalnum((unsigned char)p[4]) && p[4] != '_')
+        return HPI_D_OTHER;  /* the seed's "#pragma omp inst ..." (control.c) */
     /* directive words up to the first clause with '(' or the end */
     for (;;) {
         const char *w;

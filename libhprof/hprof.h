@@ -17,6 +17,14 @@ HPROF_API const char *hprof_version(void);
 HPROF_API void hprof_collect(int on);
 /* Zeroes every record gathered so far (as MPI_Pcontrol(2)). */
 HPROF_API void hprof_reset(void);
+/* A user region: a node named `name` under the current calling context
+ * (site: the name at the caller's file:line).  Regions nest; each thread
+ * has its own stack of open regions, and hprof_region_end must name the
+ * innermost one of its thread (otherwise it is ignored, after one
+ * warning).  Regions may be opened while collection is off: they then
+ * record nothing but still pair with their end. */
+HPROF_API void hprof_region_begin(const char *name);
+HPROF_API void hprof_region_end(const char *name);
 
 #ifdef __cplusplus
 }

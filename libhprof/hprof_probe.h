@@ -27,7 +27,8 @@ enum hprof_site_kind {
     HPROF_SITE_PROCEDURE = 1,
     HPROF_SITE_LOOP = 2,
     HPROF_SITE_CALL = 3,   /* procedure call statement: name = callee */
-    HPROF_SITE_COMM = 4    /* communication statement: name = MPI function */
+    HPROF_SITE_COMM = 4,   /* communication statement: name = MPI function */
+    HPROF_SITE_REGION = 6  /* user region: name = the region's name */
 };
 
 typedef struct hprof_site_info {
@@ -67,6 +68,12 @@ typedef struct hprof_frame {
 HPROF_PROBE_API void hprof_enter(hprof_frame *f, hprof_unit *unit, unsigned index);
 /* Closes the probe opened with f. */
 HPROF_PROBE_API void hprof_exit(hprof_frame *f);
+
+/* What "#pragma hprof region begin/end NAME" and "#pragma hprof off/on"
+ * become (the same functions as in hprof.h). */
+HPROF_PROBE_API void hprof_region_begin(const char *name);
+HPROF_PROBE_API void hprof_region_end(const char *name);
+HPROF_PROBE_API void hprof_collect(int on);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
 	libhprof/gomp.c \
 	libhprof/pomp2.c \
+	libhprof/region.c \
 	libhprof/hp_process.h libhprof/process.c \
 	libhprof/hprof.h libhprof/api.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h

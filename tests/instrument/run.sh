@@ -8,6 +8,9 @@
 #    original lines; files that cannot be parsed are compiled as is after
 #    one warning; dependency files, object names, --keep;
 #  - CC="hprof-cc mpicc" in a tiny autoconf project;
+#  - user regions and control pragmas (m_regions.c): region nodes, counts
+#    and times, nothing recorded between off/on, no probes between
+#    noinstrument/instrument, the C API of hprof.h;
 #  - an instrumented MPI+OpenMP program under mpirun: its static sites and
 #    the procedure -> loop -> comm nesting in hprof-query.
 #
@@ -284,6 +287,42 @@ if have mpicc && have mpirun; then
     for f in imbalance critical; do
         omp_compare "omp: $f.c instrumented = plain (mpicc)" mpicc "$O/$f.c" mpi
     done
+fi
+
+# ---- user regions and instrumentation control --------------------------
+# m_regions.c: "#pragma hprof region begin/end", "off/on", the seed's
+# "#pragma omp inst ..." aliases, "noinstrument/instrument" and the C API
+# of hprof.h; no MPI, so the profile is written at exit.
+if have gcc && [ -x "$QUERY" ]; then
+    rm -rf rg; mkdir rg
+    RF=(-O1 -g -fopenmp -I"$srcdir/libhprof")
+    gcc "${RF[@]}" "$S/m_regions.c" -o rg/plain 2>/dev/null
+    if (cd rg && "$HPCC" --keep gcc "${RF[@]}" "$S/m_regions.c" -o inst) 2>rg/err; then
+        check "regions: unknown #pragma hprof warned once, at its line" 1 \
+            "$(grep -c 'm_regions.c:104: warning: unknown #pragma hprof' rg/err)"
+        check "regions: no probe and no POMP2 call between noinstrument and instrument" "0 2" \
+            "$(sed -n '/NOINST-START/,/NOINST-END/p' rg/m_regions.inst.c | grep -c 'hprof_enter\|POMP2_') $(grep -c NOINST-START rg/m_regions.inst.c)"
+        check "regions: OpenMP rewritten and probes kept outside noinstrument" "yes yes" \
+            "$(grep -q POMP2_Parallel_fork rg/m_regions.inst.c && echo yes) $(grep -q 'hprof_enter(.*spin(4)' rg/m_regions.inst.c && echo yes)"
+        check "regions: pragmas replaced by calls on their own lines" \
+            "72:hprof_region_begin(\"outer\"); 80:; 81:hprof_region_begin(\"seed\"); 85:hprof_collect(0); 93:hprof_collect(1);" \
+            "$(awk '/^#line 1 /{f=1;n=0;next} f{n++; if (n==72||n==80||n==81||n==85||n==93) printf "%d:%s ", n, $0}' rg/m_regions.inst.c | sed 's/ $//')"
+        check "regions: --list skips the sites between noinstrument and instrument" 5 \
+            "$("$INST" --list "$S/m_regions.c" "${RF[@]}" 2>/dev/null | grep -c '^# skipped.*noinstrument')"
+        a=$(rg/plain 2>&1); c=$(HPROF_OUTPUT=$tmp/rg/p.hpf rg/inst 2>rg/run.err)
+        check "regions: same stdout as plain" "$a" "$c"
+        check "regions: one warning for the mismatched end" 1 "$(grep -c 'does not close the innermost' rg/run.err)"
+        got=$("$QUERY" rg/p.hpf --sql "SELECT s.name || ':' || SUM(st.count) || ':' || (SUM(st.time) >= CASE s.name WHEN 'outer' THEN 0.015 WHEN 'inner' THEN 0.015 WHEN 'seed' THEN 0.004 WHEN 'api' THEN 0.010 WHEN 'api inner' THEN 0.004 END) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind = 'region' GROUP BY s.id ORDER BY s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')
+        check "regions: nodes, exact counts, times >= their spins" "api:2:1;api inner:2:1;inner:3:1;outer:1:1;seed:1:1;" "$got"
+        got=$("$QUERY" rg/p.hpf --sql "SELECT s.name || '@' || s.file || ':' || s.line FROM site s WHERE s.kind = 'region' ORDER BY s.name" --format csv 2>/dev/null | tail -n +2 | sed 's|@.*/|@|' | tr '\n' ';')
+        check "regions: sites at the pragma / call lines" "api@m_regions.c:58;api inner@m_regions.c:60;inner@m_regions.c:74;outer@m_regions.c:72;seed@m_regions.c:81;" "$got"
+        got=$("$QUERY" rg/p.hpf --sql "SELECT COUNT(*) FROM node n JOIN site s ON s.id = n.site WHERE s.name IN ('hidden', 'hidden_work', 'quiet_work', 'bogus')" --format csv 2>/dev/null | tail -1)
+        check "regions: nothing recorded between off and on" 0 "$got"
+        got=$("$QUERY" rg/p.hpf --sql "SELECT s.name || ':' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind = 'procedure' AND s.name = 'spin' GROUP BY s.id" --format csv 2>/dev/null | tail -1)
+        check "regions: spin counted only while collecting" "spin:8" "$got"
+    else
+        notok "regions: instrumented build" "$(head -3 rg/err | tr '\n' ' ')"
+    fi
 fi
 
 # ---- real code: hprof's own analyzer built through hprof-cc ------------

@@ -20,6 +20,7 @@
 #include "hp_runtime.h"
 #include "hp_site.h"
 #include "hp_snapshot.h"
+#include "hprof.h"
 #include "hprof_probe.h"
 
 void __cyg_profile_func_enter(void *fn, void *call_site);
@@ -238,6 +239,63 @@ static void test_filter_excludes_at_run_time(void **state)
     assert_int_equal(nodes_of(SKIPPED), 0);
 }
 
+/* The node of the user region `name` on this thread and how many such
+ * nodes there are. */
+static hp_node *region_node(const char *name, unsigned *count, uint32_t *index)
+{
+    hp_thread *t = hp_thread_self();
+    hp_node *found = NULL;
+    *count = 0;
+    for (uint32_t i = 0; i < t->nnodes; i++) {
+        hp_site *s = hp_site_get(hp_node_at(t, i)->site);
+        if (s->kind == HP_KIND_REGION && strcmp(s->name, name) == 0) {
+            found = hp_node_at(t, i);
+            *index = i;
+            ++*count;
+        }
+    }
+    return found;
+}
+
+static void test_user_regions(void **state)
+{
+    (void)state;
+    char name[16];
+    unsigned n;
+    uint32_t outer_i = 0, inner_i = 0;
+
+    hprof_region_end("nothing open");          /* ignored, one warning */
+    hprof_region_begin("outer");
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "inner");  /* keyed by content, not pointer */
+        hprof_region_begin(name);
+        hprof_region_end("outer");             /* not the innermost: ignored */
+        hprof_region_end("inner");
+    }
+    hprof_region_end("outer");
+    hprof_region_end("outer");                 /* nothing open any more: ignored */
+    /* collection off at the begin: nothing recorded, still paired */
+    hprof_collect(0);
+    hprof_region_begin("off");
+    hprof_collect(1);
+    hprof_region_end("off");
+
+    hp_node *outer = region_node("outer", &n, &outer_i);
+    assert_non_null(outer);
+    assert_int_equal(n, 1);
+    assert_int_equal(outer->count, 1);
+    assert_int_equal(outer->parent, HP_ROOT_NODE);
+    hp_node *inner = region_node("inner", &n, &inner_i);
+    assert_non_null(inner);
+    assert_int_equal(n, 1);
+    assert_int_equal(inner->count, 3);
+    assert_int_equal(inner->parent, outer_i);
+    assert_true(outer->ticks >= inner->ticks);
+    assert_null(region_node("off", &n, &inner_i));
+    assert_null(region_node("nothing open", &n, &inner_i));
+    assert_int_equal(hp_thread_self()->current, HP_ROOT_NODE);
+}
+
 static char filter_path[] = "/tmp/hprof-filter-XXXXXX";
 
 static void test_filter_rules(void **state)
@@ -323,6 +381,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_filter_excludes_at_run_time, fresh),
         cmocka_unit_test(test_filter_rules),
         cmocka_unit_test_setup(test_cyg_hooks, fresh),
+        cmocka_unit_test_setup(test_user_regions, fresh),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(filter_path);
