@@ -36,6 +36,7 @@ typedef struct hp_agg {
     uint64_t overflow_events;
     uint32_t overflow_ranks;  /* ranks that reached HPROF_MAX_NODES */
     double omp_wait, omp_thread_time;  /* OpenMP waits; threads x wall */
+    double omp_loss;          /* serial time x idle threads (loss of parallelism) */
     uint32_t nrows, cap;
     hp_agg_row *rows;
 } hp_agg;

@@ -149,6 +149,38 @@ static int is_omp_wait(const hp_rank_data *rd, const hp_site_rec *s)
     return 0;
 }
 
+/* Time the first thread spends in parallel regions (outermost ones). */
+static double master_parallel_time(const hp_rank_data *rd)
+{
+    double sum = 0;
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        const hp_node_rec *n = &rd->nodes[i];
+        const hp_site_rec *s = &rd->sites[n->site];
+        if (n->thread != 0 || s->kind != HP_KIND_OMP ||
+            strcmp(rd->strings[s->name], "parallel") != 0)
+            continue;
+        int nested = 0;
+        for (uint32_t up = n->parent; up != HP_NONE && up < rd->nnodes && !nested;
+             up = rd->nodes[up].parent) {
+            const hp_site_rec *u = &rd->sites[rd->nodes[up].site];
+            nested = u->kind == HP_KIND_OMP && strcmp(rd->strings[u->name], "parallel") == 0;
+        }
+        if (!nested)
+            sum += n->time;
+    }
+    return sum;
+}
+
+/* Loss of parallelism: while the first thread runs outside any parallel
+ * region, the other threads of its OpenMP team sit idle. */
+static double parallelism_loss(const hp_rank_data *rd)
+{
+    if (rd->info.omp_threads < 2)
+        return 0;
+    double serial = rd->info.wall - master_parallel_time(rd);
+    return serial > 0 ? serial * (rd->info.omp_threads - 1) : 0;
+}
+
 int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
 {
     memset(a, 0, sizeof *a);
@@ -172,6 +204,7 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
     a->mpi_pct_min = a->mpi_pct_max = a->mpi_pct_sum = pct;
     a->overflow_events = rd->info.overflow_events;
     a->overflow_ranks = (rd->info.flags & HP_RANKF_OVERFLOW) != 0;
+    a->omp_loss = parallelism_loss(rd);
     a->omp_thread_time = rd->info.wall * (rd->info.omp_threads > rd->info.threads
                                               ? rd->info.omp_threads : rd->info.threads);
     return 0;
@@ -219,6 +252,7 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
     into->overflow_ranks += from->overflow_ranks;
     into->omp_wait += from->omp_wait;
     into->omp_thread_time += from->omp_thread_time;
+    into->omp_loss += from->omp_loss;
     return 0;
 }
 
@@ -238,6 +272,7 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
     hp_buf_put_u32(b, a->overflow_ranks);
     hp_buf_put_f64(b, a->omp_wait);
     hp_buf_put_f64(b, a->omp_thread_time);
+    hp_buf_put_f64(b, a->omp_loss);
     hp_buf_put_u32(b, a->nrows);
     for (uint32_t i = 0; i < a->nrows; i++) {
         const hp_agg_row *r = &a->rows[i];
@@ -344,6 +379,7 @@ int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
     a->overflow_ranks = rd_u32(&rd);
     a->omp_wait = rd_f64(&rd);
     a->omp_thread_time = rd_f64(&rd);
+    a->omp_loss = rd_f64(&rd);
     uint32_t nrows = rd_u32(&rd);
     for (uint32_t i = 0; i < nrows && !rd.bad; i++)
         if (decode_row(&rd, a) != 0)
@@ -454,6 +490,11 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
         fprintf(out, "hprof: %u rank%s x %u thread%s, wall %.3f s (max over ranks)\n", a->nranks,
                 a->nranks == 1 ? "" : "s", a->threads_max, a->threads_max == 1 ? "" : "s",
                 a->wall_max);
+    if (a->omp_loss > 0)
+        fprintf(out, "hprof: OpenMP loss of parallelism %.1f%% of thread time (serial code while "
+                     "the other threads idle: %.4f thread-s)\n",
+                a->omp_thread_time > 0 ? 100.0 * a->omp_loss / a->omp_thread_time : 0.0,
+                a->omp_loss);
     if (a->omp_wait > 0)
         fprintf(out, "hprof: OpenMP sync %.1f%% of thread time (barriers, critical and lock "
                      "waits, taskwait: %.4f s)\n",

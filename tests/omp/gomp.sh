@@ -260,5 +260,18 @@ elif build jac "$srcdir/examples/$src" -lm; then
     fi
 fi
 
+# ---------------------------------------------------------------- loss of parallelism
+# The master alone for SERIAL_MS while its other thread idles: the summary's
+# loss of parallelism is about SERIAL_MS x (NT - 1) thread-seconds (10%).
+src=serial_part.c
+if build sp "$S/$src"; then
+    if run sp 1 2 "$tmp/sp"; then
+        want=$(awk -v s="$(sed -n 's/^#define SERIAL_MS \([0-9]*\).*/\1/p' "$S/$src")" 'BEGIN { print s / 1000 }')
+        got=$(sed -n 's/.*loss of parallelism .*: \([0-9.]*\) thread-s).*/\1/p' "$tmp/sp.err")
+        expect_cmp "loss of parallelism: serial ${want}s x 1 idle thread (summary, 10%)" within "$want" "$got" \
+            "$(awk -v w="$want" 'BEGIN { print w * 0.1 }')"
+    fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
