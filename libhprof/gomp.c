@@ -40,20 +40,28 @@
  *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
  *    the thread that runs the block (its time is the time of the call).
  *  - GOMP_task: "task create" (time in the call; an undeferred task, e.g.
- *    if(0) or outside a parallel region, runs inside it and is included);
+ *    if(0) or outside a parallel region, runs inside it and is included),
+ *    and "task", the execution, on the thread that runs it, keyed by the
+ *    task's outlined function (its line is the pragma's or the body's):
+ *    libgomp gets a trampoline and a larger argument block (see task_hdr);
+ *    the time is the task's own, without tasks run nested in it on that
+ *    thread, and is also inside the taskwait/barrier/task create time of
+ *    whatever the thread was waiting in.  Detachable tasks and argument
+ *    blocks over 64 KiB are created unwrapped (creation only);
  *    GOMP_taskwait, GOMP_taskwait_depend and GOMP_taskgroup_end:
  *    "taskwait".
  * Not visible this way: static loop schedules (gcc computes the chunks
  * inline; only the end barrier shows), the per-thread time in worksharing
  * loops, master/masked (inlined thread-number tests), atomics (hardware
- * instructions), flush, ordered, the execution of tasks (a waiting thread
- * that runs tasks in a barrier or taskwait has that time counted as
- * waiting), regions with task reductions (GOMP_parallel_reductions) and
- * objects from gcc < 4.9 (GOMP_parallel_start/end), which pass through.
+ * instructions), flush, ordered, taskloop tasks (GOMP_taskloop), regions
+ * with task reductions (GOMP_parallel_reductions) and objects from
+ * gcc < 4.9 (GOMP_parallel_start/end), which pass through.
  *
- * Wrappers never change arguments or results, never take a lock, and pass
- * straight through when collection is off, when the calling thread has no
- * records, when OMPT is active, or when the real function is missing.
+ * Wrappers never change results, change no arguments but GOMP_task's
+ * function and block (the task still runs the user's function on a copy
+ * of the user's block), never take a lock, and pass straight through
+ * when collection is off, when the calling thread has no records, when
+ * OMPT is active, or when the real function is missing.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -470,6 +478,56 @@ API void GOMP_taskgroup_end(void)
     TIMED_VOID(real.taskgroup_end(), taskgroup_end, RET, HP_OMP_TASKWAIT);
 }
 
+/* ------------------------------------------------------------------ tasks */
+
+/* A task's execution: GOMP_task gets task_tramp as the task's function and
+ * an argument block that starts with this header, the user's block
+ * following at off (rounded up to the user's alignment).  libgomp copies
+ * the block into the task (memcpy, or the copy function given) and calls
+ * task_tramp(copy) on the thread that runs it, deferred or at once. */
+typedef struct task_hdr {
+    void (*fn)(void *);             /* the outlined task function */
+    void (*cpyfn)(void *, void *);  /* the user's copy function, or NULL */
+    void *src;                      /* the user's data (valid in GOMP_task only) */
+    long off;                       /* the user's block in the copy */
+} task_hdr;
+
+#define TASK_WRAP_MAX (64 * 1024)   /* larger blocks pass through unwrapped */
+
+/* Ticks of tasks run nested inside the running task on this thread (in
+ * its taskwait, or undeferred in its GOMP_task): a task's time is its own
+ * (exclusive) time, as with OMPT's task switches. */
+static __thread uint64_t task_nested __attribute__((tls_model("initial-exec")));
+
+static void task_tramp(void *arg)
+{
+    task_hdr *h = arg;
+    void (*fn)(void *) = h->fn;
+    uint64_t t0 = hp_ticks();
+    uint64_t outer_nested = task_nested;
+    task_nested = 0;
+    void (*outer)(void *) = cur_fn;
+    cur_fn = fn;
+    run_outlined(fn, (char *)arg + h->off);
+    cur_fn = outer;
+    uint64_t dt = hp_ticks() - t0;
+    uint64_t own = dt > task_nested ? dt - task_nested : 0;
+    task_nested = outer_nested + dt;
+    hp_thread *t = hp_collecting && !ompt_on() ? hp_thread_self() : NULL;
+    if (t)
+        hp_omp_record(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK), own);
+}
+
+/* The copy function handed to libgomp when the user has one: src is the
+ * bare header; the user's function builds its block from the user's data. */
+static void task_copy(void *dst, void *src)
+{
+    task_hdr *h = src;
+    *(task_hdr *)dst = *h;
+    ((task_hdr *)dst)->src = NULL;
+    h->cpyfn((char *)dst + h->off, h->src);
+}
+
 API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                    long arg_size, long arg_align, bool if_clause, unsigned flags,
                    void **depend, int priority, void *detach)
@@ -482,9 +540,48 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
             return;
         }
     }
-    TIMED_VOID(real.task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
-                         depend, priority, detach),
-               task, RET, HP_OMP_TASK_CREATE);
+    hp_thread *t = recorder();
+    /* A detachable task's event handle is written by libgomp into the
+     * user's block once copied (data == detach): not wrapped. */
+    if (!t || detach || arg_size < 0 || arg_size > TASK_WRAP_MAX) {
+        TIMED_VOID(real.task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
+                             depend, priority, detach),
+                   task, RET, HP_OMP_TASK_CREATE);
+        return;
+    }
+    long ualign = arg_align > 0 ? arg_align : 1;
+    long align = ualign > (long)_Alignof(task_hdr) ? ualign : (long)_Alignof(task_hdr);
+    long off = ((long)sizeof(task_hdr) + ualign - 1) & ~(ualign - 1);
+    long size = off + arg_size;
+    task_hdr *h;
+    if (cpyfn) {
+        /* libgomp calls task_copy(copy, h): only the header is needed here. */
+        task_hdr hdr = { fn, cpyfn, data, off };
+        h = &hdr;
+        uint64_t t0 = hp_ticks();
+        real.task(task_tramp, h, task_copy, size, align, if_clause, flags, depend,
+                  priority, detach);
+        uint64_t t1 = hp_ticks();
+        if (!ompt_on())
+            hp_omp_record(t, call_site(t, RET, HP_OMP_TASK_CREATE), t1 - t0);
+        return;
+    }
+    /* memcpy'd by libgomp, or run in place when undeferred: the whole
+     * block, aligned, on this stack. */
+    char *raw = __builtin_alloca(size + align - 1);
+    h = (task_hdr *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    h->fn = fn;
+    h->cpyfn = NULL;
+    h->src = NULL;
+    h->off = off;
+    if (arg_size)
+        __builtin_memcpy((char *)h + off, data, arg_size);
+    uint64_t t0 = hp_ticks();
+    real.task(task_tramp, h, NULL, size, align, if_clause, flags, depend, priority,
+              detach);
+    uint64_t t1 = hp_ticks();
+    if (!ompt_on())
+        hp_omp_record(t, call_site(t, RET, HP_OMP_TASK_CREATE), t1 - t0);
 }
 
 /* ---------------------------------------------------------------- single */

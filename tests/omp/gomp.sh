@@ -13,6 +13,9 @@
 #    end-of-loop barriers, tasks created, taskwaits, nested criticals, nest
 #    and test locks, nested parallel regions, combined parallel loop and
 #    parallel sections;
+#  - tasks.c: tasks created and executed per construct (exact), their
+#    exclusive time > 0 and <= the thread's region time, and firstprivate
+#    VLA (copy function), if(0) and 64-byte aligned tasks;
 #  - jacobi.c at 2 ranks x 2 threads: the parallel loop next to the MPI
 #    call sites in one database, two threads per rank;
 #  - identical stdout with and without -lhprof for every program.
@@ -239,6 +242,55 @@ $(cnt 'implicit barrier' "$L")"
         done
     done
     LEVELS=1
+fi
+
+# ---------------------------------------------------------------- tasks
+# Task execution through GOMP_task's wrapped function: exact counts per
+# construct (the outlined function's line: -O2 may key a tiny task by its
+# body's first lines), exclusive task time > 0 and within the thread's
+# region time, the firstprivate VLA (copy function), if(0) and aligned
+# firstprivate tasks giving the same results.
+src=tasks.c
+VLAS=$(define_of "$S/$src" VLAS)
+LR=$(line_of "$S/$src" tasks-region)
+if build tasks "$S/$src"; then
+    for NT in 1 2 4; do
+        db=$tmp/tasks$NT.hpf
+        run tasks$NT 1 $NT "$tmp/tasks" || continue
+        out=$(cat "$tmp/tasks$NT.out")
+        calls=$(sed -n 's/.*tasks per construct \([0-9]*\).*/\1/p' <<<"$out")
+        grep -q "tasks: $NT threads" <<<"$out" || notok "tasks/$NT: team of $NT" "$out"
+        vsum=$(awk -v nt=$NT -v v=$VLAS 'BEGIN { for (m = 0; m < nt; m++) for (k = 0; k < v; k++)
+            for (i = 0; i < 100 + k; i++) s += i + m; print s }')
+        expect_eq "tasks/$NT: VLA (copy function), if(0) and aligned tasks compute the right results" \
+            "vla sum $vsum, if0 $((NT * (NT + 1) / 2)), misaligned 0" "$(sed -n 's/.*\(vla sum.*\)$/\1/p' <<<"$out")"
+        cnt() { omp_sum "$db" $src "$1" "$2" "$3" "sum(st.count)"; }
+        for m in tasks-a tasks-b; do
+            L=$(line_of "$S/$src" $m)
+            expect_eq "tasks/$NT: $m created and executed (exact, $calls)" "$calls;$calls" \
+                "$(cnt 'task create' "$L" "$L");$(cnt task "$L" $((L + 1)))"
+        done
+        for m in "tasks-vla $((NT * VLAS))" "tasks-if0 $NT" "tasks-align $NT"; do
+            set -- $m
+            L=$(line_of "$S/$src" $1)
+            expect_eq "tasks/$NT: $1 created and executed (exact, $2)" "$2;$2" \
+                "$(cnt 'task create' "$L" "$L");$(cnt task "$L" $((L + 3)))"
+        done
+        expect_eq "tasks/$NT: taskwaits (exact)" "$calls" "$(cnt taskwait "$(line_of "$S/$src" tasks-wait)" "$(line_of "$S/$src" tasks-wait)")"
+        La=$(line_of "$S/$src" tasks-a)
+        expect_cmp "tasks/$NT: fib task execution time > 0 (ms)" gt 0 \
+            "$(omp_sum "$db" $src task "$La" $((La + 3)) "round(sum(st.time) * 1000, 6)")"
+        expect_eq "tasks/$NT: every task execution is recorded under the region node" "0" \
+            "$(q "$db" "SELECT count(*) $OMPJOIN JOIN node p ON p.id = n.parent JOIN site ps ON ps.id = p.site
+                WHERE s.kind = 'omp' AND s.name = 'task' AND s.file LIKE '%/$src'
+                AND NOT (ps.name = 'parallel' AND ps.line = $LR)")"
+        # per thread: its (exclusive) task time <= its time in the region
+        expect_eq "tasks/$NT: per thread, task time <= region time" "0" \
+            "$(q "$db" "WITH tk AS (SELECT st.rank, st.thread, sum(st.time) AS t $OMPJOIN
+                    WHERE s.kind = 'omp' AND s.name = 'task' AND s.file LIKE '%/$src' GROUP BY 1, 2),
+                rg AS (SELECT st.rank, st.thread, sum(st.time) AS t $OMPJOIN WHERE $(omp_where $src parallel "$LR") GROUP BY 1, 2)
+                SELECT count(*) FROM tk LEFT JOIN rg USING (rank, thread) WHERE rg.t IS NULL OR tk.t > rg.t")"
+    done
 fi
 
 # ---------------------------------------------------------------- jacobi
