@@ -155,7 +155,23 @@ static HP_NOIPA void ret_probe(void *slot)
     *(uintptr_t *)slot = (uintptr_t)__builtin_return_address(0);
 }
 
-#define LOOKUP(field, name) (*(void **)&real.field = dlsym(RTLD_NEXT, name))
+/* The real entry point.  A program that uses OpenMP only through pragmas
+ * needs from libgomp only GOMP_* symbols that libhprof defines, so a
+ * linker with --as-needed (Debian's default) drops libgomp when -lhprof
+ * comes first: the program would then run its regions on one thread.
+ * So when the symbol is nowhere next in line, libgomp is loaded here. */
+static void *lookup(const char *name)
+{
+    static void *gomp;
+    void *f = dlsym(RTLD_NEXT, name);
+    if (f)
+        return f;
+    if (!gomp)
+        gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
+    return gomp ? dlsym(gomp, name) : NULL;
+}
+
+#define LOOKUP(field, name) (*(void **)&real.field = lookup(name))
 
 static void resolve_real(void)
 {

@@ -325,5 +325,21 @@ if build sp "$S/$src"; then
     fi
 fi
 
+# ---------------------------------------------------------------- pragmas only, --as-needed
+# A program that uses OpenMP only through pragmas needs from libgomp only
+# GOMP_* symbols libhprof defines: Debian's --as-needed then drops libgomp.
+# hprof must load it itself, so the program still runs its team.
+src=$srcdir/tests/ompt/src/fib.c
+if OMPI_CC=gcc "$MPICC" -fopenmp -g -O2 "$src" -o "$tmp/po" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/po.cc" &&
+    OMPI_CC=gcc "$MPICC" -fopenmp -g -O2 "$src" -o "$tmp/po.plain" 2>>"$tmp/po.cc"; then
+    LEVELS=1
+    if run po 1 2 "$tmp/po"; then
+        expect_eq "pragmas only: the region runs on 2 threads although libgomp was not linked ($(readelf -d "$tmp/po" | grep -c 'NEEDED.*libgomp') NEEDED)" \
+            2 "$(q "$tmp/po.hpf" "SELECT count(DISTINCT st.thread) $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'parallel'")"
+    fi
+else
+    notok "pragmas only: build" "$(head -3 "$tmp/po.cc" | oneline)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
