@@ -98,7 +98,7 @@ static void decimals(hpq_table *t, const char *cols, int n)
 
 static void time_columns(hpq_table *t)
 {
-    decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time,ibarrier,barrier,crit_wait,"
+    decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time,work,ibarrier,barrier,crit_wait,"
                 "crit_hold,lock_wait,lock_hold,task_time,taskwait", TIME_DECIMALS);
     decimals(t, "imbalance", 2);
     decimals(t, "pct", 1);
@@ -507,8 +507,15 @@ static char *threads_sql(const char *nodes)
                    " AND x.rank = st.rank AND x.thread = st.thread), 0) AS %s",
                thread_columns[i].count ? "x.count" : "x.time", nodes, thread_columns[i].name,
                thread_columns[i].column);
-    append(&b, " FROM stat st WHERE st.node IN (%s) GROUP BY st.rank, st.thread"
-               " ORDER BY st.rank, st.thread", nodes);
+    append(&b, " FROM stat st WHERE st.node IN (%s) GROUP BY st.rank, st.thread", nodes);
+    /* work: the construct's time less every wait recorded inside it */
+    hp_buf outer = {0};
+    append(&outer, "SELECT rank, thread, calls, time, MAX(time - ibarrier - barrier - crit_wait"
+                   " - lock_wait - taskwait, 0) AS work, ibarrier, barrier, crit_wait, crit_hold,"
+                   " lock_wait, lock_hold, single, master, tasks, task_time, taskwait FROM (%s)"
+                   " ORDER BY rank, thread", b.failed || !b.data ? "" : (const char *)b.data);
+    hp_buf_free(&b);
+    b = outer;
     if (b.failed || !b.data) {
         hp_buf_free(&b);
         return NULL;

@@ -143,6 +143,16 @@ if build imb "$S/$src"; then
             k=$((k + 1))
         done
         expect_eq "imbalance/$NT: $NT barrier waits" "$NT" "$k"
+        # hprof-query --threads: the work column (time less waits) per thread
+        k=0
+        for got in $("$QUERY" "$db" --threads "$src:$L" --format csv 2>/dev/null |
+            awk -F, 'NR > 1 { printf "%.3f\n", $5 * 1000 }' | sort -g); do
+            want=$((REPS * k * STEP))
+            expect_cmp "imbalance/$NT: --threads work of the thread with $k steps = $want ms" \
+                within "$want" "$got" "$(awk -v w=$want -v s=$((REPS * STEP)) -v t=$tol 'BEGIN { print (w > 0 ? w : s) * t }')"
+            k=$((k + 1))
+        done
+        expect_eq "imbalance/$NT: --threads has a row per thread" "$NT" "$k"
         imb_forkjoin
     done
     # The plain binary with LD_PRELOAD: the same records.
