@@ -46,36 +46,6 @@ static void hpi_warn(const hpi_unit *u, unsigned line, const char *what, const c
     fprintf(stderr, "hprof-instrument: %s:%u: warning: %s: %s\n", u->src.path, line, what, text);
 }
 
-/* The directive on one line: continuations joined, comments blanked,
- * trailing space cut. */
-static char *hpi_ctext(const hpi_src *s, const hpi_dir *d)
-{
-    char *t = malloc(d->end - d->start + 1);
-    size_t i, n = 0;
-
-    if (!t)
-        return NULL;
-    for (i = d->start; i < d->end; i++) {
-        char c = s->text[i];
-        if (c == '\\' && i + 1 < d->end && s->text[i + 1] == '\n') {
-            c = ' ';
-            i++;
-        } else if (c == '/' && i + 1 < d->end && s->text[i + 1] == '*') {
-            for (i += 2; i + 1 < d->end && !(s->text[i] == '*' && s->text[i + 1] == '/'); i++)
-                ;
-            i++;
-            c = ' ';
-        } else if (c == '/' && i + 1 < d->end && s->text[i + 1] == '/') {
-            break;
-        }
-        t[n++] = c == '\t' || c == '\n' || c == '\r' ? ' ' : c;
-    }
-    while (n > 0 && t[n - 1] == ' ')
-        n--;
-    t[n] = 0;
-    return t;
-}
-
 /* A region name: "quoted" or the text up to the end (or to `stop`). */
 static char *hpi_name(const char *p, char stop)
 {
@@ -228,7 +198,7 @@ int hpi_control(hpi_unit *u)
     for (i = 0; i < u->src.ndirs; i++) {
         const hpi_dir *d = &u->src.dirs[i];
         unsigned line = hpi_src_line(&u->src, d->start);
-        char *t = hpi_ctext(&u->src, d), *name, buf[64], *call = NULL;
+        char *t = hpi_dir_text(&u->src, d), *name, buf[64], *call = NULL;
         const char *why;
         int c, rc = 0;
 

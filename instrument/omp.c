@@ -104,7 +104,7 @@ static int hpi_id(char c)
 }
 
 /* The directive text on one line: continuations joined, comments out. */
-static char *hpi_dir_text(const hpi_src *s, const hpi_dir *d)
+char *hpi_dir_text(const hpi_src *s, const hpi_dir *d)
 {
     char *t = malloc(d->end - d->start + 2);
     size_t i, n = 0;
