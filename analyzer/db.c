@@ -30,7 +30,9 @@ static const char *const schema_sql =
     " time REAL, min REAL, max REAL);\n"
     "CREATE TABLE comm(node INTEGER, rank INTEGER, thread INTEGER, peer INTEGER,"
     " count INTEGER, bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL,"
-    " min REAL, max REAL);\n";
+    " min REAL, max REAL);\n"
+    "CREATE TABLE task(rank INTEGER, thread INTEGER, kind TEXT, site INTEGER,"
+    " team INTEGER, id INTEGER, parent INTEGER, begin REAL, end REAL);\n";
 
 static const char *const index_sql =
     "CREATE INDEX site_name ON site(name);\n"
@@ -41,7 +43,8 @@ static const char *const index_sql =
     "CREATE INDEX stat_node ON stat(node, rank);\n"
     "CREATE INDEX stat_rank ON stat(rank);\n"
     "CREATE INDEX comm_node ON comm(node, peer);\n"
-    "CREATE INDEX comm_rank ON comm(rank);\n";
+    "CREATE INDEX comm_rank ON comm(rank);\n"
+    "CREATE INDEX task_id ON task(rank, id);\n";
 
 /* Ranks that never ran a node count as zero in means and imbalance. */
 static const char *const view_sql =
@@ -99,7 +102,25 @@ static const char *const view_sql =
     "  WHERE q.kind = 'procedure' AND q.name = c.name)) AS callee_line"
     " FROM site c JOIN site p ON p.id = c.parent"
     " WHERE c.kind = 'call' AND p.kind = 'loop';\n"
-    "CREATE INDEX site_parent ON site(parent);\n";
+    "CREATE INDEX site_parent ON site(parent);\n"
+    /* Explicit tasks: the construct that created each "task create" node
+     * is the nearest "task" node above it ("parallel": the implicit task
+     * of that region; none: the initial task). */
+    "CREATE VIEW task_parent AS WITH RECURSIVE up(node, anc) AS ("
+    " SELECT n.id, n.parent FROM node n JOIN site s ON s.id = n.site"
+    "  WHERE s.kind = 'omp' AND s.name = 'task create'"
+    " UNION ALL SELECT up.node, a.parent FROM up JOIN node a ON a.id = up.anc"
+    "  JOIN site sa ON sa.id = a.site"
+    "  WHERE NOT (sa.kind = 'omp' AND sa.name IN ('task', 'parallel')))"
+    " SELECT up.node AS node, up.anc AS parent_node FROM up"
+    " LEFT JOIN node a ON a.id = up.anc LEFT JOIN site sa ON sa.id = a.site"
+    " WHERE up.anc IS NULL OR (sa.kind = 'omp' AND sa.name IN ('task', 'parallel'));\n"
+    "CREATE VIEW task_children AS SELECT p.site AS parent_site,"
+    " COALESCE(ps.label, '(initial task)') AS parent, c.site AS child_site,"
+    " cs.label AS child, SUM(st.count) AS created"
+    " FROM task_parent tp JOIN node c ON c.id = tp.node JOIN site cs ON cs.id = c.site"
+    " JOIN stat st ON st.node = tp.node LEFT JOIN node p ON p.id = tp.parent_node"
+    " LEFT JOIN site ps ON ps.id = p.site GROUP BY p.site, c.site;\n";
 
 typedef struct writer {
     sqlite3 *db;
@@ -366,6 +387,32 @@ static int write_comms(writer *w)
     return rc;
 }
 
+static int write_tasks(writer *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (prepare(w, "INSERT INTO task VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+        return -1;
+    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
+        const hp_rank_data *rd = &w->p->ranks[r];
+        for (uint32_t i = 0; i < rd->ntasks && rc == 0; i++) {
+            const hp_task_rec *k = &rd->tasks[i];
+            sqlite3_bind_int64(st, 1, r);
+            sqlite3_bind_int64(st, 2, k->thread);
+            bind_text(st, 3, k->kind == HP_TASKEV_CREATE ? "create" : "run");
+            sqlite3_bind_int64(st, 4, w->m->site_map[r][k->site]);
+            sqlite3_bind_int64(st, 5, k->team);
+            sqlite3_bind_int64(st, 6, (int64_t)k->id);
+            sqlite3_bind_int64(st, 7, (int64_t)k->parent);
+            sqlite3_bind_double(st, 8, k->begin);
+            sqlite3_bind_double(st, 9, k->end);
+            rc = step(w, st);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int write_all(writer *w, const char *source)
 {
     if (exec(w, "PRAGMA journal_mode=MEMORY; BEGIN;") ||
@@ -376,6 +423,7 @@ static int write_all(writer *w, const char *source)
         write_nodes(w) ||
         write_stats(w) ||
         write_comms(w) ||
+        write_tasks(w) ||
         exec(w, index_sql) ||
         exec(w, view_sql) ||
         exec(w, "COMMIT;"))

@@ -55,6 +55,7 @@ static const char *tag_name(uint32_t tag)
     case HP_SEC_SITE: return "SITE";
     case HP_SEC_NODE: return "NODE";
     case HP_SEC_COMM: return "COMM";
+    case HP_SEC_TASK: return "TASK";
     case HP_SEC_END: return "END";
     default: return NULL;
     }
@@ -447,6 +448,44 @@ static int read_comms(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
     return 0;
 }
 
+static int check_task(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
+                      uint32_t i)
+{
+    const hp_task_rec *k = &rd->tasks[i];
+    if (k->kind != HP_TASKEV_CREATE && k->kind != HP_TASKEV_RUN)
+        return fail(r, at, "task record %u of rank %u: unknown kind %u", i, rank, k->kind);
+    if (k->site >= rd->nsites)
+        return fail(r, at, "task record %u of rank %u: site %u out of range (%u sites)", i,
+                    rank, k->site, rd->nsites);
+    if (k->thread >= rd->info.threads)
+        return fail(r, at, "task record %u of rank %u: thread %u out of range (%u threads)",
+                    i, rank, k->thread, rd->info.threads);
+    if (!(k->begin <= k->end))
+        return fail(r, at, "task record %u of rank %u: ends before it begins", i, rank);
+    return 0;
+}
+
+static int read_tasks(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+{
+    section s;
+    uint32_t n;
+    if (open_section(r, *pos, HP_SEC_TASK, rank, &s) ||
+        record_count(r, &s, HP_TASK_REC_LEN, &n))
+        return -1;
+    rd->tasks = calloc(n ? n : 1, sizeof *rd->tasks);
+    if (!rd->tasks)
+        return fail(r, s.at, "out of memory");
+    rd->ntasks = n;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t at = s.start + (size_t)i * HP_TASK_REC_LEN;
+        hp_task_rec_get(r->data + at, &rd->tasks[i]);
+        if (check_task(r, at, rd, rank, i))
+            return -1;
+    }
+    *pos = s.end;
+    return 0;
+}
+
 static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
                      hp_rank_data *rd)
 {
@@ -454,7 +493,8 @@ static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
         read_strings(r, pos, rank, rd) ||
         read_sites(r, pos, rank, rd) ||
         read_nodes(r, pos, rank, rd) ||
-        read_comms(r, pos, rank, nranks, rd))
+        read_comms(r, pos, rank, nranks, rd) ||
+        read_tasks(r, pos, rank, rd))
         return -1;
     return 0;
 }

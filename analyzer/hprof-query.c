@@ -1,7 +1,7 @@
 /*
  * hprof-query.c - command line tool: reports on a profile or its database
  * (top-down listing, flat sites, communication, per-rank distribution,
- * free SQL) in text, CSV or JSON.  Option parsing and dispatch only; the
+ * OpenMP threads and tasks, the task timeline, free SQL) in text, CSV or JSON.  Option parsing and dispatch only; the
  * reports live in report.c.
  */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 typedef struct query_args {
     const char *input;
     const char *comm_site, *ranks_site, *threads_site, *sql;
-    int flat;
+    int flat, tasks, task_trace;
     hpq_options opt;
 } query_args;
 
@@ -28,6 +28,8 @@ static void usage(FILE *out)
           "  --by-rank         with --comm: per source rank and destination\n"
           "  --ranks SITE      per-rank distribution of SITE\n"
           "  --threads SITE    per-thread table of an OpenMP construct (waits, holds, tasks)\n"
+          "  --tasks           tasks created per (parent construct, child construct)\n"
+          "  --task-trace      the task timeline (HPROF_TASK_TRACE) as Chrome trace JSON\n"
           "  --sql QUERY       run an SQL query on the database\n"
           "options:\n"
           "  --depth N         list calling contexts down to depth N\n"
@@ -121,6 +123,10 @@ static int parse_args(int argc, char **argv, query_args *a)
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
         if (strcmp(name, "--flat") == 0 && !eq)
             a->flat = 1;
+        else if (strcmp(name, "--tasks") == 0 && !eq)
+            a->tasks = 1;
+        else if (strcmp(name, "--task-trace") == 0 && !eq)
+            a->task_trace = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
         else if (!takes_value(name))
@@ -137,9 +143,10 @@ static int parse_args(int argc, char **argv, query_args *a)
     if (!a->input)
         return usage_error("no profile or database given", NULL);
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
-        (a->threads_site != NULL) +
+            (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
             (a->sql != NULL) > 1)
-        return usage_error("--flat, --comm, --ranks, --threads and --sql exclude each other", NULL);
+        return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace and"
+                           " --sql exclude each other", NULL);
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     return -1;
@@ -155,6 +162,10 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_ranks(ctx, a->ranks_site);
     if (a->threads_site)
         return hpq_report_threads(ctx, a->threads_site);
+    if (a->tasks)
+        return hpq_report_tasks(ctx);
+    if (a->task_trace)
+        return hpq_report_task_trace(ctx);
     if (a->sql)
         return hpq_report_sql(ctx, a->sql);
     return hpq_report_tree(ctx);

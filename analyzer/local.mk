@@ -18,6 +18,7 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/report.h analyzer/report.c \
+	analyzer/trace.c \
 	analyzer/table.h analyzer/table.c
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la -lm

@@ -538,6 +538,29 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
     return rc;
 }
 
+/* ---- explicit tasks: which construct created which ---- */
+
+int hpq_report_tasks(const hpq_ctx *ctx)
+{
+    char limit[32] = "";
+    char *sql;
+    if (ctx->opt->top)
+        snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
+    if (asprintf(&sql,
+                 "SELECT parent, child, created FROM task_children"
+                 " ORDER BY created DESC, parent, child%s", limit) < 0)
+        return oom(ctx);
+    hpq_table *t = query_table(ctx, sql);
+    free(sql);
+    if (!t)
+        return -1;
+    if (ctx->opt->format == HPQ_TEXT)
+        fprintf(ctx->out, "tasks created per (parent construct, child construct)\n");
+    int rc = print_table(ctx, t);
+    hpq_table_free(t);
+    return rc;
+}
+
 int hpq_report_sql(const hpq_ctx *ctx, const char *sql)
 {
     hpq_table *t = query_table(ctx, sql);

@@ -33,6 +33,12 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site);
 /* Per-thread table of an OpenMP construct: its time, the waits and holds
  * recorded inside it, executions and tasks. */
 int hpq_report_threads(const hpq_ctx *ctx, const char *site);
+/* Tasks created per (parent construct, child construct). */
+int hpq_report_tasks(const hpq_ctx *ctx);
+/* The task timeline (HPROF_TASK_TRACE) as Chrome trace-event JSON: a
+ * slice per task execution and creation (process = rank, thread =
+ * thread), an arrow from each creation to the execution (trace.c). */
+int hpq_report_task_trace(const hpq_ctx *ctx);
 int hpq_report_sql(const hpq_ctx *ctx, const char *sql);
 
 #endif

@@ -233,7 +233,7 @@ static void print_csv(const hpq_table *t, FILE *out)
     }
 }
 
-static void print_json_string(FILE *out, const char *s)
+void hpq_print_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -255,7 +255,7 @@ static void print_json_value(const hpq_table *t, int col, const hpq_cell *c, FIL
 {
     char buf[64];
     if (c->type == HPQ_STR)
-        print_json_string(out, c->s);
+        hpq_print_json_string(out, c->s);
     else if (c->type == HPQ_NULL || (c->type == HPQ_REAL && !isfinite(c->d)))
         fputs("null", out);
     else
@@ -270,7 +270,7 @@ static void print_json(const hpq_table *t, FILE *out)
         for (int c = 0; c < t->ncols; c++) {
             if (c)
                 fputs(", ", out);
-            print_json_string(out, t->names[c]);
+            hpq_print_json_string(out, t->names[c]);
             fputs(": ", out);
             print_json_value(t, c, hpq_cell_at(t, r, c), out);
         }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "hp_config.h"
 
-hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL};
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -83,6 +83,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
     }
     if ((v = get("HPROF_FILTER")) && *v)
         cfg->filter = v;
+    if ((v = get("HPROF_TASK_TRACE"))) {
+        if (parse_uint("HPROF_TASK_TRACE", v, 0, 1u << 24, &n, err, errlen))
+            return -1;
+        cfg->task_trace = (uint32_t)n;
+    }
     if ((v = get("HPROF_TOP"))) {
         if (parse_uint("HPROF_TOP", v, 1, 1000, &n, err, errlen))
             return -1;

@@ -163,6 +163,14 @@ void hp_encode_rank(hp_buf *b, const hp_rank_data *rd)
             hp_comm_rec_put(p, &rd->comms[i]);
     }
     section_end(b, at);
+
+    at = section_begin(b, HP_SEC_TASK);
+    for (uint32_t i = 0; i < rd->ntasks; i++) {
+        unsigned char *p = hp_buf_reserve(b, HP_TASK_REC_LEN);
+        if (p)
+            hp_task_rec_put(p, &rd->tasks[i]);
+    }
+    section_end(b, at);
 }
 
 void hp_encode_end(hp_buf *b, uint32_t nranks, uint64_t file_len)
@@ -181,6 +189,7 @@ void hp_rank_data_free(hp_rank_data *rd)
     free(rd->sites);
     free(rd->nodes);
     free(rd->comms);
+    free(rd->tasks);
     free(rd->info.host);
     memset(rd, 0, sizeof *rd);
 }

@@ -109,6 +109,30 @@ void hp_comm_rec_get(const unsigned char *p, hp_comm_rec *r)
     r->max = hp_get_f64(p + 56);
 }
 
+void hp_task_rec_put(unsigned char *p, const hp_task_rec *r)
+{
+    hp_put_u32(p, r->thread);
+    hp_put_u32(p + 4, r->kind);
+    hp_put_u32(p + 8, r->site);
+    hp_put_u32(p + 12, r->team);
+    hp_put_u64(p + 16, r->id);
+    hp_put_u64(p + 24, r->parent);
+    hp_put_f64(p + 32, r->begin);
+    hp_put_f64(p + 40, r->end);
+}
+
+void hp_task_rec_get(const unsigned char *p, hp_task_rec *r)
+{
+    r->thread = hp_get_u32(p);
+    r->kind = hp_get_u32(p + 4);
+    r->site = hp_get_u32(p + 8);
+    r->team = hp_get_u32(p + 12);
+    r->id = hp_get_u64(p + 16);
+    r->parent = hp_get_u64(p + 24);
+    r->begin = hp_get_f64(p + 32);
+    r->end = hp_get_f64(p + 40);
+}
+
 const char *hp_kind_name(uint32_t kind)
 {
     static const char *const names[] = {"root", "procedure", "loop", "call",

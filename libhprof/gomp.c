@@ -43,10 +43,12 @@
  *    if(0) or outside a parallel region, runs inside it and is included),
  *    and "task", the execution, on the thread that runs it, keyed by the
  *    task's outlined function (its line is the pragma's or the body's):
- *    libgomp gets a trampoline and a larger argument block (see task_hdr);
- *    the time is the task's own, without tasks run nested in it on that
- *    thread, and is also inside the taskwait/barrier/task create time of
- *    whatever the thread was waiting in.  Detachable tasks and argument
+ *    libgomp gets a trampoline and a larger argument block (see task_hdr)
+ *    that carries the task's instance id to the executing thread; the
+ *    execution is an open node (hp_task.h), so what the task does is
+ *    recorded below it, and it is also inside the taskwait/barrier/task
+ *    create time of whatever the thread was waiting in.  Detachable tasks
+ *    and argument
  *    blocks over 64 KiB are created unwrapped (creation only);
  *    GOMP_taskwait, GOMP_taskwait_depend and GOMP_taskgroup_end:
  *    "taskwait".
@@ -71,6 +73,7 @@
 #include <stdlib.h>
 #include "hp_omp.h"
 #include "hp_site.h"
+#include "hp_task.h"
 
 #define API __attribute__((visibility("default")))
 #define RET ((uintptr_t)__builtin_return_address(0))
@@ -277,7 +280,7 @@ static void trampoline(void *arg)
      * at its first use.) */
     hp_thread *t = hp_collecting && !ompt_on() ? hp_thread_self() : NULL;
     hprof_frame f;
-    uint32_t saved = 0;
+    hp_omp_saved saved = {0, 0, 0, 0};
     if (t) {
         if (t == p->master)
             hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_FORK),
@@ -296,7 +299,7 @@ static void trampoline(void *arg)
         uint64_t b1 = hp_ticks();
         hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER),
                       b1 - b0);
-        hp_omp_task_end(t, &f, saved);
+        hp_omp_task_end(t, &f, &saved);
         if (t == p->master)
             p->master_end = hp_ticks();
     }
@@ -506,32 +509,25 @@ typedef struct task_hdr {
     void (*cpyfn)(void *, void *);  /* the user's copy function, or NULL */
     void *src;                      /* the user's data (valid in GOMP_task only) */
     long off;                       /* the user's block in the copy */
+    uint64_t id;                    /* the task instance (hp_task_new_id) */
 } task_hdr;
 
 #define TASK_WRAP_MAX (64 * 1024)   /* larger blocks pass through unwrapped */
-
-/* Ticks of tasks run nested inside the running task on this thread (in
- * its taskwait, or undeferred in its GOMP_task): a task's time is its own
- * (exclusive) time, as with OMPT's task switches. */
-static __thread uint64_t task_nested __attribute__((tls_model("initial-exec")));
 
 static void task_tramp(void *arg)
 {
     task_hdr *h = arg;
     void (*fn)(void *) = h->fn;
-    uint64_t t0 = hp_ticks();
-    uint64_t outer_nested = task_nested;
-    task_nested = 0;
     void (*outer)(void *) = cur_fn;
+    hp_thread *t = ompt_on() ? NULL : hp_thread_self();
+    hp_task_run run;
+    if (t)
+        hp_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK), h->id);
     cur_fn = fn;
     run_outlined(fn, (char *)arg + h->off);
     cur_fn = outer;
-    uint64_t dt = hp_ticks() - t0;
-    uint64_t own = dt > task_nested ? dt - task_nested : 0;
-    task_nested = outer_nested + dt;
-    hp_thread *t = hp_collecting && !ompt_on() ? hp_thread_self() : NULL;
     if (t)
-        hp_omp_record(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK), own);
+        hp_task_end(t, &run);
 }
 
 /* The copy function handed to libgomp when the user has one: src is the
@@ -572,14 +568,14 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     task_hdr *h;
     if (cpyfn) {
         /* libgomp calls task_copy(copy, h): only the header is needed here. */
-        task_hdr hdr = { fn, cpyfn, data, off };
+        task_hdr hdr = { fn, cpyfn, data, off, hp_task_new_id(t) };
         h = &hdr;
         uint64_t t0 = hp_ticks();
         real.task(task_tramp, h, task_copy, size, align, if_clause, flags, depend,
                   priority, detach);
         uint64_t t1 = hp_ticks();
         if (!ompt_on())
-            hp_omp_record(t, call_site(t, RET, HP_OMP_TASK_CREATE), t1 - t0);
+            hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), hdr.id, t0, t1);
         return;
     }
     /* memcpy'd by libgomp, or run in place when undeferred: the whole
@@ -590,6 +586,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     h->cpyfn = NULL;
     h->src = NULL;
     h->off = off;
+    uint64_t id = h->id = hp_task_new_id(t);
     if (arg_size)
         __builtin_memcpy((char *)h + off, data, arg_size);
     uint64_t t0 = hp_ticks();
@@ -597,7 +594,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
               detach);
     uint64_t t1 = hp_ticks();
     if (!ompt_on())
-        hp_omp_record(t, call_site(t, RET, HP_OMP_TASK_CREATE), t1 - t0);
+        hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, t0, t1);
 }
 
 /* ---------------------------------------------------------------- single */

@@ -20,6 +20,7 @@ typedef struct hp_config {
     uint64_t throttle_calls; /* HPROF_THROTTLE_CALLS (0: never throttle) */
     uint64_t throttle_ns;    /* HPROF_THROTTLE_NS: mean below which to throttle */
     const char *filter;      /* HPROF_FILTER rule file or NULL */
+    uint32_t task_trace;     /* HPROF_TASK_TRACE: timeline events per thread, 0: none */
 } hp_config;
 
 extern hp_config hp_cfg;

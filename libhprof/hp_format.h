@@ -4,8 +4,8 @@
  * documentation; change it only together with HP_FORMAT_VERSION.
  *
  * A profile holds one run: a preamble, one RUN section, then for every rank
- * (in rank order) the five sections RANK, STRS, SITE, NODE, COMM, and a final
- * END section.  All integers are little-endian, floating point values are
+ * (in rank order) the six sections RANK, STRS, SITE, NODE, COMM, TASK, and a
+ * final END section.  All integers are little-endian, floating point values are
  * IEEE-754 binary64 little-endian, and every time is in seconds.
  *
  *   preamble   magic[8] = "\x89HPF\r\n\x1a\n", u32 version, u32 0
@@ -23,6 +23,8 @@
  *   SITE  n x hp_site_rec                 (n = length / record size)
  *   NODE  n x hp_node_rec
  *   COMM  n x hp_comm_rec
+ *   TASK  n x hp_task_rec                 (the task timeline; empty unless
+ *                                          HPROF_TASK_TRACE was set)
  *   END   u32 nranks, u64 file length including this section
  *
  * Site and node ids are local to a rank: they index that rank's SITE and
@@ -38,7 +40,7 @@
 
 #define HP_FORMAT_MAGIC "\x89HPF\r\n\x1a\n"
 #define HP_FORMAT_MAGIC_LEN 8
-#define HP_FORMAT_VERSION 1u
+#define HP_FORMAT_VERSION 2u
 #define HP_PREAMBLE_LEN 16u
 #define HP_SECTION_HEADER_LEN 16u
 
@@ -52,6 +54,7 @@ enum hp_section_tag {
     HP_SEC_SITE = HP_FOURCC('S', 'I', 'T', 'E'),
     HP_SEC_NODE = HP_FOURCC('N', 'O', 'D', 'E'),
     HP_SEC_COMM = HP_FOURCC('C', 'O', 'M', 'M'),
+    HP_SEC_TASK = HP_FOURCC('T', 'A', 'S', 'K'),
     HP_SEC_END = HP_FOURCC('E', 'N', 'D', ' ')
 };
 
@@ -129,6 +132,28 @@ typedef struct hp_comm_rec {
 #define HP_COMM_REC_LEN 64u
 #define HP_PEER_ALL (-1)
 
+/* One event of the task timeline: 48 bytes.  A task instance is
+ * identified within its rank by id = (creating thread + 1) << 40 | the
+ * creating thread's count of tasks; parent is the id of the explicit task
+ * that was running on the creating thread (0: an implicit or the initial
+ * task).  Times are seconds since the rank's start (RANK start). */
+typedef struct hp_task_rec {
+    uint32_t thread;   /* thread that recorded the event */
+    uint32_t kind;     /* HP_TASKEV_* */
+    uint32_t site;     /* "task create" site (CREATE) or "task" site (RUN) */
+    uint32_t team;     /* team instance within the rank, 0: outside any */
+    uint64_t id;
+    uint64_t parent;   /* CREATE only; 0 for RUN */
+    double begin;
+    double end;
+} hp_task_rec;
+#define HP_TASK_REC_LEN 48u
+
+enum hp_task_event_kind {
+    HP_TASKEV_CREATE = 1,  /* the creating thread made the task */
+    HP_TASKEV_RUN = 2      /* a thread executed it (begin .. end) */
+};
+
 /* ---- little-endian primitives, used by both sides ---- */
 
 static inline void hp_put_u32(unsigned char *p, uint32_t v)
@@ -181,6 +206,8 @@ void hp_node_rec_put(unsigned char *p, const hp_node_rec *r);
 void hp_node_rec_get(const unsigned char *p, hp_node_rec *r);
 void hp_comm_rec_put(unsigned char *p, const hp_comm_rec *r);
 void hp_comm_rec_get(const unsigned char *p, hp_comm_rec *r);
+void hp_task_rec_put(unsigned char *p, const hp_task_rec *r);
+void hp_task_rec_get(const unsigned char *p, hp_task_rec *r);
 
 const char *hp_kind_name(uint32_t kind);
 

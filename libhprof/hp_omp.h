@@ -50,6 +50,7 @@ uint32_t hp_omp_site(hp_thread *t, uintptr_t addr, int entry, int what);
 
 /* The calling context of a team, as the forking thread sees it. */
 typedef struct hp_omp_team {
+    uint32_t id;                          /* team instance within the process, from 1 */
     uint32_t depth;                       /* sites in path */
     uint32_t path[HP_OMP_MAX_DEPTH];      /* site ids below the root */
     uint32_t region;                      /* the region's site */
@@ -58,12 +59,20 @@ typedef struct hp_omp_team {
 /* The forking thread records its current context and the region site. */
 void hp_omp_team_init(hp_thread *t, hp_omp_team *team, uint32_t region);
 
+/* What a thread restores when its part of a region ends. */
+typedef struct hp_omp_saved {
+    uint32_t node;                        /* its calling context */
+    uint32_t team;                        /* the team it worked in */
+    uint64_t task;                        /* the explicit task it ran */
+    uint32_t task_fold;
+} hp_omp_saved;
+
 /* A thread of the team starts its part of the region (implicit task):
  * the team's context is rebuilt in the thread's own tree and the region
- * node opened in f; *saved keeps the thread's context to restore. */
+ * node opened in f; *saved keeps the thread's state to restore. */
 void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
-                       uint32_t *saved);
-void hp_omp_task_end(hp_thread *t, hprof_frame *f, uint32_t saved);
+                       hp_omp_saved *saved);
+void hp_omp_task_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved);
 
 /* One completed wait, hold or execution of `ticks` at site, under the
  * thread's current context. */

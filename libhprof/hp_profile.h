@@ -37,6 +37,8 @@ typedef struct hp_rank_data {
     hp_node_rec *nodes;
     uint32_t ncomms;
     hp_comm_rec *comms;
+    uint32_t ntasks;
+    hp_task_rec *tasks;      /* the task timeline (HPROF_TASK_TRACE) */
 } hp_rank_data;
 
 /* Growable byte buffer; on allocation failure `failed` is set and further

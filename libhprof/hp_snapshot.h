@@ -8,10 +8,11 @@
 
 #include "hp_profile.h"
 
-/* Fills rd's strings, sites, nodes and comms, and info.threads,
- * info.mpi_time, info.overflow_events, info.flags; the caller fills the
- * rest of rd->info.  Returns 0, or -1 when memory ran out. */
-int hp_snapshot(hp_rank_data *rd);
+/* Fills rd's strings, sites, nodes, comms and task timeline (times from
+ * start_ticks, the rank's start), and info.threads, info.mpi_time,
+ * info.overflow_events, info.flags; the caller fills the rest of rd->info.
+ * Returns 0, or -1 when memory ran out. */
+int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks);
 
 /* Time of the communication nodes of rd: the rank's MPI time. */
 double hp_rank_mpi_time(const hp_rank_data *rd);

@@ -33,6 +33,8 @@ void hp_omp_team_init(hp_thread *t, hp_omp_team *team, uint32_t region)
          node = hp_node_at(t, node)->parent)
         if (n < HP_OMP_MAX_DEPTH)
             chain[n++] = hp_node_at(t, node)->site;
+    static uint32_t teams;
+    team->id = __atomic_add_fetch(&teams, 1, __ATOMIC_RELAXED);
     team->depth = n;
     for (uint32_t i = 0; i < n; i++)
         team->path[i] = chain[n - 1 - i];
@@ -40,9 +42,12 @@ void hp_omp_team_init(hp_thread *t, hp_omp_team *team, uint32_t region)
 }
 
 void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
-                       uint32_t *saved)
+                       hp_omp_saved *saved)
 {
-    *saved = t->current;
+    *saved = (hp_omp_saved){t->current, t->team, t->task_cur, t->task_fold};
+    t->team = team->id;
+    t->task_cur = 0;
+    t->task_fold = 0;
     uint32_t node = HP_ROOT_NODE;
     for (uint32_t i = 0; i < team->depth; i++)
         node = hp_cct_child(t, node, team->path[i]);
@@ -50,10 +55,13 @@ void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
     hp_enter_site(t, f, team->region, 0);
 }
 
-void hp_omp_task_end(hp_thread *t, hprof_frame *f, uint32_t saved)
+void hp_omp_task_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved)
 {
     hp_exit_site(t, f);
-    t->current = saved;
+    t->current = saved->node;
+    t->team = saved->team;
+    t->task_cur = saved->task;
+    t->task_fold = saved->task_fold;
 }
 
 void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks)

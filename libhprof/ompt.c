@@ -7,8 +7,9 @@
  *
  * State: a team (parallel_data->ptr) carries the forking thread's context
  * and a slot per thread; an implicit task (task_data->ptr) carries the
- * thread's open region frame; an explicit task (task_data->ptr) its site
- * and execution time so far.  Per thread, a small stack of open scopes
+ * thread's open region frame; an explicit task (task_data->ptr) its site,
+ * instance id and open node (tied) or execution time so far (untied).
+ * Per thread, the tied tasks open on it, a small stack of open scopes
  * (barrier and taskwait waits, worksharing constructs, master) and a table
  * of the mutexes being waited for or held.  No lock on any path.
  *
@@ -38,6 +39,7 @@ extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 #include <stddef.h>
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
+#include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
 enum { S_RUN, S_BUSY, S_CLOSED };
@@ -52,7 +54,7 @@ typedef struct itask {
     const void *ra;           /* the region's code address */
     struct team *team;        /* master only: alive until parallel_end */
     hprof_frame f;
-    uint32_t saved;
+    hp_omp_saved saved;
     uint64_t wait_start;      /* open implicit-barrier wait, 0 if none */
     const void *wait_ra;
     uint64_t release;         /* master: end of its last implicit-barrier wait */
@@ -60,9 +62,16 @@ typedef struct itask {
 
 typedef struct etask {
     int type;                 /* T_EXPLICIT */
+    int tied;                 /* runs on one thread: an open node (hp_task.h) */
+    int state;                /* tied: E_NEW, E_OPEN, E_CLOSED */
     uint32_t site;            /* HP_OMP_TASK site of the construct */
-    uint64_t start, ticks;    /* switched in at, executed so far */
+    uint64_t id;              /* the task instance */
+    hp_thread *owner;         /* tied: the thread running it */
+    struct etask *below;      /* tied: the task open below it on that thread */
+    hp_task_run run;
+    uint64_t start, ticks;    /* untied: switched in at, executed so far */
 } etask;
+enum { E_NEW, E_OPEN, E_CLOSED };
 
 typedef struct team {
     hp_omp_team ctx;
@@ -208,7 +217,7 @@ static void itask_close(hp_thread *self, itask *it, uint64_t end)
     uint64_t now = hp_ticks();
     if (it->f.start && now > end)
         it->f.start += now - end;
-    hp_omp_task_end(it->t, &it->f, it->saved);
+    hp_omp_task_end(it->t, &it->f, &it->saved);
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
@@ -472,6 +481,18 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t id, const void *
 
 /* ---- explicit tasks ---- */
 
+/* A tied task runs on one thread and the tasks it runs at its scheduling
+ * points nest inside it, so it is an open node there from its first
+ * schedule to its completion.  An untied task may resume on another
+ * thread: its fragments are summed and recorded, on the thread that
+ * completes it, as one execution. */
+static __thread etask *open_tasks __attribute__((tls_model("initial-exec")));
+
+static etask *explicit_task(ompt_data_t *d)
+{
+    return d && d->ptr && *(int *)d->ptr == T_EXPLICIT ? d->ptr : NULL;
+}
+
 static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
                            ompt_data_t *new_data, int flags, int has_dependences,
                            const void *ra)
@@ -485,38 +506,92 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     hp_thread *t = hp_thread_self();
     if (!t)
         return;
-    etask *e = malloc(sizeof *e);
+    etask *e = calloc(1, sizeof *e);
     if (!e)
         return;
     e->type = T_EXPLICIT;
+    e->tied = !(flags & ompt_task_untied);
     e->site = hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK);
-    e->start = e->ticks = 0;
+    e->id = hp_task_new_id(t);
     new_data->ptr = e;
-    if (hp_collecting)
-        record(t, ra, HP_OMP_TASK_CREATE, 0);
+    if (hp_collecting) {
+        uint64_t now = hp_ticks();
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id,
+                        now, now);
+    }
+}
+
+static void tied_begin(etask *e)
+{
+    hp_thread *t = hp_thread_self();
+    if (!t || e->state != E_NEW)
+        return;
+    e->state = E_OPEN;
+    e->owner = t;
+    hp_task_begin(t, &e->run, e->site, e->id);
+    e->below = open_tasks;
+    open_tasks = e;
+}
+
+/* Closes e and, first, any task still open above it on this thread (a
+ * task suspended there that will not come back: counted as ended). */
+static void tied_end(etask *e)
+{
+    hp_thread *t = hp_tls_self;
+    if (e->state != E_OPEN || e->owner != t)
+        return;
+    etask *x = open_tasks;
+    while (x && x != e)
+        x = x->below;
+    if (!x)
+        return;
+    while (open_tasks != e) {
+        x = open_tasks;
+        open_tasks = x->below;
+        hp_task_end(t, &x->run);
+        x->state = E_CLOSED;
+    }
+    open_tasks = e->below;
+    hp_task_end(t, &e->run);
+    e->state = E_CLOSED;
+}
+
+static void untied_switch_out(etask *p, int done, uint64_t now)
+{
+    if (p->start)
+        p->ticks += now - p->start;
+    p->start = 0;
+    hp_thread *t = done ? rec_thread() : NULL;
+    if (t)
+        hp_omp_record(t, p->site, p->ticks);
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
                              ompt_data_t *next)
 {
     uint64_t now = hp_ticks();
-    etask *p = prior && prior->ptr && *(int *)prior->ptr == T_EXPLICIT ? prior->ptr : NULL;
+    etask *p = explicit_task(prior);
     if (p) {
-        if (p->start)
-            p->ticks += now - p->start;
-        p->start = 0;
-        if (status == ompt_task_complete || status == ompt_task_cancel ||
-            status == ompt_task_detach) {
-            hp_thread *t = rec_thread();
-            if (t)
-                hp_omp_record(t, p->site, p->ticks);
+        int done = status == ompt_task_complete || status == ompt_task_cancel ||
+                   status == ompt_task_detach;
+        if (p->tied) {
+            if (done)
+                tied_end(p);
+        } else {
+            untied_switch_out(p, done, now);
+        }
+        if (done) {
             prior->ptr = NULL;
             free(p);
         }
     }
-    etask *n = next && next->ptr && *(int *)next->ptr == T_EXPLICIT ? next->ptr : NULL;
-    if (n)
-        n->start = now;
+    etask *n = explicit_task(next);
+    if (n) {
+        if (n->tied)
+            tied_begin(n);
+        else
+            n->start = now;
+    }
 }
 
 /* ---- the tool ---- */

@@ -37,8 +37,11 @@
  *    the thread's time in the construct less its implicit barrier.
  *  - Single_begin/end: one "single" execution; Master_begin/end: one
  *    "master" execution on the thread that runs it.
- *  - Task_create_begin/end: "task create"; Task_begin/end (and untied):
- *    "task" execution; Taskwait_begin/end: "taskwait".
+ *  - Task_create_begin/end: "task create"; Task_begin/end: "task", the
+ *    execution as an open node (hp_task.h); Untied_task_begin/end: one
+ *    "task" execution when it ends on the thread it began on;
+ *    Taskwait_begin/end: "taskwait".  Task handles are hprof's instance
+ *    ids, so the task timeline links a task to its creator.
  *  - POMP2_Begin/End (user regions): a node of kind region named by the
  *    ctc's userRegionName.  POMP2_Off/On stop and resume POMP2 records.
  * Not recorded (no construct name for them yet): atomic, flush, ordered
@@ -57,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_omp.h"
+#include "hp_task.h"
 #include "hp_site.h"
 #include "hp_runtime.h"
 
@@ -211,6 +215,9 @@ API void POMP2_Assign_handle(POMP2_Region_handle *handle, const char ctc_string[
 {
     if (!handle)
         return;
+    /* Instrumented code registers its regions from constructors, before
+     * any OpenMP event: the other sources stand down from the start. */
+    __atomic_store_n(&hp_pomp2_active, 1, __ATOMIC_RELEASE);
     if (__atomic_load_n(handle, __ATOMIC_ACQUIRE))
         return;
     pthread_mutex_lock(&reg_lock);
@@ -350,7 +357,7 @@ static inline p2_region *region_of(POMP2_Region_handle *handle, const char *ctc)
 
 typedef struct p2_par {
     hprof_frame f;
-    uint32_t saved;
+    hp_omp_saved saved;
     int opened;
     p2_team *team;
     POMP2_Task_handle old_task;
@@ -363,6 +370,8 @@ typedef struct p2_scope {
     uint64_t start, sub;    /* sub: time of nested implicit barriers (loops) */
     POMP2_Task_handle old_task;
     hprof_frame f;          /* user regions */
+    POMP2_Task_handle task; /* tasks: the instance created or run */
+    hp_task_run run;        /* a tied task's execution */
 } p2_scope;
 
 typedef struct p2_tls {
@@ -610,7 +619,7 @@ API void POMP2_Parallel_end(POMP2_Region_handle *handle)
     if (!p->opened)
         return;
     hp_thread *t = hp_tls_self;
-    hp_omp_task_end(t, &p->f, p->saved);
+    hp_omp_task_end(t, &p->f, &p->saved);
     if (p->team && t == p->team->master)
         p->team->master_end = hp_ticks();
 }
@@ -809,30 +818,54 @@ API void POMP2_Task_create_begin(POMP2_Region_handle *h, POMP2_Task_handle *new_
 {
     (void)pomp2_if;
     p2_tls *g = tls_get();
+    hp_thread *t = recorder();
+    POMP2_Task_handle id = t ? (POMP2_Task_handle)hp_task_new_id(t)
+                             : POMP2_Get_new_task_handle();
     if (old_task)
         *old_task = g ? g->task : 0;
     if (new_task)
-        *new_task = POMP2_Get_new_task_handle();
-    timed_enter(h, ctc_string, HP_OMP_TASK_CREATE);
+        *new_task = id;
+    uint64_t now = hp_ticks();
+    p2_region *r = region_of(h, ctc_string);
+    p2_scope *s = r ? scope_push(r, HP_OMP_TASK_CREATE, now) : NULL;
+    if (s)
+        s->task = id;
 }
 
 API void POMP2_Task_create_end(POMP2_Region_handle *h, POMP2_Task_handle old_task)
 {
-    timed_exit(h, HP_OMP_TASK_CREATE);
+    uint64_t now = hp_ticks();
+    p2_region *r = region_of(h, NULL);
+    p2_scope s;
+    if (r && scope_pop(r, HP_OMP_TASK_CREATE, &s) && s.t && hp_collecting &&
+        s.t == hp_tls_self)
+        hp_task_created(s.t, region_site(r, HP_OMP_TASK_CREATE), (uint64_t)s.task,
+                        s.start, now);
     p2_tls *g = ptls;
     if (g)
         g->task = old_task;
 }
 
-API void POMP2_Task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
+/* A tied task is an open node on its thread (hp_task.h); an untied one
+ * may end on another thread than it began on: recorded only when it ends
+ * where it began, as one execution. */
+static void task_begin(POMP2_Region_handle *h, POMP2_Task_handle task, int tied)
 {
-    timed_enter(h, NULL, HP_OMP_TASK);
+    uint64_t now = hp_ticks();
+    p2_region *r = region_of(h, NULL);
+    p2_scope *s = r ? scope_push(r, HP_OMP_TASK, now) : NULL;
     p2_tls *g = tls_get();
     if (g)
         g->task = task;
+    if (!s)
+        return;
+    s->task = task;
+    s->run.f.node = HP_FRAME_OFF;
+    if (tied && s->t)
+        hp_task_begin(s->t, &s->run, region_site(r, HP_OMP_TASK), (uint64_t)task);
 }
 
-API void POMP2_Task_end(POMP2_Region_handle *h)
+static void task_end(POMP2_Region_handle *h, int tied)
 {
     p2_region *r = region_of(h, NULL);
     p2_scope s;
@@ -842,8 +875,22 @@ API void POMP2_Task_end(POMP2_Region_handle *h)
     p2_tls *g = ptls;
     if (g)
         g->task = s.old_task;
-    if (s.t && hp_collecting && s.t == hp_tls_self)
+    if (!s.t || s.t != hp_tls_self)
+        return;
+    if (tied)
+        hp_task_end(s.t, &s.run);
+    else if (hp_collecting)
         hp_omp_record(s.t, region_site(r, HP_OMP_TASK), now - s.start);
+}
+
+API void POMP2_Task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
+{
+    task_begin(h, task, 1);
+}
+
+API void POMP2_Task_end(POMP2_Region_handle *h)
+{
+    task_end(h, 1);
 }
 
 API void POMP2_Untied_task_create_begin(POMP2_Region_handle *h,
@@ -861,12 +908,12 @@ API void POMP2_Untied_task_create_end(POMP2_Region_handle *h, POMP2_Task_handle 
 
 API void POMP2_Untied_task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
 {
-    POMP2_Task_begin(h, task);
+    task_begin(h, task, 0);
 }
 
 API void POMP2_Untied_task_end(POMP2_Region_handle *h)
 {
-    POMP2_Task_end(h);
+    task_end(h, 0);
 }
 
 API void POMP2_Taskwait_begin(POMP2_Region_handle *h, POMP2_Task_handle *old_task,

@@ -162,7 +162,7 @@ static void report_serial(void)
     hp_resolve_dynamic_sites();
     hp_process_command_line(&run);
     hp_process_rank_info(&rd.info, 0, start_ns, start_ticks, end_ticks);
-    if (hp_snapshot(&rd) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
+    if (hp_snapshot(&rd, start_ticks) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
         hp_warn("out of memory at exit: no profile written");
         return;
     }

@@ -10,6 +10,7 @@
 #include "hp_map.h"
 #include "hp_site.h"
 #include "hp_thread.h"
+#include "hp_task.h"
 
 typedef struct strtab {
     hp_rank_data *rd;
@@ -230,13 +231,30 @@ double hp_rank_mpi_time(const hp_rank_data *rd)
     return sum;
 }
 
-int hp_snapshot(hp_rank_data *rd)
+static int snapshot_tasks(hp_rank_data *rd, uint64_t start_ticks)
+{
+    uint32_t nt = hp_thread_count();
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < nt; i++)
+        n += hp_task_trace_count(hp_thread_get(i));
+    rd->tasks = calloc(n ? n : 1, sizeof *rd->tasks);
+    if (!rd->tasks)
+        return -1;
+    for (uint32_t i = 0; i < nt; i++)
+        rd->ntasks += hp_task_trace_copy(hp_thread_get(i), i, start_ticks,
+                                         rd->tasks + rd->ntasks);
+    return 0;
+}
+
+int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks)
 {
     strtab st = {rd, 0, {0}};
     intern(&st, "");
     int rc = snapshot_sites(rd, &st);
     if (rc == 0)
         rc = snapshot_threads(rd);
+    if (rc == 0)
+        rc = snapshot_tasks(rd, start_ticks);
     hp_map_free(&st.index);
     if (rc != 0)
         return -1;

@@ -122,6 +122,7 @@ void hp_thread_zero(hp_thread *t)
         c->min = UINT64_MAX;
     }
     t->overflow_events = 0;
+    hp_task_trace_clear(t->trace);
     t->epoch = hp_epoch;
 }
 
@@ -284,6 +285,7 @@ static void thread_free(hp_thread *t)
     hp_map_free(&t->site_cache);
     free(t->active);
     hp_call_stack_free(t->calls);
+    hp_task_trace_free(t->trace);
     free(t);
 }
 

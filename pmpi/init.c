@@ -92,7 +92,7 @@ static void finish_run(void)
     hp_resolve_dynamic_sites();
     memset(&rd, 0, sizeof rd);
     hp_process_rank_info(&rd.info, (uint32_t)hp_world_rank, start_ns, start_ticks, end_ticks);
-    int snap_ok = hp_snapshot(&rd) == 0;
+    int snap_ok = hp_snapshot(&rd, start_ticks) == 0;
     if (!snap_ok)
         hp_warn("out of memory while collecting records; this rank's data is incomplete");
     int agg_ok = hp_reduce_summary(&rd, &agg) == 0;

@@ -219,7 +219,7 @@ static void test_snapshot(void **state)
     hp_comm_add(t, n, 4, 0, 1024, tps / 10, tps / 5);
     hp_rank_data rd;
     memset(&rd, 0, sizeof rd);
-    assert_int_equal(hp_snapshot(&rd), 0);
+    assert_int_equal(hp_snapshot(&rd, 0), 0);
     assert_int_equal(rd.info.threads, 1);
     assert_int_equal(rd.nnodes, t->nnodes);
     assert_int_equal(rd.ncomms, 1);
@@ -251,7 +251,7 @@ static int parse_with(const char *name, const char *value, hp_config *cfg, char 
     memset(env_table, 0, sizeof env_table);
     env_table[0][0] = name;
     env_table[0][1] = value;
-    hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL};
+    hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0};
     *cfg = def;
     return hp_config_parse(cfg, fake_getenv, err, 256);
 }

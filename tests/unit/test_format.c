@@ -250,7 +250,7 @@ static void test_version(void **state)
 {
     (void)state;
     hp_put_u32(encoded.data + 8, 99);
-    expect_error(8, "unsupported format version 99 (this reader supports 1)");
+    expect_error(8, "unsupported format version 99 (this reader supports 2)");
 }
 
 static void test_wrong_tag(void **state)

@@ -1,0 +1,126 @@
+/*
+ * task.c - explicit tasks (hp_task.h): their execution as open
+ * calling-context nodes and the per-thread ring of timeline events.
+ */
+#include <stdlib.h>
+#include "hp_task.h"
+#include "hp_config.h"
+#include "hp_format.h"
+#include "hp_omp.h"
+
+typedef struct hp_task_event {
+    uint64_t id, parent, t0, t1;
+    uint32_t site, kind, team;
+} hp_task_event;
+
+struct hp_task_trace {
+    uint64_t written;     /* events ever written; the ring keeps the last cap */
+    uint32_t cap;
+    int failed;           /* no memory: tracing is off for this thread */
+    hp_task_event ev[];
+};
+
+static struct hp_task_trace *trace_of(hp_thread *t)
+{
+    if (__builtin_expect(t->trace != NULL, 1))
+        return t->trace->failed ? NULL : t->trace;
+    if (!hp_cfg.task_trace)
+        return NULL;
+    struct hp_task_trace *tr =
+        calloc(1, sizeof *tr + (size_t)hp_cfg.task_trace * sizeof(hp_task_event));
+    static struct hp_task_trace no_memory = {.failed = 1};
+    if (!tr) {
+        t->trace = &no_memory;
+        return NULL;
+    }
+    tr->cap = hp_cfg.task_trace;
+    t->trace = tr;
+    return tr;
+}
+
+static void trace_add(hp_thread *t, uint32_t kind, uint32_t site, uint32_t team,
+                      uint64_t id, uint64_t parent, uint64_t t0, uint64_t t1)
+{
+    struct hp_task_trace *tr = trace_of(t);
+    if (!tr)
+        return;
+    hp_task_event *e = &tr->ev[tr->written++ % tr->cap];
+    *e = (hp_task_event){id, parent, t0, t1, site, kind, team};
+}
+
+void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
+                     uint64_t t1)
+{
+    uint32_t ctx = t->task_fold ? t->task_fold : t->current;
+    hp_node_add(hp_node_at(t, hp_cct_child(t, ctx, create_site)), t1 - t0);
+    if (hp_cfg.task_trace)
+        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, t0, t1);
+}
+
+void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
+{
+    r->id = id;
+    r->outer = t->task_cur;
+    r->site = site;
+    r->team = t->team;
+    r->outer_fold = t->task_fold;
+    t->task_cur = id;
+    t->task_fold = 0;
+    if (!hp_collecting) {
+        r->f.node = HP_FRAME_OFF;
+        return;
+    }
+    hp_enter_site(t, &r->f, site, 0);
+    if (r->f.node == HP_FRAME_FOLDED)
+        t->task_fold = t->active[site].node;
+    r->begin = hp_cfg.task_trace ? hp_ticks() : 0;
+}
+
+void hp_task_end(hp_thread *t, hp_task_run *r)
+{
+    int opened = r->f.node != HP_FRAME_OFF;
+    hp_exit_site(t, &r->f);
+    t->task_cur = r->outer;
+    t->task_fold = r->outer_fold;
+    if (opened && r->begin)
+        trace_add(t, HP_TASKEV_RUN, r->site, r->team, r->id, 0, r->begin, hp_ticks());
+}
+
+uint32_t hp_task_trace_count(const hp_thread *t)
+{
+    const struct hp_task_trace *tr = t->trace;
+    if (!tr || tr->failed)
+        return 0;
+    return tr->written < tr->cap ? (uint32_t)tr->written : tr->cap;
+}
+
+static double since(uint64_t ticks, uint64_t ticks0)
+{
+    return ticks >= ticks0 ? hp_ticks_to_sec(ticks - ticks0) : -hp_ticks_to_sec(ticks0 - ticks);
+}
+
+uint32_t hp_task_trace_copy(const hp_thread *t, uint32_t thread_index, uint64_t ticks0,
+                            hp_task_rec *out)
+{
+    uint32_t n = hp_task_trace_count(t);
+    const struct hp_task_trace *tr = t->trace;
+    uint64_t first = tr && n ? tr->written - n : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const hp_task_event *e = &tr->ev[(first + i) % tr->cap];
+        out[i] = (hp_task_rec){thread_index, e->kind, e->site, e->team, e->id, e->parent,
+                               since(e->t0, ticks0), since(e->t1, ticks0)};
+    }
+    return n;
+}
+
+void hp_task_trace_clear(struct hp_task_trace *tr)
+{
+    if (tr && !tr->failed)
+        tr->written = 0;
+}
+
+void hp_task_trace_free(struct hp_task_trace *tr)
+{
+    if (tr && !tr->failed)
+        free(tr);
+}
