@@ -53,6 +53,12 @@ void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t
 void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id);
 void hp_task_end(hp_thread *t, hp_task_run *r);
 
+/* An execution recorded at once, for a task that may move between
+ * threads (untied): ticks of execution between begin and end, counted
+ * under t's current context, which it does not become. */
+void hp_task_ran(hp_thread *t, uint32_t site, uint64_t id, uint64_t begin, uint64_t end,
+                 uint64_t ticks);
+
 /* Timeline events of thread t, oldest first, into out[0..n); returns n
  * (at most the ring's size).  ticks0 is the rank's start. */
 struct hp_task_rec;

@@ -69,6 +69,7 @@ typedef struct etask {
     hp_thread *owner;         /* tied: the thread running it */
     struct etask *below;      /* tied: the task open below it on that thread */
     hp_task_run run;
+    uint64_t first;           /* untied: first switched in at */
     uint64_t start, ticks;    /* untied: switched in at, executed so far */
 } etask;
 enum { E_NEW, E_OPEN, E_CLOSED };
@@ -563,7 +564,7 @@ static void untied_switch_out(etask *p, int done, uint64_t now)
     p->start = 0;
     hp_thread *t = done ? rec_thread() : NULL;
     if (t)
-        hp_omp_record(t, p->site, p->ticks);
+        hp_task_ran(t, p->site, p->id, p->first, now, p->ticks);
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
@@ -591,6 +592,8 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
             tied_begin(n);
         else
             n->start = now;
+        if (!n->tied && !n->first)
+            n->first = now;
     }
 }
 

@@ -880,7 +880,8 @@ static void task_end(POMP2_Region_handle *h, int tied)
     if (tied)
         hp_task_end(s.t, &s.run);
     else if (hp_collecting)
-        hp_omp_record(s.t, region_site(r, HP_OMP_TASK), now - s.start);
+        hp_task_ran(s.t, region_site(r, HP_OMP_TASK), (uint64_t)s.task, s.start, now,
+                    now - s.start);
 }
 
 API void POMP2_Task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)

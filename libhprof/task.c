@@ -86,6 +86,14 @@ void hp_task_end(hp_thread *t, hp_task_run *r)
         trace_add(t, HP_TASKEV_RUN, r->site, r->team, r->id, 0, r->begin, hp_ticks());
 }
 
+void hp_task_ran(hp_thread *t, uint32_t site, uint64_t id, uint64_t begin, uint64_t end,
+                 uint64_t ticks)
+{
+    hp_omp_record(t, site, ticks);
+    if (hp_cfg.task_trace)
+        trace_add(t, HP_TASKEV_RUN, site, t->team, id, 0, begin, end);
+}
+
 uint32_t hp_task_trace_count(const hp_thread *t)
 {
     const struct hp_task_trace *tr = t->trace;

@@ -1,7 +1,8 @@
 /*
  * test_core.c - cmocka unit tests of the MPI-free runtime core: clock,
  * hash map, site registry, calling-context tree, communication records,
- * node limit, reset, snapshot, configuration and the summary aggregate.
+ * node limit, reset, snapshot, configuration, the summary aggregate, and
+ * task executions (parent-child attribution, the timeline ring).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "hp_site.h"
 #include "hp_snapshot.h"
 #include "hp_summary.h"
+#include "hp_task.h"
 #include "hp_thread.h"
 
 static int fresh_records(void **state)
@@ -236,6 +238,80 @@ static void test_snapshot(void **state)
     hp_rank_data_free(&rd);
 }
 
+static uint32_t parent_site_of(hp_thread *t, uint32_t node)
+{
+    return hp_node_at(t, hp_node_at(t, node)->parent)->site;
+}
+
+/* The "task create" node of site c made inside the executions: its parent
+ * is always the creating construct, also in a folded a-in-b-in-a run. */
+static void test_task_parent_attribution(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    uint32_t a = hp_site_dynamic(0xa0, HP_KIND_OMP, "task", 0);
+    uint32_t b = hp_site_dynamic(0xb0, HP_KIND_OMP, "task", 0);
+    uint32_t ca = hp_site_dynamic(0xa1, HP_KIND_OMP, "task create", 0);
+    uint32_t cb = hp_site_dynamic(0xb1, HP_KIND_OMP, "task create", 0);
+    hp_task_run ra, rb, ra2;
+    hp_task_begin(t, &ra, a, hp_task_new_id(t));
+    uint32_t node_a = t->current;
+    hp_task_created(t, cb, 11, 0, 5);               /* a creates a b task */
+    hp_task_begin(t, &rb, b, 12);
+    hp_task_created(t, ca, 13, 0, 5);               /* b creates an a task */
+    hp_task_begin(t, &ra2, a, 13);                  /* folded into the outer a */
+    assert_int_equal(t->task_cur, 13);
+    hp_task_created(t, cb, 14, 0, 5);               /* the inner a creates a b */
+    hp_task_end(t, &ra2);
+    assert_int_equal(t->task_cur, 12);
+    hp_task_end(t, &rb);
+    hp_task_end(t, &ra);
+    assert_int_equal(t->task_cur, 0);
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    assert_int_equal(hp_node_at(t, node_a)->count, 2);   /* a ran twice, one node */
+    uint32_t cb_in_a = hp_cct_child(t, node_a, cb);
+    assert_int_equal(hp_node_at(t, cb_in_a)->count, 2);  /* both a runs created a b */
+    assert_int_equal(parent_site_of(t, cb_in_a), a);
+    uint32_t node_b = hp_cct_child(t, node_a, b);
+    uint32_t ca_in_b = hp_cct_child(t, node_b, ca);
+    assert_int_equal(hp_node_at(t, ca_in_b)->count, 1);
+    assert_int_equal(parent_site_of(t, ca_in_b), b);
+    assert_int_equal(hp_cct_child(t, node_b, cb) == hp_cct_child(t, node_a, cb), 0);
+    assert_int_equal(hp_node_at(t, hp_cct_child(t, node_b, cb))->count, 0);
+}
+
+/* HPROF_TASK_TRACE=4: the ring keeps the last 4 events, oldest first,
+ * with the creating task as parent. */
+static void test_task_trace_ring(void **state)
+{
+    (void)state;
+    hp_cfg.task_trace = 4;
+    hp_thread *t = hp_thread_self();
+    uint32_t s = hp_site_dynamic(0xc0, HP_KIND_OMP, "task create", 0);
+    uint32_t x = hp_site_dynamic(0xc1, HP_KIND_OMP, "task", 0);
+    hp_task_run run;
+    hp_task_begin(t, &run, x, 99);
+    for (uint64_t i = 1; i <= 10; i++)
+        hp_task_created(t, s, i, 100 * i, 100 * i + 10);
+    hp_task_end(t, &run);
+    assert_int_equal(hp_task_trace_count(t), 4);
+    hp_task_rec out[4];
+    assert_int_equal(hp_task_trace_copy(t, 0, 0, out), 4);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(out[i].kind, HP_TASKEV_CREATE);
+        assert_int_equal(out[i].id, 8 + i);
+        assert_int_equal(out[i].parent, 99);
+        assert_int_equal(out[i].site, s);
+    }
+    assert_int_equal(out[3].kind, HP_TASKEV_RUN);
+    assert_int_equal(out[3].id, 99);
+    assert_true(out[3].end >= out[3].begin);
+    hp_records_reset();
+    hp_thread_self();
+    assert_int_equal(hp_task_trace_count(t), 0);
+    hp_cfg.task_trace = 0;
+}
+
 static const char *env_table[16][2];
 
 static const char *fake_getenv(const char *name)
@@ -274,6 +350,10 @@ static void test_config(void **state)
     assert_int_equal(parse_with("HPROF_MAX_NODES", "-5", &cfg, err), -1);
     assert_int_equal(parse_with("HPROF_MAX_NODES", "0", &cfg, err), -1);
     assert_int_equal(parse_with("HPROF_COLL_SYNC", "yes", &cfg, err), -1);
+    assert_int_equal(parse_with("HPROF_TASK_TRACE", "1000", &cfg, err), 0);
+    assert_int_equal(cfg.task_trace, 1000);
+    assert_int_equal(parse_with("HPROF_TASK_TRACE", "lots", &cfg, err), -1);
+    assert_non_null(strstr(err, "HPROF_TASK_TRACE='lots'"));
     assert_int_equal(parse_with("HPROF_OUTPUT", "/tmp/x.hpf", &cfg, err), 0);
     assert_string_equal(cfg.output, "/tmp/x.hpf");
 }
@@ -367,6 +447,8 @@ int main(void)
         cmocka_unit_test_setup(test_node_limit_overflow, fresh_records),
         cmocka_unit_test_setup(test_reset_keeps_tree, fresh_records),
         cmocka_unit_test_setup(test_snapshot, fresh_records),
+        cmocka_unit_test_setup(test_task_parent_attribution, fresh_records),
+        cmocka_unit_test_setup(test_task_trace_ring, fresh_records),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_agg_merge_roundtrip),
     };

@@ -52,6 +52,11 @@ static hp_comm_rec comms1[] = {
     {2, 0, 10, 0, 800, 2.0, 0.5, 0.125, 0.5},
 };
 
+static hp_task_rec tasks1[] = {
+    {1, HP_TASKEV_CREATE, 1, 3, (2ull << 40) | 1, 0, 0.5, 0.5},
+    {0, HP_TASKEV_RUN, 1, 3, (2ull << 40) | 1, 0, 0.75, 1.25},
+};
+
 static char *argv_run[] = {"./prog", "--size", "big arg"};
 static hp_run_info fixture_run = {2, HP_CLOCK_MONOTONIC, 1e9, 123456789ull, 987654321ull,
                                   "./prog", 3, argv_run};
@@ -59,7 +64,8 @@ static hp_rank_data fixture_ranks[2] = {
     {{0, 1, 4242, 0, 4, 100, 200, 5.0, 1.75, 0, "host-a"}, COUNT(strings0), strings0,
      COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0},
     {{1, 2, 4343, HP_RANKF_OVERFLOW, 0, 110, 210, 5.5, 2.5, 17, "host-b"}, COUNT(strings1),
-     strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1, COUNT(comms1), comms1},
+     strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1, COUNT(comms1), comms1,
+     COUNT(tasks1), tasks1},
 };
 
 /* The encoded fixture, rebuilt for every test. */
@@ -206,6 +212,9 @@ static void test_round_trip(void **state)
     for (int r = 0; r < 2; r++)
         compare_rank(&p.ranks[r], &fixture_ranks[r]);
     assert_int_equal(p.ranks[0].comms[1].peer, HP_PEER_ALL);
+    assert_int_equal(p.ranks[0].ntasks, 0);
+    assert_int_equal(p.ranks[1].ntasks, 2);
+    assert_memory_equal(p.ranks[1].tasks, tasks1, sizeof tasks1);
     hpf_free(&p);
     assert_null(p.ranks);
 }
@@ -342,6 +351,18 @@ static void test_indices(void **state)
     patch_record(comm, HP_COMM_REC_LEN, 0, 4, 2); /* peer */
     expect_error(comm + HP_SECTION_HEADER_LEN,
                  "comm record 0 of rank 0: peer 2 out of range (2 ranks)");
+    patch_record(comm, HP_COMM_REC_LEN, 0, 4, 1);
+
+    size_t task = find_section(HP_SEC_TASK, 1);
+    size_t rec1 = task + HP_SECTION_HEADER_LEN + HP_TASK_REC_LEN;
+    patch_record(task, HP_TASK_REC_LEN, 1, 8, 3); /* site */
+    expect_error(rec1, "task record 1 of rank 1: site 3 out of range (3 sites)");
+    patch_record(task, HP_TASK_REC_LEN, 1, 8, 1);
+    patch_record(task, HP_TASK_REC_LEN, 1, 0, 2); /* thread */
+    expect_error(rec1, "task record 1 of rank 1: thread 2 out of range (2 threads)");
+    patch_record(task, HP_TASK_REC_LEN, 1, 0, 0);
+    patch_record(task, HP_TASK_REC_LEN, 1, 4, 7); /* kind */
+    expect_error(rec1, "task record 1 of rank 1: unknown kind 7");
 }
 
 static void test_rank_order(void **state)
