@@ -61,6 +61,9 @@ run() {
     local name=$1 np=$2 nt=$3
     shift 3
     RC=0
+    # hprof never overwrites a profile (it writes NAME.hpf.1): a rerun
+    # under `attempts` must not read the previous run's.
+    rm -f "$tmp/$name.hpf" "$tmp/$name.db"
     HPROF_OUTPUT=$tmp/$name.hpf OMP_NUM_THREADS=$nt timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" \
         -x HPROF_OUTPUT -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
