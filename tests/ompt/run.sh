@@ -8,7 +8,8 @@
 # (tests/omp/src/critical.c, tests/ompt/src/critical_reps.c), tasks
 # (tests/ompt/src/fib.c), sections/single/master counts and a nested region
 # (tests/ompt/src/constructs.c), the hybrid Jacobi example at 2 ranks x 2
-# threads, and stdout identical with and without -lhprof.
+# threads, ordered wait/hold, flush and atomic counts
+# (tests/omp/src/ordered.c), and stdout identical with and without -lhprof.
 #
 # usage: tests/ompt/run.sh [BUILDDIR]   (default: the current directory).
 # Env: MPICC, MPIRUN, CLANG (default clang), HPROF_KEEP_TMP=1.
@@ -338,6 +339,83 @@ if [ -e "$tmp/jacobi" ] && run jacobi 2 2 "$tmp/jacobi" 256 200; then
         "$(q "$DB" "SELECT count(DISTINCT s.id) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                    WHERE s.name LIKE 'MPI_%' AND s.file LIKE '%$F' AND st.count > 0")"
     identity jacobi 2 2 256 200
+fi
+
+# ---------------------------------------------------------------- ordered, atomic, flush
+# tests/omp/src/ordered.c at 4 threads: ordered wait/hold from libomp's
+# mutex callbacks (kind ordered): hold = ITERS x HOLD (5%), wait = the
+# queueing HOLD x sum min(i, NT-1) (10%), ITERS/NT of each per thread;
+# flushes from ompt_callback_flush, FLUSHES x (t+1) per thread (exact) at
+# the flush's line; clang makes the long double atomic a libatomic call
+# (no record).  Then the gcc object of the same program linked with
+# clang's libomp: libomp's GOMP_atomic_start takes its atomic lock and
+# reports it (mutex kind atomic): ATOMICS x (t+1) per thread (exact).
+F=ordered.c
+OHOLD=$(sed -n 's/^#define HOLD_MS \([0-9]*\).*/\1/p' "$O/$F")
+OITERS=$(sed -n 's/^#define ITERS \([0-9]*\).*/\1/p' "$O/$F")
+OATOM=$(sed -n 's/^#define ATOMICS \([0-9]*\).*/\1/p' "$O/$F")
+OFLUSH=$(sed -n 's/^#define FLUSHES \([0-9]*\).*/\1/p' "$O/$F")
+Lo=$(line_of "$O/$F" ord-ordered)
+La=$(line_of "$O/$F" ord-atomic)
+Lf=$(line_of "$O/$F" ord-flush)
+# ord_build NAME CC [hprof] - ordered.c compiled by mpicc with OMPI_CC=CC,
+# linked by clang (libomp; libatomic for clang's long double update).
+ord_build() {
+    local extra=() dbg=(-g)
+    [ "${3:-}" = hprof ] && extra=(-L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR")
+    [ "$2" = gcc ] || dbg+=(-gdwarf-aranges)
+    { OMPI_CC=$2 "$MPICC" -fopenmp "${dbg[@]}" -O2 -c "$O/$F" -o "$tmp/$1.o" &&
+        OMPI_CC=$CLANG "$MPICC" -fopenmp "$tmp/$1.o" -o "$tmp/$1" "${extra[@]}" -latomic; } \
+        2>"$tmp/$1.build" || { notok "build $1" "$(head -3 "$tmp/$1.build" | oneline)"; return 1; }
+}
+# per_thread_range DB NAME FIRST LAST - counts per thread of rank 0, ascending.
+per_thread_range() {
+    q "$1" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%$F'
+              AND s.line BETWEEN $3 AND $4 GROUP BY st.thread ORDER BY 1"
+}
+upto() { for ((i = 1; i <= $1; i++)); do echo $(($2 * i)); done; }
+times() { for ((i = 0; i < $1; i++)); do echo "$2"; done; }
+ord_checks() {
+    local NT=4 queue
+    run ord 1 $NT "$tmp/ordered" || return 0
+    expect_eq "ordered NT=4: program output" \
+        "ordered: $NT threads, $OITERS iterations in order 1, atomic sum $((OATOM * NT * (NT + 1) / 2))" \
+        "$(cat "$tmp/ord.out")"
+    expect_eq "ordered NT=4: ordered wait and hold $((OITERS / NT)) per thread at the MARK line" \
+        "$(times $((2 * NT)) $((OITERS / NT)))" \
+        "$(per_thread "$DB" 'ordered wait' $F "$Lo" 'sum(st.count)')
+$(per_thread "$DB" ordered $F "$Lo" 'sum(st.count)')"
+    expect_cmp "ordered NT=4: hold total = ITERS x HOLD = $((OITERS * OHOLD)) ms (5%)" within $((OITERS * OHOLD)) \
+        "$(total "$DB" ordered $F "$Lo" 'sum(st.time)' | ms)" "$(awk -v v=$((OITERS * OHOLD)) 'BEGIN { print v * 0.05 }')"
+    queue=$(awk -v n=$OITERS -v t=$NT -v h=$OHOLD 'BEGIN { for (i = 0; i < n; i++) s += (i < t - 1 ? i : t - 1) * h; print s }')
+    expect_cmp "ordered NT=4: wait total = HOLD x sum min(i, NT-1) = $queue ms (10%)" within "$queue" \
+        "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)" "$(awk -v v="$queue" 'BEGIN { print v * 0.1 }')"
+    expect_eq "ordered NT=4: flushes per thread FLUSHES x (1..$NT) at the flush's line (exact)" \
+        "$(upto $NT "$OFLUSH")" "$(per_thread_range "$DB" flush "$Lf" "$Lf")"
+    expect_eq "ordered NT=4: no atomic record (clang calls libatomic)" "" "$(per_thread_range "$DB" atomic 1 100000)"
+}
+if ord_build ordered clang hprof && ord_build ordered.plain clang; then
+    if objdump -d "$tmp/ordered" | grep -q 'call.*<__atomic_compare_exchange@plt>' &&
+        objdump -d "$tmp/ordered" | grep -q 'call.*<__kmpc_flush@plt>'; then
+        ok "ordered: clang calls libatomic for the long double update and __kmpc_flush"
+    else
+        notok "ordered: clang calls libatomic for the long double update and __kmpc_flush" "not in objdump -d"
+    fi
+    attempts "ordered NT=4" ord_checks
+    cp "$tmp/ord.out" "$tmp/ordered.out"
+    identity ordered 1 4
+fi
+if ord_build ordered.gcc gcc hprof && run ordg 1 4 "$tmp/ordered.gcc"; then
+    ldd "$tmp/ordered.gcc" | grep -q 'libomp\.so' && ! ldd "$tmp/ordered.gcc" | grep -q libgomp &&
+        ok "ordered, gcc object on libomp: links libomp only" ||
+        notok "ordered, gcc object on libomp: links libomp only" "$(ldd "$tmp/ordered.gcc" | grep omp | oneline)"
+    expect_eq "ordered, gcc object on libomp: atomic updates per thread ATOMICS x (1..4) (exact)" \
+        "$(upto 4 "$OATOM")" "$(per_thread_range "$DB" atomic $((La - 1)) $((La + 1)))"
+    expect_cmp "ordered, gcc object on libomp: ordered hold total = ITERS x HOLD (5%, ms)" within $((OITERS * OHOLD)) \
+        "$(q "$DB" "SELECT sum(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'omp' AND s.name = 'ordered' AND s.file LIKE '%$F'" | ms)" \
+        "$(awk -v v=$((OITERS * OHOLD)) 'BEGIN { print v * 0.05 }')"
 fi
 
 [ "$skip" = 0 ] || echo "# $skip skipped"
