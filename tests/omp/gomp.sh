@@ -407,7 +407,9 @@ $(cnt ordered "$LO")"
     done
 }
 if build ord "$S/$src"; then
-    if objdump -d "$tmp/ord" | grep -q 'call.*<GOMP_atomic_start@plt>'; then
+    # (grep -q on a pipe would end objdump early: a SIGPIPE under pipefail)
+    objdump -d "$tmp/ord" >"$tmp/ord.dis" 2>&1 || true
+    if grep -q 'call.*<GOMP_atomic_start@plt>' "$tmp/ord.dis"; then
         ok "ordered: gcc calls GOMP_atomic_start for the long double update"
     else
         notok "ordered: gcc calls GOMP_atomic_start for the long double update" "not in objdump -d"

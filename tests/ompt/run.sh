@@ -342,14 +342,15 @@ if [ -e "$tmp/jacobi" ] && run jacobi 2 2 "$tmp/jacobi" 256 200; then
 fi
 
 # ---------------------------------------------------------------- ordered, atomic, flush
-# tests/omp/src/ordered.c at 4 threads: ordered wait/hold from libomp's
-# mutex callbacks (kind ordered): hold = ITERS x HOLD (5%), wait = the
-# queueing HOLD x sum min(i, NT-1) (10%), ITERS/NT of each per thread;
+# tests/omp/src/ordered.c at 2 and 4 threads: ordered wait/hold from
+# libomp's mutex callbacks (kind ordered): hold = ITERS x HOLD, wait = the
+# queueing HOLD x sum min(i, NT-1) (see ord_checks), ITERS/NT per thread;
 # flushes from ompt_callback_flush, FLUSHES x (t+1) per thread (exact) at
 # the flush's line; clang makes the long double atomic a libatomic call
 # (no record).  Then the gcc object of the same program linked with
 # clang's libomp: libomp's GOMP_atomic_start takes its atomic lock and
-# reports it (mutex kind atomic): ATOMICS x (t+1) per thread (exact).
+# reports it (mutex kind atomic): ATOMICS x (t+1) per thread (exact), and
+# the ordered holds (count: libomp runs its GOMP ordered loops unchunked).
 F=ordered.c
 OHOLD=$(sed -n 's/^#define HOLD_MS \([0-9]*\).*/\1/p' "$O/$F")
 OITERS=$(sed -n 's/^#define ITERS \([0-9]*\).*/\1/p' "$O/$F")
@@ -376,46 +377,60 @@ per_thread_range() {
 }
 upto() { for ((i = 1; i <= $1; i++)); do echo $(($2 * i)); done; }
 times() { for ((i = 0; i < $1; i++)); do echo "$2"; done; }
+# ord_checks NT - the run at NT threads.  libomp's waiters for an ordered
+# block spin (yielding): at 4 threads on 2 cores they delay the holder and
+# the hand-over by milliseconds, so the times are checked to 5%/10% at 2
+# threads; at 4, the hold to 10% and the wait between the queueing less
+# 10% and 1.5 x it (the delays only add).
 ord_checks() {
-    local NT=4 queue
-    run ord 1 $NT "$tmp/ordered" || return 0
-    expect_eq "ordered NT=4: program output" \
+    local NT=$1 queue hpct wlo whi
+    run ord$NT 1 $NT "$tmp/ordered" || return 0
+    expect_eq "ordered NT=$NT: program output" \
         "ordered: $NT threads, $OITERS iterations in order 1, atomic sum $((OATOM * NT * (NT + 1) / 2))" \
-        "$(cat "$tmp/ord.out")"
-    expect_eq "ordered NT=4: ordered wait and hold $((OITERS / NT)) per thread at the MARK line" \
+        "$(cat "$tmp/ord$NT.out")"
+    expect_eq "ordered NT=$NT: ordered wait and hold $((OITERS / NT)) per thread at the MARK line" \
         "$(times $((2 * NT)) $((OITERS / NT)))" \
         "$(per_thread "$DB" 'ordered wait' $F "$Lo" 'sum(st.count)')
 $(per_thread "$DB" ordered $F "$Lo" 'sum(st.count)')"
-    expect_cmp "ordered NT=4: hold total = ITERS x HOLD = $((OITERS * OHOLD)) ms (5%)" within $((OITERS * OHOLD)) \
-        "$(total "$DB" ordered $F "$Lo" 'sum(st.time)' | ms)" "$(awk -v v=$((OITERS * OHOLD)) 'BEGIN { print v * 0.05 }')"
     queue=$(awk -v n=$OITERS -v t=$NT -v h=$OHOLD 'BEGIN { for (i = 0; i < n; i++) s += (i < t - 1 ? i : t - 1) * h; print s }')
-    expect_cmp "ordered NT=4: wait total = HOLD x sum min(i, NT-1) = $queue ms (10%)" within "$queue" \
-        "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)" "$(awk -v v="$queue" 'BEGIN { print v * 0.1 }')"
-    expect_eq "ordered NT=4: flushes per thread FLUSHES x (1..$NT) at the flush's line (exact)" \
+    if [ "$NT" = 2 ]; then hpct=5 wlo=0.9 whi=1.1; else hpct=10 wlo=0.9 whi=1.5; fi
+    expect_cmp "ordered NT=$NT: hold total = ITERS x HOLD = $((OITERS * OHOLD)) ms ($hpct%)" within $((OITERS * OHOLD)) \
+        "$(total "$DB" ordered $F "$Lo" 'sum(st.time)' | ms)" "$(awk -v v=$((OITERS * OHOLD)) -v r=$hpct 'BEGIN { print v * r / 100 }')"
+    expect_cmp "ordered NT=$NT: wait total >= $wlo x the queueing HOLD x sum min(i, NT-1) = $queue ms" ge \
+        "$(awk -v v="$queue" -v r=$wlo 'BEGIN { print v * r }')" "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)"
+    expect_cmp "ordered NT=$NT: wait total <= $whi x the queueing ($queue ms)" le \
+        "$(awk -v v="$queue" -v r=$whi 'BEGIN { print v * r }')" "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)"
+    expect_eq "ordered NT=$NT: flushes per thread FLUSHES x (1..$NT) at the flush's line (exact)" \
         "$(upto $NT "$OFLUSH")" "$(per_thread_range "$DB" flush "$Lf" "$Lf")"
-    expect_eq "ordered NT=4: no atomic record (clang calls libatomic)" "" "$(per_thread_range "$DB" atomic 1 100000)"
+    expect_eq "ordered NT=$NT: no atomic record (clang calls libatomic)" "" "$(per_thread_range "$DB" atomic 1 100000)"
 }
 if ord_build ordered clang hprof && ord_build ordered.plain clang; then
-    if objdump -d "$tmp/ordered" | grep -q 'call.*<__atomic_compare_exchange@plt>' &&
-        objdump -d "$tmp/ordered" | grep -q 'call.*<__kmpc_flush@plt>'; then
+    # (grep -q on a pipe would end objdump early: a SIGPIPE under pipefail)
+    objdump -d "$tmp/ordered" >"$tmp/ordered.dis" 2>&1 || true
+    if grep -q 'call.*<__atomic_compare_exchange@plt>' "$tmp/ordered.dis" &&
+        grep -q 'call.*<__kmpc_flush@plt>' "$tmp/ordered.dis"; then
         ok "ordered: clang calls libatomic for the long double update and __kmpc_flush"
     else
         notok "ordered: clang calls libatomic for the long double update and __kmpc_flush" "not in objdump -d"
     fi
-    attempts "ordered NT=4" ord_checks
-    cp "$tmp/ord.out" "$tmp/ordered.out"
+    for NT in 2 4; do
+        attempts "ordered NT=$NT" ord_checks $NT
+    done
+    cp "$tmp/ord4.out" "$tmp/ordered.out"
     identity ordered 1 4
 fi
 if ord_build ordered.gcc gcc hprof && run ordg 1 4 "$tmp/ordered.gcc"; then
-    ldd "$tmp/ordered.gcc" | grep -q 'libomp\.so' && ! ldd "$tmp/ordered.gcc" | grep -q libgomp &&
-        ok "ordered, gcc object on libomp: links libomp only" ||
-        notok "ordered, gcc object on libomp: links libomp only" "$(ldd "$tmp/ordered.gcc" | grep omp | oneline)"
+    libs=$(ldd "$tmp/ordered.gcc")
+    if grep -q 'libomp\.so' <<<"$libs" && ! grep -q libgomp <<<"$libs"; then
+        ok "ordered, gcc object on libomp: links libomp only"
+    else
+        notok "ordered, gcc object on libomp: links libomp only" "$(grep omp <<<"$libs" | oneline)"
+    fi
     expect_eq "ordered, gcc object on libomp: atomic updates per thread ATOMICS x (1..4) (exact)" \
         "$(upto 4 "$OATOM")" "$(per_thread_range "$DB" atomic $((La - 1)) $((La + 1)))"
-    expect_cmp "ordered, gcc object on libomp: ordered hold total = ITERS x HOLD (5%, ms)" within $((OITERS * OHOLD)) \
-        "$(q "$DB" "SELECT sum(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
-                    WHERE s.kind = 'omp' AND s.name = 'ordered' AND s.file LIKE '%$F'" | ms)" \
-        "$(awk -v v=$((OITERS * OHOLD)) 'BEGIN { print v * 0.05 }')"
+    expect_eq "ordered, gcc object on libomp: $OITERS ordered holds" "$OITERS" \
+        "$(q "$DB" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'omp' AND s.name = 'ordered' AND s.file LIKE '%$F'")"
 fi
 
 [ "$skip" = 0 ] || echo "# $skip skipped"
