@@ -99,7 +99,7 @@ static void decimals(hpq_table *t, const char *cols, int n)
 static void time_columns(hpq_table *t)
 {
     decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time,work,ibarrier,barrier,crit_wait,"
-                "crit_hold,lock_wait,lock_hold,task_time,taskwait", TIME_DECIMALS);
+                "crit_hold,lock_wait,lock_hold,task_time,taskwait,ord_wait,ord_hold", TIME_DECIMALS);
     decimals(t, "imbalance", 2);
     decimals(t, "pct", 1);
 }
@@ -465,18 +465,23 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
 /* ---- free SQL ---- */
 
 /* One column of the per-thread table: the time (or, for executions, the
- * count) of the OpenMP records named `name` inside the construct. */
+ * count) of the OpenMP records named `name` inside the construct.  A wait
+ * is subtracted from the work column; an optional column is listed only
+ * when the construct has such records. */
 static const struct {
     const char *column, *name;
-    int count;
+    int count, wait, optional;
 } thread_columns[] = {
-    {"ibarrier", "implicit barrier", 0}, {"barrier", "barrier", 0},
-    {"crit_wait", "critical wait", 0},   {"crit_hold", "critical", 0},
-    {"lock_wait", "lock wait", 0},       {"lock_hold", "lock", 0},
-    {"single", "single", 1},             {"master", "master", 1},
-    {"tasks", "task", 1},                {"task_time", "task", 0},
-    {"taskwait", "taskwait", 0},
+    {"ibarrier", "implicit barrier", 0, 1, 0}, {"barrier", "barrier", 0, 1, 0},
+    {"crit_wait", "critical wait", 0, 1, 0},   {"crit_hold", "critical", 0, 0, 0},
+    {"lock_wait", "lock wait", 0, 1, 0},       {"lock_hold", "lock", 0, 0, 0},
+    {"single", "single", 1, 0, 0},             {"master", "master", 1, 0, 0},
+    {"tasks", "task", 1, 0, 0},                {"task_time", "task", 0, 0, 0},
+    {"taskwait", "taskwait", 0, 1, 0},         {"ord_wait", "ordered wait", 0, 1, 1},
+    {"ord_hold", "ordered", 0, 0, 1},          {"atomics", "atomic", 1, 0, 1},
+    {"flushes", "flush", 1, 0, 1},
 };
+#define NTHREAD_COLUMNS (sizeof thread_columns / sizeof thread_columns[0])
 
 /* Appends printf-style text to b. */
 static void append(hp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -495,25 +500,49 @@ static void append(hp_buf *b, const char *fmt, ...)
     b->len--; /* the NUL stays as a terminator, not as content */
 }
 
-static char *threads_sql(const char *nodes)
+/* The records named `name` strictly inside the nodes, as SQL joins and
+ * conditions over stat x (c: the record's node) for a FROM clause. */
+#define INSIDE_SQL "stat x JOIN node c ON c.id = x.node JOIN site cs ON cs.id = c.site" \
+                   " JOIN node p ON p.id IN (%s) WHERE cs.kind = 'omp' AND cs.name = '%s'" \
+                   " AND c.path LIKE p.path || '/%%'"
+
+/* Does any node inside the selected nodes carry records named `name`? */
+static int has_records(const hpq_ctx *ctx, const char *nodes, const char *name)
+{
+    char *sql;
+    if (asprintf(&sql, "SELECT EXISTS (SELECT 1 FROM " INSIDE_SQL " AND x.count > 0)", nodes,
+                 name) < 0)
+        return 0;
+    int r = query_double(ctx, sql) != 0;
+    free(sql);
+    return r;
+}
+
+/* shown[i]: column i of thread_columns is listed. */
+static char *threads_sql(const char *nodes, const int *shown)
 {
     hp_buf b = {0};
     append(&b, "SELECT st.rank AS rank, st.thread AS thread, SUM(st.count) AS calls,"
                " SUM(st.time) AS time");
-    for (size_t i = 0; i < sizeof thread_columns / sizeof thread_columns[0]; i++)
-        append(&b, ", COALESCE((SELECT SUM(%s) FROM stat x JOIN node c ON c.id = x.node"
-                   " JOIN site cs ON cs.id = c.site JOIN node p ON p.id IN (%s)"
-                   " WHERE cs.kind = 'omp' AND cs.name = '%s' AND c.path LIKE p.path || '/%%'"
-                   " AND x.rank = st.rank AND x.thread = st.thread), 0) AS %s",
-               thread_columns[i].count ? "x.count" : "x.time", nodes, thread_columns[i].name,
-               thread_columns[i].column);
+    for (size_t i = 0; i < NTHREAD_COLUMNS; i++)
+        if (shown[i])
+            append(&b, ", COALESCE((SELECT SUM(%s) FROM " INSIDE_SQL
+                       " AND x.rank = st.rank AND x.thread = st.thread), 0) AS %s",
+                   thread_columns[i].count ? "x.count" : "x.time", nodes,
+                   thread_columns[i].name, thread_columns[i].column);
     append(&b, " FROM stat st WHERE st.node IN (%s) GROUP BY st.rank, st.thread", nodes);
     /* work: the construct's time less every wait recorded inside it */
     hp_buf outer = {0};
-    append(&outer, "SELECT rank, thread, calls, time, MAX(time - ibarrier - barrier - crit_wait"
-                   " - lock_wait - taskwait, 0) AS work, ibarrier, barrier, crit_wait, crit_hold,"
-                   " lock_wait, lock_hold, single, master, tasks, task_time, taskwait FROM (%s)"
-                   " ORDER BY rank, thread", b.failed || !b.data ? "" : (const char *)b.data);
+    append(&outer, "SELECT rank, thread, calls, time, MAX(time");
+    for (size_t i = 0; i < NTHREAD_COLUMNS; i++)
+        if (shown[i] && thread_columns[i].wait)
+            append(&outer, " - %s", thread_columns[i].column);
+    append(&outer, ", 0) AS work");
+    for (size_t i = 0; i < NTHREAD_COLUMNS; i++)
+        if (shown[i])
+            append(&outer, ", %s", thread_columns[i].column);
+    append(&outer, " FROM (%s) ORDER BY rank, thread",
+           b.failed || !b.data ? "" : (const char *)b.data);
     hp_buf_free(&b);
     b = outer;
     if (b.failed || !b.data) {
@@ -528,7 +557,11 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
     hpq_sel sel;
     if (hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_OMP, &sel, ctx->err, ctx->errlen))
         return -1;
-    char *sql = threads_sql(sel.nodes);
+    int shown[NTHREAD_COLUMNS];
+    for (size_t i = 0; i < NTHREAD_COLUMNS; i++)
+        shown[i] = !thread_columns[i].optional ||
+                   has_records(ctx, sel.nodes, thread_columns[i].name);
+    char *sql = threads_sql(sel.nodes, shown);
     if (!sql) {
         hpq_sel_free(&sel);
         return oom(ctx);

@@ -33,6 +33,13 @@
  *  - GOMP_critical_start/end and GOMP_critical_name_start/end: "critical
  *    wait" (time in start) and "critical" (start's return until end), both
  *    at the line of the critical construct.
+ *  - GOMP_ordered_start/end: "ordered wait" (time in start: the iteration
+ *    waits for its turn) and "ordered" (start's return until end), both at
+ *    the line of the ordered construct.
+ *  - GOMP_atomic_start/end, which gcc calls around an atomic update that
+ *    has no lock-free instruction sequence (a long double, a 16-byte type
+ *    without -mcx16): one "atomic" per update, its time from the start's
+ *    entry to the end, at the atomic's line.
  *  - omp_set_lock / omp_test_lock / omp_unset_lock and the nest-lock
  *    calls: "lock wait" (time in set) and "lock" (held from the set's or
  *    successful test's return until the unset that releases it), both at
@@ -54,8 +61,9 @@
  *    "taskwait".
  * Not visible this way: static loop schedules (gcc computes the chunks
  * inline; only the end barrier shows), the per-thread time in worksharing
- * loops, master/masked (inlined thread-number tests), atomics (hardware
- * instructions), flush, ordered, taskloop tasks (GOMP_taskloop), regions
+ * loops, master/masked (inlined thread-number tests), lock-free atomics
+ * and flush (hardware instructions: a locked add, a fence; no call to
+ * libgomp), taskloop tasks (GOMP_taskloop), regions
  * with task reductions (GOMP_parallel_reductions) and objects from
  * gcc < 4.9 (GOMP_parallel_start/end), which pass through.
  *
@@ -117,6 +125,7 @@ static struct {
     par_sections_fn sections;
     void_fn barrier, critical_start, critical_end, taskwait, taskgroup_end;
     void_fn loop_end, sections_end;
+    void_fn ordered_start, ordered_end, atomic_start, atomic_end;
     bool_fn barrier_cancel, loop_end_cancel, sections_end_cancel, single_start;
     name_fn critical_name_start, critical_name_end, taskwait_depend;
     ptr_fn single_copy_start;
@@ -194,6 +203,10 @@ static void resolve_real(void)
     LOOKUP(critical_end, "GOMP_critical_end");
     LOOKUP(critical_name_start, "GOMP_critical_name_start");
     LOOKUP(critical_name_end, "GOMP_critical_name_end");
+    LOOKUP(ordered_start, "GOMP_ordered_start");
+    LOOKUP(ordered_end, "GOMP_ordered_end");
+    LOOKUP(atomic_start, "GOMP_atomic_start");
+    LOOKUP(atomic_end, "GOMP_atomic_end");
     LOOKUP(loop_end, "GOMP_loop_end");
     LOOKUP(loop_end_cancel, "GOMP_loop_end_cancel");
     LOOKUP(sections_end, "GOMP_sections_end");
@@ -247,6 +260,8 @@ typedef struct gomp_tls {
         uint64_t start;
         uint32_t site;  /* NO_SITE: not recorded */
     } crit[CRIT_MAX];
+    uint64_t atomic_start;  /* the open GOMP_atomic_start's entry */
+    uint32_t atomic_site;   /* its site (atomic_start != 0: recorded) */
     hp_omp_locks locks;
 } gomp_tls;
 
@@ -632,17 +647,18 @@ API void *GOMP_single_copy_start(void)
 
 /* ------------------------------------------------------------- criticals */
 
-/* After the real start returned: the wait, and the hold's start pushed
- * (always pushed, recorded or not, so that ends always pop their own). */
-static void crit_acquired(uintptr_t ret, uint64_t t0, int recorded)
+/* After the real start of a critical section or an ordered block
+ * returned: the wait, and the hold's start pushed (always pushed, recorded
+ * or not, so that ends always pop their own; the two nest properly). */
+static void crit_acquired(uintptr_t ret, uint64_t t0, int recorded, int wait, int hold)
 {
     uint64_t t1 = hp_ticks();
     gomp_tls *g = tls_get();
     hp_thread *t = recorded && !ompt_on() ? hp_tls_self : NULL;
     uint32_t site = NO_SITE;
     if (t) {
-        hp_omp_record(t, call_site(t, ret, HP_OMP_CRITICAL_WAIT), t1 - t0);
-        site = call_site(t, ret, HP_OMP_CRITICAL);
+        hp_omp_record(t, call_site(t, ret, wait), t1 - t0);
+        site = call_site(t, ret, hold);
     }
     if (!g)
         return;
@@ -676,7 +692,7 @@ API void GOMP_critical_start(void)
     int rec = recorder() != NULL;
     uint64_t t0 = hp_ticks();
     real.critical_start();
-    crit_acquired(RET, t0, rec);
+    crit_acquired(RET, t0, rec, HP_OMP_CRITICAL_WAIT, HP_OMP_CRITICAL);
 }
 
 API void GOMP_critical_end(void)
@@ -701,7 +717,7 @@ API void GOMP_critical_name_start(void **pptr)
     int rec = recorder() != NULL;
     uint64_t t0 = hp_ticks();
     real.critical_name_start(pptr);
-    crit_acquired(RET, t0, rec);
+    crit_acquired(RET, t0, rec, HP_OMP_CRITICAL_WAIT, HP_OMP_CRITICAL);
 }
 
 API void GOMP_critical_name_end(void **pptr)
@@ -712,6 +728,68 @@ API void GOMP_critical_name_end(void **pptr)
     if (!ompt_on())
         crit_released(hp_ticks());
     real.critical_name_end(pptr);
+}
+
+/* ---------------------------------------------------- ordered, atomic */
+
+/* An ordered block: "ordered wait" is the time in GOMP_ordered_start (the
+ * iteration waits for its turn), "ordered" the hold until GOMP_ordered_end. */
+API void GOMP_ordered_start(void)
+{
+    resolve();
+    if (!real.ordered_start)
+        return;
+    if (ompt_on()) {
+        real.ordered_start();
+        return;
+    }
+    int rec = recorder() != NULL;
+    uint64_t t0 = hp_ticks();
+    real.ordered_start();
+    crit_acquired(RET, t0, rec, HP_OMP_ORDERED_WAIT, HP_OMP_ORDERED);
+}
+
+API void GOMP_ordered_end(void)
+{
+    resolve();
+    if (!real.ordered_end)
+        return;
+    if (!ompt_on())
+        crit_released(hp_ticks());
+    real.ordered_end();
+}
+
+/* gcc calls these around an atomic update that is not lock-free (e.g. a
+ * long double): one "atomic" per update, its time from the start's entry
+ * (the wait for libgomp's global atomic mutex included) to the end.  An
+ * atomic region contains no other construct, so one slot per thread. */
+API void GOMP_atomic_start(void)
+{
+    resolve();
+    if (!real.atomic_start)
+        return;
+    hp_thread *t = recorder();
+    gomp_tls *g = t ? tls_get() : NULL;
+    if (g) {
+        g->atomic_site = call_site(t, RET, HP_OMP_ATOMIC);
+        g->atomic_start = hp_ticks();
+    }
+    real.atomic_start();
+}
+
+API void GOMP_atomic_end(void)
+{
+    resolve();
+    if (!real.atomic_end)
+        return;
+    gomp_tls *g = gtls;
+    hp_thread *t = hp_tls_self;
+    if (g && g->atomic_start) {
+        if (t && hp_collecting && !ompt_on())
+            hp_omp_record(t, g->atomic_site, hp_ticks() - g->atomic_start);
+        g->atomic_start = 0;
+    }
+    real.atomic_end();
 }
 
 /* ------------------------------------------------------------------ locks */

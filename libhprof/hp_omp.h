@@ -36,6 +36,10 @@ enum hp_omp_what {
     HP_OMP_TASKWAIT,          /* waiting in taskwait/taskgroup */
     HP_OMP_FORK,              /* the master's cost to start a team */
     HP_OMP_JOIN,              /* the master's cost to end it */
+    HP_OMP_ORDERED_WAIT,      /* waiting to enter an ordered block */
+    HP_OMP_ORDERED,           /* holding it */
+    HP_OMP_ATOMIC,            /* atomic updates (seen when not lock-free) */
+    HP_OMP_FLUSH,             /* flushes */
     HP_OMP_NWHAT
 };
 

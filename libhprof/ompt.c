@@ -96,7 +96,7 @@ typedef struct mutex_slot {
     const void *ra;
     uint64_t start;
     int state;                /* 0 free, 1 acquiring, 2 held */
-    int lock;                 /* lock (1) or critical (0) */
+    int rec;                  /* its records: mutex_recs[rec] */
 } mutex_slot;
 #define MAX_MUTEX 16
 
@@ -401,21 +401,32 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data
         record(t, s.ra, s.what, now - s.start);
 }
 
-/* ---- critical sections and locks ---- */
+/* ---- critical sections, locks, ordered blocks, atomics ---- */
 
-static int mutex_kind(ompt_mutex_t kind)
+/* What a mutex kind records: a wait (acquire .. acquired) and a hold
+ * (acquired .. released); an atomic, one record from acquire to release
+ * (libomp takes a lock for an atomic update only without a lock-free
+ * instruction sequence). */
+#define NO_WAIT (-1)
+static const struct {
+    int kind, wait, hold;
+} mutex_recs[] = {
+    {ompt_mutex_critical, HP_OMP_CRITICAL_WAIT, HP_OMP_CRITICAL},
+    {ompt_mutex_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
+    {ompt_mutex_test_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
+    {ompt_mutex_nest_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
+    {ompt_mutex_test_nest_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
+    {ompt_mutex_ordered, HP_OMP_ORDERED_WAIT, HP_OMP_ORDERED},
+    {ompt_mutex_atomic, NO_WAIT, HP_OMP_ATOMIC},
+};
+
+/* The index in mutex_recs of a mutex kind, -1 if not recorded. */
+static int mutex_rec(ompt_mutex_t kind)
 {
-    switch ((int)kind) {
-    case ompt_mutex_critical:
-        return 0;
-    case ompt_mutex_lock:
-    case ompt_mutex_test_lock:
-    case ompt_mutex_nest_lock:
-    case ompt_mutex_test_nest_lock:
-        return 1;
-    default:
-        return -1;   /* atomic, ordered */
-    }
+    for (int i = 0; i < (int)(sizeof mutex_recs / sizeof mutex_recs[0]); i++)
+        if (mutex_recs[i].kind == (int)kind)
+            return i;
+    return -1;
 }
 
 static mutex_slot *mutex_find(othread *o, ompt_wait_id_t id, int state)
@@ -431,32 +442,36 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 {
     (void)hint;
     (void)impl;
-    int lock = mutex_kind(kind);
+    int rec = mutex_rec(kind);
     othread *o;
-    if (lock < 0 || !(o = ot()))
+    if (rec < 0 || !(o = ot()))
         return;
     mutex_slot *m = mutex_find(o, id, 1);
     if (!m)
         m = mutex_find(o, 0, 0);
     if (!m)
         return;
-    *m = (mutex_slot){id, ra, hp_ticks(), 1, lock};
+    *m = (mutex_slot){id, ra, hp_ticks(), 1, rec};
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t id, const void *ra)
 {
-    int lock = mutex_kind(kind);
+    int rec = mutex_rec(kind);
     othread *o;
-    if (lock < 0 || !(o = ot()))
+    if (rec < 0 || !(o = ot()))
         return;
     uint64_t now = hp_ticks();
     mutex_slot *m = mutex_find(o, id, 1);
     if (m) {
+        if (mutex_recs[rec].wait == NO_WAIT) {
+            m->state = 2;   /* the record runs on from the acquire */
+            return;
+        }
         hp_thread *t = rec_thread();
         if (t)
-            record(t, m->ra, lock ? HP_OMP_LOCK_WAIT : HP_OMP_CRITICAL_WAIT, now - m->start);
+            record(t, m->ra, mutex_recs[rec].wait, now - m->start);
     } else if ((m = mutex_find(o, 0, 0))) {
-        *m = (mutex_slot){id, ra, 0, 0, lock};
+        *m = (mutex_slot){id, ra, 0, 0, rec};
     } else {
         return;
     }
@@ -467,17 +482,26 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t id, const void *
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t id, const void *ra)
 {
     (void)ra;
-    int lock = mutex_kind(kind);
+    int rec = mutex_rec(kind);
     othread *o = ot_self;
-    if (lock < 0 || !o)
+    if (rec < 0 || !o)
         return;
     mutex_slot *m = mutex_find(o, id, 2);
     if (!m)
         return;
     hp_thread *t = rec_thread();
     if (t)
-        record(t, m->ra, lock ? HP_OMP_LOCK : HP_OMP_CRITICAL, hp_ticks() - m->start);
+        record(t, m->ra, mutex_recs[m->rec].hold, hp_ticks() - m->start);
     *m = (mutex_slot){0};
+}
+
+/* libomp calls this after the flush: a count, no time. */
+static void on_flush(ompt_data_t *thread_data, const void *ra)
+{
+    (void)thread_data;
+    hp_thread *t = rec_thread();
+    if (t)
+        record(t, ra, HP_OMP_FLUSH, 0);
 }
 
 /* ---- explicit tasks ---- */
@@ -617,6 +641,7 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
     HP_SET(ompt_callback_mutex_acquire, on_mutex_acquire);
     HP_SET(ompt_callback_mutex_acquired, on_mutex_acquired);
     HP_SET(ompt_callback_mutex_released, on_mutex_released);
+    HP_SET(ompt_callback_flush, on_flush);
     HP_SET(ompt_callback_task_create, on_task_create);
     HP_SET(ompt_callback_task_schedule, on_task_schedule);
 #undef HP_SET

@@ -44,9 +44,9 @@
  *    ids, so the task timeline links a task to its creator.
  *  - POMP2_Begin/End (user regions): a node of kind region named by the
  *    ctc's userRegionName.  POMP2_Off/On stop and resume POMP2 records.
- * Not recorded (no construct name for them yet): atomic, flush, ordered
- * (enter/exit and begin/end accepted), single sections' own section
- * begin/end.
+ *  - Ordered_enter..begin: "ordered wait"; begin..end: "ordered";
+ *    Atomic_enter..exit: "atomic"; Flush_enter..exit: "flush".
+ * Not recorded: single sections' own section begin/end.
  *
  * Counted once: as soon as POMP2 is in use (an init file in the program,
  * or any POMP2 event), hp_pomp2_active is set, and the GOMP wrappers
@@ -772,27 +772,29 @@ API void POMP2_Master_end(POMP2_Region_handle *h)
 
 API void POMP2_Atomic_enter(POMP2_Region_handle *h, const char ctc_string[])
 {
-    (void)region_of(h, ctc_string);
+    timed_enter(h, ctc_string, HP_OMP_ATOMIC);
 }
 
 API void POMP2_Atomic_exit(POMP2_Region_handle *h)
 {
-    (void)h;
+    timed_exit(h, HP_OMP_ATOMIC);
 }
 
 API void POMP2_Flush_enter(POMP2_Region_handle *h, const char ctc_string[])
 {
-    (void)region_of(h, ctc_string);
+    timed_enter(h, ctc_string, HP_OMP_FLUSH);
 }
 
 API void POMP2_Flush_exit(POMP2_Region_handle *h)
 {
-    (void)h;
+    timed_exit(h, HP_OMP_FLUSH);
 }
 
+/* Like a critical section: enter..begin waits for the iteration's turn,
+ * begin..end holds the ordered block. */
 API void POMP2_Ordered_enter(POMP2_Region_handle *h, const char ctc_string[])
 {
-    (void)region_of(h, ctc_string);
+    timed_enter(h, ctc_string, HP_OMP_ORDERED_WAIT);
 }
 
 API void POMP2_Ordered_exit(POMP2_Region_handle *h)
@@ -802,12 +804,13 @@ API void POMP2_Ordered_exit(POMP2_Region_handle *h)
 
 API void POMP2_Ordered_begin(POMP2_Region_handle *h)
 {
-    (void)h;
+    timed_exit(h, HP_OMP_ORDERED_WAIT);
+    timed_enter(h, NULL, HP_OMP_ORDERED);
 }
 
 API void POMP2_Ordered_end(POMP2_Region_handle *h)
 {
-    (void)h;
+    timed_exit(h, HP_OMP_ORDERED);
 }
 
 /* ---------------------------------------------------------------- tasks */

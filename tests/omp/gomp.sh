@@ -18,6 +18,9 @@
 #    VLA (copy function), if(0) and 64-byte aligned tasks;
 #  - jacobi.c at 2 ranks x 2 threads: the parallel loop next to the MPI
 #    call sites in one database, two threads per rank;
+#  - ordered.c: ordered hold (5%) and wait (the queueing, 10%), exact
+#    counts of long double atomic updates (GOMP_atomic_start/end) per
+#    thread, no flush record, and those columns in hprof-query --threads;
 #  - identical stdout with and without -lhprof for every program.
 #
 # usage: tests/omp/gomp.sh [BUILDDIR]   (default: the current directory).
@@ -351,6 +354,69 @@ if OMPI_CC=gcc "$MPICC" -fopenmp -g -O2 "$src" -o "$tmp/po" -L"$LIBDIR" -lhprof 
     fi
 else
     notok "pragmas only: build" "$(head -3 "$tmp/po.cc" | oneline)"
+fi
+
+# ---------------------------------------------------------------- ordered, atomic, flush
+# ordered.c at 4 threads: ordered hold = ITERS x HOLD (5%) in ITERS/NT
+# holds per thread, ordered wait = the queueing HOLD x sum min(i, NT-1)
+# (10%); thread t's ATOMICS x (t+1) long double updates through
+# GOMP_atomic_start/end (exact); flush is a fence: no record; --threads
+# lists ord_wait, ord_hold, atomics (not flushes) and a work column of
+# each thread's own holds (the ordered wait subtracted).
+src=ordered.c
+HOLD=$(define_of "$S/$src" HOLD_MS)
+ITERS=$(define_of "$S/$src" ITERS)
+ATOMICS=$(define_of "$S/$src" ATOMICS)
+LR=$(line_of "$S/$src" ord-region)
+LO=$(line_of "$S/$src" ord-ordered)
+LA=$(line_of "$S/$src" ord-atomic)
+ord_checks() {
+    local NT=4 db=$tmp/ord.hpf queue own hdr
+    run ord 1 $NT "$tmp/ord" || return 0
+    expect_eq "ordered: program output" \
+        "ordered: $NT threads, $ITERS iterations in order 1, atomic sum $((ATOMICS * NT * (NT + 1) / 2))" \
+        "$(cat "$tmp/ord.out")"
+    # -O2 keys the ordered block's calls by the loop's line or the body's.
+    cnt() { q "$db" "SELECT sum(st.count) $OMPJOIN WHERE $(omp_where $src "$1" $(($2 - 1)) $(($2 + 2)))
+                     GROUP BY st.rank, st.thread ORDER BY 1"; }
+    tot() { omp_sum "$db" $src "$1" $(($2 - 1)) $(($2 + 2)) "round(sum(st.time) * 1000, 3)"; }
+    expect_eq "ordered: ordered wait and hold $((ITERS / NT)) times per thread" \
+        "$(for ((i = 0; i < 2 * NT; i++)); do echo $((ITERS / NT)); done)" \
+        "$(cnt 'ordered wait' "$LO")
+$(cnt ordered "$LO")"
+    expect_cmp "ordered: total hold = ITERS x HOLD = $((ITERS * HOLD)) ms (5%)" \
+        within $((ITERS * HOLD)) "$(tot ordered "$LO")" "$(awk -v w=$((ITERS * HOLD)) 'BEGIN { print w * 0.05 }')"
+    queue=$(awk -v n=$ITERS -v t=$NT -v h=$HOLD 'BEGIN { for (i = 0; i < n; i++) s += (i < t - 1 ? i : t - 1) * h; print s }')
+    expect_cmp "ordered: total wait = HOLD x sum min(i, NT-1) = $queue ms (10%)" \
+        within "$queue" "$(tot 'ordered wait' "$LO")" "$(awk -v w="$queue" 'BEGIN { print w * 0.10 }')"
+    expect_eq "ordered: atomic updates per thread ATOMICS x (1..$NT) (GOMP_atomic_start/end, exact)" \
+        "$(for ((i = 1; i <= NT; i++)); do echo $((ATOMICS * i)); done)" "$(cnt atomic "$LA")"
+    expect_eq "ordered: no flush record (gcc emits a fence)" "0" \
+        "$(q "$db" "SELECT count(*) $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'flush'")"
+    # col NAME - a column of `--threads` (csv) of the region, one row per thread.
+    col() { "$QUERY" "$db" --threads "$src:$LR" --format csv 2>/dev/null |
+        awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print k ? $k : "no column " c }'; }
+    hdr=$("$QUERY" "$db" --threads "$src:$LR" --format csv 2>/dev/null | head -1)
+    expect_eq "ordered: --threads lists ord_wait, ord_hold, atomics and no flushes" \
+        "ord_wait,ord_hold,atomics" "$(tr ',' '\n' <<<"$hdr" | grep -E '^(ord_|atomics|flushes)' | oneline | tr ';' ',')"
+    expect_eq "ordered: --threads atomics per thread" \
+        "$(for ((i = 1; i <= NT; i++)); do echo $((ATOMICS * i)); done)" \
+        "$(col atomics | sort -n)"
+    own=$((ITERS / NT * HOLD))
+    for got in $(col work | awk '{ printf "%.3f\n", $1 * 1000 }'); do
+        expect_cmp "ordered: --threads work of a thread = its holds, $own ms (10%)" \
+            within "$own" "$got" "$(awk -v w=$own 'BEGIN { print w * 0.10 }')"
+    done
+}
+if build ord "$S/$src"; then
+    # (grep -q on a pipe would end objdump early: a SIGPIPE under pipefail)
+    objdump -d "$tmp/ord" >"$tmp/ord.dis" 2>&1 || true
+    if grep -q 'call.*<GOMP_atomic_start@plt>' "$tmp/ord.dis"; then
+        ok "ordered: gcc calls GOMP_atomic_start for the long double update"
+    else
+        notok "ordered: gcc calls GOMP_atomic_start for the long double update" "not in objdump -d"
+    fi
+    attempts ordered ord_checks
 fi
 
 echo "$pass passed, $fail failed"

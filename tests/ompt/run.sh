@@ -8,7 +8,8 @@
 # (tests/omp/src/critical.c, tests/ompt/src/critical_reps.c), tasks
 # (tests/ompt/src/fib.c), sections/single/master counts and a nested region
 # (tests/ompt/src/constructs.c), the hybrid Jacobi example at 2 ranks x 2
-# threads, and stdout identical with and without -lhprof.
+# threads, ordered wait/hold, flush and atomic counts
+# (tests/omp/src/ordered.c), and stdout identical with and without -lhprof.
 #
 # usage: tests/ompt/run.sh [BUILDDIR]   (default: the current directory).
 # Env: MPICC, MPIRUN, CLANG (default clang), HPROF_KEEP_TMP=1.
@@ -61,6 +62,9 @@ run() {
     local name=$1 np=$2 nt=$3
     shift 3
     RC=0
+    # hprof never overwrites a profile (it writes NAME.hpf.1): a rerun
+    # under `attempts` must not read the previous run's.
+    rm -f "$tmp/$name.hpf" "$tmp/$name.db"
     HPROF_OUTPUT=$tmp/$name.hpf OMP_NUM_THREADS=$nt timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" \
         -x HPROF_OUTPUT -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
@@ -335,6 +339,98 @@ if [ -e "$tmp/jacobi" ] && run jacobi 2 2 "$tmp/jacobi" 256 200; then
         "$(q "$DB" "SELECT count(DISTINCT s.id) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                    WHERE s.name LIKE 'MPI_%' AND s.file LIKE '%$F' AND st.count > 0")"
     identity jacobi 2 2 256 200
+fi
+
+# ---------------------------------------------------------------- ordered, atomic, flush
+# tests/omp/src/ordered.c at 2 and 4 threads: ordered wait/hold from
+# libomp's mutex callbacks (kind ordered): hold = ITERS x HOLD, wait = the
+# queueing HOLD x sum min(i, NT-1) (see ord_checks), ITERS/NT per thread;
+# flushes from ompt_callback_flush, FLUSHES x (t+1) per thread (exact) at
+# the flush's line; clang makes the long double atomic a libatomic call
+# (no record).  Then the gcc object of the same program linked with
+# clang's libomp: libomp's GOMP_atomic_start takes its atomic lock and
+# reports it (mutex kind atomic): ATOMICS x (t+1) per thread (exact), and
+# the ordered holds (count: libomp runs its GOMP ordered loops unchunked).
+F=ordered.c
+OHOLD=$(sed -n 's/^#define HOLD_MS \([0-9]*\).*/\1/p' "$O/$F")
+OITERS=$(sed -n 's/^#define ITERS \([0-9]*\).*/\1/p' "$O/$F")
+OATOM=$(sed -n 's/^#define ATOMICS \([0-9]*\).*/\1/p' "$O/$F")
+OFLUSH=$(sed -n 's/^#define FLUSHES \([0-9]*\).*/\1/p' "$O/$F")
+Lo=$(line_of "$O/$F" ord-ordered)
+La=$(line_of "$O/$F" ord-atomic)
+Lf=$(line_of "$O/$F" ord-flush)
+# ord_build NAME CC [hprof] - ordered.c compiled by mpicc with OMPI_CC=CC,
+# linked by clang (libomp; libatomic for clang's long double update).
+ord_build() {
+    local extra=() dbg=(-g)
+    [ "${3:-}" = hprof ] && extra=(-L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR")
+    [ "$2" = gcc ] || dbg+=(-gdwarf-aranges)
+    { OMPI_CC=$2 "$MPICC" -fopenmp "${dbg[@]}" -O2 -c "$O/$F" -o "$tmp/$1.o" &&
+        OMPI_CC=$CLANG "$MPICC" -fopenmp "$tmp/$1.o" -o "$tmp/$1" "${extra[@]}" -latomic; } \
+        2>"$tmp/$1.build" || { notok "build $1" "$(head -3 "$tmp/$1.build" | oneline)"; return 1; }
+}
+# per_thread_range DB NAME FIRST LAST - counts per thread of rank 0, ascending.
+per_thread_range() {
+    q "$1" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%$F'
+              AND s.line BETWEEN $3 AND $4 GROUP BY st.thread ORDER BY 1"
+}
+upto() { for ((i = 1; i <= $1; i++)); do echo $(($2 * i)); done; }
+times() { for ((i = 0; i < $1; i++)); do echo "$2"; done; }
+# ord_checks NT - the run at NT threads.  libomp's waiters for an ordered
+# block spin (yielding): at 4 threads on 2 cores they delay the holder and
+# the hand-over by milliseconds, so the times are checked to 5%/10% at 2
+# threads; at 4, the hold to 10% and the wait between the queueing less
+# 10% and 1.5 x it (the delays only add).
+ord_checks() {
+    local NT=$1 queue hpct wlo whi
+    run ord$NT 1 $NT "$tmp/ordered" || return 0
+    expect_eq "ordered NT=$NT: program output" \
+        "ordered: $NT threads, $OITERS iterations in order 1, atomic sum $((OATOM * NT * (NT + 1) / 2))" \
+        "$(cat "$tmp/ord$NT.out")"
+    expect_eq "ordered NT=$NT: ordered wait and hold $((OITERS / NT)) per thread at the MARK line" \
+        "$(times $((2 * NT)) $((OITERS / NT)))" \
+        "$(per_thread "$DB" 'ordered wait' $F "$Lo" 'sum(st.count)')
+$(per_thread "$DB" ordered $F "$Lo" 'sum(st.count)')"
+    queue=$(awk -v n=$OITERS -v t=$NT -v h=$OHOLD 'BEGIN { for (i = 0; i < n; i++) s += (i < t - 1 ? i : t - 1) * h; print s }')
+    if [ "$NT" = 2 ]; then hpct=5 wlo=0.9 whi=1.1; else hpct=10 wlo=0.9 whi=1.5; fi
+    expect_cmp "ordered NT=$NT: hold total = ITERS x HOLD = $((OITERS * OHOLD)) ms ($hpct%)" within $((OITERS * OHOLD)) \
+        "$(total "$DB" ordered $F "$Lo" 'sum(st.time)' | ms)" "$(awk -v v=$((OITERS * OHOLD)) -v r=$hpct 'BEGIN { print v * r / 100 }')"
+    expect_cmp "ordered NT=$NT: wait total >= $wlo x the queueing HOLD x sum min(i, NT-1) = $queue ms" ge \
+        "$(awk -v v="$queue" -v r=$wlo 'BEGIN { print v * r }')" "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)"
+    expect_cmp "ordered NT=$NT: wait total <= $whi x the queueing ($queue ms)" le \
+        "$(awk -v v="$queue" -v r=$whi 'BEGIN { print v * r }')" "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)"
+    expect_eq "ordered NT=$NT: flushes per thread FLUSHES x (1..$NT) at the flush's line (exact)" \
+        "$(upto $NT "$OFLUSH")" "$(per_thread_range "$DB" flush "$Lf" "$Lf")"
+    expect_eq "ordered NT=$NT: no atomic record (clang calls libatomic)" "" "$(per_thread_range "$DB" atomic 1 100000)"
+}
+if ord_build ordered clang hprof && ord_build ordered.plain clang; then
+    # (grep -q on a pipe would end objdump early: a SIGPIPE under pipefail)
+    objdump -d "$tmp/ordered" >"$tmp/ordered.dis" 2>&1 || true
+    if grep -q 'call.*<__atomic_compare_exchange@plt>' "$tmp/ordered.dis" &&
+        grep -q 'call.*<__kmpc_flush@plt>' "$tmp/ordered.dis"; then
+        ok "ordered: clang calls libatomic for the long double update and __kmpc_flush"
+    else
+        notok "ordered: clang calls libatomic for the long double update and __kmpc_flush" "not in objdump -d"
+    fi
+    for NT in 2 4; do
+        attempts "ordered NT=$NT" ord_checks $NT
+    done
+    cp "$tmp/ord4.out" "$tmp/ordered.out"
+    identity ordered 1 4
+fi
+if ord_build ordered.gcc gcc hprof && run ordg 1 4 "$tmp/ordered.gcc"; then
+    libs=$(ldd "$tmp/ordered.gcc")
+    if grep -q 'libomp\.so' <<<"$libs" && ! grep -q libgomp <<<"$libs"; then
+        ok "ordered, gcc object on libomp: links libomp only"
+    else
+        notok "ordered, gcc object on libomp: links libomp only" "$(grep omp <<<"$libs" | oneline)"
+    fi
+    expect_eq "ordered, gcc object on libomp: atomic updates per thread ATOMICS x (1..4) (exact)" \
+        "$(upto 4 "$OATOM")" "$(per_thread_range "$DB" atomic $((La - 1)) $((La + 1)))"
+    expect_eq "ordered, gcc object on libomp: $OITERS ordered holds" "$OITERS" \
+        "$(q "$DB" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'omp' AND s.name = 'ordered' AND s.file LIKE '%$F'")"
 fi
 
 [ "$skip" = 0 ] || echo "# $skip skipped"

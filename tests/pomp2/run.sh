@@ -16,6 +16,9 @@
 #    and hold (5%), barrier and single counts;
 #  - the same numbers as the plain tier-0 GOMP run of the unmodified
 #    program (-lhprof without opari2) within 5%;
+#  - ordered.c (4 threads): ordered wait (the queueing, 10%) and hold
+#    (5%), exact atomic and flush counts per thread, the same numbers as
+#    the tier-0 GOMP run, and those columns in hprof-query --threads;
 #  - identical stdout with and without hprof (opari2-instrumented, and the
 #    plain program without either).
 #
@@ -281,6 +284,78 @@ if [ -x "$HPCC" ] && [ -s "$tmp/imb.hpf" ]; then
     else
         notok "imbalance: hprof-cc build with POMP2 rewriting, no warnings" "$(head -3 "$tmp/imb.hpi.cc" | oneline)"
     fi
+fi
+
+# ---------------------------------------------------------------- ordered, atomic, flush
+# ordered.c at 4 threads through opari2: the ordered wait (enter..begin)
+# and hold (begin..end), atomic (enter..exit) and flush sites from the ctc
+# strings, each counted once; hold = ITERS x HOLD (5%), wait = the
+# queueing HOLD x sum min(i, NT-1) (10%), both within 5% of the tier-0
+# GOMP run; exact atomic and flush counts per thread, ATOMICS and FLUSHES
+# x (t+1), the atomic counts equal to GOMP's (GOMP_atomic_start/end); and
+# all four columns in hprof-query --threads.
+src=ordered.c
+HOLD=$(define_of "$S/$src" HOLD_MS)
+ITERS=$(define_of "$S/$src" ITERS)
+ATOMICS=$(define_of "$S/$src" ATOMICS)
+FLUSHES=$(define_of "$S/$src" FLUSHES)
+LR=$(line_of "$S/$src" ord-region)
+LO=$(line_of "$S/$src" ord-ordered)
+LA=$(line_of "$S/$src" ord-atomic)
+LF=$(line_of "$S/$src" ord-flush)
+# per_thread DB NAME LINE FIRST [LAST] - counts per thread, ascending
+# (the tier-0 GOMP run keys a call by a neighbouring line: FIRST..LAST).
+per_thread() {
+    q "$1" "SELECT sum(st.count) $OMPJOIN WHERE s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%/$src'
+            AND s.line BETWEEN $3 AND ${4:-$3} GROUP BY st.rank, st.thread ORDER BY 1"
+}
+ord_total() {
+    q "$1" "SELECT coalesce(round(sum(st.time) * 1000, 3), 0) $OMPJOIN WHERE s.kind = 'omp' AND s.name = '$2'
+            AND s.file LIKE '%/$src' AND s.line BETWEEN $3 AND ${4:-$3}"
+}
+upto() { for ((i = 1; i <= $1; i++)); do echo $(($2 * i)); done; }
+times() { for ((i = 0; i < $1; i++)); do echo "$2"; done; }
+ord_checks() {
+    local NT=4 db=$tmp/ord.hpf gdb=$tmp/ord.gomp.hpf queue w h hdr
+    run ord $NT "$tmp/ord" && run ord.gomp $NT "$tmp/ord.gomp" || return 0
+    same_output ord $NT
+    expect_eq "ordered: program output" \
+        "ordered: $NT threads, $ITERS iterations in order 1, atomic sum $((ATOMICS * NT * (NT + 1) / 2))" \
+        "$(cat "$tmp/ord.out")"
+    expect_eq "ordered: sites from the ctc strings at the pragmas' lines, static, one each" \
+        "atomic,$LA,0;flush,$LF,0;ordered,$LO,0;ordered wait,$LO,0" \
+        "$(q "$db" "SELECT s.name, s.line, s.flags & 1 FROM site s WHERE s.kind = 'omp'
+            AND s.name IN ('ordered', 'ordered wait', 'atomic', 'flush') AND s.file LIKE '%/$src' ORDER BY 1")"
+    expect_eq "ordered: ordered wait and hold $((ITERS / NT)) times per thread" \
+        "$(times $((2 * NT)) $((ITERS / NT)))" \
+        "$(per_thread "$db" 'ordered wait' "$LO")
+$(per_thread "$db" ordered "$LO")"
+    h=$(ord_total "$db" ordered "$LO")
+    w=$(ord_total "$db" 'ordered wait' "$LO")
+    expect_cmp "ordered: total hold = ITERS x HOLD = $((ITERS * HOLD)) ms (5%)" \
+        within $((ITERS * HOLD)) "$h" "$(awk -v v=$((ITERS * HOLD)) 'BEGIN { print v * 0.05 }')"
+    queue=$(awk -v n=$ITERS -v t=$NT -v h=$HOLD 'BEGIN { for (i = 0; i < n; i++) s += (i < t - 1 ? i : t - 1) * h; print s }')
+    expect_cmp "ordered: total wait = HOLD x sum min(i, NT-1) = $queue ms (10%)" \
+        within "$queue" "$w" "$(awk -v v="$queue" 'BEGIN { print v * 0.10 }')"
+    expect_cmp "ordered: total hold = tier-0 GOMP run (5%)" within "$(ord_total "$gdb" ordered $((LO - 1)) $((LO + 2)))" \
+        "$h" "$(awk -v v=$((ITERS * HOLD)) 'BEGIN { print v * 0.05 }')"
+    expect_cmp "ordered: total wait = tier-0 GOMP run (5%)" within "$(ord_total "$gdb" 'ordered wait' $((LO - 1)) $((LO + 2)))" \
+        "$w" "$(awk -v v="$queue" 'BEGIN { print v * 0.05 }')"
+    expect_eq "ordered: atomic updates per thread ATOMICS x (1..$NT) (exact)" "$(upto $NT "$ATOMICS")" \
+        "$(per_thread "$db" atomic "$LA")"
+    expect_eq "ordered: the same atomic counts as the tier-0 GOMP run" "$(per_thread "$gdb" atomic $((LA - 1)) $((LA + 1)))" \
+        "$(per_thread "$db" atomic "$LA")"
+    expect_eq "ordered: flushes per thread FLUSHES x (1..$NT) (exact)" "$(upto $NT "$FLUSHES")" \
+        "$(per_thread "$db" flush "$LF")"
+    hdr=$("$QUERY" "$db" --threads "$src:$LR" --format csv 2>/dev/null | head -1)
+    expect_eq "ordered: --threads lists ord_wait, ord_hold, atomics and flushes" \
+        "ord_wait,ord_hold,atomics,flushes" "$(tr ',' '\n' <<<"$hdr" | grep -E '^(ord_|atomics|flushes)' | oneline | tr ';' ',')"
+    expect_eq "ordered: --threads flushes per thread" "$(upto $NT "$FLUSHES")" \
+        "$("$QUERY" "$db" --threads "$src:$LR" --format csv 2>/dev/null |
+            awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "flushes") k = i; next } { print k ? $k : "none" }' | sort -n)"
+}
+if build ord "$S/$src"; then
+    attempts ordered ord_checks
 fi
 
 echo "$pass passed, $fail failed"
