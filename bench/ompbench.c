@@ -1,7 +1,8 @@
 /*
  * ompbench.c - an EPCC-syncbench-like measure of OpenMP overheads: the
- * time of an empty parallel region and of a barrier, each repeated REPS
- * times, in microseconds per construct.  bench/run.sh builds it plain and
+ * time of an empty parallel region, of a barrier, and of a tiny task
+ * (created by one thread, run by the team), each repeated REPS times, in
+ * microseconds per construct.  bench/run.sh builds it plain and
  * with -lhprof, with gcc (GOMP interposition) and clang (OMPT), and runs
  * the variants alternately.
  */
@@ -39,9 +40,19 @@ int main(int argc, char **argv)
 #pragma omp barrier
     }
     double t2 = omp_get_wtime();
+#pragma omp parallel
+#pragma omp single
+    {
+        for (int r = 0; r < reps; r++) {
+#pragma omp task
+            delay(10);
+        }
+#pragma omp taskwait
+    }
+    double t3 = omp_get_wtime();
     if (rank == 0)
-        printf("ompbench parallel %.3f barrier %.3f\n", (t1 - t0) / reps * 1e6,
-               (t2 - t1) / reps * 1e6);
+        printf("ompbench parallel %.3f barrier %.3f task %.3f\n", (t1 - t0) / reps * 1e6,
+               (t2 - t1) / reps * 1e6, (t3 - t2) / reps * 1e6);
     MPI_Finalize();
     return 0;
 }
