@@ -199,6 +199,8 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         "extern void POMP2_Untied_task_create_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "extern void POMP2_Untied_task_begin(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "extern void POMP2_Untied_task_end(POMP2_Region_handle *);\n"
+        "extern void hprof_pomp2_taskgroup_wait_begin(POMP2_Region_handle *, POMP2_Task_handle *, const char []);\n"
+        "extern void hprof_pomp2_taskgroup_wait_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "#ifdef _OPENMP\n"
         "extern int omp_get_max_threads(void);\n"
         "#define __hprof_omp_max_threads() omp_get_max_threads()\n"
