@@ -433,9 +433,10 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
             cur = d->start;
             continue;
         }
-        if (src->text[p] != ')' || depth != 0)
+        if (depth != 0)
             break;
-        /* a macro invocation that expands to _Pragma(...) */
+        /* a macro invocation that expands to _Pragma(...), with or
+         * without arguments */
         m = NULL;
         for (q = 0; q < w->macros.n; q++) {
             hpi_macro *x = &((hpi_macro *)w->macros.v)[q];
@@ -450,6 +451,8 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
             *line = 0;
             continue;
         }
+        if (src->text[p] != ')')
+            break;
         /* a literal _Pragma("...") */
         {
             int lvl = 0;
