@@ -5,15 +5,26 @@
  *
  *   parallel      { fork; #pragma omp parallel ... { begin; BODY
  *                   implicit barrier; end; } join; }
- *   for/sections  { enter; #pragma omp for ... nowait LOOP
+ *   for/for simd/sections
+ *                 { enter; #pragma omp for ... nowait LOOP
  *                   [implicit barrier if it had no nowait] exit; }
- *   parallel for  split: parallel part (if, num_threads, default, shared,
- *                 private, firstprivate, copyin, proc_bind, reduction)
- *                 and for part (schedule, ordered, collapse, lastprivate,
- *                 linear); lastprivate items made shared on the parallel
- *   single, master, critical, atomic, flush, ordered, barrier, taskwait,
- *   task (create begin/end around, begin/end inside), section
+ *   parallel for [simd], parallel sections
+ *                 split: parallel part (if, num_threads, default, shared,
+ *                 private, firstprivate, copyin, proc_bind, reduction) and
+ *                 worksharing part (schedule, ordered, collapse,
+ *                 lastprivate, linear; with simd also reduction and the
+ *                 simd clauses); items moved off the parallel part are
+ *                 made shared on it
+ *   single, master, masked (as master), critical, atomic, flush, ordered,
+ *   barrier, taskwait, task (create begin/end around, begin/end inside),
+ *   section
+ *   taskgroup     { #pragma omp taskgroup { BODY wait_begin; } wait_end; }
+ *                 with hprof's own hprof_pomp2_taskgroup_wait_begin/end
+ *                 (opari2 2.0.7 has no POMP2 call for taskgroup)
  *
+ * The pragmas are the #pragma lines and the _Pragma("omp ...") operators
+ * written in the code; a pragma whose statement is the unbraced body of
+ * an if/else/loop or follows a label gets the braces of its rewriting.
  * Every opener stays on the line of its pragma: the text before the pragma
  * goes on the pragma's line, the pragma is re-emitted on a line of its own
  * after "#line L", and "#line" restores the numbering after it.  Region
@@ -21,9 +32,10 @@
  * so that default(none) regions need no extra clause; the ctc strings are
  * opari2's ("LEN*regionType=...*sscl=FILE:L1:L2*escl=FILE:E:E*...**") and
  * are registered by a constructor through POMP2_Assign_handle.  Pragmas
- * that cannot be rewritten safely (_Pragma, unknown constructs or
- * clauses, pragmas separated from their statement by other directives)
- * stay exactly as they were, with a note for --list.
+ * that cannot be rewritten safely (_Pragma made by a macro, constructs
+ * without POMP2 events such as simd, taskloop, target, unknown clauses,
+ * pragmas separated from their statement by other directives) stay
+ * exactly as they were, with a note for --list.
  */
 #include <stdarg.h>
 #include <stdlib.h>
