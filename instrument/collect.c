@@ -320,6 +320,8 @@ static void hpi_kids(hpi_walk *w, CXCursor c, hpi_vec *v)
 }
 
 static void hpi_walk_node(hpi_walk *w, CXCursor c);
+static void hpi_push_stmt(hpi_walk *w, size_t s, size_t e);
+static int hpi_has_body(enum CXCursorKind k);
 
 static void hpi_walk_kid(hpi_walk *w, CXCursor c)
 {
@@ -330,6 +332,8 @@ static void hpi_walk_kid(hpi_walk *w, CXCursor c)
     a->kind = clang_getCursorKind(c);
     if (hpi_range(w, c, &a->s, &a->e) < 0)
         a->s = a->e = HPI_NONE;
+    else if (w->anc.n >= 2 && hpi_has_body(((hpi_anc *)w->anc.v)[w->anc.n - 2].kind))
+        hpi_push_stmt(w, a->s, a->e);
     hpi_walk_node(w, c);
     w->anc.n--;
 }
@@ -429,9 +433,10 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
             cur = d->start;
             continue;
         }
-        if (src->text[p] != ')' || depth != 0)
+        if (depth != 0)
             break;
-        /* a macro invocation that expands to _Pragma(...) */
+        /* a macro invocation that expands to _Pragma(...), with or
+         * without arguments */
         m = NULL;
         for (q = 0; q < w->macros.n; q++) {
             hpi_macro *x = &((hpi_macro *)w->macros.v)[q];
@@ -446,6 +451,8 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
             *line = 0;
             continue;
         }
+        if (src->text[p] != ')')
+            break;
         /* a literal _Pragma("...") */
         {
             int lvl = 0;
@@ -732,6 +739,29 @@ static void hpi_mark_ref(hpi_walk *w, CXCursor c, size_t off)
     free(k.v);
 }
 
+/* A statement at [s, e) that an omp pragma (#pragma or _Pragma) may
+ * precede, for --omp: e goes past the ';' of an expression statement. */
+static void hpi_push_stmt(hpi_walk *w, size_t s, size_t e)
+{
+    const hpi_src *src = &w->u->src;
+    size_t after = hpi_src_next_nonspace(src, e);
+    hpi_stmt *st;
+
+    if (!w->o->omp || hpi_macro_at(w, s) || !(st = hpi_push(w, &w->stmts, sizeof *st)))
+        return;
+    st->s = s;
+    st->e = after < src->len && src->text[after] == ';' && src->cls[after] == HPI_C_CODE ? after + 1 : e;
+}
+
+/* 1 for the statements whose sub-statements need not be blocks: an omp
+ * pragma before such a body gets the braces of its rewriting. */
+static int hpi_has_body(enum CXCursorKind k)
+{
+    return k == CXCursor_IfStmt || k == CXCursor_ForStmt || k == CXCursor_WhileStmt ||
+           k == CXCursor_DoStmt || k == CXCursor_LabelStmt || k == CXCursor_CaseStmt ||
+           k == CXCursor_DefaultStmt || k == CXCursor_SwitchStmt;
+}
+
 static void hpi_walk_compound(hpi_walk *w, CXCursor c)
 {
     const hpi_src *src = &w->u->src;
@@ -748,16 +778,8 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
             if (p != HPI_NONE && src->cls[p] == HPI_C_DIRECTIVE) {
                 const hpi_dir *d = hpi_src_dir_at(src, p);
                 atomic = d && d->kind == HPI_D_PRAGMA_ATOMIC;
-                if (w->o->omp && !hpi_macro_at(w, s)) {
-                    size_t after = hpi_src_next_nonspace(src, e);
-                    hpi_stmt *st = hpi_push(w, &w->stmts, sizeof *st);
-                    if (st) {
-                        st->s = s;
-                        st->e = after < src->len && src->text[after] == ';' &&
-                                src->cls[after] == HPI_C_CODE ? after + 1 : e;
-                    }
-                }
             }
+            hpi_push_stmt(w, s, e);
         } else {
             e = HPI_NONE;
         }
@@ -1010,6 +1032,55 @@ static void hpi_walk_free(hpi_walk *w)
         hp_filter_free(w->filter);
 }
 
+/* 1 when macro invocation m expands to an omp _Pragma. */
+static int hpi_macro_omp(hpi_walk *w, hpi_macro *m)
+{
+    char buf[2048] = "";
+    const char *p;
+
+    if (!hpi_macro_pragma(w, m))
+        return 0;
+    hpi_def_pragma(w, m->def, 0, buf, sizeof buf);
+    for (p = buf; (p = strstr(p, "_Pragma")) != NULL; p += 7) {
+        const char *q = p + 7;
+        while (*q == ' ' || *q == '(')
+            q++;
+        if (*q == '"' && strncmp(q + 1 + strspn(q + 1, " \t"), "omp", 3) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* --omp: the POMP2 plan, then a note for every macro invocation that
+ * expands to an omp _Pragma (left as it is). */
+static int hpi_omp_macros(hpi_walk *w)
+{
+    hpi_stmt *ms = malloc((w->macros.n + 1) * sizeof *ms);
+    size_t i;
+    int rc;
+
+    if (!ms)
+        return -1;
+    for (i = 0; i < w->macros.n; i++) {
+        ms[i].s = ((hpi_macro *)w->macros.v)[i].start;
+        ms[i].e = ((hpi_macro *)w->macros.v)[i].end;
+    }
+    qsort(w->stmts.v, w->stmts.n, sizeof(hpi_stmt), hpi_size_cmp);  /* by s */
+    rc = hpi_omp_plan(w->u, w->stmts.v, w->stmts.n, ms, w->macros.n);
+    free(ms);
+    for (i = 0; rc == 0 && i < w->macros.n; i++) {
+        hpi_macro *m = &((hpi_macro *)w->macros.v)[i];
+        if (hpi_macro_omp(w, m)) {
+            CXString n = clang_getCursorSpelling(m->def);
+            char why[200];
+            snprintf(why, sizeof why, "_Pragma from macro %s: left as is (not recorded)", clang_getCString(n));
+            clang_disposeString(n);
+            rc = hpi_omp_note(w->u, hpi_src_line(&w->u->src, m->start), why);
+        }
+    }
+    return rc;
+}
+
 /* The compiler flags libclang gets: the preprocessor and language ones;
  * -fopenmp becomes -D_OPENMP (libclang 14 hides the bodies of OpenMP
  * regions from the C API when it parses OpenMP). */
@@ -1101,11 +1172,8 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         hpi_walk_function(&w, ((CXCursor *)w.funcs.v)[i]);
     if (w.oom)
         goto oom;
-    if (o->omp) {
-        qsort(w.stmts.v, w.stmts.n, sizeof(hpi_stmt), hpi_size_cmp);  /* by s */
-        if (hpi_omp_plan(u, w.stmts.v, w.stmts.n) < 0)
-            goto oom;
-    }
+    if (o->omp && hpi_omp_macros(&w) < 0)
+        goto oom;
     rc = 0;
     goto out;
 oom:

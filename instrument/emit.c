@@ -156,6 +156,7 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
     static const char *const decls =
         "typedef void *POMP2_Region_handle;\n"
         "typedef __INT64_TYPE__ POMP2_Task_handle;\n"
+        "extern void POMP2_Init(void);\n"
         "extern void POMP2_Assign_handle(POMP2_Region_handle *, const char []);\n"
         "extern void POMP2_Parallel_fork(POMP2_Region_handle *, int, int, POMP2_Task_handle *, const char []);\n"
         "extern void POMP2_Parallel_join(POMP2_Region_handle *, POMP2_Task_handle);\n"
@@ -199,6 +200,8 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         "extern void POMP2_Untied_task_create_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "extern void POMP2_Untied_task_begin(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "extern void POMP2_Untied_task_end(POMP2_Region_handle *);\n"
+        "extern void hprof_pomp2_taskgroup_wait_begin(POMP2_Region_handle *, POMP2_Task_handle *, const char []);\n"
+        "extern void hprof_pomp2_taskgroup_wait_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "#ifdef _OPENMP\n"
         "extern int omp_get_max_threads(void);\n"
         "#define __hprof_omp_max_threads() omp_get_max_threads()\n"
@@ -249,7 +252,10 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         fputs(locks, fp);
 }
 
-/* The functions of the POMP2 regions, on the last line (as the table). */
+/* The functions of the POMP2 regions, on the last line (as the table);
+ * the constructor starts POMP2 at once, so the GOMP and OMPT sources stand
+ * down before the first OpenMP event and a construct left as it is (one
+ * made by a macro) is never recorded by them for a part of the run. */
 static void hpi_put_pomp_funcs(FILE *fp, const hpi_unit *u)
 {
     if (!u->nregions)
@@ -257,7 +263,7 @@ static void hpi_put_pomp_funcs(FILE *fp, const hpi_unit *u)
     fprintf(fp, " static POMP2_Region_handle *__hprof_pr(int i) { return &__hprof_pomp_h[i]; } "
                 "static const char *__hprof_ctc(int i) { return __hprof_pomp_ctc[i]; } "
                 "__attribute__((constructor)) static void __hprof_pomp_register(void) "
-                "{ int i; for (i = 0; i < %lu; i++) POMP2_Assign_handle(&__hprof_pomp_h[i], __hprof_pomp_ctc[i]); }",
+                "{ int i; POMP2_Init(); for (i = 0; i < %lu; i++) POMP2_Assign_handle(&__hprof_pomp_h[i], __hprof_pomp_ctc[i]); }",
             (unsigned long)u->nregions);
 }
 

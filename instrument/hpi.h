@@ -132,10 +132,14 @@ int hpi_pragma_collapse(const char *text);
 int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
 
 /* omp.c: the POMP2 rewriting of the OpenMP directives (OPARI2's
- * transformation); stmts are the statements that may follow them. */
+ * transformation); stmts are the statements that may follow them (sorted
+ * by start), macros the macro invocations of the file. */
 int hpi_omp_has_pragmas(const hpi_src *s);
-int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts);
+int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
+                 const hpi_stmt *macros, size_t nmacros);
 int hpi_omp_lock(hpi_unit *u, const char *name, size_t s);
+/* Adds "LINE: why" to the notes --list prints. */
+int hpi_omp_note(hpi_unit *u, unsigned line, const char *why);
 void hpi_omp_free(hpi_unit *u);
 
 /* control.c: the control pragmas (#pragma hprof region/on/off/

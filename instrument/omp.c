@@ -5,15 +5,26 @@
  *
  *   parallel      { fork; #pragma omp parallel ... { begin; BODY
  *                   implicit barrier; end; } join; }
- *   for/sections  { enter; #pragma omp for ... nowait LOOP
+ *   for/for simd/sections
+ *                 { enter; #pragma omp for ... nowait LOOP
  *                   [implicit barrier if it had no nowait] exit; }
- *   parallel for  split: parallel part (if, num_threads, default, shared,
- *                 private, firstprivate, copyin, proc_bind, reduction)
- *                 and for part (schedule, ordered, collapse, lastprivate,
- *                 linear); lastprivate items made shared on the parallel
- *   single, master, critical, atomic, flush, ordered, barrier, taskwait,
- *   task (create begin/end around, begin/end inside), section
+ *   parallel for [simd], parallel sections
+ *                 split: parallel part (if, num_threads, default, shared,
+ *                 private, firstprivate, copyin, proc_bind, reduction) and
+ *                 worksharing part (schedule, ordered, collapse,
+ *                 lastprivate, linear; with simd also reduction and the
+ *                 simd clauses); items moved off the parallel part are
+ *                 made shared on it
+ *   single, master, masked (as master), critical, atomic, flush, ordered,
+ *   barrier, taskwait, task (create begin/end around, begin/end inside),
+ *   section
+ *   taskgroup     { #pragma omp taskgroup { BODY wait_begin; } wait_end; }
+ *                 with hprof's own hprof_pomp2_taskgroup_wait_begin/end
+ *                 (opari2 2.0.7 has no POMP2 call for taskgroup)
  *
+ * The pragmas are the #pragma lines and the _Pragma("omp ...") operators
+ * written in the code; a pragma whose statement is the unbraced body of
+ * an if/else/loop or follows a label gets the braces of its rewriting.
  * Every opener stays on the line of its pragma: the text before the pragma
  * goes on the pragma's line, the pragma is re-emitted on a line of its own
  * after "#line L", and "#line" restores the numbering after it.  Region
@@ -21,9 +32,10 @@
  * so that default(none) regions need no extra clause; the ctc strings are
  * opari2's ("LEN*regionType=...*sscl=FILE:L1:L2*escl=FILE:E:E*...**") and
  * are registered by a constructor through POMP2_Assign_handle.  Pragmas
- * that cannot be rewritten safely (_Pragma, unknown constructs or
- * clauses, pragmas separated from their statement by other directives)
- * stay exactly as they were, with a note for --list.
+ * that cannot be rewritten safely (_Pragma made by a macro, constructs
+ * without POMP2 events such as simd, taskloop, target, unknown clauses,
+ * pragmas separated from their statement by other directives) stay
+ * exactly as they were, with a note for --list.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -314,14 +326,27 @@ static void hpi_put_clause(hpi_buf *b, const hpi_clause *c)
 
 /* ---- the plan ----------------------------------------------------- */
 
+/* One OpenMP pragma of the unit: a #pragma line, or a _Pragma operator
+ * written in the code (not one made by a macro). */
+typedef struct hpi_prag {
+    size_t start, end;   /* the text the rewriting replaces */
+    size_t after;        /* where its statement may start */
+    unsigned l1, l2;     /* its first and last line */
+    unsigned resume;     /* the line the source goes on with after it */
+    int op;              /* 1: a _Pragma operator */
+    char *text;          /* "#pragma omp ..." on one line */
+} hpi_prag;
+
 typedef struct hpi_plan {
     hpi_unit *u;
     const hpi_stmt *stmts;
     size_t nstmts;
+    hpi_prag *prags;     /* in file order */
+    size_t nprags;
     int oom;
 } hpi_plan;
 
-static int hpi_note(hpi_unit *u, unsigned line, const char *why)
+int hpi_omp_note(hpi_unit *u, unsigned line, const char *why)
 {
     char buf[256], **p = realloc(u->omp_notes, (u->nnotes + 1) * sizeof *p);
 
@@ -390,19 +415,34 @@ static int hpi_add_region(hpi_unit *u, const char *type, unsigned l1, unsigned l
     return (int)u->nregions++;
 }
 
-/* The statement right after directive d (other omp pragmas in between
+static const hpi_prag *hpi_prag_at(const hpi_plan *pl, size_t off)
+{
+    size_t i;
+
+    for (i = 0; i < pl->nprags; i++)
+        if (pl->prags[i].op && pl->prags[i].start == off)
+            return &pl->prags[i];
+    return NULL;
+}
+
+/* The statement right after pragma d (other omp pragmas in between
  * allowed); NULL with *why set when there is none we can wrap. */
-static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_dir *d, const char **why)
+static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why)
 {
     const hpi_src *s = &pl->u->src;
-    size_t at = d->end + 1, lo = 0, hi = pl->nstmts, best = HPI_NONE, i;
+    size_t at = d->after, lo = 0, hi = pl->nstmts, best = HPI_NONE, i;
 
     for (;;) {
         size_t p = hpi_src_next_nonspace(s, at);
         const hpi_dir *x;
+        const hpi_prag *op;
         if (p >= s->len) {
             *why = "no statement follows";
             return NULL;
+        }
+        if ((op = hpi_prag_at(pl, p)) != NULL) {
+            at = op->end;
+            continue;
         }
         if (s->cls[p] != HPI_C_DIRECTIVE) {
             at = p;
@@ -498,22 +538,17 @@ static void hpi_bpragma(hpi_buf *b, const char *words, const hpi_omp *o,
 
 static int hpi_count_sections(hpi_plan *pl, const hpi_stmt *st)
 {
-    const hpi_src *s = &pl->u->src;
     size_t i;
     int n = 0;
 
-    for (i = 0; i < s->ndirs; i++) {
-        const hpi_dir *d = &s->dirs[i];
+    for (i = 0; i < pl->nprags; i++) {
+        const hpi_prag *d = &pl->prags[i];
         hpi_omp o;
-        char *t;
         if (d->start < st->s || d->end > st->e)
             continue;
-        if (!(t = hpi_dir_text(s, d)))
-            continue;
-        if (hpi_omp_parse(t, &o) == 0 && o.nwords == 1 && strcmp(o.words[0], "section") == 0)
+        if (hpi_omp_parse(d->text, &o) == 0 && o.nwords == 1 && strcmp(o.words[0], "section") == 0)
             n++;
         hpi_omp_clear(&o);
-        free(t);
     }
     return n;
 }
@@ -563,6 +598,34 @@ static int hpi_list_has(const char *list, const char *name)
     return 0;
 }
 
+/* The list of a clause argument: after the "modifier:" of reduction. */
+static const char *hpi_items(const hpi_clause *c)
+{
+    const char *k = strchr(c->arg, ':');
+
+    return strcmp(c->name, "reduction") == 0 && k ? k + 1 : c->arg;
+}
+
+/* 1 when every item of the list is a plain name. */
+static int hpi_plain_items(const char *list)
+{
+    const char *p = list;
+
+    for (;;) {
+        size_t n;
+        p = hpi_skipsp(p);
+        for (n = 0; hpi_id(p[n]); n++)
+            ;
+        if (n == 0)
+            return 0;
+        p = hpi_skipsp(p + n);
+        if (!*p)
+            return 1;
+        if (*p++ != ',')
+            return 0;
+    }
+}
+
 /* 1 when a lastprivate item also appears in private/firstprivate. */
 static int hpi_last_conflict(const hpi_omp *o)
 {
@@ -585,8 +648,7 @@ static int hpi_last_conflict(const hpi_omp *o)
                 if ((strcmp(o->cl[j].name, "private") == 0 ||
                      strcmp(o->cl[j].name, "firstprivate") == 0 ||
                      strcmp(o->cl[j].name, "reduction") == 0) &&
-                    o->cl[j].arg && hpi_list_has(strchr(o->cl[j].arg, ':') && strcmp(o->cl[j].name, "reduction") == 0
-                                                     ? strchr(o->cl[j].arg, ':') + 1 : o->cl[j].arg, item))
+                    o->cl[j].arg && hpi_list_has(hpi_items(&o->cl[j]), item))
                     return 1;
             p = strchr(p, ',');
             if (p)
@@ -596,337 +658,562 @@ static int hpi_last_conflict(const hpi_omp *o)
     return 0;
 }
 
-static const char *const hpi_par_cl[] = {
-    "if", "num_threads", "default", "shared", "private", "firstprivate", "copyin",
-    "proc_bind", "reduction", NULL
-};
-static const char *const hpi_for_cl[] = {
-    "schedule", "ordered", "collapse", "lastprivate", "linear", "nowait", NULL
-};
-static const char *const hpi_sec_cl[] = { "lastprivate", "nowait", NULL };
+/* " shared(x)" for every item of the `name` clauses of o that no shared
+ * clause names yet: what a split moves off the parallel part. */
+static void hpi_shared_items(hpi_buf *b, const hpi_omp *o, const char *name)
+{
+    int k, j;
 
-/* Plans one directive; returns the reason it stays as it is, or NULL. */
-static const char *hpi_plan_dir(hpi_plan *pl, const hpi_dir *d, hpi_omp *o,
+    for (k = 0; k < o->ncl; k++) {
+        const char *p;
+        if (strcmp(o->cl[k].name, name) != 0 || !o->cl[k].arg)
+            continue;
+        for (p = hpi_items(&o->cl[k]); p && *p;) {
+            char item[128];
+            size_t n;
+            int dup = 0;
+            p = hpi_skipsp(p);
+            for (n = 0; hpi_id(p[n]) && n + 1 < sizeof item; n++)
+                item[n] = p[n];
+            item[n] = 0;
+            for (j = 0; j < o->ncl; j++)
+                if (strcmp(o->cl[j].name, "shared") == 0 && o->cl[j].arg &&
+                    hpi_list_has(o->cl[j].arg, item))
+                    dup = 1;
+            if (n && !dup)
+                hpi_bput(b, " shared(%s)", item);
+            p = strchr(p, ',');
+            if (p)
+                p++;
+        }
+    }
+}
+
+/* Everything one pragma's rewriting needs. */
+typedef struct hpi_ctx {
+    hpi_plan *pl;
+    hpi_unit *u;
+    const hpi_prag *d;
+    hpi_omp *o;
+    const hpi_stmt *st;  /* its statement, NULL for stand-alone ones */
+    unsigned l1, l2, e1, lr;
+    int nowait;
+    hpi_buf pre, post, ex;
+    hpi_secs *secs;
+    size_t *nsecs;
+} hpi_ctx;
+
+static const char hpi_oom[] = "out of memory";
+
+/* A region of type for the pragma; -1 when out of memory. */
+static int hpi_new_region(hpi_ctx *c, const char *type)
+{
+    int r = hpi_add_region(c->u, type, c->l1, c->l2, c->e1, c->ex.p);
+
+    if (r < 0)
+        c->pl->oom = 1;
+    return r;
+}
+
+static void hpi_add_secs(hpi_ctx *c, int r)
+{
+    if (*c->nsecs < 64) {
+        c->secs[*c->nsecs].s = c->st->s;
+        c->secs[*c->nsecs].e = c->st->e;
+        c->secs[(*c->nsecs)++].region = r;
+    }
+}
+
+#define HPI_SIMD_CL "safelen", "simdlen", "aligned", "nontemporal", "order"
+#define HPI_PAR_CL "if", "num_threads", "default", "shared", "private", "firstprivate", \
+    "copyin", "proc_bind", "reduction"
+
+/* parallel, parallel for [simd], parallel sections: fork/join around,
+ * begin/end inside, the worksharing part split off with the clauses that
+ * belong to it (reduction goes with simd, whose loop needs it). */
+static const char *hpi_plan_parallel(hpi_ctx *c)
+{
+    static const char *const ok_par[] = { HPI_PAR_CL, NULL };
+    static const char *const ok_for[] = {
+        HPI_PAR_CL, "schedule", "ordered", "collapse", "lastprivate", "linear", NULL
+    };
+    static const char *const ok_simd[] = {
+        HPI_PAR_CL, "schedule", "ordered", "collapse", "lastprivate", "linear", HPI_SIMD_CL, NULL
+    };
+    static const char *const ok_sec[] = { HPI_PAR_CL, "lastprivate", NULL };
+    static const char *const keep_par[] = {
+        "default", "shared", "private", "firstprivate", "copyin", "proc_bind", "reduction", NULL
+    };
+    static const char *const keep_par_simd[] = {
+        "default", "shared", "private", "firstprivate", "copyin", "proc_bind", NULL
+    };
+    static const char *const keep_for[] = { "schedule", "ordered", "collapse", "lastprivate", "linear", NULL };
+    static const char *const keep_simd[] = {
+        "schedule", "ordered", "collapse", "lastprivate", "linear", "reduction", HPI_SIMD_CL, NULL
+    };
+    static const char *const keep_sec[] = { "lastprivate", NULL };
+    hpi_omp *o = c->o;
+    int k, r, split = o->nwords >= 2, is_for = split && strcmp(o->words[1], "for") == 0;
+    int simd = o->nwords == 3, is_sec = split && !is_for;
+    const char *type = is_for ? "parallelfor" : is_sec ? "parallelsections" : "parallel";
+    hpi_buf extra = { 0 };
+
+    if (!hpi_only(o, !split ? ok_par : simd ? ok_simd : is_for ? ok_for : ok_sec))
+        return "clauses not rewritten";
+    if ((k = hpi_has(o, "if")) >= 0 && (!o->cl[k].arg || strchr(o->cl[k].arg, ':')))
+        return "if clause with a modifier not rewritten";
+    if (split && hpi_last_conflict(o))
+        return "lastprivate items also private/firstprivate/reduction: not split";
+    for (k = 0; simd && k < o->ncl; k++)
+        if (strcmp(o->cl[k].name, "reduction") == 0 && (!o->cl[k].arg || !hpi_plain_items(hpi_items(&o->cl[k]))))
+            return "reduction items that are not plain names: not split";
+    if (is_sec)
+        hpi_bput(&c->ex, "*numSections=%d", hpi_count_sections(c->pl, c->st));
+    if ((r = hpi_new_region(c, type)) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ int pomp2_num_threads = ");
+    if ((k = hpi_has(o, "num_threads")) >= 0 && o->cl[k].arg)
+        hpi_bput(&c->pre, "(%s);", o->cl[k].arg);
+    else
+        hpi_bput(&c->pre, "__hprof_omp_max_threads();");
+    hpi_bput(&c->pre, " int pomp2_if = ");
+    if ((k = hpi_has(o, "if")) >= 0)
+        hpi_bput(&c->pre, "(int)(%s);", o->cl[k].arg);
+    else
+        hpi_bput(&c->pre, "1;");
+    hpi_bput(&c->pre, " POMP2_Task_handle pomp2_old_task; POMP2_Parallel_fork(" H(r)
+                      ", pomp2_if, pomp2_num_threads, &pomp2_old_task, __hprof_ctc(%d));", r, r);
+    hpi_bline(&c->pre, c->u, c->l1);
+    /* items of the clauses moved to the worksharing part: shared here */
+    hpi_bput(&extra, " if(pomp2_if) num_threads(pomp2_num_threads)");
+    if (split)
+        hpi_shared_items(&extra, o, "lastprivate");
+    if (simd)
+        hpi_shared_items(&extra, o, "reduction");
+    hpi_bpragma(&c->pre, "parallel", o, simd ? keep_par_simd : keep_par, extra.p);
+    free(extra.p);
+    if (extra.oom)
+        c->pre.oom = 1;
+    hpi_bput(&c->pre, "\n{ POMP2_Parallel_begin(" H(r) ");", r);
+    if (split) {
+        hpi_bput(&c->pre, " { POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", is_for ? "For" : "Sections", r, r);
+        hpi_bline(&c->pre, c->u, c->l1);
+        hpi_bpragma(&c->pre, simd ? "for simd" : is_for ? "for" : "sections", o,
+                    simd ? keep_simd : is_for ? keep_for : keep_sec, " nowait");
+        if (is_sec)
+            hpi_add_secs(c, r);
+    }
+    hpi_bline(&c->pre, c->u, c->lr);
+    /* a split construct's barrier is the worksharing part's (as opari2) */
+    hpi_ibar(&c->post, c->u, r, c->e1);
+    if (split)
+        hpi_bput(&c->post, " POMP2_%s_exit(" H(r) "); }", is_for ? "For" : "Sections", r);
+    hpi_bput(&c->post, " POMP2_Parallel_end(" H(r) "); } POMP2_Parallel_join(" H(r)
+                       ", pomp2_old_task); }", r, r);
+    return NULL;
+}
+
+/* for, for simd, sections: enter/exit around, the implicit barrier made
+ * explicit after a nowait. */
+static const char *hpi_plan_for(hpi_ctx *c)
+{
+    static const char *const ok_for[] = {
+        "private", "firstprivate", "lastprivate", "reduction", "schedule", "ordered",
+        "collapse", "linear", "nowait", "allocate", "order", NULL
+    };
+    static const char *const ok_simd[] = {
+        "private", "firstprivate", "lastprivate", "reduction", "schedule", "ordered",
+        "collapse", "linear", "nowait", "allocate", "if", HPI_SIMD_CL, NULL
+    };
+    static const char *const ok_sec[] = {
+        "private", "firstprivate", "lastprivate", "reduction", "nowait", "allocate", NULL
+    };
+    hpi_omp *o = c->o;
+    int r, is_for = o->words[0][0] == 'f', simd = o->nwords == 2;
+
+    if (!hpi_only(o, simd ? ok_simd : is_for ? ok_for : ok_sec))
+        return "clauses not rewritten";
+    if (!is_for)
+        hpi_bput(&c->ex, "*numSections=%d", hpi_count_sections(c->pl, c->st));
+    if ((r = hpi_new_region(c, o->words[0])) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", is_for ? "For" : "Sections", r, r);
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, simd ? "for simd" : o->words[0], o, NULL, c->nowait ? "" : " nowait");
+    hpi_bline(&c->pre, c->u, c->lr);
+    if (!c->nowait)
+        hpi_ibar(&c->post, c->u, r, c->e1);
+    hpi_bput(&c->post, " POMP2_%s_exit(" H(r) "); }", is_for ? "For" : "Sections", r);
+    if (!is_for)
+        hpi_add_secs(c, r);
+    return NULL;
+}
+
+static const char *hpi_plan_section(hpi_ctx *c)
+{
+    size_t i, best = HPI_NONE;
+    int r;
+
+    for (i = 0; i < *c->nsecs; i++)
+        if (c->secs[i].s < c->d->start && c->d->end < c->secs[i].e &&
+            (best == HPI_NONE || c->secs[i].s > c->secs[best].s))
+            best = i;
+    if (c->o->ncl)
+        return "clauses not rewritten";
+    if (best == HPI_NONE)
+        return "its sections construct is not rewritten";
+    r = c->secs[best].region;
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bput(&c->pre, "#pragma omp section\n{ POMP2_Section_begin(" H(r) ", __hprof_ctc(%d));", r, r);
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " POMP2_Section_end(" H(r) "); }", r);
+    return NULL;
+}
+
+static const char *hpi_plan_single(hpi_ctx *c)
+{
+    static const char *const ok[] = { "private", "firstprivate", "nowait", "allocate", NULL };
+    int r;
+
+    if (!hpi_only(c->o, ok))
+        return "clauses not rewritten (copyprivate cannot take nowait)";
+    if ((r = hpi_new_region(c, "single")) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ POMP2_Single_enter(" H(r) ", __hprof_ctc(%d));", r, r);
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, "single", c->o, NULL, c->nowait ? "" : " nowait");
+    hpi_bput(&c->pre, "\n{ POMP2_Single_begin(" H(r) ");", r);
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " POMP2_Single_end(" H(r) "); }", r);
+    if (!c->nowait)
+        hpi_ibar(&c->post, c->u, r, c->e1);
+    hpi_bput(&c->post, " POMP2_Single_exit(" H(r) "); }", r);
+    return NULL;
+}
+
+/* master, and masked [filter(...)] as a master of the filtered thread. */
+static const char *hpi_plan_master(hpi_ctx *c)
+{
+    static const char *const ok[] = { "filter", NULL };
+    const char *w = c->o->words[0];
+    int r;
+
+    if (strcmp(w, "master") == 0 ? c->o->ncl != 0 : !hpi_only(c->o, ok))
+        return "clauses not rewritten";
+    if ((r = hpi_new_region(c, w)) < 0)
+        return hpi_oom;
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, w, c->o, NULL, NULL);
+    hpi_bput(&c->pre, "\n{ POMP2_Master_begin(" H(r) ", __hprof_ctc(%d));", r, r);
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " POMP2_Master_end(" H(r) "); }", r);
+    return NULL;
+}
+
+static const char *hpi_plan_critical(hpi_ctx *c)
+{
+    const char *w = c->o->words[0], *W = w[0] == 'c' ? "Critical" : "Ordered";
+    int r;
+
+    if (c->o->ncl && !(w[0] == 'c' && c->o->ncl == 1 && strcmp(c->o->cl[0].name, "hint") == 0))
+        return w[0] == 'o' ? "ordered with clauses not rewritten" : "clauses not rewritten";
+    if ((r = hpi_new_region(c, w)) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", W, r, r);
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, w, c->o, NULL, NULL);
+    hpi_bput(&c->pre, "\n{ POMP2_%s_begin(" H(r) ");", W, r);
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " POMP2_%s_end(" H(r) "); } POMP2_%s_exit(" H(r) "); }", W, r, W, r);
+    return NULL;
+}
+
+static const char *hpi_plan_atomic(hpi_ctx *c)
+{
+    int r;
+
+    if ((r = hpi_new_region(c, "atomic")) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ POMP2_Atomic_enter(" H(r) ", __hprof_ctc(%d));", r, r);
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, "atomic", c->o, NULL, NULL);
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " POMP2_Atomic_exit(" H(r) "); }", r);
+    return NULL;
+}
+
+/* task: create begin/end around, begin/end inside, all under if (pomp2_if)
+ * as opari2 does (an undeferred if(0) task is the encountering task's). */
+static const char *hpi_plan_task(hpi_ctx *c)
+{
+    static const char *const ok[] = {
+        "if", "final", "untied", "default", "mergeable", "private", "firstprivate",
+        "shared", "depend", "priority", "in_reduction", "allocate", "detach", "affinity", NULL
+    };
+    static const char *const keep[] = {
+        "final", "untied", "default", "mergeable", "private", "firstprivate",
+        "shared", "depend", "priority", "in_reduction", "allocate", "detach", "affinity", NULL
+    };
+    hpi_omp *o = c->o;
+    int r, k = hpi_has(o, "if");
+    const char *U = hpi_has(o, "untied") >= 0 ? "Untied_task" : "Task";
+    const char *arg = k >= 0 ? o->cl[k].arg : NULL;
+
+    if (!hpi_only(o, ok))
+        return "clauses not rewritten";
+    if (k >= 0 && !arg)
+        return "if clause not rewritten";
+    if (arg && strchr(arg, ':')) {   /* if(task: expr) */
+        if (strncmp(hpi_skipsp(arg), "task", 4) != 0)
+            return "if clause with a modifier not rewritten";
+        arg = strchr(arg, ':') + 1;
+    }
+    if ((r = hpi_new_region(c, "task")) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ int pomp2_if = ");
+    if (arg)
+        hpi_bput(&c->pre, "(int)(%s);", arg);
+    else
+        hpi_bput(&c->pre, "1;");
+    hpi_bput(&c->pre, " { POMP2_Task_handle pomp2_old_task = 0; POMP2_Task_handle pomp2_new_task = 0;"
+                      " if (pomp2_if) POMP2_%s_create_begin(" H(r) ", &pomp2_new_task, &pomp2_old_task,"
+                      " pomp2_if, __hprof_ctc(%d));", U, r, r);
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, "task", o, keep, " if(pomp2_if) firstprivate(pomp2_new_task, pomp2_if)");
+    hpi_bput(&c->pre, "\n{ if (pomp2_if) POMP2_%s_begin(" H(r) ", pomp2_new_task);", U, r);
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " if (pomp2_if) POMP2_%s_end(" H(r) "); }"
+                       " if (pomp2_if) POMP2_%s_create_end(" H(r) ", pomp2_old_task); } }", U, r, U, r);
+    return NULL;
+}
+
+/* taskgroup: opari2 2.0.7 has no POMP2 call for it; hprof's own pair
+ * (libhprof/pomp2.c) times the wait at its end, from the block's last
+ * statement until the construct is left. */
+static const char *hpi_plan_taskgroup(hpi_ctx *c)
+{
+    int r;
+
+    if ((r = hpi_new_region(c, "taskgroup")) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ POMP2_Task_handle pomp2_old_task = 0;");
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, "taskgroup", c->o, NULL, NULL);
+    hpi_bput(&c->pre, "\n{");
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " hprof_pomp2_taskgroup_wait_begin(" H(r) ", &pomp2_old_task, __hprof_ctc(%d)); }"
+                       " hprof_pomp2_taskgroup_wait_end(" H(r) ", pomp2_old_task); }", r, r, r);
+    return NULL;
+}
+
+/* barrier, taskwait, flush */
+static const char *hpi_plan_standalone(hpi_ctx *c)
+{
+    const char *w = c->o->words[0];
+    const char *W = w[0] == 'b' ? "Barrier" : w[1] == 'a' ? "Taskwait" : "Flush";
+    const char *X = w[0] == 't' ? "end" : "exit";
+    int r;
+
+    if ((r = hpi_new_region(c, w)) < 0)
+        return hpi_oom;
+    if (w[0] == 'f')
+        hpi_bput(&c->pre, "{ POMP2_Flush_enter(" H(r) ", __hprof_ctc(%d));", r, r);
+    else
+        hpi_bput(&c->pre, "{ POMP2_Task_handle pomp2_old_task; POMP2_%s_%s(" H(r)
+                          ", &pomp2_old_task, __hprof_ctc(%d));", W, w[0] == 'b' ? "enter" : "begin", r, r);
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bpragma(&c->pre, w, c->o, NULL, NULL);
+    if (w[0] == 'f')
+        hpi_bput(&c->pre, "\n POMP2_Flush_exit(" H(r) "); }", r);
+    else
+        hpi_bput(&c->pre, "\n POMP2_%s_%s(" H(r) ", pomp2_old_task); }", W, X, r);
+    hpi_bline(&c->pre, c->u, c->lr);
+    return NULL;
+}
+
+/* The opener replaces the pragma; the closer starts a line of its own
+ * (as line e1) after the statement: clang's -Wmisleading-indentation
+ * takes code right after a loop body on its line for a statement meant
+ * to be in the loop. */
+static const char *hpi_plan_edits(hpi_ctx *c)
+{
+    hpi_buf cl = { 0 };
+
+    /* a directive's replacement ends before its newline: drop the last
+     * "\n" of the #line so the newline of the source ends that line */
+    if (!c->d->op && c->pre.n && c->pre.p[c->pre.n - 1] == '\n')
+        c->pre.p[--c->pre.n] = 0;
+    if (hpi_add_edit(c->u, c->d->start, c->d->end, c->d->start, 1, hpi_btake(&c->pre)) < 0)
+        return hpi_oom;
+    if (!c->st)
+        return NULL;
+    hpi_bline(&cl, c->u, c->e1);
+    hpi_bput(&cl, "%s", c->post.p ? c->post.p : "");
+    if (cl.oom) {
+        free(cl.p);
+        return hpi_oom;
+    }
+    if (hpi_add_edit(c->u, c->st->e, c->st->e, c->d->start, 0, hpi_btake(&cl)) < 0)
+        return hpi_oom;
+    return NULL;
+}
+
+/* Why a construct without POMP2 events stays as it is, or NULL when it
+ * is one that is rewritten. */
+static const char *hpi_unrewritten(const hpi_omp *o)
+{
+    static const char *const kept[] = {
+        "simd", "target", "teams", "distribute", "declare", "taskloop", "loop", "requires",
+        "threadprivate", "allocate", "scan", "tile", "unroll", "taskyield", "cancel",
+        "cancellation", "depobj", "metadirective", "interop", "dispatch", "assume",
+        "error", "nothing", "scope", "workshare", "begin", "end", NULL
+    };
+    const char *w0 = o->words[0];
+    int i;
+
+    if (o->nwords == 1 || (o->nwords == 2 && strcmp(w0, "for") == 0 && strcmp(o->words[1], "simd") == 0) ||
+        (strcmp(w0, "parallel") == 0 && (o->nwords == 2 ? strcmp(o->words[1], "for") == 0 ||
+                                                           strcmp(o->words[1], "sections") == 0
+                                                         : strcmp(o->words[1], "for") == 0 &&
+                                                           strcmp(o->words[2], "simd") == 0))) {
+        for (i = 0; kept[i]; i++)
+            if (strcmp(w0, kept[i]) == 0)
+                return "no POMP2 events for it (as opari2): left as is";
+        return NULL;
+    }
+    for (i = 0; kept[i]; i++)
+        if (strcmp(o->words[o->nwords - 1], kept[i]) == 0 || strcmp(w0, kept[i]) == 0)
+            return "no POMP2 events for it (as opari2): left as is";
+    return "combined construct not rewritten: left as is";
+}
+
+/* Plans one pragma; returns the reason it stays as it is, or NULL. */
+static const char *hpi_plan_dir(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
                                 hpi_secs *secs, size_t *nsecs)
 {
-    hpi_unit *u = pl->u;
-    const hpi_src *s = &u->src;
-    unsigned l1 = hpi_src_line(s, d->start), l2 = hpi_src_line(s, d->end ? d->end - 1 : 0);
-    const hpi_stmt *st = NULL;
-    const char *why = NULL;
-    hpi_buf pre = { 0 }, post = { 0 }, ex = { 0 };
-    char words[64];
-    unsigned e1 = l2;
-    int r, standalone = 0, nowait = hpi_has(o, "nowait") >= 0;
-    const char *w0 = o->words[0];
+    static const struct {
+        const char *word;
+        const char *(*fn)(hpi_ctx *);
+        int standalone;
+    } kinds[] = {
+        { "parallel", hpi_plan_parallel, 0 }, { "for", hpi_plan_for, 0 },
+        { "sections", hpi_plan_for, 0 }, { "section", hpi_plan_section, 0 },
+        { "single", hpi_plan_single, 0 }, { "master", hpi_plan_master, 0 },
+        { "masked", hpi_plan_master, 0 }, { "critical", hpi_plan_critical, 0 },
+        { "ordered", hpi_plan_critical, 0 }, { "atomic", hpi_plan_atomic, 0 },
+        { "task", hpi_plan_task, 0 }, { "taskgroup", hpi_plan_taskgroup, 0 },
+        { "barrier", hpi_plan_standalone, 1 }, { "taskwait", hpi_plan_standalone, 1 },
+        { "flush", hpi_plan_standalone, 1 }, { NULL, NULL, 0 }
+    };
+    hpi_ctx c;
+    const char *why;
+    int i;
 
-    if (o->nwords == 1)
-        snprintf(words, sizeof words, "%s", w0);
-    else if (o->nwords == 2)
-        snprintf(words, sizeof words, "%s %s", w0, o->words[1]);
-    else
+    if ((why = hpi_unrewritten(o)) != NULL)
+        return why;
+    for (i = 0; kinds[i].word; i++)
+        if (strcmp(o->words[0], kinds[i].word) == 0)
+            break;
+    if (!kinds[i].word)
         return "construct not rewritten";
-    if (o->nwords == 2 && !(strcmp(w0, "parallel") == 0 &&
-                            (strcmp(o->words[1], "for") == 0 || strcmp(o->words[1], "sections") == 0)))
-        return "construct not rewritten";
-    if (strcmp(w0, "barrier") == 0 || strcmp(w0, "taskwait") == 0 || strcmp(w0, "flush") == 0) {
-        standalone = 1;
-        if (o->ncl > (strcmp(w0, "flush") == 0 && o->ncl && !o->cl[0].name[0]))
+    memset(&c, 0, sizeof c);
+    c.pl = pl;
+    c.u = pl->u;
+    c.d = d;
+    c.o = o;
+    c.l1 = d->l1;
+    c.l2 = c.e1 = d->l2;
+    c.lr = d->resume;
+    c.nowait = hpi_has(o, "nowait") >= 0;
+    c.secs = secs;
+    c.nsecs = nsecs;
+    if (kinds[i].standalone) {
+        if (o->ncl > (o->words[0][0] == 'f' && o->ncl && !o->cl[0].name[0]))
             return "clauses not rewritten";
-    } else if (strcmp(w0, "ordered") == 0 && o->ncl) {
-        return "ordered with clauses not rewritten";
-    } else if (strcmp(w0, "parallel") == 0 || strcmp(w0, "for") == 0 || strcmp(w0, "sections") == 0 ||
-               strcmp(w0, "section") == 0 || strcmp(w0, "single") == 0 || strcmp(w0, "master") == 0 ||
-               strcmp(w0, "critical") == 0 || strcmp(w0, "atomic") == 0 || strcmp(w0, "ordered") == 0 ||
-               strcmp(w0, "task") == 0) {
-        ;
     } else {
-        return "construct not rewritten";
-    }
-    if (!standalone) {
-        if (!(st = hpi_stmt_after(pl, d, &why)))
+        if (!(c.st = hpi_stmt_after(pl, d, &why)))
             return why;
-        e1 = hpi_src_line(s, st->e - 1);
+        c.e1 = hpi_src_line(&pl->u->src, c.st->e - 1);
     }
-    hpi_ctc_extra(&ex, o);
+    hpi_ctc_extra(&c.ex, o);
+    why = kinds[i].fn(&c);
+    free(c.ex.p);
+    if (!why && (c.pre.oom || c.post.oom))
+        why = hpi_oom;
+    if (!why)
+        why = hpi_plan_edits(&c);
+    if (why == hpi_oom)
+        pl->oom = 1;
+    free(c.pre.p);
+    free(c.post.p);
+    return why;
+}
 
-    if (strcmp(w0, "parallel") == 0) {
-        static const char *const ok_for[] = {
-            "if", "num_threads", "default", "shared", "private", "firstprivate", "copyin",
-            "proc_bind", "reduction", "schedule", "ordered", "collapse", "lastprivate", "linear", NULL
-        };
-        static const char *const ok_sec[] = {
-            "if", "num_threads", "default", "shared", "private", "firstprivate", "copyin",
-            "proc_bind", "reduction", "lastprivate", NULL
-        };
-        int k, fr = 0, is_for = o->nwords == 2 && strcmp(o->words[1], "for") == 0;
-        int is_sec = o->nwords == 2 && !is_for;
-        const char *type = is_for ? "parallelfor" : is_sec ? "parallelsections" : "parallel";
-        if (!hpi_only(o, o->nwords == 1 ? hpi_par_cl : is_for ? ok_for : ok_sec))
-            return "clauses not rewritten";
-        if ((k = hpi_has(o, "if")) >= 0 && (!o->cl[k].arg || strchr(o->cl[k].arg, ':')))
-            return "if clause with a modifier not rewritten";
-        if (o->nwords == 2 && hpi_last_conflict(o))
-            return "lastprivate items also private/firstprivate/reduction: not split";
-        if (is_sec)
-            hpi_bput(&ex, "*numSections=%d", hpi_count_sections(pl, st));
-        r = hpi_add_region(u, type, l1, l2, e1, ex.p);
-        if (r < 0)
-            goto oom;
-        hpi_bput(&pre, "{ int pomp2_num_threads = ");
-        if ((k = hpi_has(o, "num_threads")) >= 0 && o->cl[k].arg)
-            hpi_bput(&pre, "(%s);", o->cl[k].arg);
-        else
-            hpi_bput(&pre, "__hprof_omp_max_threads();");
-        hpi_bput(&pre, " int pomp2_if = ");
-        if ((k = hpi_has(o, "if")) >= 0)
-            hpi_bput(&pre, "(int)(%s);", o->cl[k].arg);
-        else
-            hpi_bput(&pre, "1;");
-        hpi_bput(&pre, " POMP2_Task_handle pomp2_old_task; POMP2_Parallel_fork(" H(r)
-                       ", pomp2_if, pomp2_num_threads, &pomp2_old_task, __hprof_ctc(%d));", r, r);
-        hpi_bline(&pre, u, l1);
-        {
-            static const char *const keep[] = {
-                "default", "shared", "private", "firstprivate", "copyin", "proc_bind", "reduction", NULL
-            };
-            hpi_bpragma(&pre, "parallel", o, keep, " if(pomp2_if) num_threads(pomp2_num_threads)");
-        }
-        /* lastprivate items of a split construct: shared on the parallel */
-        for (k = 0; o->nwords == 2 && k < o->ncl; k++) {
-            const char *p;
-            if (strcmp(o->cl[k].name, "lastprivate") != 0 || !o->cl[k].arg)
-                continue;
-            for (p = o->cl[k].arg; p && *p;) {
-                char item[128];
-                size_t n;
-                int j, dup = 0;
-                p = hpi_skipsp(p);
-                for (n = 0; hpi_id(p[n]) && n + 1 < sizeof item; n++)
-                    item[n] = p[n];
-                item[n] = 0;
-                for (j = 0; j < o->ncl; j++)
-                    if (strcmp(o->cl[j].name, "shared") == 0 && o->cl[j].arg &&
-                        hpi_list_has(o->cl[j].arg, item))
-                        dup = 1;
-                if (n && !dup)
-                    hpi_bput(&pre, " shared(%s)", item);
-                p = strchr(p, ',');
-                if (p)
-                    p++;
-            }
-        }
-        hpi_bput(&pre, "\n{ POMP2_Parallel_begin(" H(r) ");", r);
-        if (o->nwords == 2) {
-            hpi_bput(&pre, " { POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", is_for ? "For" : "Sections", r, r);
-            hpi_bline(&pre, u, l1);
-            hpi_bpragma(&pre, is_for ? "for" : "sections", o, is_for ? hpi_for_cl : hpi_sec_cl, " nowait");
-            fr = 1;
-            if (is_sec && *nsecs < 64) {
-                secs[*nsecs].s = st->s;
-                secs[*nsecs].e = st->e;
-                secs[(*nsecs)++].region = r;
-            }
-        }
-        hpi_bline(&pre, u, l2 + 1);
-        if (fr) {
-            hpi_ibar(&post, u, r, e1);
-            hpi_bput(&post, " POMP2_%s_exit(" H(r) "); }", is_for ? "For" : "Sections", r);
-        }
-        if (!fr)   /* a split construct's barrier is the for's (as opari2) */
-            hpi_ibar(&post, u, r, e1);
-        hpi_bput(&post, " POMP2_Parallel_end(" H(r) "); } POMP2_Parallel_join(" H(r)
-                        ", pomp2_old_task); }", r, r);
-    } else if (strcmp(w0, "for") == 0 || strcmp(w0, "sections") == 0) {
-        static const char *const ok_for[] = {
-            "private", "firstprivate", "lastprivate", "reduction", "schedule", "ordered",
-            "collapse", "linear", "nowait", NULL
-        };
-        int is_for = w0[0] == 'f';
-        if (!hpi_only(o, ok_for) || (!is_for && (hpi_has(o, "schedule") >= 0 || hpi_has(o, "ordered") >= 0 ||
-                                                 hpi_has(o, "collapse") >= 0 || hpi_has(o, "linear") >= 0)))
-            return "clauses not rewritten";
-        if (!is_for)
-            hpi_bput(&ex, "*numSections=%d", hpi_count_sections(pl, st));
-        if ((r = hpi_add_region(u, w0, l1, l2, e1, ex.p)) < 0)
-            goto oom;
-        hpi_bput(&pre, "{ POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", is_for ? "For" : "Sections", r, r);
-        hpi_bline(&pre, u, l1);
-        hpi_bpragma(&pre, w0, o, NULL, nowait ? "" : " nowait");
-        hpi_bline(&pre, u, l2 + 1);
-        if (!nowait)
-            hpi_ibar(&post, u, r, e1);
-        hpi_bput(&post, " POMP2_%s_exit(" H(r) "); }", is_for ? "For" : "Sections", r);
-        if (!is_for && *nsecs < 64) {
-            secs[*nsecs].s = st->s;
-            secs[*nsecs].e = st->e;
-            secs[(*nsecs)++].region = r;
-        }
-    } else if (strcmp(w0, "section") == 0) {
-        size_t i, best = HPI_NONE;
-        for (i = 0; i < *nsecs; i++)
-            if (secs[i].s < d->start && d->end < secs[i].e &&
-                (best == HPI_NONE || secs[i].s > secs[best].s))
-                best = i;
-        if (o->ncl)
-            return "clauses not rewritten";
-        if (best == HPI_NONE)
-            return "its sections construct is not rewritten";
-        r = secs[best].region;
-        hpi_bput(&pre, "#pragma omp section\n{ POMP2_Section_begin(" H(r) ", __hprof_ctc(%d));", r, r);
-        hpi_bline(&pre, u, l2 + 1);
-        hpi_bput(&post, " POMP2_Section_end(" H(r) "); }", r);
-    } else if (strcmp(w0, "single") == 0) {
-        static const char *const ok[] = { "private", "firstprivate", "nowait", "allocate", NULL };
-        if (!hpi_only(o, ok))
-            return "clauses not rewritten (copyprivate cannot take nowait)";
-        if ((r = hpi_add_region(u, w0, l1, l2, e1, ex.p)) < 0)
-            goto oom;
-        hpi_bput(&pre, "{ POMP2_Single_enter(" H(r) ", __hprof_ctc(%d));", r, r);
-        hpi_bline(&pre, u, l1);
-        hpi_bpragma(&pre, w0, o, NULL, nowait ? "" : " nowait");
-        hpi_bput(&pre, "\n{ POMP2_Single_begin(" H(r) ");", r);
-        hpi_bline(&pre, u, l2 + 1);
-        hpi_bput(&post, " POMP2_Single_end(" H(r) "); }", r);
-        if (!nowait)
-            hpi_ibar(&post, u, r, e1);
-        hpi_bput(&post, " POMP2_Single_exit(" H(r) "); }", r);
-    } else if (strcmp(w0, "master") == 0) {
-        if (o->ncl)
-            return "clauses not rewritten";
-        if ((r = hpi_add_region(u, w0, l1, l2, e1, ex.p)) < 0)
-            goto oom;
-        hpi_bput(&pre, "#pragma omp master\n{ POMP2_Master_begin(" H(r) ", __hprof_ctc(%d));", r, r);
-        hpi_bline(&pre, u, l2 + 1);
-        hpi_bput(&post, " POMP2_Master_end(" H(r) "); }", r);
-    } else if (strcmp(w0, "critical") == 0 || strcmp(w0, "ordered") == 0) {
-        const char *W = w0[0] == 'c' ? "Critical" : "Ordered";
-        if (o->ncl && !(w0[0] == 'c' && o->ncl == 1 && strcmp(o->cl[0].name, "hint") == 0))
-            return "clauses not rewritten";
-        if ((r = hpi_add_region(u, w0, l1, l2, e1, ex.p)) < 0)
-            goto oom;
-        hpi_bput(&pre, "{ POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", W, r, r);
-        hpi_bline(&pre, u, l1);
-        hpi_bpragma(&pre, w0, o, NULL, NULL);
-        hpi_bput(&pre, "\n{ POMP2_%s_begin(" H(r) ");", W, r);
-        hpi_bline(&pre, u, l2 + 1);
-        hpi_bput(&post, " POMP2_%s_end(" H(r) "); } POMP2_%s_exit(" H(r) "); }", W, r, W, r);
-    } else if (strcmp(w0, "atomic") == 0) {
-        if ((r = hpi_add_region(u, w0, l1, l2, e1, ex.p)) < 0)
-            goto oom;
-        hpi_bput(&pre, "{ POMP2_Atomic_enter(" H(r) ", __hprof_ctc(%d));", r, r);
-        hpi_bline(&pre, u, l1);
-        hpi_bpragma(&pre, w0, o, NULL, NULL);
-        hpi_bline(&pre, u, l2 + 1);
-        hpi_bput(&post, " POMP2_Atomic_exit(" H(r) "); }", r);
-    } else if (strcmp(w0, "task") == 0) {
-        static const char *const ok[] = {
-            "if", "final", "untied", "default", "mergeable", "private", "firstprivate",
-            "shared", "depend", "priority", "in_reduction", "allocate", "detach", "affinity", NULL
-        };
-        static const char *const keep[] = {
-            "final", "untied", "default", "mergeable", "private", "firstprivate",
-            "shared", "depend", "priority", "in_reduction", "allocate", "detach", "affinity", NULL
-        };
-        int k = hpi_has(o, "if");
-        const char *U = hpi_has(o, "untied") >= 0 ? "Untied_task" : "Task";
-        const char *arg = k >= 0 ? o->cl[k].arg : NULL;
-        if (!hpi_only(o, ok))
-            return "clauses not rewritten";
-        if (k >= 0 && !arg)
-            return "if clause not rewritten";
-        if (arg && strchr(arg, ':')) {   /* if(task: expr) */
-            const char *c = strchr(arg, ':');
-            if (strncmp(hpi_skipsp(arg), "task", 4) != 0)
-                return "if clause with a modifier not rewritten";
-            arg = c + 1;
-        }
-        if ((r = hpi_add_region(u, w0, l1, l2, e1, ex.p)) < 0)
-            goto oom;
-        hpi_bput(&pre, "{ int pomp2_if = ");
-        if (arg)
-            hpi_bput(&pre, "(int)(%s);", arg);
-        else
-            hpi_bput(&pre, "1;");
-        hpi_bput(&pre, " { POMP2_Task_handle pomp2_old_task = 0; POMP2_Task_handle pomp2_new_task = 0;"
-                       " if (pomp2_if) POMP2_%s_create_begin(" H(r) ", &pomp2_new_task, &pomp2_old_task,"
-                       " pomp2_if, __hprof_ctc(%d));", U, r, r);
-        hpi_bline(&pre, u, l1);
-        hpi_bpragma(&pre, w0, o, keep, " if(pomp2_if) firstprivate(pomp2_new_task, pomp2_if)");
-        hpi_bput(&pre, "\n{ if (pomp2_if) POMP2_%s_begin(" H(r) ", pomp2_new_task);", U, r);
-        hpi_bline(&pre, u, l2 + 1);
-        hpi_bput(&post, " if (pomp2_if) POMP2_%s_end(" H(r) "); }"
-                        " if (pomp2_if) POMP2_%s_create_end(" H(r) ", pomp2_old_task); } }", U, r, U, r);
-    } else {   /* barrier, taskwait, flush */
-        const char *W = w0[0] == 'b' ? "Barrier" : w0[1] == 'a' ? "Taskwait" : "Flush";
-        const char *X = w0[0] == 'f' ? "exit" : w0[0] == 'b' ? "exit" : "end";
-        if ((r = hpi_add_region(u, w0, l1, l2, e1, ex.p)) < 0)
-            goto oom;
-        if (w0[0] == 'f') {
-            hpi_bput(&pre, "{ POMP2_Flush_enter(" H(r) ", __hprof_ctc(%d));", r, r);
-        } else {
-            hpi_bput(&pre, "{ POMP2_Task_handle pomp2_old_task; POMP2_%s_%s(" H(r)
-                           ", &pomp2_old_task, __hprof_ctc(%d));", W, w0[0] == 'b' ? "enter" : "begin", r, r);
-        }
-        hpi_bline(&pre, u, l1);
-        hpi_bpragma(&pre, w0, o, NULL, NULL);
-        if (w0[0] == 'f')
-            hpi_bput(&pre, "\n POMP2_Flush_exit(" H(r) "); }", r);
-        else
-            hpi_bput(&pre, "\n POMP2_%s_%s(" H(r) ", pomp2_old_task); }", W, X, r);
-        hpi_bline(&pre, u, l2 + 1);
-    }
-    free(ex.p);
-    if (pre.oom || post.oom)
-        goto oom;
-    /* the replacement ends before the directive's newline: drop the last
-     * "\n" of the #line so the newline of the source ends that line */
-    if (pre.n && pre.p[pre.n - 1] == '\n')
-        pre.p[--pre.n] = 0;
-    if (hpi_add_edit(u, d->start, d->end, d->start, 1, hpi_btake(&pre)) < 0)
-        goto oom;
-    /* the closer starts a line of its own (as line e1): clang's
-     * -Wmisleading-indentation takes code right after a loop body on its
-     * line for a statement meant to be in the loop */
-    if (st) {
-        hpi_buf c = { 0 };
-        hpi_bline(&c, u, e1);
-        hpi_bput(&c, "%s", post.p ? post.p : "");
-        free(post.p);
-        memset(&post, 0, sizeof post);
-        if (c.oom || hpi_add_edit(u, st->e, st->e, d->start, 0, hpi_btake(&c)) < 0) {
-            free(c.p);
-            goto oom;
-        }
-    }
-    if (0)
-        goto oom;
-    free(post.p);
-    return NULL;
-oom:
-    free(pre.p);
-    free(post.p);
-    free(ex.p);
-    pl->oom = 1;
-    return "out of memory";
+/* "_Pragma ( "..." )" at off in the code: its end and the string's text
+ * with the escapes undone (malloc'ed), or NULL. */
+static char *hpi_op_at(const hpi_src *s, size_t off, size_t *end)
+{
+    size_t p, q, n = 0;
+    char *t;
+
+    if (off + 7 > s->len || strncmp(s->text + off, "_Pragma", 7) != 0 || s->cls[off] != HPI_C_CODE ||
+        (off > 0 && hpi_id(s->text[off - 1])) || hpi_id(s->text[off + 7]))
+        return NULL;
+    p = hpi_src_next_nonspace(s, off + 7);
+    if (p >= s->len || s->text[p] != '(')
+        return NULL;
+    q = hpi_src_next_nonspace(s, p + 1);
+    if (q >= s->len || s->text[q] != '"')
+        return NULL;
+    for (p = q + 1; p < s->len && s->text[p] != '"' && s->text[p] != '\n'; p += s->text[p] == '\\' ? 2 : 1)
+        ;
+    if (p >= s->len || s->text[p] != '"')
+        return NULL;
+    *end = hpi_src_next_nonspace(s, p + 1);
+    if (*end >= s->len || s->text[*end] != ')')
+        return NULL;
+    (*end)++;
+    if (!(t = malloc(p - q + 9)))
+        return NULL;
+    n = (size_t)sprintf(t, "#pragma ");
+    for (q++; q < p; q++)
+        t[n++] = s->text[q] == '\\' && (s->text[q + 1] == '"' || s->text[q + 1] == '\\') ? s->text[++q] : s->text[q];
+    t[n] = 0;
+    return t;
+}
+
+/* 1 when the text (after "#pragma") is an omp one. */
+static int hpi_is_omp(const char *t)
+{
+    t = hpi_skipsp(t);
+    return strncmp(t, "omp", 3) == 0 && !hpi_id(t[3]);
 }
 
 int hpi_omp_has_pragmas(const hpi_src *s)
 {
-    size_t i;
+    size_t i, end;
 
     for (i = 0; i < s->ndirs; i++) {
         const char *t = s->text + s->dirs[i].start + 1;
-        const char *end = s->text + s->dirs[i].end;
-        while (t < end && (*t == ' ' || *t == '\t'))
+        const char *e = s->text + s->dirs[i].end;
+        while (t < e && (*t == ' ' || *t == '\t'))
             t++;
-        if (end - t > 6 && strncmp(t, "pragma", 6) == 0) {
+        if (e - t > 6 && strncmp(t, "pragma", 6) == 0) {
             t += 6;
-            while (t < end && (*t == ' ' || *t == '\t'))
+            while (t < e && (*t == ' ' || *t == '\t'))
                 t++;
-            if (end - t >= 3 && strncmp(t, "omp", 3) == 0 && (end - t == 3 || !hpi_id(t[3])))
+            if (e - t >= 3 && strncmp(t, "omp", 3) == 0 && (e - t == 3 || !hpi_id(t[3])))
                 return 1;
         }
+    }
+    for (i = 0; i + 7 < s->len; i++) {
+        char *t;
+        if (s->text[i] != '_' || !(t = hpi_op_at(s, i, &end)))
+            continue;
+        end = hpi_is_omp(t + 7);
+        free(t);
+        if (end)
+            return 1;
     }
     return 0;
 }
@@ -955,42 +1242,115 @@ int hpi_omp_lock(hpi_unit *u, const char *name, size_t s)
     return hpi_add_edit(u, s, s + n, s, 1, strdup(locks[i][1]));
 }
 
-int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts)
+static int hpi_push_prag(hpi_plan *pl, size_t *cap, const hpi_prag *p)
+{
+    if (pl->nprags == *cap) {
+        size_t n = *cap ? *cap * 2 : 32;
+        hpi_prag *q = realloc(pl->prags, n * sizeof *q);
+        if (!q)
+            return -1;
+        pl->prags = q;
+        *cap = n;
+    }
+    pl->prags[pl->nprags++] = *p;
+    return 0;
+}
+
+/* 1 when off is inside a macro invocation (libclang records the
+ * _Pragma operator itself as one: that starts at off). */
+static int hpi_in_macro(const hpi_stmt *macros, size_t nmacros, size_t off)
+{
+    size_t i;
+
+    for (i = 0; i < nmacros; i++)
+        if (macros[i].s < off && off < macros[i].e)
+            return 1;
+    return 0;
+}
+
+/* The omp pragmas of the unit in file order: #pragma lines and _Pragma
+ * operators of the code outside macro invocations. */
+static int hpi_find_prags(hpi_plan *pl, const hpi_stmt *macros, size_t nmacros)
+{
+    const hpi_src *s = &pl->u->src;
+    size_t cap = 0, i, d = 0;
+
+    for (i = 0; i <= s->len; i++) {
+        hpi_prag p;
+        memset(&p, 0, sizeof p);
+        if (d < s->ndirs && s->dirs[d].start <= i) {
+            const hpi_dir *x = &s->dirs[d++];
+            p.start = x->start;
+            p.end = x->end;
+            p.after = x->end + 1;
+            p.l1 = hpi_src_line(s, x->start);
+            p.l2 = hpi_src_line(s, x->end ? x->end - 1 : 0);
+            p.resume = p.l2 + 1;
+            if (!(p.text = hpi_dir_text(s, x)))
+                return -1;
+            i = x->end;
+        } else if (i < s->len && s->text[i] == '_' && s->cls[i] == HPI_C_CODE &&
+                   (p.text = hpi_op_at(s, i, &p.end)) != NULL) {
+            if (!hpi_is_omp(p.text + 7) || hpi_in_macro(macros, nmacros, i)) {
+                free(p.text);
+                continue;
+            }
+            p.start = i;
+            p.after = p.end;
+            p.op = 1;
+            p.l1 = hpi_src_line(s, i);
+            p.l2 = p.resume = hpi_src_line(s, p.end - 1);
+            i = p.end - 1;
+        } else {
+            continue;
+        }
+        if (hpi_push_prag(pl, &cap, &p) < 0) {
+            free(p.text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void hpi_note_unparsed(hpi_plan *pl, const hpi_prag *d)
+{
+    const char *p = hpi_skipsp(d->text + 1);
+
+    if (strncmp(p, "pragma", 6) == 0 && hpi_is_omp(p + 6) && !strstr(p, "omp inst") &&
+        hpi_omp_note(pl->u, d->l1, "not understood") < 0)
+        pl->oom = 1;
+}
+
+int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
+                 const hpi_stmt *macros, size_t nmacros)
 {
     hpi_plan pl;
     hpi_secs secs[64];
     size_t i, nsecs = 0;
 
+    memset(&pl, 0, sizeof pl);
     pl.u = u;
     pl.stmts = stmts;
     pl.nstmts = nstmts;
-    pl.oom = 0;
-    for (i = 0; i < u->src.ndirs && !pl.oom; i++) {
-        const hpi_dir *d = &u->src.dirs[i];
-        char *t = hpi_dir_text(&u->src, d);
+    if (hpi_find_prags(&pl, macros, nmacros) < 0)
+        pl.oom = 1;
+    for (i = 0; i < pl.nprags && !pl.oom; i++) {
+        const hpi_prag *d = &pl.prags[i];
         hpi_omp o;
         const char *why;
-        if (!t)
-            return -1;
-        if (hpi_omp_parse(t, &o) < 0) {
-            if (strstr(t, "omp") && hpi_omp_has_pragmas(&u->src)) {
-                const char *p = t + 1;
-                while (*p == ' ')
-                    p++;
-                if (strncmp(p, "pragma", 6) == 0 && strstr(p, " omp") && !strstr(p, "omp inst") &&
-                    hpi_note(u, hpi_src_line(&u->src, d->start), "not understood") < 0)
-                    pl.oom = 1;
-            }
+        if (hpi_omp_parse(d->text, &o) < 0) {
+            hpi_note_unparsed(&pl, d);
             hpi_omp_clear(&o);
-            free(t);
             continue;
         }
         why = hpi_plan_dir(&pl, d, &o, secs, &nsecs);
-        if (why && hpi_note(u, hpi_src_line(&u->src, d->start), why) < 0)
+        if (why && hpi_omp_note(u, d->l1, why) < 0)
             pl.oom = 1;
         hpi_omp_clear(&o);
-        free(t);
     }
+    for (i = 0; i < pl.nprags; i++)
+        free(pl.prags[i].text);
+    free(pl.prags);
     return pl.oom ? -1 : 0;
 }
 

@@ -1065,3 +1065,22 @@ API int POMP2_Test_nest_lock(void *s)
     ensure_init();
     return lock_test(rt.test_nest_lock, s, RET, 1);
 }
+
+/* ----------------------------------------------------------- taskgroup */
+/* opari2 2.0.7 has no POMP2 call for taskgroup (it leaves the construct as
+ * it is).  hprof-instrument brackets the wait at a taskgroup's end with
+ * this pair, in hprof's namespace so that it can never collide with a later
+ * POMP2 version: wait_begin after the block's last statement, wait_end
+ * once the construct is left.  The wait is recorded as "taskwait" at the
+ * taskgroup's site, like a taskwait's. */
+
+API void hprof_pomp2_taskgroup_wait_begin(POMP2_Region_handle *h, POMP2_Task_handle *old_task,
+                                          const char ctc_string[])
+{
+    barrier_enter(h, old_task, ctc_string, HP_OMP_TASKWAIT);
+}
+
+API void hprof_pomp2_taskgroup_wait_end(POMP2_Region_handle *h, POMP2_Task_handle old_task)
+{
+    barrier_exit(h, old_task, HP_OMP_TASKWAIT);
+}

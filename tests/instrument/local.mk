@@ -1,6 +1,8 @@
 # tests/instrument/local.mk - tests of hprof-instrument and hprof-cc:
 # site tables of small known sources, messy C compiled plain and
 # instrumented (gcc and clang) with identical output, and an instrumented
-# MPI program under mpirun.  Included from instrument/local.mk.
-TESTS += tests/instrument/run.sh
-EXTRA_DIST += tests/instrument/run.sh tests/instrument/src
+# MPI program under mpirun; omp.sh: the OpenMP (POMP2) rewriting against
+# the ground truth of tests/omp/src and the opari2 build.  Included from
+# instrument/local.mk.
+TESTS += tests/instrument/run.sh tests/instrument/omp.sh
+EXTRA_DIST += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/src
