@@ -85,15 +85,25 @@ done:
     return t;
 }
 
+/* Is `name` one of the comma-separated names of `list`? */
+static int in_list(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 /* Sets text-mode decimals on the columns named in `cols` ("a,b,c"). */
 static void decimals(hpq_table *t, const char *cols, int n)
 {
-    for (int c = 0; c < t->ncols; c++) {
-        const char *p = strstr(cols, t->names[c]);
-        size_t len = strlen(t->names[c]);
-        if (p && (p == cols || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+    for (int c = 0; c < t->ncols; c++)
+        if (in_list(cols, t->names[c]))
             hpq_table_decimals(t, c, n);
-    }
 }
 
 static void time_columns(hpq_table *t)
@@ -552,6 +562,38 @@ static char *threads_sql(const char *nodes, const int *shown)
     return (char *)b.data;
 }
 
+/* The largest max/mean over the threads of one rank, of column col of a
+ * table sorted by rank; *worst is that rank. */
+static double thread_imbalance(const hpq_table *t, int col, int64_t *worst)
+{
+    double best = 0;
+    for (size_t r = 0; r < t->nrows;) {
+        int64_t rank = hpq_cell_at(t, r, 0)->i;
+        double sum = 0, max = 0;
+        size_t n = 0;
+        for (; r < t->nrows && hpq_cell_at(t, r, 0)->i == rank; r++, n++) {
+            double v = hpq_cell_at(t, r, col)->d;
+            sum += v;
+            max = v > max ? v : max;
+        }
+        double imb = sum > 0 ? max * (double)n / sum : 0;
+        if (imb > best) {
+            best = imb;
+            *worst = rank;
+        }
+    }
+    return best;
+}
+
+static void print_thread_imbalance(const hpq_ctx *ctx, const hpq_table *t)
+{
+    int64_t rt = 0, rw = 0;
+    double it = thread_imbalance(t, 3, &rt), iw = thread_imbalance(t, 4, &rw);
+    fprintf(ctx->out, "thread imbalance (max/mean over a rank's threads, worst rank):"
+            " time %.2f (rank %lld), work %.2f (rank %lld)\n", it, (long long)rt, iw,
+            (long long)rw);
+}
+
 int hpq_report_threads(const hpq_ctx *ctx, const char *site)
 {
     hpq_sel sel;
@@ -566,7 +608,8 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
         hpq_sel_free(&sel);
         return oom(ctx);
     }
-    int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel, NULL);
+    int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel,
+                               print_thread_imbalance);
     hpq_sel_free(&sel);
     return rc;
 }

@@ -78,6 +78,10 @@ void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
                        hp_omp_saved *saved);
 void hp_omp_task_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved);
 
+/* The OMPT tool closes the implicit tasks of idle workers that the
+ * runtime has not ended yet (called before the records are taken). */
+void hp_ompt_close_pending(void);
+
 /* One completed wait, hold or execution of `ticks` at site, under the
  * thread's current context. */
 void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks);

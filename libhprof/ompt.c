@@ -16,14 +16,16 @@
  * libomp (14 and later) ends a worker's implicit task, and its wait at the
  * region's closing barrier, only when the worker is woken for the next
  * region (or at shutdown), long after the region ended and possibly after
- * the profile was written.  So the master closes its workers' records when
- * its own implicit task ends: at that point every worker has arrived at
- * the closing barrier and finished its tasks, and sleeps until the next
- * fork, which orders the master's writes before anything the worker does
- * next.  The worker's wait is "arrival -> release" where release is the
- * end of the master's wait at that barrier.  A state word per implicit
- * task decides, for a runtime that ends implicit tasks promptly, which of
- * the two threads closes it.
+ * the profile was written.  So the master, when its own implicit task
+ * ends, publishes the region's release (the end of its wait at the closing
+ * barrier) in each worker's implicit task, and the worker closes its own
+ * records - the wait "arrival -> release", the region node ending at the
+ * release - when the late end arrives, or when it starts its next implicit
+ * task if that comes first (a nested team's worker may serve another team
+ * at once).  Only a worker's own thread writes its records; implicit tasks
+ * still open when the profile is taken, with their threads idle, are
+ * closed then (hp_ompt_close_pending).  A state word per implicit task
+ * makes sure it is closed once.
  */
 #include "config.h"
 
@@ -34,6 +36,7 @@ int hp_ompt_active;
 extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 
 #ifdef HAVE_OMPT
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -42,7 +45,7 @@ extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 #include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
-enum { S_RUN, S_BUSY, S_CLOSED };
+enum { S_RUN, S_CLOSED };
 
 typedef struct itask {
     int type;                 /* T_IMPLICIT */
@@ -58,6 +61,7 @@ typedef struct itask {
     uint64_t wait_start;      /* open implicit-barrier wait, 0 if none */
     const void *wait_ra;
     uint64_t release;         /* master: end of its last implicit-barrier wait */
+    _Atomic uint64_t released; /* worker: the region's release, from the master */
 } itask;
 
 typedef struct etask {
@@ -104,15 +108,26 @@ typedef struct othread {
     uint32_t nscopes, lost;
     scope scopes[MAX_SCOPES];
     mutex_slot mutex[MAX_MUTEX];
+    struct itask *_Atomic pending;  /* this thread's open worker implicit task */
+    struct othread *next;           /* all threads, for hp_ompt_close_pending */
 } othread;
 
 static __thread othread *ot_self __attribute__((tls_model("initial-exec")));
+static othread *all_othreads;
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static othread *ot(void)
 {
     othread *o = ot_self;
-    if (__builtin_expect(!o, 0))
+    if (__builtin_expect(!o, 0)) {
         o = ot_self = calloc(1, sizeof *o);
+        if (o) {
+            pthread_mutex_lock(&all_lock);
+            o->next = all_othreads;
+            all_othreads = o;
+            pthread_mutex_unlock(&all_lock);
+        }
+    }
     return o;
 }
 
@@ -202,11 +217,20 @@ static void itask_unref(itask *it)
         free(it);
 }
 
-/* Closes an implicit task's records, on its own thread or (a worker's, at
- * the region's end) on the master's; end is when the task ended. */
+/* When a worker's part of the region ended: the release the master
+ * published, or now if the runtime ended it before the master did. */
+static uint64_t worker_end(itask *it, uint64_t now)
+{
+    uint64_t r = atomic_load(&it->released);
+    return r && r < now ? r : now;
+}
+
+/* Closes an implicit task's records, once (its state), on its own thread
+ * or, at the end, on the one taking the profile; end is when it ended. */
 static void itask_close(hp_thread *self, itask *it, uint64_t end)
 {
-    if (!it->opened)
+    int run = S_RUN;
+    if (!atomic_compare_exchange_strong(&it->state, &run, S_CLOSED) || !it->opened)
         return;
     it->opened = 0;
     if (it->wait_start && hp_collecting && end > it->wait_start)
@@ -221,6 +245,81 @@ static void itask_close(hp_thread *self, itask *it, uint64_t end)
     hp_omp_task_end(it->t, &it->f, &it->saved);
 }
 
+/* A worker whose previous implicit task has not been ended by the runtime
+ * yet closes it before it starts the next one. */
+static void close_previous(hp_thread *t, uint64_t now)
+{
+    othread *o = ot();
+    itask *prev = o ? atomic_exchange(&o->pending, NULL) : NULL;
+    if (prev)
+        itask_close(t, prev, worker_end(prev, now));
+}
+
+static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
+{
+    td->ptr = NULL;
+    team *tm = pd ? pd->ptr : NULL;
+    hp_thread *t = hp_thread_self();
+    if (!tm || !t)
+        return;
+    uint64_t now = hp_ticks();
+    if (index)
+        close_previous(t, now);
+    itask *it = calloc(1, sizeof *it);
+    if (!it)
+        return;
+    it->type = T_IMPLICIT;
+    it->index = index;
+    it->t = t;
+    it->ra = tm->ra;
+    it->team = index == 0 ? tm : NULL;
+    atomic_init(&it->state, S_RUN);
+    atomic_init(&it->refs, index && index < tm->nslots ? 2 : 1);
+    if (index == 0 && hp_collecting)
+        record(t, tm->ra, HP_OMP_FORK, now - tm->begin);
+    if (index && index < tm->nslots)
+        tm->slot[index] = it;
+    if (hp_collecting) {
+        hp_omp_task_begin(t, &tm->ctx, &it->f, &it->saved);
+        it->opened = 1;
+    }
+    othread *o = index ? ot() : NULL;
+    if (o)
+        atomic_store(&o->pending, it);
+    td->ptr = it;
+}
+
+/* The master's part ends: it publishes the release to its workers. */
+static void master_end(hp_thread *t, itask *it, uint64_t now)
+{
+    team *tm = it->team;
+    uint64_t release = it->release ? it->release : now;
+    for (uint32_t i = 1; tm && i < tm->nslots; i++) {
+        itask *w = tm->slot[i];
+        if (!w)
+            continue;
+        atomic_store(&w->released, release);
+        itask_unref(w);
+    }
+    if (t)
+        itask_close(t, it, now);
+    if (tm)
+        tm->join_start = hp_ticks();
+    free(it);
+}
+
+/* A worker's part ends (libomp 14: when it is woken for the next region). */
+static void worker_end_event(hp_thread *t, itask *it, uint64_t now)
+{
+    othread *o = ot_self;
+    itask *mine = it;
+    if (o)
+        atomic_compare_exchange_strong(&o->pending, &mine, NULL);
+    if (t)
+        itask_close(t, it, worker_end(it, now));
+    itask_unref(it);
+}
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
                              ompt_data_t *td, unsigned int actual, unsigned int index,
                              int flags)
@@ -229,32 +328,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
     if (flags & ompt_task_initial)
         return;
     if (endpoint == ompt_scope_begin) {
-        td->ptr = NULL;
-        team *tm = pd ? pd->ptr : NULL;
-        hp_thread *t = hp_thread_self();
-        if (!tm || !t)
-            return;
-        itask *it = calloc(1, sizeof *it);
-        if (!it)
-            return;
-        it->type = T_IMPLICIT;
-        it->index = index;
-        it->t = t;
-        it->ra = tm->ra;
-        it->team = index == 0 ? tm : NULL;
-        atomic_init(&it->state, S_RUN);
-        atomic_init(&it->refs, index ? 2 : 1);
-        if (index == 0 && hp_collecting)
-            record(t, tm->ra, HP_OMP_FORK, hp_ticks() - tm->begin);
-        if (index && index < tm->nslots)
-            tm->slot[index] = it;
-        else if (index)
-            atomic_store(&it->refs, 1);   /* not reachable by the master */
-        if (hp_collecting) {
-            hp_omp_task_begin(t, &tm->ctx, &it->f, &it->saved);
-            it->opened = 1;
-        }
-        td->ptr = it;
+        implicit_begin(pd, td, index);
         return;
     }
     /* end: pd is NULL in libomp; the team is found through the task. */
@@ -262,33 +336,25 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
     if (!it || it->type != T_IMPLICIT)
         return;
     td->ptr = NULL;
-    hp_thread *t = hp_thread_self();
     uint64_t now = hp_ticks();
-    if (it->index == 0) {
-        team *tm = it->team;
-        uint64_t release = it->release ? it->release : now;
-        for (uint32_t i = 1; tm && i < tm->nslots; i++) {
-            itask *w = tm->slot[i];
-            if (!w)
-                continue;
-            int run = S_RUN;
-            if (atomic_compare_exchange_strong(&w->state, &run, S_CLOSED) && t)
-                itask_close(t, w, release);
-            itask_unref(w);
-        }
-        if (t)
-            itask_close(t, it, now);
-        if (tm)
-            tm->join_start = hp_ticks();
-        free(it);
-        return;
+    if (it->index == 0)
+        master_end(hp_thread_self(), it, now);
+    else
+        worker_end_event(hp_thread_self(), it, now);
+}
+
+/* Implicit tasks of idle workers still open when the profile is taken. */
+void hp_ompt_close_pending(void)
+{
+    hp_thread *self = hp_thread_self();
+    uint64_t now = hp_ticks();
+    pthread_mutex_lock(&all_lock);
+    for (othread *o = all_othreads; o && self; o = o->next) {
+        itask *p = atomic_exchange(&o->pending, NULL);
+        if (p)
+            itask_close(self, p, worker_end(p, now));
     }
-    /* A worker: libomp 14 gets here only when woken for the next region;
-     * the master closed its records then. */
-    int run = S_RUN;
-    if (atomic_compare_exchange_strong(&it->state, &run, S_CLOSED) && t)
-        itask_close(t, it, now);
-    itask_unref(it);
+    pthread_mutex_unlock(&all_lock);
 }
 
 /* ---- waits: barriers, taskwait, taskgroup ---- */
@@ -337,18 +403,17 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     if (!scope_pop(C_WAIT, &s))
         return;
     if (it && what == HP_OMP_IMPLICIT_BARRIER) {
-        /* The master may be closing this task's records (a region's end). */
-        int run = S_RUN;
-        if (!atomic_compare_exchange_strong(&it->state, &run, S_BUSY))
-            return;
+        if (atomic_load(&it->state) != S_RUN)
+            return;   /* closed already, with this wait */
+        /* a worker's late end of the region's barrier: the release */
+        if (it->index)
+            now = worker_end(it, now);
         it->wait_start = 0;
         it->release = now;
     }
     hp_thread *t = rec_thread();
     if (t)
         record(t, s.ra, s.what, now - s.start);
-    if (it && what == HP_OMP_IMPLICIT_BARRIER)
-        atomic_store(&it->state, S_RUN);
 }
 
 /* ---- worksharing, single, master/masked ---- */
@@ -663,5 +728,9 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
         return NULL;   /* opari2-instrumented code: POMP2 records (pomp2.c) */
     static ompt_start_tool_result_t result = {tool_init, tool_fini, {0}};
     return &result;
+}
+#else
+void hp_ompt_close_pending(void)
+{
 }
 #endif /* HAVE_OMPT */

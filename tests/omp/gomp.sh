@@ -156,6 +156,9 @@ if build imb "$S/$src"; then
             k=$((k + 1))
         done
         expect_eq "imbalance/$NT: --threads has a row per thread" "$NT" "$k"
+        # work k x STEP for k = 0..NT-1: max/mean = 2
+        expect_cmp "imbalance/$NT: --threads thread imbalance of work = 2.00" within 2 \
+            "$("$QUERY" "$db" --threads "$src:$L" 2>/dev/null | sed -n 's/^thread imbalance.* work \([0-9.]*\) .*/\1/p')" 0.1
         imb_forkjoin
     done
     # The plain binary with LD_PRELOAD: the same records.

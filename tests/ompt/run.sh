@@ -309,9 +309,11 @@ for NT in 2 4; do
         "$(per_thread "$DB" master $F "$Lm" 'sum(st.count)')"
     expect_eq "constructs NT=$NT: explicit barrier REPS times per thread" \
         "$(for ((i = 0; i < NT; i++)); do echo $REPS; done)" "$(per_thread "$DB" barrier $F "$Lb" 'sum(st.count)')"
-    expect_eq "constructs NT=$NT: nested region: REPS x NT x 2 implicit tasks on 2 x NT threads" \
-        "$((REPS * NT * 2));$((NT * 2))" \
-        "$(total "$DB" parallel $F "$Ln" 'sum(st.count)');$(total "$DB" parallel $F "$Ln" 'count(DISTINCT st.thread)')"
+    # the inner teams' workers come from libomp's pool, which may reuse a
+    # thread: NT masters and 1..NT pool threads
+    expect_eq "constructs NT=$NT: nested region: REPS x NT x 2 implicit tasks on NT + 1..NT threads" \
+        "$((REPS * NT * 2));1" \
+        "$(total "$DB" parallel $F "$Ln" 'sum(st.count)');$(total "$DB" parallel $F "$Ln" "count(DISTINCT st.thread) BETWEEN $((NT + 1)) AND $((2 * NT))")"
     expect_eq "constructs NT=$NT: nested region node below the outer region (depth 2)" "2" \
         "$(q "$DB" "SELECT DISTINCT n.depth FROM node n JOIN site s ON s.id = n.site JOIN node pn ON pn.id = n.parent
                    JOIN site ps ON ps.id = pn.site WHERE s.name = 'parallel' AND s.line = $Ln AND ps.name = 'parallel'
