@@ -55,15 +55,21 @@
  *    execution is an open node (hp_task.h), so what the task does is
  *    recorded below it, and it is also inside the taskwait/barrier/task
  *    create time of whatever the thread was waiting in.  Detachable tasks
- *    and argument
- *    blocks over 64 KiB are created unwrapped (creation only);
- *    GOMP_taskwait, GOMP_taskwait_depend and GOMP_taskgroup_end:
+ *    and argument blocks over 64 KiB are created unwrapped (creation
+ *    only);
+ *  - GOMP_taskloop / GOMP_taskloop_ull: "task create" once per task made
+ *    (time: the whole call, which includes the wait for the tasks unless
+ *    nogroup) and "task" per execution, through a trampoline and a block
+ *    laid out around libgomp's bounds (see loop_hdr).  Taskloops with a
+ *    task reduction or a copy function are created unwrapped (one
+ *    creation per encounter); so are nogroup's creations counted;
+ *  - GOMP_taskwait, GOMP_taskwait_depend and GOMP_taskgroup_end:
  *    "taskwait".
  * Not visible this way: static loop schedules (gcc computes the chunks
  * inline; only the end barrier shows), the per-thread time in worksharing
  * loops, master/masked (inlined thread-number tests), lock-free atomics
  * and flush (hardware instructions: a locked add, a fence; no call to
- * libgomp), taskloop tasks (GOMP_taskloop), regions
+ * libgomp), regions
  * with task reductions (GOMP_parallel_reductions) and objects from
  * gcc < 4.9 (GOMP_parallel_start/end), which pass through.
  *
@@ -76,6 +82,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -117,6 +124,11 @@ typedef void (*lock_fn)(void *);
 typedef int (*test_fn)(void *);
 typedef void (*task_fn)(void (*)(void *), void *, void (*)(void *, void *), long, long,
                         bool, unsigned, void **, int, void *);
+typedef void (*taskloop_fn)(void (*)(void *), void *, void (*)(void *, void *), long, long,
+                            unsigned, unsigned long, int, long, long, long);
+typedef void (*taskloop_ull_fn)(void (*)(void *), void *, void (*)(void *, void *), long,
+                                long, unsigned, unsigned long, int, unsigned long long,
+                                unsigned long long, unsigned long long);
 
 static struct {
     par_fn parallel;
@@ -130,6 +142,8 @@ static struct {
     name_fn critical_name_start, critical_name_end, taskwait_depend;
     ptr_fn single_copy_start;
     task_fn task;
+    taskloop_fn taskloop;
+    taskloop_ull_fn taskloop_ull;
     lock_fn set_lock, unset_lock, set_nest_lock, unset_nest_lock;
     test_fn test_lock, test_nest_lock;
 } real;
@@ -214,6 +228,8 @@ static void resolve_real(void)
     LOOKUP(single_start, "GOMP_single_start");
     LOOKUP(single_copy_start, "GOMP_single_copy_start");
     LOOKUP(task, "GOMP_task");
+    LOOKUP(taskloop, "GOMP_taskloop");
+    LOOKUP(taskloop_ull, "GOMP_taskloop_ull");
     LOOKUP(taskwait, "GOMP_taskwait");
     LOOKUP(taskwait_depend, "GOMP_taskwait_depend");
     LOOKUP(taskgroup_end, "GOMP_taskgroup_end");
@@ -610,6 +626,170 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     uint64_t t1 = hp_ticks();
     if (!ompt_on())
         hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, t0, t1);
+}
+
+/* --------------------------------------------------------------- taskloop */
+
+/* libgomp makes a taskloop's tasks inside GOMP_taskloop, each with a copy
+ * of the argument block whose first two words it sets to the task's
+ * bounds.  hprof's header goes right after those words and the rest of
+ * the user's block follows it, `shift` bytes further than in the user's
+ * layout; the trampoline puts the user's block back together on its stack
+ * and runs the user's function on it.  Blocks with a copy function (their
+ * fields may point into themselves), task reductions (libgomp reads the
+ * block's third word) and blocks over 64 KiB pass through unwrapped. */
+#define GOMP_TASK_FLAG_NOGROUP (1u << 11)
+#define GOMP_TASK_FLAG_REDUCTION (1u << 12)
+#define LOOP_BOUNDS 16   /* two longs or unsigned long longs */
+
+typedef struct loop_hdr {
+    void (*fn)(void *);             /* the outlined loop body */
+    long size, align, shift;        /* the user's block; the header's room */
+    _Atomic unsigned long *ran;     /* tasks run, counted for the creator (NULL:
+                                       nogroup, the creator may be gone) */
+} loop_hdr;
+
+static void loop_tramp(void *arg)
+{
+    loop_hdr *h = (loop_hdr *)((char *)arg + LOOP_BOUNDS);
+    void (*fn)(void *) = h->fn;
+    char *raw = __builtin_alloca(h->size + h->align - 1);
+    char *blk = (char *)(((uintptr_t)raw + h->align - 1) & ~(uintptr_t)(h->align - 1));
+    __builtin_memcpy(blk, arg, LOOP_BOUNDS);
+    __builtin_memcpy(blk + LOOP_BOUNDS, (char *)arg + LOOP_BOUNDS + h->shift,
+                     h->size - LOOP_BOUNDS);
+    if (h->ran)
+        atomic_fetch_add(h->ran, 1);
+    void (*outer)(void *) = cur_fn;
+    hp_thread *t = ompt_on() ? NULL : hp_thread_self();
+    hp_task_run run;
+    if (t)
+        hp_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK),
+                      hp_task_new_id(t));
+    cur_fn = fn;
+    run_outlined(fn, blk);
+    cur_fn = outer;
+    if (t)
+        hp_task_end(t, &run);
+}
+
+static int loop_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
+                          unsigned flags)
+{
+    return t && !cpyfn && !(flags & GOMP_TASK_FLAG_REDUCTION) && arg_size >= LOOP_BOUNDS &&
+           arg_size <= TASK_WRAP_MAX;
+}
+
+/* The header for the user's block; *size and *align: the block's. */
+static loop_hdr loop_header(void (*fn)(void *), long arg_size, long arg_align,
+                            _Atomic unsigned long *ran, long *size, long *align)
+{
+    long ualign = arg_align > 0 ? arg_align : 1;
+    long shift = ((long)sizeof(loop_hdr) + ualign - 1) & ~(ualign - 1);
+    *size = arg_size + shift;
+    *align = ualign > (long)_Alignof(loop_hdr) ? ualign : (long)_Alignof(loop_hdr);
+    return (loop_hdr){fn, arg_size, ualign, shift, ran};
+}
+
+static void loop_layout(char *blk, const loop_hdr *h, const void *data)
+{
+    __builtin_memcpy(blk, data, LOOP_BOUNDS);
+    __builtin_memcpy(blk + LOOP_BOUNDS, h, sizeof *h);
+    __builtin_memcpy(blk + LOOP_BOUNDS + h->shift, (const char *)data + LOOP_BOUNDS,
+                     h->size - LOOP_BOUNDS);
+}
+
+/* One GOMP_taskloop call.  The encounter is "task create" once per task
+ * libgomp made (counted by the trampolines before GOMP_taskloop returned;
+ * once with nogroup), with the time of the call - which, without nogroup,
+ * includes the wait for the tasks. */
+typedef struct loop_call {
+    hp_thread *t;                   /* NULL: not recorded */
+    int wrapped;
+    uint64_t t0;
+    long size, align;               /* the block libgomp gets, when wrapped */
+    _Atomic unsigned long ran;
+    loop_hdr h;
+} loop_call;
+
+static void loop_begin(loop_call *c, void (*fn)(void *), void (*cpyfn)(void *, void *),
+                       long arg_size, long arg_align, unsigned flags)
+{
+    c->t = recorder();
+    c->t0 = hp_ticks();
+    c->wrapped = loop_wrappable(c->t, cpyfn, arg_size, flags);
+    atomic_init(&c->ran, 0);
+    if (c->wrapped)
+        c->h = loop_header(fn, arg_size, arg_align,
+                           flags & GOMP_TASK_FLAG_NOGROUP ? NULL : &c->ran, &c->size,
+                           &c->align);
+}
+
+/* The wrapped block, in raw (c->size + c->align bytes). */
+static char *loop_block(loop_call *c, char *raw, const void *data)
+{
+    char *blk = (char *)(((uintptr_t)raw + c->align - 1) & ~(uintptr_t)(c->align - 1));
+    loop_layout(blk, &c->h, data);
+    return blk;
+}
+
+static void loop_end(loop_call *c, uintptr_t ret)
+{
+    if (!c->t || ompt_on())
+        return;
+    unsigned long tasks = c->wrapped ? atomic_load(&c->ran) : 0;
+    hp_task_created_n(c->t, call_site(c->t, ret, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
+                      c->t0, hp_ticks(), tasks ? tasks : 1);
+}
+
+API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                       long arg_size, long arg_align, unsigned flags,
+                       unsigned long num_tasks, int priority, long start, long end,
+                       long step)
+{
+    resolve();
+    if (!real.taskloop) {   /* no runtime: one task over the whole range */
+        ((long *)data)[0] = start;
+        ((long *)data)[1] = end;
+        fn(data);
+        return;
+    }
+    loop_call c;
+    loop_begin(&c, fn, cpyfn, arg_size, arg_align, flags);
+    if (!c.wrapped) {
+        real.taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start,
+                      end, step);
+    } else {
+        char raw[c.size + c.align];
+        real.taskloop(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
+                      num_tasks, priority, start, end, step);
+    }
+    loop_end(&c, RET);
+}
+
+API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                           long arg_size, long arg_align, unsigned flags,
+                           unsigned long num_tasks, int priority, unsigned long long start,
+                           unsigned long long end, unsigned long long step)
+{
+    resolve();
+    if (!real.taskloop_ull) {
+        ((unsigned long long *)data)[0] = start;
+        ((unsigned long long *)data)[1] = end;
+        fn(data);
+        return;
+    }
+    loop_call c;
+    loop_begin(&c, fn, cpyfn, arg_size, arg_align, flags);
+    if (!c.wrapped) {
+        real.taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority,
+                          start, end, step);
+    } else {
+        char raw[c.size + c.align];
+        real.taskloop_ull(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
+                          num_tasks, priority, start, end, step);
+    }
+    loop_end(&c, RET);
 }
 
 /* ---------------------------------------------------------------- single */

@@ -46,6 +46,10 @@ static inline uint64_t hp_task_new_id(hp_thread *t)
  * create" record, and a CREATE event whose parent is the task t runs. */
 void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
                      uint64_t t1);
+/* The same for `tasks` tasks made in one call between t0 and t1 (a
+ * taskloop): one timed creation counting `tasks`, one CREATE event. */
+void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
+                       uint64_t t1, uint64_t tasks);
 
 /* t starts executing task `id` of construct `site` (the "task" site); r
  * stays on the caller's stack until hp_task_end.  Not collecting: only

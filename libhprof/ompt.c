@@ -36,6 +36,8 @@ int hp_ompt_active;
 extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 
 #ifdef HAVE_OMPT
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -418,6 +420,43 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 
 /* ---- worksharing, single, master/masked ---- */
 
+/* libomp 14 reports a taskloop, and the creation of its tasks, with a code
+ * address inside itself.  The taskloop's line is then the first caller
+ * outside libomp and libhprof, found once per taskloop (a backtrace) and
+ * used for its tasks too. */
+static __thread const void *taskloop_ra __attribute__((tls_model("initial-exec")));
+
+static const void *module_of(const void *addr)
+{
+    Dl_info info;
+    return dladdr(addr, &info) ? info.dli_fbase : NULL;
+}
+
+static int in_runtime(const void *ra)
+{
+    static const void *runtime;
+    if (!runtime) {
+        void *sym = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+        runtime = sym ? module_of(sym) : NULL;
+    }
+    return ra && runtime && module_of(ra) == runtime;
+}
+
+static const void *user_caller(const void *ra)
+{
+    if (!in_runtime(ra))
+        return ra;
+    void *frames[32];
+    int n = backtrace(frames, 32);
+    const void *self = module_of((const void *)user_caller), *rt = module_of(ra);
+    for (int i = 0; i < n; i++) {
+        const void *m = module_of(frames[i]);
+        if (m && m != self && m != rt)
+            return frames[i];
+    }
+    return ra;
+}
+
 static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
                     ompt_data_t *td, uint64_t count, const void *ra)
 {
@@ -438,6 +477,12 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
         break;
     default:
         return;   /* single_other: the thread did not execute it */
+    }
+    if (wstype == ompt_work_taskloop) {
+        if (endpoint == ompt_scope_begin)
+            ra = taskloop_ra = user_caller(ra);
+        else
+            taskloop_ra = NULL;
     }
     uint64_t now = hp_ticks();
     if (endpoint == ompt_scope_begin) {
@@ -596,6 +641,8 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     hp_thread *t = hp_thread_self();
     if (!t)
         return;
+    if (taskloop_ra && in_runtime(ra))
+        ra = taskloop_ra;   /* a task of the running taskloop */
     etask *e = calloc(1, sizeof *e);
     if (!e)
         return;

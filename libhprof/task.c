@@ -48,13 +48,21 @@ static void trace_add(hp_thread *t, uint32_t kind, uint32_t site, uint32_t team,
     *e = (hp_task_event){id, parent, t0, t1, site, kind, team};
 }
 
+void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
+                       uint64_t t1, uint64_t tasks)
+{
+    uint32_t ctx = t->task_fold ? t->task_fold : t->current;
+    hp_node *n = hp_node_at(t, hp_cct_child(t, ctx, create_site));
+    hp_node_add(n, t1 - t0);
+    n->count += tasks - 1;
+    if (hp_cfg.task_trace)
+        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, t0, t1);
+}
+
 void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
                      uint64_t t1)
 {
-    uint32_t ctx = t->task_fold ? t->task_fold : t->current;
-    hp_node_add(hp_node_at(t, hp_cct_child(t, ctx, create_site)), t1 - t0);
-    if (hp_cfg.task_trace)
-        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, t0, t1);
+    hp_task_created_n(t, create_site, id, t0, t1, 1);
 }
 
 void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)

@@ -2,7 +2,7 @@
 # OpenMP event source: tests/tasks/run.sh builds tests/tasks/src/tasktree.c
 # with gcc, clang, hprof-cc and opari2 at test time.  Included from
 # tests/local.mk.
-EXTRA_DIST += tests/tasks/run.sh tests/tasks/src/tasktree.c
+EXTRA_DIST += tests/tasks/run.sh tests/tasks/src/tasktree.c tests/tasks/src/taskloop.c
 if HAVE_MPI
 TESTS += tests/tasks/run.sh
 endif

@@ -20,6 +20,12 @@
 #  - the Chrome trace JSON: valid, a slice per event, one arrow (s + f)
 #    per task;
 #  - a small ring (HPROF_TASK_TRACE=64) keeps at most 64 events per thread;
+#  - taskloop.c (GOMP and OMPT): output identical to the plain build for
+#    every kind of taskloop (grainsize, num_tasks, collapse over unsigned
+#    long long, nogroup, if(0), reduction, first/lastprivate), tasks
+#    created and executed per taskloop exact (GOMP: a taskloop with a task
+#    reduction, whose argument block libgomp reads, and nogroup's
+#    creations count once per encounter);
 #  - bad input: a malformed HPROF_TASK_TRACE, --task-trace without a
 #    timeline: one line, non-zero exit.
 #
@@ -202,6 +208,53 @@ for kind in "${kinds[@]}"; do
     check_tree "$kind"
     check_timeline "$kind"
 done
+
+# ---- taskloop (tests/tasks/src/taskloop.c): GOMP wraps libgomp's argument
+# block (bounds, header, the rest of the user's block); OMPT finds the
+# taskloop's line behind libomp's own code address.
+TL=$srcdir/tests/tasks/src/taskloop.c
+tl_count() {   # tl_count DB NAME TAG - records NAME within 2 lines of TAG's pragma
+    local l
+    l=$(line_of "$TL" "$3")
+    q "$1" "SELECT coalesce(sum(st.count), 0) FROM stat st JOIN node n ON n.id = st.node
+        JOIN site s ON s.id = n.site WHERE s.kind = 'omp' AND s.name = '$2'
+        AND s.line BETWEEN $l AND $l + 2 AND s.file LIKE '%/taskloop.c'"
+}
+tl_run() {     # tl_run KIND CC [EXTRA...] - builds and runs tl.KIND
+    local kind=$1 cc=$2 rc=0
+    shift 2
+    OMPI_CC=$cc "$MPICC" -fopenmp -g -O2 "$@" "$TL" -o "$tmp/tl.$kind" -L"$LIBDIR" -lhprof \
+        -Wl,-rpath,"$LIBDIR" >"$tmp/tl.$kind.cc" 2>&1 || { notok "taskloop $kind: builds" "$(head -3 "$tmp/tl.$kind.cc" | oneline)"; return 1; }
+    HPROF_OUTPUT=$tmp/tl.$kind.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=$NT timeout 300 \
+        "$MPIRUN" -np $NP --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY -x OMP_NUM_THREADS \
+        -x OMP_WAIT_POLICY "$tmp/tl.$kind" >"$tmp/tl.$kind.out" 2>"$tmp/tl.$kind.err" </dev/null || rc=$?
+    if [ "$rc" != 0 ] || ! cmp -s "$tmp/tl.$kind.out" "$tmp/tl.plain.out"; then
+        notok "taskloop $kind: same stdout as the plain build" "exit $rc: $(head -2 "$tmp/tl.$kind.out" "$tmp/tl.$kind.err" | oneline)"
+        return 1
+    fi
+    ok "taskloop $kind: same stdout as the plain build (bounds, firstprivate, lastprivate, collapse, reduction)"
+}
+OMPI_CC=gcc "$MPICC" -fopenmp -O2 "$TL" -o "$tmp/tl.plain" &&
+    OMP_NUM_THREADS=$NT "$MPIRUN" -np $NP --bind-to none -x OMP_NUM_THREADS -x OMP_WAIT_POLICY \
+        "$tmp/tl.plain" >"$tmp/tl.plain.out" 2>/dev/null </dev/null || notok "taskloop: plain build runs" "see $tmp"
+TLR=$(sed -n 's/.* reps \([0-9]*\).*/\1/p' "$tmp/tl.plain.out")
+TLT=$(sed -n 's/.* num \([0-9]*\).*/\1/p' "$tmp/tl.plain.out")
+each=$((NP * TLR * TLT))
+if tl_run gomp gcc; then
+    db=$tmp/tl.gomp.hpf
+    expect_eq "taskloop gomp: tasks executed at grainsize, num_tasks, ull+collapse, nogroup, if(0) ($each each)" \
+        "$each;$each;$each;$each;$each" \
+        "$(tl_count "$db" task loop-grain);$(tl_count "$db" task loop-num);$(tl_count "$db" task loop-ull);$(tl_count "$db" task loop-nogroup);$(tl_count "$db" task loop-if0)"
+    expect_eq "taskloop gomp: tasks created (nogroup and reduction: once per encounter)" \
+        "$each;$each;$each;$((NP * TLR));$each;$((NP * TLR))" \
+        "$(tl_count "$db" 'task create' loop-grain);$(tl_count "$db" 'task create' loop-num);$(tl_count "$db" 'task create' loop-ull);$(tl_count "$db" 'task create' loop-nogroup);$(tl_count "$db" 'task create' loop-if0);$(tl_count "$db" 'task create' loop-red)"
+fi
+if [[ " ${kinds[*]} " == *" ompt "* ]] && tl_run ompt "$CLANG" -gdwarf-aranges; then
+    db=$tmp/tl.ompt.hpf
+    expect_eq "taskloop ompt: tasks created and executed at each of the 6 taskloops, at their lines ($each)" \
+        "$(for m in grain num ull nogroup if0 red; do printf '%s,%s;' $each $each; done)" \
+        "$(for m in grain num ull nogroup if0 red; do printf '%s,%s;' "$(tl_count "$db" 'task create' loop-$m)" "$(tl_count "$db" task loop-$m)"; done)"
+fi
 
 # A small ring: at most 64 events per thread, the ring full on some thread.
 if [ -x "$tmp/tt.gomp" ] && run gomp 64; then
