@@ -328,27 +328,46 @@ done:
     return rc;
 }
 
-/* ---- flat listing ---- */
+/* ---- fixed listings ---- */
 
-int hpq_report_flat(const hpq_ctx *ctx)
+/* Runs `select` with --top's LIMIT and prints the table, after `title`
+ * (text only, NULL for none). */
+static int print_listing(const hpq_ctx *ctx, const char *select, const char *title)
 {
     char limit[32] = "";
     char *sql;
     if (ctx->opt->top)
         snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
-    if (asprintf(&sql,
-                 "SELECT site, label, kind, calls, time, mean, max, imbalance,"
-                 " 100.0 * time / (SELECT SUM(wall) FROM rank) AS pct"
-                 " FROM site_time ORDER BY time DESC, site%s", limit) < 0)
+    if (asprintf(&sql, "%s%s", select, limit) < 0)
         return oom(ctx);
     hpq_table *t = query_table(ctx, sql);
     free(sql);
     if (!t)
         return -1;
     time_columns(t);
+    if (title && ctx->opt->format == HPQ_TEXT)
+        fprintf(ctx->out, "%s\n", title);
     int rc = print_table(ctx, t);
     hpq_table_free(t);
     return rc;
+}
+
+int hpq_report_flat(const hpq_ctx *ctx)
+{
+    return print_listing(ctx,
+                         "SELECT site, label, kind, calls, time, mean, max, imbalance,"
+                         " 100.0 * time / (SELECT SUM(wall) FROM rank) AS pct"
+                         " FROM site_time ORDER BY time DESC, site",
+                         NULL);
+}
+
+/* Explicit tasks: which construct created which. */
+int hpq_report_tasks(const hpq_ctx *ctx)
+{
+    return print_listing(ctx,
+                         "SELECT parent, child, created FROM task_children"
+                         " ORDER BY created DESC, parent, child",
+                         "tasks created per (parent construct, child construct)");
 }
 
 /* ---- communication of one site ---- */
@@ -611,29 +630,6 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
     int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel,
                                print_thread_imbalance);
     hpq_sel_free(&sel);
-    return rc;
-}
-
-/* ---- explicit tasks: which construct created which ---- */
-
-int hpq_report_tasks(const hpq_ctx *ctx)
-{
-    char limit[32] = "";
-    char *sql;
-    if (ctx->opt->top)
-        snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
-    if (asprintf(&sql,
-                 "SELECT parent, child, created FROM task_children"
-                 " ORDER BY created DESC, parent, child%s", limit) < 0)
-        return oom(ctx);
-    hpq_table *t = query_table(ctx, sql);
-    free(sql);
-    if (!t)
-        return -1;
-    if (ctx->opt->format == HPQ_TEXT)
-        fprintf(ctx->out, "tasks created per (parent construct, child construct)\n");
-    int rc = print_table(ctx, t);
-    hpq_table_free(t);
     return rc;
 }
 

@@ -311,7 +311,7 @@ static void trampoline(void *arg)
      * at its first use.) */
     hp_thread *t = hp_collecting && !ompt_on() ? hp_thread_self() : NULL;
     hprof_frame f;
-    hp_omp_saved saved = {0, 0, 0, 0};
+    hp_omp_saved saved = {0};
     if (t) {
         if (t == p->master)
             hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_FORK),
@@ -324,12 +324,12 @@ static void trampoline(void *arg)
     cur_fn = outer;
     /* The double barrier (see the top of this file): every thread of the
      * team calls it, recording or not, or the team would hang. */
-    uint64_t b0 = hp_ticks();
+    uint64_t m = hp_omp_wait_mark(t), b0 = hp_ticks();
     real.barrier();
     if (t) {
         uint64_t b1 = hp_ticks();
-        hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER),
-                      b1 - b0);
+        hp_omp_record_wait(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER),
+                           b1 - b0, m);
         hp_omp_task_end(t, &f, &saved);
         if (t == p->master)
             p->master_end = hp_ticks();
@@ -458,11 +458,11 @@ API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_thr
                 call;                                                            \
             return;                                                              \
         }                                                                        \
-        uint64_t t0_ = hp_ticks();                                               \
+        uint64_t m_ = hp_omp_wait_mark(t_), t0_ = hp_ticks();                    \
         call;                                                                    \
         uint64_t t1_ = hp_ticks();                                               \
         if (!ompt_on())                                                          \
-            hp_omp_record(t_, call_site(t_, ret, what), t1_ - t0_);              \
+            hp_omp_record_wait(t_, call_site(t_, ret, what), t1_ - t0_, m_);     \
     } while (0)
 
 #define TIMED_VALUE(type, call, field, ret, what, missing)                       \
@@ -473,11 +473,11 @@ API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_thr
         hp_thread *t_ = recorder();                                              \
         if (!t_)                                                                 \
             return call;                                                         \
-        uint64_t t0_ = hp_ticks();                                               \
+        uint64_t m_ = hp_omp_wait_mark(t_), t0_ = hp_ticks();                    \
         type r_ = call;                                                          \
         uint64_t t1_ = hp_ticks();                                               \
         if (!ompt_on())                                                          \
-            hp_omp_record(t_, call_site(t_, ret, what), t1_ - t0_);              \
+            hp_omp_record_wait(t_, call_site(t_, ret, what), t1_ - t0_, m_);     \
         return r_;                                                               \
     } while (0)
 

@@ -69,6 +69,7 @@ typedef struct hp_omp_saved {
     uint32_t team;                        /* the team it worked in */
     uint64_t task;                        /* the explicit task it ran */
     uint32_t task_fold;
+    uint64_t task_acc;
 } hp_omp_saved;
 
 /* A thread of the team starts its part of the region (implicit task):
@@ -81,6 +82,15 @@ void hp_omp_task_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved);
 /* The OMPT tool closes the implicit tasks of idle workers that the
  * runtime has not ended yet (called before the records are taken). */
 void hp_ompt_close_pending(void);
+
+/* Waits leave out the tasks the thread ran meanwhile (at a barrier or a
+ * taskwait it was working, not waiting): the wait takes a mark at its
+ * start and records through hp_omp_record_wait. */
+static inline uint64_t hp_omp_wait_mark(const hp_thread *t)
+{
+    return t ? t->task_acc : 0;
+}
+void hp_omp_record_wait(hp_thread *t, uint32_t site, uint64_t ticks, uint64_t mark);
 
 /* One completed wait, hold or execution of `ticks` at site, under the
  * thread's current context. */

@@ -34,6 +34,8 @@ typedef struct hp_task_run {
     uint32_t site;
     uint32_t team;
     uint32_t outer_fold;  /* the thread's task_fold to restore */
+    uint64_t outer_acc;   /* the thread's task_acc to restore, plus this run */
+    uint64_t start;
 } hp_task_run;
 
 /* A new task instance id for a task t creates (never 0). */

@@ -68,6 +68,7 @@ typedef struct hp_thread {
     uint64_t task_seq;    /* explicit tasks this thread created */
     uint64_t task_cur;    /* id of the explicit task it runs, 0: none (hp_task.h) */
     uint32_t task_fold;   /* that task's node when its activation was folded, 0: not */
+    uint64_t task_acc;    /* ticks of tasks run to completion at this task level */
     struct hp_task_trace *trace;  /* task timeline ring (HPROF_TASK_TRACE) */
     hp_site_memo memo[HP_MEMO_SIZE];
 } hp_thread;

@@ -44,10 +44,11 @@ void hp_omp_team_init(hp_thread *t, hp_omp_team *team, uint32_t region)
 void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
                        hp_omp_saved *saved)
 {
-    *saved = (hp_omp_saved){t->current, t->team, t->task_cur, t->task_fold};
+    *saved = (hp_omp_saved){t->current, t->team, t->task_cur, t->task_fold, t->task_acc};
     t->team = team->id;
     t->task_cur = 0;
     t->task_fold = 0;
+    t->task_acc = 0;
     uint32_t node = HP_ROOT_NODE;
     for (uint32_t i = 0; i < team->depth; i++)
         node = hp_cct_child(t, node, team->path[i]);
@@ -62,11 +63,18 @@ void hp_omp_task_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved)
     t->team = saved->team;
     t->task_cur = saved->task;
     t->task_fold = saved->task_fold;
+    t->task_acc = saved->task_acc;
 }
 
 void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks)
 {
     hp_node_add(hp_node_at(t, hp_cct_child(t, t->current, site)), ticks);
+}
+
+void hp_omp_record_wait(hp_thread *t, uint32_t site, uint64_t ticks, uint64_t mark)
+{
+    uint64_t ran = t->task_acc - mark;
+    hp_omp_record(t, site, ticks > ran ? ticks - ran : 0);
 }
 
 void hp_omp_lock_acquired(hp_omp_locks *l, void *lock, uint64_t t1, uint32_t site, int nest)

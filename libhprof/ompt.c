@@ -61,6 +61,7 @@ typedef struct itask {
     hprof_frame f;
     hp_omp_saved saved;
     uint64_t wait_start;      /* open implicit-barrier wait, 0 if none */
+    uint64_t wait_mark;       /* its hp_omp_wait_mark */
     const void *wait_ra;
     uint64_t release;         /* master: end of its last implicit-barrier wait */
     _Atomic uint64_t released; /* worker: the region's release, from the master */
@@ -92,6 +93,7 @@ typedef struct team {
 enum { C_WAIT, C_WORK };
 typedef struct scope {
     uint64_t start;
+    uint64_t mark;            /* waits: hp_omp_wait_mark at the start */
     const void *ra;
     int cls, what;
 } scope;
@@ -147,7 +149,7 @@ static void scope_push(int cls, int what, const void *ra, uint64_t now)
         o->lost++;
         return;
     }
-    o->scopes[o->nscopes++] = (scope){now, ra, cls, what};
+    o->scopes[o->nscopes++] = (scope){now, hp_omp_wait_mark(hp_tls_self), ra, cls, what};
 }
 
 /* The innermost open scope of class cls, popped; 0 if none. */
@@ -236,9 +238,9 @@ static void itask_close(hp_thread *self, itask *it, uint64_t end)
         return;
     it->opened = 0;
     if (it->wait_start && hp_collecting && end > it->wait_start)
-        hp_omp_record(it->t, hp_omp_site(self, (uintptr_t)it->wait_ra, 0,
-                                         HP_OMP_IMPLICIT_BARRIER),
-                      end - it->wait_start);
+        hp_omp_record_wait(it->t, hp_omp_site(self, (uintptr_t)it->wait_ra, 0,
+                                              HP_OMP_IMPLICIT_BARRIER),
+                           end - it->wait_start, it->wait_mark);
     it->wait_start = 0;
     /* The region node ends at `end`, not now. */
     uint64_t now = hp_ticks();
@@ -398,6 +400,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
             it->wait_ra = ra;
             it->release = 0;
             it->wait_start = now;
+            it->wait_mark = hp_omp_wait_mark(hp_tls_self);
         }
         return;
     }
@@ -415,7 +418,8 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     }
     hp_thread *t = rec_thread();
     if (t)
-        record(t, s.ra, s.what, now - s.start);
+        hp_omp_record_wait(t, hp_omp_site(t, (uintptr_t)s.ra, 0, s.what), now - s.start,
+                           s.mark);
 }
 
 /* ---- worksharing, single, master/masked ---- */

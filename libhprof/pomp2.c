@@ -368,6 +368,7 @@ typedef struct p2_scope {
     int what;               /* HP_OMP_* or -1 (user region) */
     hp_thread *t;           /* NULL: not recorded */
     uint64_t start, sub;    /* sub: time of nested implicit barriers (loops) */
+    uint64_t mark;          /* waits: hp_omp_wait_mark at the start */
     POMP2_Task_handle old_task;
     hprof_frame f;          /* user regions */
     POMP2_Task_handle task; /* tasks: the instance created or run */
@@ -429,6 +430,7 @@ static p2_scope *scope_push(p2_region *r, int what, uint64_t now)
     s->t = r ? recorder() : NULL;
     s->start = now;
     s->sub = 0;
+    s->mark = hp_omp_wait_mark(s->t);
     s->old_task = g->task;
     return s;
 }
@@ -453,6 +455,13 @@ static int scope_pop(p2_region *r, int what, p2_scope *out)
     return 0;
 }
 
+/* Task scheduling points: the thread may run tasks while it waits there. */
+static int is_wait(int what)
+{
+    return what == HP_OMP_BARRIER || what == HP_OMP_IMPLICIT_BARRIER ||
+           what == HP_OMP_TASKWAIT;
+}
+
 /* enter .. exit of `what`, recorded at exit. */
 static void timed_enter(POMP2_Region_handle *h, const char *ctc, int what)
 {
@@ -470,8 +479,13 @@ static uint64_t timed_exit(POMP2_Region_handle *h, int what)
     if (!r || !scope_pop(r, what, &s))
         return 0;
     uint64_t d = now - s.start;
-    if (s.t && hp_collecting && s.t == hp_tls_self)
-        hp_omp_record(s.t, region_site(r, what), d > s.sub ? d - s.sub : 0);
+    if (s.t && hp_collecting && s.t == hp_tls_self) {
+        uint32_t site = region_site(r, what);
+        if (is_wait(what))
+            hp_omp_record_wait(s.t, site, d, s.mark);
+        else
+            hp_omp_record(s.t, site, d > s.sub ? d - s.sub : 0);
+    }
     return d;
 }
 

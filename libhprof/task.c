@@ -72,8 +72,11 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
     r->site = site;
     r->team = t->team;
     r->outer_fold = t->task_fold;
+    r->outer_acc = t->task_acc;
+    r->start = hp_ticks();
     t->task_cur = id;
     t->task_fold = 0;
+    t->task_acc = 0;
     if (!hp_collecting) {
         r->f.node = HP_FRAME_OFF;
         return;
@@ -81,23 +84,26 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
     hp_enter_site(t, &r->f, site, 0);
     if (r->f.node == HP_FRAME_FOLDED)
         t->task_fold = t->active[site].node;
-    r->begin = hp_cfg.task_trace ? hp_ticks() : 0;
+    r->begin = hp_cfg.task_trace ? r->start : 0;
 }
 
 void hp_task_end(hp_thread *t, hp_task_run *r)
 {
     int opened = r->f.node != HP_FRAME_OFF;
     hp_exit_site(t, &r->f);
+    uint64_t end = hp_ticks();
     t->task_cur = r->outer;
     t->task_fold = r->outer_fold;
+    t->task_acc = r->outer_acc + (end - r->start);
     if (opened && r->begin)
-        trace_add(t, HP_TASKEV_RUN, r->site, r->team, r->id, 0, r->begin, hp_ticks());
+        trace_add(t, HP_TASKEV_RUN, r->site, r->team, r->id, 0, r->begin, end);
 }
 
 void hp_task_ran(hp_thread *t, uint32_t site, uint64_t id, uint64_t begin, uint64_t end,
                  uint64_t ticks)
 {
     hp_omp_record(t, site, ticks);
+    t->task_acc += ticks;
     if (hp_cfg.task_trace)
         trace_add(t, HP_TASKEV_RUN, site, t->team, id, 0, begin, end);
 }

@@ -10,6 +10,8 @@
 # and run with 2 ranks x 2 threads and HPROF_TASK_TRACE.  Checked through
 # hprof-query (--tasks, --task-trace, --sql):
 #  - stdout identical to the plain build;
+#  - waits leave out the tasks run meanwhile: per thread, taskwait and
+#    barrier waits never add up to more than the time in the region;
 #  - tasks created per (parent construct, child construct), exact, and no
 #    other pair; tasks executed per construct, exact (POMP2 follows
 #    opari2: an if(false) task is part of its creator, not a task);
@@ -146,6 +148,18 @@ check_tree() {
         "$(pairs "$db" task tree-b tree-a);$(pairs "$db" task tree-b tree-b)"
     expect_eq "$kind: created by the final task: its included tasks" "$((NP * FINAL))" \
         "$(pairs "$db" task tree-final tree-inner)"
+    # a thread running tasks at a taskwait or barrier is working, not
+    # waiting: its waits never add up to more than its time in the region
+    local lr
+    lr=$(L tree-region)
+    expect_eq "$kind: per thread, waits (taskwait, barriers) <= time in the region" "0" \
+        "$(q "$db" "WITH w AS (SELECT st.rank, st.thread, sum(st.time) AS t FROM stat st
+            JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'omp'
+            AND s.name IN ('taskwait', 'implicit barrier', 'barrier') AND s.file LIKE '%/tasktree.c'
+            GROUP BY 1, 2), r AS (SELECT st.rank, st.thread, sum(st.time) AS t FROM stat st
+            JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'omp'
+            AND s.name = 'parallel' AND s.line = $lr GROUP BY 1, 2)
+            SELECT count(*) FROM w JOIN r USING (rank, thread) WHERE w.t > r.t")"
     expect_eq "$kind: executed at a, b, untied, final, inner, if(0)" \
         "$((NP * CALLS));$((NP * CALLS));$((NP * UNTIED));$NP;$((NP * FINAL));$if0" \
         "$(executed "$db" tree-a);$(executed "$db" tree-b);$(executed "$db" tree-untied);$(executed "$db" tree-final);$(executed "$db" tree-inner);$(executed "$db" tree-if0)"
@@ -200,8 +214,8 @@ fi
 CALLS=$(field calls); CA=$(field a); CB=$(field b); UNTIED=$(field untied); FINAL=$(field final)
 
 kinds=(gomp pomp)
-command -v "$CLANG" >/dev/null && nm -D "$LIBDIR/libhprof.so" | grep -q ' T ompt_start_tool$' &&
-    kinds+=(ompt)
+syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)   # (grep -q in a pipe: SIGPIPE)
+command -v "$CLANG" >/dev/null && grep -q ' T ompt_start_tool$' <<<"$syms" && kinds+=(ompt)
 command -v opari2 >/dev/null && kinds+=(opari2)
 for kind in "${kinds[@]}"; do
     build "$kind" && run "$kind" 100000 || continue
