@@ -54,13 +54,14 @@
  *    that carries the task's instance id to the executing thread; the
  *    execution is an open node (hp_task.h), so what the task does is
  *    recorded below it, and it is also inside the taskwait/barrier/task
- *    create time of whatever the thread was waiting in.  Detachable tasks
- *    and argument blocks over 64 KiB are created unwrapped (creation
- *    only);
+ *    create time of whatever the thread was waiting in.  A detachable
+ *    task's block is laid out around the event handle libgomp writes into
+ *    its first word (see shift_hdr).  Blocks over 64 KiB are created
+ *    unwrapped (creation only);
  *  - GOMP_taskloop / GOMP_taskloop_ull: "task create" once per task made
  *    (time: the whole call, which includes the wait for the tasks unless
  *    nogroup) and "task" per execution, through a trampoline and a block
- *    laid out around libgomp's bounds (see loop_hdr).  Taskloops with a
+ *    laid out around libgomp's bounds (see shift_hdr).  Taskloops with a
  *    task reduction or a copy function are created unwrapped (one
  *    creation per encounter); so are nogroup's creations counted;
  *  - GOMP_taskwait, GOMP_taskwait_depend and GOMP_taskgroup_end:
@@ -544,6 +545,10 @@ typedef struct task_hdr {
 } task_hdr;
 
 #define TASK_WRAP_MAX (64 * 1024)   /* larger blocks pass through unwrapped */
+#define GOMP_TASK_FLAG_NOGROUP (1u << 11)
+#define GOMP_TASK_FLAG_REDUCTION (1u << 12)
+#define LOOP_HEAD 16     /* a taskloop task's bounds: two longs or unsigned long longs */
+#define DETACH_HEAD ((long)sizeof(void *))   /* a detachable task's event handle */
 
 static void task_tramp(void *arg)
 {
@@ -571,6 +576,12 @@ static void task_copy(void *dst, void *src)
     h->cpyfn((char *)dst + h->off, h->src);
 }
 
+static int shift_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
+                           long head);
+static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+                          long arg_size, long arg_align, bool if_clause, unsigned flags,
+                          void **depend, int priority, void *detach);
+
 API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                    long arg_size, long arg_align, bool if_clause, unsigned flags,
                    void **depend, int priority, void *detach)
@@ -585,7 +596,12 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     }
     hp_thread *t = recorder();
     /* A detachable task's event handle is written by libgomp into the
-     * user's block once copied (data == detach): not wrapped. */
+     * first word of the block: its header goes after that word. */
+    if (detach && shift_wrappable(t, cpyfn, arg_size, DETACH_HEAD)) {
+        task_detached(t, RET, fn, data, arg_size, arg_align, if_clause, flags, depend,
+                      priority, detach);
+        return;
+    }
     if (!t || detach || arg_size < 0 || arg_size > TASK_WRAP_MAX) {
         TIMED_VOID(real.task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
                              depend, priority, detach),
@@ -628,36 +644,34 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
         hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, t0, t1);
 }
 
-/* --------------------------------------------------------------- taskloop */
+/* ------------------------------------------------- blocks with a runtime head */
 
-/* libgomp makes a taskloop's tasks inside GOMP_taskloop, each with a copy
- * of the argument block whose first two words it sets to the task's
- * bounds.  hprof's header goes right after those words and the rest of
- * the user's block follows it, `shift` bytes further than in the user's
- * layout; the trampoline puts the user's block back together on its stack
- * and runs the user's function on it.  Blocks with a copy function (their
- * fields may point into themselves), task reductions (libgomp reads the
- * block's third word) and blocks over 64 KiB pass through unwrapped. */
-#define GOMP_TASK_FLAG_NOGROUP (1u << 11)
-#define GOMP_TASK_FLAG_REDUCTION (1u << 12)
-#define LOOP_BOUNDS 16   /* two longs or unsigned long longs */
+/* Two kinds of task have a block whose leading words libgomp writes:
+ * a taskloop's tasks (the task's bounds, two words) and a detachable task
+ * (its event handle, one word).  hprof's header goes right after those
+ * words and the rest of the user's block follows it, `shift` bytes further
+ * than in the user's layout; the trampoline puts the user's block back
+ * together on its stack and runs the user's function on it.  Blocks with
+ * a copy function (their fields may point into themselves), task
+ * reductions (libgomp reads the block's third word) and blocks over
+ * 64 KiB pass through unwrapped. */
 
-typedef struct loop_hdr {
-    void (*fn)(void *);             /* the outlined loop body */
+typedef struct shift_hdr {
+    void (*fn)(void *);             /* the outlined task function */
     long size, align, shift;        /* the user's block; the header's room */
-    _Atomic unsigned long *ran;     /* tasks run, counted for the creator (NULL:
-                                       nogroup, the creator may be gone) */
-} loop_hdr;
+    uint64_t id;                    /* a detachable task's instance */
+    _Atomic unsigned long *ran;     /* taskloop tasks run, counted for the creator
+                                       (NULL: nogroup, the creator may be gone) */
+} shift_hdr;
 
-static void loop_tramp(void *arg)
+static void run_shifted(char *arg, long head, int taskloop)
 {
-    loop_hdr *h = (loop_hdr *)((char *)arg + LOOP_BOUNDS);
+    shift_hdr *h = (shift_hdr *)(arg + head);
     void (*fn)(void *) = h->fn;
     char *raw = __builtin_alloca(h->size + h->align - 1);
     char *blk = (char *)(((uintptr_t)raw + h->align - 1) & ~(uintptr_t)(h->align - 1));
-    __builtin_memcpy(blk, arg, LOOP_BOUNDS);
-    __builtin_memcpy(blk + LOOP_BOUNDS, (char *)arg + LOOP_BOUNDS + h->shift,
-                     h->size - LOOP_BOUNDS);
+    __builtin_memcpy(blk, arg, head);
+    __builtin_memcpy(blk + head, arg + head + h->shift, h->size - head);
     if (h->ran)
         atomic_fetch_add(h->ran, 1);
     void (*outer)(void *) = cur_fn;
@@ -665,7 +679,7 @@ static void loop_tramp(void *arg)
     hp_task_run run;
     if (t)
         hp_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK),
-                      hp_task_new_id(t));
+                      taskloop ? hp_task_new_id(t) : h->id);
     cur_fn = fn;
     run_outlined(fn, blk);
     cur_fn = outer;
@@ -673,31 +687,61 @@ static void loop_tramp(void *arg)
         hp_task_end(t, &run);
 }
 
-static int loop_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
-                          unsigned flags)
+static void loop_tramp(void *arg)
 {
-    return t && !cpyfn && !(flags & GOMP_TASK_FLAG_REDUCTION) && arg_size >= LOOP_BOUNDS &&
-           arg_size <= TASK_WRAP_MAX;
+    run_shifted(arg, LOOP_HEAD, 1);
+}
+
+static void detach_tramp(void *arg)
+{
+    run_shifted(arg, DETACH_HEAD, 0);
+}
+
+static int shift_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
+                           long head)
+{
+    return t && !cpyfn && arg_size >= head && arg_size <= TASK_WRAP_MAX;
 }
 
 /* The header for the user's block; *size and *align: the block's. */
-static loop_hdr loop_header(void (*fn)(void *), long arg_size, long arg_align,
-                            _Atomic unsigned long *ran, long *size, long *align)
+static shift_hdr shift_header(void (*fn)(void *), long arg_size, long arg_align,
+                              long *size, long *align)
 {
     long ualign = arg_align > 0 ? arg_align : 1;
-    long shift = ((long)sizeof(loop_hdr) + ualign - 1) & ~(ualign - 1);
+    long shift = ((long)sizeof(shift_hdr) + ualign - 1) & ~(ualign - 1);
     *size = arg_size + shift;
-    *align = ualign > (long)_Alignof(loop_hdr) ? ualign : (long)_Alignof(loop_hdr);
-    return (loop_hdr){fn, arg_size, ualign, shift, ran};
+    *align = ualign > (long)_Alignof(shift_hdr) ? ualign : (long)_Alignof(shift_hdr);
+    return (shift_hdr){fn, arg_size, ualign, shift, 0, NULL};
 }
 
-static void loop_layout(char *blk, const loop_hdr *h, const void *data)
+/* Lays the wrapped block out in raw (size + align bytes); returns it. */
+static char *shift_layout(char *raw, long align, const shift_hdr *h, long head,
+                          const void *data)
 {
-    __builtin_memcpy(blk, data, LOOP_BOUNDS);
-    __builtin_memcpy(blk + LOOP_BOUNDS, h, sizeof *h);
-    __builtin_memcpy(blk + LOOP_BOUNDS + h->shift, (const char *)data + LOOP_BOUNDS,
-                     h->size - LOOP_BOUNDS);
+    char *blk = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    __builtin_memcpy(blk, data, head);
+    __builtin_memcpy(blk + head, h, sizeof *h);
+    __builtin_memcpy(blk + head + h->shift, (const char *)data + head, h->size - head);
+    return blk;
 }
+
+static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+                          long arg_size, long arg_align, bool if_clause, unsigned flags,
+                          void **depend, int priority, void *detach)
+{
+    long size, align;
+    shift_hdr h = shift_header(fn, arg_size, arg_align, &size, &align);
+    h.id = hp_task_new_id(t);
+    char raw[size + align];
+    char *blk = shift_layout(raw, align, &h, DETACH_HEAD, data);
+    uint64_t t0 = hp_ticks();
+    real.task(detach_tramp, blk, NULL, size, align, if_clause, flags, depend, priority,
+              detach);
+    if (!ompt_on())
+        hp_task_created(t, call_site(t, ret, HP_OMP_TASK_CREATE), h.id, t0, hp_ticks());
+}
+
+/* --------------------------------------------------------------- taskloop */
 
 /* One GOMP_taskloop call.  The encounter is "task create" once per task
  * libgomp made (counted by the trampolines before GOMP_taskloop returned;
@@ -709,7 +753,7 @@ typedef struct loop_call {
     uint64_t t0;
     long size, align;               /* the block libgomp gets, when wrapped */
     _Atomic unsigned long ran;
-    loop_hdr h;
+    shift_hdr h;
 } loop_call;
 
 static void loop_begin(loop_call *c, void (*fn)(void *), void (*cpyfn)(void *, void *),
@@ -717,20 +761,19 @@ static void loop_begin(loop_call *c, void (*fn)(void *), void (*cpyfn)(void *, v
 {
     c->t = recorder();
     c->t0 = hp_ticks();
-    c->wrapped = loop_wrappable(c->t, cpyfn, arg_size, flags);
+    c->wrapped = shift_wrappable(c->t, cpyfn, arg_size, LOOP_HEAD) &&
+                 !(flags & GOMP_TASK_FLAG_REDUCTION);
     atomic_init(&c->ran, 0);
-    if (c->wrapped)
-        c->h = loop_header(fn, arg_size, arg_align,
-                           flags & GOMP_TASK_FLAG_NOGROUP ? NULL : &c->ran, &c->size,
-                           &c->align);
+    if (c->wrapped) {
+        c->h = shift_header(fn, arg_size, arg_align, &c->size, &c->align);
+        c->h.ran = flags & GOMP_TASK_FLAG_NOGROUP ? NULL : &c->ran;
+    }
 }
 
 /* The wrapped block, in raw (c->size + c->align bytes). */
 static char *loop_block(loop_call *c, char *raw, const void *data)
 {
-    char *blk = (char *)(((uintptr_t)raw + c->align - 1) & ~(uintptr_t)(c->align - 1));
-    loop_layout(blk, &c->h, data);
-    return blk;
+    return shift_layout(raw, c->align, &c->h, LOOP_HEAD, data);
 }
 
 static void loop_end(loop_call *c, uintptr_t ret)

@@ -24,8 +24,8 @@
 #  - a small ring (HPROF_TASK_TRACE=64) keeps at most 64 events per thread;
 #  - taskloop.c (GOMP and OMPT): output identical to the plain build for
 #    every kind of taskloop (grainsize, num_tasks, collapse over unsigned
-#    long long, nogroup, if(0), reduction, first/lastprivate), tasks
-#    created and executed per taskloop exact (GOMP: a taskloop with a task
+#    long long, nogroup, if(0), reduction, first/lastprivate) and a
+#    detachable task, tasks created and executed per construct exact (GOMP: a taskloop with a task
 #    reduction, whose argument block libgomp reads, and nogroup's
 #    creations count once per encounter);
 #  - bad input: a malformed HPROF_TASK_TRACE, --task-trace without a
@@ -259,6 +259,9 @@ if tl_run gomp gcc; then
     expect_eq "taskloop gomp: tasks executed at grainsize, num_tasks, ull+collapse, nogroup, if(0) ($each each)" \
         "$each;$each;$each;$each;$each" \
         "$(tl_count "$db" task loop-grain);$(tl_count "$db" task loop-num);$(tl_count "$db" task loop-ull);$(tl_count "$db" task loop-nogroup);$(tl_count "$db" task loop-if0)"
+    expect_eq "detach gomp: the detachable task and the fulfilling one, created and executed" \
+        "$((NP * TLR)),$((NP * TLR));$((NP * TLR)),$((NP * TLR))" \
+        "$(tl_count "$db" 'task create' loop-detach),$(tl_count "$db" task loop-detach);$(tl_count "$db" 'task create' loop-fulfil),$(tl_count "$db" task loop-fulfil)"
     expect_eq "taskloop gomp: tasks created (nogroup and reduction: once per encounter)" \
         "$each;$each;$each;$((NP * TLR));$each;$((NP * TLR))" \
         "$(tl_count "$db" 'task create' loop-grain);$(tl_count "$db" 'task create' loop-num);$(tl_count "$db" 'task create' loop-ull);$(tl_count "$db" 'task create' loop-nogroup);$(tl_count "$db" 'task create' loop-if0);$(tl_count "$db" 'task create' loop-red)"
@@ -268,6 +271,9 @@ if [[ " ${kinds[*]} " == *" ompt "* ]] && tl_run ompt "$CLANG" -gdwarf-aranges; 
     expect_eq "taskloop ompt: tasks created and executed at each of the 6 taskloops, at their lines ($each)" \
         "$(for m in grain num ull nogroup if0 red; do printf '%s,%s;' $each $each; done)" \
         "$(for m in grain num ull nogroup if0 red; do printf '%s,%s;' "$(tl_count "$db" 'task create' loop-$m)" "$(tl_count "$db" task loop-$m)"; done)"
+    expect_eq "detach ompt: the detachable task and the fulfilling one, created and executed" \
+        "$((NP * TLR)),$((NP * TLR));$((NP * TLR)),$((NP * TLR))" \
+        "$(tl_count "$db" 'task create' loop-detach),$(tl_count "$db" task loop-detach);$(tl_count "$db" 'task create' loop-fulfil),$(tl_count "$db" task loop-fulfil)"
 fi
 
 # A small ring: at most 64 events per thread, the ring full on some thread.

@@ -1,13 +1,17 @@
 /*
- * taskloop.c - ground truth for taskloop tasks: REPS times, inside one
- * single region,
+ * taskloop.c - ground truth for the tasks whose argument block libgomp
+ * writes into (taskloop bounds, a detachable task's event): REPS times,
+ * inside one single region,
  *  - MARK:loop-grain  grainsize(G) over N iterations: N / G tasks;
  *  - MARK:loop-num    num_tasks(T), firstprivate and lastprivate;
  *  - MARK:loop-ull    an unsigned long long loop variable (libgomp's _ull
  *                     entry point), collapse(2), num_tasks(T);
  *  - MARK:loop-nogroup nogroup, num_tasks(T), then a taskwait;
  *  - MARK:loop-if0    if(0): the tasks run at once on the creating thread;
- *  - MARK:loop-red    a task reduction (libgomp reads the argument block).
+ *  - MARK:loop-red    a task reduction (libgomp reads the argument block);
+ *  - MARK:loop-detach a detachable task (its event handle is the block's
+ *                     first word), fulfilled by the next task
+ *                     (MARK:loop-fulfil).
  * Every loop computes a result that is printed, so a wrong argument block
  * shows in the output.
  */
@@ -24,7 +28,7 @@ int main(int argc, char **argv)
 {
     int provided, rank;
     long grain[N], num[N], ull[N], nog[N], if0[N];
-    long red = 0, last = -1, offset = 7;
+    long red = 0, last = -1, offset = 7, detached = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 #pragma omp parallel
@@ -52,13 +56,21 @@ int main(int argc, char **argv)
 #pragma omp taskloop num_tasks(T) reduction(+:red) /* MARK:loop-red */
         for (int i = 0; i < N; i++)
             red += i;
+        omp_event_handle_t ev;
+#pragma omp task detach(ev) shared(detached) firstprivate(offset) /* MARK:loop-detach */
+        detached += offset;
+        /* the event is fulfilled by another task: */
+#pragma omp task firstprivate(ev) /* MARK:loop-fulfil */
+        omp_fulfill_event(ev);
+#pragma omp taskwait
     }
     long sum = 0;
     for (int i = 0; i < N; i++)
         sum += grain[i] + num[i] + ull[i] + nog[i] + if0[i];
     if (rank == 0)
-        printf("taskloop: sum %ld red %ld last %ld; tasks grain %d num %d ull %d nogroup %d"
-               " if0 %d reps %d\n", sum, red, last, N / G, T, T, T, T, REPS);
+        printf("taskloop: sum %ld red %ld last %ld detached %ld; tasks grain %d num %d ull %d"
+               " nogroup %d if0 %d reps %d\n", sum, red, last, detached, N / G, T, T, T, T,
+               REPS);
     MPI_Finalize();
     return 0;
 }
