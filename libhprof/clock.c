@@ -34,6 +34,24 @@ static void sleep_ms(unsigned ms)
         ;
 }
 
+/* A simultaneous reading of both clocks: the TSC read on both sides of
+ * clock_gettime, the narrowest of a few tries (a preemption in between
+ * would skew the rate), the TSC taken in the middle. */
+static void paired_reading(uint64_t *ticks, uint64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t a = hp_ticks();
+        uint64_t n = hp_monotonic_ns();
+        uint64_t b = hp_ticks();
+        if (b - a < best) {
+            best = b - a;
+            *ticks = a + (b - a) / 2;
+            *ns = n;
+        }
+    }
+}
+
 void hp_clock_init(int force_monotonic, unsigned calib_ms)
 {
     hp_clock_use_tsc = !force_monotonic && hp_cpu_has_invariant_tsc();
@@ -41,11 +59,10 @@ void hp_clock_init(int force_monotonic, unsigned calib_ms)
         ticks_per_sec = 1e9;
         return;
     }
-    base_ns = hp_monotonic_ns();
-    base_ticks = hp_ticks();
+    paired_reading(&base_ticks, &base_ns);
     sleep_ms(calib_ms ? calib_ms : 1);
-    uint64_t ns = hp_monotonic_ns();
-    uint64_t t = hp_ticks();
+    uint64_t ns, t;
+    paired_reading(&t, &ns);
     ticks_per_sec = (double)(t - base_ticks) * 1e9 / (double)(ns - base_ns);
 }
 
@@ -53,8 +70,8 @@ void hp_clock_refine(void)
 {
     if (!hp_clock_use_tsc)
         return;
-    uint64_t ns = hp_monotonic_ns();
-    uint64_t t = hp_ticks();
+    uint64_t ns, t;
+    paired_reading(&t, &ns);
     if (ns - base_ns > 100000000u) /* only a baseline of 100 ms or more */
         ticks_per_sec = (double)(t - base_ticks) * 1e9 / (double)(ns - base_ns);
 }
