@@ -153,6 +153,25 @@ static int is_omp_construct(const candidate *k, const char *spec)
             (strcmp(k->name, "parallel") == 0 || strcmp(k->name, "loop") == 0));
 }
 
+/* A task construct's line: its executions, not its creations. */
+static int is_task_execution(const candidate *k, const char *spec)
+{
+    (void)spec;
+    return strcmp(k->kind, "omp") == 0 && strcmp(k->name, "task") == 0;
+}
+
+/* Filters c with keep when that leaves at least one candidate. */
+static int narrow(candidates *c, int (*keep)(const candidate *, const char *),
+                  const char *spec)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < c->n; i++)
+        kept += keep(&c->items[i], spec) != 0;
+    if (kept)
+        filter(c, keep, spec);
+    return kept != 0;
+}
+
 static int is_named_procedure(const candidate *k, const char *spec)
 {
     return strcmp(k->kind, "procedure") == 0 && strcmp(k->name, spec) == 0;
@@ -254,8 +273,8 @@ static int choose(candidates *c, const char *spec, const char *db_path, enum hpq
     }
     if (want == HPQ_WANT_OMP) {
         filter(c, is_omp, spec);
-        if (c->n > 1)
-            filter(c, is_omp_construct, spec);
+        if (c->n > 1 && !narrow(c, is_omp_construct, spec))
+            narrow(c, is_task_execution, spec);
         if (c->n == 0) {
             snprintf(err, errlen, "no OpenMP construct matches '%s' in %s", spec, db_path);
             return -1;

@@ -160,6 +160,10 @@ check_tree() {
             JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'omp'
             AND s.name = 'parallel' AND s.line = $lr GROUP BY 1, 2)
             SELECT count(*) FROM w JOIN r USING (rank, thread) WHERE w.t > r.t")"
+    # --threads at a task construct's line: its executions per thread
+    expect_eq "$kind: --threads $(basename "$SRC"):$(L tree-a) lists the a tasks run per thread (sum $((NP * CALLS)))" \
+        "$((NP * CALLS))" "$("$QUERY" "$db" --threads "tasktree.c:$(L tree-a)" --format csv 2>/dev/null |
+            awk -F, 'NR > 1 { s += $3 } END { print s + 0 }')"
     expect_eq "$kind: executed at a, b, untied, final, inner, if(0)" \
         "$((NP * CALLS));$((NP * CALLS));$((NP * UNTIED));$NP;$((NP * FINAL));$if0" \
         "$(executed "$db" tree-a);$(executed "$db" tree-b);$(executed "$db" tree-untied);$(executed "$db" tree-final);$(executed "$db" tree-inner);$(executed "$db" tree-if0)"
