@@ -90,3 +90,10 @@ attempts() {
     done
     cat "$tmp/attempt.log"
 }
+
+# Records of OpenMP constructs: from a stat row (st) to its node (n) and
+# site (s), for "SELECT ... $OMPJOIN WHERE ...".
+OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
+
+# define_of FILE NAME - the number of the line "#define NAME N" of FILE.
+define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }

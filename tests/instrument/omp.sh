@@ -124,7 +124,6 @@ same_output() {
     fi
 }
 
-OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
 where() { echo "s.kind = '${4:-omp}' AND s.name = '$2' AND s.file LIKE '%/$1' AND s.line = $3"; }
 # cnt DB FILE NAME LINE - "rows,sum of counts" of the construct's records.
 cnt() { q "$1" "SELECT count(*), coalesce(sum(st.count), 0) $OMPJOIN WHERE $(where "$2" "$3" "$4")"; }
@@ -136,7 +135,6 @@ per_rank() {
 per_thread() {
     q "$1" "SELECT round(st.time * 1000, 3) $OMPJOIN WHERE $(where "$2" "$3" "$4") ORDER BY st.rank, st.time"
 }
-define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
 # within_each NAME WANT-LIST GOT-LIST TOL - element-wise |want - got| <= TOL,
 # the lists not empty.
 within_each() {

@@ -95,7 +95,6 @@ run() {
 
 # omp_sel FILE NAME LINE - the stat rows of OpenMP construct NAME at
 # FILE:LINE (LINE may be "a AND b" for a range through BETWEEN).
-OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
 omp_where() { echo "s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%/$1' AND s.line BETWEEN $3 AND ${4:-$3}"; }
 # omp_sum DB FILE NAME LINE [LINE2] EXPR - one aggregate over those rows.
 omp_sum() { q "$1" "SELECT coalesce($6, 0) $OMPJOIN WHERE $(omp_where "$2" "$3" "$4" "$5")"; }
@@ -105,7 +104,6 @@ omp_nodes() { q "$1" "SELECT count(*), coalesce(sum(st.count), 0) $OMPJOIN WHERE
 omp_times() {
     q "$1" "SELECT round(st.time * 1000, 3) $OMPJOIN WHERE st.rank = 0 AND $(omp_where "$2" "$3" "$4") ORDER BY st.time"
 }
-define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
 
 # ---------------------------------------------------------------- imbalance
 src=imbalance.c

@@ -112,14 +112,12 @@ same_output() {
     fi
 }
 
-OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
 omp_where() { echo "s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%/$1' AND s.line = $3"; }
 omp_nodes() { q "$1" "SELECT count(*), coalesce(sum(st.count), 0) $OMPJOIN WHERE $(omp_where "$2" "$3" "$4")"; }
 omp_total() { q "$1" "SELECT coalesce(round(sum(st.time) * 1000, 3), 0) $OMPJOIN WHERE $(omp_where "$2" "$3" "$4")"; }
 omp_times() {
     q "$1" "SELECT round(st.time * 1000, 3) $OMPJOIN WHERE st.rank = 0 AND $(omp_where "$2" "$3" "$4") ORDER BY st.time"
 }
-define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
 # nsites DB FILE NAME - how many sites of construct NAME the file has.
 nsites() { q "$1" "SELECT count(*) FROM site s WHERE s.kind = 'omp' AND s.name = '$3' AND s.file LIKE '%/$2'"; }
 
