@@ -1,6 +1,6 @@
 /*
  * hp_omp.h - the OpenMP part of the event funnel: every OpenMP event
- * source (GOMP interposition, the OMPT tool, later POMP hooks) records
+ * source (GOMP interposition, the OMPT tool, the POMP2 interface) records
  * through these functions only.  OpenMP records are calling-context nodes
  * whose sites have kind HP_KIND_OMP and a construct name (hp_omp_names):
  * a thread's time in a parallel region is its "parallel" node, its wait at
