@@ -942,8 +942,10 @@ static const char *hpi_plan_atomic(hpi_ctx *c)
     return NULL;
 }
 
-/* task: create begin/end around, begin/end inside, all under if (pomp2_if)
- * as opari2 does (an undeferred if(0) task is the encountering task's). */
+/* task: create begin/end around, begin/end inside.  opari2 puts them all
+ * under if (pomp2_if), so that an if(false) task is the encountering
+ * task's; here an if(false) task is a task, run at once, as GOMP and OMPT
+ * record it (the same metrics whichever way the program was built). */
 static const char *hpi_plan_task(hpi_ctx *c)
 {
     static const char *const ok[] = {
@@ -976,14 +978,14 @@ static const char *hpi_plan_task(hpi_ctx *c)
     else
         hpi_bput(&c->pre, "1;");
     hpi_bput(&c->pre, " { POMP2_Task_handle pomp2_old_task = 0; POMP2_Task_handle pomp2_new_task = 0;"
-                      " if (pomp2_if) POMP2_%s_create_begin(" H(r) ", &pomp2_new_task, &pomp2_old_task,"
+                      " POMP2_%s_create_begin(" H(r) ", &pomp2_new_task, &pomp2_old_task,"
                       " pomp2_if, __hprof_ctc(%d));", U, r, r);
     hpi_bline(&c->pre, c->u, c->l1);
     hpi_bpragma(&c->pre, "task", o, keep, " if(pomp2_if) firstprivate(pomp2_new_task, pomp2_if)");
-    hpi_bput(&c->pre, "\n{ if (pomp2_if) POMP2_%s_begin(" H(r) ", pomp2_new_task);", U, r);
+    hpi_bput(&c->pre, "\n{ POMP2_%s_begin(" H(r) ", pomp2_new_task);", U, r);
     hpi_bline(&c->pre, c->u, c->lr);
-    hpi_bput(&c->post, " if (pomp2_if) POMP2_%s_end(" H(r) "); }"
-                       " if (pomp2_if) POMP2_%s_create_end(" H(r) ", pomp2_old_task); } }", U, r, U, r);
+    hpi_bput(&c->post, " POMP2_%s_end(" H(r) "); }"
+                       " POMP2_%s_create_end(" H(r) ", pomp2_old_task); } }", U, r, U, r);
     return NULL;
 }
 

@@ -13,8 +13,8 @@
 #  - waits leave out the tasks run meanwhile: per thread, taskwait and
 #    barrier waits never add up to more than the time in the region;
 #  - tasks created per (parent construct, child construct), exact, and no
-#    other pair; tasks executed per construct, exact (POMP2 follows
-#    opari2: an if(false) task is part of its creator, not a task);
+#    other pair; tasks executed per construct, exact (opari2 puts an
+#    if(false) task's POMP2 calls under if (pomp2_if): not a task there);
 #  - the timeline: a create and a run event per task, ids unique, every
 #    run has its create, the id names the creating thread, and a task's
 #    parent is the task that ran on the creating thread at that moment
@@ -133,7 +133,7 @@ executed() {
 
 check_tree() {
     local kind=$1 db=$tmp/$1.db if0=$NP npairs=10
-    [ "$kind" = pomp ] || [ "$kind" = opari2 ] && { if0=0; npairs=9; }
+    [ "$kind" = opari2 ] && { if0=0; npairs=9; }
     if cmp -s "$tmp/$kind.out" "$tmp/plain.out"; then ok "$kind: same stdout as the plain build"
     else notok "$kind: same stdout as the plain build" "$(head -2 "$tmp/$kind.out" | oneline)"; fi
     "$QUERY" "$tmp/$kind.hpf" --tasks >"$tmp/$kind.tasks" 2>/dev/null || true
@@ -172,7 +172,7 @@ check_tree() {
 check_timeline() {
     local kind=$1 db=$tmp/$1.db tasks
     tasks=$((2 * CALLS + UNTIED + 1 + FINAL))
-    [ "$kind" = pomp ] || [ "$kind" = opari2 ] || tasks=$((tasks + 1))
+    [ "$kind" = opari2 ] || tasks=$((tasks + 1))
     expect_eq "$kind: timeline: a create and a run per task on each rank ($tasks)" \
         "$tasks,$tasks;$tasks,$tasks" \
         "$(q "$db" "SELECT sum(kind = 'create'), sum(kind = 'run') FROM task GROUP BY rank ORDER BY rank")"
