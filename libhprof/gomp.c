@@ -549,6 +549,7 @@ typedef struct task_hdr {
 #define GOMP_TASK_FLAG_REDUCTION (1u << 12)
 #define LOOP_HEAD 16     /* a taskloop task's bounds: two longs or unsigned long longs */
 #define DETACH_HEAD ((long)sizeof(void *))   /* a detachable task's event handle */
+#define SHIFT_WRAP_MAX 4096   /* such blocks are rebuilt on the running thread's stack */
 
 static void task_tramp(void *arg)
 {
@@ -653,8 +654,9 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
  * than in the user's layout; the trampoline puts the user's block back
  * together on its stack and runs the user's function on it.  Blocks with
  * a copy function (their fields may point into themselves), task
- * reductions (libgomp reads the block's third word) and blocks over
- * 64 KiB pass through unwrapped. */
+ * reductions (libgomp reads the block's third word) and blocks over 4 KiB
+ * (the copy is on the stack of the thread that runs the task, which
+ * OMP_STACKSIZE may make small) pass through unwrapped. */
 
 typedef struct shift_hdr {
     void (*fn)(void *);             /* the outlined task function */
@@ -700,7 +702,7 @@ static void detach_tramp(void *arg)
 static int shift_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
                            long head)
 {
-    return t && !cpyfn && arg_size >= head && arg_size <= TASK_WRAP_MAX;
+    return t && !cpyfn && arg_size >= head && arg_size <= SHIFT_WRAP_MAX;
 }
 
 /* The header for the user's block; *size and *align: the block's. */
