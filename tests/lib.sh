@@ -97,3 +97,14 @@ OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
 
 # define_of FILE NAME - the number of the line "#define NAME N" of FILE.
 define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
+
+# with_fork DB FILE NAME LINE - per thread of rank 0, ascending, in ms: the
+# time of construct NAME at FILE:LINE plus, on the thread that forked the
+# region there, its "fork" record.  A master that its freshly woken team
+# delays on the way into the region spends that time in the fork, not in
+# the region, so the region's ground truth holds for the sum.
+with_fork() {
+    q "$1" "SELECT round(sum(st.time) * 1000, 3) $OMPJOIN WHERE st.rank = 0 AND s.kind = 'omp'
+        AND s.name IN ('$3', 'fork') AND s.file LIKE '%/$2' AND s.line = $4
+        GROUP BY st.thread ORDER BY 1"
+}
