@@ -30,9 +30,7 @@ typedef struct hp_task_run {
     hprof_frame f;
     uint64_t id;        /* the task */
     uint64_t outer;     /* the task this one interrupts on its thread, 0: none */
-    uint64_t begin;     /* start, when traced */
     uint32_t site;
-    uint32_t team;
     uint32_t outer_fold;  /* the thread's task_fold to restore */
     uint64_t outer_acc;   /* the thread's task_acc to restore, plus this run */
     uint64_t start;

@@ -70,7 +70,6 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
     r->id = id;
     r->outer = t->task_cur;
     r->site = site;
-    r->team = t->team;
     r->outer_fold = t->task_fold;
     r->outer_acc = t->task_acc;
     r->start = hp_ticks();
@@ -84,7 +83,6 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
     hp_enter_site(t, &r->f, site, 0);
     if (r->f.node == HP_FRAME_FOLDED)
         t->task_fold = t->active[site].node;
-    r->begin = hp_cfg.task_trace ? r->start : 0;
 }
 
 void hp_task_end(hp_thread *t, hp_task_run *r)
@@ -95,8 +93,8 @@ void hp_task_end(hp_thread *t, hp_task_run *r)
     t->task_cur = r->outer;
     t->task_fold = r->outer_fold;
     t->task_acc = r->outer_acc + (end - r->start);
-    if (opened && r->begin)
-        trace_add(t, HP_TASKEV_RUN, r->site, r->team, r->id, 0, r->begin, end);
+    if (opened && hp_cfg.task_trace)
+        trace_add(t, HP_TASKEV_RUN, r->site, t->team, r->id, 0, r->start, end);
 }
 
 void hp_task_ran(hp_thread *t, uint32_t site, uint64_t id, uint64_t begin, uint64_t end,
