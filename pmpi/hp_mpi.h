@@ -84,7 +84,11 @@ static inline int hp_world_in(const hp_rankmap *m, int rank)
 
 /* ---- outstanding requests (reqmap.c) ---- */
 
-enum hp_req_kind { HP_REQ_SEND, HP_REQ_RECV, HP_REQ_COLL };
+/* SEND, RECV: point-to-point; KNOWN: peer and bytes fixed at post time
+ * (collectives, one-sided R* calls); IO_READ, IO_WRITE: MPI-IO, bytes from
+ * the completion's status. */
+enum hp_req_kind { HP_REQ_SEND, HP_REQ_RECV, HP_REQ_KNOWN, HP_REQ_IO_READ,
+                   HP_REQ_IO_WRITE };
 
 typedef struct hp_req_info {
     uint32_t site, node, thread;
@@ -172,6 +176,15 @@ void hp_mpi_coll_done(hp_thread *t, uint32_t node, const hp_coll_args *a,
                       uint64_t tran, uint64_t sync);
 void hp_mpi_req_coll(hp_thread *t, uint32_t node, MPI_Request req,
                      const hp_coll_args *a, uint64_t ticks);
+/* A request whose peer (world rank or HP_PEER_ALL) and bytes are known when
+ * it is posted: one transfer of `sent`/`recv` bytes at `node`, with the
+ * posting call's `ticks` plus a share of the call that completes it. */
+void hp_mpi_req_known(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
+                      uint64_t sent, uint64_t recv, uint64_t ticks);
+/* A nonblocking MPI-IO request: one transfer with `peer`, its bytes taken
+ * from the completion's status (read: received, write: sent). */
+void hp_mpi_req_io(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
+                   int is_write, uint64_t ticks);
 
 /* Records the completion of requests by a Wait/Test call that took
  * `ticks`: before[] holds the handles as they were before the call,

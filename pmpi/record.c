@@ -394,11 +394,33 @@ void hp_mpi_coll_done(hp_thread *t, uint32_t node, const hp_coll_args *a,
 void hp_mpi_req_coll(hp_thread *t, uint32_t node, MPI_Request req,
                      const hp_coll_args *a, uint64_t ticks)
 {
+    if (req == MPI_REQUEST_NULL)
+        return;
+    uint64_t sent, recv;
+    coll_account(t, node, a, &sent, &recv);
+    hp_mpi_req_known(t, node, req, HP_PEER_ALL, sent, recv, ticks);
+}
+
+void hp_mpi_req_known(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
+                      uint64_t sent, uint64_t recv, uint64_t ticks)
+{
     hp_req_info in;
     if (req == MPI_REQUEST_NULL)
         return;
-    req_info_init(t, node, &in, HP_REQ_COLL, ticks);
-    in.peer = HP_PEER_ALL;
-    coll_account(t, node, a, &in.sent, &in.recv);
+    req_info_init(t, node, &in, HP_REQ_KNOWN, ticks);
+    in.peer = peer;
+    in.sent = sent;
+    in.recv = recv;
+    hp_reqmap_put(hp_req_key(req), &in);
+}
+
+void hp_mpi_req_io(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
+                   int is_write, uint64_t ticks)
+{
+    hp_req_info in;
+    if (req == MPI_REQUEST_NULL)
+        return;
+    req_info_init(t, node, &in, is_write ? HP_REQ_IO_WRITE : HP_REQ_IO_READ, ticks);
+    in.peer = peer;
     hp_reqmap_put(hp_req_key(req), &in);
 }

@@ -44,13 +44,17 @@ static void record_completion(hp_thread *t, const hp_req_info *in,
     int cancelled = 0;
     uint32_t node = completing_node(t, in);
     uint64_t ticks = in->post_ticks + share;
-    if (in->kind != HP_REQ_COLL) {
+    if (in->kind != HP_REQ_KNOWN) {
         PMPI_Test_cancelled(st, &cancelled);
         if (cancelled)
             return;
     }
     if (in->kind == HP_REQ_RECV)
         hp_mpi_recv_done(t, node, in->map, st, ticks, 0);
+    else if (in->kind == HP_REQ_IO_READ)
+        hp_comm_add(t, node, in->peer, 0, hp_status_bytes(st), ticks, 0);
+    else if (in->kind == HP_REQ_IO_WRITE)
+        hp_comm_add(t, node, in->peer, hp_status_bytes(st), 0, ticks, 0);
     else
         hp_comm_add(t, node, in->peer, in->sent, in->recv, ticks, 0);
 }
