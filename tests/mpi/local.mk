@@ -2,7 +2,7 @@
 # ground truth, linked in the tree against pmpi/libhprof.la, run under mpirun
 # and checked through hprof-query by tests/mpi/run.sh.  Included from
 # tests/local.mk.
-EXTRA_DIST += tests/mpi/run.sh
+EXTRA_DIST += tests/mpi/run.sh tests/mpi/lib.sh
 if HAVE_MPI
 HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/nonblocking tests/mpi/anysource tests/mpi/threads \

@@ -30,77 +30,9 @@ LIB=$LIBDIR/libhprof.so
 T=$builddir/tests/mpi          # in-tree test programs (linked with libhprof.la)
 S=$srcdir/tests/mpi            # their sources
 
-# Open MPI as root, 4 ranks on 2 cores.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-MPIFLAGS=(--oversubscribe --bind-to none)
-# 8 OpenMP threads on 2 cores: spinning threads would starve the others.
-export OMP_WAIT_POLICY=passive
-
 . "$srcdir/tests/lib.sh"
+. "$srcdir/tests/mpi/lib.sh"
 test_tmpdir mpi
-
-# comm_rows DB RANK MPI_NAME FILE LINES COLS [EXTRA_WHERE] - per-peer sums at a site.
-comm_rows() {
-    q "$1" "SELECT c.peer, $6 FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
-            WHERE c.rank = $2 AND s.name = '$3' AND s.file LIKE '%$4' AND s.line IN ($5) ${7:-}
-            GROUP BY c.peer ORDER BY c.peer"
-}
-# comm_sum DB RANK MPI_NAME FILE LINES EXPR - one aggregate over a site's comm records.
-comm_sum() {
-    q "$1" "SELECT coalesce($6, 0) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
-            WHERE c.rank = $2 AND s.name = '$3' AND s.file LIKE '%$4' AND s.line IN ($5)"
-}
-# node_count DB RANK MPI_NAME FILE LINES - calls counted in the site's nodes.
-node_count() {
-    q "$1" "SELECT coalesce(sum(st.count), 0) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
-            WHERE st.rank = $2 AND s.name = '$3' AND s.file LIKE '%$4' AND s.line IN ($5)"
-}
-
-# hp_run NAME NP CMD... - run under mpirun with the profile going to
-# $tmp/NAME.hpf (or $HP_OUTPUT if set); stdout in $tmp/NAME.out, stderr in
-# $tmp/NAME.err.  Sets PROFILE (the path the summary reports, else the
-# requested one) and RC.
-hp_run() {
-    local name=$1 np=$2
-    shift 2
-    RC=0
-    HPROF_OUTPUT=${HP_OUTPUT:-$tmp/$name.hpf} timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" -x HPROF_OUTPUT -x OMP_WAIT_POLICY \
-        "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
-    PROFILE=$(sed -n 's/^hprof: profile written to \(.*[^ ]\) *$/\1/p' "$tmp/$name.err" | tail -1)
-    [ -n "$PROFILE" ] || PROFILE=${HP_OUTPUT:-$tmp/$name.hpf}
-}
-
-# plain_run NAME NP CMD... - the same without hprof (no HPROF_OUTPUT).
-plain_run() {
-    local name=$1 np=$2
-    shift 2
-    RC=0
-    timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" -x OMP_WAIT_POLICY "$@" \
-        >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
-}
-
-# ran_ok NAME - the last run exited 0 and left a profile (else one failure, with its stderr).
-ran_ok() {
-    if [ "$RC" = 0 ] && [ -s "$PROFILE" ]; then
-        return 0
-    fi
-    if [ "$RC" != 0 ]; then
-        notok "$1 runs" "exit status $RC; stderr: $(tail -5 "$tmp/$1.err" | oneline)"
-    else
-        notok "$1 runs" "no profile at $PROFILE; stderr: $(tail -5 "$tmp/$1.err" | oneline)"
-    fi
-    return 1
-}
-
-# same_stdout NAME REFERENCE_OUT OTHER_OUT - output identity with/without hprof.
-same_stdout() {
-    if cmp -s "$2" "$3"; then
-        ok "$1"
-    else
-        notok "$1" "expected '$(oneline <"$2")' got '$(oneline <"$3")'"
-    fi
-}
 
 # ---------------------------------------------------------------- prerequisites
 missing=
