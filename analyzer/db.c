@@ -269,6 +269,8 @@ static int write_ranks(writer *w)
         return -1;
     for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
         const hp_rank_info *ri = &w->p->ranks[r].info;
+        if (ri->flags & HP_RANKF_MISSING)
+            continue;   /* no row: means and imbalances are over the ranks present */
         sqlite3_bind_int64(st, 1, ri->rank);
         bind_text(st, 2, ri->host);
         sqlite3_bind_int64(st, 3, ri->pid);

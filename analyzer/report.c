@@ -135,7 +135,9 @@ static int print_header(const hpq_ctx *ctx)
         " (SELECT COUNT(*) FROM rank), (SELECT MAX(threads) FROM rank),"
         " (SELECT MAX(omp_threads) FROM rank),"
         " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
-        " MIN(p), AVG(p), MAX(p)"
+        " MIN(p), AVG(p), MAX(p),"
+        " (SELECT value FROM run WHERE key = 'nranks'),"
+        " (SELECT group_concat(rank, ', ') FROM rank WHERE flags & 4)"
         " FROM (SELECT CASE WHEN wall > 0 THEN 100.0 * mpi_time / wall ELSE 0 END AS p"
         " FROM rank)");
     if (!t)
@@ -149,6 +151,11 @@ static int print_header(const hpq_ctx *ctx)
     fprintf(ctx->out, "program:   %s\n", argv);
     fprintf(ctx->out, "ranks:     %lld x %lld threads (recording; OpenMP threads: %lld)\n",
             (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
+    long long run_ranks = c[10].s ? atoll(c[10].s) : c[10].i;
+    if (run_ranks > c[2].i)
+        fprintf(ctx->out, "missing:   records of %lld of %lld ranks are not in this profile%s%s%s\n",
+                run_ranks - c[2].i, run_ranks, c[11].s ? " (MPI_Abort on rank " : "",
+                c[11].s ? c[11].s : "", c[11].s ? ")" : "");
     fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
             c[5].d, c[6].d);
     fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks\n\n",

@@ -62,6 +62,10 @@ enum hp_clock_kind { HP_CLOCK_TSC = 1, HP_CLOCK_MONOTONIC = 2 };
 
 /* RANK flags */
 #define HP_RANKF_OVERFLOW 1u /* HPROF_MAX_NODES was reached on this rank */
+#define HP_RANKF_MISSING 2u  /* no records of this rank in this file (an
+                                empty block: another rank's MPI_Abort) */
+#define HP_RANKF_ABORTED 4u  /* this rank called MPI_Abort: its records
+                                end there */
 
 /* Site kinds.  Values are stored in files: append only. */
 enum hp_site_kind {

@@ -16,8 +16,13 @@ void hp_process_command_line(hp_run_info *run);
 void hp_process_rank_info(hp_rank_info *ri, uint32_t rank, uint64_t start_ns,
                           uint64_t start_ticks, uint64_t end_ticks);
 /* The profile's path from HPROF_OUTPUT (a file or a directory) or the
- * default name; never an existing file (a warning names the one used). */
-void hp_process_profile_path(const char *program, char *path, size_t len);
+ * default name, with ".<tag>" before its ".hpf" unless tag is NULL; never
+ * an existing file (a warning names the one used). */
+void hp_process_profile_path(const char *program, const char *tag, char *path,
+                             size_t len);
+/* Writes all of b to path through path.partial, renamed when complete;
+ * 0, or -1 with errno set and no file left behind. */
+int hp_process_write_file(const char *path, const hp_buf *b);
 
 /* MPI_Init and MPI_Finalize tell the exit handler what happened. */
 void hp_process_mpi_started(void);

@@ -164,6 +164,15 @@ void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
  * collective whose time is kept under HP_PEER_ALL). */
 void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
                        uint64_t sent, uint64_t recv);
+/* The time of a transfer counted earlier by hp_comm_add_bytes (a request
+ * counted when it was posted, timed when it completes): adds the time and
+ * updates min and max, not the count. */
+void hp_comm_add_time(hp_thread *t, uint32_t node, int32_t peer,
+                      uint64_t tran, uint64_t sync);
+/* Takes back one transfer counted by hp_comm_add_bytes at this thread's
+ * node (a send cancelled after all); nothing if it was not counted here. */
+void hp_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+                  uint64_t recv);
 
 /* Registry of threads, read at the end of the run. */
 uint32_t hp_thread_count(void);

@@ -4,6 +4,7 @@
  * profile serial and OpenMP-only code.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -88,7 +89,9 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-void hp_process_profile_path(const char *program, char *path, size_t len)
+/* "<dir>/hprof-<program>-<stamp>[.<tag>].hpf", or HPROF_OUTPUT with
+ * ".<tag>" before its ".hpf" (or at its end). */
+static void profile_name(const char *program, const char *tag, char *path, size_t len)
 {
     char stamp[32];
     time_t now = time(NULL);
@@ -96,11 +99,20 @@ void hp_process_profile_path(const char *program, char *path, size_t len)
     localtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     const char *out = hp_cfg.output;
-    if (out && !is_dir(out))
-        snprintf(path, len, "%s", out);
-    else
-        snprintf(path, len, "%s%shprof-%s-%s.hpf", out ? out : "", out ? "/" : "",
-                 base_name(program), stamp);
+    const char *dot = tag ? "." : "", *t = tag ? tag : "";
+    if (out && !is_dir(out)) {
+        size_t n = strlen(out);
+        int ext = n > 4 && strcmp(out + n - 4, ".hpf") == 0;
+        snprintf(path, len, "%.*s%s%s%s", (int)(ext ? n - 4 : n), out, dot, t, ext ? ".hpf" : "");
+    } else {
+        snprintf(path, len, "%s%shprof-%s-%s%s%s.hpf", out ? out : "", out ? "/" : "",
+                 base_name(program), stamp, dot, t);
+    }
+}
+
+void hp_process_profile_path(const char *program, const char *tag, char *path, size_t len)
+{
+    profile_name(program, tag, path, len);
     if (!exists(path))
         return;
     char wanted[PATH_MAX];
@@ -125,8 +137,7 @@ void hp_process_mpi_finished(void)
     mpi_finished = 1;
 }
 
-/* Writes all of b to path through path.partial, renamed when complete. */
-static int write_file(const char *path, const hp_buf *b)
+int hp_process_write_file(const char *path, const hp_buf *b)
 {
     char tmp[PATH_MAX + 16];
     snprintf(tmp, sizeof tmp, "%s.partial", path);
@@ -136,13 +147,29 @@ static int write_file(const char *path, const hp_buf *b)
     size_t done = 0;
     while (done < b->len) {
         ssize_t n = write(fd, b->data + done, b->len - done);
-        if (n <= 0)
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = ENOSPC;
             break;
+        }
         done += (size_t)n;
     }
-    int ok = done == b->len && close(fd) == 0 && rename(tmp, path) == 0;
-    if (!ok)
+    int saved = errno;
+    int ok = done == b->len;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        saved = errno;
+    }
+    if (!ok) {
         unlink(tmp);
+        errno = saved;
+    }
     return ok ? 0 : -1;
 }
 
@@ -175,10 +202,10 @@ static void report_serial(void)
     hp_encode_run(&b, &run);
     hp_encode_rank(&b, &rd);
     hp_encode_end(&b, 1, b.len);
-    hp_process_profile_path(run.program, path, sizeof path);
-    int written = !b.failed && write_file(path, &b) == 0;
+    hp_process_profile_path(run.program, NULL, path, sizeof path);
+    int written = !b.failed && hp_process_write_file(path, &b) == 0;
     if (!written)
-        hp_warn("cannot write profile %s", path);
+        hp_warn("cannot write profile %s: %s", path, b.failed ? "out of memory" : strerror(errno));
     if (hp_cfg.summary != HP_SUMMARY_OFF) {
         hp_summary_info si = {run.program, written ? path : NULL,
                               hp_cfg.summary == HP_SUMMARY_FULL, hp_cfg.top, hp_cfg.coll_sync};

@@ -229,6 +229,36 @@ void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
     c->recv += recv;
 }
 
+void hp_comm_add_time(hp_thread *t, uint32_t node, int32_t peer,
+                      uint64_t tran, uint64_t sync)
+{
+    uint32_t i = hp_comm_find(t, node, peer);
+    if (i == HP_NO_NODE)
+        return;
+    hp_comm *c = hp_comm_at(t, i);
+    uint64_t total = tran + sync;
+    c->tran += tran;
+    c->sync += sync;
+    if (total < c->min)
+        c->min = total;
+    if (total > c->max)
+        c->max = total;
+}
+
+void hp_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+                  uint64_t recv)
+{
+    uint32_t i = hp_comm_find(t, node, peer);
+    if (i == HP_NO_NODE)
+        return;
+    hp_comm *c = hp_comm_at(t, i);
+    if (c->count == 0 || c->sent < sent || c->recv < recv)
+        return;
+    c->count--;
+    c->sent -= sent;
+    c->recv -= recv;
+}
+
 uint32_t hp_thread_count(void)
 {
     pthread_mutex_lock(&registry_lock);

@@ -22,6 +22,9 @@ COLL_DEFAULTS = [
 
 STATUS_SUBST = "    MPI_Status st_local;\n" \
                "    MPI_Status *st = {status} == MPI_STATUS_IGNORE ? &st_local : {status};\n"
+# Calls that complete, start or free requests (or consume a probed
+# message) note the post sequence number first (reqmap.c says why).
+SEQ0 = "    uint64_t seq0 = hp_reqmap_now();\n"
 
 # Copies of the request array (and statuses the caller ignores) for the
 # Wait/Test families; without memory the call goes through unrecorded.
@@ -44,33 +47,33 @@ KINDS = {
     "iprobe": ("", ""),
     "mprobe": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_message_seen(*{message}, {comm});\n"),
     "improbe": ("", "    if (rc == MPI_SUCCESS && *{flag})\n        hp_mpi_message_seen(*{message}, {comm});\n"),
-    "mrecv": ("    MPI_Message msg = *{message};\n" + STATUS_SUBST,
-              "    hp_mpi_mrecv_done(t, node, msg, st, dt);\n"),
-    "imrecv": ("    MPI_Message msg = *{message};\n",
-               "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_mrecv(t, node, *{request}, msg, dt);\n"),
+    "mrecv": ("    MPI_Message msg = *{message};\n" + STATUS_SUBST + SEQ0,
+              "    hp_mpi_mrecv_done(t, node, msg, st, dt, seq0);\n"),
+    "imrecv": ("    MPI_Message msg = *{message};\n" + SEQ0,
+               "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_mrecv(t, node, *{request}, msg, dt, seq0);\n"),
     "coll": ("{coll_args}    uint64_t sync = hp_mpi_coll_presync({comm});\n",
              "    hp_mpi_coll_done(t, node, &a, dt, sync);\n"),
     "icoll": ("{coll_args}", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_coll(t, node, *{request}, &a, dt);\n"),
     "comm_free": ("    hp_rankmap_forget(*{comm});\n", ""),
-    "complete_one": ("    MPI_Request before = *{request};\n" + STATUS_SUBST,
+    "complete_one": ("    MPI_Request before = *{request};\n" + STATUS_SUBST + SEQ0,
         "    if (rc == MPI_SUCCESS{flag_set})\n"
-        "        hp_mpi_complete(t, &before, 1, NULL, 1, st, dt);\n"),
-    "complete_any": (scratch("MPI_STATUSES_IGNORE") + STATUS_SUBST,
+        "        hp_mpi_complete(t, &before, 1, NULL, 1, st, dt, seq0);\n"),
+    "complete_any": (scratch("MPI_STATUSES_IGNORE") + STATUS_SUBST + SEQ0,
         "    if (rc == MPI_SUCCESS{flag_set} && *{index} != MPI_UNDEFINED)\n"
-        "        hp_mpi_complete(t, s.before, {count}, {index}, 1, st, dt);\n"
+        "        hp_mpi_complete(t, s.before, {count}, {index}, 1, st, dt, seq0);\n"
         "    hp_scratch_free(&s, MPI_STATUSES_IGNORE);\n"),
-    "complete_all": (scratch("{statuses}"),
+    "complete_all": (scratch("{statuses}") + SEQ0,
         "    if (rc == MPI_SUCCESS{flag_set})\n"
-        "        hp_mpi_complete(t, s.before, {count}, NULL, {count}, s.st, dt);\n"
+        "        hp_mpi_complete(t, s.before, {count}, NULL, {count}, s.st, dt, seq0);\n"
         "    hp_scratch_free(&s, {statuses});\n"),
-    "complete_some": (scratch("{statuses}"),
+    "complete_some": (scratch("{statuses}") + SEQ0,
         "    if (rc == MPI_SUCCESS && *{outcount} != MPI_UNDEFINED)\n"
-        "        hp_mpi_complete(t, s.before, {count}, {indices}, *{outcount}, s.st, dt);\n"
+        "        hp_mpi_complete(t, s.before, {count}, {indices}, *{outcount}, s.st, dt, seq0);\n"
         "    hp_scratch_free(&s, {statuses});\n"),
-    "start": ("", "    if (rc == MPI_SUCCESS)\n        hp_reqmap_start(hp_req_key(*{request}), dt);\n"),
+    "start": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_started(t, {request}, 1, dt);\n"),
     "startall": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_started(t, {requests}, {count}, dt);\n"),
-    "request_free": ("    MPI_Request before = *{request};\n",
-        "    if (rc == MPI_SUCCESS)\n        hp_mpi_request_freed(t, before);\n"),
+    "request_free": ("    MPI_Request before = *{request};\n" + SEQ0,
+        "    if (rc == MPI_SUCCESS)\n        hp_mpi_request_freed(t, before, seq0);\n"),
     "timed": ("", ""),
 }
 # Kinds whose whole body is one recorder call (they time themselves).

@@ -104,15 +104,25 @@ typedef struct hp_req_info {
 
 /* threaded != 0 under MPI_THREAD_MULTIPLE: the table then locks. */
 void hp_reqmap_set_threaded(int threaded);
-void hp_reqmap_put(uintptr_t key, const hp_req_info *info);
-/* Copies the entry for key to *out and removes it.  Returns 0 when found. */
-int hp_reqmap_take(uintptr_t key, hp_req_info *out);
-/* A request completed: copies its entry to *out; removes it unless it is
- * persistent, which becomes inactive.  Returns 0 when an active entry was
- * found. */
-int hp_reqmap_complete(uintptr_t key, hp_req_info *out);
-/* Persistent request started: marks it active with the Start call's time. */
-void hp_reqmap_start(uintptr_t key, uint64_t ticks);
+/* The post sequence number now: read it before a call that completes,
+ * starts or frees requests, and pass it as `before` below, so that a
+ * handle freed and reused by another thread meanwhile is not mistaken for
+ * the request the call was given. */
+uint64_t hp_reqmap_now(void);
+/* Registers a posted request (or probed message) under its handle value;
+ * several entries may share one value.  0, or -1 without memory. */
+int hp_reqmap_put(uintptr_t key, const hp_req_info *info);
+/* Copies the newest entry of key registered before `before` to *out and
+ * removes it.  Returns 0 when found. */
+int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out);
+/* A request completed: as hp_reqmap_take, except that a persistent entry
+ * stays and becomes inactive.  Returns 0 when an active entry was found. */
+int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out);
+/* Persistent request started: marks it active with the Start call's time
+ * and copies it to *out.  Returns 0 when it is a known persistent request. */
+int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out);
+/* Entries registered and not yet completed, freed or taken. */
+size_t hp_reqmap_outstanding(void);
 void hp_reqmap_free_all(void);
 
 static inline uintptr_t hp_req_key(MPI_Request r)
@@ -146,9 +156,9 @@ void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
 /* Messages from MPI_Mprobe/MPI_Improbe remember their communicator. */
 void hp_mpi_message_seen(MPI_Message msg, MPI_Comm comm);
 void hp_mpi_mrecv_done(hp_thread *t, uint32_t node, MPI_Message msg,
-                       const MPI_Status *st, uint64_t ticks);
+                       const MPI_Status *st, uint64_t ticks, uint64_t seq0);
 void hp_mpi_req_mrecv(hp_thread *t, uint32_t node, MPI_Request req,
-                      MPI_Message msg, uint64_t ticks);
+                      MPI_Message msg, uint64_t ticks, uint64_t seq0);
 
 /* Collectives: the arguments that decide the bytes of each rank. */
 enum hp_coll_rule {
@@ -187,15 +197,17 @@ void hp_mpi_req_io(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
                    int is_write, uint64_t ticks);
 
 /* Records the completion of requests by a Wait/Test call that took
- * `ticks`: before[] holds the handles as they were before the call,
+ * `ticks` and began at post sequence seq0 (hp_reqmap_now): before[] holds
+ * the handles as they were before the call,
  * done[k] the index of the k-th completed one (NULL: all n in order) and
  * st[k] its status.  The time is shared evenly among them. */
 void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
                      const int *done, int ndone, const MPI_Status *st,
-                     uint64_t ticks);
+                     uint64_t ticks, uint64_t seq0);
 /* A request freed by MPI_Request_free will never be completed by us. */
-void hp_mpi_request_freed(hp_thread *t, MPI_Request req);
-/* MPI_Startall: each started request gets an even share of the time. */
+void hp_mpi_request_freed(hp_thread *t, MPI_Request req, uint64_t seq0);
+/* MPI_Start(all): each started request gets an even share of the time;
+ * a persistent send records its transfer here. */
 void hp_mpi_started(hp_thread *t, const MPI_Request *reqs, int n, uint64_t ticks);
 
 /* The request array as it was before a Wait/Test call (which nulls the

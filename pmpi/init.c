@@ -2,8 +2,10 @@
  * init.c - the hand-written life-cycle wrappers: MPI_Init(_thread) starts
  * measuring, MPI_Pcontrol switches it, MPI_Finalize resolves call sites,
  * reduces the summary over ranks, writes the profile and prints the
- * summary on rank 0 before the real MPI_Finalize.
+ * summary on rank 0 before the real MPI_Finalize; MPI_Abort writes the
+ * aborting rank's records on their own, as no other rank will take part.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -81,27 +83,31 @@ static void print_summary(const hp_agg *agg, const char *path)
     hp_summary_print(stderr, agg, &si);
 }
 
-static void finish_run(void)
+/* This rank's records and the run's description, at the end of its run. */
+static void take_rank_data(hp_rank_data *rd)
 {
     uint64_t end_ticks = hp_ticks();
-    hp_rank_data rd;
-    hp_agg agg;
-    char path[PATH_MAX] = "";
-
     hp_clock_refine();
     hp_resolve_dynamic_sites();
-    memset(&rd, 0, sizeof rd);
-    hp_process_rank_info(&rd.info, (uint32_t)hp_world_rank, start_ns, start_ticks, end_ticks);
-    int snap_ok = hp_snapshot(&rd, start_ticks) == 0;
-    if (!snap_ok)
+    memset(rd, 0, sizeof *rd);
+    hp_process_rank_info(&rd->info, (uint32_t)hp_world_rank, start_ns, start_ticks, end_ticks);
+    if (hp_snapshot(rd, start_ticks) != 0)
         hp_warn("out of memory while collecting records; this rank's data is incomplete");
-    int agg_ok = hp_reduce_summary(&rd, &agg) == 0;
-
     run.nranks = (uint32_t)hp_world_size;
     run.clock = (uint32_t)hp_clock_kind();
     run.ticks_per_sec = hp_clock_ticks_per_sec();
     run.start_ns = start_ns;
-    run.end_ns = rd.info.end_ns;
+    run.end_ns = rd->info.end_ns;
+}
+
+static void finish_run(void)
+{
+    hp_rank_data rd;
+    hp_agg agg;
+    char path[PATH_MAX] = "";
+
+    take_rank_data(&rd);
+    int agg_ok = hp_reduce_summary(&rd, &agg) == 0;
     int written = hp_write_profile(&rd, &run, path, sizeof path) == 0;
 
     if (hp_world_rank == 0 && agg.overflow_ranks)
@@ -128,4 +134,62 @@ int MPI_Finalize(void)
         hp_rankmap_free_all();
     }
     return PMPI_Finalize();
+}
+
+/* The block of a rank whose records are not in this file. */
+static void encode_missing_rank(hp_buf *b, uint32_t rank)
+{
+    char *empty[] = {""};
+    hp_rank_data rd;
+    memset(&rd, 0, sizeof rd);
+    rd.info.rank = rank;
+    rd.info.flags = HP_RANKF_MISSING;
+    rd.info.host = "";
+    rd.nstrings = 1;
+    rd.strings = empty;
+    hp_encode_rank(b, &rd);
+}
+
+/* A profile of the whole run that holds this rank's records only, the
+ * others marked missing, written without any communication. */
+static void write_aborting_rank(int errorcode)
+{
+    hp_rank_data rd;
+    hp_buf b = {0};
+    char path[PATH_MAX], tag[32];
+
+    take_rank_data(&rd);
+    rd.info.flags |= HP_RANKF_ABORTED;
+    hp_encode_preamble(&b);
+    hp_encode_run(&b, &run);
+    for (int i = 0; i < hp_world_size; i++) {
+        if (i == hp_world_rank)
+            hp_encode_rank(&b, &rd);
+        else
+            encode_missing_rank(&b, (uint32_t)i);
+    }
+    hp_encode_end(&b, (uint32_t)hp_world_size, b.len);
+    snprintf(tag, sizeof tag, "rank%d", hp_world_rank);
+    hp_process_profile_path(run.program, tag, path, sizeof path);
+    if (b.failed)
+        hp_warn("MPI_Abort (error code %d): out of memory, this rank's records are lost",
+                errorcode);
+    else if (hp_process_write_file(path, &b) != 0)
+        hp_warn("MPI_Abort (error code %d): cannot write this rank's records to %s: %s",
+                errorcode, path, strerror(errno));
+    else
+        hp_warn("MPI_Abort (error code %d) on rank %d: its records are in %s",
+                errorcode, hp_world_rank, path);
+    hp_buf_free(&b);
+    hp_rank_data_free(&rd);
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    if (hp_mpi_active) {
+        hp_mpi_active = 0;
+        write_aborting_rank(errorcode);
+        hp_process_mpi_finished();
+    }
+    return PMPI_Abort(comm, errorcode);
 }

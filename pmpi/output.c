@@ -63,7 +63,7 @@ int hp_write_profile(const hp_rank_data *rd, const hp_run_info *run, char *path,
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     if (rank == 0)
-        hp_process_profile_path(run->program, path, pathlen);
+        hp_process_profile_path(run->program, NULL, path, pathlen);
     PMPI_Bcast(path, (int)pathlen, MPI_CHAR, 0, comm);
     char tmp[PATH_MAX + 16];
     snprintf(tmp, sizeof tmp, "%s.partial", path);

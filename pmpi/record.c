@@ -165,6 +165,10 @@ static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind
     in->post_ticks = ticks;
 }
 
+/* A nonblocking send is counted with its bytes when it is posted (a
+ * persistent one when it is started) and timed when it completes; a
+ * receive is recorded when it completes, as its source and size may be
+ * known only from the status. */
 void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
                     MPI_Comm comm, int peer, int count, MPI_Datatype type,
                     uint64_t ticks, int persistent)
@@ -179,6 +183,8 @@ void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
     if (kind == HP_REQ_SEND) {
         in.peer = hp_world_in(in.map, peer);
         in.sent = hp_mpi_bytes(count, type);
+        if (!persistent)
+            hp_comm_add_bytes(t, node, in.peer, in.sent, 0);
     }
     hp_reqmap_put(hp_req_key(req), &in);
 }
@@ -195,28 +201,28 @@ void hp_mpi_message_seen(MPI_Message msg, MPI_Comm comm)
     hp_reqmap_put((uintptr_t)msg, &in);
 }
 
-static const hp_rankmap *message_map(MPI_Message msg)
+static const hp_rankmap *message_map(MPI_Message msg, uint64_t seq0)
 {
     hp_req_info in;
     if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC ||
-        hp_reqmap_take((uintptr_t)msg, &in) != 0)
+        hp_reqmap_take((uintptr_t)msg, seq0, &in) != 0)
         return NULL;
     return in.map;
 }
 
 void hp_mpi_mrecv_done(hp_thread *t, uint32_t node, MPI_Message msg,
-                       const MPI_Status *st, uint64_t ticks)
+                       const MPI_Status *st, uint64_t ticks, uint64_t seq0)
 {
-    const hp_rankmap *map = message_map(msg);
+    const hp_rankmap *map = message_map(msg, seq0);
     if (msg != MPI_MESSAGE_NO_PROC)
         hp_mpi_recv_done(t, node, map, st, ticks, 0);
 }
 
 void hp_mpi_req_mrecv(hp_thread *t, uint32_t node, MPI_Request req,
-                      MPI_Message msg, uint64_t ticks)
+                      MPI_Message msg, uint64_t ticks, uint64_t seq0)
 {
     hp_req_info in;
-    const hp_rankmap *map = message_map(msg);
+    const hp_rankmap *map = message_map(msg, seq0);
     if (msg == MPI_MESSAGE_NO_PROC || req == MPI_REQUEST_NULL)
         return;
     req_info_init(t, node, &in, HP_REQ_RECV, ticks);
@@ -411,6 +417,7 @@ void hp_mpi_req_known(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer
     in.peer = peer;
     in.sent = sent;
     in.recv = recv;
+    hp_comm_add_bytes(t, node, peer, sent, recv);
     hp_reqmap_put(hp_req_key(req), &in);
 }
 

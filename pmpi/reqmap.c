@@ -1,34 +1,75 @@
 /*
- * reqmap.c - the table of outstanding requests: what each request will
- * record when a Wait or Test completes it.  Sharded by the handle's hash,
- * each shard an open-addressing table.  Only under MPI_THREAD_MULTIPLE,
- * where one thread may complete a request another posted, does a shard
- * take its spin lock; threads then rarely meet and never sleep.
+ * reqmap.c - the table of outstanding requests: what each request still
+ * has to record when a Wait or Test completes it.
+ *
+ * A handle value alone cannot name a request.  Open MPI hands back one
+ * shared, already-completed request for every eager MPI_Isend, so many
+ * outstanding requests carry the same value; and under
+ * MPI_THREAD_MULTIPLE a handle freed inside one thread's MPI_Wait can be
+ * given to another thread's new request before the first thread looks
+ * its request up.  So every entry carries the post sequence number it was
+ * registered with, a key holds a list of entries (newest first), and a
+ * completion asks for the newest entry of its handle registered before
+ * the completing call began (hp_reqmap_now): a handle reused meanwhile
+ * was registered later, and of several requests that share one handle
+ * each completion takes one.
+ *
+ * Sharded by the handle's hash, each shard an open-addressing table of
+ * keys plus a pool of entries.  Only under MPI_THREAD_MULTIPLE do the
+ * sequence counter become atomic and a shard take its spin lock.
  */
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hp_mpi.h"
 
 #define SHARDS 64
+#define NONE 0xffffffffu
 
-typedef struct slot {
-    uintptr_t key;      /* 0 = empty */
+typedef struct entry {
+    uint64_t seq;        /* post sequence number */
+    uint32_t next;       /* next older entry of the key; free list link */
     hp_req_info info;
-} slot;
+} entry;
+
+typedef struct bucket {
+    uintptr_t key;       /* 0 = empty */
+    uint32_t head;       /* newest entry of the key */
+} bucket;
 
 typedef struct shard {
     atomic_flag lock;
-    uint32_t cap, used;
-    slot *slots;
+    uint32_t cap, used;  /* buckets */
+    bucket *buckets;
+    entry *pool;
+    uint32_t pool_cap, pool_used;
+    uint32_t free_head;  /* 1 + first free entry of the pool, 0: none */
 } shard;
 
 static shard shards[SHARDS];
 static int need_locks;
+static _Atomic uint64_t seq_atomic = 1;
+static uint64_t seq_plain = 1;
 
 void hp_reqmap_set_threaded(int threaded)
 {
+    atomic_store(&seq_atomic, seq_plain);
     need_locks = threaded;
+}
+
+uint64_t hp_reqmap_now(void)
+{
+    if (need_locks)
+        return atomic_load(&seq_atomic);
+    return seq_plain;
+}
+
+static uint64_t next_seq(void)
+{
+    if (need_locks)
+        return atomic_fetch_add(&seq_atomic, 1);
+    return seq_plain++;
 }
 
 static uint64_t mix(uintptr_t k)
@@ -58,126 +99,227 @@ static void unlock_shard(shard *s)
         atomic_flag_clear_explicit(&s->lock, memory_order_release);
 }
 
-static slot *find(shard *s, uintptr_t key)
+static uint32_t home_of(const shard *s, uintptr_t key)
+{
+    return (uint32_t)(mix(key) >> 8) & (s->cap - 1);
+}
+
+static bucket *find(shard *s, uintptr_t key)
 {
     if (!s->cap)
         return NULL;
     uint32_t mask = s->cap - 1;
-    for (uint32_t i = (uint32_t)(mix(key) >> 8) & mask;; i = (i + 1) & mask) {
-        if (s->slots[i].key == key)
-            return &s->slots[i];
-        if (s->slots[i].key == 0)
+    for (uint32_t i = home_of(s, key);; i = (i + 1) & mask) {
+        if (s->buckets[i].key == key)
+            return &s->buckets[i];
+        if (s->buckets[i].key == 0)
             return NULL;
     }
 }
 
-static void place(shard *s, uintptr_t key, const hp_req_info *info)
+/* The bucket of key, created empty (head NONE) if absent; the caller has
+ * made room. */
+static bucket *find_or_add(shard *s, uintptr_t key)
 {
-    uint32_t mask = s->cap - 1;
-    uint32_t i = (uint32_t)(mix(key) >> 8) & mask;
-    while (s->slots[i].key != 0 && s->slots[i].key != key)
+    uint32_t mask = s->cap - 1, i = home_of(s, key);
+    while (s->buckets[i].key != 0 && s->buckets[i].key != key)
         i = (i + 1) & mask;
-    if (s->slots[i].key == 0)
+    if (s->buckets[i].key == 0) {
+        s->buckets[i].key = key;
+        s->buckets[i].head = NONE;
         s->used++;
-    s->slots[i].key = key;
-    s->slots[i].info = *info;
+    }
+    return &s->buckets[i];
 }
 
-static int grow(shard *s)
+static int grow_buckets(shard *s)
 {
-    uint32_t cap = s->cap ? s->cap * 2 : 64;
-    slot *n = calloc(cap, sizeof *n);
+    uint32_t cap = s->cap ? s->cap * 2 : 64, oldcap = s->cap;
+    bucket *n = calloc(cap, sizeof *n), *old = s->buckets;
     if (!n)
         return -1;
-    slot *old = s->slots;
-    uint32_t oldcap = s->cap;
-    s->slots = n;
+    s->buckets = n;
     s->cap = cap;
     s->used = 0;
     for (uint32_t i = 0; i < oldcap; i++)
         if (old[i].key)
-            place(s, old[i].key, &old[i].info);
+            find_or_add(s, old[i].key)->head = old[i].head;
     free(old);
     return 0;
 }
 
-/* Removes slot i keeping every probe chain intact (backward shift). */
-static void erase(shard *s, slot *victim)
+/* Removes bucket b keeping every probe chain intact (backward shift). */
+static void erase_bucket(shard *s, bucket *b)
 {
     uint32_t mask = s->cap - 1;
-    uint32_t i = (uint32_t)(victim - s->slots);
-    for (uint32_t j = (i + 1) & mask; s->slots[j].key; j = (j + 1) & mask) {
-        uint32_t home = (uint32_t)(mix(s->slots[j].key) >> 8) & mask;
+    uint32_t i = (uint32_t)(b - s->buckets);
+    for (uint32_t j = (i + 1) & mask; s->buckets[j].key; j = (j + 1) & mask) {
+        uint32_t home = home_of(s, s->buckets[j].key);
         /* Move j back to i when its home is not in (i, j]. */
         if (((j - home) & mask) >= ((j - i) & mask)) {
-            s->slots[i] = s->slots[j];
+            s->buckets[i] = s->buckets[j];
             i = j;
         }
     }
-    s->slots[i].key = 0;
+    s->buckets[i].key = 0;
     s->used--;
 }
 
-void hp_reqmap_put(uintptr_t key, const hp_req_info *info)
+static uint32_t alloc_entry(shard *s)
 {
+    if (s->free_head) {
+        uint32_t e = s->free_head - 1;
+        s->free_head = s->pool[e].next;
+        return e;
+    }
+    if (s->pool_used == s->pool_cap) {
+        uint32_t cap = s->pool_cap ? s->pool_cap * 2 : 64;
+        entry *p = realloc(s->pool, sizeof *p * cap);
+        if (!p)
+            return NONE;
+        s->pool = p;
+        s->pool_cap = cap;
+    }
+    return s->pool_used++;
+}
+
+static void free_entry(shard *s, uint32_t e)
+{
+    s->pool[e].next = s->free_head;
+    s->free_head = e + 1;
+}
+
+/* Links entry e into b's list, which stays ordered newest first (two
+ * threads may register one shared handle in either order). */
+static void link_entry(shard *s, bucket *b, uint32_t e)
+{
+    uint32_t *at = &b->head;
+    while (*at != NONE && s->pool[*at].seq > s->pool[e].seq)
+        at = &s->pool[*at].next;
+    s->pool[e].next = *at;
+    *at = e;
+}
+
+/* The link pointing at the newest entry of b registered before `before`,
+ * or NULL. */
+static uint32_t *newest_before(shard *s, bucket *b, uint64_t before)
+{
+    uint32_t *at = &b->head;
+    while (*at != NONE && s->pool[*at].seq >= before)
+        at = &s->pool[*at].next;
+    return *at == NONE ? NULL : at;
+}
+
+static void unlink_entry(shard *s, bucket *b, uint32_t *at)
+{
+    uint32_t e = *at;
+    *at = s->pool[e].next;
+    free_entry(s, e);
+    if (b->head == NONE)
+        erase_bucket(s, b);
+}
+
+int hp_reqmap_put(uintptr_t key, const hp_req_info *info)
+{
+    int rc = -1;
     if (!key)
-        return;
+        return -1;
+    uint64_t seq = next_seq();
     shard *s = shard_of(key);
     lock_shard(s);
-    if ((s->used + 1) * 2 <= s->cap || grow(s) == 0)
-        place(s, key, info);
-    unlock_shard(s);
-}
-
-int hp_reqmap_take(uintptr_t key, hp_req_info *out)
-{
-    shard *s = shard_of(key);
-    lock_shard(s);
-    slot *e = find(s, key);
-    if (e) {
-        *out = e->info;
-        erase(s, e);
+    if ((s->used + 1) * 2 <= s->cap || grow_buckets(s) == 0) {
+        uint32_t e = alloc_entry(s);
+        if (e != NONE) {
+            s->pool[e].seq = seq;
+            s->pool[e].info = *info;
+            link_entry(s, find_or_add(s, key), e);
+            rc = 0;
+        }
     }
     unlock_shard(s);
-    return e ? 0 : -1;
+    return rc;
 }
 
-int hp_reqmap_complete(uintptr_t key, hp_req_info *out)
+int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out)
 {
+    int rc = -1;
     shard *s = shard_of(key);
     lock_shard(s);
-    slot *e = find(s, key);
-    int found = e && e->info.active;
-    if (e) {
-        *out = e->info;
-        if (e->info.persistent)
-            e->info.active = 0;
+    bucket *b = find(s, key);
+    uint32_t *at = b ? newest_before(s, b, before) : NULL;
+    if (at) {
+        *out = s->pool[*at].info;
+        unlink_entry(s, b, at);
+        rc = 0;
+    }
+    unlock_shard(s);
+    return rc;
+}
+
+int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out)
+{
+    int rc = -1;
+    shard *s = shard_of(key);
+    lock_shard(s);
+    bucket *b = find(s, key);
+    uint32_t *at = b ? newest_before(s, b, before) : NULL;
+    if (at) {
+        hp_req_info *in = &s->pool[*at].info;
+        *out = *in;
+        rc = in->active ? 0 : -1;
+        if (in->persistent)
+            in->active = 0;
         else
-            erase(s, e);
+            unlink_entry(s, b, at);
     }
     unlock_shard(s);
-    return found ? 0 : -1;
+    return rc;
 }
 
-void hp_reqmap_start(uintptr_t key, uint64_t ticks)
+int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out)
 {
+    int rc = -1;
     shard *s = shard_of(key);
     lock_shard(s);
-    slot *e = find(s, key);
-    if (e) {
-        e->info.active = 1;
-        e->info.post_ticks = ticks;
+    bucket *b = find(s, key);
+    uint32_t *at = b ? newest_before(s, b, UINT64_MAX) : NULL;
+    if (at && s->pool[*at].info.persistent) {
+        hp_req_info *in = &s->pool[*at].info;
+        in->active = 1;
+        in->post_ticks = ticks;
+        *out = *in;
+        rc = 0;
     }
     unlock_shard(s);
+    return rc;
+}
+
+size_t hp_reqmap_outstanding(void)
+{
+    size_t n = 0;
+    for (int i = 0; i < SHARDS; i++) {
+        shard *s = &shards[i];
+        lock_shard(s);
+        uint32_t unused = 0;
+        for (uint32_t f = s->free_head; f; f = s->pool[f - 1].next)
+            unused++;
+        assert(unused <= s->pool_used);
+        n += s->pool_used - unused;
+        unlock_shard(s);
+    }
+    return n;
 }
 
 void hp_reqmap_free_all(void)
 {
     for (int i = 0; i < SHARDS; i++) {
-        lock_shard(&shards[i]);
-        free(shards[i].slots);
-        shards[i].slots = NULL;
-        shards[i].cap = shards[i].used = 0;
-        unlock_shard(&shards[i]);
+        shard *s = &shards[i];
+        lock_shard(s);
+        free(s->buckets);
+        free(s->pool);
+        s->buckets = NULL;
+        s->pool = NULL;
+        s->cap = s->used = s->pool_cap = s->pool_used = s->free_head = 0;
+        unlock_shard(s);
     }
 }

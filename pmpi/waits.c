@@ -38,16 +38,30 @@ static uint32_t completing_node(hp_thread *t, const hp_req_info *in)
     return hp_cct_child(t, t->current, in->site);
 }
 
+/* Counted when posted (or started): a send, a collective, a one-sided
+ * request.  Receives and I/O are counted when they complete. */
+static int counted_at_post(const hp_req_info *in)
+{
+    return in->kind == HP_REQ_SEND || in->kind == HP_REQ_KNOWN;
+}
+
+static int was_cancelled(const hp_req_info *in, const MPI_Status *st)
+{
+    int cancelled = 0;
+    if (in->kind != HP_REQ_KNOWN)
+        PMPI_Test_cancelled(st, &cancelled);
+    return cancelled;
+}
+
 static void record_completion(hp_thread *t, const hp_req_info *in,
                               const MPI_Status *st, uint64_t share)
 {
-    int cancelled = 0;
     uint32_t node = completing_node(t, in);
     uint64_t ticks = in->post_ticks + share;
-    if (in->kind != HP_REQ_KNOWN) {
-        PMPI_Test_cancelled(st, &cancelled);
-        if (cancelled)
-            return;
+    if (was_cancelled(in, st)) {
+        if (counted_at_post(in))
+            hp_comm_undo(t, node, in->peer, in->sent, in->recv);
+        return;
     }
     if (in->kind == HP_REQ_RECV)
         hp_mpi_recv_done(t, node, in->map, st, ticks, 0);
@@ -56,12 +70,12 @@ static void record_completion(hp_thread *t, const hp_req_info *in,
     else if (in->kind == HP_REQ_IO_WRITE)
         hp_comm_add(t, node, in->peer, hp_status_bytes(st), 0, ticks, 0);
     else
-        hp_comm_add(t, node, in->peer, in->sent, in->recv, ticks, 0);
+        hp_comm_add_time(t, node, in->peer, ticks, 0);
 }
 
 void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
                      const int *done, int ndone, const MPI_Status *st,
-                     uint64_t ticks)
+                     uint64_t ticks, uint64_t seq0)
 {
     int live = 0;
     (void)n;
@@ -73,24 +87,32 @@ void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
     for (int k = 0; k < ndone; k++) {
         MPI_Request r = before[done ? done[k] : k];
         hp_req_info in;
-        if (r != MPI_REQUEST_NULL && hp_reqmap_complete(hp_req_key(r), &in) == 0)
+        if (r != MPI_REQUEST_NULL && hp_reqmap_complete(hp_req_key(r), seq0, &in) == 0)
             record_completion(t, &in, &st[k], share);
     }
 }
 
-void hp_mpi_request_freed(hp_thread *t, MPI_Request req)
+/* A freed request is never completed by the program: an active send (or
+ * collective) keeps the count and bytes it was given when posted, with
+ * the posting time; an active receive cannot be recorded, as nobody will
+ * see its status. */
+void hp_mpi_request_freed(hp_thread *t, MPI_Request req, uint64_t seq0)
 {
     hp_req_info in;
-    if (req == MPI_REQUEST_NULL || hp_reqmap_take(hp_req_key(req), &in) != 0)
+    if (req == MPI_REQUEST_NULL || hp_reqmap_take(hp_req_key(req), seq0, &in) != 0)
         return;
-    /* An active send still happens: its bytes count, without a wait. */
-    if (in.active && in.kind == HP_REQ_SEND)
-        hp_comm_add(t, completing_node(t, &in), in.peer, in.sent, 0, in.post_ticks, 0);
+    if (in.active && counted_at_post(&in))
+        hp_comm_add_time(t, completing_node(t, &in), in.peer, in.post_ticks, 0);
 }
 
 void hp_mpi_started(hp_thread *t, const MPI_Request *reqs, int n, uint64_t ticks)
 {
-    (void)t;
-    for (int i = 0; i < n; i++)
-        hp_reqmap_start(hp_req_key(reqs[i]), ticks / (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        hp_req_info in;
+        if (reqs[i] == MPI_REQUEST_NULL ||
+            hp_reqmap_start(hp_req_key(reqs[i]), ticks / (uint64_t)n, &in) != 0)
+            continue;
+        if (in.kind == HP_REQ_SEND)
+            hp_comm_add_bytes(t, completing_node(t, &in), in.peer, in.sent, 0);
+    }
 }

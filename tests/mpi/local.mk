@@ -2,15 +2,16 @@
 # ground truth, linked in the tree against pmpi/libhprof.la, run under mpirun
 # and checked through hprof-query by tests/mpi/run.sh.  Included from
 # tests/local.mk.
-EXTRA_DIST += tests/mpi/run.sh tests/mpi/lib.sh
+EXTRA_DIST += tests/mpi/run.sh tests/mpi/lib.sh tests/mpi/requests.sh
 if HAVE_MPI
 HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/nonblocking tests/mpi/anysource tests/mpi/threads \
 	tests/mpi/pcontrol tests/mpi/collectives tests/mpi/persistent \
 	tests/mpi/probes tests/mpi/edge tests/mpi/many_sites tests/mpi/replace \
-	tests/mpi/nofinalize
+	tests/mpi/nofinalize tests/mpi/requests tests/mpi/mt_requests \
+	tests/mpi/abort
 check_PROGRAMS += $(HP_MPI_TESTS)
-TESTS += tests/mpi/run.sh
+TESTS += tests/mpi/run.sh tests/mpi/requests.sh
 HP_MPI_TEST_CF = $(AM_CFLAGS) $(MPI_CFLAGS) -pthread -g -O1
 HP_MPI_TEST_LIBS = pmpi/libhprof.la $(MPI_LIBS)
 HP_MPI_TEST_LF = -pthread -no-install
@@ -77,4 +78,16 @@ tests_mpi_nofinalize_SOURCES = tests/mpi/nofinalize.c
 tests_mpi_nofinalize_CFLAGS = $(HP_MPI_TEST_CF)
 tests_mpi_nofinalize_LDFLAGS = $(HP_MPI_TEST_LF)
 tests_mpi_nofinalize_LDADD = $(HP_MPI_TEST_LIBS)
+tests_mpi_requests_SOURCES = tests/mpi/requests.c
+tests_mpi_requests_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_requests_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_requests_LDADD = $(HP_MPI_TEST_LIBS)
+tests_mpi_mt_requests_SOURCES = tests/mpi/mt_requests.c
+tests_mpi_mt_requests_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_mt_requests_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_mt_requests_LDADD = $(HP_MPI_TEST_LIBS)
+tests_mpi_abort_SOURCES = tests/mpi/abort.c
+tests_mpi_abort_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_abort_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_abort_LDADD = $(HP_MPI_TEST_LIBS)
 endif
