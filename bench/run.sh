@@ -11,8 +11,12 @@
 # examples/jacobi.c: plain vs tier 0 (-lhprof), tier 1
 # (-finstrument-functions) and tier 2 (instrument/hprof-cc, when built),
 # elapsed time of the mpirun with 2 ranks, same rounds, alternating.
+# With BASELINE=DIR (the build tree of another hprof, e.g. a worktree of
+# the previous commit) a third variant "before" links DIR's library, so the
+# table shows the wrapper's cost before and after a change in one session.
 # usage: bench/run.sh [BUILDDIR]   (default: the current directory)
-# Env: ROUNDS (default 5), MPICC, MPIRUN, PROBE_ITERS (default 10^7).
+# Env: ROUNDS (default 5), MPICC, MPIRUN, PROBE_ITERS (default 10^7),
+#      BASELINE (a build tree).
 set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,6 +48,15 @@ for b in pingpong wrapcost; do
         exit 1
     fi
 done
+variants="plain hprof"
+if [ -n "${BASELINE:-}" ]; then
+    before=$(cd "$BASELINE" && pwd)/pmpi/.libs
+    [ -e "$before/libhprof.so" ] || { echo "bench: no $before/libhprof.so (BASELINE)" >&2; exit 1; }
+    for b in pingpong wrapcost; do
+        "$MPICC" -O2 -g "$srcdir/bench/$b.c" -o "$tmp/$b.before" -L"$before" -lhprof -Wl,-rpath,"$before"
+    done
+    variants="plain before hprof"
+fi
 
 # run VARIANT BENCH - one run; appends "VARIANT<TAB>KEY<TAB>VALUE" lines to results.
 run() {
@@ -58,17 +71,23 @@ run() {
 for r in $(seq 1 "$rounds"); do
     echo "bench: round $r/$rounds" >&2
     for b in pingpong wrapcost; do
-        run plain $b
-        run hprof $b
+        for v in $variants; do
+            run "$v" $b
+        done
     done
 done
 
 echo
 echo "hprof overhead: medians of $rounds alternating runs, 2 ranks, $(nproc) cores"
 echo
-echo "| benchmark | plain | hprof | ratio | added per call |"
-echo "|---|---:|---:|---:|---:|"
-awk -F'\t' '
+if [ -n "${BASELINE:-}" ]; then
+    echo "| benchmark | plain | before | hprof | added per call before | added per call now |"
+    echo "|---|---:|---:|---:|---:|---:|"
+else
+    echo "| benchmark | plain | hprof | ratio | added per call |"
+    echo "|---|---:|---:|---:|---:|"
+fi
+awk -F'\t' -v baseline="${BASELINE:-}" '
     function median(key, v,   n, i, j, t, a) {
         n = split(vals[v, key], a, " ")
         for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -79,8 +98,12 @@ awk -F'\t' '
     END {
         for (k = 1; k <= nk; k++) {
             key = order[k]; p = median(key, "plain"); h = median(key, "hprof")
-            ns = (key ~ /\(us\)/) ? (h - p) * 1000 : h - p
-            printf "| %s | %.3f | %.3f | %.2f | %+.0f ns |\n", key, p, h, (p > 0 ? h / p : 0), ns
+            f = (key ~ /\(us\)/) ? 1000 : 1
+            if (baseline != "") {
+                b = median(key, "before")
+                printf "| %s | %.3f | %.3f | %.3f | %+.1f ns | %+.1f ns |\n", key, p, b, h, (b - p) * f, (h - p) * f
+            } else
+                printf "| %s | %.3f | %.3f | %.2f | %+.1f ns |\n", key, p, h, (p > 0 ? h / p : 0), (h - p) * f
         }
     }' "$tmp/results"
 

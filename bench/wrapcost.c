@@ -1,8 +1,10 @@
 /*
  * wrapcost.c - hprof benchmark (bench/run.sh): the cost of one wrapped MPI
  * call that does almost nothing, so the plain and -lhprof builds differ only
- * by the wrapper: 10^6 MPI_Send to MPI_PROC_NULL and 10^6 MPI_Iprobe that
- * find no message.  Each rank runs the loops; rank 0 reports the median over
+ * by the wrapper: 10^6 MPI_Send to MPI_PROC_NULL, 10^6 MPI_Iprobe that
+ * find no message, and 10^6/3 rounds of MPI_Irecv + MPI_Isend of 8 bytes
+ * to the rank itself + MPI_Waitall (the request tracking: ns per call, 3
+ * calls a round).  Each rank runs the loops; rank 0 reports the median over
  * 5 batches of ns per call.  Output: "wrapcost CALL NS_PER_CALL".
  * usage: wrapcost [CALLS]   (default 1000000)
  */
@@ -27,8 +29,11 @@ int main(int argc, char **argv)
     if (calls < BATCHES)
         calls = BATCHES;
     long per = calls / BATCHES;
-    double ns_send[BATCHES], ns_iprobe[BATCHES];
-    int v = 42, flag;
+    double ns_send[BATCHES], ns_iprobe[BATCHES], ns_self[BATCHES];
+    int v = 42, flag, me;
+    double out = 1.0, in = 0.0;
+    MPI_Request r[2];
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
 
     MPI_Barrier(MPI_COMM_WORLD);
     for (int b = 0; b < BATCHES; b++) {
@@ -45,11 +50,24 @@ int main(int argc, char **argv)
         ns_iprobe[b] = (MPI_Wtime() - t0) * 1e9 / (double)per;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < BATCHES; b++) {
+        long rounds = per / 3;
+        double t0 = MPI_Wtime();
+        for (long i = 0; i < rounds; i++) {
+            MPI_Irecv(&in, 1, MPI_DOUBLE, me, 7, MPI_COMM_WORLD, &r[0]);
+            MPI_Isend(&out, 1, MPI_DOUBLE, me, 7, MPI_COMM_WORLD, &r[1]);
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        }
+        ns_self[b] = (MPI_Wtime() - t0) * 1e9 / (double)(3 * rounds);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     qsort(ns_send, BATCHES, sizeof(double), cmp_double);
     qsort(ns_iprobe, BATCHES, sizeof(double), cmp_double);
+    qsort(ns_self, BATCHES, sizeof(double), cmp_double);
     if (rank == 0) {
         printf("wrapcost MPI_Send(PROC_NULL) %.1f\n", ns_send[BATCHES / 2]);
         printf("wrapcost MPI_Iprobe %.1f\n", ns_iprobe[BATCHES / 2]);
+        printf("wrapcost Irecv+Isend+Waitall(self) %.1f\n", ns_self[BATCHES / 2]);
     }
     MPI_Finalize();
     return 0;

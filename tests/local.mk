@@ -11,6 +11,15 @@ TESTS += tests/unit/test_probe
 tests_unit_test_probe_SOURCES = tests/unit/test_probe.c
 tests_unit_test_probe_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_probe_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+if HAVE_MPI
+# The request table on its own: reqmap.c needs MPI's types, not MPI.
+check_PROGRAMS += tests/unit/test_reqmap
+TESTS += tests/unit/test_reqmap
+tests_unit_test_reqmap_SOURCES = tests/unit/test_reqmap.c pmpi/reqmap.c
+tests_unit_test_reqmap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi -I$(top_builddir)/pmpi $(MPI_CFLAGS)
+tests_unit_test_reqmap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_reqmap_LDADD = $(CMOCKA_LIBS) -lpthread
+endif
 endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
