@@ -74,6 +74,7 @@ KINDS = {
     "startall": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_started(t, {requests}, {count}, dt);\n"),
     "request_free": ("    MPI_Request before = *{request};\n" + SEQ0,
         "    if (rc == MPI_SUCCESS)\n        hp_mpi_request_freed(t, before, seq0);\n"),
+    "cancel": ("    hp_mpi_cancels = 1;\n", ""),
     "timed": ("", ""),
 }
 # Kinds whose whole body is one recorder call (they time themselves).

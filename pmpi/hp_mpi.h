@@ -204,6 +204,9 @@ void hp_mpi_req_io(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
 void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
                      const int *done, int ndone, const MPI_Status *st,
                      uint64_t ticks, uint64_t seq0);
+/* Set by the first MPI_Cancel: only then do completions ask whether a
+ * request was cancelled. */
+extern volatile int hp_mpi_cancels;
 /* A request freed by MPI_Request_free will never be completed by us. */
 void hp_mpi_request_freed(hp_thread *t, MPI_Request req, uint64_t seq0);
 /* MPI_Start(all): each started request gets an even share of the time;
