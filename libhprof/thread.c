@@ -198,6 +198,18 @@ uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer)
     return i;
 }
 
+/* Time of one transfer of c. */
+static void comm_time(hp_comm *c, uint64_t tran, uint64_t sync)
+{
+    uint64_t total = tran + sync;
+    c->tran += tran;
+    c->sync += sync;
+    if (total < c->min)
+        c->min = total;
+    if (total > c->max)
+        c->max = total;
+}
+
 void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
                  uint64_t recv, uint64_t tran, uint64_t sync)
 {
@@ -205,16 +217,10 @@ void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
     if (i == HP_NO_NODE)
         return;
     hp_comm *c = hp_comm_at(t, i);
-    uint64_t total = tran + sync;
     c->count++;
     c->sent += sent;
     c->recv += recv;
-    c->tran += tran;
-    c->sync += sync;
-    if (total < c->min)
-        c->min = total;
-    if (total > c->max)
-        c->max = total;
+    comm_time(c, tran, sync);
 }
 
 void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
@@ -233,16 +239,8 @@ void hp_comm_add_time(hp_thread *t, uint32_t node, int32_t peer,
                       uint64_t tran, uint64_t sync)
 {
     uint32_t i = hp_comm_find(t, node, peer);
-    if (i == HP_NO_NODE)
-        return;
-    hp_comm *c = hp_comm_at(t, i);
-    uint64_t total = tran + sync;
-    c->tran += tran;
-    c->sync += sync;
-    if (total < c->min)
-        c->min = total;
-    if (total > c->max)
-        c->max = total;
+    if (i != HP_NO_NODE)
+        comm_time(hp_comm_at(t, i), tran, sync);
 }
 
 void hp_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
