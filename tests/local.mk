@@ -14,6 +14,7 @@ tests_unit_test_probe_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
+include tests/rma/local.mk
 include tests/tiers/local.mk
 include tests/omp/local.mk
 include tests/ompt/local.mk
