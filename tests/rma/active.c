@@ -29,7 +29,10 @@
  *     Passive target on V: s-lock (shared, sub rank s+1), s-get (2 ints
  *     from it), s-flush, s-unlock: one record each with peer prev (s-get:
  *     8 B received; the sync calls: no bytes).  s-free frees V.
- *  a-free frees W.
+ *  E. A new window X over MPI_COMM_WORLD (e-create; Open MPI often gives
+ *     it V's freed handle, so V's map must be gone): e-fence-open, e-put
+ *     (1 int to next: 1 record, 4 B), e-fence, e-free.
+ *  a-free frees W.  MPI_Win_create is counted twice (a-create, e-create).
  *
  * Rank 0 prints a checksum of every rank's window and fetched data.
  */
@@ -148,7 +151,20 @@ int main(int argc, char **argv)
     check += sum(vgot, 2);
     MPI_Barrier(MPI_COMM_WORLD);
     check += sum(vbuf, WLEN);
+    MPI_Win old_v = V;
     MPI_Win_free(&V); /* MARK:s-free */
+
+    /* E. a new window over MPI_COMM_WORLD, often at V's old handle */
+    MPI_Win X;
+    MPI_Win_create(vbuf, sizeof vbuf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &X); /* MARK:e-create */
+    if (r == 0)
+        fprintf(stderr, "active: the new window %s the freed one's handle\n",
+                X == old_v ? "reuses" : "does not reuse");
+    MPI_Win_fence(0, X); /* MARK:e-fence-open */
+    MPI_Put(src, 1, MPI_INT, next, 200, 1, MPI_INT, X); /* MARK:e-put */
+    MPI_Win_fence(0, X); /* MARK:e-fence */
+    check += vbuf[200];
+    MPI_Win_free(&X); /* MARK:e-free */
     MPI_Win_free(&W); /* MARK:a-free */
 
     long total = 0;

@@ -135,8 +135,13 @@ if [ -s "$PROFILE" ]; then
         site "$db" $r s-flush MPI_Win_flush 1 "$prev,1,0,0"
         site "$db" $r s-unlock MPI_Win_unlock 1 "$prev,1,0,0"
         site "$db" $r s-free MPI_Win_free 1
+        site "$db" $r e-create MPI_Win_create 1
+        site "$db" $r e-fence-open MPI_Win_fence 1 "-1,1,0,0"
+        site "$db" $r e-put MPI_Put 1 "$next,1,4,0"
+        site "$db" $r e-fence MPI_Win_fence 1 "-1,1,0,0"
+        site "$db" $r e-free MPI_Win_free 1
         site "$db" $r a-free MPI_Win_free 1
-        expect_eq "$src: rank $r one MPI_Win_create counted (V was created while not collecting)" 1 \
+        expect_eq "$src: rank $r two MPI_Win_create counted (V was created while not collecting)" 2 \
             "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                         WHERE st.rank = $r AND s.name = 'MPI_Win_create'")"
     done
