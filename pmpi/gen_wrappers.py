@@ -19,6 +19,12 @@ COLL_DEFAULTS = [
     ("scounts", "NULL"), ("rcounts", "NULL"),
     ("stypes", "NULL"), ("rtypes", "NULL"),
 ]
+# hp_rma_args after its rule; win= and peer= are required.
+RMA_DEFAULTS = [
+    ("win", None), ("peer", None), ("ocount", "0"),
+    ("otype", "MPI_DATATYPE_NULL"), ("rcount", "0"),
+    ("rtype", "MPI_DATATYPE_NULL"), ("op", "MPI_OP_NULL"),
+]
 
 STATUS_SUBST = "    MPI_Status st_local;\n" \
                "    MPI_Status *st = {status} == MPI_STATUS_IGNORE ? &st_local : {status};\n"
@@ -54,6 +60,11 @@ KINDS = {
     "coll": ("{coll_args}    uint64_t sync = hp_mpi_coll_presync({comm});\n",
              "    hp_mpi_coll_done(t, node, &a, dt, sync);\n"),
     "icoll": ("{coll_args}", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_coll(t, node, *{request}, &a, dt);\n"),
+    "rma": ("{rma_args}", "    if (rc == MPI_SUCCESS)\n        hp_mpi_rma_done(t, node, &a, dt);\n"),
+    "rrma": ("{rma_args}", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_rma(t, node, *{request}, &a, dt);\n"),
+    "win_create": ("", "    if (rc == MPI_SUCCESS)\n        hp_rma_window_created(*{win});\n"),
+    "rma_sync": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_rma_sync(t, node, {win}, {peer}, dt);\n"),
+    "rma_sync_all": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_rma_sync_all(t, node, dt);\n"),
     "comm_free": ("    hp_rankmap_forget(*{comm});\n", ""),
     "complete_one": ("    MPI_Request before = *{request};\n" + STATUS_SUBST + SEQ0,
         "    if (rc == MPI_SUCCESS{flag_set})\n"
@@ -118,12 +129,24 @@ def coll_args(f):
             % (roles["rule"], ", ".join(values)))
 
 
+def rma_args(f):
+    roles = f["roles"]
+    for r in ["rule"] + [r for r, d in RMA_DEFAULTS if d is None]:
+        if r not in roles:
+            sys.exit("%s: kind %s needs role %s" % (f["where"], f["kind"], r))
+    values = [roles.get(r, d) for r, d in RMA_DEFAULTS]
+    return ("    hp_rma_args a = {HP_RMA_%s, %s};\n"
+            % (roles["rule"], ", ".join(values)))
+
+
 def fill(template, f):
     fields = dict(f["roles"])
     fields["passthrough"] = "P%s(%s)" % (f["name"], call_args(f, {}))
     fields["flag_set"] = " && *%s" % fields["flag"] if "flag" in fields else ""
     if "{coll_args}" in template:
         fields["coll_args"] = coll_args(f)
+    if "{rma_args}" in template:
+        fields["rma_args"] = rma_args(f)
     if "{status}" in template and "status" not in fields:
         fields["status"] = "status"
     try:

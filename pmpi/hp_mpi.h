@@ -1,8 +1,9 @@
 /*
  * hp_mpi.h - what the MPI wrappers share: the on/off state, rank
  * translation to MPI_COMM_WORLD, the table of outstanding requests, and
- * the helpers that turn one MPI call into records.  The generated wrappers
- * (wrappers.c, from mpi_spec.txt) call only what is declared here.
+ * the helpers that turn one MPI call into records (record.c; one-sided
+ * calls: rma.c).  The generated wrappers (wrappers.c, from mpi_spec.txt)
+ * call only what is declared here.
  */
 #ifndef HP_MPI_H
 #define HP_MPI_H
@@ -57,6 +58,8 @@ typedef struct hp_rankmap {
  * (the identity) or when the translation is impossible. */
 const hp_rankmap *hp_rankmap_of(MPI_Comm comm);
 void hp_rankmap_forget(MPI_Comm comm);   /* before MPI_Comm_free */
+/* A new map of the ranks of group (the caller frees it); NULL without memory. */
+hp_rankmap *hp_rankmap_of_group(MPI_Group group);
 void hp_rankmap_free_all(void);
 
 /* World rank of `rank` in comm (remote group for an intercommunicator);
@@ -195,6 +198,37 @@ void hp_mpi_req_known(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer
  * from the completion's status (read: received, write: sent). */
 void hp_mpi_req_io(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
                    int is_write, uint64_t ticks);
+
+/* ---- one-sided communication (rma.c) ---- */
+
+/* Which bytes a one-sided call moves (README: "One-sided communication"). */
+enum hp_rma_rule { HP_RMA_PUT, HP_RMA_GET, HP_RMA_ACC, HP_RMA_GET_ACC,
+                   HP_RMA_FOP, HP_RMA_CAS };
+
+typedef struct hp_rma_args {
+    int rule;              /* enum hp_rma_rule */
+    MPI_Win win;
+    int target;            /* rank in the window's group, or MPI_PROC_NULL */
+    int ocount;            /* origin buffer (FOP, CAS: one element) */
+    MPI_Datatype otype;
+    int rcount;            /* result buffer (Get_accumulate) */
+    MPI_Datatype rtype;
+    MPI_Op op;
+} hp_rma_args;
+
+/* A new window: its group's translation to world ranks is cached on it. */
+void hp_rma_window_created(MPI_Win win);
+/* One transfer to the target, all of `ticks` transmission. */
+void hp_mpi_rma_done(hp_thread *t, uint32_t node, const hp_rma_args *a,
+                     uint64_t ticks);
+/* The same for Rput & co., recorded when the request completes. */
+void hp_mpi_req_rma(hp_thread *t, uint32_t node, MPI_Request req,
+                    const hp_rma_args *a, uint64_t ticks);
+/* An epoch or flush call with target `rank` of win (or with all targets):
+ * one record without bytes whose `ticks` are synchronization delay. */
+void hp_mpi_rma_sync(hp_thread *t, uint32_t node, MPI_Win win, int rank,
+                     uint64_t ticks);
+void hp_mpi_rma_sync_all(hp_thread *t, uint32_t node, uint64_t ticks);
 
 /* Records the completion of requests by a Wait/Test call that took
  * `ticks` and began at post sequence seq0 (hp_reqmap_now): before[] holds

@@ -37,18 +37,11 @@ static unsigned bucket_of(MPI_Comm comm)
     return (unsigned)((v >> 4) ^ (v >> 12)) & (BUCKETS - 1);
 }
 
-static hp_rankmap *build(MPI_Comm comm)
+hp_rankmap *hp_rankmap_of_group(MPI_Group group)
 {
-    int inter = 0, n = 0;
-    MPI_Group group, world;
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter) {
-        PMPI_Comm_remote_size(comm, &n);
-        PMPI_Comm_remote_group(comm, &group);
-    } else {
-        PMPI_Comm_size(comm, &n);
-        PMPI_Comm_group(comm, &group);
-    }
+    int n = 0;
+    MPI_Group world;
+    PMPI_Group_size(group, &n);
     hp_rankmap *m = malloc(sizeof *m + sizeof(int) * (size_t)n);
     int *ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
     if (m && ranks) {
@@ -66,6 +59,19 @@ static hp_rankmap *build(MPI_Comm comm)
         m = NULL;
     }
     free(ranks);
+    return m;
+}
+
+static hp_rankmap *build(MPI_Comm comm)
+{
+    int inter = 0;
+    MPI_Group group;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        PMPI_Comm_remote_group(comm, &group);
+    else
+        PMPI_Comm_group(comm, &group);
+    hp_rankmap *m = hp_rankmap_of_group(group);
     PMPI_Group_free(&group);
     return m;
 }

@@ -23,6 +23,7 @@ endif
 endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
+include tests/rma/local.mk
 include tests/tiers/local.mk
 include tests/omp/local.mk
 include tests/ompt/local.mk
