@@ -65,7 +65,7 @@ KINDS = {
     "win_create": ("", "    if (rc == MPI_SUCCESS)\n        hp_rma_window_created(*{win});\n"),
     "rma_sync": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_rma_sync(t, node, {win}, {peer}, dt);\n"),
     "rma_sync_all": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_rma_sync_all(t, node, dt);\n"),
-    "comm_free": ("    hp_rankmap_forget(*{comm});\n", ""),
+    "comm_free": ("", ""),
     "complete_one": ("    MPI_Request before = *{request};\n" + STATUS_SUBST + SEQ0,
         "    if (rc == MPI_SUCCESS{flag_set})\n"
         "        hp_mpi_complete(t, &before, 1, NULL, 1, st, dt, seq0);\n"),
@@ -159,9 +159,18 @@ def call_args(f, subst):
     return ", ".join(subst.get(a, a) for a in f["args"])
 
 
+# Lines that run even when nothing is recorded (hp_mpi_begin gives NULL):
+# a freed communicator's cached translation must go, or a new one that
+# gets the same handle would be translated with it.
+ALWAYS = {
+    "comm_free": "    if (hp_mpi_active)\n        hp_rankmap_forget(*{comm});\n",
+}
+
+
 def wrapper(f, fid):
     name, kind = f["name"], f["kind"]
     out = ["int %s(%s)\n{\n" % (name, f["params"]),
+           fill(ALWAYS.get(kind, ""), f),
            "    hp_thread *t = hp_mpi_begin();\n",
            "    if (!t)\n        return P%s(%s);\n" % (name, call_args(f, {})),
            "    uintptr_t ra = (uintptr_t)__builtin_return_address(0);\n"]

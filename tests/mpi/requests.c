@@ -20,11 +20,16 @@
  *     (rq-ibarrier) completed by MPI_Test loops.
  *  F. cancel: rank 1 posts an MPI_Irecv with a tag nobody sends
  *     (rq-cancel-irecv), cancels it (MPI_Cancel) and waits: no record.
+ *  G. a communicator with the ranks reversed is used (one
+ *     MPI_Sendrecv_replace of 4 ints), then freed while
+ *     collection is off (MPI_Pcontrol(0)); a new one in world order, which
+ *     Open MPI gives the same handle, carries one MPI_Isend of 4 ints from
+ *     rank 0 to rank 1 (rq-newcomm-isend) once collection is back on.
  * Ground truth (rank 0 / rank 1): A: Isend peer 1 count 6400 bytes_sent
  * 51200 / Irecv peer 0 count 6400 bytes_recv 51200.  B: 40 transfers, 3280
  * bytes (4 x 820).  C: 40, 6560.  D: 40, 9840.  E: Iallreduce peer -1 count
  * 30, 1200 bytes each way; Ibarrier peer -1 count 10.  F: node count 1, no
- * comm record.  Rank 1 prints checksums of what it received.
+ * comm record.  G: rank 0 peer 1 (world) count 1, 16 bytes.  Rank 1 prints checksums of what it received.
  * Needs exactly 2 ranks.
  */
 #include <mpi.h>
@@ -188,6 +193,28 @@ static void cancelled_receive(int rank)
     }
 }
 
+static void comm_freed_while_off(int rank)
+{
+    MPI_Comm reversed, ordered;
+    int v[4] = {1, 2, 3, 4}, peer;
+    MPI_Request r;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &reversed);
+    MPI_Comm_rank(reversed, &peer);
+    MPI_Sendrecv_replace(v, 4, MPI_INT, 1 - peer, 6, 1 - peer, 6, reversed, MPI_STATUS_IGNORE);
+    MPI_Pcontrol(0);
+    MPI_Comm_free(&reversed);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &ordered);
+    MPI_Pcontrol(1);
+    if (rank == 0)
+        MPI_Isend(v, 4, MPI_INT, 1, 5, ordered, &r); /* MARK:rq-newcomm-isend */
+    else
+        MPI_Irecv(v, 4, MPI_INT, 0, 5, ordered, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rank == 1)
+        printf("G: %d %d\n", v[3], peer);
+    MPI_Comm_free(&ordered);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -208,6 +235,7 @@ int main(int argc, char **argv)
     testsome_loop(rank);
     nonblocking_collectives(rank);
     cancelled_receive(rank);
+    comm_freed_while_off(rank);
     for (int k = 0; k < NK; k++)
         free(bufs[k]);
     MPI_Finalize();

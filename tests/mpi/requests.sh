@@ -70,6 +70,8 @@ if ran_ok rq; then
     expect_eq "MPI_Cancel is timed at its line" 1 \
         "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                     WHERE s.name = 'MPI_Cancel' AND st.rank = 1")"
+    expect_eq "a communicator freed while collection is off: its successor's peers are world ranks" "1,1,16" \
+        "$(per_peer "$db" 0 MPI_Isend rq-newcomm-isend 'sum(c.count), sum(c.bytes_sent)')"
     plain_run rq.plain 2 "$tmp/requests.plain"
     same_stdout "requests: same stdout with and without hprof" "$tmp/rq.plain.out" "$tmp/rq.out"
 fi
