@@ -135,9 +135,8 @@ static int print_header(const hpq_ctx *ctx)
         " (SELECT COUNT(*) FROM rank), (SELECT MAX(threads) FROM rank),"
         " (SELECT MAX(omp_threads) FROM rank),"
         " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
-        " MIN(p), AVG(p), MAX(p)"
-        " FROM (SELECT CASE WHEN wall > 0 THEN 100.0 * mpi_time / wall ELSE 0 END AS p"
-        " FROM rank)");
+        " MIN(mpi_pct), AVG(mpi_pct), MAX(mpi_pct), MIN(mpi_threads), MAX(mpi_threads)"
+        " FROM rank_mpi");
     if (!t)
         return -1;
     if (t->failed || t->nrows != 1) {
@@ -151,8 +150,14 @@ static int print_header(const hpq_ctx *ctx)
             (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
     fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
             c[5].d, c[6].d);
-    fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks\n\n",
-            c[7].d, c[8].d, c[9].d);
+    char threads[48];
+    if (c[10].i == c[11].i)
+        snprintf(threads, sizeof threads, "%lld", (long long)c[11].i);
+    else
+        snprintf(threads, sizeof threads, "%lld-%lld", (long long)c[10].i, (long long)c[11].i);
+    fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks, of wall x "
+                      "threads calling MPI (%s per rank)\n\n",
+            c[7].d, c[8].d, c[9].d, threads);
     hpq_table_free(t);
     return 0;
 }

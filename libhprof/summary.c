@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "hp_snapshot.h"
 #include "hp_summary.h"
 
 /* ---- building ---- */
@@ -195,9 +196,12 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
     }
     for (uint32_t i = 0; i < a->nrows; i++)
         a->rows[i].max_rank = rd->info.rank;
+    uint32_t mpi_threads = hp_rank_mpi_threads(rd);
     double wall = rd->info.wall > 0 ? rd->info.wall : 1e-9;
-    double pct = 100.0 * rd->info.mpi_time / wall;
+    double pct = mpi_threads ? 100.0 * rd->info.mpi_time / (wall * mpi_threads) : 0.0;
     a->nranks = 1;
+    a->mpi_thread_s = rd->info.mpi_time;
+    a->mpi_threads_min = a->mpi_threads_max = mpi_threads;
     a->threads_max = rd->info.threads;
     a->omp_threads_max = rd->info.omp_threads;
     a->wall_max = a->wall_sum = rd->info.wall;
@@ -241,6 +245,11 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
     into->mpi_pct_min = dmin(into->mpi_pct_min, from->mpi_pct_min);
     into->mpi_pct_max = dmax(into->mpi_pct_max, from->mpi_pct_max);
     into->mpi_pct_sum += from->mpi_pct_sum;
+    into->mpi_thread_s += from->mpi_thread_s;
+    if (from->mpi_threads_min < into->mpi_threads_min)
+        into->mpi_threads_min = from->mpi_threads_min;
+    if (from->mpi_threads_max > into->mpi_threads_max)
+        into->mpi_threads_max = from->mpi_threads_max;
     into->wall_max = dmax(into->wall_max, from->wall_max);
     into->wall_sum += from->wall_sum;
     if (from->threads_max > into->threads_max)
@@ -268,6 +277,9 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
     hp_buf_put_f64(b, a->mpi_pct_min);
     hp_buf_put_f64(b, a->mpi_pct_max);
     hp_buf_put_f64(b, a->mpi_pct_sum);
+    hp_buf_put_f64(b, a->mpi_thread_s);
+    hp_buf_put_u32(b, a->mpi_threads_min);
+    hp_buf_put_u32(b, a->mpi_threads_max);
     hp_buf_put_u64(b, a->overflow_events);
     hp_buf_put_u32(b, a->overflow_ranks);
     hp_buf_put_f64(b, a->omp_wait);
@@ -375,6 +387,9 @@ int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
     a->mpi_pct_min = rd_f64(&rd);
     a->mpi_pct_max = rd_f64(&rd);
     a->mpi_pct_sum = rd_f64(&rd);
+    a->mpi_thread_s = rd_f64(&rd);
+    a->mpi_threads_min = rd_u32(&rd);
+    a->mpi_threads_max = rd_u32(&rd);
     a->overflow_events = rd_u64(&rd);
     a->overflow_ranks = rd_u32(&rd);
     a->omp_wait = rd_f64(&rd);
@@ -475,9 +490,24 @@ static void print_peers(FILE *out, const hp_agg_row *r)
     fprintf(out, "%s\n", line);
 }
 
-void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
+/* The MPI share names its denominator: each rank's MPI time (summed over
+ * its threads) over its wall time times the threads that called MPI. */
+static void print_mpi_share(FILE *out, const hp_agg *a)
 {
     double nr = a->nranks ? a->nranks : 1;
+    char threads[32];
+    if (a->mpi_threads_min == a->mpi_threads_max)
+        snprintf(threads, sizeof threads, "%u", a->mpi_threads_max);
+    else
+        snprintf(threads, sizeof threads, "%u-%u", a->mpi_threads_min, a->mpi_threads_max);
+    fprintf(out, "hprof: MPI time %.1f%% of wall x threads calling MPI (%s per rank; "
+                 "%.4f thread-s in MPI; min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
+            a->mpi_pct_sum / nr, threads, a->mpi_thread_s, a->mpi_pct_min, a->mpi_pct_sum / nr,
+            a->mpi_pct_max);
+}
+
+void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
+{
     int comm = 0;
     for (uint32_t i = 0; i < a->nrows; i++)
         comm |= is_comm(&a->rows[i]);
@@ -501,8 +531,7 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
                 a->omp_thread_time > 0 ? 100.0 * a->omp_wait / a->omp_thread_time : 0.0,
                 a->omp_wait);
     if (comm) {
-        fprintf(out, "hprof: MPI time %.1f%% of wall (min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
-                a->mpi_pct_sum / nr, a->mpi_pct_min, a->mpi_pct_sum / nr, a->mpi_pct_max);
+        print_mpi_share(out, a);
         if (!si->coll_sync)
             fprintf(out, "hprof: collectives: all time counted as transmission "
                          "(HPROF_COLL_SYNC=1 separates the wait for the last rank)\n");

@@ -429,8 +429,47 @@ static void test_agg_merge_roundtrip(void **state)
     assert_int_equal(r->peers[0].peer, 1); /* most bytes first */
     assert_int_equal(r->peers[0].bytes, 8000);
     assert_true(a0.mpi_pct_min == 25.0 && a0.mpi_pct_max == 75.0);
+    assert_true(a0.mpi_thread_s == 2.0);
+    assert_int_equal(a0.mpi_threads_min, 1);
+    assert_int_equal(a0.mpi_threads_max, 1);
     hp_agg_free(&a0);
     hp_agg_free(&back);
+}
+
+/* Four threads each 1.5 s in MPI during a 2 s run, and a fifth that only
+ * ran OpenMP: the share is 6 thread-s over 2 s x 4 threads = 75%, not
+ * 300% of the wall. */
+static void test_agg_mpi_share_threads(void **state)
+{
+    (void)state;
+    hp_rank_data rd;
+    hp_agg a;
+    make_rank(&rd, 0, 1.5, 1, 800);
+    static hp_site_rec sites[4];
+    memcpy(sites, rd.sites, 3 * sizeof sites[0]);
+    sites[3].id = 3;
+    sites[3].kind = HP_KIND_OMP;
+    sites[3].name = 2;
+    rd.sites = sites;
+    rd.nsites = 4;
+    static hp_node_rec nodes[10];
+    memset(nodes, 0, sizeof nodes);
+    for (uint32_t t = 0; t < 5; t++) {
+        nodes[2 * t] = (hp_node_rec){2 * t, HP_NONE, 0, t, 0, 0, 0, 0};
+        nodes[2 * t + 1] = (hp_node_rec){2 * t + 1, 2 * t, t < 4 ? 2 : 3, t, 10, 1.5, 0, 0};
+    }
+    rd.nodes = nodes;
+    rd.nnodes = 10;
+    rd.info.threads = 5;
+    assert_int_equal(hp_rank_mpi_threads(&rd), 4);
+    rd.info.mpi_time = hp_rank_mpi_time(&rd);
+    assert_true(rd.info.mpi_time == 6.0);
+    assert_int_equal(hp_agg_from_rank(&a, &rd), 0);
+    assert_true(a.mpi_pct_min == 75.0 && a.mpi_pct_max == 75.0);
+    assert_int_equal(a.mpi_threads_min, 4);
+    assert_int_equal(a.mpi_threads_max, 4);
+    assert_true(a.mpi_thread_s == 6.0);
+    hp_agg_free(&a);
 }
 
 int main(void)
@@ -451,6 +490,7 @@ int main(void)
         cmocka_unit_test_setup(test_task_trace_ring, fresh_records),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_agg_merge_roundtrip),
+        cmocka_unit_test(test_agg_mpi_share_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,12 @@ expect_out sql "site,label,calls,time
     $QUERY "$dir/p.db" --sql "SELECT site, label, calls, time FROM site_time
         WHERE kind IN ('procedure', 'comm') ORDER BY time DESC LIMIT 2" --format csv
 
+# MPI share per rank: rank 1's second thread made no MPI call, so both
+# ranks divide by 1 thread x wall (2 s of 10, 3 s of 12).
+expect_out rank-mpi "rank,wall,mpi_time,mpi_threads,mpi_pct
+0,10,2,1,20
+1,12,3,1,25" $QUERY "$dir/p.db" --sql "SELECT * FROM rank_mpi ORDER BY rank" --format csv
+
 expect_out comm "peer,count,bytes_sent,bytes_recv,tran,sync,min,max
 *all*,4,32,32,0.75,0.75,0.125,0.5
 0,1,100,0,0.125,0.125,0.125,0.125
