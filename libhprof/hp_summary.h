@@ -11,9 +11,12 @@
 
 #define HP_AGG_PEERS 8   /* destinations kept per site */
 
+/* One destination of a site: world rank (HP_PEER_ALL: a collective's
+ * whole communicator), transfers, and the bytes each way, which say
+ * whether the site sent to it, received from it, or both. */
 typedef struct hp_agg_peer {
     int32_t peer;
-    uint64_t count, bytes;
+    uint64_t count, sent, recv;
 } hp_agg_peer;
 
 typedef struct hp_agg_row {

@@ -65,24 +65,27 @@ static hp_agg_row *add_row(hp_agg *a, const char *label, uint32_t kind)
 static int peer_cmp(const void *x, const void *y)
 {
     const hp_agg_peer *a = x, *b = y;
-    if (a->bytes != b->bytes)
-        return a->bytes < b->bytes ? 1 : -1;
+    uint64_t abytes = a->sent + a->recv, bbytes = b->sent + b->recv;
+    if (abytes != bbytes)
+        return abytes < bbytes ? 1 : -1;
     if (a->count != b->count)
         return a->count < b->count ? 1 : -1;
     return a->peer - b->peer;
 }
 
-/* Adds (peer, count, bytes) to the row's peer list, keeping the largest. */
-static void add_peer(hp_agg_row *r, int32_t peer, uint64_t count, uint64_t bytes)
+/* Adds a destination's transfers and bytes to the row's peer list,
+ * keeping the ones with the most bytes. */
+static void add_peer(hp_agg_row *r, const hp_agg_peer *add)
 {
     for (uint32_t i = 0; i < r->npeers; i++)
-        if (r->peers[i].peer == peer) {
-            r->peers[i].count += count;
-            r->peers[i].bytes += bytes;
+        if (r->peers[i].peer == add->peer) {
+            r->peers[i].count += add->count;
+            r->peers[i].sent += add->sent;
+            r->peers[i].recv += add->recv;
             qsort(r->peers, r->npeers, sizeof r->peers[0], peer_cmp);
             return;
         }
-    hp_agg_peer p = {peer, count, bytes};
+    hp_agg_peer p = *add;
     if (r->npeers < HP_AGG_PEERS)
         r->peers[r->npeers++] = p;
     else if (peer_cmp(&p, &r->peers[HP_AGG_PEERS - 1]) < 0)
@@ -130,8 +133,10 @@ static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
         r->tran += c->tran;
         r->sync += c->sync;
         r->bytes += c->bytes_sent + c->bytes_recv;
-        if (c->peer != HP_PEER_ALL || s->flags & HP_SITEF_COLLECTIVE)
-            add_peer(r, c->peer, c->count, c->bytes_sent + c->bytes_recv);
+        if (c->peer != HP_PEER_ALL || s->flags & HP_SITEF_COLLECTIVE) {
+            hp_agg_peer p = {c->peer, c->count, c->bytes_sent, c->bytes_recv};
+            add_peer(r, &p);
+        }
     }
     return 0;
 }
@@ -240,7 +245,7 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
         r->sync += f->sync;
         r->bytes += f->bytes;
         for (uint32_t k = 0; k < f->npeers; k++)
-            add_peer(r, f->peers[k].peer, f->peers[k].count, f->peers[k].bytes);
+            add_peer(r, &f->peers[k]);
     }
     into->mpi_pct_min = dmin(into->mpi_pct_min, from->mpi_pct_min);
     into->mpi_pct_max = dmax(into->mpi_pct_max, from->mpi_pct_max);
@@ -302,7 +307,8 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
         for (uint32_t k = 0; k < r->npeers; k++) {
             hp_buf_put_u32(b, (uint32_t)r->peers[k].peer);
             hp_buf_put_u64(b, r->peers[k].count);
-            hp_buf_put_u64(b, r->peers[k].bytes);
+            hp_buf_put_u64(b, r->peers[k].sent);
+            hp_buf_put_u64(b, r->peers[k].recv);
         }
     }
 }
@@ -370,7 +376,8 @@ static int decode_row(reader *rd, hp_agg *a)
     for (uint32_t k = 0; k < r->npeers; k++) {
         r->peers[k].peer = (int32_t)rd_u32(rd);
         r->peers[k].count = rd_u64(rd);
-        r->peers[k].bytes = rd_u64(rd);
+        r->peers[k].sent = rd_u64(rd);
+        r->peers[k].recv = rd_u64(rd);
     }
     return rd->bad ? -1 : 0;
 }
@@ -473,19 +480,27 @@ static uint32_t print_sites(FILE *out, const hp_agg *a, const hp_agg_row *rows,
     return shown;
 }
 
+/* "all", "to 3" (the site only sent to rank 3), "from 3" (only received
+ * from it), "with 3" (both), or "peer 3" when no bytes tell. */
+static void peer_name(char *buf, size_t len, const hp_agg_peer *p)
+{
+    const char *dir = p->sent && p->recv ? "with" : p->sent ? "to" : p->recv ? "from" : "peer";
+    if (p->peer == HP_PEER_ALL)
+        snprintf(buf, len, "all");
+    else
+        snprintf(buf, len, "%s %d", dir, p->peer);
+}
+
 static void print_peers(FILE *out, const hp_agg_row *r)
 {
     char line[512];
     int len = snprintf(line, sizeof line, "hprof:   %s:", r->label);
-    for (uint32_t k = 0; k < r->npeers && len < (int)sizeof line - 40; k++) {
-        char b[32];
-        print_bytes(b, sizeof b, r->peers[k].bytes);
-        if (r->peers[k].peer == HP_PEER_ALL)
-            len += snprintf(line + len, sizeof line - len, "  all: %llu x, %s",
-                            (unsigned long long)r->peers[k].count, b);
-        else
-            len += snprintf(line + len, sizeof line - len, "  ->%d: %llu x, %s",
-                            r->peers[k].peer, (unsigned long long)r->peers[k].count, b);
+    for (uint32_t k = 0; k < r->npeers && len < (int)sizeof line - 48; k++) {
+        char b[32], who[24];
+        print_bytes(b, sizeof b, r->peers[k].sent + r->peers[k].recv);
+        peer_name(who, sizeof who, &r->peers[k]);
+        len += snprintf(line + len, sizeof line - len, "  %s: %llu x, %s", who,
+                        (unsigned long long)r->peers[k].count, b);
     }
     fprintf(out, "%s\n", line);
 }

@@ -427,7 +427,8 @@ static void test_agg_merge_roundtrip(void **state)
     assert_int_equal(r->max_rank, 1);
     assert_int_equal(r->npeers, 2);
     assert_int_equal(r->peers[0].peer, 1); /* most bytes first */
-    assert_int_equal(r->peers[0].bytes, 8000);
+    assert_int_equal(r->peers[0].sent, 8000);
+    assert_int_equal(r->peers[0].recv, 0);
     assert_true(a0.mpi_pct_min == 25.0 && a0.mpi_pct_max == 75.0);
     assert_true(a0.mpi_thread_s == 2.0);
     assert_int_equal(a0.mpi_threads_min, 1);
@@ -472,6 +473,38 @@ static void test_agg_mpi_share_threads(void **state)
     hp_agg_free(&a);
 }
 
+/* The destinations line names the direction of each peer's bytes. */
+static void test_summary_peer_directions(void **state)
+{
+    (void)state;
+    hp_agg_row row = {0};
+    row.label = "MPI_Sendrecv@app.c:7 (main)";
+    row.kind = HP_KIND_COMM;
+    row.count = 4;
+    row.npeers = 5;
+    row.peers[0] = (hp_agg_peer){3, 2, 2048, 2048};
+    row.peers[1] = (hp_agg_peer){2, 1, 0, 2048};
+    row.peers[2] = (hp_agg_peer){1, 1, 1024, 0};
+    row.peers[3] = (hp_agg_peer){HP_PEER_ALL, 1, 8, 8};
+    row.peers[4] = (hp_agg_peer){4, 3, 0, 0};
+    hp_agg a = {0};
+    a.nranks = 1;
+    a.nrows = 1;
+    a.rows = &row;
+    hp_summary_info si = {"app", NULL, 0, 10, 0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    hp_summary_print(out, &a, &si);
+    fclose(out);
+    assert_non_null(strstr(text, "hprof:   MPI_Sendrecv@app.c:7 (main):  with 3: 2 x, 4.0 KiB"
+                                 "  from 2: 1 x, 2.0 KiB  to 1: 1 x, 1.0 KiB  all: 1 x, 16 B"
+                                 "  peer 4: 3 x, 0 B\n"));
+    assert_null(strstr(text, "->"));
+    free(text);
+}
+
 int main(void)
 {
     hp_process_no_exit_report();
@@ -491,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_agg_merge_roundtrip),
         cmocka_unit_test(test_agg_mpi_share_threads),
+        cmocka_unit_test(test_summary_peer_directions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
