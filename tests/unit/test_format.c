@@ -62,7 +62,7 @@ static hp_run_info fixture_run = {2, HP_CLOCK_MONOTONIC, 1e9, 123456789ull, 9876
                                   "./prog", 3, argv_run};
 static hp_rank_data fixture_ranks[2] = {
     {{0, 1, 4242, 0, 4, 100, 200, 5.0, 1.75, 0, "host-a"}, COUNT(strings0), strings0,
-     COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0},
+     COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0, 0, NULL},
     {{1, 2, 4343, HP_RANKF_OVERFLOW, 0, 110, 210, 5.5, 2.5, 17, "host-b"}, COUNT(strings1),
      strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1, COUNT(comms1), comms1,
      COUNT(tasks1), tasks1},
