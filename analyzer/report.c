@@ -135,11 +135,10 @@ static int print_header(const hpq_ctx *ctx)
         " (SELECT COUNT(*) FROM rank), (SELECT MAX(threads) FROM rank),"
         " (SELECT MAX(omp_threads) FROM rank),"
         " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
-        " MIN(p), AVG(p), MAX(p),"
+        " MIN(mpi_pct), AVG(mpi_pct), MAX(mpi_pct), MIN(mpi_threads), MAX(mpi_threads),"
         " (SELECT value FROM run WHERE key = 'nranks'),"
         " (SELECT group_concat(rank, ', ') FROM rank WHERE flags & 4)"
-        " FROM (SELECT CASE WHEN wall > 0 THEN 100.0 * mpi_time / wall ELSE 0 END AS p"
-        " FROM rank)");
+        " FROM rank_mpi");
     if (!t)
         return -1;
     if (t->failed || t->nrows != 1) {
@@ -151,15 +150,21 @@ static int print_header(const hpq_ctx *ctx)
     fprintf(ctx->out, "program:   %s\n", argv);
     fprintf(ctx->out, "ranks:     %lld x %lld threads (recording; OpenMP threads: %lld)\n",
             (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
-    long long run_ranks = c[10].s ? atoll(c[10].s) : c[10].i;
+    long long run_ranks = c[12].s ? atoll(c[12].s) : c[12].i;
     if (run_ranks > c[2].i)
         fprintf(ctx->out, "missing:   records of %lld of %lld ranks are not in this profile%s%s%s\n",
-                run_ranks - c[2].i, run_ranks, c[11].s ? " (MPI_Abort on rank " : "",
-                c[11].s ? c[11].s : "", c[11].s ? ")" : "");
+                run_ranks - c[2].i, run_ranks, c[13].s ? " (MPI_Abort on rank " : "",
+                c[13].s ? c[13].s : "", c[13].s ? ")" : "");
     fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
             c[5].d, c[6].d);
-    fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks\n\n",
-            c[7].d, c[8].d, c[9].d);
+    char threads[48];
+    if (c[10].i == c[11].i)
+        snprintf(threads, sizeof threads, "%lld", (long long)c[11].i);
+    else
+        snprintf(threads, sizeof threads, "%lld-%lld", (long long)c[10].i, (long long)c[11].i);
+    fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks, of wall x "
+                      "threads calling MPI (%s per rank)\n\n",
+            c[7].d, c[8].d, c[9].d, threads);
     hpq_table_free(t);
     return 0;
 }
@@ -379,13 +384,20 @@ int hpq_report_tasks(const hpq_ctx *ctx)
 
 /* ---- communication of one site ---- */
 
+/* One row per peer; `dir` says whether the site sent to it ("to"),
+ * received from it ("from"), both ("with"), or is a collective's whole
+ * communicator ("all"); NULL when no bytes tell (zero-byte messages). */
+
 static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank)
 {
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm.peer";
     char *sql;
     if (asprintf(&sql,
                  "SELECT %sCASE WHEN peer = -1 THEN '*all*' ELSE peer END AS peer,"
-                 " SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
+                 " CASE WHEN peer = -1 THEN 'all'"
+                 "  WHEN SUM(bytes_sent) > 0 AND SUM(bytes_recv) > 0 THEN 'with'"
+                 "  WHEN SUM(bytes_sent) > 0 THEN 'to' WHEN SUM(bytes_recv) > 0 THEN 'from'"
+                 " END AS dir, SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
                  " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
                  " MIN(min) AS min, MAX(max) AS max"
                  " FROM comm WHERE node IN (%s) GROUP BY %s ORDER BY %s",

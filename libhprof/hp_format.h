@@ -88,6 +88,10 @@ enum hp_site_kind {
 #define HP_SITEF_EXCLUDED 8u    /* HPROF_FILTER excluded it: never recorded */
 #define HP_SITEF_THROTTLED 16u  /* only counted after a while (hot and tiny) */
 #define HP_SITEF_ENTRY 32u      /* dynamic site keyed by a function's entry */
+#define HP_SITEF_TAILCALL 64u   /* MPI call site whose return address lies in
+                                   the caller of a function that tail-called
+                                   the MPI function: function, file and line
+                                   are that function's (its tail jump) */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {

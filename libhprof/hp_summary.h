@@ -11,9 +11,12 @@
 
 #define HP_AGG_PEERS 8   /* destinations kept per site */
 
+/* One destination of a site: world rank (HP_PEER_ALL: a collective's
+ * whole communicator), transfers, and the bytes each way, which say
+ * whether the site sent to it, received from it, or both. */
 typedef struct hp_agg_peer {
     int32_t peer;
-    uint64_t count, bytes;
+    uint64_t count, sent, recv;
 } hp_agg_peer;
 
 typedef struct hp_agg_row {
@@ -32,7 +35,11 @@ typedef struct hp_agg_row {
 typedef struct hp_agg {
     uint32_t nranks, threads_max, omp_threads_max;
     double wall_max, wall_sum;
+    /* A rank's MPI share: its MPI time (thread-seconds) over wall x the
+     * threads that made MPI calls, in percent; never above 100. */
     double mpi_pct_min, mpi_pct_max, mpi_pct_sum;
+    double mpi_thread_s;      /* MPI time summed over ranks, thread-seconds */
+    uint32_t mpi_threads_min, mpi_threads_max;  /* threads calling MPI per rank */
     uint64_t overflow_events;
     uint32_t overflow_ranks;  /* ranks that reached HPROF_MAX_NODES */
     double omp_wait, omp_thread_time;  /* OpenMP waits; threads x wall */

@@ -1,6 +1,8 @@
 /*
  * resolve.c - address to function/file/line with libdw's Dwfl interface
- * over the live process.
+ * over the live process.  An MPI call site whose call went through a
+ * function that tail-called the MPI function (hp_tailcall.h) is named
+ * after that function, at the line of its tail jump.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 #include "hp_resolve.h"
 #include "hp_site.h"
+#include "hp_tailcall.h"
 
 static char *find_debuginfo_path;
 static const Dwfl_Callbacks proc_callbacks = {
@@ -24,9 +27,6 @@ static char *base_name_dup(const char *path)
     return strdup(slash ? slash + 1 : path ? path : "?");
 }
 
-/* The innermost function around pc, inlined ones included: a call in a
- * function the compiler inlined into main belongs to that function.
- * NULL when there is no debug information. */
 /* The compile unit around pc.  The address index (.debug_aranges) is the
  * fast way, but clang emits none by default: then the units are searched
  * one by one. */
@@ -41,6 +41,9 @@ static Dwarf_Die *unit_of(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
     return NULL;
 }
 
+/* The innermost function around pc, inlined ones included: a call in a
+ * function the compiler inlined into main belongs to that function.
+ * NULL when there is no debug information. */
 static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     Dwarf_Addr bias = 0;
@@ -75,6 +78,22 @@ static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
     return dwarf_linesrc(l, NULL, NULL);
 }
 
+/* For an MPI call site reached through a tail call: the address to name
+ * it by (the tail jump, else the entry of the function that made it) and
+ * its module.  0 for every other site. */
+static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
+{
+    hp_tailcall tc;
+    if (s->kind != HP_KIND_COMM || (s->flags & HP_SITEF_ENTRY) || !s->name ||
+        !hp_tailcall_find(dwfl, s->addr, s->name, &tc))
+        return 0;
+    Dwarf_Addr pc = tc.jump ? tc.jump : tc.func;
+    if (!(*mod = dwfl_addrmodule(dwfl, pc)))
+        return 0;
+    s->flags |= HP_SITEF_TAILCALL;
+    return pc;
+}
+
 static int resolve_one(Dwfl *dwfl, hp_site *s)
 {
     /* A return address points after the call, so the call is one byte
@@ -90,6 +109,14 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     const char *mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
     s->module = base_name_dup(mname);
     s->offset = (uint64_t)(s->addr - start);
+    /* The module and offset stay those of the return address (the site's
+     * identity); function, file and line may move to a tail-calling one. */
+    Dwfl_Module *tail_mod = NULL;
+    Dwarf_Addr tail_pc = tail_call_pc(dwfl, s, &tail_mod);
+    if (tail_pc) {
+        pc = tail_pc;
+        mod = tail_mod;
+    }
     s->func = (s->flags & HP_SITEF_ENTRY) ? NULL : innermost_function(mod, pc);
     if (!s->func) {
         const char *fn = dwfl_module_addrname(mod, pc);

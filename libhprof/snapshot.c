@@ -232,6 +232,29 @@ double hp_rank_mpi_time(const hp_rank_data *rd)
     return sum;
 }
 
+/* Threads that made an MPI call (recorded a communication node): what a
+ * rank's MPI time, in thread-seconds, is shared out over. */
+uint32_t hp_rank_mpi_threads(const hp_rank_data *rd)
+{
+    uint32_t nt = 0, count = 0;
+    for (uint32_t i = 0; i < rd->nnodes; i++)
+        if (rd->nodes[i].thread >= nt)
+            nt = rd->nodes[i].thread + 1;
+    unsigned char *seen = calloc(nt ? nt : 1, 1);
+    if (!seen)
+        return 0;
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        const hp_node_rec *n = &rd->nodes[i];
+        if (n->count && n->site < rd->nsites && rd->sites[n->site].kind == HP_KIND_COMM &&
+            !seen[n->thread]) {
+            seen[n->thread] = 1;
+            count++;
+        }
+    }
+    free(seen);
+    return count;
+}
+
 static int snapshot_tasks(hp_rank_data *rd, uint64_t start_ticks)
 {
     uint32_t nt = hp_thread_count();

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "hp_snapshot.h"
 #include "hp_summary.h"
 
 /* ---- building ---- */
@@ -64,24 +65,27 @@ static hp_agg_row *add_row(hp_agg *a, const char *label, uint32_t kind)
 static int peer_cmp(const void *x, const void *y)
 {
     const hp_agg_peer *a = x, *b = y;
-    if (a->bytes != b->bytes)
-        return a->bytes < b->bytes ? 1 : -1;
+    uint64_t abytes = a->sent + a->recv, bbytes = b->sent + b->recv;
+    if (abytes != bbytes)
+        return abytes < bbytes ? 1 : -1;
     if (a->count != b->count)
         return a->count < b->count ? 1 : -1;
     return a->peer - b->peer;
 }
 
-/* Adds (peer, count, bytes) to the row's peer list, keeping the largest. */
-static void add_peer(hp_agg_row *r, int32_t peer, uint64_t count, uint64_t bytes)
+/* Adds a destination's transfers and bytes to the row's peer list,
+ * keeping the ones with the most bytes. */
+static void add_peer(hp_agg_row *r, const hp_agg_peer *add)
 {
     for (uint32_t i = 0; i < r->npeers; i++)
-        if (r->peers[i].peer == peer) {
-            r->peers[i].count += count;
-            r->peers[i].bytes += bytes;
+        if (r->peers[i].peer == add->peer) {
+            r->peers[i].count += add->count;
+            r->peers[i].sent += add->sent;
+            r->peers[i].recv += add->recv;
             qsort(r->peers, r->npeers, sizeof r->peers[0], peer_cmp);
             return;
         }
-    hp_agg_peer p = {peer, count, bytes};
+    hp_agg_peer p = *add;
     if (r->npeers < HP_AGG_PEERS)
         r->peers[r->npeers++] = p;
     else if (peer_cmp(&p, &r->peers[HP_AGG_PEERS - 1]) < 0)
@@ -129,8 +133,10 @@ static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
         r->tran += c->tran;
         r->sync += c->sync;
         r->bytes += c->bytes_sent + c->bytes_recv;
-        if (c->peer != HP_PEER_ALL || s->flags & HP_SITEF_COLLECTIVE)
-            add_peer(r, c->peer, c->count, c->bytes_sent + c->bytes_recv);
+        if (c->peer != HP_PEER_ALL || s->flags & HP_SITEF_COLLECTIVE) {
+            hp_agg_peer p = {c->peer, c->count, c->bytes_sent, c->bytes_recv};
+            add_peer(r, &p);
+        }
     }
     return 0;
 }
@@ -195,9 +201,12 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
     }
     for (uint32_t i = 0; i < a->nrows; i++)
         a->rows[i].max_rank = rd->info.rank;
+    uint32_t mpi_threads = hp_rank_mpi_threads(rd);
     double wall = rd->info.wall > 0 ? rd->info.wall : 1e-9;
-    double pct = 100.0 * rd->info.mpi_time / wall;
+    double pct = mpi_threads ? 100.0 * rd->info.mpi_time / (wall * mpi_threads) : 0.0;
     a->nranks = 1;
+    a->mpi_thread_s = rd->info.mpi_time;
+    a->mpi_threads_min = a->mpi_threads_max = mpi_threads;
     a->threads_max = rd->info.threads;
     a->omp_threads_max = rd->info.omp_threads;
     a->wall_max = a->wall_sum = rd->info.wall;
@@ -236,11 +245,16 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
         r->sync += f->sync;
         r->bytes += f->bytes;
         for (uint32_t k = 0; k < f->npeers; k++)
-            add_peer(r, f->peers[k].peer, f->peers[k].count, f->peers[k].bytes);
+            add_peer(r, &f->peers[k]);
     }
     into->mpi_pct_min = dmin(into->mpi_pct_min, from->mpi_pct_min);
     into->mpi_pct_max = dmax(into->mpi_pct_max, from->mpi_pct_max);
     into->mpi_pct_sum += from->mpi_pct_sum;
+    into->mpi_thread_s += from->mpi_thread_s;
+    if (from->mpi_threads_min < into->mpi_threads_min)
+        into->mpi_threads_min = from->mpi_threads_min;
+    if (from->mpi_threads_max > into->mpi_threads_max)
+        into->mpi_threads_max = from->mpi_threads_max;
     into->wall_max = dmax(into->wall_max, from->wall_max);
     into->wall_sum += from->wall_sum;
     if (from->threads_max > into->threads_max)
@@ -268,6 +282,9 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
     hp_buf_put_f64(b, a->mpi_pct_min);
     hp_buf_put_f64(b, a->mpi_pct_max);
     hp_buf_put_f64(b, a->mpi_pct_sum);
+    hp_buf_put_f64(b, a->mpi_thread_s);
+    hp_buf_put_u32(b, a->mpi_threads_min);
+    hp_buf_put_u32(b, a->mpi_threads_max);
     hp_buf_put_u64(b, a->overflow_events);
     hp_buf_put_u32(b, a->overflow_ranks);
     hp_buf_put_f64(b, a->omp_wait);
@@ -290,7 +307,8 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
         for (uint32_t k = 0; k < r->npeers; k++) {
             hp_buf_put_u32(b, (uint32_t)r->peers[k].peer);
             hp_buf_put_u64(b, r->peers[k].count);
-            hp_buf_put_u64(b, r->peers[k].bytes);
+            hp_buf_put_u64(b, r->peers[k].sent);
+            hp_buf_put_u64(b, r->peers[k].recv);
         }
     }
 }
@@ -358,7 +376,8 @@ static int decode_row(reader *rd, hp_agg *a)
     for (uint32_t k = 0; k < r->npeers; k++) {
         r->peers[k].peer = (int32_t)rd_u32(rd);
         r->peers[k].count = rd_u64(rd);
-        r->peers[k].bytes = rd_u64(rd);
+        r->peers[k].sent = rd_u64(rd);
+        r->peers[k].recv = rd_u64(rd);
     }
     return rd->bad ? -1 : 0;
 }
@@ -375,6 +394,9 @@ int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
     a->mpi_pct_min = rd_f64(&rd);
     a->mpi_pct_max = rd_f64(&rd);
     a->mpi_pct_sum = rd_f64(&rd);
+    a->mpi_thread_s = rd_f64(&rd);
+    a->mpi_threads_min = rd_u32(&rd);
+    a->mpi_threads_max = rd_u32(&rd);
     a->overflow_events = rd_u64(&rd);
     a->overflow_ranks = rd_u32(&rd);
     a->omp_wait = rd_f64(&rd);
@@ -458,26 +480,49 @@ static uint32_t print_sites(FILE *out, const hp_agg *a, const hp_agg_row *rows,
     return shown;
 }
 
+/* "all", "to 3" (the site only sent to rank 3), "from 3" (only received
+ * from it), "with 3" (both), or "peer 3" when no bytes tell. */
+static void peer_name(char *buf, size_t len, const hp_agg_peer *p)
+{
+    const char *dir = p->sent && p->recv ? "with" : p->sent ? "to" : p->recv ? "from" : "peer";
+    if (p->peer == HP_PEER_ALL)
+        snprintf(buf, len, "all");
+    else
+        snprintf(buf, len, "%s %d", dir, p->peer);
+}
+
 static void print_peers(FILE *out, const hp_agg_row *r)
 {
     char line[512];
     int len = snprintf(line, sizeof line, "hprof:   %s:", r->label);
-    for (uint32_t k = 0; k < r->npeers && len < (int)sizeof line - 40; k++) {
-        char b[32];
-        print_bytes(b, sizeof b, r->peers[k].bytes);
-        if (r->peers[k].peer == HP_PEER_ALL)
-            len += snprintf(line + len, sizeof line - len, "  all: %llu x, %s",
-                            (unsigned long long)r->peers[k].count, b);
-        else
-            len += snprintf(line + len, sizeof line - len, "  ->%d: %llu x, %s",
-                            r->peers[k].peer, (unsigned long long)r->peers[k].count, b);
+    for (uint32_t k = 0; k < r->npeers && len < (int)sizeof line - 48; k++) {
+        char b[32], who[24];
+        print_bytes(b, sizeof b, r->peers[k].sent + r->peers[k].recv);
+        peer_name(who, sizeof who, &r->peers[k]);
+        len += snprintf(line + len, sizeof line - len, "  %s: %llu x, %s", who,
+                        (unsigned long long)r->peers[k].count, b);
     }
     fprintf(out, "%s\n", line);
 }
 
-void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
+/* The MPI share names its denominator: each rank's MPI time (summed over
+ * its threads) over its wall time times the threads that called MPI. */
+static void print_mpi_share(FILE *out, const hp_agg *a)
 {
     double nr = a->nranks ? a->nranks : 1;
+    char threads[32];
+    if (a->mpi_threads_min == a->mpi_threads_max)
+        snprintf(threads, sizeof threads, "%u", a->mpi_threads_max);
+    else
+        snprintf(threads, sizeof threads, "%u-%u", a->mpi_threads_min, a->mpi_threads_max);
+    fprintf(out, "hprof: MPI time %.1f%% of wall x threads calling MPI (%s per rank; "
+                 "%.4f thread-s in MPI; min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
+            a->mpi_pct_sum / nr, threads, a->mpi_thread_s, a->mpi_pct_min, a->mpi_pct_sum / nr,
+            a->mpi_pct_max);
+}
+
+void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
+{
     int comm = 0;
     for (uint32_t i = 0; i < a->nrows; i++)
         comm |= is_comm(&a->rows[i]);
@@ -501,8 +546,7 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
                 a->omp_thread_time > 0 ? 100.0 * a->omp_wait / a->omp_thread_time : 0.0,
                 a->omp_wait);
     if (comm) {
-        fprintf(out, "hprof: MPI time %.1f%% of wall (min %.1f%%  mean %.1f%%  max %.1f%% over ranks)\n",
-                a->mpi_pct_sum / nr, a->mpi_pct_min, a->mpi_pct_sum / nr, a->mpi_pct_max);
+        print_mpi_share(out, a);
         if (!si->coll_sync)
             fprintf(out, "hprof: collectives: all time counted as transmission "
                          "(HPROF_COLL_SYNC=1 separates the wait for the last rank)\n");

@@ -86,7 +86,7 @@ if [ "$RC" = 77 ]; then
     skipped "threads: request tracking" "MPI_THREAD_MULTIPLE not provided"
 elif ran_ok mt; then
     db=$PROFILE
-    echo "# threads: 2 ranks x 4 threads x 7 x $NI operations took ${elapsed} s (5 s on an idle 2-core VM)"
+    echo "# threads: 2 ranks x 4 threads x 7 x $NI operations took ${elapsed} s"
     # Per thread: (Isend count, bytes sent by the thread, Irecv count, bytes of
     # the partner's receives it completed).  Thread t sends 4*S(t) bytes,
     # S(t) = NI/5*15*(t+1) ints; its partner is t^1.

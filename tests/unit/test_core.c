@@ -427,10 +427,82 @@ static void test_agg_merge_roundtrip(void **state)
     assert_int_equal(r->max_rank, 1);
     assert_int_equal(r->npeers, 2);
     assert_int_equal(r->peers[0].peer, 1); /* most bytes first */
-    assert_int_equal(r->peers[0].bytes, 8000);
+    assert_int_equal(r->peers[0].sent, 8000);
+    assert_int_equal(r->peers[0].recv, 0);
     assert_true(a0.mpi_pct_min == 25.0 && a0.mpi_pct_max == 75.0);
+    assert_true(a0.mpi_thread_s == 2.0);
+    assert_int_equal(a0.mpi_threads_min, 1);
+    assert_int_equal(a0.mpi_threads_max, 1);
     hp_agg_free(&a0);
     hp_agg_free(&back);
+}
+
+/* Four threads each 1.5 s in MPI during a 2 s run, and a fifth that only
+ * ran OpenMP: the share is 6 thread-s over 2 s x 4 threads = 75%, not
+ * 300% of the wall. */
+static void test_agg_mpi_share_threads(void **state)
+{
+    (void)state;
+    hp_rank_data rd;
+    hp_agg a;
+    make_rank(&rd, 0, 1.5, 1, 800);
+    static hp_site_rec sites[4];
+    memcpy(sites, rd.sites, 3 * sizeof sites[0]);
+    sites[3].id = 3;
+    sites[3].kind = HP_KIND_OMP;
+    sites[3].name = 2;
+    rd.sites = sites;
+    rd.nsites = 4;
+    static hp_node_rec nodes[10];
+    memset(nodes, 0, sizeof nodes);
+    for (uint32_t t = 0; t < 5; t++) {
+        nodes[2 * t] = (hp_node_rec){2 * t, HP_NONE, 0, t, 0, 0, 0, 0};
+        nodes[2 * t + 1] = (hp_node_rec){2 * t + 1, 2 * t, t < 4 ? 2 : 3, t, 10, 1.5, 0, 0};
+    }
+    rd.nodes = nodes;
+    rd.nnodes = 10;
+    rd.info.threads = 5;
+    assert_int_equal(hp_rank_mpi_threads(&rd), 4);
+    rd.info.mpi_time = hp_rank_mpi_time(&rd);
+    assert_true(rd.info.mpi_time == 6.0);
+    assert_int_equal(hp_agg_from_rank(&a, &rd), 0);
+    assert_true(a.mpi_pct_min == 75.0 && a.mpi_pct_max == 75.0);
+    assert_int_equal(a.mpi_threads_min, 4);
+    assert_int_equal(a.mpi_threads_max, 4);
+    assert_true(a.mpi_thread_s == 6.0);
+    hp_agg_free(&a);
+}
+
+/* The destinations line names the direction of each peer's bytes. */
+static void test_summary_peer_directions(void **state)
+{
+    (void)state;
+    hp_agg_row row = {0};
+    row.label = "MPI_Sendrecv@app.c:7 (main)";
+    row.kind = HP_KIND_COMM;
+    row.count = 4;
+    row.npeers = 5;
+    row.peers[0] = (hp_agg_peer){3, 2, 2048, 2048};
+    row.peers[1] = (hp_agg_peer){2, 1, 0, 2048};
+    row.peers[2] = (hp_agg_peer){1, 1, 1024, 0};
+    row.peers[3] = (hp_agg_peer){HP_PEER_ALL, 1, 8, 8};
+    row.peers[4] = (hp_agg_peer){4, 3, 0, 0};
+    hp_agg a = {0};
+    a.nranks = 1;
+    a.nrows = 1;
+    a.rows = &row;
+    hp_summary_info si = {"app", NULL, 0, 10, 0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    hp_summary_print(out, &a, &si);
+    fclose(out);
+    assert_non_null(strstr(text, "hprof:   MPI_Sendrecv@app.c:7 (main):  with 3: 2 x, 4.0 KiB"
+                                 "  from 2: 1 x, 2.0 KiB  to 1: 1 x, 1.0 KiB  all: 1 x, 16 B"
+                                 "  peer 4: 3 x, 0 B\n"));
+    assert_null(strstr(text, "->"));
+    free(text);
 }
 
 int main(void)
@@ -451,6 +523,8 @@ int main(void)
         cmocka_unit_test_setup(test_task_trace_ring, fresh_records),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_agg_merge_roundtrip),
+        cmocka_unit_test(test_agg_mpi_share_threads),
+        cmocka_unit_test(test_summary_peer_directions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

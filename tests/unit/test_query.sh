@@ -80,18 +80,27 @@ expect_out sql "site,label,calls,time
     $QUERY "$dir/p.db" --sql "SELECT site, label, calls, time FROM site_time
         WHERE kind IN ('procedure', 'comm') ORDER BY time DESC LIMIT 2" --format csv
 
-expect_out comm "peer,count,bytes_sent,bytes_recv,tran,sync,min,max
-*all*,4,32,32,0.75,0.75,0.125,0.5
-0,1,100,0,0.125,0.125,0.125,0.125
-1,5,5000,0,1,0.5,0.1,0.3" $QUERY "$dir/p.db" --comm main --format csv
+# MPI share per rank: rank 1's second thread made no MPI call, so both
+# ranks divide by 1 thread x wall (2 s of 10, 3 s of 12).
+expect_out rank-mpi "rank,wall,mpi_time,mpi_threads,mpi_pct
+0,10,2,1,20
+1,12,3,1,25" $QUERY "$dir/p.db" --sql "SELECT * FROM rank_mpi ORDER BY rank" --format csv
 
-expect_out comm-by-rank "rank,peer,count,bytes_sent,bytes_recv,tran,sync,min,max
-0,1,5,5000,0,1,0.5,0.1,0.3
-1,0,1,100,0,0.125,0.125,0.125,0.125" \
+expect_out comm "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max
+*all*,all,4,32,32,0.75,0.75,0.125,0.5
+0,to,1,100,0,0.125,0.125,0.125,0.125
+1,to,5,5000,0,1,0.5,0.1,0.3" $QUERY "$dir/p.db" --comm main --format csv
+
+expect_out comm-by-rank "rank,peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max
+0,1,to,5,5000,0,1,0.5,0.1,0.3
+1,0,to,1,100,0,0.125,0.125,0.125,0.125" \
     $QUERY "$dir/p.db" --comm MPI_Send --by-rank --format csv
 
-expect_out comm-file-line "peer,count,bytes_sent,bytes_recv,tran,sync,min,max
-0,1,100,0,0.125,0.125,0.125,0.125" $QUERY "$dir/p.db" --comm /src/app.c:60 --format csv
+expect_out comm-file-line "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max
+0,to,1,100,0,0.125,0.125,0.125,0.125" $QUERY "$dir/p.db" --comm /src/app.c:60 --format csv
+
+expect_out comm-from "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max
+0,from,5,0,5000,1.25,0.75,0.2,0.3" $QUERY "$dir/p.db" --comm MPI_Recv --format csv
 
 expect_out ranks "rank,calls,time,tran,sync
 0,5,6,0,0

@@ -1,0 +1,30 @@
+/*
+ * hp_tailcall.h - finds the function that reached an MPI call by a tail
+ * call.  A wrapper `void f(...) { MPI_Allreduce(...); }` built with -O2
+ * ends in `jmp MPI_Allreduce`: f's frame is gone when hprof's wrapper
+ * runs, so the return address it sees lies in f's caller.  The call
+ * instruction just before that return address then goes to f, not to the
+ * MPI function: f is what the site should be named after, at the line of
+ * its tail jump.  x86-64 only; elsewhere nothing is ever found.
+ */
+#ifndef HP_TAILCALL_H
+#define HP_TAILCALL_H
+
+#include <stdint.h>
+#include <elfutils/libdwfl.h>
+
+typedef struct hp_tailcall {
+    uintptr_t func;   /* entry of the function the call instruction went to */
+    uintptr_t jump;   /* its jump to the MPI function; 0 when none was found */
+} hp_tailcall;
+
+/* `ra` is the return address of a call that ended in hprof's wrapper of
+ * MPI function `callee`.  Returns 1 and fills *tc when the call
+ * instruction before ra went (directly, through a PLT stub or a GOT slot)
+ * to another function, which must then have tail-called `callee`.  Returns
+ * 0 when it went to `callee` itself, or the call is indirect, cannot be
+ * decoded, or its target is not the start of a known function.  Reads only
+ * inside the segments of loaded modules (code only from executable ones). */
+int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *tc);
+
+#endif
