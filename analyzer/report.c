@@ -377,12 +377,13 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm.peer";
     char *sql;
     if (asprintf(&sql,
-                 "SELECT %sCASE WHEN peer = -1 THEN '*all*' ELSE peer END AS peer,"
+                 "SELECT %sCASE peer WHEN %d THEN '*all*' WHEN %d THEN 'file' ELSE peer END AS peer,"
                  " SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
                  " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
                  " MIN(min) AS min, MAX(max) AS max"
                  " FROM comm WHERE node IN (%s) GROUP BY %s ORDER BY %s",
-                 by_rank ? "rank, " : "", sel->nodes, group, group) < 0) {
+                 by_rank ? "rank, " : "", HP_PEER_ALL, HP_PEER_FILE, sel->nodes, group,
+                 group) < 0) {
         oom(ctx);
         return NULL;
     }

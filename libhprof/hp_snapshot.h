@@ -14,7 +14,8 @@
  * Returns 0, or -1 when memory ran out. */
 int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks);
 
-/* Time of the communication nodes of rd: the rank's MPI time. */
+/* Time of the outermost MPI nodes of rd (communication statements and
+ * local MPI calls, HP_SITEF_MPI): the rank's MPI time. */
 double hp_rank_mpi_time(const hp_rank_data *rd);
 
 #endif

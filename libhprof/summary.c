@@ -465,8 +465,9 @@ static void print_peers(FILE *out, const hp_agg_row *r)
     for (uint32_t k = 0; k < r->npeers && len < (int)sizeof line - 40; k++) {
         char b[32];
         print_bytes(b, sizeof b, r->peers[k].bytes);
-        if (r->peers[k].peer == HP_PEER_ALL)
-            len += snprintf(line + len, sizeof line - len, "  all: %llu x, %s",
+        if (r->peers[k].peer == HP_PEER_ALL || r->peers[k].peer == HP_PEER_FILE)
+            len += snprintf(line + len, sizeof line - len, "  %s: %llu x, %s",
+                            r->peers[k].peer == HP_PEER_ALL ? "all" : "file",
                             (unsigned long long)r->peers[k].count, b);
         else
             len += snprintf(line + len, sizeof line - len, "  ->%d: %llu x, %s",
