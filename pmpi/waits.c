@@ -44,7 +44,9 @@ static void record_completion(hp_thread *t, const hp_req_info *in,
     int cancelled = 0;
     uint32_t node = completing_node(t, in);
     uint64_t ticks = in->post_ticks + share;
-    if (in->kind != HP_REQ_KNOWN) {
+    /* Only point-to-point requests are ever cancelled here: Open MPI 4.1's
+     * MPI-IO leaves the cancelled field of its statuses unset. */
+    if (in->kind == HP_REQ_SEND || in->kind == HP_REQ_RECV) {
         PMPI_Test_cancelled(st, &cancelled);
         if (cancelled)
             return;
