@@ -19,5 +19,6 @@ include tests/omp/local.mk
 include tests/ompt/local.mk
 include tests/pomp2/local.mk
 include tests/tasks/local.mk
+include tests/io/local.mk
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh
