@@ -81,7 +81,8 @@ static const char *const view_sql =
     " ELSE 0.0 END AS mpi_pct"
     " FROM (SELECT r.rank AS rank, r.wall AS wall, r.mpi_time AS mpi_time,"
     "  (SELECT COUNT(DISTINCT st.thread) FROM stat st JOIN node n ON n.id = st.node"
-    "   JOIN site s ON s.id = n.site WHERE st.rank = r.rank AND s.kind = 'comm'"
+    "   JOIN site s ON s.id = n.site WHERE st.rank = r.rank"
+    "   AND (s.kind = 'comm' OR (s.flags & 128) != 0)"
     "   AND st.count > 0) AS mpi_threads FROM rank r);\n"
     /* The static line tables of the seed paper, as views of `site`:
      * procedure line or loop line -> the lines directly inside it. */

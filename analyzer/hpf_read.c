@@ -215,9 +215,9 @@ static int check_preamble(reader *r, hpf_profile *out)
         return fail(r, 0, "bad magic: not an hprof profile");
     }
     out->version = hp_get_u32(r->data + 8);
-    if (out->version != HP_FORMAT_VERSION)
-        return fail(r, 8, "unsupported format version %u (this reader supports %u)",
-                    out->version, HP_FORMAT_VERSION);
+    if (out->version < HP_FORMAT_MIN_VERSION || out->version > HP_FORMAT_VERSION)
+        return fail(r, 8, "unsupported format version %u (this reader supports %u to %u)",
+                    out->version, HP_FORMAT_MIN_VERSION, HP_FORMAT_VERSION);
     return 0;
 }
 
@@ -420,7 +420,8 @@ static int check_comm(reader *r, size_t at, const hp_rank_data *rd, uint32_t ran
     if (c->node >= rd->nnodes)
         return fail(r, at, "comm record %u of rank %u: node %u out of range (%u nodes)", i,
                     rank, c->node, rd->nnodes);
-    if (c->peer != HP_PEER_ALL && (c->peer < 0 || (uint32_t)c->peer >= nranks))
+    if (c->peer != HP_PEER_ALL && c->peer != HP_PEER_FILE &&
+        (c->peer < 0 || (uint32_t)c->peer >= nranks))
         return fail(r, at, "comm record %u of rank %u: peer %d out of range (%u ranks)", i,
                     rank, (int)c->peer, nranks);
     return 0;

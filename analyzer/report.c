@@ -384,24 +384,27 @@ int hpq_report_tasks(const hpq_ctx *ctx)
 
 /* ---- communication of one site ---- */
 
-/* One row per peer; `dir` says whether the site sent to it ("to"),
- * received from it ("from"), both ("with"), or is a collective's whole
- * communicator ("all"); NULL when no bytes tell (zero-byte messages). */
+/* One row per peer (a world rank, '*all*' for a collective's whole
+ * communicator, 'file' for MPI-IO); `dir` says whether the site sent to it
+ * ("to"; for a file: wrote), received from it ("from"; read), both
+ * ("with"), or is a collective ("all"); NULL when no bytes tell (zero-byte
+ * messages). */
 
 static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank)
 {
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm.peer";
     char *sql;
     if (asprintf(&sql,
-                 "SELECT %sCASE WHEN peer = -1 THEN '*all*' ELSE peer END AS peer,"
-                 " CASE WHEN peer = -1 THEN 'all'"
+                 "SELECT %sCASE peer WHEN %d THEN '*all*' WHEN %d THEN 'file' ELSE peer END AS peer,"
+                 " CASE WHEN peer = %d THEN 'all'"
                  "  WHEN SUM(bytes_sent) > 0 AND SUM(bytes_recv) > 0 THEN 'with'"
                  "  WHEN SUM(bytes_sent) > 0 THEN 'to' WHEN SUM(bytes_recv) > 0 THEN 'from'"
                  " END AS dir, SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
                  " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
                  " MIN(min) AS min, MAX(max) AS max"
                  " FROM comm WHERE node IN (%s) GROUP BY %s ORDER BY %s",
-                 by_rank ? "rank, " : "", sel->nodes, group, group) < 0) {
+                 by_rank ? "rank, " : "", HP_PEER_ALL, HP_PEER_FILE, HP_PEER_ALL, sel->nodes, group,
+                 group) < 0) {
         oom(ctx);
         return NULL;
     }

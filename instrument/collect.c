@@ -9,6 +9,7 @@
  * loop, unevaluated contexts, loops bound by collapse) is kept with a
  * reason instead of a probe.
  */
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "hpi.h"
 #include "hprof_probe.h"
 #include "hp_filter.h"
+#include "instrument/hpi_mpi_kinds.h"
 
 #define HPI_NONE ((size_t)-1)
 
@@ -253,30 +255,14 @@ static int hpi_add_site(hpi_walk *w, int kind, const char *name, size_t s, size_
     return (int)u->nsites++;
 }
 
-/* MPI functions that only query or set up local state: not communication. */
-static int hpi_mpi_local(const char *name)
+/* Is name in the NULL-terminated list (entries may be globs)? */
+static int hpi_listed(const char *const *list, const char *name)
 {
-    static const char *const local[] = {
-        "MPI_Init*", "MPI_Finalize", "MPI_Initialized", "MPI_Finalized",
-        "MPI_Pcontrol", "MPI_Wtime", "MPI_Wtick", "MPI_Comm_rank",
-        "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
-        "MPI_Get_count", "MPI_Get_elements*", "MPI_Type_*", "MPI_Group_*",
-        "MPI_Op_*", "MPI_Info_*", "MPI_Errhandler_*", "MPI_Error_*",
-        "MPI_Get_processor_name", "MPI_Get_version", "MPI_Get_library_version",
-        "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Get_address",
-        "MPI_Address", "MPI_Comm_get_name", "MPI_Comm_set_name",
-        "MPI_Comm_get_attr", "MPI_Comm_set_attr", "MPI_Comm_delete_attr",
-        "MPI_Comm_set_errhandler", "MPI_Comm_get_errhandler",
-        "MPI_Status_*", "MPI_Alloc_mem", "MPI_Free_mem", "MPI_Aint_*", NULL
-    };
     int i;
 
-    for (i = 0; local[i]; i++) {
-        size_t n = strlen(local[i]);
-        if (local[i][n - 1] == '*' ? strncmp(name, local[i], n - 1) == 0
-                                   : strcmp(name, local[i]) == 0)
+    for (i = 0; list[i]; i++)
+        if (fnmatch(list[i], name, 0) == 0)
             return 1;
-    }
     return 0;
 }
 
@@ -290,8 +276,14 @@ static int hpi_call_kind(hpi_walk *w, const char *name)
             return HPROF_SITE_COMM;
     if (strncmp(name, "PMPI_", 5) == 0 || strncmp(name, "__builtin", 9) == 0)
         return 0;
-    if (strncmp(name, "MPI_", 4) == 0)
-        return hpi_mpi_local(name) ? 0 : HPROF_SITE_COMM;
+    if (strncmp(name, "MPI_", 4) == 0) {
+        /* From the wrappers' spec: local calls (queries, datatypes, groups,
+         * ...) are call statements; MPI_Init*, MPI_Finalize, MPI_Wtime and
+         * the other unrecorded ones get no site. */
+        if (hpi_listed(hpi_mpi_nosite, name))
+            return 0;
+        return hpi_listed(hpi_mpi_calls, name) ? HPROF_SITE_CALL : HPROF_SITE_COMM;
+    }
     return HPROF_SITE_CALL;
 }
 

@@ -7,8 +7,17 @@ bin_PROGRAMS += instrument/hprof-instrument
 instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/source.c instrument/collect.c instrument/emit.c \
 	instrument/omp.c instrument/control.c
+nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcore.la $(CLANG_LIBS)
 bin_SCRIPTS += instrument/hprof-cc
+# Which MPI calls are call statements (spec KIND local) and which get no
+# site: generated from the one spec table of the MPI wrappers.
+BUILT_SOURCES += instrument/hpi_mpi_kinds.h
+CLEANFILES += instrument/hpi_mpi_kinds.h
+instrument/hpi_mpi_kinds.h: $(top_srcdir)/pmpi/mpi_spec.txt $(top_srcdir)/pmpi/gen_wrappers.py \
+		$(top_srcdir)/pmpi/mpi_coverage.py
+	$(AM_V_GEN)mkdir -p instrument && $(PYTHON3) $(top_srcdir)/pmpi/gen_wrappers.py \
+		--instrument $(top_srcdir)/pmpi/mpi_spec.txt $@
 include tests/instrument/local.mk
 endif

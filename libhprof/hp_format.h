@@ -40,7 +40,11 @@
 
 #define HP_FORMAT_MAGIC "\x89HPF\r\n\x1a\n"
 #define HP_FORMAT_MAGIC_LEN 8
-#define HP_FORMAT_VERSION 2u
+#define HP_FORMAT_VERSION 3u
+/* Oldest version a reader accepts.  Version 3 added the peer HP_PEER_FILE
+ * and the site flag HP_SITEF_MPI; a version 2 file is a version 3 file
+ * that uses neither. */
+#define HP_FORMAT_MIN_VERSION 2u
 #define HP_PREAMBLE_LEN 16u
 #define HP_SECTION_HEADER_LEN 16u
 
@@ -92,6 +96,9 @@ enum hp_site_kind {
                                    the caller of a function that tail-called
                                    the MPI function: function, file and line
                                    are that function's (its tail jump) */
+#define HP_SITEF_MPI 128u       /* an MPI call that is not communication (a
+                                   call site named MPI_Xxx: a local query,
+                                   datatype, group, ...); its time is MPI time */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {
@@ -125,7 +132,11 @@ typedef struct hp_node_rec {
 #define HP_NODE_REC_LEN 48u
 
 /* Communication of one node with one peer: 64 bytes.  peer is a world
- * rank, or HP_PEER_ALL for the time of a collective. */
+ * rank, HP_PEER_ALL for the time of a collective, or HP_PEER_FILE for
+ * MPI-IO: every read or write of a file is one transfer with the peer
+ * "file", reads counted in bytes_recv and writes in bytes_sent, with the
+ * bytes the status reports (a read past the end of the file counts what it
+ * got, not what it asked for). */
 typedef struct hp_comm_rec {
     uint32_t node;
     int32_t peer;
@@ -139,6 +150,7 @@ typedef struct hp_comm_rec {
 } hp_comm_rec;
 #define HP_COMM_REC_LEN 64u
 #define HP_PEER_ALL (-1)
+#define HP_PEER_FILE (-2)
 
 /* One event of the task timeline: 48 bytes.  A task instance is
  * identified within its rank by id = (creating thread + 1) << 40 | the

@@ -14,8 +14,9 @@
  * Returns 0, or -1 when memory ran out. */
 int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks);
 
-/* Time of the outermost communication nodes of rd, summed over its
- * threads: the rank's MPI time in thread-seconds. */
+/* Time of the outermost MPI nodes of rd (communication statements and
+ * local MPI calls, HP_SITEF_MPI), summed over its threads: the rank's MPI
+ * time in thread-seconds. */
 double hp_rank_mpi_time(const hp_rank_data *rd);
 /* Threads of rd that made an MPI call (have a communication node that
  * counted calls): MPI time is a share of this many times the wall. */

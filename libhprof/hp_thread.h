@@ -32,7 +32,7 @@ typedef struct hp_active {
 
 typedef struct hp_comm {
     uint32_t node;
-    int32_t peer;         /* world rank or HP_PEER_ALL */
+    int32_t peer;         /* world rank, HP_PEER_ALL or HP_PEER_FILE */
     uint64_t count, sent, recv, tran, sync, min, max;
 } hp_comm;
 

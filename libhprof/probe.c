@@ -39,6 +39,8 @@ static uint32_t register_site(const hprof_unit *u, unsigned i)
                                      si->line, si->end_line, parent, HP_NONE);
     if (id == HP_NONE)
         return HP_SITE_OVERFLOW;
+    if (si->kind == HPROF_SITE_CALL && strncmp(si->name, "MPI_", 4) == 0)
+        hp_site_get(id)->flags |= HP_SITEF_MPI; /* a local MPI call (hp_mpi.h) */
     const hp_filter *filter = hp_runtime_filter();
     const char *proc = si->kind == HPROF_SITE_PROCEDURE ? si->name : si->func;
     int excluded = !hp_filter_allows(filter, proc, u->file) ||

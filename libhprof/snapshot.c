@@ -212,8 +212,10 @@ static int snapshot_threads(hp_rank_data *rd)
     return 0;
 }
 
-/* Time of the outermost communication nodes: a communication statement
- * inside another (a user's wrapper around MPI) is not counted twice. */
+/* Time of the outermost MPI nodes (communication statements and the call
+ * sites of local MPI calls, HP_SITEF_MPI): all time spent in MPI, as mpiP
+ * and IPM count it.  A node inside another (a user's wrapper around MPI,
+ * a local call inside a communication statement) is not counted twice. */
 double hp_rank_mpi_time(const hp_rank_data *rd)
 {
     double sum = 0;
@@ -222,7 +224,8 @@ double hp_rank_mpi_time(const hp_rank_data *rd)
         return 0;
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         const hp_node_rec *n = &rd->nodes[i];
-        int comm = n->site < rd->nsites && rd->sites[n->site].kind == HP_KIND_COMM;
+        const hp_site_rec *s = n->site < rd->nsites ? &rd->sites[n->site] : NULL;
+        int comm = s && (s->kind == HP_KIND_COMM || (s->flags & HP_SITEF_MPI));
         int nested = n->parent != HP_NONE && n->parent < i && inside[n->parent];
         if (comm && !nested)
             sum += n->time;
@@ -232,8 +235,8 @@ double hp_rank_mpi_time(const hp_rank_data *rd)
     return sum;
 }
 
-/* Threads that made an MPI call (recorded a communication node): what a
- * rank's MPI time, in thread-seconds, is shared out over. */
+/* Threads that made an MPI call (a communication node or a local MPI
+ * call): what a rank's MPI time, in thread-seconds, is shared out over. */
 uint32_t hp_rank_mpi_threads(const hp_rank_data *rd)
 {
     uint32_t nt = 0, count = 0;
@@ -245,7 +248,8 @@ uint32_t hp_rank_mpi_threads(const hp_rank_data *rd)
         return 0;
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         const hp_node_rec *n = &rd->nodes[i];
-        if (n->count && n->site < rd->nsites && rd->sites[n->site].kind == HP_KIND_COMM &&
+        const hp_site_rec *s = n->site < rd->nsites ? &rd->sites[n->site] : NULL;
+        if (n->count && s && (s->kind == HP_KIND_COMM || (s->flags & HP_SITEF_MPI)) &&
             !seen[n->thread]) {
             seen[n->thread] = 1;
             count++;

@@ -487,6 +487,8 @@ static void peer_name(char *buf, size_t len, const hp_agg_peer *p)
     const char *dir = p->sent && p->recv ? "with" : p->sent ? "to" : p->recv ? "from" : "peer";
     if (p->peer == HP_PEER_ALL)
         snprintf(buf, len, "all");
+    else if (p->peer == HP_PEER_FILE)
+        snprintf(buf, len, "file");
     else
         snprintf(buf, len, "%s %d", dir, p->peer);
 }

@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 """gen_wrappers.py - generates the MPI wrappers from mpi_spec.txt.
 
-Usage: gen_wrappers.py SPEC OUT_C OUT_H
+Usage: gen_wrappers.py SPEC OUT_C OUT_H        the wrappers and their ids
+       gen_wrappers.py --instrument SPEC OUT_H  hprof-instrument's table of
+                                                local and siteless MPI calls
+       gen_wrappers.py --coverage SPEC LIST     the README coverage fragment
+       gen_wrappers.py --update-readme SPEC LIST README
+                                                rewrites that fragment in place
 
 Every wrapper has the same shape: if nothing is being recorded, call the
 PMPI_ function and return; otherwise time the call, find the node of its
 call site (by return address) and hand the arguments that matter to one
-recorder in record.c, chosen by the line's KIND.  Nothing per-function is
-written by hand except the KIND=manual functions (init.c).
+recorder (record.c, io.c, neighbor.c), chosen by the line's KIND.  Nothing
+per-function is written by hand except the KIND=manual functions (init.c).
 """
+import fnmatch
 import re
 import sys
+
+import mpi_coverage
 
 COLL_DEFAULTS = [
     ("comm", "MPI_COMM_NULL"), ("root", "0"), ("sbuf", "NULL"),
@@ -87,29 +95,59 @@ KINDS = {
         "    if (rc == MPI_SUCCESS)\n        hp_mpi_request_freed(t, before, seq0);\n"),
     "cancel": ("    hp_mpi_cancels = 1;\n", ""),
     "timed": ("", ""),
+    "local": ("", ""),
+    # MPI-IO (io.c): bytes from the status or the completing Wait/Test's.
+    "io_read": (STATUS_SUBST, "    if (rc == MPI_SUCCESS)\n        hp_mpi_io_done(t, node, st, 0, dt);\n"),
+    "io_write": (STATUS_SUBST, "    if (rc == MPI_SUCCESS)\n        hp_mpi_io_done(t, node, st, 1, dt);\n"),
+    "io_iread": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_io(t, node, *{request}, HP_PEER_FILE, 0, dt);\n"),
+    "io_iwrite": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_req_io(t, node, *{request}, HP_PEER_FILE, 1, dt);\n"),
+    "io_begin": ("", "    if (rc == MPI_SUCCESS)\n        hp_mpi_io_begin(t, node, {fh}, dt);\n"),
+    "io_end_read": (STATUS_SUBST, "    if (rc == MPI_SUCCESS)\n        hp_mpi_io_end(t, node, {fh}, st, 0, dt);\n"),
+    "io_end_write": (STATUS_SUBST, "    if (rc == MPI_SUCCESS)\n        hp_mpi_io_end(t, node, {fh}, st, 1, dt);\n"),
 }
+# Kinds whose call site is not a communication statement: a call site
+# (HP_KIND_CALL) named after the MPI function, flagged HP_SITEF_MPI.
+LOCAL_KINDS = {"local", "cancel"}
+# Not wrapped at all; NAME may be a glob and PARAMETERS is the reason.
+EXCLUDED = "excluded"
 # Kinds whose whole body is one recorder call (they time themselves).
 DELEGATED = {"recv": "hp_mpi_recv", "sendrecv": "hp_mpi_sendrecv",
              "sendrecv_replace": "hp_mpi_sendrecv_replace"}
 
 
 def parse_spec(path):
-    funcs = []
+    """The wrapped functions and the excluded (name glob, reason) lines."""
+    funcs, excluded, seen = [], [], {}
     for lineno, line in enumerate(open(path), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        where = "%s:%d" % (path, lineno)
         parts = [p.strip() for p in line.split("|")]
         if len(parts) != 4:
-            sys.exit("%s:%d: expected 4 fields separated by '|'" % (path, lineno))
+            sys.exit("%s: expected 4 fields separated by '|'" % where)
         name, kind, roles, params = parts
+        if name in seen:
+            sys.exit("%s: %s is already specified at %s" % (where, name, seen[name]))
+        seen[name] = where
+        if kind == EXCLUDED:
+            if not params:
+                sys.exit("%s: an excluded line gives its reason" % where)
+            excluded.append({"name": name, "why": params, "where": where})
+            continue
         if kind not in KINDS and kind not in DELEGATED and kind != "manual":
-            sys.exit("%s:%d: unknown kind '%s'" % (path, lineno, kind))
+            sys.exit("%s: unknown kind '%s'" % (where, kind))
+        if not re.match(r"^MPI_\w+$", name):
+            sys.exit("%s: '%s' is not an MPI function name" % (where, name))
         role_map = dict(r.split("=", 1) for r in roles.split()) if roles else {}
         funcs.append({"name": name, "kind": kind, "roles": role_map,
                       "params": params, "args": param_names(params),
-                      "where": "%s:%d" % (path, lineno)})
-    return funcs
+                      "where": where})
+    for f in funcs:
+        for e in excluded:
+            if fnmatch.fnmatchcase(f["name"], e["name"]):
+                sys.exit("%s: %s is wrapped, but %s excludes it" % (f["where"], f["name"], e["where"]))
+    return funcs, excluded
 
 
 def param_names(params):
@@ -117,7 +155,7 @@ def param_names(params):
         return []
     names = []
     for p in params.split(","):
-        m = re.search(r"(\w+)\s*(\[\s*\])?\s*$", p.strip())
+        m = re.search(r"(\w+)\s*(\[[\s\d]*\])*\s*$", p.strip())
         names.append(m.group(1))
     return names
 
@@ -187,9 +225,13 @@ def wrapper(f, fid):
     out.append("    uint64_t t0 = hp_ticks();\n")
     out.append("    int rc = P%s(%s);\n" % (name, call_args(f, subst)))
     out.append("    uint64_t dt = hp_ticks() - t0;\n")
-    out.append("    uint32_t node = hp_mpi_node(t, ra, %s);\n" % fid)
-    total = "dt + sync" if kind == "coll" else "dt"
-    out.append("    hp_mpi_node_time(t, node, %s);\n" % total)
+    if kind in LOCAL_KINDS:
+        out.append("    uint32_t node = hp_mpi_local_node(t, ra, %s);\n" % fid)
+        out.append("    hp_mpi_local_time(t, node, dt);\n")
+    else:
+        out.append("    uint32_t node = hp_mpi_node(t, ra, %s);\n" % fid)
+        total = "dt + sync" if kind == "coll" else "dt"
+        out.append("    hp_mpi_node_time(t, node, %s);\n" % total)
     out.append(fill(after, f))
     out.append("    return rc;\n}\n")
     return "".join(out)
@@ -207,6 +249,24 @@ def write_header(funcs, path):
                 "extern const uint32_t hp_mpi_site_flags[HP_MPI_NFUNCS];\n\n#endif\n")
 
 
+def deprecated(f, text):
+    """A function MPI deprecates but still has (ROLES deprecated=yes) is
+    wrapped on purpose: its wrapper calls the deprecated PMPI_ version."""
+    if f["roles"].get("deprecated") != "yes":
+        return text
+    return ("#pragma GCC diagnostic push\n"
+            "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n"
+            "%s#pragma GCC diagnostic pop\n" % text)
+
+
+def site_flags(f):
+    if f["kind"] in ("coll", "icoll"):
+        return "HP_SITEF_COLLECTIVE"
+    if f["kind"] in LOCAL_KINDS:
+        return "HP_SITEF_MPI"
+    return "0"
+
+
 def write_source(funcs, path):
     with open(path, "w") as c:
         c.write("/* wrappers.c - generated by gen_wrappers.py from mpi_spec.txt; "
@@ -216,20 +276,58 @@ def write_source(funcs, path):
             c.write("    \"%s\",\n" % f["name"])
         c.write("};\n\nconst uint32_t hp_mpi_site_flags[HP_MPI_NFUNCS] = {\n")
         for f in funcs:
-            coll = f["kind"] in ("coll", "icoll")
-            c.write("    %s,\n" % ("HP_SITEF_COLLECTIVE" if coll else "0"))
+            c.write("    %s,\n" % site_flags(f))
         c.write("};\n")
         for f in funcs:
             if f["kind"] != "manual":
-                c.write("\n" + wrapper(f, "HP_" + f["name"]))
+                c.write("\n" + deprecated(f, wrapper(f, "HP_" + f["name"])))
+
+
+def c_strings(names):
+    return "".join("    \"%s\",\n" % n for n in names) + "    NULL\n"
+
+
+def write_instrument_header(funcs, excluded, path):
+    """Tier 2 records KIND local calls as call statements and gives the
+    hand-written and excluded ones no site; every other MPI_* call is a
+    communication statement."""
+    calls = sorted(f["name"] for f in funcs if f["kind"] in LOCAL_KINDS)
+    nosite = sorted([f["name"] for f in funcs if f["kind"] == "manual"] +
+                    [e["name"] for e in excluded])
+    with open(path, "w") as h:
+        h.write("/* hpi_mpi_kinds.h - generated by pmpi/gen_wrappers.py from "
+                "pmpi/mpi_spec.txt; do not edit.\n"
+                " * hpi_mpi_calls: MPI functions that are call statements, not "
+                "communication\n * (spec KIND local); hpi_mpi_nosite: names and "
+                "globs that get no site\n * (KIND manual and excluded). */\n"
+                "static const char *const hpi_mpi_calls[] = {\n")
+        h.write(c_strings(calls))
+        h.write("};\n\nstatic const char *const hpi_mpi_nosite[] = {\n")
+        h.write(c_strings(nosite))
+        h.write("};\n")
+
+
+def usage():
+    sys.exit(__doc__.split("\n\n")[1])
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: gen_wrappers.py SPEC OUT_C OUT_H")
-    funcs = parse_spec(sys.argv[1])
-    write_header(funcs, sys.argv[3])
-    write_source(funcs, sys.argv[2])
+    args = sys.argv[1:]
+    if len(args) == 3 and not args[0].startswith("--"):
+        funcs, _ = parse_spec(args[0])
+        write_header(funcs, args[2])
+        write_source(funcs, args[1])
+    elif len(args) == 3 and args[0] == "--instrument":
+        funcs, excluded = parse_spec(args[1])
+        write_instrument_header(funcs, excluded, args[2])
+    elif len(args) == 3 and args[0] == "--coverage":
+        funcs, excluded = parse_spec(args[1])
+        sys.stdout.write(mpi_coverage.fragment(funcs, excluded, args[2]))
+    elif len(args) == 4 and args[0] == "--update-readme":
+        funcs, excluded = parse_spec(args[1])
+        mpi_coverage.update_readme(args[3], mpi_coverage.fragment(funcs, excluded, args[2]))
+    else:
+        usage()
 
 
 if __name__ == "__main__":

@@ -10,10 +10,12 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <string.h>
 #include "hp_clock.h"
 #include "hp_config.h"
 #include "hp_format.h"
 #include "hp_profile.h"
+#include "hp_site.h"
 #include "hp_summary.h"
 #include "hp_thread.h"
 #include "hp_mpi_ids.h"
@@ -44,6 +46,33 @@ static inline uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
 static inline void hp_mpi_node_time(hp_thread *t, uint32_t node, uint64_t ticks)
 {
     if (node != t->comm_ctx)
+        hp_node_add(hp_node_at(t, node), ticks);
+}
+
+/* Local MPI calls (spec KIND local: queries, datatypes, groups, ...) are
+ * call sites named after the function, not communication statements.
+ * Inside an instrumented communication statement they belong to it; inside
+ * the instrumented call statement of the same function (tier 2), to that
+ * statement, whose probe counts and times it. */
+static inline int hp_mpi_in_own_statement(const hp_thread *t, int id)
+{
+    const hp_site *s = hp_site_get(hp_node_at(t, t->current)->site);
+    return s->kind == HP_KIND_CALL && (s->flags & HP_SITEF_MPI) &&
+           !(s->flags & HP_SITEF_DYNAMIC) && strcmp(s->name, hp_mpi_names[id]) == 0;
+}
+
+static inline uint32_t hp_mpi_local_node(hp_thread *t, uintptr_t ra, int id)
+{
+    if (t->comm_ctx != HP_NO_NODE)
+        return t->comm_ctx;
+    if (hp_mpi_in_own_statement(t, id))
+        return t->current;
+    return hp_site_node(t, ra, HP_KIND_CALL, hp_mpi_names[id], hp_mpi_site_flags[id]);
+}
+
+static inline void hp_mpi_local_time(hp_thread *t, uint32_t node, uint64_t ticks)
+{
+    if (node != t->comm_ctx && node != t->current)
         hp_node_add(hp_node_at(t, node), ticks);
 }
 
@@ -169,7 +198,9 @@ enum hp_coll_rule {
     HP_COLL_SCATTER, HP_COLL_SCATTERV, HP_COLL_ALLGATHER, HP_COLL_ALLGATHERV,
     HP_COLL_ALLTOALL, HP_COLL_ALLTOALLV, HP_COLL_ALLTOALLW, HP_COLL_REDUCE,
     HP_COLL_ALLREDUCE, HP_COLL_REDUCE_SCATTER, HP_COLL_REDUCE_SCATTER_BLOCK,
-    HP_COLL_SCAN, HP_COLL_EXSCAN
+    HP_COLL_SCAN, HP_COLL_EXSCAN,
+    HP_COLL_NEIGHBOR_ALLGATHER, HP_COLL_NEIGHBOR_ALLGATHERV,
+    HP_COLL_NEIGHBOR_ALLTOALL, HP_COLL_NEIGHBOR_ALLTOALLV, HP_COLL_NEIGHBOR_ALLTOALLW
 };
 
 typedef struct hp_coll_args {
@@ -229,6 +260,31 @@ void hp_mpi_req_rma(hp_thread *t, uint32_t node, MPI_Request req,
 void hp_mpi_rma_sync(hp_thread *t, uint32_t node, MPI_Win win, int rank,
                      uint64_t ticks);
 void hp_mpi_rma_sync_all(hp_thread *t, uint32_t node, uint64_t ticks);
+
+/* ---- neighbourhood collectives (neighbor.c) ---- */
+
+static inline int hp_coll_is_neighbor(int rule)
+{
+    return rule >= HP_COLL_NEIGHBOR_ALLGATHER && rule <= HP_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+/* Per-neighbour records (world ranks, count and bytes, no time) of a
+ * neighbourhood collective on a communicator with a topology; returns the
+ * totals for its HP_PEER_ALL record. */
+void hp_mpi_neighbor_peers(hp_thread *t, uint32_t node, const hp_coll_args *a,
+                           uint64_t *sent, uint64_t *recv);
+
+/* ---- MPI-IO (io.c): transfers with the peer HP_PEER_FILE ---- */
+
+/* A blocking read or write: bytes from its status. */
+void hp_mpi_io_done(hp_thread *t, uint32_t node, const MPI_Status *st, int is_write,
+                    uint64_t ticks);
+/* Split collectives: _begin remembers its node and time per file handle;
+ * _end records the transfer there (bytes from its status, time of both
+ * halves).  An _end without a recorded _begin records at its own node. */
+void hp_mpi_io_begin(hp_thread *t, uint32_t node, MPI_File fh, uint64_t ticks);
+void hp_mpi_io_end(hp_thread *t, uint32_t node, MPI_File fh, const MPI_Status *st,
+                   int is_write, uint64_t ticks);
 
 /* Records the completion of requests by a Wait/Test call that took
  * `ticks` and began at post sequence seq0 (hp_reqmap_now): before[] holds

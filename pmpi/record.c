@@ -382,6 +382,10 @@ static void coll_account(hp_thread *t, uint32_t node, const hp_coll_args *a,
                          uint64_t *sent, uint64_t *recv)
 {
     coll_shape s;
+    if (hp_coll_is_neighbor(a->rule)) {
+        hp_mpi_neighbor_peers(t, node, a, sent, recv);
+        return;
+    }
     coll_shape_of(a, &s);
     if (is_alltoall(a->rule))
         alltoall_peers(t, node, a, &s, sent, recv);

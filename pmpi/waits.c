@@ -47,10 +47,13 @@ static int counted_at_post(const hp_req_info *in)
 
 volatile int hp_mpi_cancels;
 
+/* Only point-to-point requests can be cancelled here (Open MPI 4.1's
+ * MPI-IO leaves the cancelled field of its statuses unset), and only once
+ * the program has called MPI_Cancel. */
 static int was_cancelled(const hp_req_info *in, const MPI_Status *st)
 {
     int cancelled = 0;
-    if (hp_mpi_cancels && in->kind != HP_REQ_KNOWN)
+    if (hp_mpi_cancels && (in->kind == HP_REQ_SEND || in->kind == HP_REQ_RECV))
         PMPI_Test_cancelled(st, &cancelled);
     return cancelled;
 }

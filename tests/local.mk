@@ -30,5 +30,6 @@ include tests/ompt/local.mk
 include tests/pomp2/local.mk
 include tests/tasks/local.mk
 include tests/attr/local.mk
+include tests/io/local.mk
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh

@@ -12,7 +12,8 @@
 #    and times, nothing recorded between off/on, no probes between
 #    noinstrument/instrument, the C API of hprof.h;
 #  - an instrumented MPI+OpenMP program under mpirun: its static sites and
-#    the procedure -> loop -> comm nesting in hprof-query.
+#    the procedure -> loop -> comm nesting in hprof-query; local MPI calls
+#    (MPI_Dims_create, MPI_Comm_rank) are call statements (m_local.c).
 #
 # usage: tests/instrument/run.sh [BUILDDIR]   (default: the current
 # directory, as `make check` runs it).  HPROF_KEEP_TMP=1 keeps the temp dir.
@@ -57,7 +58,7 @@ check "list: HPROF_COMM_FUNCS names a wrapper" 1 "$got"
 printf 'exclude function help?r\n' >filter.txt
 got=$("$INST" --list --filter filter.txt "$S/list_nest.c" $MPIFLAGS 2>&1 | awk '{ print $1, $2, $4, $5 }' | tr '\n' ';')
 check "list: --filter drops a procedure and its loops" \
-    "procedure 8 exchange -1;comm 10 MPI_Sendrecv_replace 0;procedure 24 main -1;loop 30 for 2;loop 31 for 3;call 32 helper 4;comm 33 MPI_Allreduce 4;call 35 exchange 3;loop 37 do 2;call 39 helper 8;comm 40 MPI_Barrier 2;" \
+    "procedure 8 exchange -1;comm 10 MPI_Sendrecv_replace 0;procedure 24 main -1;call 28 MPI_Comm_rank 2;call 29 MPI_Comm_size 2;loop 30 for 2;loop 31 for 5;call 32 helper 6;comm 33 MPI_Allreduce 6;call 35 exchange 5;loop 37 do 2;call 39 helper 10;comm 40 MPI_Barrier 2;" \
     "$got"
 got=$(HPROF_FILTER=filter.txt "$INST" --list "$S/list_nest.c" $MPIFLAGS 2>&1 | grep -c '^procedure')
 check "list: HPROF_FILTER at instrumentation" 2 "$got"
@@ -233,7 +234,7 @@ if have mpicc && have mpirun && [ -x "$QUERY" ]; then
         check "mpi: instrumented output is the plain output" "$plain" "$got"
         got=$("$QUERY" mp/p.hpf --sql "SELECT kind, name, line FROM site WHERE kind IN ('procedure','loop','call','comm') ORDER BY line, kind" --format csv 2>/dev/null | tr '\n' ';')
         check "mpi: static sites arrive in the profile" \
-            "kind,name,line;procedure,xchg,9;comm,MPI_Sendrecv_replace,12;procedure,total,16;comm,MPI_Allreduce,19;procedure,relax,23;loop,for,28;procedure,main,33;loop,for,40;loop,for,42;comm,xchg,43;call,relax,44;comm,MPI_Barrier,45;comm,total,47;" "$got"
+            "kind,name,line;procedure,xchg,9;comm,MPI_Sendrecv_replace,12;procedure,total,16;comm,MPI_Allreduce,19;procedure,relax,23;loop,for,28;procedure,main,33;call,MPI_Comm_rank,38;call,MPI_Comm_size,39;loop,for,40;loop,for,42;comm,xchg,43;call,relax,44;comm,MPI_Barrier,45;comm,total,47;" "$got"
         got=$("$QUERY" mp/p.hpf --depth 3 2>/dev/null | awk '
             $3 == "main" && $2 == 1 { m = 1; next }
             m && $2 == 2 { l = ($3 == "for@m_mpi.c:42"); next }
@@ -243,6 +244,24 @@ if have mpicc && have mpirun && [ -x "$QUERY" ]; then
         check "mpi: the named wrapper is a comm site in the loop" yes "$got"
     else
         notok "mpi: instrumented build" "$(head -3 mp/err)"
+    fi
+    # Local MPI calls (the spec's KIND local) are call statements, not
+    # communication statements: the call-statement node is the one the
+    # wrapper records into (no second, dynamic site).
+    got=$("$INST" --list "$S/m_local.c" $MPIFLAGS 2>&1 | awk '$4 ~ /^MPI_/ { print $1, $2, $4 }' | tr '\n' ';')
+    check "local: --list makes MPI_Comm_rank/size and MPI_Dims_create calls, MPI_Allreduce comm" \
+        "call 12 MPI_Comm_rank;call 13 MPI_Comm_size;call 16 MPI_Dims_create;comm 19 MPI_Allreduce;" "$got"
+    rm -rf ml; mkdir ml
+    if (cd ml && "$HPCC" mpicc -O2 "$S/m_local.c" -o m_local) 2>ml/err; then
+        plain=$(mpicc -O2 "$S/m_local.c" -o ml/plain && mpirun -np 2 --bind-to none ml/plain 2>/dev/null)
+        got=$(HPROF_OUTPUT=$tmp/ml/p.hpf mpirun -np 2 --bind-to none ml/m_local 2>/dev/null)
+        check "local: instrumented output is the plain output" "$plain" "$got"
+        got=$("$QUERY" ml/p.hpf --sql "SELECT s.kind, s.line, s.flags & 128, sum(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.name = 'MPI_Dims_create' GROUP BY s.id" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')
+        check "local: MPI_Dims_create is one call site (flag 128), 4 calls x 2 ranks" "call,16,128,8;" "$got"
+        got=$("$QUERY" ml/p.hpf --sql "SELECT (SELECT group_concat(callee || ':' || call_line) FROM LC) || ' / ' || (SELECT count(*) FROM PCOM WHERE comm = 'MPI_Dims_create') || ' / ' || (SELECT count(*) FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site WHERE s.kind = 'call') AS r" --format csv 2>/dev/null | tail -n +2)
+        check "local: MPI_Dims_create in LC, not in PCOM, no communication record at a call" "MPI_Dims_create:16 / 0 / 0" "$got"
+    else
+        notok "local: instrumented build" "$(head -3 ml/err)"
     fi
 fi
 

@@ -146,6 +146,9 @@ Lc31=$(line_of "$EX" call-p3-in-p1) Lc32=$(line_of "$EX" call-p3-in-p2)
 Lc43=$(line_of "$EX" call-p4-in-p3) Lc4l=$(line_of "$EX" call-p4-in-loop2)
 Le1=$(line_of "$EX" e1) Le2=$(line_of "$EX" e2) Ll1=$(line_of "$EX" loop1) Ll2=$(line_of "$EX" loop2)
 Lbar=$(line_of "$EX" align) Lred=$(line_of "$EX" reduce)
+# MPI_Comm_rank and MPI_Comm_size in main: local MPI calls, call sites in
+# every tier (the wrappers' spec, KIND local), without a callee line.
+Lrk=$(grep -n 'MPI_Comm_rank(' "$EX" | cut -d: -f1) Lsz=$(grep -n 'MPI_Comm_size(' "$EX" | cut -d: -f1)
 PAIRS=$((NP / 2))   # ranks that wait (the even rank of each pair)
 # Known values in seconds, summed over the NP ranks (see lizhang.c).
 T_p3=$(calc "($P3 + $LATE1 + $P4) / 1000")
@@ -236,7 +239,8 @@ lizhang_checks() {
     near "$t lizhang: call p1 at line $Lc1 from main = ${T_c1}s" "$T_c1" "$(sql_sum "$db" call "$Lc1" 'sum(st.time)')"
     near "$t lizhang: call p2 at line $Lc2 from main = ${T_c2}s" "$T_c2" "$(sql_sum "$db" call "$Lc2" 'sum(st.time)')"
     expect_eq "$t lizhang: call statements directly under main (line, callee, count)" \
-        "$(if [ "$t" = t1 ]; then printf '%s\n' "$Lc1,p1,$NP" "$Lc2,p2,$NP" "$Lc4l,p4,$((NP * NL1 * NL2))"; else
+        "$(printf '%s\n' "$Lrk,MPI_Comm_rank,$NP" "$Lsz,MPI_Comm_size,$NP"
+            if [ "$t" = t1 ]; then printf '%s\n' "$Lc1,p1,$NP" "$Lc2,p2,$NP" "$Lc4l,p4,$((NP * NL1 * NL2))"; else
             printf '%s\n' "$Lc1,p1,$NP" "$Lc2,p2,$NP"; fi)" \
         "$(q "$db" "SELECT s.line, s.name, sum(st.count) FROM node n JOIN site s ON s.id = n.site
                      JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site JOIN stat st ON st.node = n.id
@@ -292,7 +296,8 @@ static_tables() {
         "$(q "$db" "SELECT proc_line, proc, comm_line, comm FROM PCOM WHERE file LIKE '$F' $notsetup ORDER BY 1, 3")"
     expect_eq "t2 lizhang: PC (procedure line -> call line, callee, callee line)" \
         "$(printf '%s\n' "$Lmain,main,$Lc1,p1,$Lp1" "$Lmain,main,$Lc2,p2,$Lp2" "$Lp1,p1,$Lc31,p3,$Lp3" \
-            "$Lp2,p2,$Lc32,p3,$Lp3" "$Lp3,p3,$Lc43,p4,$Lp4" | sort -t, -k1,1n -k3,3n)" \
+            "$Lp2,p2,$Lc32,p3,$Lp3" "$Lp3,p3,$Lc43,p4,$Lp4" "$Lmain,main,$Lrk,MPI_Comm_rank," \
+            "$Lmain,main,$Lsz,MPI_Comm_size," | sort -t, -k1,1n -k3,3n)" \
         "$(q "$db" "SELECT proc_line, proc, call_line, callee, callee_line FROM PC WHERE file LIKE '$F' ORDER BY 1, 3")"
     expect_eq "t2 lizhang: LL (loop line -> nested loops)" "$Ll1,$Ll2" \
         "$(q "$db" "SELECT loop_line, inner_loop_line FROM LL WHERE file LIKE '$F' ORDER BY 1, 2")"

@@ -50,6 +50,7 @@ static hp_node_rec nodes1[] = {
 };
 static hp_comm_rec comms1[] = {
     {2, 0, 10, 0, 800, 2.0, 0.5, 0.125, 0.5},
+    {2, HP_PEER_FILE, 2, 64, 16, 0.25, 0.0, 0.0625, 0.1875},
 };
 
 static hp_task_rec tasks1[] = {
@@ -212,6 +213,7 @@ static void test_round_trip(void **state)
     for (int r = 0; r < 2; r++)
         compare_rank(&p.ranks[r], &fixture_ranks[r]);
     assert_int_equal(p.ranks[0].comms[1].peer, HP_PEER_ALL);
+    assert_int_equal(p.ranks[1].comms[1].peer, HP_PEER_FILE);
     assert_int_equal(p.ranks[0].ntasks, 0);
     assert_int_equal(p.ranks[1].ntasks, 2);
     assert_memory_equal(p.ranks[1].tasks, tasks1, sizeof tasks1);
@@ -259,7 +261,9 @@ static void test_version(void **state)
 {
     (void)state;
     hp_put_u32(encoded.data + 8, 99);
-    expect_error(8, "unsupported format version 99 (this reader supports 2)");
+    expect_error(8, "unsupported format version 99 (this reader supports 2 to 3)");
+    hp_put_u32(encoded.data + 8, 1);
+    expect_error(8, "unsupported format version 1 (this reader supports 2 to 3)");
 }
 
 static void test_wrong_tag(void **state)
@@ -351,6 +355,9 @@ static void test_indices(void **state)
     patch_record(comm, HP_COMM_REC_LEN, 0, 4, 2); /* peer */
     expect_error(comm + HP_SECTION_HEADER_LEN,
                  "comm record 0 of rank 0: peer 2 out of range (2 ranks)");
+    patch_record(comm, HP_COMM_REC_LEN, 0, 4, (uint32_t)-3); /* below HP_PEER_FILE */
+    expect_error(comm + HP_SECTION_HEADER_LEN,
+                 "comm record 0 of rank 0: peer -3 out of range (2 ranks)");
     patch_record(comm, HP_COMM_REC_LEN, 0, 4, 1);
 
     size_t task = find_section(HP_SEC_TASK, 1);
