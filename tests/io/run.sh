@@ -110,8 +110,8 @@ if ran_ok io; then
         notok "io: the summary's top destinations show the peer as 'file'" \
             "$(grep 'file:\|io.c' "$tmp/io.err" | head -5 | oneline)"
     fi
-    expect_eq "io: hprof-query --comm shows the peer as 'file'" "file,3,0,3300" \
-        "$("$QUERY" "$db" --comm "io.c:$Lra" --format csv 2>&1 | tail -n +2 | cut -d, -f1-4)"
+    expect_eq "io: hprof-query --comm shows the peer as 'file', read from" "file,from,3,0,3300" \
+        "$("$QUERY" "$db" --comm "io.c:$Lra" --format csv 2>&1 | tail -n +2 | cut -d, -f1-5)"
 fi
 
 # ---------------------------------------------------------------- b. neighbourhood collectives

@@ -218,8 +218,8 @@ if ran_ok lat; then
         expect_eq "$src: summary lists $fn among communication sites with $NITER calls" "$NITER" \
             "$(printf '%s\n' "$sites" | awk -v site="$fn@$src:$line" '$NF == "(main)" && $(NF-1) == site { print $2 }')"
     done
-    expect_eq "$src: summary's destinations of MPI_Put" "->1: $NITER x, 7.8 KiB" \
-        "$(grep -o "MPI_Put@$src:[0-9]* (main):  ->1: [0-9]* x, [0-9.]* KiB" "$tmp/lat.err" | sed 's/.*:  //')"
+    expect_eq "$src: summary's destinations of MPI_Put" "to 1: $NITER x, 7.8 KiB" \
+        "$(grep -o "MPI_Put@$src:[0-9]* (main):  to 1: [0-9]* x, [0-9.]* KiB" "$tmp/lat.err" | sed 's/.*:  //')"
     plain_run lat.plain 2 "$tmp/plain/put_latency"
     same_stdout "$src: same stdout with and without hprof" "$tmp/lat.plain.out" "$tmp/lat.out"
 fi
