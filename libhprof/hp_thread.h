@@ -2,7 +2,9 @@
  * hp_thread.h - per-thread records: the calling-context tree (CCT) of
  * sites and the communication records of its nodes.  Every event source
  * funnels into the functions here; only the owning thread writes its
- * records, so the hot path takes no lock.
+ * records, so the hot path takes no lock.  The hot-path helpers below are
+ * forced inline: a unit with hundreds of callers (the generated MPI
+ * wrappers) would otherwise get out-of-line copies of them.
  */
 #ifndef HP_THREAD_H
 #define HP_THREAD_H
@@ -84,7 +86,7 @@ extern __thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec"))
 hp_thread *hp_thread_attach(void);     /* slow path of hp_thread_self */
 void hp_thread_zero(hp_thread *t);     /* zero all counts, keep the tree */
 
-static inline hp_thread *hp_thread_self(void)
+static inline __attribute__((always_inline)) hp_thread *hp_thread_self(void)
 {
     hp_thread *t = hp_tls_self;
     if (__builtin_expect(t == 0, 0))
@@ -94,7 +96,7 @@ static inline hp_thread *hp_thread_self(void)
     return t;
 }
 
-static inline hp_node *hp_node_at(const hp_thread *t, uint32_t i)
+static inline __attribute__((always_inline)) hp_node *hp_node_at(const hp_thread *t, uint32_t i)
 {
     return &t->node_chunks[i >> HP_CHUNK_BITS][i & (HP_CHUNK - 1)];
 }
@@ -104,7 +106,7 @@ static inline hp_comm *hp_comm_at(const hp_thread *t, uint32_t i)
     return &t->comm_chunks[i >> HP_CHUNK_BITS][i & (HP_CHUNK - 1)];
 }
 
-static inline void hp_node_add(hp_node *n, uint64_t ticks)
+static inline __attribute__((always_inline)) void hp_node_add(hp_node *n, uint64_t ticks)
 {
     n->count++;
     n->timed++;
@@ -131,13 +133,13 @@ static inline uint32_t hp_cct_child(hp_thread *t, uint32_t parent, uint32_t site
 uint32_t hp_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
                            const char *name, uint32_t flags);
 
-static inline hp_site_memo *hp_memo_slot(hp_thread *t, uintptr_t addr)
+static inline __attribute__((always_inline)) hp_site_memo *hp_memo_slot(hp_thread *t, uintptr_t addr)
 {
     return &t->memo[(addr ^ (addr >> 8)) & (HP_MEMO_SIZE - 1)];
 }
 
-static inline uint32_t hp_site_node(hp_thread *t, uintptr_t addr, uint32_t kind,
-                                    const char *name, uint32_t flags)
+static inline __attribute__((always_inline)) uint32_t
+hp_site_node(hp_thread *t, uintptr_t addr, uint32_t kind, const char *name, uint32_t flags)
 {
     hp_site_memo *m = hp_memo_slot(t, addr);
     if (__builtin_expect(m->addr == addr && m->ctx == t->current, 1))

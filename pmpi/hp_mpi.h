@@ -24,8 +24,13 @@
 extern volatile int hp_mpi_active;
 extern int hp_world_rank, hp_world_size;
 
+/* The wrappers' hot path (hp_mpi_begin, hp_mpi_node, hp_mpi_node_time and
+ * the local-call forms) is forced inline: wrappers.c holds ~350 callers,
+ * more than gcc's unit-growth limit lets it inline, and a call each costs
+ * about 25 instructions per wrapped call. */
+
 /* The thread to record into, or NULL when nothing is to be recorded. */
-static inline hp_thread *hp_mpi_begin(void)
+static inline __attribute__((always_inline)) hp_thread *hp_mpi_begin(void)
 {
     if (__builtin_expect(!hp_mpi_active || !hp_collecting, 0))
         return 0;
@@ -34,7 +39,7 @@ static inline hp_thread *hp_mpi_begin(void)
 
 /* Node of the call site at return address ra for MPI function id; inside
  * an instrumented communication statement, that statement's node. */
-static inline uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
+static inline __attribute__((always_inline)) uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
 {
     if (t->comm_ctx != HP_NO_NODE)
         return t->comm_ctx;
@@ -43,7 +48,7 @@ static inline uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
 
 /* Time of one MPI call at its node; an instrumented communication
  * statement times itself. */
-static inline void hp_mpi_node_time(hp_thread *t, uint32_t node, uint64_t ticks)
+static inline __attribute__((always_inline)) void hp_mpi_node_time(hp_thread *t, uint32_t node, uint64_t ticks)
 {
     if (node != t->comm_ctx)
         hp_node_add(hp_node_at(t, node), ticks);
@@ -61,7 +66,7 @@ static inline int hp_mpi_in_own_statement(const hp_thread *t, int id)
            !(s->flags & HP_SITEF_DYNAMIC) && strcmp(s->name, hp_mpi_names[id]) == 0;
 }
 
-static inline uint32_t hp_mpi_local_node(hp_thread *t, uintptr_t ra, int id)
+static inline __attribute__((always_inline)) uint32_t hp_mpi_local_node(hp_thread *t, uintptr_t ra, int id)
 {
     if (t->comm_ctx != HP_NO_NODE)
         return t->comm_ctx;
@@ -70,7 +75,7 @@ static inline uint32_t hp_mpi_local_node(hp_thread *t, uintptr_t ra, int id)
     return hp_site_node(t, ra, HP_KIND_CALL, hp_mpi_names[id], hp_mpi_site_flags[id]);
 }
 
-static inline void hp_mpi_local_time(hp_thread *t, uint32_t node, uint64_t ticks)
+static inline __attribute__((always_inline)) void hp_mpi_local_time(hp_thread *t, uint32_t node, uint64_t ticks)
 {
     if (node != t->comm_ctx && node != t->current)
         hp_node_add(hp_node_at(t, node), ticks);
