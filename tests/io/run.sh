@@ -26,20 +26,7 @@ S=$srcdir/tests/io
 . "$srcdir/tests/mpi/lib.sh"
 test_tmpdir io
 
-missing=
-for f in "$QUERY" "$T/io" "$T/neighbor" "$T/locals"; do
-    [ -e "$f" ] || missing="$missing $f"
-done
-command -v "$MPICC" >/dev/null || missing="$missing $MPICC"
-if [ -n "$missing" ]; then
-    notok "prerequisites" "missing:$missing (build with 'make check' first)"
-    echo "$pass passed, $fail failed"
-    exit 1
-fi
-mkdir -p "$tmp/plain"
-for p in io neighbor locals; do
-    "$MPICC" -g -O1 "$S/$p.c" -o "$tmp/plain/$p" || notok "plain build of $p.c" "$MPICC failed"
-done
+programs_ready io neighbor locals
 
 # site_rows DB RANK FILE TAG COLS [WHERE] - per-peer sums at the line marked TAG.
 site_rows() {

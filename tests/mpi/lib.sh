@@ -1,6 +1,7 @@
 # tests/mpi/lib.sh - what the MPI integration scripts share, sourced after
 # tests/lib.sh with $MPIRUN, $QUERY and $tmp set: Open MPI's settings as
-# root on 2 cores, runs with and without hprof (hp_run, plain_run, ran_ok,
+# root on 2 cores, the test programs and their plain builds
+# (programs_ready), runs with and without hprof (hp_run, plain_run, ran_ok,
 # same_stdout) and the queries of a site's records (comm_rows, comm_sum,
 # node_count).
 
@@ -62,6 +63,28 @@ ran_ok() {
         notok "$1 runs" "no profile at $PROFILE; stderr: $(tail -5 "$tmp/$1.err" | oneline)"
     fi
     return 1
+}
+
+# programs_ready PROG... - the in-tree test programs $T/PROG, hprof-query,
+# mpicc and mpirun must be there (else one failure and exit 1); then each
+# $S/PROG.c is built without hprof into $tmp/plain/PROG, for the checks
+# that the program's output is the same with and without hprof.
+programs_ready() {
+    local f p missing=
+    for f in "$QUERY" "${@/#/$T/}"; do
+        [ -e "$f" ] || missing="$missing $f"
+    done
+    command -v "$MPICC" >/dev/null || missing="$missing $MPICC"
+    command -v "$MPIRUN" >/dev/null || missing="$missing $MPIRUN"
+    if [ -n "$missing" ]; then
+        notok "prerequisites" "missing:$missing (build with 'make check' first)"
+        echo "$pass passed, $fail failed"
+        exit 1
+    fi
+    mkdir -p "$tmp/plain"
+    for p in "$@"; do
+        "$MPICC" -g -O1 -pthread "$S/$p.c" -o "$tmp/plain/$p" || notok "plain build of $p.c" "$MPICC failed"
+    done
 }
 
 # same_stdout NAME REFERENCE_OUT OTHER_OUT - output identity with/without hprof.

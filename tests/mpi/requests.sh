@@ -23,14 +23,7 @@ S=$srcdir/tests/mpi
 . "$srcdir/tests/mpi/lib.sh"
 test_tmpdir requests
 
-for p in requests mt_requests abort; do
-    if [ ! -x "$T/$p" ]; then
-        notok "prerequisites" "$T/$p not built (make check builds it)"
-        echo "$pass passed, $fail failed"
-        exit 1
-    fi
-    "$MPICC" -g -O1 -pthread "$S/$p.c" -o "$tmp/$p.plain" || notok "plain build of $p.c" "$MPICC failed"
-done
+programs_ready requests mt_requests abort
 
 # per_peer DB RANK NAME MARK COLS - comm_rows of the line marked MARK in SRC.
 per_peer() { comm_rows "$1" "$2" "$3" "$src" "$(line_of "$S/$src" "$4")" "$5"; }
@@ -72,7 +65,7 @@ if ran_ok rq; then
                     WHERE s.name = 'MPI_Cancel' AND st.rank = 1")"
     expect_eq "a communicator freed while collection is off: its successor's peers are world ranks" "1,1,16" \
         "$(per_peer "$db" 0 MPI_Isend rq-newcomm-isend 'sum(c.count), sum(c.bytes_sent)')"
-    plain_run rq.plain 2 "$tmp/requests.plain"
+    plain_run rq.plain 2 "$tmp/plain/requests"
     same_stdout "requests: same stdout with and without hprof" "$tmp/rq.plain.out" "$tmp/rq.out"
 fi
 
@@ -122,7 +115,7 @@ elif ran_ok mt; then
                         WHERE c.rank = $r AND s.name IN ('MPI_Send', 'MPI_Recv') AND s.file LIKE '%$src'
                         GROUP BY s.name ORDER BY s.name")"
     done
-    plain_run mt.plain 2 "$tmp/mt_requests.plain"
+    plain_run mt.plain 2 "$tmp/plain/mt_requests"
     sort "$tmp/mt.plain.out" >"$tmp/mt.plain.sorted"
     sort "$tmp/mt.out" >"$tmp/mt.sorted"
     same_stdout "threads: same stdout with and without hprof" "$tmp/mt.plain.sorted" "$tmp/mt.sorted"
@@ -133,7 +126,7 @@ src=abort.c
 rm -f "$tmp/ab.hpf" "$tmp/ab.rank1.hpf"
 HP_OUTPUT=$tmp/ab.hpf hp_run ab 3 "$T/abort"
 rc_hprof=$RC
-plain_run ab.plain 3 "$tmp/abort.plain"
+plain_run ab.plain 3 "$tmp/plain/abort"
 expect_eq "MPI_Abort: same exit status as without hprof" "$RC" "$rc_hprof"
 expect_eq "MPI_Abort: one line names the file of the aborting rank" "1" \
     "$(grep -c "MPI_Abort (error code 3) on rank 1: its records are in $tmp/ab.rank1.hpf" "$tmp/ab.err")"

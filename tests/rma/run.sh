@@ -30,23 +30,7 @@ S=$srcdir/tests/rma            # their sources
 . "$srcdir/tests/mpi/lib.sh"
 test_tmpdir rma
 
-missing=
-for f in "$QUERY" "$T/active" "$T/passive" "$T/put_latency"; do
-    [ -e "$f" ] || missing="$missing $f"
-done
-command -v "$MPICC" >/dev/null || missing="$missing $MPICC"
-command -v "$MPIRUN" >/dev/null || missing="$missing $MPIRUN"
-if [ -n "$missing" ]; then
-    notok "prerequisites" "missing:$missing (build with 'make check' first)"
-    echo "$pass passed, $fail failed"
-    exit 1
-fi
-
-# Plain builds (no hprof) for the identity checks.
-mkdir -p "$tmp/plain"
-for p in active passive put_latency; do
-    "$MPICC" -g -O1 -pthread "$S/$p.c" -o "$tmp/plain/$p" || notok "plain build of $p.c" "$MPICC failed"
-done
+programs_ready active passive put_latency
 
 # site DB RANK TAG MPI_NAME CALLS [PEER,COUNT,SENT,RECV]... - the site
 # marked TAG in $src is counted CALLS times on RANK and has exactly the
