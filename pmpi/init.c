@@ -40,8 +40,7 @@ static void after_init(void)
     if (hp_world_rank)
         hp_log_set_rank(hp_world_rank);
     hp_thread_self();
-    start_ns = hp_unix_ns();
-    start_ticks = hp_ticks();
+    hp_process_start(&start_ns, &start_ticks);
     hp_mpi_active = 1;
 }
 
@@ -91,7 +90,7 @@ static void take_rank_data(hp_rank_data *rd)
     hp_resolve_dynamic_sites();
     memset(rd, 0, sizeof *rd);
     hp_process_rank_info(&rd->info, (uint32_t)hp_world_rank, start_ns, start_ticks, end_ticks);
-    if (hp_snapshot(rd, start_ticks) != 0)
+    if (hp_snapshot(rd, start_ticks, end_ticks) != 0)
         hp_warn("out of memory while collecting records; this rank's data is incomplete");
     run.nranks = (uint32_t)hp_world_size;
     run.clock = (uint32_t)hp_clock_kind();

@@ -31,5 +31,6 @@ include tests/pomp2/local.mk
 include tests/tasks/local.mk
 include tests/attr/local.mk
 include tests/io/local.mk
+include tests/shares/local.mk
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh

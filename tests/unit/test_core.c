@@ -221,7 +221,7 @@ static void test_snapshot(void **state)
     hp_comm_add(t, n, 4, 0, 1024, tps / 10, tps / 5);
     hp_rank_data rd;
     memset(&rd, 0, sizeof rd);
-    assert_int_equal(hp_snapshot(&rd, 0), 0);
+    assert_int_equal(hp_snapshot(&rd, 0, hp_ticks()), 0);
     assert_int_equal(rd.info.threads, 1);
     assert_int_equal(rd.nnodes, t->nnodes);
     assert_int_equal(rd.ncomms, 1);
