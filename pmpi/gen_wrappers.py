@@ -262,7 +262,7 @@ def deprecated(f, text):
 def site_flags(f):
     if f["kind"] in ("coll", "icoll"):
         return "HP_SITEF_COLLECTIVE"
-    if f["kind"] in LOCAL_KINDS:
+    if f["kind"] in LOCAL_KINDS or f["roles"].get("site") == "call":
         return "HP_SITEF_MPI"
     return "0"
 
