@@ -53,7 +53,7 @@ static void record_init(uintptr_t ra, int id, uint64_t ticks)
         hp_mpi_local_time(t, hp_mpi_local_node(t, ra, id), ticks);
 }
 
-int MPI_Init(int *argc, char ***argv)
+HP_MPI_API int MPI_Init(int *argc, char ***argv)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     before_init();
@@ -67,7 +67,7 @@ int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+HP_MPI_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     before_init();
@@ -82,7 +82,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
-int MPI_Pcontrol(const int level, ...)
+HP_MPI_API int MPI_Pcontrol(const int level, ...)
 {
     if (level == 0)
         hp_collecting = 0;
@@ -140,7 +140,7 @@ static void finish_run(void)
     hp_rank_data_free(&rd);
 }
 
-int MPI_Finalize(void)
+HP_MPI_API int MPI_Finalize(void)
 {
     if (hp_mpi_active) {
         hp_mpi_active = 0;
@@ -201,7 +201,7 @@ static void write_aborting_rank(int errorcode)
     hp_rank_data_free(&rd);
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
+HP_MPI_API int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     if (hp_mpi_active) {
         hp_mpi_active = 0;

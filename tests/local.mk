@@ -32,5 +32,9 @@ include tests/tasks/local.mk
 include tests/attr/local.mk
 include tests/io/local.mk
 include tests/shares/local.mk
+if HAVE_MPI
+TESTS += tests/exports.sh
+endif
+EXTRA_DIST += tests/exports.sh
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh
