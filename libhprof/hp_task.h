@@ -42,14 +42,27 @@ static inline uint64_t hp_task_new_id(hp_thread *t)
     return (uint64_t)(t->id + 1) << 40 | (++t->task_seq & ((1ull << 40) - 1));
 }
 
-/* t created task `id` at create_site between t0 and t1: its "task
- * create" record, and a CREATE event whose parent is the task t runs. */
-void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
-                     uint64_t t1);
-/* The same for `tasks` tasks made in one call between t0 and t1 (a
- * taskloop): one timed creation counting `tasks`, one CREATE event. */
-void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
-                       uint64_t t1, uint64_t tasks);
+/* The start of a task creation by t: its clock and the thread's ticks of
+ * tasks run so far (hp_omp_wait_mark).  A creation may run the task, or
+ * others, at once (an undeferred or included task, a full queue, a
+ * taskloop's group): the "task create" time leaves out those executions,
+ * recorded as "task" nodes, so nested creations are never counted twice. */
+typedef struct hp_task_clock {
+    uint64_t t0, mark;
+} hp_task_clock;
+
+static inline hp_task_clock hp_task_create_start(const hp_thread *t)
+{
+    return (hp_task_clock){hp_ticks(), t ? t->task_acc : 0};
+}
+
+/* t created task `id` at create_site since c: its "task create" record,
+ * and a CREATE event whose parent is the task t runs. */
+void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, const hp_task_clock *c);
+/* The same for `tasks` tasks made in one call since c (a taskloop): one
+ * timed creation counting `tasks`, one CREATE event. */
+void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
+                       const hp_task_clock *c, uint64_t tasks);
 
 /* t starts executing task `id` of construct `site` (the "task" site); r
  * stays on the caller's stack until hp_task_end.  Not collecting: only

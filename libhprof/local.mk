@@ -21,6 +21,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/cyg.c \
 	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
 	libhprof/hp_task.h libhprof/task.c \
+	libhprof/hp_stack.h libhprof/stack.c \
 	libhprof/gomp.c \
 	libhprof/pomp2.c \
 	libhprof/region.c \

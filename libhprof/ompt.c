@@ -9,7 +9,7 @@
  * and a slot per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame; an explicit task (task_data->ptr) its site,
  * instance id and open node (tied) or execution time so far (untied).
- * Per thread, the tied tasks open on it, a small stack of open scopes
+ * Per thread, the tied tasks open on it, a growing stack of open scopes
  * (barrier and taskwait waits, worksharing constructs, master) and a table
  * of the mutexes being waited for or held.  No lock on any path.
  *
@@ -44,6 +44,7 @@ extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 #include <stddef.h>
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
+#include "hp_stack.h"
 #include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
@@ -97,7 +98,6 @@ typedef struct scope {
     const void *ra;
     int cls, what;
 } scope;
-#define MAX_SCOPES 64
 
 typedef struct mutex_slot {
     ompt_wait_id_t id;
@@ -109,8 +109,8 @@ typedef struct mutex_slot {
 #define MAX_MUTEX 16
 
 typedef struct othread {
-    uint32_t nscopes, lost;
-    scope scopes[MAX_SCOPES];
+    uint32_t nscopes, lost, scope_cap;
+    scope *scopes;            /* as deep as tasks nest in waits (hp_stack.h) */
     mutex_slot mutex[MAX_MUTEX];
     struct itask *_Atomic pending;  /* this thread's open worker implicit task */
     struct othread *next;           /* all threads, for hp_ompt_close_pending */
@@ -145,7 +145,7 @@ static void scope_push(int cls, int what, const void *ra, uint64_t now)
     othread *o = ot();
     if (!o)
         return;
-    if (o->nscopes >= MAX_SCOPES) {
+    if (!hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
         o->lost++;
         return;
     }
@@ -656,9 +656,8 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     e->id = hp_task_new_id(t);
     new_data->ptr = e;
     if (hp_collecting) {
-        uint64_t now = hp_ticks();
-        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id,
-                        now, now);
+        hp_task_clock c = hp_task_create_start(t);   /* a callback: no duration */
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id, &c);
     }
 }
 

@@ -2,6 +2,7 @@
  * task.c - explicit tasks (hp_task.h): their execution as open
  * calling-context nodes and the per-thread ring of timeline events.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include "hp_task.h"
 #include "hp_config.h"
@@ -48,21 +49,23 @@ static void trace_add(hp_thread *t, uint32_t kind, uint32_t site, uint32_t team,
     *e = (hp_task_event){id, parent, t0, t1, site, kind, team};
 }
 
-void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
-                       uint64_t t1, uint64_t tasks)
+void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
+                       const hp_task_clock *c, uint64_t tasks)
 {
+    uint64_t t1 = hp_ticks();
+    uint64_t ran = t->task_acc - c->mark, ticks = t1 - c->t0;
+    assert(tasks >= 1);
     uint32_t ctx = t->task_fold ? t->task_fold : t->current;
     hp_node *n = hp_node_at(t, hp_cct_child(t, ctx, create_site));
-    hp_node_add(n, t1 - t0);
+    hp_node_add(n, ticks > ran ? ticks - ran : 0);
     n->count += tasks - 1;
     if (hp_cfg.task_trace)
-        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, t0, t1);
+        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, c->t0, t1);
 }
 
-void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
-                     uint64_t t1)
+void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, const hp_task_clock *c)
 {
-    hp_task_created_n(t, create_site, id, t0, t1, 1);
+    hp_task_created_n(t, create_site, id, c, 1);
 }
 
 void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
