@@ -57,8 +57,14 @@ void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
     assert(tasks >= 1);
     uint32_t ctx = t->task_fold ? t->task_fold : t->current;
     hp_node *n = hp_node_at(t, hp_cct_child(t, ctx, create_site));
-    hp_node_add(n, ticks > ran ? ticks - ran : 0);
-    n->count += tasks - 1;
+    if (ctx == t->current) {
+        hp_node_add(n, ticks > ran ? ticks - ran : 0);
+        n->count += tasks - 1;
+    } else {
+        /* A folded run inside nodes opened since its construct's node,
+         * which hold its time: its creations count there, untimed. */
+        n->count += tasks;
+    }
     if (hp_cfg.task_trace)
         trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, c->t0, t1);
 }
