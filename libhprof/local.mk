@@ -23,7 +23,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_task.h libhprof/task.c \
 	libhprof/hp_stack.h libhprof/stack.c \
 	libhprof/gomp.c \
-	libhprof/pomp2.c \
+	libhprof/pomp2.c libhprof/hp_pomp2_ctc.h libhprof/pomp2_ctc.c \
 	libhprof/region.c \
 	libhprof/hp_process.h libhprof/process.c \
 	libhprof/hprof.h libhprof/api.c

@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_omp.h"
+#include "hp_pomp2_ctc.h"
 #include "hp_stack.h"
 #include "hp_task.h"
 #include "hp_site.h"
@@ -101,76 +102,20 @@ typedef struct p2_team {
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
-/* "FILE:FIRST:LAST" */
-static void parse_scl(const char *v, size_t n, char **file, uint32_t *first,
-                      uint32_t *last)
-{
-    const char *c2 = NULL, *c1 = NULL;
-    for (size_t i = n; i-- > 0;)
-        if (v[i] == ':') {
-            if (!c2)
-                c2 = v + i;
-            else {
-                c1 = v + i;
-                break;
-            }
-        }
-    if (!c1) {
-        if (file && !*file)
-            *file = dup_n(v, n);
-        return;
-    }
-    if (file && !*file)
-        *file = dup_n(v, (size_t)(c1 - v));
-    *first = (uint32_t)strtoul(c1 + 1, NULL, 10);
-    if (last)
-        *last = (uint32_t)strtoul(c2 + 1, NULL, 10);
-}
-
 static p2_region *region_new(const char *ctc)
 {
     p2_region *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     pthread_mutex_init(&r->nest_lock, NULL);
-    if (!ctc)
-        return r;
-    const char *p = ctc;
-    while (*p >= '0' && *p <= '9')   /* the string's length */
-        p++;
-    while (*p) {
-        while (*p == '*')
-            p++;
-        const char *e = strchr(p, '*');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        const char *eq = memchr(p, '=', n);
-        if (eq) {
-            size_t kn = (size_t)(eq - p), vn = n - kn - 1;
-            const char *v = eq + 1;
-            if (kn == 10 && !memcmp(p, "regionType", kn))
-                r->type = dup_n(v, vn);
-            else if (kn == 4 && !memcmp(p, "sscl", kn))
-                parse_scl(v, vn, &r->file, &r->line, NULL);
-            else if (kn == 4 && !memcmp(p, "escl", kn)) {
-                uint32_t first = 0, last = 0;
-                parse_scl(v, vn, NULL, &first, &last);
-                r->end_line = last ? last : first;
-            } else if (kn == 14 && !memcmp(p, "userRegionName", kn))
-                r->user_name = dup_n(v, vn);
-        }
-        if (!e)
-            break;
-        p = e;
+    if (ctc) {
+        hp_ctc c;
+        hp_ctc_parse(ctc, &c);
+        r->file = c.file;
+        r->line = c.line;
+        r->end_line = c.end_line;
+        r->type = c.type;
+        r->user_name = c.user_name;
     }
     return r;
 }
