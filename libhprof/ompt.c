@@ -70,15 +70,13 @@ typedef struct itask {
 
 typedef struct etask {
     int type;                 /* T_EXPLICIT */
-    int tied;                 /* runs on one thread: an open node (hp_task.h) */
-    int state;                /* tied: E_NEW, E_OPEN, E_CLOSED */
+    int tied;                 /* runs on one thread (else per fragment) */
+    int state;                /* E_NEW (untied: also switched out), E_OPEN, E_CLOSED */
     uint32_t site;            /* HP_OMP_TASK site of the construct */
     uint64_t id;              /* the task instance */
-    hp_thread *owner;         /* tied: the thread running it */
-    struct etask *below;      /* tied: the task open below it on that thread */
+    hp_thread *owner;         /* the thread running it */
+    struct etask *below;      /* the task open below it on that thread */
     hp_task_run run;
-    uint64_t first;           /* untied: first switched in at */
-    uint64_t start, ticks;    /* untied: switched in at, executed so far */
 } etask;
 enum { E_NEW, E_OPEN, E_CLOSED };
 
@@ -620,13 +618,12 @@ static void on_flush(ompt_data_t *thread_data, const void *ra)
 
 /* ---- explicit tasks ---- */
 
-/* A tied task runs on one thread and the tasks it runs at its scheduling
- * points nest inside it, so it is an open node there from its first
- * schedule to its completion.  An untied task may resume on another
- * thread: its fragments are summed and recorded, on the thread that
- * completes it, as one execution. */
+/* A task's execution is an open node on the thread that runs it, and the
+ * tasks it runs at its scheduling points nest inside it: a tied task from
+ * its first schedule to its completion; an untied one, which may resume on
+ * another thread, per fragment (switched in to switched out), counted
+ * once, by the fragment that completes it (hp_task_suspend). */
 static __thread etask *open_tasks __attribute__((tls_model("initial-exec")));
-
 static etask *explicit_task(ompt_data_t *d)
 {
     return d && d->ptr && *(int *)d->ptr == T_EXPLICIT ? d->ptr : NULL;
@@ -661,21 +658,22 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     }
 }
 
-static void tied_begin(etask *e)
+static void task_open(etask *e)
 {
     hp_thread *t = hp_thread_self();
     if (!t || e->state != E_NEW)
         return;
     e->state = E_OPEN;
     e->owner = t;
-    hp_task_begin(t, &e->run, e->site, e->id);
+    hp_task_resume(t, &e->run, e->site, e->id);
     e->below = open_tasks;
     open_tasks = e;
 }
 
-/* Closes e and, first, any task still open above it on this thread (a
- * task suspended there that will not come back: counted as ended). */
-static void tied_end(etask *e)
+/* Closes e (done: completed, else an untied task switched out) and,
+ * first, any task still open above it on this thread (a task suspended
+ * there that will not come back: counted as ended). */
+static void task_close(etask *e, int done)
 {
     hp_thread *t = hp_tls_self;
     if (e->state != E_OPEN || e->owner != t)
@@ -692,48 +690,30 @@ static void tied_end(etask *e)
         x->state = E_CLOSED;
     }
     open_tasks = e->below;
-    hp_task_end(t, &e->run);
-    e->state = E_CLOSED;
-}
-
-static void untied_switch_out(etask *p, int done, uint64_t now)
-{
-    if (p->start)
-        p->ticks += now - p->start;
-    p->start = 0;
-    hp_thread *t = done ? rec_thread() : NULL;
-    if (t)
-        hp_task_ran(t, p->site, p->id, p->first, now, p->ticks);
+    if (done)
+        hp_task_end(t, &e->run);
+    else
+        hp_task_suspend(t, &e->run);
+    e->state = done ? E_CLOSED : E_NEW;
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
                              ompt_data_t *next)
 {
-    uint64_t now = hp_ticks();
     etask *p = explicit_task(prior);
     if (p) {
         int done = status == ompt_task_complete || status == ompt_task_cancel ||
                    status == ompt_task_detach;
-        if (p->tied) {
-            if (done)
-                tied_end(p);
-        } else {
-            untied_switch_out(p, done, now);
-        }
+        if (done || !p->tied)
+            task_close(p, done);
         if (done) {
             prior->ptr = NULL;
             free(p);
         }
     }
     etask *n = explicit_task(next);
-    if (n) {
-        if (n->tied)
-            tied_begin(n);
-        else
-            n->start = now;
-        if (!n->tied && !n->first)
-            n->first = now;
-    }
+    if (n)
+        task_open(n);
 }
 
 /* ---- the tool ---- */

@@ -317,7 +317,7 @@ typedef struct p2_scope {
     POMP2_Task_handle old_task;
     hprof_frame f;          /* user regions */
     POMP2_Task_handle task; /* tasks: the instance created or run */
-    hp_task_run run;        /* a tied task's execution */
+    hp_task_run run;        /* a task's execution */
 } p2_scope;
 
 typedef struct p2_tls {

@@ -13,6 +13,9 @@
 #  - exact counts at every construct: tasks created and tasks executed
 #    (per fib construct: the calls with n >= 2; tree: nodes - 1) and
 #    taskwaits (fib: the calls with n >= 2; tree: the inner nodes);
+#  - exact tasks created per (parent construct, child construct): a task's
+#    creations are below the task that made them (untied ones too), the
+#    first ones below the region;
 #  - per thread, a task node's children (tasks run nested in it, its
 #    creations, its taskwaits) add up to at most the node (1%);
 #  - per thread, in the region: the tasks' time (--threads task_time,
@@ -84,6 +87,28 @@ count() {
         AND s.line BETWEEN $l AND $l + 1 AND s.file LIKE '%/taskrec.c'"
 }
 
+# pair DB PARENT-NAME PARENT-TAG CHILD-TAG - tasks created at CHILD-TAG's
+# construct by PARENT-TAG's construct ("parallel" for the region).
+pair() {
+    local p c
+    p=$(L "$3"); c=$(L "$4")
+    q "$1" "SELECT coalesce(sum(tc.created), 0) FROM task_children tc
+        JOIN site ps ON ps.id = tc.parent_site JOIN site cs ON cs.id = tc.child_site
+        WHERE ps.name = '$2' AND ps.line BETWEEN $p AND $p + 1
+        AND cs.line BETWEEN $c AND $c + 1 AND cs.file LIKE '%/taskrec.c'"
+}
+# pairs DB A B - region->a, region->b, a->a, a->b, b->a, b->b for the fib
+# constructs A and B.
+pairs() {
+    local x y out=""
+    for x in "parallel rec-region" "task $2" "task $3"; do
+        for y in "$2" "$3"; do
+            out+="$(pair "$1" $x "$y"),"
+        done
+    done
+    echo "${out%,}"
+}
+
 # Per (node, thread) records: a node's rows of one thread summed (sites
 # of one line from several code addresses share a node in the database).
 PER='WITH s AS (SELECT node, rank, thread, sum(count) AS c, sum(time) AS t FROM stat GROUP BY 1, 2, 3)'
@@ -112,6 +137,9 @@ check() {
     expect_eq "$kind run $run: tree (depth $TD): created, executed ($TT); taskwaits ($TW)" \
         "$TT,$TT;$TW" \
         "$(count "$db" 'task create' rec-node),$(count "$db" task rec-node);$(count "$db" taskwait rec-nw)"
+    expect_eq "$kind run $run: created per (parent, child): tied fib, untied fib, tree" \
+        "1,1,$FTA,$FTA,$FTB,$FTB;1,1,$FUA,$FUA,$FUB,$FUB;$TR,$((TT - TR))" \
+        "$(pairs "$db" rec-ta rec-tb);$(pairs "$db" rec-ua rec-ub);$(pair "$db" parallel rec-region rec-node),$(pair "$db" task rec-node rec-node)"
     expect_eq "$kind run $run: per thread, a task's children add up to at most the task" "0" \
         "$(q "$db" "$PER SELECT count(*) FROM (SELECT p.id FROM node c JOIN s cs ON cs.node = c.id
             JOIN node p ON p.id = c.parent JOIN s ps ON ps.node = p.id AND ps.rank = cs.rank
@@ -136,6 +164,11 @@ fi
 FT=$(sed -n 's/^fib tied .* per construct \([0-9]*\) .*/\1/p' "$tmp/plain.out")
 FU=$(sed -n 's/^fib untied .* per construct \([0-9]*\) .*/\1/p' "$tmp/plain.out")
 TT=$(sed -n 's/^tree .* tasks \([0-9]*\) .*/\1/p' "$tmp/plain.out")
+FTA=$(sed -n 's/^fib tied .* a-creators \([0-9]*\) .*/\1/p' "$tmp/plain.out")
+FTB=$(sed -n 's/^fib tied .* b-creators \([0-9]*\)$/\1/p' "$tmp/plain.out")
+FUA=$(sed -n 's/^fib untied .* a-creators \([0-9]*\) .*/\1/p' "$tmp/plain.out")
+FUB=$(sed -n 's/^fib untied .* b-creators \([0-9]*\)$/\1/p' "$tmp/plain.out")
+TR=$(sed -n 's/^tree .* root \([0-9]*\) .*/\1/p' "$tmp/plain.out")
 TW=$(sed -n 's/^tree .* taskwaits \([0-9]*\) .*/\1/p' "$tmp/plain.out")
 TD=$(sed -n 's/^tree .* depth \([0-9]*\)$/\1/p' "$tmp/plain.out")
 

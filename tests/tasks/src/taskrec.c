@@ -12,9 +12,13 @@
  *    and a node with children waits for them at MARK:rec-nw.  Deep and
  *    narrow: a thread runs tasks nested many levels deep in taskwaits.
  * The program counts, serially, the calls with n >= 2 (tasks per fib
- * construct and taskwaits) and the tree's nodes (tasks created and run at
- * MARK:rec-node = nodes - 1), inner nodes (taskwaits) and depth, and
- * prints them with the results computed by the tasks.
+ * construct and taskwaits), the a and b tasks whose argument is >= 2 (each
+ * creates one a and one b task: the tasks created per (parent construct,
+ * child construct); the first call, in the single, creates one of each)
+ * and the tree's nodes (tasks created and run at MARK:rec-node = nodes -
+ * 1; ROOT of them created by the single, the rest by MARK:rec-node
+ * tasks), inner nodes (taskwaits) and depth, and prints them with the
+ * results computed by the tasks.
  */
 #include <omp.h>
 #include <stdint.h>
@@ -28,6 +32,15 @@
 static long fib_calls(int n)   /* calls with n >= 2 below fib(n), included */
 {
     return n < 2 ? 0 : 1 + fib_calls(n - 1) + fib_calls(n - 2);
+}
+
+/* Tasks at construct a (side 0) or b (side 1) below fib(n) that create
+ * tasks themselves (their argument is >= 2). */
+static long fib_creators(int n, int side)
+{
+    if (n < 2)
+        return 0;
+    return (n - 1 - side >= 2) + fib_creators(n - 1, side) + fib_creators(n - 2, side);
 }
 
 static long fib_serial(int n)
@@ -135,11 +148,14 @@ int main(void)
     }
     tree_count c = {0, 0, 0};
     tree_serial(12345, 0, &c);
-    printf("fib tied %ld (expected %ld) tasks per construct %ld taskwaits %ld\n", ft,
-           fib_serial(FIB_TIED), fib_calls(FIB_TIED), fib_calls(FIB_TIED));
-    printf("fib untied %ld (expected %ld) tasks per construct %ld taskwaits %ld\n", fu,
-           fib_serial(FIB_UNTIED), fib_calls(FIB_UNTIED), fib_calls(FIB_UNTIED));
-    printf("tree nodes %ld (expected %ld) tasks %ld taskwaits %ld depth %ld\n", nodes,
-           c.nodes, c.nodes - 1, c.inner, c.depth);
+    printf("fib tied %ld (expected %ld) tasks per construct %ld taskwaits %ld"
+           " a-creators %ld b-creators %ld\n", ft, fib_serial(FIB_TIED), fib_calls(FIB_TIED),
+           fib_calls(FIB_TIED), fib_creators(FIB_TIED, 0), fib_creators(FIB_TIED, 1));
+    printf("fib untied %ld (expected %ld) tasks per construct %ld taskwaits %ld"
+           " a-creators %ld b-creators %ld\n", fu, fib_serial(FIB_UNTIED),
+           fib_calls(FIB_UNTIED), fib_calls(FIB_UNTIED), fib_creators(FIB_UNTIED, 0),
+           fib_creators(FIB_UNTIED, 1));
+    printf("tree nodes %ld (expected %ld) tasks %ld root %d taskwaits %ld depth %ld\n", nodes,
+           c.nodes, c.nodes - 1, ROOT, c.inner, c.depth);
     return 0;
 }
