@@ -7,6 +7,8 @@
 #   ompt   clang -fopenmp -lhprof          (tier 0, OMPT tool)
 #   pomp   hprof-cc gcc --omp              (tier 2, POMP2 from hprof-instrument)
 #   opari2 opari2 + gcc -lhprof            (POMP2 from opari2)
+#   opari2c opari2 + clang -lhprof         (POMP2 on libomp, where untied
+#                                           tasks may resume on another thread)
 # and run RUNS times each with 2 threads (task scheduling differs from run
 # to run: lost events showed up in some runs only).  Checked each run:
 #  - stdout identical to the plain build;
@@ -52,11 +54,15 @@ build() {
     ompt) "$CLANG" -fopenmp -g -gdwarf-aranges -O2 "$SRC" -o "$tmp/tr.ompt" "${lib[@]}" ;;
     pomp) (cd "$tmp" && HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir \
                "$HPCC" "$CC" -fopenmp -g -O2 "$SRC" -o tr.pomp) ;;
-    opari2) (cd "$tmp" && cp "$SRC" taskrec.c && opari2 --omp-task-untied=keep taskrec.c taskrec.mod.c &&
-             "$CC" -fopenmp -g -O2 $(opari2-config --cflags) -c taskrec.mod.c &&
-             $(opari2-config --nm) taskrec.mod.o | $(opari2-config --region-initialization) >init.c &&
-             "$CC" -fopenmp -g -O2 $(opari2-config --cflags) -c init.c &&
-             "$CC" -fopenmp taskrec.mod.o init.o -o tr.opari2 "${lib[@]}") ;;
+    opari2 | opari2c)
+        local cc=$CC
+        [ "$kind" = opari2c ] && cc=$CLANG
+        (mkdir -p "$tmp/$kind" && cd "$tmp/$kind" && cp "$SRC" taskrec.c &&
+         opari2 --omp-task-untied=keep taskrec.c taskrec.mod.c &&
+         "$cc" -fopenmp -g -O2 $(opari2-config --cflags) -c taskrec.mod.c &&
+         $(opari2-config --nm) taskrec.mod.o | $(opari2-config --region-initialization) >init.c &&
+         "$cc" -fopenmp -g -O2 $(opari2-config --cflags) -c init.c &&
+         "$cc" -fopenmp taskrec.mod.o init.o -o "../tr.$kind" "${lib[@]}") ;;
     esac >"$tmp/$kind.cc" 2>&1 || rc=$?
     if [ "$rc" != 0 ] || [ -s "$tmp/$kind.cc" ]; then
         notok "$kind: builds without a message" "$(head -3 "$tmp/$kind.cc" | oneline)"
@@ -176,6 +182,7 @@ kinds=(gomp pomp)
 syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)   # (grep -q in a pipe: SIGPIPE)
 command -v "$CLANG" >/dev/null && grep -q ' T ompt_start_tool$' <<<"$syms" && kinds+=(ompt)
 command -v opari2 >/dev/null && kinds+=(opari2)
+command -v opari2 >/dev/null && command -v "$CLANG" >/dev/null && kinds+=(opari2c)
 for kind in "${kinds[@]}"; do
     build "$kind" || continue
     for run in $(seq "$RUNS"); do
