@@ -370,9 +370,14 @@ static p2_scope *scope_push(p2_region *r, int what, uint64_t now)
     if (i > g->scope_cap || !hp_stack_room((void **)&g->scope, &g->scope_cap, i, sizeof *g->scope))
         return NULL;
     p2_scope *s = &g->scope[i];
-    *s = (p2_scope){.r = r, .what = what, .t = r ? recorder() : NULL, .start = now};
+    s->r = r;
+    s->what = what;
+    s->t = r ? recorder() : NULL;
+    s->start = now;
+    s->sub = 0;
     s->mark = hp_omp_wait_mark(s->t);
     s->old_task = g->task;
+    s->task = 0;            /* tasks and creations: set by the caller */
     return s;
 }
 
