@@ -9,9 +9,11 @@
  * and a slot per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame; an explicit task (task_data->ptr) its site,
  * instance id and open node (tied) or execution time so far (untied).
- * Per thread, the tied tasks open on it, a growing stack of open scopes
+ * Per thread, the tasks open on it, a growing stack of open scopes
  * (barrier and taskwait waits, worksharing constructs, master) and a table
- * of the mutexes being waited for or held.  No lock on any path.
+ * of the mutexes being waited for or held; an explicit task keeps its own
+ * open wait (an untied one may end it on another thread).  No lock on any
+ * path.
  *
  * libomp (14 and later) ends a worker's implicit task, and its wait at the
  * region's closing barrier, only when the worker is woken for the next
@@ -77,6 +79,10 @@ typedef struct etask {
     hp_thread *owner;         /* the thread running it */
     struct etask *below;      /* the task open below it on that thread */
     hp_task_run run;
+    uint64_t wait_start;      /* its open wait (it may resume elsewhere), 0 if none */
+    uint64_t wait_mark;       /* its hp_omp_wait_mark */
+    const void *wait_ra;
+    int wait_what;
 } etask;
 enum { E_NEW, E_OPEN, E_CLOSED };
 
@@ -388,7 +394,15 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     if (what < 0)
         return;
     itask *it = td && td->ptr && *(int *)td->ptr == T_IMPLICIT ? td->ptr : NULL;
+    etask *e = td && td->ptr && *(int *)td->ptr == T_EXPLICIT ? td->ptr : NULL;
     uint64_t now = hp_ticks();
+    if (endpoint == ompt_scope_begin && e) {   /* a task has one wait at a time */
+        e->wait_start = now;
+        e->wait_mark = hp_omp_wait_mark(hp_tls_self);
+        e->wait_ra = ra;
+        e->wait_what = what;
+        return;
+    }
     if (endpoint == ompt_scope_begin) {
         /* A worker's wait at the region's end has no code address. */
         if (!ra && it)
@@ -403,8 +417,12 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
         return;
     }
     scope s;
-    if (!scope_pop(C_WAIT, &s))
+    if (e && e->wait_start) {
+        s = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what};
+        e->wait_start = 0;
+    } else if (e || !scope_pop(C_WAIT, &s)) {
         return;
+    }
     if (it && what == HP_OMP_IMPLICIT_BARRIER) {
         if (atomic_load(&it->state) != S_RUN)
             return;   /* closed already, with this wait */
