@@ -46,21 +46,21 @@
  *    the line of the set/test call.
  *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
  *    the thread that runs the block (its time is the time of the call).
- *  - GOMP_task: "task create" (time in the call; an undeferred task, e.g.
- *    if(0) or outside a parallel region, runs inside it and is included),
+ *  - GOMP_task: "task create" (time in the call less the tasks it ran, e.g.
+ *    an undeferred if(0) task or a full queue's, recorded as "task"),
  *    and "task", the execution, on the thread that runs it, keyed by the
  *    task's outlined function (its line is the pragma's or the body's):
  *    libgomp gets a trampoline and a larger argument block (see task_hdr)
  *    that carries the task's instance id to the executing thread; the
  *    execution is an open node (hp_task.h), so what the task does is
- *    recorded below it, and it is also inside the taskwait/barrier/task
+ *    recorded below it, and left out of the taskwait/barrier/task
  *    create time of whatever the thread was waiting in.  A detachable
  *    task's block is laid out around the event handle libgomp writes into
  *    its first word (see shift_hdr).  Blocks over 64 KiB are created
  *    unwrapped (creation only);
  *  - GOMP_taskloop / GOMP_taskloop_ull: "task create" once per task made
- *    (time: the whole call, which includes the wait for the tasks unless
- *    nogroup) and "task" per execution, through a trampoline and a block
+ *    (time: the whole call, less the tasks this thread ran in it,
+ *    with the wait for the tasks unless nogroup) and "task" per execution, through a trampoline and a block
  *    laid out around libgomp's bounds (see shift_hdr).  Taskloops with a
  *    task reduction or a copy function are created unwrapped (one
  *    creation per encounter); so are nogroup's creations counted;
@@ -618,12 +618,11 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
         /* libgomp calls task_copy(copy, h): only the header is needed here. */
         task_hdr hdr = { fn, cpyfn, data, off, hp_task_new_id(t) };
         h = &hdr;
-        uint64_t t0 = hp_ticks();
+        hp_task_clock c = hp_task_create_start(t);
         real.task(task_tramp, h, task_copy, size, align, if_clause, flags, depend,
                   priority, detach);
-        uint64_t t1 = hp_ticks();
         if (!ompt_on())
-            hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), hdr.id, t0, t1);
+            hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), hdr.id, &c);
         return;
     }
     /* memcpy'd by libgomp, or run in place when undeferred: the whole
@@ -637,12 +636,11 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     uint64_t id = h->id = hp_task_new_id(t);
     if (arg_size)
         __builtin_memcpy((char *)h + off, data, arg_size);
-    uint64_t t0 = hp_ticks();
+    hp_task_clock c = hp_task_create_start(t);
     real.task(task_tramp, h, NULL, size, align, if_clause, flags, depend, priority,
               detach);
-    uint64_t t1 = hp_ticks();
     if (!ompt_on())
-        hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, t0, t1);
+        hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, &c);
 }
 
 /* ------------------------------------------------- blocks with a runtime head */
@@ -736,11 +734,11 @@ static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void 
     h.id = hp_task_new_id(t);
     char raw[size + align];
     char *blk = shift_layout(raw, align, &h, DETACH_HEAD, data);
-    uint64_t t0 = hp_ticks();
+    hp_task_clock c = hp_task_create_start(t);
     real.task(detach_tramp, blk, NULL, size, align, if_clause, flags, depend, priority,
               detach);
     if (!ompt_on())
-        hp_task_created(t, call_site(t, ret, HP_OMP_TASK_CREATE), h.id, t0, hp_ticks());
+        hp_task_created(t, call_site(t, ret, HP_OMP_TASK_CREATE), h.id, &c);
 }
 
 /* --------------------------------------------------------------- taskloop */
@@ -752,7 +750,7 @@ static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void 
 typedef struct loop_call {
     hp_thread *t;                   /* NULL: not recorded */
     int wrapped;
-    uint64_t t0;
+    hp_task_clock clock;
     long size, align;               /* the block libgomp gets, when wrapped */
     _Atomic unsigned long ran;
     shift_hdr h;
@@ -762,7 +760,7 @@ static void loop_begin(loop_call *c, void (*fn)(void *), void (*cpyfn)(void *, v
                        long arg_size, long arg_align, unsigned flags)
 {
     c->t = recorder();
-    c->t0 = hp_ticks();
+    c->clock = hp_task_create_start(c->t);
     c->wrapped = shift_wrappable(c->t, cpyfn, arg_size, LOOP_HEAD) &&
                  !(flags & GOMP_TASK_FLAG_REDUCTION);
     atomic_init(&c->ran, 0);
@@ -784,7 +782,7 @@ static void loop_end(loop_call *c, uintptr_t ret)
         return;
     unsigned long tasks = c->wrapped ? atomic_load(&c->ran) : 0;
     hp_task_created_n(c->t, call_site(c->t, ret, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
-                      c->t0, hp_ticks(), tasks ? tasks : 1);
+                      &c->clock, tasks ? tasks : 1);
 }
 
 API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

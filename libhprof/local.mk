@@ -21,8 +21,9 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/cyg.c \
 	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
 	libhprof/hp_task.h libhprof/task.c \
+	libhprof/hp_stack.h libhprof/stack.c \
 	libhprof/gomp.c \
-	libhprof/pomp2.c \
+	libhprof/pomp2.c libhprof/hp_pomp2_ctc.h libhprof/pomp2_ctc.c \
 	libhprof/region.c \
 	libhprof/hp_process.h libhprof/process.c \
 	libhprof/hprof.h libhprof/api.c

@@ -9,9 +9,11 @@
  * and a slot per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame; an explicit task (task_data->ptr) its site,
  * instance id and open node (tied) or execution time so far (untied).
- * Per thread, the tied tasks open on it, a small stack of open scopes
+ * Per thread, the tasks open on it, a growing stack of open scopes
  * (barrier and taskwait waits, worksharing constructs, master) and a table
- * of the mutexes being waited for or held.  No lock on any path.
+ * of the mutexes being waited for or held; an explicit task keeps its own
+ * open wait (an untied one may end it on another thread).  No lock on any
+ * path.
  *
  * libomp (14 and later) ends a worker's implicit task, and its wait at the
  * region's closing barrier, only when the worker is woken for the next
@@ -44,6 +46,7 @@ extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 #include <stddef.h>
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
+#include "hp_stack.h"
 #include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
@@ -69,15 +72,17 @@ typedef struct itask {
 
 typedef struct etask {
     int type;                 /* T_EXPLICIT */
-    int tied;                 /* runs on one thread: an open node (hp_task.h) */
-    int state;                /* tied: E_NEW, E_OPEN, E_CLOSED */
+    int tied;                 /* runs on one thread (else per fragment) */
+    int state;                /* E_NEW (untied: also switched out), E_OPEN, E_CLOSED */
     uint32_t site;            /* HP_OMP_TASK site of the construct */
     uint64_t id;              /* the task instance */
-    hp_thread *owner;         /* tied: the thread running it */
-    struct etask *below;      /* tied: the task open below it on that thread */
+    hp_thread *owner;         /* the thread running it */
+    struct etask *below;      /* the task open below it on that thread */
     hp_task_run run;
-    uint64_t first;           /* untied: first switched in at */
-    uint64_t start, ticks;    /* untied: switched in at, executed so far */
+    uint64_t wait_start;      /* its open wait (it may resume elsewhere), 0 if none */
+    uint64_t wait_mark;       /* its hp_omp_wait_mark */
+    const void *wait_ra;
+    int wait_what;
 } etask;
 enum { E_NEW, E_OPEN, E_CLOSED };
 
@@ -97,7 +102,6 @@ typedef struct scope {
     const void *ra;
     int cls, what;
 } scope;
-#define MAX_SCOPES 64
 
 typedef struct mutex_slot {
     ompt_wait_id_t id;
@@ -109,8 +113,8 @@ typedef struct mutex_slot {
 #define MAX_MUTEX 16
 
 typedef struct othread {
-    uint32_t nscopes, lost;
-    scope scopes[MAX_SCOPES];
+    uint32_t nscopes, lost, scope_cap;
+    scope *scopes;            /* as deep as tasks nest in waits (hp_stack.h) */
     mutex_slot mutex[MAX_MUTEX];
     struct itask *_Atomic pending;  /* this thread's open worker implicit task */
     struct othread *next;           /* all threads, for hp_ompt_close_pending */
@@ -145,7 +149,7 @@ static void scope_push(int cls, int what, const void *ra, uint64_t now)
     othread *o = ot();
     if (!o)
         return;
-    if (o->nscopes >= MAX_SCOPES) {
+    if (!hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
         o->lost++;
         return;
     }
@@ -390,7 +394,15 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     if (what < 0)
         return;
     itask *it = td && td->ptr && *(int *)td->ptr == T_IMPLICIT ? td->ptr : NULL;
+    etask *e = td && td->ptr && *(int *)td->ptr == T_EXPLICIT ? td->ptr : NULL;
     uint64_t now = hp_ticks();
+    if (endpoint == ompt_scope_begin && e) {   /* a task has one wait at a time */
+        e->wait_start = now;
+        e->wait_mark = hp_omp_wait_mark(hp_tls_self);
+        e->wait_ra = ra;
+        e->wait_what = what;
+        return;
+    }
     if (endpoint == ompt_scope_begin) {
         /* A worker's wait at the region's end has no code address. */
         if (!ra && it)
@@ -405,8 +417,12 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
         return;
     }
     scope s;
-    if (!scope_pop(C_WAIT, &s))
+    if (e && e->wait_start) {
+        s = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what};
+        e->wait_start = 0;
+    } else if (e || !scope_pop(C_WAIT, &s)) {
         return;
+    }
     if (it && what == HP_OMP_IMPLICIT_BARRIER) {
         if (atomic_load(&it->state) != S_RUN)
             return;   /* closed already, with this wait */
@@ -620,13 +636,12 @@ static void on_flush(ompt_data_t *thread_data, const void *ra)
 
 /* ---- explicit tasks ---- */
 
-/* A tied task runs on one thread and the tasks it runs at its scheduling
- * points nest inside it, so it is an open node there from its first
- * schedule to its completion.  An untied task may resume on another
- * thread: its fragments are summed and recorded, on the thread that
- * completes it, as one execution. */
+/* A task's execution is an open node on the thread that runs it, and the
+ * tasks it runs at its scheduling points nest inside it: a tied task from
+ * its first schedule to its completion; an untied one, which may resume on
+ * another thread, per fragment (switched in to switched out), counted
+ * once, by the fragment that completes it (hp_task_suspend). */
 static __thread etask *open_tasks __attribute__((tls_model("initial-exec")));
-
 static etask *explicit_task(ompt_data_t *d)
 {
     return d && d->ptr && *(int *)d->ptr == T_EXPLICIT ? d->ptr : NULL;
@@ -656,27 +671,27 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     e->id = hp_task_new_id(t);
     new_data->ptr = e;
     if (hp_collecting) {
-        uint64_t now = hp_ticks();
-        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id,
-                        now, now);
+        hp_task_clock c = hp_task_create_start(t);   /* a callback: no duration */
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id, &c);
     }
 }
 
-static void tied_begin(etask *e)
+static void task_open(etask *e)
 {
     hp_thread *t = hp_thread_self();
     if (!t || e->state != E_NEW)
         return;
     e->state = E_OPEN;
     e->owner = t;
-    hp_task_begin(t, &e->run, e->site, e->id);
+    hp_task_resume(t, &e->run, e->site, e->id);
     e->below = open_tasks;
     open_tasks = e;
 }
 
-/* Closes e and, first, any task still open above it on this thread (a
- * task suspended there that will not come back: counted as ended). */
-static void tied_end(etask *e)
+/* Closes e (done: completed, else an untied task switched out) and,
+ * first, any task still open above it on this thread (a task suspended
+ * there that will not come back: counted as ended). */
+static void task_close(etask *e, int done)
 {
     hp_thread *t = hp_tls_self;
     if (e->state != E_OPEN || e->owner != t)
@@ -693,48 +708,30 @@ static void tied_end(etask *e)
         x->state = E_CLOSED;
     }
     open_tasks = e->below;
-    hp_task_end(t, &e->run);
-    e->state = E_CLOSED;
-}
-
-static void untied_switch_out(etask *p, int done, uint64_t now)
-{
-    if (p->start)
-        p->ticks += now - p->start;
-    p->start = 0;
-    hp_thread *t = done ? rec_thread() : NULL;
-    if (t)
-        hp_task_ran(t, p->site, p->id, p->first, now, p->ticks);
+    if (done)
+        hp_task_end(t, &e->run);
+    else
+        hp_task_suspend(t, &e->run);
+    e->state = done ? E_CLOSED : E_NEW;
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
                              ompt_data_t *next)
 {
-    uint64_t now = hp_ticks();
     etask *p = explicit_task(prior);
     if (p) {
         int done = status == ompt_task_complete || status == ompt_task_cancel ||
                    status == ompt_task_detach;
-        if (p->tied) {
-            if (done)
-                tied_end(p);
-        } else {
-            untied_switch_out(p, done, now);
-        }
+        if (done || !p->tied)
+            task_close(p, done);
         if (done) {
             prior->ptr = NULL;
             free(p);
         }
     }
     etask *n = explicit_task(next);
-    if (n) {
-        if (n->tied)
-            tied_begin(n);
-        else
-            n->start = now;
-        if (!n->tied && !n->first)
-            n->first = now;
-    }
+    if (n)
+        task_open(n);
 }
 
 /* ---- the tool ---- */
