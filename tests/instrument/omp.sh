@@ -109,6 +109,7 @@ run() {
         notok "$name: runs under mpirun -np ${NP:-2} and writes a profile" "exit $rc: $(tail -3 "$tmp/$name.err" | oneline)"
         return 1
     fi
+    check_profile "$name" "$tmp/$name.hpf"
 }
 
 # same_output NAME NT - the plain build prints what the instrumented one did.

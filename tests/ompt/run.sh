@@ -73,6 +73,7 @@ run() {
         notok "$name runs" "exit status $RC: $(tail -3 "$tmp/$name.err" | oneline)"
         return 1
     fi
+    check_profile "$name" "$DB"
 }
 
 # per_thread DB NAME FILE LINE EXPR [ORDER] - one row per thread of rank 0:

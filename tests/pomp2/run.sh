@@ -96,6 +96,7 @@ run() {
         return 1
     fi
     ok "$name: runs and writes a profile"
+    check_profile "$name" "$tmp/$name.hpf"
 }
 
 # same_output NAME NT - the plain program prints what the instrumented one did.

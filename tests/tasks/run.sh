@@ -92,6 +92,7 @@ run() {
         notok "$kind: runs and writes a profile" "exit $rc: $(tail -3 "$tmp/$kind.err" | oneline)"
         return 1
     fi
+    check_profile "$kind" "$tmp/$kind.hpf"
 }
 
 field() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" "$tmp/plain.out"; }
@@ -246,6 +247,7 @@ tl_run() {     # tl_run KIND CC [EXTRA...] - builds and runs tl.KIND
     HPROF_OUTPUT=$tmp/tl.$kind.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=$NT timeout 300 \
         "$MPIRUN" -np $NP --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY -x OMP_NUM_THREADS \
         -x OMP_WAIT_POLICY "$tmp/tl.$kind" >"$tmp/tl.$kind.out" 2>"$tmp/tl.$kind.err" </dev/null || rc=$?
+    check_profile "taskloop $kind" "$tmp/tl.$kind.hpf"
     if [ "$rc" != 0 ] || ! cmp -s "$tmp/tl.$kind.out" "$tmp/tl.plain.out"; then
         notok "taskloop $kind: same stdout as the plain build" "exit $rc: $(head -2 "$tmp/tl.$kind.out" "$tmp/tl.$kind.err" | oneline)"
         return 1

@@ -69,6 +69,7 @@ hp_run() {
     HPROF_OUTPUT=$tmp/$name.hpf timeout 300 "$MPIRUN" -np "$NP" "${MPIFLAGS[@]}" -x HPROF_OUTPUT \
         "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
     PROFILE=$tmp/$name.hpf
+    check_profile "$name" "$PROFILE"
 }
 plain_run() {
     local name=$1
@@ -476,6 +477,7 @@ serial_checks() {
     db=$tmp/serial.$t.hpf
     rm -f "$db" "${db%.hpf}.db"
     HPROF_OUTPUT=$db "$tmp/bin/serial.$t" >"$tmp/serial.$t.out" 2>"$tmp/serial.$t.err"
+    check_profile "$t serial" "$db"
     same_stdout "$t serial: same stdout as plain" "$tmp/serial.plain.out" "$tmp/serial.$t.out"
     expect_eq "$t serial: profile written at exit, summary on stderr" "yes,yes" \
         "$([ -s "$db" ] && echo yes || echo no),$(grep -q '^hprof: profile written to' "$tmp/serial.$t.err" && echo yes || echo no)"
