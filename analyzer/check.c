@@ -110,12 +110,13 @@ static void omp_share_row(hpq_checker *ck, sqlite3_stmt *st)
 static void root_row(hpq_checker *ck, sqlite3_stmt *st)
 {
     hpq_violation(ck, 'e', sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), 0,
-                  "the thread's root %.6f s > the rank's wall %.6f s",
+                  "the thread's top-level nodes %.6f s > the rank's wall %.6f s",
                   sqlite3_column_double(st, 2), sqlite3_column_double(st, 3));
 }
 
-/* Rule e: shares on their stated denominators, and no thread longer
- * than its rank's wall time. */
+/* Rule e: shares on their stated denominators, and no thread's
+ * top-level nodes (the children of its root) longer than the rank's wall
+ * time. */
 static int check_shares(hpq_checker *ck)
 {
     char sql[1024];
@@ -136,7 +137,8 @@ static int check_shares(hpq_checker *ck)
     snprintf(sql, sizeof sql,
              "SELECT st.rank, st.thread, SUM(st.time) AS t, r.wall FROM stat st"
              " JOIN node n ON n.id = st.node JOIN rank r ON r.rank = st.rank"
-             " WHERE n.parent IS NULL GROUP BY st.rank, st.thread"
+             " WHERE n.parent IN (SELECT id FROM node WHERE parent IS NULL)"
+             " GROUP BY st.rank, st.thread"
              " HAVING t > r.wall * %.17g + %.17g ORDER BY st.rank, st.thread",
              1 + HPQ_CHECK_REL, HPQ_CHECK_EPS);
     return for_each_row(ck, sql, root_row);

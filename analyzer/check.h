@@ -4,15 +4,17 @@
  *
  * Per rank and thread:
  *   a  the children of a node fit in it: sum of their times <= its time
- *      (tolerance HPQ_CHECK_REL of the parent plus HPQ_CHECK_EPS per child);
+ *      (tolerance HPQ_CHECK_REL of the parent plus HPQ_CHECK_EPS per child;
+ *      a thread's root has no time: its children are checked by e);
  *   b  the waits inside a parallel region fit in the region;
  *   c  tasks and waits fit in the construct that ran them (the nearest
- *      "task" or "parallel" node above, else the thread's root): a task
- *      node is inclusive, so a task is never counted twice;
+ *      "task" or "parallel" node above): a task node is inclusive, so a
+ *      task is never counted twice;
  *   d  complete runs only: task creations = executions per construct
  *      (file:line), and a "task create" sits where its creator ran;
  *   e  per rank: the MPI share (rank_mpi) and the OpenMP wait share of
- *      thread time are at most 100%;
+ *      thread time are at most 100%, and per thread the top-level nodes
+ *      sum to at most the rank's wall time;
  *   f  a node's numbers agree: time >= 0, no time without calls,
  *      min <= max <= time <= calls x max.
  */

@@ -161,36 +161,55 @@ static void group_add(group *g, uint32_t id, uint64_t count, double time, double
 
 /* ---- what encloses a node ---- */
 
-/* The nearest ancestor of `id` with role `role` (either role if
- * role2), or 0; `root` set: the topmost ancestor when none has it. */
-static uint32_t nearest(const hpq_checker *ck, uint32_t id, int role, int role2, int root)
+/* The nearest ancestor of `id` with role `role` or `role2`, or 0. */
+static uint32_t nearest(const hpq_checker *ck, uint32_t id, int role, int role2)
 {
-    uint32_t up = ck->parent[id], top = 0;
+    uint32_t up = ck->parent[id];
     for (uint32_t steps = 0; up && steps <= ck->nnodes; steps++) {
         if (ck->role[up] == role || ck->role[up] == role2)
             return up;
-        top = up;
         up = ck->parent[up];
     }
-    return root ? top : 0;
+    return 0;
 }
 
-typedef uint32_t (*target_fn)(const hpq_checker *ck, uint32_t id);
+typedef uint32_t (*target_fn)(const hpq_checker *ck, const group *g, uint32_t id);
 
-static uint32_t parent_of(const hpq_checker *ck, uint32_t id) { return ck->parent[id]; }
-
-static uint32_t region_of_wait(const hpq_checker *ck, uint32_t id)
+/* Did the node run on this thread?  A thread's tree also holds the
+ * context it was forked in (the forking thread's nodes, not run here). */
+static int ran_here(const group *g, uint32_t id)
 {
+    return g->here[id] && (g->count[id] > 0 || g->time[id] > 0);
+}
+
+/* The nearest ancestor that ran on this thread, or 0.  A thread's root
+ * carries no time of its own (its top-level nodes are compared with the
+ * wall time instead, rule e). */
+static uint32_t parent_of(const hpq_checker *ck, const group *g, uint32_t id)
+{
+    uint32_t p = ck->parent[id];
+    for (uint32_t steps = 0; p && ck->parent[p] && steps <= ck->nnodes; steps++) {
+        if (ran_here(g, p))
+            return p;
+        p = ck->parent[p];
+    }
+    return 0;
+}
+
+static uint32_t region_of_wait(const hpq_checker *ck, const group *g, uint32_t id)
+{
+    (void)g;
     if (ck->role[id] != HPQ_ROLE_WAIT)
         return 0;
-    return nearest(ck, id, HPQ_ROLE_REGION, HPQ_ROLE_REGION, 0);
+    return nearest(ck, id, HPQ_ROLE_REGION, HPQ_ROLE_REGION);
 }
 
-static uint32_t construct_of_task_or_wait(const hpq_checker *ck, uint32_t id)
+static uint32_t construct_of_task_or_wait(const hpq_checker *ck, const group *g, uint32_t id)
 {
+    (void)g;
     if (ck->role[id] != HPQ_ROLE_TASK && ck->role[id] != HPQ_ROLE_WAIT)
         return 0;
-    return nearest(ck, id, HPQ_ROLE_REGION, HPQ_ROLE_TASK, 1);
+    return nearest(ck, id, HPQ_ROLE_REGION, HPQ_ROLE_TASK);
 }
 
 static const char *const fit_rules[] = {
@@ -205,14 +224,14 @@ static const char *const fit_rules[] = {
 static void check_fit(hpq_checker *ck, group *g, char rule, target_fn target, const char *what)
 {
     for (size_t i = 0; i < g->n; i++) {
-        uint32_t id = g->ids[i], t = target(ck, id);
+        uint32_t id = g->ids[i], t = target(ck, g, id);
         if (t) {
             g->sum[t] += g->time[id];
             g->nsum[t]++;
         }
     }
     for (size_t i = 0; i < g->n; i++) {
-        uint32_t t = target(ck, g->ids[i]);
+        uint32_t t = target(ck, g, g->ids[i]);
         if (!t || !g->nsum[t])
             continue;
         double own = g->here[t] ? g->time[t] : 0.0;
@@ -258,7 +277,7 @@ static void check_creators(hpq_checker *ck, group *g)
         uint32_t id = g->ids[i];
         if (ck->role[id] != HPQ_ROLE_CREATE || g->count[id] == 0)
             continue;
-        uint32_t c = nearest(ck, id, HPQ_ROLE_REGION, HPQ_ROLE_TASK, 0);
+        uint32_t c = nearest(ck, id, HPQ_ROLE_REGION, HPQ_ROLE_TASK);
         if (c && (!g->here[c] || g->count[c] == 0))
             hpq_violation(ck, 'd', g->rank, g->thread, id, "%llu creations under %s, which"
                           " never ran on this thread (a task's children are where its"

@@ -9,7 +9,8 @@
  *   thread 0: root 10 > main 10 > parallel@app.c:20 6 > { implicit barrier 1,
  *             task create@22 0.5 (4 calls), task@22 2 (2 runs), taskwait 1.5 },
  *             main > MPI_Allreduce 1 (2 calls)
- *   thread 1: root 6 > parallel@app.c:20 6 > { implicit barrier 2, task@22 2 (2 runs) }
+ *   thread 1: root 6 > main (the forking context: not run here, 0 calls)
+ *             > parallel@app.c:20 6 > { implicit barrier 2, task@22 2 (2 runs) }
  * Variants (what changes, and the rule it breaks):
  *   a        task create 3.5 s: children of the region 8 s > 6 s
  *   b        taskwait 5.5 s: waits in the region 6.5 s > 6 s (and a, c)
@@ -17,7 +18,7 @@
  *   d        thread 1 runs 1 task: 4 creations, 3 executions
  *   d-abort  the same in a rank that called MPI_Abort: not compared, ok
  *   e        MPI time 11 s: MPI share 110% of wall x 1 thread
- *   e-root   thread 1's root 12 s > wall 10 s
+ *   e-root   thread 1 runs main for 12 s > wall 10 s
  *   f        MPI_Allreduce min 0.6 s > max 0.4 s
  */
 #include <stdio.h>
@@ -51,9 +52,10 @@ static hp_node_rec nodes[] = {
     {6, 2, 6, 0, 1, 1.5, 1.5, 1.5},
     {7, 1, 7, 0, 2, 1.0, 0.5, 0.5},
     {8, HP_NONE, 0, 1, 1, 6.0, 6.0, 6.0},
-    {9, 8, 2, 1, 1, 6.0, 6.0, 6.0},
-    {10, 9, 3, 1, 1, 2.0, 2.0, 2.0},
-    {11, 9, 5, 1, 2, 2.0, 1.0, 1.0},
+    {9, 8, 1, 1, 0, 0.0, 0.0, 0.0},
+    {10, 9, 2, 1, 1, 6.0, 6.0, 6.0},
+    {11, 10, 3, 1, 1, 2.0, 2.0, 2.0},
+    {12, 10, 5, 1, 2, 2.0, 1.0, 1.0},
 };
 static hp_comm_rec comms[] = {
     /* node peer count sent recv tran sync min max */
@@ -78,15 +80,15 @@ static int apply_variant(const char *v, hp_rank_info *ri)
     else if (strcmp(v, "b") == 0)
         set_node(6, 1, 5.5, 5.5, 5.5);
     else if (strcmp(v, "c") == 0)
-        set_node(11, 2, 5.0, 2.0, 3.0);
+        set_node(12, 2, 5.0, 2.0, 3.0);
     else if (strcmp(v, "d") == 0 || strcmp(v, "d-abort") == 0) {
-        set_node(11, 1, 2.0, 2.0, 2.0);
+        set_node(12, 1, 2.0, 2.0, 2.0);
         if (strcmp(v, "d-abort") == 0)
             ri->flags |= HP_RANKF_ABORTED;
     } else if (strcmp(v, "e") == 0)
         ri->mpi_time = 11.0;
     else if (strcmp(v, "e-root") == 0)
-        set_node(8, 1, 12.0, 12.0, 12.0);
+        set_node(9, 1, 12.0, 12.0, 12.0);
     else if (strcmp(v, "f") == 0)
         set_node(7, 2, 1.0, 0.6, 0.4);
     else

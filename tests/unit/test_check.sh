@@ -30,14 +30,14 @@ expect() {
     fi
 }
 
-expect ok 0 '^check: ok: 1 ranks, 2 threads, 12 node records: .*task creations = executions' '^check: rule'
+expect ok 0 '^check: ok: 1 ranks, 2 threads, 13 node records: .*task creations = executions' '^check: rule'
 expect a 1 '^check: rule a: rank 0 thread 0 node #[0-9]+ /main/parallel@app.c:20: children 8\.000000 s \(4\) > its time 6\.000000 s' '^check: rule [b-f]'
 expect b 1 '^check: rule b: rank 0 thread 0 node #[0-9]+ /main/parallel@app.c:20: waits 6\.500000 s \(2\) > its time 6\.000000 s'
-expect c 1 '^check: rule c: rank 0 thread 1 node #[0-9]+ /parallel@app.c:20: tasks and waits 7\.000000 s \(2\) > its time 6\.000000 s' '^check: rule [bdef]'
+expect c 1 '^check: rule c: rank 0 thread 1 node #[0-9]+ /main/parallel@app.c:20: tasks and waits 7\.000000 s \(2\) > its time 6\.000000 s' '^check: rule [bdef]'
 expect d 1 '^check: rule d: rank 0: task construct at app.c:22: 4 creations, 3 executions' '^check: rule [a-ce-f]'
 expect d-abort 0 '^check: ok: .*incomplete run: task counts not compared' '^check: rule'
 expect e 1 '^check: rule e: rank 0: MPI share 110\.00% > 100%' '^check: rule [a-df]'
-expect e-root 1 "^check: rule e: rank 0 thread 1: the thread's root 12\.000000 s > the rank's wall 10\.000000 s" '^check: rule [a-df]'
+expect e-root 1 "^check: rule e: rank 0 thread 1: the thread's top-level nodes 12\.000000 s > the rank's wall 10\.000000 s" '^check: rule [a-df]'
 expect f 1 '^check: rule f: rank 0 thread 0 node #[0-9]+ /main/MPI_Allreduce@app.c:40: min 0\.600000 s > max 0\.400000 s' '^check: rule [a-e]'
 # the last line counts the violations
 expect b 1 '^check: 3 violations$'
