@@ -518,19 +518,21 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
 /* One column of the per-thread table: the time (or, for executions, the
  * count) of the OpenMP records named `name` inside the construct.  A wait
  * is subtracted from the work column; an optional column is listed only
- * when the construct has such records. */
+ * when the construct has such records; an outermost column sums only the
+ * records with no other such record between them and the construct (a
+ * task node's time contains the tasks run nested in it). */
 static const struct {
     const char *column, *name;
-    int count, wait, optional;
+    int count, wait, optional, outermost;
 } thread_columns[] = {
-    {"ibarrier", "implicit barrier", 0, 1, 0}, {"barrier", "barrier", 0, 1, 0},
-    {"crit_wait", "critical wait", 0, 1, 0},   {"crit_hold", "critical", 0, 0, 0},
-    {"lock_wait", "lock wait", 0, 1, 0},       {"lock_hold", "lock", 0, 0, 0},
-    {"single", "single", 1, 0, 0},             {"master", "master", 1, 0, 0},
-    {"tasks", "task", 1, 0, 0},                {"task_time", "task", 0, 0, 0},
-    {"taskwait", "taskwait", 0, 1, 0},         {"ord_wait", "ordered wait", 0, 1, 1},
-    {"ord_hold", "ordered", 0, 0, 1},          {"atomics", "atomic", 1, 0, 1},
-    {"flushes", "flush", 1, 0, 1},
+    {"ibarrier", "implicit barrier", 0, 1, 0, 0}, {"barrier", "barrier", 0, 1, 0, 0},
+    {"crit_wait", "critical wait", 0, 1, 0, 0},   {"crit_hold", "critical", 0, 0, 0, 0},
+    {"lock_wait", "lock wait", 0, 1, 0, 0},       {"lock_hold", "lock", 0, 0, 0, 0},
+    {"single", "single", 1, 0, 0, 0},             {"master", "master", 1, 0, 0, 0},
+    {"tasks", "task", 1, 0, 0, 0},                {"task_time", "task", 0, 0, 0, 1},
+    {"taskwait", "taskwait", 0, 1, 0, 0},         {"ord_wait", "ordered wait", 0, 1, 1, 0},
+    {"ord_hold", "ordered", 0, 0, 1, 0},          {"atomics", "atomic", 1, 0, 1, 0},
+    {"flushes", "flush", 1, 0, 1, 0},
 };
 #define NTHREAD_COLUMNS (sizeof thread_columns / sizeof thread_columns[0])
 
@@ -557,6 +559,11 @@ static void append(hp_buf *b, const char *fmt, ...)
                    " JOIN node p ON p.id IN (%s) WHERE cs.kind = 'omp' AND cs.name = '%s'" \
                    " AND c.path LIKE p.path || '/%%'"
 
+/* ... and no node named `name` lies between the record and p. */
+#define OUTERMOST_SQL " AND NOT EXISTS (SELECT 1 FROM node m JOIN site ms ON ms.id = m.site" \
+                      " WHERE ms.kind = 'omp' AND ms.name = '%s' AND m.path LIKE p.path || '/%%'" \
+                      " AND c.path LIKE m.path || '/%%')"
+
 /* Does any node inside the selected nodes carry records named `name`? */
 static int has_records(const hpq_ctx *ctx, const char *nodes, const char *name)
 {
@@ -575,12 +582,17 @@ static char *threads_sql(const char *nodes, const int *shown)
     hp_buf b = {0};
     append(&b, "SELECT st.rank AS rank, st.thread AS thread, SUM(st.count) AS calls,"
                " SUM(st.time) AS time");
-    for (size_t i = 0; i < NTHREAD_COLUMNS; i++)
-        if (shown[i])
+    for (size_t i = 0; i < NTHREAD_COLUMNS; i++) {
+        if (shown[i]) {
             append(&b, ", COALESCE((SELECT SUM(%s) FROM " INSIDE_SQL
-                       " AND x.rank = st.rank AND x.thread = st.thread), 0) AS %s",
+                       " AND x.rank = st.rank AND x.thread = st.thread",
                    thread_columns[i].count ? "x.count" : "x.time", nodes,
-                   thread_columns[i].name, thread_columns[i].column);
+                   thread_columns[i].name);
+            if (thread_columns[i].outermost)
+                append(&b, OUTERMOST_SQL, thread_columns[i].name);
+            append(&b, "), 0) AS %s", thread_columns[i].column);
+        }
+    }
     append(&b, " FROM stat st WHERE st.node IN (%s) GROUP BY st.rank, st.thread", nodes);
     /* work: the construct's time less every wait recorded inside it */
     hp_buf outer = {0};

@@ -20,6 +20,9 @@
  *   e        MPI time 11 s: MPI share 110% of wall x 1 thread
  *   e-root   thread 1 runs main for 12 s > wall 10 s
  *   f        MPI_Allreduce min 0.6 s > max 0.4 s
+ *   nested   (holds) thread 0's task@22 runs one more task@22 (0.5 s) nested in
+ *            it, created there: 5 creations, 5 executions; --threads shows
+ *            task_time 2 s on thread 0 (the nested task is inside it), 3 tasks
  */
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +59,8 @@ static hp_node_rec nodes[] = {
     {10, 9, 2, 1, 1, 6.0, 6.0, 6.0},
     {11, 10, 3, 1, 1, 2.0, 2.0, 2.0},
     {12, 10, 5, 1, 2, 2.0, 1.0, 1.0},
+    {13, 5, 4, 0, 0, 0.0, 0.0, 0.0},   /* nested: a creation in a task */
+    {14, 5, 5, 0, 0, 0.0, 0.0, 0.0},   /* nested: a task run in a task */
 };
 static hp_comm_rec comms[] = {
     /* node peer count sent recv tran sync min max */
@@ -91,6 +96,10 @@ static int apply_variant(const char *v, hp_rank_info *ri)
         set_node(9, 1, 12.0, 12.0, 12.0);
     else if (strcmp(v, "f") == 0)
         set_node(7, 2, 1.0, 0.6, 0.4);
+    else if (strcmp(v, "nested") == 0) {
+        set_node(13, 1, 0.125, 0.125, 0.125);
+        set_node(14, 1, 0.5, 0.5, 0.5);
+    }
     else
         return -1;
     return 0;
@@ -109,7 +118,7 @@ int main(int argc, char **argv)
     FILE *f;
 
     if (argc != 3 || apply_variant(argv[2], &rank.info) != 0) {
-        fprintf(stderr, "usage: mkcheck OUT.hpf ok|a|b|c|d|d-abort|e|e-root|f\n");
+        fprintf(stderr, "usage: mkcheck OUT.hpf ok|a|b|c|d|d-abort|e|e-root|f|nested\n");
         return 2;
     }
     hp_encode_preamble(&b);
