@@ -41,7 +41,7 @@ export HPROF_OUTPUT=$tmp/out.hpf
 cd "$tmp" || exit 1
 
 # check_profile (the invariants of every profile made here) from tests/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+. "$srcdir/tests/lib.sh"
 pass=0
 fail=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }

@@ -47,6 +47,9 @@ HPCC=$builddir/instrument/hprof-cc
 SRC=$srcdir/tests/tasks/src/tasktree.c
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="task time counted twice (GOMP, POMP2), single/holds as leaves beside their bodies (OMPT, POMP2), GOMP task lines (rules a, d; issue 9 Tasks, Lines)"
 if ! command -v "$MPICC" >/dev/null; then
     skipped "task tests" "no $MPICC"
     echo "$pass passed, $fail failed"
