@@ -42,6 +42,9 @@ cd "$tmp" || exit 1
 
 # check_profile (the invariants of every profile made here) from tests/lib.sh
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="main includes MPI_Init but the wall window starts after it (rule e, issue 9 Shares); POMP2 holds, loop and task time (rule a, as in tests/instrument/omp.sh)"
 pass=0
 fail=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }
@@ -336,6 +339,8 @@ if have gcc && [ -x "$QUERY" ]; then
             "$("$INST" --list "$S/m_regions.c" "${RF[@]}" 2>/dev/null | grep -c '^# skipped.*noinstrument')"
         a=$(rg/plain 2>&1); c=$(HPROF_OUTPUT=$tmp/rg/p.hpf rg/inst 2>rg/run.err)
         check_profile "regions" rg/p.hpf
+        check "regions: calls of the hprof API are not call statements (a region would hang under its begin call)" 0 \
+            "$("$QUERY" rg/p.hpf --sql "SELECT COUNT(*) FROM site WHERE kind = 'call' AND name LIKE 'hprof%'" --format csv 2>/dev/null | tail -1)"
         check "regions: same stdout as plain" "$a" "$c"
         check "regions: one warning for the mismatched end" 1 "$(grep -c 'does not close the innermost' rg/run.err)"
         got=$("$QUERY" rg/p.hpf --sql "SELECT s.name || ':' || SUM(st.count) || ':' || (SUM(st.time) >= CASE s.name WHEN 'outer' THEN 0.015 WHEN 'inner' THEN 0.015 WHEN 'seed' THEN 0.004 WHEN 'api' THEN 0.010 WHEN 'api inner' THEN 0.004 END) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind = 'region' GROUP BY s.id ORDER BY s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')
