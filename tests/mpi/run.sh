@@ -697,6 +697,7 @@ if [ -x "$T/nofinalize" ]; then
     RC=0
     HPROF_OUTPUT=$tmp/nf.hpf timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" -x HPROF_OUTPUT "$T/nofinalize" \
         >"$tmp/nf.out" 2>"$tmp/nf.err" </dev/null || RC=$?
+    check_profile "nofinalize" "$tmp/nf.hpf"
     RC2=0
     timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" "$tmp/plain/nofinalize" >"$tmp/nf.plain.out" 2>/dev/null </dev/null || RC2=$?
     expect_eq "no MPI_Finalize: one hprof warning line" 1 "$(grep -c '^hprof.*exited without MPI_Finalize' "$tmp/nf.err")"

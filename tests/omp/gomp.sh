@@ -46,6 +46,9 @@ export OMPI_CC=gcc
 LEVELS=1
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="GOMP task nodes: nested task times counted twice (rule a, issue 9 Tasks); GOMP keys a task's run by the outlined function's line, not the pragma's (rule d, issue 9 Lines)"
 test_tmpdir gomp
 
 # build NAME SOURCE [LIBS...] - $tmp/NAME with -lhprof, $tmp/NAME.plain without.
@@ -81,6 +84,7 @@ run() {
         return 1
     fi
     ok "$name: runs and writes a profile"
+    check_profile "$name" "$tmp/$name.hpf"
     rc=0
     timeout 300 "$MPIRUN" -np "$np" --bind-to none -x OMP_WAIT_POLICY -x OMP_NUM_THREADS="$nt" \
         -x OMP_MAX_ACTIVE_LEVELS="$LEVELS" "$prog.plain" "$@" >"$tmp/$name.plain.out" \
@@ -165,6 +169,7 @@ if build imb "$S/$src"; then
     HPROF_OUTPUT=$tmp/pre.hpf timeout 300 "$MPIRUN" -np 1 --bind-to none -x HPROF_OUTPUT \
         -x OMP_WAIT_POLICY -x OMP_NUM_THREADS=2 -x LD_PRELOAD="$LIBDIR/libhprof.so" \
         "$tmp/imb.plain" >"$tmp/pre.out" 2>"$tmp/pre.err" </dev/null || true
+    check_profile "imbalance: LD_PRELOAD" "$tmp/pre.hpf"
     expect_eq "imbalance: LD_PRELOAD on the plain binary: region and implicit barrier per thread" \
         "2,$((2 * REPS));2,$((2 * REPS))" "$(omp_nodes "$tmp/pre.hpf" $src parallel "$L")
 $(omp_nodes "$tmp/pre.hpf" $src 'implicit barrier' "$L")"

@@ -46,6 +46,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 MPIFLAGS=(--oversubscribe --bind-to none)
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="main includes MPI_Init but the wall window starts after it (rule e, issue 9 Shares); tier-2 jacobi: the loop of 'parallel for' wraps the region and POMP2 'loop' is a leaf beside its body (rule a)"
 test_tmpdir tiers
 
 # near NAME EXPECTED GOT - GOT within 2% of EXPECTED.
@@ -69,6 +72,7 @@ hp_run() {
     HPROF_OUTPUT=$tmp/$name.hpf timeout 300 "$MPIRUN" -np "$NP" "${MPIFLAGS[@]}" -x HPROF_OUTPUT \
         "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
     PROFILE=$tmp/$name.hpf
+    check_profile "$name" "$PROFILE"
 }
 plain_run() {
     local name=$1
@@ -483,6 +487,7 @@ serial_checks() {
     db=$tmp/serial.$t.hpf
     rm -f "$db" "${db%.hpf}.db"
     HPROF_OUTPUT=$db "$tmp/bin/serial.$t" >"$tmp/serial.$t.out" 2>"$tmp/serial.$t.err"
+    check_profile "$t serial" "$db"
     same_stdout "$t serial: same stdout as plain" "$tmp/serial.plain.out" "$tmp/serial.$t.out"
     expect_eq "$t serial: profile written at exit, summary on stderr" "yes,yes" \
         "$([ -s "$db" ] && echo yes || echo no),$(grep -q '^hprof: profile written to' "$tmp/serial.$t.err" && echo yes || echo no)"
