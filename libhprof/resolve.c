@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hp_omp_lines.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
 #include "hp_tailcall.h"
@@ -30,7 +31,7 @@ static char *base_name_dup(const char *path)
 /* The compile unit around pc.  The address index (.debug_aranges) is the
  * fast way, but clang emits none by default: then the units are searched
  * one by one. */
-static Dwarf_Die *unit_of(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
+Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
 {
     Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
     if (cu)
@@ -47,7 +48,7 @@ static Dwarf_Die *unit_of(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
 static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = unit_of(mod, pc, &bias);
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
     Dwarf_Die *scopes = NULL;
     char *name = NULL;
     int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
@@ -71,27 +72,66 @@ static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
     if (line)
         return dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = unit_of(mod, pc, &bias);
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
     Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
     if (!l || dwarf_lineno(l, lineno) != 0)
         return NULL;
     return dwarf_linesrc(l, NULL, NULL);
 }
 
-/* For an MPI call site reached through a tail call: the address to name
- * it by (the tail jump, else the entry of the function that made it) and
- * its module.  0 for every other site. */
+/* The runtime entry that a region's records (OMPT) were reached by:
+ * clang forks every parallel region through __kmpc_fork_call, and a
+ * function whose last act is a region ends in a jump to it. */
+static int omp_region_record(const hp_site *s)
+{
+    static const char *const names[] = {"parallel", "fork", "join", "implicit barrier"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s->name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* For an MPI call site, or an OpenMP region, reached through a tail call:
+ * the address to name it by (the tail jump, else the entry of the
+ * function that made it) and its module.  0 for every other site. */
 static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
 {
     hp_tailcall tc;
-    if (s->kind != HP_KIND_COMM || (s->flags & HP_SITEF_ENTRY) || !s->name ||
-        !hp_tailcall_find(dwfl, s->addr, s->name, &tc))
+    if ((s->flags & HP_SITEF_ENTRY) || !s->name)
         return 0;
+    if (s->kind == HP_KIND_COMM) {
+        if (!hp_tailcall_find(dwfl, s->addr, s->name, &tc))
+            return 0;
+    } else if (s->kind == HP_KIND_OMP && omp_region_record(s)) {
+        /* only a jump to the fork entry found in the callee proves it */
+        if (!hp_tailcall_find(dwfl, s->addr, "__kmpc_fork_call", &tc) || !tc.jump)
+            return 0;
+    } else {
+        return 0;
+    }
     Dwarf_Addr pc = tc.jump ? tc.jump : tc.func;
     if (!(*mod = dwfl_addrmodule(dwfl, pc)))
         return 0;
     s->flags |= HP_SITEF_TAILCALL;
     return pc;
+}
+
+/* An OpenMP site in outlined code: at the pragma's line when keyed by
+ * the outlined function's entry (gcc), named after the user's function. */
+static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    if (!hp_omp_is_outlined(s->func))
+        return;
+    if (s->flags & HP_SITEF_ENTRY) {
+        int line = hp_omp_outlined_line(mod, pc);
+        if (line > 0)
+            s->line = (uint32_t)line;
+    }
+    char *user = hp_omp_user_function(mod, pc, s->func);
+    if (user) {
+        free(s->func);
+        s->func = user;
+    }
 }
 
 static int resolve_one(Dwfl *dwfl, hp_site *s)
@@ -128,6 +168,8 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         return 0;
     s->file = strdup(file);
     s->line = (uint32_t)lineno;
+    if (s->kind == HP_KIND_OMP)
+        place_omp_site(s, mod, pc);
     s->flags |= HP_SITEF_RESOLVED;
     return 1;
 }

@@ -1,0 +1,173 @@
+/*
+ * omp_lines.c - the user function and the pragma's line of OpenMP sites
+ * in outlined code (hp_omp_lines.h), from DWARF, when sites are resolved.
+ */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hp_omp_lines.h"
+#include "hp_resolve.h"
+
+#define GCC_OUTLINED "._omp_fn."
+#define GCC_COPY "._omp_cpyfn."
+#define CLANG_PREFIX ".omp"
+
+int hp_omp_is_outlined(const char *func)
+{
+    return func && (strstr(func, GCC_OUTLINED) || strstr(func, GCC_COPY) ||
+                    strncmp(func, CLANG_PREFIX, strlen(CLANG_PREFIX)) == 0);
+}
+
+/* gcc: the name up to its outlined suffix. */
+static char *gcc_user_function(const char *func)
+{
+    const char *cut = strstr(func, GCC_OUTLINED);
+    if (!cut)
+        cut = strstr(func, GCC_COPY);
+    return cut && cut > func ? strndup(func, (size_t)(cut - func)) : NULL;
+}
+
+/* The innermost function scope at pc whose name is `func` (clang's
+ * `.omp_outlined._debug__` is inlined into `.omp_outlined.`), or the
+ * origin of that inlined copy. */
+static int outlined_scope(Dwarf_Die *cu, Dwarf_Addr pc, const char *func, Dwarf_Die *out)
+{
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, pc, &scopes), found = 0;
+    for (int i = 0; i < n && !found; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        Dwarf_Attribute attr;
+        const char *s = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr));
+        if (!s || strcmp(s, func) != 0)
+            continue;
+        /* an inlined copy: its declaration is that of its origin */
+        if (tag == DW_TAG_inlined_subroutine &&
+            !dwarf_formref_die(dwarf_attr(&scopes[i], DW_AT_abstract_origin, &attr), out))
+            break;
+        if (tag == DW_TAG_subprogram)
+            *out = scopes[i];
+        found = 1;
+    }
+    free(scopes);
+    return found;
+}
+
+/* Is die a function definition of the user's (not a prototype, not
+ * compiler-made)? */
+static int user_definition(Dwarf_Die *die, const char **name)
+{
+    Dwarf_Attribute attr;
+    if (dwarf_tag(die) != DW_TAG_subprogram || dwarf_hasattr(die, DW_AT_declaration) ||
+        dwarf_hasattr(die, DW_AT_artificial))
+        return 0;
+    *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+    return *name && !hp_omp_is_outlined(*name);
+}
+
+/* The index of a declaration's file in its unit's file table (compared,
+ * not looked up: libdw 0.188 finds no name for DWARF 5's index 0). */
+static int decl_file_index(Dwarf_Die *die, Dwarf_Word *index)
+{
+    Dwarf_Attribute attr;
+    return dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &attr), index);
+}
+
+/* clang: the user function of the same file declared last at or before
+ * the outlined function's declaration line. */
+static char *preceding_function(Dwarf_Die *cu, Dwarf_Die *outlined)
+{
+    int at;
+    Dwarf_Word file;
+    if (decl_file_index(outlined, &file) != 0 || dwarf_decl_line(outlined, &at) != 0)
+        return NULL;
+    Dwarf_Die die;
+    const char *best = NULL;
+    int best_line = -1;
+    if (dwarf_child(cu, &die) != 0)
+        return NULL;
+    do {
+        const char *name;
+        int line;
+        Dwarf_Word f;
+        if (!user_definition(&die, &name) || dwarf_decl_line(&die, &line) != 0 ||
+            line > at || line <= best_line || decl_file_index(&die, &f) != 0 || f != file)
+            continue;
+        best = name;
+        best_line = line;
+    } while (dwarf_siblingof(&die, &die) == 0);
+    return best ? strdup(best) : NULL;
+}
+
+char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
+{
+    if (!hp_omp_is_outlined(func))
+        return NULL;
+    char *user = gcc_user_function(func);
+    if (user)
+        return user;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
+    Dwarf_Die outlined;
+    if (!cu || !outlined_scope(cu, pc - bias, func, &outlined))
+        return NULL;
+    return preceding_function(cu, &outlined);
+}
+
+/* Is the code at addr (unit-relative) inlined from another function? */
+static int inlined_at(Dwarf_Die *cu, Dwarf_Addr addr)
+{
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, addr, &scopes), inlined = 0;
+    for (int i = 0; i < n; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_inlined_subroutine) {
+            inlined = 1;
+            break;
+        }
+        if (tag == DW_TAG_subprogram)
+            break;
+    }
+    free(scopes);
+    return inlined;
+}
+
+/* The smallest line of the rows in [lo, hi) from `file`, not inlined. */
+static int smallest_own_line(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *file)
+{
+    Dwarf_Lines *lines;
+    size_t n;
+    int best = 0;
+    if (dwarf_getsrclines(cu, &lines, &n) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr a;
+        int line;
+        const char *src;
+        if (!l || dwarf_lineaddr(l, &a) != 0 || a < lo || a >= hi ||
+            dwarf_lineno(l, &line) != 0 || line <= 0 || (best && line >= best) ||
+            !(src = dwarf_linesrc(l, NULL, NULL)) || strcmp(src, file) != 0 ||
+            inlined_at(cu, a))
+            continue;
+        best = line;
+    }
+    return best;
+}
+
+int hp_omp_outlined_line(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    GElf_Sym sym;
+    GElf_Off off = 1;
+    if (!dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) || off != 0 ||
+        sym.st_size == 0)
+        return 0;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
+    Dwarf_Line *entry = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
+    const char *file = entry ? dwarf_linesrc(entry, NULL, NULL) : NULL;
+    if (!file)
+        return 0;
+    return smallest_own_line(cu, pc - bias, pc - bias + sym.st_size, file);
+}
