@@ -36,14 +36,13 @@ int hp_ompt_active;
 extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 
 #ifdef HAVE_OMPT
-#include <dlfcn.h>
-#include <execinfo.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
+#include "hp_ompt_codeptr.h"
 #include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
@@ -72,6 +71,7 @@ typedef struct etask {
     int tied;                 /* runs on one thread: an open node (hp_task.h) */
     int state;                /* tied: E_NEW, E_OPEN, E_CLOSED */
     uint32_t site;            /* HP_OMP_TASK site of the construct */
+    const void *ra;           /* the construct's code address */
     uint64_t id;              /* the task instance */
     hp_thread *owner;         /* tied: the thread running it */
     struct etask *below;      /* tied: the task open below it on that thread */
@@ -363,6 +363,21 @@ void hp_ompt_close_pending(void)
 
 /* ---- waits: barriers, taskwait, taskgroup ---- */
 
+/* The code address of the construct around a wait or a worksharing
+ * construct that libomp reported with no user address (NULL, or inside
+ * itself): an explicit task's construct; else the innermost open scope
+ * of the thread (a single, a loop); else the parallel region. */
+static const void *enclosing_ra(ompt_data_t *td)
+{
+    void *p = td ? td->ptr : NULL;
+    if (p && *(int *)p == T_EXPLICIT)
+        return ((etask *)p)->ra;
+    othread *o = ot_self;
+    if (o && o->nscopes)
+        return o->scopes[o->nscopes - 1].ra;
+    return p ? ((itask *)p)->ra : NULL;
+}
+
 static int wait_what(ompt_sync_region_t kind)
 {
     switch ((int)kind) {
@@ -392,9 +407,10 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     itask *it = td && td->ptr && *(int *)td->ptr == T_IMPLICIT ? td->ptr : NULL;
     uint64_t now = hp_ticks();
     if (endpoint == ompt_scope_begin) {
-        /* A worker's wait at the region's end has no code address. */
-        if (!ra && it)
-            ra = it->ra;
+        /* A worker's wait at the region's end has no code address, a
+         * wait inside the runtime one there: the enclosing construct's. */
+        if (hp_ompt_foreign(ra))
+            ra = !ra && it ? it->ra : enclosing_ra(td);
         scope_push(C_WAIT, what, ra, now);
         if (it && what == HP_OMP_IMPLICIT_BARRIER) {
             it->wait_ra = ra;
@@ -430,42 +446,10 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
  * used for its tasks too. */
 static __thread const void *taskloop_ra __attribute__((tls_model("initial-exec")));
 
-static const void *module_of(const void *addr)
-{
-    Dl_info info;
-    return dladdr(addr, &info) ? info.dli_fbase : NULL;
-}
-
-static int in_runtime(const void *ra)
-{
-    static const void *runtime;
-    if (!runtime) {
-        void *sym = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
-        runtime = sym ? module_of(sym) : NULL;
-    }
-    return ra && runtime && module_of(ra) == runtime;
-}
-
-static const void *user_caller(const void *ra)
-{
-    if (!in_runtime(ra))
-        return ra;
-    void *frames[32];
-    int n = backtrace(frames, 32);
-    const void *self = module_of((const void *)user_caller), *rt = module_of(ra);
-    for (int i = 0; i < n; i++) {
-        const void *m = module_of(frames[i]);
-        if (m && m != self && m != rt)
-            return frames[i];
-    }
-    return ra;
-}
-
 static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
                     ompt_data_t *td, uint64_t count, const void *ra)
 {
     (void)pd;
-    (void)td;
     (void)count;
     int what;
     switch ((int)wstype) {
@@ -484,7 +468,7 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
     }
     if (wstype == ompt_work_taskloop) {
         if (endpoint == ompt_scope_begin)
-            ra = taskloop_ra = user_caller(ra);
+            ra = taskloop_ra = hp_ompt_user_caller(ra);
         else
             taskloop_ra = NULL;
     }
@@ -495,8 +479,13 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
     }
     scope s;
     hp_thread *t;
-    if (scope_pop(C_WORK, &s) && (t = rec_thread()))
-        record(t, s.ra, s.what, now - s.start);
+    if (!scope_pop(C_WORK, &s) || !(t = rec_thread()))
+        return;
+    /* a begin reported with no user address: the end's, else the
+     * enclosing construct's */
+    if (hp_ompt_foreign(s.ra))
+        s.ra = hp_ompt_foreign(ra) ? enclosing_ra(td) : ra;
+    record(t, s.ra, s.what, now - s.start);
 }
 
 static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data_t *td,
@@ -645,7 +634,7 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     hp_thread *t = hp_thread_self();
     if (!t)
         return;
-    if (taskloop_ra && in_runtime(ra))
+    if (taskloop_ra && hp_ompt_in_runtime(ra))
         ra = taskloop_ra;   /* a task of the running taskloop */
     etask *e = calloc(1, sizeof *e);
     if (!e)
@@ -653,6 +642,7 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     e->type = T_EXPLICIT;
     e->tied = !(flags & ompt_task_untied);
     e->site = hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK);
+    e->ra = ra;
     e->id = hp_task_new_id(t);
     new_data->ptr = e;
     if (hp_collecting) {
@@ -748,6 +738,7 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
     if (!set)
         return 0;   /* the tool is not used */
 #define HP_SET(event, fn) set(event, (ompt_callback_t)(void (*)(void))(fn))
+    hp_ompt_codeptr_init();
     HP_SET(ompt_callback_parallel_begin, on_parallel_begin);
     HP_SET(ompt_callback_parallel_end, on_parallel_end);
     HP_SET(ompt_callback_implicit_task, on_implicit_task);
