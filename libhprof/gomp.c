@@ -579,7 +579,7 @@ static void task_copy(void *dst, void *src)
 
 static int shift_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
                            long head);
-static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+static void task_detached(hp_thread *t, void (*fn)(void *), void *data,
                           long arg_size, long arg_align, bool if_clause, unsigned flags,
                           void **depend, int priority, void *detach);
 
@@ -599,7 +599,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     /* A detachable task's event handle is written by libgomp into the
      * first word of the block: its header goes after that word. */
     if (detach && shift_wrappable(t, cpyfn, arg_size, DETACH_HEAD)) {
-        task_detached(t, RET, fn, data, arg_size, arg_align, if_clause, flags, depend,
+        task_detached(t, fn, data, arg_size, arg_align, if_clause, flags, depend,
                       priority, detach);
         return;
     }
@@ -623,7 +623,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
                   priority, detach);
         uint64_t t1 = hp_ticks();
         if (!ompt_on())
-            hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), hdr.id, t0, t1);
+            hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hdr.id, t0, t1);
         return;
     }
     /* memcpy'd by libgomp, or run in place when undeferred: the whole
@@ -642,7 +642,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
               detach);
     uint64_t t1 = hp_ticks();
     if (!ompt_on())
-        hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, t0, t1);
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), id, t0, t1);
 }
 
 /* ------------------------------------------------- blocks with a runtime head */
@@ -727,7 +727,7 @@ static char *shift_layout(char *raw, long align, const shift_hdr *h, long head,
     return blk;
 }
 
-static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+static void task_detached(hp_thread *t, void (*fn)(void *), void *data,
                           long arg_size, long arg_align, bool if_clause, unsigned flags,
                           void **depend, int priority, void *detach)
 {
@@ -740,7 +740,7 @@ static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void 
     real.task(detach_tramp, blk, NULL, size, align, if_clause, flags, depend, priority,
               detach);
     if (!ompt_on())
-        hp_task_created(t, call_site(t, ret, HP_OMP_TASK_CREATE), h.id, t0, hp_ticks());
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), h.id, t0, hp_ticks());
 }
 
 /* --------------------------------------------------------------- taskloop */
@@ -778,12 +778,12 @@ static char *loop_block(loop_call *c, char *raw, const void *data)
     return shift_layout(raw, c->align, &c->h, LOOP_HEAD, data);
 }
 
-static void loop_end(loop_call *c, uintptr_t ret)
+static void loop_end(loop_call *c, void (*fn)(void *))
 {
     if (!c->t || ompt_on())
         return;
     unsigned long tasks = c->wrapped ? atomic_load(&c->ran) : 0;
-    hp_task_created_n(c->t, call_site(c->t, ret, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
+    hp_task_created_n(c->t, hp_omp_site(c->t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
                       c->t0, hp_ticks(), tasks ? tasks : 1);
 }
 
@@ -809,7 +809,7 @@ API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
         real.taskloop(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
                       num_tasks, priority, start, end, step);
     }
-    loop_end(&c, RET);
+    loop_end(&c, fn);
 }
 
 API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -834,7 +834,7 @@ API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *,
         real.taskloop_ull(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
                           num_tasks, priority, start, end, step);
     }
-    loop_end(&c, RET);
+    loop_end(&c, fn);
 }
 
 /* ---------------------------------------------------------------- single */
