@@ -35,4 +35,10 @@ char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func);
  * unknown. */
 int hp_omp_outlined_line(Dwfl_Module *mod, Dwarf_Addr pc);
 
+/* For pc in a function gcc outlined (named `func`): the smallest and the
+ * largest line of its own rows (from its pragma to its end).  Returns 0
+ * for any other function, or when unknown. */
+int hp_omp_gcc_outlined_span(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *first,
+                             int *last);
+
 #endif

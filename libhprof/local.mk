@@ -12,6 +12,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_config.h libhprof/config.c \
 	libhprof/hp_resolve.h libhprof/resolve.c \
 	libhprof/hp_omp_lines.h libhprof/omp_lines.c \
+	libhprof/hp_omp_pragma.h libhprof/omp_pragma.c \
 	libhprof/hp_tailcall.h libhprof/tailcall.c \
 	libhprof/hp_snapshot.h libhprof/snapshot.c \
 	libhprof/hp_summary.h libhprof/summary.c \

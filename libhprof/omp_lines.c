@@ -133,12 +133,14 @@ static int inlined_at(Dwarf_Die *cu, Dwarf_Addr addr)
     return inlined;
 }
 
-/* The smallest line of the rows in [lo, hi) from `file`, not inlined. */
-static int smallest_own_line(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *file)
+/* The smallest and largest line of the rows in [lo, hi) from `file`,
+ * not inlined; 0 if there are none. */
+static int own_span(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *file,
+                    int *first, int *last)
 {
     Dwarf_Lines *lines;
     size_t n;
-    int best = 0;
+    *first = *last = 0;
     if (dwarf_getsrclines(cu, &lines, &n) != 0)
         return 0;
     for (size_t i = 0; i < n; i++) {
@@ -147,27 +149,45 @@ static int smallest_own_line(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const 
         int line;
         const char *src;
         if (!l || dwarf_lineaddr(l, &a) != 0 || a < lo || a >= hi ||
-            dwarf_lineno(l, &line) != 0 || line <= 0 || (best && line >= best) ||
+            dwarf_lineno(l, &line) != 0 || line <= 0 ||
+            (*first && line >= *first && line <= *last) ||
             !(src = dwarf_linesrc(l, NULL, NULL)) || strcmp(src, file) != 0 ||
             inlined_at(cu, a))
             continue;
-        best = line;
+        if (!*first || line < *first)
+            *first = line;
+        if (line > *last)
+            *last = line;
     }
-    return best;
+    return *first != 0;
+}
+
+/* The span of own lines of the function whose symbol holds pc. */
+static int function_span(Dwfl_Module *mod, Dwarf_Addr pc, int *first, int *last)
+{
+    GElf_Sym sym;
+    GElf_Off off = 0;
+    if (!dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) || sym.st_size == 0)
+        return 0;
+    Dwarf_Addr entry = pc - off, bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, entry, &bias);
+    Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, entry - bias) : NULL;
+    const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+    if (!file)
+        return 0;
+    return own_span(cu, entry - bias, entry - bias + sym.st_size, file, first, last);
 }
 
 int hp_omp_outlined_line(Dwfl_Module *mod, Dwarf_Addr pc)
 {
-    GElf_Sym sym;
-    GElf_Off off = 1;
-    if (!dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) || off != 0 ||
-        sym.st_size == 0)
+    int first, last;
+    return function_span(mod, pc, &first, &last) ? first : 0;
+}
+
+int hp_omp_gcc_outlined_span(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *first,
+                             int *last)
+{
+    if (!func || !strstr(func, GCC_OUTLINED))
         return 0;
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
-    Dwarf_Line *entry = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
-    const char *file = entry ? dwarf_linesrc(entry, NULL, NULL) : NULL;
-    if (!file)
-        return 0;
-    return smallest_own_line(cu, pc - bias, pc - bias + sym.st_size, file);
+    return function_span(mod, pc, first, last);
 }

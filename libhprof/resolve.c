@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hp_omp_lines.h"
+#include "hp_omp_pragma.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
 #include "hp_tailcall.h"
@@ -117,16 +118,20 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
 }
 
 /* An OpenMP site in outlined code: at the pragma's line when keyed by
- * the outlined function's entry (gcc), named after the user's function. */
+ * the outlined function's entry (gcc) or when gcc gave its call another
+ * line (hp_omp_pragma.h), named after the user's function. */
 static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
 {
     if (!hp_omp_is_outlined(s->func))
         return;
-    if (s->flags & HP_SITEF_ENTRY) {
-        int line = hp_omp_outlined_line(mod, pc);
-        if (line > 0)
-            s->line = (uint32_t)line;
-    }
+    const char *const *dirs = hp_omp_pragma_directives(s->name);
+    int first, last, line = 0;
+    if (s->flags & HP_SITEF_ENTRY)
+        line = hp_omp_outlined_line(mod, pc);
+    else if (dirs && hp_omp_gcc_outlined_span(mod, pc, s->func, &first, &last))
+        line = hp_omp_pragma_line(s->file, first, last, (int)s->line, dirs);
+    if (line > 0)
+        s->line = (uint32_t)line;
     char *user = hp_omp_user_function(mod, pc, s->func);
     if (user) {
         free(s->func);
