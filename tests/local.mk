@@ -28,6 +28,7 @@ include tests/tiers/local.mk
 include tests/omp/local.mk
 include tests/ompt/local.mk
 include tests/pomp2/local.mk
+include tests/lines/local.mk
 include tests/tasks/local.mk
 include tests/attr/local.mk
 include tests/io/local.mk

@@ -4,19 +4,27 @@
  * records can be checked against its pragma's line and the user function
  * that contains it, whatever the optimisation level.  No MPI.
  *
- * Ground truth (with 2 threads):
- *  - in work(): the parallel region at MARK:par; a dynamic loop at
- *    MARK:for (its end barrier there); an explicit barrier at MARK:barrier;
- *    a single at MARK:single (executed once per region); a critical at
- *    MARK:critical; an ordered loop at MARK:ford with its ordered block at
- *    MARK:ordered; NTASKS tasks created at MARK:task (one thread creates
- *    them) and one taskwait at MARK:taskwait.  All of it REPS times.
- *  - tail(): a function whose last action is its parallel region at
- *    MARK:tailpar, so -O2 ends it in a tail call into the runtime; it is
- *    called from main at MARK:tailcall, REPS times.
- * Every site is named after work() or tail() (never main, never an
- * outlined function), and none lies in the runtime.  stdout: one line, the
- * sum, the same with and without hprof.
+ * Ground truth (2 threads; counts summed over the threads; every site
+ * named after work() or tail(), never main, an outlined function or the
+ * runtime):
+ *  - work(), REPS times: the parallel region at MARK:par (a region node,
+ *    its implicit barrier per thread; fork and join once); a dynamic loop
+ *    at MARK:for (its end barrier there per thread); an explicit barrier
+ *    at MARK:barrier per thread; a single at MARK:single, executed once,
+ *    whose thread creates NTASKS tasks at MARK:task (each created and run
+ *    once) and waits once at MARK:taskwait; a critical at MARK:critical
+ *    per thread (wait and hold); an ordered loop at MARK:ford (its end
+ *    barrier per thread) whose ordered block at MARK:ordered runs N times
+ *    in all (wait and hold).
+ *    The single's end barrier: GOMP (gcc calls GOMP_barrier for it, at
+ *    the line before the single) a "barrier" at MARK:barrier per thread;
+ *    OMPT an "implicit barrier" at MARK:single per thread.  OMPT also has
+ *    a "loop" per thread at MARK:for and MARK:ford.
+ *  - tail(): its parallel region at MARK:tailpar is its last act (no
+ *    captured variable: -O2 ends it in a jump into the runtime); called
+ *    from main at MARK:tailcall REPS times: region and implicit barrier per
+ *    thread, fork and join once, all at MARK:tailpar in tail().
+ * stdout: one line, the sum, the same with and without hprof.
  */
 #include <stdio.h>
 
