@@ -115,28 +115,79 @@ char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
     return preceding_function(cu, &outlined);
 }
 
-/* Is the code at addr (unit-relative) inlined from another function? */
-static int inlined_at(Dwarf_Die *cu, Dwarf_Addr addr)
+/* The code inlined into a function: its address ranges (unit-relative),
+ * and the first line of the user function around it: gcc's ranges of
+ * inlined code miss some of its rows (a loop's condition), whose lines,
+ * those of a function defined earlier, are then below this one. */
+#define MAX_INLINED 256
+typedef struct inlined {
+    Dwarf_Addr lo[MAX_INLINED], hi[MAX_INLINED];
+    int n;
+    int min_line;
+} inlined;
+
+/* The subprogram DIE under die whose entry is addr, depth first: gcc
+ * nests an outlined function's DIE in its parent function's, whose
+ * address range does not hold it (so dwarf_getscopes cannot find it).
+ * *top: the declaration line of the outermost function around it. */
+static int find_subprogram(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *out, int depth,
+                           int *top)
 {
-    Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cu, addr, &scopes), inlined = 0;
-    for (int i = 0; i < n; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag == DW_TAG_inlined_subroutine) {
-            inlined = 1;
-            break;
+    Dwarf_Die child;
+    Dwarf_Addr low;
+    if (depth > 32 || dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram && dwarf_lowpc(&child, &low) == 0 && low == addr) {
+            *out = child;
+            return 1;
         }
-        if (tag == DW_TAG_subprogram)
-            break;
-    }
-    free(scopes);
-    return inlined;
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) &&
+            find_subprogram(&child, addr, out, depth + 1, top)) {
+            if (depth == 0 && tag == DW_TAG_subprogram)
+                dwarf_decl_line(&child, top);
+            return 1;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+/* Adds the ranges of the subroutines inlined into die (not into the
+ * functions nested in it). */
+static void collect_inlined(Dwarf_Die *die, inlined *in, int depth)
+{
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(die, &child) != 0)
+        return;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_inlined_subroutine) {
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t off = 0;
+            while (in->n < MAX_INLINED &&
+                   (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+                in->lo[in->n] = lo;
+                in->hi[in->n++] = hi;
+            }
+        } else if (tag == DW_TAG_lexical_block) {
+            collect_inlined(&child, in, depth + 1);
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int is_inlined(const inlined *in, Dwarf_Addr a)
+{
+    for (int i = 0; i < in->n; i++)
+        if (a >= in->lo[i] && a < in->hi[i])
+            return 1;
+    return 0;
 }
 
 /* The smallest and largest line of the rows in [lo, hi) from `file`,
- * not inlined; 0 if there are none. */
+ * outside the code in `in`; 0 if there are none. */
 static int own_span(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *file,
-                    int *first, int *last)
+                    const inlined *in, int *first, int *last)
 {
     Dwarf_Lines *lines;
     size_t n;
@@ -149,10 +200,9 @@ static int own_span(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *fil
         int line;
         const char *src;
         if (!l || dwarf_lineaddr(l, &a) != 0 || a < lo || a >= hi ||
-            dwarf_lineno(l, &line) != 0 || line <= 0 ||
-            (*first && line >= *first && line <= *last) ||
-            !(src = dwarf_linesrc(l, NULL, NULL)) || strcmp(src, file) != 0 ||
-            inlined_at(cu, a))
+            dwarf_lineno(l, &line) != 0 || line <= 0 || line < in->min_line ||
+            (*first && line >= *first && line <= *last) || is_inlined(in, a) ||
+            !(src = dwarf_linesrc(l, NULL, NULL)) || strcmp(src, file) != 0)
             continue;
         if (!*first || line < *first)
             *first = line;
@@ -175,7 +225,15 @@ static int function_span(Dwfl_Module *mod, Dwarf_Addr pc, int *first, int *last)
     const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
     if (!file)
         return 0;
-    return own_span(cu, entry - bias, entry - bias + sym.st_size, file, first, last);
+    Dwarf_Die fn;
+    inlined *in = calloc(1, sizeof *in);
+    if (!in)
+        return 0;
+    if (find_subprogram(cu, entry - bias, &fn, 0, &in->min_line))
+        collect_inlined(&fn, in, 0);
+    int found = own_span(cu, entry - bias, entry - bias + sym.st_size, file, in, first, last);
+    free(in);
+    return found;
 }
 
 int hp_omp_outlined_line(Dwfl_Module *mod, Dwarf_Addr pc)

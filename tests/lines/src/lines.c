@@ -34,11 +34,22 @@
 
 static volatile long sink;
 
+/* Defined above work() and inlined into its region from -O1 on: its lines
+ * are in the region's code but are not the region's. */
+static long bump(long x)
+{
+    long y = 0;
+    for (long i = 0; i < x; i++)
+        y += i ^ x;
+    return y;
+}
+
 __attribute__((noinline)) static long work(int rep)
 {
     long sum = 0;
 #pragma omp parallel reduction(+ : sum) /* MARK:par */
     {
+        sum += bump(rep + 3) * 0;
 #pragma omp for schedule(dynamic) /* MARK:for */
         for (int i = 0; i < N; i++)
             sum += i * rep;
