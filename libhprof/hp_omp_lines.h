@@ -11,12 +11,12 @@
  * the same file declared last before the outlined one (functions do not
  * nest in C, so that is the one whose body holds the pragma).
  *
- * gcc keys a region, and a task's execution, by the outlined function's
- * entry, whose first line row is, from -O1 on, often a line of the body
- * (a pragma at line 62 reported at 65).  The pragma's line is the smallest
- * line of the outlined function's own rows (those of code inlined into it
- * left out): gcc puts the data-sharing code at the pragma's line and the
- * body follows the pragma.
+ * gcc keys a region, and a task, by the outlined function's entry, whose
+ * first line row is, from -O1 on, often a line of the body (a pragma at
+ * line 62 reported at 65), and has no declaration line.  The pragma's
+ * line is among the outlined function's own line rows (gcc puts the
+ * data-sharing code there) and before the body's: hp_omp_pragma.h picks
+ * it from the lines this file finds.
  */
 #ifndef HP_OMP_LINES_H
 #define HP_OMP_LINES_H
@@ -30,15 +30,9 @@ int hp_omp_is_outlined(const char *func);
  * function at pc in mod; a new string, or NULL when unknown. */
 char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func);
 
-/* The pragma's line of the outlined function whose entry is pc in mod:
- * the smallest line of its own rows in the file of its entry.  0 when
- * unknown. */
-int hp_omp_outlined_line(Dwfl_Module *mod, Dwarf_Addr pc);
-
-/* For pc in a function gcc outlined (named `func`): the smallest and the
- * largest line of its own rows (from its pragma to its end).  Returns 0
- * for any other function, or when unknown. */
-int hp_omp_gcc_outlined_span(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *first,
-                             int *last);
+/* For pc in a function gcc outlined (named `func`): the lines of its own
+ * line rows (not those of code inlined into it), sorted, without repeats;
+ * a new array of *n lines.  NULL for any other function, or unknown. */
+int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *n);
 
 #endif

@@ -1,28 +1,39 @@
 /*
  * hp_omp_pragma.h - the line of a `#pragma omp` directive in a source
- * file, for OpenMP sites whose line the debug information does not give.
+ * file, for OpenMP sites whose line gcc's debug information does not give.
  *
  * gcc from -O1 on gives the calls it makes for some constructs the line
  * of a neighbouring statement: GOMP_single_start the line before the
  * single, GOMP_ordered_start that of the loop or of the region,
  * GOMP_loop_end that of the region or of the loop body; the pragma's own
- * line is then in no line row at all.  Such a site is placed at the
- * directive of its kind inside the lines of its outlined function
- * (from the region's pragma to the function's last line) that is nearest
- * to the line the call has (the earlier one on a tie).  With no such
- * directive there (or no source file), the line stays.
+ * line is then in no line row at all.  Such a site (single, ordered, the
+ * end of a dynamic loop or of sections) is placed at the directive of its
+ * kind nearest to the call's line (the earlier one on a tie), within the
+ * lines of its outlined function (from the region's pragma to its last
+ * line).  With no such directive (or no source file) the line stays.
+ *
+ * Not placed: the GOMP_barrier that gcc calls at the end of a single, a
+ * static loop or sections.  It is a "barrier" (gomp.c) at the line gcc
+ * gives it - the single's previous statement at -O0, the block's last
+ * one at -O2 - which neither the line rows nor the source tell apart from
+ * an explicit barrier's reliably.
+ *
+ * A region, or a task, keyed by its outlined function's entry is placed
+ * at the first of the function's own lines that holds a directive of its
+ * kind (parallel..., task or taskloop): the outlined function's rows
+ * include its pragma's line (the data-sharing code), the body follows the
+ * pragma, and the pragmas of constructs nested in it follow too, while
+ * code inlined into it that escaped the inlined ranges of the debug
+ * information (a recursive task's copy of its own function) has no such
+ * directive at a smaller line.  Without one, the first own line.
  */
 #ifndef HP_OMP_PRAGMA_H
 #define HP_OMP_PRAGMA_H
 
-/* The directive names (the first word after `omp`) that construct
- * `name` (hp_omp_names) is placed at, NULL-terminated; NULL when its
- * call's line is right. */
-const char *const *hp_omp_pragma_directives(const char *name);
-
-/* The line in [lo, hi] of `file` holding `#pragma omp D` for a D in
- * directives, nearest to `near`; 0 if none. */
-int hp_omp_pragma_line(const char *file, int lo, int hi, int near,
-                       const char *const *directives);
+/* Places OpenMP site `*name` (hp_omp_names) at `*line` in `file`; lines
+ * (n, sorted) are those of its outlined function's own rows, entry != 0
+ * when the site is keyed by that function's entry.  May change both. */
+void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
+                         const char **name, int *line);
 
 #endif

@@ -184,16 +184,41 @@ static int is_inlined(const inlined *in, Dwarf_Addr a)
     return 0;
 }
 
-/* The smallest and largest line of the rows in [lo, hi) from `file`,
- * outside the code in `in`; 0 if there are none. */
-static int own_span(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *file,
-                    const inlined *in, int *first, int *last)
+/* A growing set of lines. */
+typedef struct line_set {
+    int *v;
+    int n, cap;
+} line_set;
+
+static int add_line(line_set *set, int line)
+{
+    if (set->n == set->cap) {
+        int cap = set->cap ? set->cap * 2 : 64;
+        int *v = realloc(set->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        set->v = v;
+        set->cap = cap;
+    }
+    set->v[set->n++] = line;
+    return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The lines of the rows in [lo, hi) from `file`, outside the code in
+ * `in`, sorted, without repeats. */
+static int own_lines(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *file,
+                     const inlined *in, line_set *set)
 {
     Dwarf_Lines *lines;
     size_t n;
-    *first = *last = 0;
     if (dwarf_getsrclines(cu, &lines, &n) != 0)
-        return 0;
+        return -1;
     for (size_t i = 0; i < n; i++) {
         Dwarf_Line *l = dwarf_onesrcline(lines, i);
         Dwarf_Addr a;
@@ -201,51 +226,46 @@ static int own_span(Dwarf_Die *cu, Dwarf_Addr lo, Dwarf_Addr hi, const char *fil
         const char *src;
         if (!l || dwarf_lineaddr(l, &a) != 0 || a < lo || a >= hi ||
             dwarf_lineno(l, &line) != 0 || line <= 0 || line < in->min_line ||
-            (*first && line >= *first && line <= *last) || is_inlined(in, a) ||
-            !(src = dwarf_linesrc(l, NULL, NULL)) || strcmp(src, file) != 0)
+            is_inlined(in, a) || !(src = dwarf_linesrc(l, NULL, NULL)) ||
+            strcmp(src, file) != 0)
             continue;
-        if (!*first || line < *first)
-            *first = line;
-        if (line > *last)
-            *last = line;
+        if (add_line(set, line) != 0)
+            return -1;
     }
-    return *first != 0;
+    if (set->n == 0)
+        return -1;
+    qsort(set->v, (size_t)set->n, sizeof *set->v, by_value);
+    int k = 1;
+    for (int i = 1; i < set->n; i++)
+        if (set->v[i] != set->v[k - 1])
+            set->v[k++] = set->v[i];
+    set->n = k;
+    return 0;
 }
 
-/* The span of own lines of the function whose symbol holds pc. */
-static int function_span(Dwfl_Module *mod, Dwarf_Addr pc, int *first, int *last)
+int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *n)
 {
     GElf_Sym sym;
     GElf_Off off = 0;
-    if (!dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) || sym.st_size == 0)
-        return 0;
+    if (!func || !strstr(func, GCC_OUTLINED) ||
+        !dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) || sym.st_size == 0)
+        return NULL;
     Dwarf_Addr entry = pc - off, bias = 0;
     Dwarf_Die *cu = hp_resolve_unit(mod, entry, &bias);
     Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, entry - bias) : NULL;
     const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-    if (!file)
-        return 0;
-    Dwarf_Die fn;
-    inlined *in = calloc(1, sizeof *in);
+    inlined *in = file ? calloc(1, sizeof *in) : NULL;
     if (!in)
-        return 0;
+        return NULL;
+    Dwarf_Die fn;
     if (find_subprogram(cu, entry - bias, &fn, 0, &in->min_line))
         collect_inlined(&fn, in, 0);
-    int found = own_span(cu, entry - bias, entry - bias + sym.st_size, file, in, first, last);
+    line_set set = {0};
+    if (own_lines(cu, entry - bias, entry - bias + sym.st_size, file, in, &set) != 0) {
+        free(set.v);
+        set.v = NULL;
+    }
     free(in);
-    return found;
-}
-
-int hp_omp_outlined_line(Dwfl_Module *mod, Dwarf_Addr pc)
-{
-    int first, last;
-    return function_span(mod, pc, &first, &last) ? first : 0;
-}
-
-int hp_omp_gcc_outlined_span(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *first,
-                             int *last)
-{
-    if (!func || !strstr(func, GCC_OUTLINED))
-        return 0;
-    return function_span(mod, pc, first, last);
+    *n = set.n;
+    return set.v;
 }

@@ -2,6 +2,7 @@
  * omp_pragma.c - finds `#pragma omp` directives in a source file
  * (hp_omp_pragma.h), when OpenMP sites are resolved at the end of a run.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,20 @@
 static const char *const single_dirs[] = {"single", NULL};
 static const char *const ordered_dirs[] = {"ordered", NULL};
 static const char *const loop_end_dirs[] = {"for", "sections", NULL};
+static const char *const region_dirs[] = {"parallel", NULL};
+static const char *const task_dirs[] = {"task", "taskloop", NULL};
 
-const char *const *hp_omp_pragma_directives(const char *name)
+/* The directives of a region's or a task's records (keyed by entry). */
+static const char *const *entry_directives(const char *name)
 {
-    if (!name)
-        return NULL;
+    if (strncmp(name, "task", 4) == 0)
+        return task_dirs;   /* "task", "task create" */
+    return region_dirs;     /* "parallel", "fork", "join", "implicit barrier" */
+}
+
+/* The directives that construct `name` is placed at by nearness. */
+static const char *const *nearest_directives(const char *name)
+{
     if (strcmp(name, "single") == 0)
         return single_dirs;
     if (strcmp(name, "ordered") == 0 || strcmp(name, "ordered wait") == 0)
@@ -23,6 +33,12 @@ const char *const *hp_omp_pragma_directives(const char *name)
     if (strcmp(name, "implicit barrier") == 0)
         return loop_end_dirs;
     return NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 
 static const char *skip_space(const char *p)
@@ -59,10 +75,22 @@ static int is_directive(const char *line, const char *const *directives)
     return 0;
 }
 
-int hp_omp_pragma_line(const char *file, int lo, int hi, int near,
-                       const char *const *directives)
+enum { NEAREST, FIRST_OWN };
+
+static int is_own(const int *lines, int n, int line)
 {
-    if (!file || !directives || lo <= 0 || hi < lo)
+    return bsearch(&line, lines, (size_t)n, sizeof *lines, by_value) != NULL;
+}
+
+/* The line of `file` holding `#pragma omp D` for a D in directives: the
+ * one nearest to `near` (the earlier on a tie) from the function's first
+ * own line to its last, or the first that is itself an own line (how);
+ * 0 if none. */
+static int directive_line(const char *file, const int *lines, int n, int near,
+                          const char *const *directives, int how)
+{
+    int lo = lines[0], hi = lines[n - 1];
+    if (!file || lo <= 0 || hi < lo)
         return 0;
     FILE *f = fopen(file, "r");
     if (!f)
@@ -79,9 +107,27 @@ int hp_omp_pragma_line(const char *file, int lo, int hi, int near,
             break;
         if (lineno < lo || !is_directive(buf, directives))
             continue;
-        if (!best || abs(lineno - near) < abs(best - near))
+        if ((how == NEAREST && (!best || abs(lineno - near) < abs(best - near))) ||
+            (how == FIRST_OWN && !best && is_own(lines, n, lineno)))
             best = lineno;
     }
     fclose(f);
     return best;
+}
+
+void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
+                         const char **name, int *line)
+{
+    assert(lines && n > 0);
+    const char *const *dirs = nearest_directives(*name);
+    int at = 0;
+    if (entry) {
+        at = directive_line(file, lines, n, 0, entry_directives(*name), FIRST_OWN);
+        if (!at)
+            at = lines[0];
+    } else if (dirs) {
+        at = directive_line(file, lines, n, *line, dirs, NEAREST);
+    }
+    if (at)
+        *line = at;
 }

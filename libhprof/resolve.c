@@ -117,21 +117,21 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
     return pc;
 }
 
-/* An OpenMP site in outlined code: at the pragma's line when keyed by
- * the outlined function's entry (gcc) or when gcc gave its call another
- * line (hp_omp_pragma.h), named after the user's function. */
+/* An OpenMP site in outlined code: at its pragma's line when gcc's line
+ * rows do not give it (hp_omp_lines.h, hp_omp_pragma.h), named after the
+ * user's function. */
 static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
 {
     if (!hp_omp_is_outlined(s->func))
         return;
-    const char *const *dirs = hp_omp_pragma_directives(s->name);
-    int first, last, line = 0;
-    if (s->flags & HP_SITEF_ENTRY)
-        line = hp_omp_outlined_line(mod, pc);
-    else if (dirs && hp_omp_gcc_outlined_span(mod, pc, s->func, &first, &last))
-        line = hp_omp_pragma_line(s->file, first, last, (int)s->line, dirs);
-    if (line > 0)
+    int n, line = (int)s->line;
+    int *lines = hp_omp_gcc_own_lines(mod, pc, s->func, &n);
+    if (lines) {
+        hp_omp_pragma_place(s->file, lines, n, (s->flags & HP_SITEF_ENTRY) != 0, &s->name,
+                            &line);
         s->line = (uint32_t)line;
+        free(lines);
+    }
     char *user = hp_omp_user_function(mod, pc, s->func);
     if (user) {
         free(s->func);

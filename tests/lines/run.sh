@@ -60,22 +60,15 @@ parallel,tail,$L_tailpar,$((NT * REPS))
 fork,tail,$L_tailpar,$REPS
 join,tail,$L_tailpar,$REPS
 implicit barrier,tail,$L_tailpar,$((NT * REPS))
+barrier,work,$L_barrier,$((NT * REPS))
 EOF
 }
-# GOMP: gcc ends the single with a call of GOMP_barrier that it puts on
-# the line before the single, the explicit barrier's: one "barrier" there
-# per thread for each.  Worksharing loops have no record of their own.
-gomp_truth() {
-    common_truth
-    echo "barrier,work,$L_barrier,$((2 * NT * REPS))"
-}
-# OMPT: the single's end barrier is an implicit barrier at the single;
-# each thread's part of a worksharing loop is a "loop".
+# GOMP: worksharing loops have no record of their own.
+gomp_truth() { common_truth; }
+# OMPT: each thread's part of a worksharing loop is a "loop".
 ompt_truth() {
     common_truth
     cat <<EOF
-barrier,work,$L_barrier,$((NT * REPS))
-implicit barrier,work,$L_single,$((NT * REPS))
 loop,work,$L_for,$((NT * REPS))
 loop,work,$L_ford,$((NT * REPS))
 EOF

@@ -15,11 +15,9 @@
  *    once) and waits once at MARK:taskwait; a critical at MARK:critical
  *    per thread (wait and hold); an ordered loop at MARK:ford (its end
  *    barrier per thread) whose ordered block at MARK:ordered runs N times
- *    in all (wait and hold).
- *    The single's end barrier: GOMP (gcc calls GOMP_barrier for it, at
- *    the line before the single) a "barrier" at MARK:barrier per thread;
- *    OMPT an "implicit barrier" at MARK:single per thread.  OMPT also has
- *    a "loop" per thread at MARK:for and MARK:ford.
+ *    in all (wait and hold).  The single has no end barrier (nowait: gcc
+ *    would call GOMP_barrier for it, at a line of its neighbourhood).
+ *    OMPT also has a "loop" per thread at MARK:for and MARK:ford.
  *  - tail(): its parallel region at MARK:tailpar is its last act (no
  *    captured variable: -O2 ends it in a jump into the runtime); called
  *    from main at MARK:tailcall REPS times: region and implicit barrier per
@@ -27,6 +25,7 @@
  * stdout: one line, the sum, the same with and without hprof.
  */
 #include <stdio.h>
+#include <time.h>
 
 #define REPS 3
 #define NTASKS 4
@@ -35,13 +34,15 @@
 static volatile long sink;
 
 /* Defined above work() and inlined into its region from -O1 on: its lines
- * are in the region's code but are not the region's. */
-static long bump(long x)
+ * are in the region's code but are not the region's (gcc's ranges of the
+ * inlined copy miss the loop's condition). */
+static void pause_us(double us)
 {
-    long y = 0;
-    for (long i = 0; i < x; i++)
-        y += i ^ x;
-    return y;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3 < us);
 }
 
 __attribute__((noinline)) static long work(int rep)
@@ -49,12 +50,12 @@ __attribute__((noinline)) static long work(int rep)
     long sum = 0;
 #pragma omp parallel reduction(+ : sum) /* MARK:par */
     {
-        sum += bump(rep + 3) * 0;
+        pause_us(10);
 #pragma omp for schedule(dynamic) /* MARK:for */
         for (int i = 0; i < N; i++)
             sum += i * rep;
 #pragma omp barrier /* MARK:barrier */
-#pragma omp single /* MARK:single */
+#pragma omp single nowait /* MARK:single */
         {
             for (int k = 0; k < NTASKS; k++) {
 #pragma omp task /* MARK:task */
