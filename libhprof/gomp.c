@@ -48,8 +48,8 @@
  *    the thread that runs the block (its time is the time of the call).
  *  - GOMP_task: "task create" (time in the call; an undeferred task, e.g.
  *    if(0) or outside a parallel region, runs inside it and is included),
- *    and "task", the execution, on the thread that runs it, keyed by the
- *    task's outlined function (its line is the pragma's or the body's):
+ *    and "task", the execution, on the thread that runs it, both keyed by
+ *    the task's outlined function (at the pragma's line: hp_omp_lines.h):
  *    libgomp gets a trampoline and a larger argument block (see task_hdr)
  *    that carries the task's instance id to the executing thread; the
  *    execution is an open node (hp_task.h), so what the task does is
