@@ -113,8 +113,10 @@ static void test_call_sites(void **state)
     /* outside the outlined function's lines: nothing found, the line stays */
     int early[] = {1, 2};
     assert_int_equal(placed(early, 2, 0, "single", 2, &name), 2);
-    int helper[] = {1, 5};
-    assert_int_equal(placed(helper, 2, 1, "task", 4, &name), 3);
+    /* a directive counts for an entry only on a line of the function's rows */
+    int helper[] = {1, 3, 5}, helper2[] = {1, 5};
+    assert_int_equal(placed(helper, 3, 1, "task", 4, &name), 3);
+    assert_int_equal(placed(helper2, 2, 1, "task", 4, &name), 1);
 }
 
 static void test_no_source(void **state)
