@@ -35,4 +35,8 @@ char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func);
  * a new array of *n lines.  NULL for any other function, or unknown. */
 int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *n);
 
+/* The declaration line of the function whose entry is pc (clang declares
+ * an outlined function at its pragma's line); 0 when pc is no entry. */
+int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc);
+
 #endif

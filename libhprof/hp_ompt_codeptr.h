@@ -19,6 +19,13 @@ int hp_ompt_foreign(const void *ra);
 /* Is ra in the OpenMP runtime? */
 int hp_ompt_in_runtime(const void *ra);
 
+/* The outlined function of the region the calling thread is forking from
+ * return address ra through __kmpc_fork_call (ompt_fork.c), once; NULL
+ * when unknown.  A region is keyed by it (one byte after it, as a return
+ * address, so that the site resolves to its entry): never the caller of
+ * a tail call, never two merged fork calls at one line 0. */
+const void *hp_ompt_forked_microtask(const void *ra);
+
 /* For a code address inside the runtime: the first caller outside the
  * runtime and libhprof on the current stack (a backtrace), else ra. */
 const void *hp_ompt_user_caller(const void *ra);

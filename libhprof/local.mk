@@ -22,7 +22,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hprof_probe.h libhprof/probe.c \
 	libhprof/cyg.c \
 	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
-	libhprof/hp_ompt_codeptr.h libhprof/ompt_codeptr.c \
+	libhprof/hp_ompt_codeptr.h libhprof/ompt_codeptr.c libhprof/ompt_fork.c \
 	libhprof/hp_task.h libhprof/task.c \
 	libhprof/gomp.c \
 	libhprof/pomp2.c \

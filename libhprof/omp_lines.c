@@ -269,3 +269,14 @@ int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int
     *n = set.n;
     return set.v;
 }
+
+int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
+    Dwarf_Die fn;
+    int top = 0, line = 0;
+    if (!cu || !find_subprogram(cu, pc - bias, &fn, 0, &top) || dwarf_decl_line(&fn, &line) != 0)
+        return 0;
+    return line;
+}

@@ -56,6 +56,7 @@ typedef struct itask {
     unsigned index;
     hp_thread *t;
     const void *ra;           /* the region's code address */
+    const void *fork_ra;      /* the fork call's, when ra is the outlined function's */
     struct team *team;        /* master only: alive until parallel_end */
     hprof_frame f;
     hp_omp_saved saved;
@@ -83,7 +84,7 @@ enum { E_NEW, E_OPEN, E_CLOSED };
 
 typedef struct team {
     hp_omp_team ctx;
-    const void *ra;
+    const void *ra, *fork_ra;
     uint64_t begin, join_start;
     uint32_t nslots;
     itask *slot[];            /* the threads' implicit tasks, 0 = master */
@@ -192,6 +193,11 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     team *tm = calloc(1, sizeof *tm + requested * sizeof(itask *));
     if (!tm)
         return;
+    const char *microtask = hp_ompt_forked_microtask(ra);
+    if (microtask) {
+        tm->fork_ra = ra;
+        ra = microtask + 1;
+    }
     tm->ra = ra;
     tm->nslots = requested;
     hp_omp_team_init(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
@@ -276,6 +282,7 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
     it->index = index;
     it->t = t;
     it->ra = tm->ra;
+    it->fork_ra = tm->fork_ra;
     it->team = index == 0 ? tm : NULL;
     atomic_init(&it->state, S_RUN);
     atomic_init(&it->refs, index && index < tm->nslots ? 2 : 1);
@@ -411,6 +418,8 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
          * wait inside the runtime one there: the enclosing construct's. */
         if (hp_ompt_foreign(ra))
             ra = !ra && it ? it->ra : enclosing_ra(td);
+        else if (it && it->fork_ra && ra == it->fork_ra)
+            ra = it->ra;   /* the master's, at the region's end */
         scope_push(C_WAIT, what, ra, now);
         if (it && what == HP_OMP_IMPLICIT_BARRIER) {
             it->wait_ra = ra;

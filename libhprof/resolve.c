@@ -131,6 +131,8 @@ static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
                             &line);
         s->line = (uint32_t)line;
         free(lines);
+    } else if ((line = hp_omp_entry_decl_line(mod, pc)) > 0) {
+        s->line = (uint32_t)line;   /* an OMPT region keyed by its outlined function */
     }
     char *user = hp_omp_user_function(mod, pc, s->func);
     if (user) {

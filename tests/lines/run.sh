@@ -34,7 +34,8 @@ REPS=$(define_of "$SRC" REPS)
 NTASKS=$(define_of "$SRC" NTASKS)
 N=$(define_of "$SRC" N)
 NT=2
-for tag in par for barrier single task taskwait critical ford ordered tailpar; do
+INL1=$((REPS / 2)) INL2=$((REPS - REPS / 2))
+for tag in par for barrier single task taskwait critical ford ordered tailpar inl1 inl2; do
     eval "L_$tag=$(line_of "$SRC" "MARK:$tag")"
 done
 
@@ -61,6 +62,14 @@ fork,tail,$L_tailpar,$REPS
 join,tail,$L_tailpar,$REPS
 implicit barrier,tail,$L_tailpar,$((NT * REPS))
 barrier,work,$L_barrier,$((NT * REPS))
+parallel,twice,$L_inl1,$((NT * INL1))
+fork,twice,$L_inl1,$INL1
+join,twice,$L_inl1,$INL1
+implicit barrier,twice,$L_inl1,$((NT * INL1))
+parallel,thrice,$L_inl2,$((NT * INL2))
+fork,thrice,$L_inl2,$INL2
+join,thrice,$L_inl2,$INL2
+implicit barrier,thrice,$L_inl2,$((NT * INL2))
 EOF
 }
 # GOMP: worksharing loops have no record of their own.
@@ -71,6 +80,8 @@ ompt_truth() {
     cat <<EOF
 loop,work,$L_for,$((NT * REPS))
 loop,work,$L_ford,$((NT * REPS))
+loop,twice,$L_inl1,$((NT * INL1))
+loop,thrice,$L_inl2,$((NT * INL2))
 EOF
 }
 

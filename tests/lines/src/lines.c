@@ -22,7 +22,12 @@
  *    captured variable: -O2 ends it in a jump into the runtime); called
  *    from main at MARK:tailcall REPS times: region and implicit barrier per
  *    thread, fork and join once, all at MARK:tailpar in tail().
- * stdout: one line, the sum, the same with and without hprof.
+ *  - twice() and thrice(), inlined into pick() (clang -O2 merges their
+ *    fork calls into one, at line 0): REPS times pick(rep & 1), so the
+ *    region at MARK:inl1 once (in twice()), at MARK:inl2 REPS - 1 times
+ *    (in thrice()): a region node and implicit barrier per thread, fork
+ *    and join once, each time; OMPT a "loop" per thread there too.
+ * stdout: one line, the sums, the same with and without hprof.
  */
 #include <stdio.h>
 #include <time.h>
@@ -88,6 +93,32 @@ __attribute__((noinline)) void tail(void)
     }
 }
 
+/* Two regions in functions inlined into pick(): at -O2 clang merges their
+ * fork calls into one call at line 0, the tail call of pick(). */
+static double xs[64];
+
+static inline void twice(void)
+{
+#pragma omp parallel for /* MARK:inl1 */
+    for (int i = 0; i < 64; i++)
+        xs[i] += 2;
+}
+
+static inline void thrice(void)
+{
+#pragma omp parallel for /* MARK:inl2 */
+    for (int i = 0; i < 64; i++)
+        xs[i] *= 3;
+}
+
+__attribute__((noinline)) void pick(int k)
+{
+    if (k)
+        twice();
+    else
+        thrice();
+}
+
 int main(void)
 {
     long sum = 0;
@@ -95,7 +126,8 @@ int main(void)
         sum += work(rep);
         tail_rep = rep;
         tail(); /* MARK:tailcall */
+        pick(rep & 1);
     }
-    printf("sum %ld\n", sum + total * 0 + sink * 0);
+    printf("sum %ld xs %g\n", sum + total * 0 + sink * 0, xs[5]);
     return 0;
 }
