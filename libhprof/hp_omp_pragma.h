@@ -2,15 +2,17 @@
  * hp_omp_pragma.h - the line of a `#pragma omp` directive in a source
  * file, for OpenMP sites whose line gcc's debug information does not give.
  *
- * gcc from -O1 on gives the calls it makes for some constructs the line
- * of a neighbouring statement: GOMP_single_start the line before the
- * single, GOMP_ordered_start that of the loop or of the region,
- * GOMP_loop_end that of the region or of the loop body; the pragma's own
- * line is then in no line row at all.  Such a site (single, ordered, the
- * end of a dynamic loop or of sections) is placed at the directive of its
- * kind nearest to the call's line (the earlier one on a tie), within the
- * lines of its outlined function (from the region's pragma to its last
- * line).  With no such directive (or no source file) the line stays.
+ * gcc gives the calls it makes for some constructs the line of a
+ * neighbouring statement: GOMP_single_start and GOMP_atomic_start that of
+ * the statement before the construct, GOMP_ordered_start that of the loop
+ * or of the region (from -O1 on), GOMP_loop_end that of the region or of
+ * the loop body; the pragma's own line is then in no line row at all.
+ * Such a site is placed, within the lines of its outlined function (from
+ * the region's pragma to its last line): a single, an ordered block or an
+ * atomic at the next directive of its kind from the call's line (else the
+ * nearest), the end of a dynamic loop or of sections at the nearest `for`
+ * or `sections` (the earlier one on a tie).  With no such directive (or
+ * no source file) the line stays.
  *
  * Not placed: the GOMP_barrier that gcc calls at the end of a single, a
  * static loop or sections.  It is a "barrier" (gomp.c) at the line gcc

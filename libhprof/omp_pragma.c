@@ -11,6 +11,7 @@
 
 static const char *const single_dirs[] = {"single", NULL};
 static const char *const ordered_dirs[] = {"ordered", NULL};
+static const char *const atomic_dirs[] = {"atomic", NULL};
 static const char *const loop_end_dirs[] = {"for", "sections", NULL};
 static const char *const region_dirs[] = {"parallel", NULL};
 static const char *const task_dirs[] = {"task", "taskloop", NULL};
@@ -23,13 +24,23 @@ static const char *const *entry_directives(const char *name)
     return region_dirs;     /* "parallel", "fork", "join", "implicit barrier" */
 }
 
-/* The directives that construct `name` is placed at by nearness. */
-static const char *const *nearest_directives(const char *name)
+enum { NEAREST, FIRST_OWN, NEXT };
+
+/* How the call sites of construct `name` are placed: at the next
+ * directive of their kind from the call's line (gcc gives the call that
+ * starts a single, an ordered block or an atomic update the line of a
+ * statement before it), or the nearest (a loop's end: the region's line
+ * or the loop body's); NULL when the call's line is right. */
+static const char *const *call_directives(const char *name, int *how)
 {
+    *how = NEXT;
     if (strcmp(name, "single") == 0)
         return single_dirs;
     if (strcmp(name, "ordered") == 0 || strcmp(name, "ordered wait") == 0)
         return ordered_dirs;
+    if (strcmp(name, "atomic") == 0)
+        return atomic_dirs;
+    *how = NEAREST;
     if (strcmp(name, "implicit barrier") == 0)
         return loop_end_dirs;
     return NULL;
@@ -75,17 +86,15 @@ static int is_directive(const char *line, const char *const *directives)
     return 0;
 }
 
-enum { NEAREST, FIRST_OWN };
-
 static int is_own(const int *lines, int n, int line)
 {
     return bsearch(&line, lines, (size_t)n, sizeof *lines, by_value) != NULL;
 }
 
-/* The line of `file` holding `#pragma omp D` for a D in directives: the
- * one nearest to `near` (the earlier on a tie) from the function's first
- * own line to its last, or the first that is itself an own line (how);
- * 0 if none. */
+/* The line of `file` holding `#pragma omp D` for a D in directives, from
+ * the function's first own line to its last: the one nearest to `near`
+ * (the earlier on a tie), the first at or after `near`, or the first that
+ * is itself an own line (how); 0 if none. */
 static int directive_line(const char *file, const int *lines, int n, int near,
                           const char *const *directives, int how)
 {
@@ -108,6 +117,7 @@ static int directive_line(const char *file, const int *lines, int n, int near,
         if (lineno < lo || !is_directive(buf, directives))
             continue;
         if ((how == NEAREST && (!best || abs(lineno - near) < abs(best - near))) ||
+            (how == NEXT && !best && lineno >= near) ||
             (how == FIRST_OWN && !best && is_own(lines, n, lineno)))
             best = lineno;
     }
@@ -119,14 +129,17 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
                          const char **name, int *line)
 {
     assert(lines && n > 0);
-    const char *const *dirs = nearest_directives(*name);
+    int how;
+    const char *const *dirs = call_directives(*name, &how);
     int at = 0;
     if (entry) {
         at = directive_line(file, lines, n, 0, entry_directives(*name), FIRST_OWN);
         if (!at)
             at = lines[0];
     } else if (dirs) {
-        at = directive_line(file, lines, n, *line, dirs, NEAREST);
+        at = directive_line(file, lines, n, *line, dirs, how);
+        if (!at && how == NEXT)
+            at = directive_line(file, lines, n, *line, dirs, NEAREST);
     }
     if (at)
         *line = at;

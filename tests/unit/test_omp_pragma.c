@@ -1,9 +1,10 @@
 /*
  * test_omp_pragma.c - cmocka unit tests of the placement of gcc's OpenMP
  * sites at their directive's line (libhprof/omp_pragma.c): a region or a
- * task at the first own line holding a directive of its kind, single,
- * ordered and a loop's end at the nearest directive of their kind inside
- * the outlined function's lines, everything else left alone.
+ * task at the first own line holding a directive of its kind, single and
+ * ordered at the next directive of their kind (else the nearest), a
+ * loop's end at the nearest, inside the outlined function's lines,
+ * everything else left alone.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,8 +99,13 @@ static void test_call_sites(void **state)
     (void)state;
     const char *name;
     int rows[] = {8, 11, 16, 21, 22};
-    /* gcc -O2: GOMP_single_start at the line before the single */
+    /* gcc: GOMP_single_start at the line before the single, the next one
+     * even when an earlier single is as near */
     assert_int_equal(placed(rows, 5, 0, "single", 11, &name), 12);
+    assert_int_equal(placed(rows, 5, 0, "single", 13, &name), 12);
+    int two[] = {8, 10, 12, 22};
+    assert_int_equal(placed(two, 4, 0, "single", 11, &name), 12);
+    assert_int_equal(placed(two, 4, 0, "implicit barrier", 11, &name), 10);
     /* GOMP_ordered_start at the loop's or the region's line */
     assert_int_equal(placed(rows, 5, 0, "ordered wait", 8, &name), 20);
     assert_int_equal(placed(rows, 5, 0, "ordered", 19, &name), 20);
