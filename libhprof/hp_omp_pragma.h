@@ -3,14 +3,14 @@
  * file, for OpenMP sites whose line gcc's debug information does not give.
  *
  * gcc gives the calls it makes for some constructs the line of a
- * neighbouring statement: GOMP_single_start and GOMP_atomic_start that of
- * the statement before the construct, GOMP_ordered_start that of the loop
+ * neighbouring statement: GOMP_single_start, GOMP_atomic_start and
+ * GOMP_taskgroup_end that of the statement before the construct, GOMP_ordered_start that of the loop
  * or of the region (from -O1 on), GOMP_loop_end that of the region or of
  * the loop body; the pragma's own line is then in no line row at all.
  * Such a site is placed, within the lines of its outlined function (from
- * the region's pragma to its last line): a single, an ordered block or an
- * atomic at the next directive of its kind from the call's line (else the
- * nearest), the end of a dynamic loop or of sections at the nearest `for`
+ * the region's pragma to its last line): a single, an ordered block, an
+ * atomic or a taskwait/taskgroup wait at the next directive of its kind
+ * from the call's line (else the nearest), the end of a dynamic loop or of sections at the nearest `for`
  * or `sections` (the earlier one on a tie).  With no such directive (or
  * no source file) the line stays.
  *

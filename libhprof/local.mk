@@ -23,6 +23,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/cyg.c \
 	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
 	libhprof/hp_ompt_codeptr.h libhprof/ompt_codeptr.c libhprof/ompt_fork.c \
+	libhprof/hp_ompt_kinds.h libhprof/ompt_kinds.c \
 	libhprof/hp_task.h libhprof/task.c \
 	libhprof/gomp.c \
 	libhprof/pomp2.c \

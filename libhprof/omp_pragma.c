@@ -12,6 +12,7 @@
 static const char *const single_dirs[] = {"single", NULL};
 static const char *const ordered_dirs[] = {"ordered", NULL};
 static const char *const atomic_dirs[] = {"atomic", NULL};
+static const char *const taskwait_dirs[] = {"taskwait", "taskgroup", NULL};
 static const char *const loop_end_dirs[] = {"for", "sections", NULL};
 static const char *const region_dirs[] = {"parallel", NULL};
 static const char *const task_dirs[] = {"task", "taskloop", NULL};
@@ -28,9 +29,10 @@ enum { NEAREST, FIRST_OWN, NEXT };
 
 /* How the call sites of construct `name` are placed: at the next
  * directive of their kind from the call's line (gcc gives the call that
- * starts a single, an ordered block or an atomic update the line of a
- * statement before it), or the nearest (a loop's end: the region's line
- * or the loop body's); NULL when the call's line is right. */
+ * starts a single, an ordered block or an atomic update, and the end of a
+ * taskgroup, the line of a statement before the construct; a taskwait's
+ * is its own), or the nearest (a loop's end: the region's line or the
+ * loop body's); NULL when the call's line is right. */
 static const char *const *call_directives(const char *name, int *how)
 {
     *how = NEXT;
@@ -40,6 +42,8 @@ static const char *const *call_directives(const char *name, int *how)
         return ordered_dirs;
     if (strcmp(name, "atomic") == 0)
         return atomic_dirs;
+    if (strcmp(name, "taskwait") == 0)
+        return taskwait_dirs;
     *how = NEAREST;
     if (strcmp(name, "implicit barrier") == 0)
         return loop_end_dirs;

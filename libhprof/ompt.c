@@ -43,6 +43,7 @@ extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
 #include "hp_ompt_codeptr.h"
+#include "hp_ompt_kinds.h"
 #include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
@@ -91,7 +92,7 @@ typedef struct team {
 } team;
 
 /* Per-thread open scopes. */
-enum { C_WAIT, C_WORK };
+enum { C_WAIT, C_WORK, C_GROUP };
 typedef struct scope {
     uint64_t start;
     uint64_t mark;            /* waits: hp_omp_wait_mark at the start */
@@ -385,30 +386,11 @@ static const void *enclosing_ra(ompt_data_t *td)
     return p ? ((itask *)p)->ra : NULL;
 }
 
-static int wait_what(ompt_sync_region_t kind)
-{
-    switch ((int)kind) {
-    case ompt_sync_region_barrier_implicit:
-    case ompt_sync_region_barrier_implicit_workshare:
-    case ompt_sync_region_barrier_implicit_parallel:
-    case ompt_sync_region_barrier_implementation:
-        return HP_OMP_IMPLICIT_BARRIER;
-    case ompt_sync_region_barrier:
-    case ompt_sync_region_barrier_explicit:
-        return HP_OMP_BARRIER;
-    case ompt_sync_region_taskwait:
-    case ompt_sync_region_taskgroup:
-        return HP_OMP_TASKWAIT;
-    default:
-        return -1;
-    }
-}
-
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                 ompt_data_t *pd, ompt_data_t *td, const void *ra)
 {
     (void)pd;
-    int what = wait_what(kind);
+    int what = hp_ompt_wait_what((int)kind);
     if (what < 0)
         return;
     itask *it = td && td->ptr && *(int *)td->ptr == T_IMPLICIT ? td->ptr : NULL;
@@ -416,7 +398,11 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     if (endpoint == ompt_scope_begin) {
         /* A worker's wait at the region's end has no code address, a
          * wait inside the runtime one there: the enclosing construct's. */
-        if (hp_ompt_foreign(ra))
+        othread *o = ot_self;
+        if (kind == ompt_sync_region_taskgroup && o && o->nscopes &&
+            o->scopes[o->nscopes - 1].cls == C_GROUP)
+            ra = o->scopes[o->nscopes - 1].ra;   /* at the taskgroup, not its end */
+        else if (hp_ompt_foreign(ra))
             ra = !ra && it ? it->ra : enclosing_ra(td);
         else if (it && it->fork_ra && ra == it->fork_ra)
             ra = it->ra;   /* the master's, at the region's end */
@@ -445,6 +431,21 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     if (t)
         hp_omp_record_wait(t, hp_omp_site(t, (uintptr_t)s.ra, 0, s.what), now - s.start,
                            s.mark);
+}
+
+/* A taskgroup's wait is reported at its end: its begin is noted. */
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           ompt_data_t *pd, ompt_data_t *td, const void *ra)
+{
+    (void)pd;
+    (void)td;
+    scope s;
+    if (kind != ompt_sync_region_taskgroup)
+        return;
+    if (endpoint == ompt_scope_begin)
+        scope_push(C_GROUP, HP_OMP_TASKWAIT, ra, 0);
+    else
+        scope_pop(C_GROUP, &s);
 }
 
 /* ---- worksharing, single, master/masked ---- */
@@ -752,6 +753,7 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
     HP_SET(ompt_callback_parallel_end, on_parallel_end);
     HP_SET(ompt_callback_implicit_task, on_implicit_task);
     HP_SET(ompt_callback_sync_region_wait, on_sync_region_wait);
+    HP_SET(ompt_callback_sync_region, on_sync_region);
     HP_SET(ompt_callback_work, on_work);
     HP_SET(ompt_callback_masked, on_masked);
     HP_SET(ompt_callback_mutex_acquire, on_mutex_acquire);

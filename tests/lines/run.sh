@@ -35,7 +35,8 @@ NTASKS=$(define_of "$SRC" NTASKS)
 N=$(define_of "$SRC" N)
 NT=2
 INL1=$((REPS / 2)) INL2=$((REPS - REPS / 2))
-for tag in par for barrier single task taskwait critical ford ordered tailpar inl1 inl2; do
+for tag in par for barrier single task taskwait taskgroup gtask critical ford ordered tailpar \
+    inl1 inl2; do
     eval "L_$tag=$(line_of "$SRC" "MARK:$tag")"
 done
 
@@ -52,6 +53,9 @@ single,work,$L_single,$REPS
 task,work,$L_task,$((NTASKS * REPS))
 task create,work,$L_task,$((NTASKS * REPS))
 taskwait,work,$L_taskwait,$REPS
+taskwait,work,$L_taskgroup,$REPS
+task,work,$L_gtask,$REPS
+task create,work,$L_gtask,$REPS
 critical,work,$L_critical,$((NT * REPS))
 critical wait,work,$L_critical,$((NT * REPS))
 implicit barrier,work,$L_ford,$((NT * REPS))

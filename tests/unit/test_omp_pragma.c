@@ -116,6 +116,8 @@ static void test_call_sites(void **state)
     assert_int_equal(placed(rows, 5, 0, "barrier", 17, &name), 17);
     assert_string_equal(name, "barrier");
     assert_int_equal(placed(rows, 5, 0, "critical", 13, &name), 13);
+    /* a taskwait stays at its own line */
+    assert_int_equal(placed(rows, 5, 0, "taskwait", 14, &name), 14);
     /* outside the outlined function's lines: nothing found, the line stays */
     int early[] = {1, 2};
     assert_int_equal(placed(early, 2, 0, "single", 2, &name), 2);

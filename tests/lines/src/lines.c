@@ -12,10 +12,12 @@
  *    at MARK:for (its end barrier there per thread); an explicit barrier
  *    at MARK:barrier per thread; a single at MARK:single, executed once,
  *    whose thread creates NTASKS tasks at MARK:task (each created and run
- *    once) and waits once at MARK:taskwait; a critical at MARK:critical
- *    per thread (wait and hold); an ordered loop at MARK:ford (its end
- *    barrier per thread) whose ordered block at MARK:ordered runs N times
- *    in all (wait and hold).  The single has no end barrier (nowait: gcc
+ *    once) and waits once at MARK:taskwait, then in a taskgroup at
+ *    MARK:taskgroup creates one task at MARK:gtask and waits for it once
+ *    (a "taskwait" at the taskgroup, not at its end); a critical at
+ *    MARK:critical per thread (wait and hold); an ordered loop at
+ *    MARK:ford (its end barrier per thread) whose ordered block at
+ *    MARK:ordered runs N times in all (wait and hold).  The single has no end barrier (nowait: gcc
  *    would call GOMP_barrier for it, at a line of its neighbourhood).
  *    OMPT also has a "loop" per thread at MARK:for and MARK:ford.
  *  - tail(): its parallel region at MARK:tailpar is its last act (no
@@ -68,6 +70,11 @@ __attribute__((noinline)) static long work(int rep)
             }
 #pragma omp taskwait /* MARK:taskwait */
             sum += 1;
+#pragma omp taskgroup /* MARK:taskgroup */
+            {
+#pragma omp task /* MARK:gtask */
+                sink += 1;
+            }
         }
 #pragma omp critical /* MARK:critical */
         sum += 2;
