@@ -100,13 +100,65 @@ static char *preceding_function(Dwarf_Die *cu, Dwarf_Die *outlined)
     return best ? strdup(best) : NULL;
 }
 
+/* The subprogram DIE under die whose entry is addr, depth first: gcc
+ * nests an outlined function's DIE in its parent function's, whose
+ * address range does not hold it (so dwarf_getscopes cannot find it).
+ * *top: the outermost function around it (itself at the top level). */
+static int find_subprogram(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *out, int depth,
+                           Dwarf_Die *top)
+{
+    Dwarf_Die child;
+    Dwarf_Addr low;
+    if (depth > 32 || dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram && dwarf_lowpc(&child, &low) == 0 && low == addr) {
+            *out = *top = child;
+            return 1;
+        }
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) &&
+            find_subprogram(&child, addr, out, depth + 1, top)) {
+            if (depth == 0)
+                *top = child;
+            return 1;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+/* The name of the function gcc outlined the code at pc from: that of the
+ * outermost function its DWARF entry is nested in (the source name, not
+ * a C++ linkage name); NULL when unknown. */
+static char *gcc_enclosing_name(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    GElf_Sym sym;
+    GElf_Off off = 0;
+    if (!dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL))
+        return NULL;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc - off, &bias);
+    Dwarf_Die fn, top;
+    Dwarf_Attribute attr;
+    if (!cu || !find_subprogram(cu, pc - off - bias, &fn, 0, &top))
+        return NULL;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(&top, DW_AT_name, &attr));
+    return name && !hp_omp_is_outlined(name) ? strdup(name) : NULL;
+}
+
 char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
 {
     if (!hp_omp_is_outlined(func))
         return NULL;
     char *user = gcc_user_function(func);
-    if (user)
+    if (user) {
+        char *source_name = gcc_enclosing_name(mod, pc);
+        if (source_name) {
+            free(user);
+            return source_name;
+        }
         return user;
+    }
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
     Dwarf_Die outlined;
@@ -125,33 +177,6 @@ typedef struct inlined {
     int n;
     int min_line;
 } inlined;
-
-/* The subprogram DIE under die whose entry is addr, depth first: gcc
- * nests an outlined function's DIE in its parent function's, whose
- * address range does not hold it (so dwarf_getscopes cannot find it).
- * *top: the declaration line of the outermost function around it. */
-static int find_subprogram(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *out, int depth,
-                           int *top)
-{
-    Dwarf_Die child;
-    Dwarf_Addr low;
-    if (depth > 32 || dwarf_child(die, &child) != 0)
-        return 0;
-    do {
-        int tag = dwarf_tag(&child);
-        if (tag == DW_TAG_subprogram && dwarf_lowpc(&child, &low) == 0 && low == addr) {
-            *out = child;
-            return 1;
-        }
-        if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) &&
-            find_subprogram(&child, addr, out, depth + 1, top)) {
-            if (depth == 0 && tag == DW_TAG_subprogram)
-                dwarf_decl_line(&child, top);
-            return 1;
-        }
-    } while (dwarf_siblingof(&child, &child) == 0);
-    return 0;
-}
 
 /* Adds the ranges of the subroutines inlined into die (not into the
  * functions nested in it). */
@@ -257,9 +282,11 @@ int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int
     inlined *in = file ? calloc(1, sizeof *in) : NULL;
     if (!in)
         return NULL;
-    Dwarf_Die fn;
-    if (find_subprogram(cu, entry - bias, &fn, 0, &in->min_line))
+    Dwarf_Die fn, top;
+    if (find_subprogram(cu, entry - bias, &fn, 0, &top)) {
         collect_inlined(&fn, in, 0);
+        dwarf_decl_line(&top, &in->min_line);
+    }
     line_set set = {0};
     if (own_lines(cu, entry - bias, entry - bias + sym.st_size, file, in, &set) != 0) {
         free(set.v);
@@ -274,8 +301,8 @@ int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
-    Dwarf_Die fn;
-    int top = 0, line = 0;
+    Dwarf_Die fn, top;
+    int line = 0;
     if (!cu || !find_subprogram(cu, pc - bias, &fn, 0, &top) || dwarf_decl_line(&fn, &line) != 0)
         return 0;
     return line;
