@@ -92,6 +92,16 @@ static int omp_region_record(const hp_site *s)
     return 0;
 }
 
+/* Is pc the first instruction of a function (an OMPT region keyed by its
+ * outlined function, one byte after it)? */
+static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+    GElf_Sym sym;
+    GElf_Off off = 1;
+    return mod && dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) && off == 0;
+}
+
 /* For an MPI call site, or an OpenMP region, reached through a tail call:
  * the address to name it by (the tail jump, else the entry of the
  * function that made it) and its module.  0 for every other site. */
@@ -104,8 +114,10 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
         if (!hp_tailcall_find(dwfl, s->addr, s->name, &tc))
             return 0;
     } else if (s->kind == HP_KIND_OMP && omp_region_record(s)) {
-        /* only a jump to the fork entry found in the callee proves it */
-        if (!hp_tailcall_find(dwfl, s->addr, "__kmpc_fork_call", &tc) || !tc.jump)
+        /* only a jump to the fork entry found in the callee proves it
+         * (when libhprof did not see the fork call: ompt_fork.c) */
+        if (function_entry(dwfl, s->addr - 1) ||
+            !hp_tailcall_find(dwfl, s->addr, "__kmpc_fork_call", &tc) || !tc.jump)
             return 0;
     } else {
         return 0;
