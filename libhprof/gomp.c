@@ -26,10 +26,10 @@
  *  - GOMP_barrier (and GOMP_barrier_cancel): "barrier" at the call's line.
  *    gcc also calls GOMP_barrier for the implicit barrier at the end of a
  *    static `omp for`, of `single` and of `sections` when no nowait is
- *    given: from here those look exactly like explicit barriers.  The end
- *    barriers of dynamic/guided/runtime loops and of sections are calls of
- *    GOMP_loop_end / GOMP_sections_end: recorded as "implicit barrier" at
- *    their line.
+ *    given: those become "implicit barrier"s of their construct when the
+ *    site is resolved (hp_omp_pragma.h).  The end barriers of dynamic
+ *    loops and of sections are calls of GOMP_loop_end/GOMP_sections_end:
+ *    "implicit barrier" (all at the construct's line: hp_omp_pragma.h).
  *  - GOMP_critical_start/end and GOMP_critical_name_start/end: "critical
  *    wait" (time in start) and "critical" (start's return until end), both
  *    at the line of the critical construct.

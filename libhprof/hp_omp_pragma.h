@@ -4,21 +4,27 @@
  *
  * gcc gives the calls it makes for some constructs the line of a
  * neighbouring statement: GOMP_single_start, GOMP_atomic_start and
- * GOMP_taskgroup_end that of the statement before the construct, GOMP_ordered_start that of the loop
- * or of the region (from -O1 on), GOMP_loop_end that of the region or of
- * the loop body; the pragma's own line is then in no line row at all.
- * Such a site is placed, within the lines of its outlined function (from
- * the region's pragma to its last line): a single, an ordered block, an
- * atomic or a taskwait/taskgroup wait at the next directive of its kind
- * from the call's line (else the nearest), the end of a dynamic loop or of sections at the nearest `for`
- * or `sections` (the earlier one on a tie).  With no such directive (or
- * no source file) the line stays.
- *
- * Not placed: the GOMP_barrier that gcc calls at the end of a single, a
- * static loop or sections.  It is a "barrier" (gomp.c) at the line gcc
- * gives it - the single's previous statement at -O0, the block's last
- * one at -O2 - which neither the line rows nor the source tell apart from
- * an explicit barrier's reliably.
+ * GOMP_taskgroup_end that of the statement before the construct,
+ * GOMP_ordered_start that of the loop or of the region (from -O1 on),
+ * GOMP_loop_end that of the region, of the loop body or of the statement
+ * after the loop, and the GOMP_barrier that ends a single, a static loop
+ * or sections that of the statement before the construct or of one in
+ * it; the pragma's own line is then in no line row at all.  Such a site
+ * is placed, within the lines of its outlined function (from the region's
+ * pragma to its last line):
+ *  - a single, an ordered block, an atomic or a taskwait/taskgroup wait at
+ *    the next directive of its kind from the call's line (else the
+ *    nearest);
+ *  - the end of a dynamic loop or of sections at the `for`/`sections`
+ *    whose statement (block or statement up to its `;`) holds the call's
+ *    line, else the last one before it, else the next;
+ *  - a barrier whose call is not on a `#pragma omp barrier` line ends a
+ *    worksharing construct: it becomes that construct's "implicit
+ *    barrier", at the single/for/sections whose statement holds the line,
+ *    else the next one.
+ * With no such directive (or no source file) the site stays as it is.
+ * A construct's end barrier that gcc puts on an explicit barrier's line
+ * stays a "barrier" there.
  *
  * A region, or a task, keyed by its outlined function's entry is placed
  * at the first of the function's own lines that holds a directive of its

@@ -40,8 +40,14 @@ static const char *const source[] = {
     "        for (int i = 0; i < n; i++)",          /* 19 */
     "#pragma omp ordered",                          /* 20 */
     "            h(i);",                            /* 21 */
-    "    }",                                        /* 22 */
-    "}",                                            /* 23 */
+    "#pragma omp barrier",                          /* 22 */
+    "#pragma omp sections",                         /* 23 */
+    "    { /* } */",                                /* 24: a comment */
+    "#pragma omp section",                          /* 25 */
+    "        s(\"}\");",                              /* 26: a literal */
+    "    }",                                        /* 27 */
+    "    }",                                        /* 28 */
+    "}",                                            /* 29 */
 };
 
 static char path[64];
@@ -105,16 +111,28 @@ static void test_call_sites(void **state)
     assert_int_equal(placed(rows, 5, 0, "single", 13, &name), 12);
     int two[] = {8, 10, 12, 22};
     assert_int_equal(placed(two, 4, 0, "single", 11, &name), 12);
-    assert_int_equal(placed(two, 4, 0, "implicit barrier", 11, &name), 10);
     /* GOMP_ordered_start at the loop's or the region's line */
     assert_int_equal(placed(rows, 5, 0, "ordered wait", 8, &name), 20);
     assert_int_equal(placed(rows, 5, 0, "ordered", 19, &name), 20);
-    /* GOMP_loop_end: the nearest loop */
+    /* GOMP_loop_end: the loop whose statement holds the line (its body),
+     * else the next (from the region's line) */
+    assert_int_equal(placed(rows, 5, 0, "implicit barrier", 11, &name), 10);
     assert_int_equal(placed(rows, 5, 0, "implicit barrier", 8, &name), 10);
     assert_int_equal(placed(rows, 5, 0, "implicit barrier", 21, &name), 18);
-    /* the line of others stays, the name too */
-    assert_int_equal(placed(rows, 5, 0, "barrier", 17, &name), 17);
+    int end[] = {8, 28};
+    assert_int_equal(placed(end, 2, 0, "implicit barrier", 26, &name), 23);
+    /* ... else the last one before (gcc: the statement after the loop) */
+    assert_int_equal(placed(end, 2, 0, "implicit barrier", 22, &name), 18);
+    /* a GOMP_barrier off a barrier's line ends the construct around it,
+     * else the next; on a barrier's line it is that barrier */
+    assert_int_equal(placed(end, 2, 0, "barrier", 17, &name), 12);
+    assert_string_equal(name, "implicit barrier");
+    assert_int_equal(placed(end, 2, 0, "barrier", 11, &name), 10);
+    assert_int_equal(placed(end, 2, 0, "barrier", 9, &name), 10);
+    assert_int_equal(placed(end, 2, 0, "barrier", 27, &name), 23);
+    assert_int_equal(placed(end, 2, 0, "barrier", 22, &name), 22);
     assert_string_equal(name, "barrier");
+    /* the line of others stays */
     assert_int_equal(placed(rows, 5, 0, "critical", 13, &name), 13);
     /* a taskwait stays at its own line */
     assert_int_equal(placed(rows, 5, 0, "taskwait", 14, &name), 14);

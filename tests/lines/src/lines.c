@@ -17,8 +17,10 @@
  *    (a "taskwait" at the taskgroup, not at its end); a critical at
  *    MARK:critical per thread (wait and hold); an ordered loop at
  *    MARK:ford (its end barrier per thread) whose ordered block at
- *    MARK:ordered runs N times in all (wait and hold).  The single has no end barrier (nowait: gcc
- *    would call GOMP_barrier for it, at a line of its neighbourhood).
+ *    MARK:ordered runs N times in all (wait and hold).  The single's end
+ *    barrier: an "implicit barrier" at MARK:single per thread (gcc calls
+ *    GOMP_barrier for it, at the line before the single or one of its
+ *    block).
  *    OMPT also has a "loop" per thread at MARK:for and MARK:ford.
  *  - tail(): its parallel region at MARK:tailpar is its last act (no
  *    captured variable: -O2 ends it in a jump into the runtime); called
@@ -62,7 +64,8 @@ __attribute__((noinline)) static long work(int rep)
         for (int i = 0; i < N; i++)
             sum += i * rep;
 #pragma omp barrier /* MARK:barrier */
-#pragma omp single nowait /* MARK:single */
+        sum += 5;
+#pragma omp single /* MARK:single */
         {
             for (int k = 0; k < NTASKS; k++) {
 #pragma omp task /* MARK:task */
