@@ -39,4 +39,12 @@ int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int
  * an outlined function at its pragma's line); 0 when pc is no entry. */
 int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc);
 
+/* gcc gives a single's GOMP_single_start and the GOMP_barrier that ends
+ * it one line (the statement before the single) when it gives it neither
+ * the single's nor a line of its block: is the barrier call returning to
+ * ra, at `line`, that of a single, i.e. does a single's call in the same
+ * function before it have that line? */
+#include <stdint.h>
+int hp_omp_ends_single(Dwfl_Module *mod, uintptr_t ra, int line);
+
 #endif

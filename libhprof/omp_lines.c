@@ -7,6 +7,7 @@
 #include <string.h>
 #include "hp_omp_lines.h"
 #include "hp_resolve.h"
+#include "hp_site.h"
 
 #define GCC_OUTLINED "._omp_fn."
 #define GCC_COPY "._omp_cpyfn."
@@ -306,4 +307,30 @@ int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc)
     if (!cu || !find_subprogram(cu, pc - bias, &fn, 0, &top) || dwarf_decl_line(&fn, &line) != 0)
         return 0;
     return line;
+}
+
+/* The line of the call that returns to ra (0 if unknown). */
+static int call_line(Dwfl_Module *mod, uintptr_t ra)
+{
+    int line = 0;
+    Dwfl_Line *l = dwfl_module_getsrc(mod, ra - 1);
+    return l && dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) ? line : 0;
+}
+
+int hp_omp_ends_single(Dwfl_Module *mod, uintptr_t ra, int line)
+{
+    GElf_Sym sym;
+    GElf_Off off = 0;
+    if (line <= 0 || !dwfl_module_addrinfo(mod, ra - 1, &off, &sym, NULL, NULL, NULL))
+        return 0;
+    uintptr_t entry = ra - 1 - off;
+    uint32_t n = hp_site_count();
+    for (uint32_t id = 0; id < n; id++) {
+        const hp_site *s = hp_site_get(id);
+        if (s->kind == HP_KIND_OMP && (s->flags & HP_SITEF_DYNAMIC) && s->name &&
+            strcmp(s->name, "single") == 0 && s->addr > entry && s->addr < ra &&
+            call_line(mod, s->addr) == line)
+            return 1;
+    }
+    return 0;
 }

@@ -139,8 +139,13 @@ static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
     int n, line = (int)s->line;
     int *lines = hp_omp_gcc_own_lines(mod, pc, s->func, &n);
     if (lines) {
-        hp_omp_pragma_place(s->file, lines, n, (s->flags & HP_SITEF_ENTRY) != 0, &s->name,
-                            &line);
+        int entry = (s->flags & HP_SITEF_ENTRY) != 0;
+        /* a single's end barrier is placed as the single (hp_omp_lines.h) */
+        int ends_single = !entry && strcmp(s->name, "barrier") == 0 &&
+                          hp_omp_ends_single(mod, s->addr, line);
+        const char *as = ends_single ? "single" : s->name;
+        hp_omp_pragma_place(s->file, lines, n, entry, &as, &line);
+        s->name = ends_single ? "implicit barrier" : as;
         s->line = (uint32_t)line;
         free(lines);
     } else if ((line = hp_omp_entry_decl_line(mod, pc)) > 0) {
