@@ -80,15 +80,34 @@ static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
     return dwarf_linesrc(l, NULL, NULL);
 }
 
-/* The runtime entry that a region's records (OMPT) were reached by:
- * clang forks every parallel region through __kmpc_fork_call, and a
- * function whose last act is a region ends in a jump to it. */
-static int omp_region_record(const hp_site *s)
+/* The runtime entries through which an OpenMP construct's records may
+ * have been reached by a tail call: a function whose last act is a
+ * region (clang forks through __kmpc_fork_call), a barrier or a taskwait
+ * ends in a jump there, and the return address lies in its caller. */
+static const struct {
+    const char *name;
+    const char *callee[2];
+} omp_tail_callees[] = {
+    {"parallel", {"__kmpc_fork_call", NULL}},
+    {"fork", {"__kmpc_fork_call", NULL}},
+    {"join", {"__kmpc_fork_call", NULL}},
+    {"implicit barrier", {"__kmpc_fork_call", NULL}},
+    {"barrier", {"GOMP_barrier", "__kmpc_barrier"}},
+    {"taskwait", {"GOMP_taskwait", "__kmpc_omp_taskwait"}},
+};
+
+/* Finds the tail call by which OpenMP site s was reached, if any: only a
+ * jump to one of its runtime entries found in the function called proves
+ * it. */
+static int omp_tail_call(Dwfl *dwfl, const hp_site *s, hp_tailcall *tc)
 {
-    static const char *const names[] = {"parallel", "fork", "join", "implicit barrier"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s->name, names[i]) == 0)
-            return 1;
+    for (size_t i = 0; i < sizeof omp_tail_callees / sizeof omp_tail_callees[0]; i++) {
+        if (strcmp(s->name, omp_tail_callees[i].name) != 0)
+            continue;
+        for (int k = 0; k < 2 && omp_tail_callees[i].callee[k]; k++)
+            if (hp_tailcall_find(dwfl, s->addr, omp_tail_callees[i].callee[k], tc) && tc->jump)
+                return 1;
+    }
     return 0;
 }
 
@@ -113,11 +132,9 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
     if (s->kind == HP_KIND_COMM) {
         if (!hp_tailcall_find(dwfl, s->addr, s->name, &tc))
             return 0;
-    } else if (s->kind == HP_KIND_OMP && omp_region_record(s)) {
-        /* only a jump to the fork entry found in the callee proves it
-         * (when libhprof did not see the fork call: ompt_fork.c) */
-        if (function_entry(dwfl, s->addr - 1) ||
-            !hp_tailcall_find(dwfl, s->addr, "__kmpc_fork_call", &tc) || !tc.jump)
+    } else if (s->kind == HP_KIND_OMP) {
+        /* (a region keyed by its outlined function is where it is) */
+        if (function_entry(dwfl, s->addr - 1) || !omp_tail_call(dwfl, s, &tc))
             return 0;
     } else {
         return 0;
