@@ -10,7 +10,8 @@
 # list of OpenMP sites with records - construct, function, line, count -
 # must be exactly the program's ground truth: no other line, no outlined
 # function's name (`work._omp_fn.0`, `.omp_outlined._debug__.1`), no
-# runtime or loader address, nothing at the tail call's caller.  stdout is
+# runtime or loader address, nothing at a tail call's caller (a region, an
+# orphaned barrier), fork calls that clang merged told apart.  stdout is
 # the same with and without hprof.
 #
 # usage: tests/lines/run.sh [BUILDDIR]   (default: the current directory).
@@ -36,7 +37,7 @@ N=$(define_of "$SRC" N)
 NT=2
 INL1=$((REPS / 2)) INL2=$((REPS - REPS / 2))
 for tag in par for barrier single task taskwait taskgroup gtask critical ford ordered tailpar \
-    inl1 inl2; do
+    inl1 inl2 orphan; do
     eval "L_$tag=$(line_of "$SRC" "MARK:$tag")"
 done
 
@@ -66,6 +67,7 @@ fork,tail,$L_tailpar,$REPS
 join,tail,$L_tailpar,$REPS
 implicit barrier,tail,$L_tailpar,$((NT * REPS))
 barrier,work,$L_barrier,$((NT * REPS))
+barrier,orphan,$L_orphan,$((NT * REPS))
 implicit barrier,work,$L_single,$((NT * REPS))
 parallel,twice,$L_inl1,$((NT * INL1))
 fork,twice,$L_inl1,$INL1

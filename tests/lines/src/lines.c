@@ -22,6 +22,9 @@
  *    GOMP_barrier for it, at the line before the single or one of its
  *    block).
  *    OMPT also has a "loop" per thread at MARK:for and MARK:ford.
+ *  - orphan(), called in work()'s region after the barrier: its barrier
+ *    at MARK:orphan, its last act (a jump into the runtime at -O2), per
+ *    thread, REPS times, in orphan().
  *  - tail(): its parallel region at MARK:tailpar is its last act (no
  *    captured variable: -O2 ends it in a jump into the runtime); called
  *    from main at MARK:tailcall REPS times: region and implicit barrier per
@@ -54,6 +57,14 @@ static void pause_us(double us)
     while ((double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3 < us);
 }
 
+/* An orphaned barrier that ends its function: -O2 makes it a jump into
+ * the runtime, so the return address lies in work()'s region. */
+__attribute__((noinline)) static void orphan(int rep)
+{
+    sink += rep;
+#pragma omp barrier /* MARK:orphan */
+}
+
 __attribute__((noinline)) static long work(int rep)
 {
     long sum = 0;
@@ -64,6 +75,7 @@ __attribute__((noinline)) static long work(int rep)
         for (int i = 0; i < N; i++)
             sum += i * rep;
 #pragma omp barrier /* MARK:barrier */
+        orphan(rep);
         sum += 5;
 #pragma omp single /* MARK:single */
         {
