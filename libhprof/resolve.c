@@ -98,15 +98,23 @@ static const struct {
 
 /* Finds the tail call by which OpenMP site s was reached, if any: only a
  * jump to one of its runtime entries found in the function called proves
- * it. */
-static int omp_tail_call(Dwfl *dwfl, const hp_site *s, hp_tailcall *tc)
+ * it.  A site keyed by an outlined function's entry (gcc's trampoline saw
+ * the outlined function's tail call, or libomp reported an address of its
+ * own) is looked for from there, for a barrier or a taskwait only (a
+ * region keyed so is where it is). */
+static int omp_tail_call(Dwfl *dwfl, const hp_site *s, Dwarf_Addr entry, hp_tailcall *tc)
 {
+    if (entry && strcmp(s->name, "barrier") != 0 && strcmp(s->name, "taskwait") != 0)
+        return 0;
     for (size_t i = 0; i < sizeof omp_tail_callees / sizeof omp_tail_callees[0]; i++) {
         if (strcmp(s->name, omp_tail_callees[i].name) != 0)
             continue;
-        for (int k = 0; k < 2 && omp_tail_callees[i].callee[k]; k++)
-            if (hp_tailcall_find(dwfl, s->addr, omp_tail_callees[i].callee[k], tc) && tc->jump)
+        for (int k = 0; k < 2 && omp_tail_callees[i].callee[k]; k++) {
+            const char *callee = omp_tail_callees[i].callee[k];
+            if (entry ? hp_tailcall_from(dwfl, entry, callee, tc)
+                      : hp_tailcall_find(dwfl, s->addr, callee, tc) && tc->jump)
                 return 1;
+        }
     }
     return 0;
 }
@@ -127,14 +135,15 @@ static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
 static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
 {
     hp_tailcall tc;
-    if ((s->flags & HP_SITEF_ENTRY) || !s->name)
+    if (!s->name)
         return 0;
-    if (s->kind == HP_KIND_COMM) {
+    if (s->kind == HP_KIND_COMM && !(s->flags & HP_SITEF_ENTRY)) {
         if (!hp_tailcall_find(dwfl, s->addr, s->name, &tc))
             return 0;
     } else if (s->kind == HP_KIND_OMP) {
-        /* (a region keyed by its outlined function is where it is) */
-        if (function_entry(dwfl, s->addr - 1) || !omp_tail_call(dwfl, s, &tc))
+        Dwarf_Addr entry = (s->flags & HP_SITEF_ENTRY) ? s->addr
+                           : function_entry(dwfl, s->addr - 1) ? s->addr - 1 : 0;
+        if (!omp_tail_call(dwfl, s, entry, &tc))
             return 0;
     } else {
         return 0;
@@ -149,14 +158,13 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
 /* An OpenMP site in outlined code: at its pragma's line when gcc's line
  * rows do not give it (hp_omp_lines.h, hp_omp_pragma.h), named after the
  * user's function. */
-static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
+static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
 {
     if (!hp_omp_is_outlined(s->func))
         return;
     int n, line = (int)s->line;
     int *lines = hp_omp_gcc_own_lines(mod, pc, s->func, &n);
     if (lines) {
-        int entry = (s->flags & HP_SITEF_ENTRY) != 0;
         /* a single's end barrier is placed as the single (hp_omp_lines.h) */
         int ends_single = !entry && strcmp(s->name, "barrier") == 0 &&
                           hp_omp_ends_single(mod, s->addr, line);
@@ -194,11 +202,13 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
      * identity); function, file and line may move to a tail-calling one. */
     Dwfl_Module *tail_mod = NULL;
     Dwarf_Addr tail_pc = tail_call_pc(dwfl, s, &tail_mod);
+    int entry = (s->flags & HP_SITEF_ENTRY) != 0;
     if (tail_pc) {
         pc = tail_pc;
         mod = tail_mod;
+        entry = 0;   /* named after the jump, not the entry */
     }
-    s->func = (s->flags & HP_SITEF_ENTRY) ? NULL : innermost_function(mod, pc);
+    s->func = entry ? NULL : innermost_function(mod, pc);
     if (!s->func) {
         const char *fn = dwfl_module_addrname(mod, pc);
         s->func = fn ? strdup(fn) : NULL;
@@ -210,7 +220,7 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     s->file = strdup(file);
     s->line = (uint32_t)lineno;
     if (s->kind == HP_KIND_OMP)
-        place_omp_site(s, mod, pc);
+        place_omp_site(s, mod, pc, entry);
     s->flags |= HP_SITEF_RESOLVED;
     return 1;
 }

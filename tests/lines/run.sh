@@ -67,7 +67,7 @@ fork,tail,$L_tailpar,$REPS
 join,tail,$L_tailpar,$REPS
 implicit barrier,tail,$L_tailpar,$((NT * REPS))
 barrier,work,$L_barrier,$((NT * REPS))
-barrier,orphan,$L_orphan,$((NT * REPS))
+barrier,orphan,$L_orphan,$((2 * NT * REPS))
 implicit barrier,work,$L_single,$((NT * REPS))
 parallel,twice,$L_inl1,$((NT * INL1))
 fork,twice,$L_inl1,$INL1

@@ -22,9 +22,10 @@
  *    GOMP_barrier for it, at the line before the single or one of its
  *    block).
  *    OMPT also has a "loop" per thread at MARK:for and MARK:ford.
- *  - orphan(), called in work()'s region after the barrier: its barrier
- *    at MARK:orphan, its last act (a jump into the runtime at -O2), per
- *    thread, REPS times, in orphan().
+ *  - orphan(), called in work()'s region after the barrier and as the
+ *    last act of tail()'s region (-O2: the outlined function jumps to
+ *    orphan(), which jumps into the runtime): its barrier at MARK:orphan,
+ *    its last act, per thread, 2 x REPS times, in orphan().
  *  - tail(): its parallel region at MARK:tailpar is its last act (no
  *    captured variable: -O2 ends it in a jump into the runtime); called
  *    from main at MARK:tailcall REPS times: region and implicit barrier per
@@ -112,6 +113,7 @@ __attribute__((noinline)) void tail(void)
     {
 #pragma omp atomic
         total += tail_rep;
+        orphan(tail_rep);
     }
 }
 
