@@ -7,9 +7,11 @@
  * declaration line; clang names it `.omp_outlined.`,
  * `.omp_outlined._debug__.N`, ... at the top of the unit, declared at the
  * pragma's line.  A site is named after the user function that contains
- * the construct: gcc's name up to `._omp_fn.`; for clang, the function of
- * the same file declared last before the outlined one (functions do not
- * nest in C, so that is the one whose body holds the pragma).
+ * the construct: for gcc, the function whose DWARF entry holds the
+ * outlined one's (else the name up to `._omp_fn.`); for clang, the
+ * function of the same file declared last before the outlined one
+ * (functions do not nest in C, so that is the one whose body holds the
+ * pragma).
  *
  * gcc keys a region, and a task, by the outlined function's entry, whose
  * first line row is, from -O1 on, often a line of the body (a pragma at
@@ -21,6 +23,7 @@
 #ifndef HP_OMP_LINES_H
 #define HP_OMP_LINES_H
 
+#include <stdint.h>
 #include <elfutils/libdwfl.h>
 
 /* Is `func` the name of a function the compiler outlined for OpenMP? */
@@ -44,7 +47,6 @@ int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc);
  * the single's nor a line of its block: is the barrier call returning to
  * ra, at `line`, that of a single, i.e. does a single's call in the same
  * function before it have that line? */
-#include <stdint.h>
 int hp_omp_ends_single(Dwfl_Module *mod, uintptr_t ra, int line);
 
 #endif
