@@ -26,10 +26,10 @@
  *  - GOMP_barrier (and GOMP_barrier_cancel): "barrier" at the call's line.
  *    gcc also calls GOMP_barrier for the implicit barrier at the end of a
  *    static `omp for`, of `single` and of `sections` when no nowait is
- *    given: from here those look exactly like explicit barriers.  The end
- *    barriers of dynamic/guided/runtime loops and of sections are calls of
- *    GOMP_loop_end / GOMP_sections_end: recorded as "implicit barrier" at
- *    their line.
+ *    given: those become "implicit barrier"s of their construct when the
+ *    site is resolved (hp_omp_pragma.h).  The end barriers of dynamic
+ *    loops and of sections are calls of GOMP_loop_end/GOMP_sections_end:
+ *    "implicit barrier" (all at the construct's line: hp_omp_pragma.h).
  *  - GOMP_critical_start/end and GOMP_critical_name_start/end: "critical
  *    wait" (time in start) and "critical" (start's return until end), both
  *    at the line of the critical construct.
@@ -48,8 +48,8 @@
  *    the thread that runs the block (its time is the time of the call).
  *  - GOMP_task: "task create" (time in the call less the tasks it ran, e.g.
  *    an undeferred if(0) task or a full queue's, recorded as "task"),
- *    and "task", the execution, on the thread that runs it, keyed by the
- *    task's outlined function (its line is the pragma's or the body's):
+ *    and "task", the execution, on the thread that runs it, both keyed by
+ *    the task's outlined function (at the pragma's line: hp_omp_lines.h):
  *    libgomp gets a trampoline and a larger argument block (see task_hdr)
  *    that carries the task's instance id to the executing thread; the
  *    execution is an open node (hp_task.h), so what the task does is
@@ -579,7 +579,7 @@ static void task_copy(void *dst, void *src)
 
 static int shift_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
                            long head);
-static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+static void task_detached(hp_thread *t, void (*fn)(void *), void *data,
                           long arg_size, long arg_align, bool if_clause, unsigned flags,
                           void **depend, int priority, void *detach);
 
@@ -599,7 +599,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     /* A detachable task's event handle is written by libgomp into the
      * first word of the block: its header goes after that word. */
     if (detach && shift_wrappable(t, cpyfn, arg_size, DETACH_HEAD)) {
-        task_detached(t, RET, fn, data, arg_size, arg_align, if_clause, flags, depend,
+        task_detached(t, fn, data, arg_size, arg_align, if_clause, flags, depend,
                       priority, detach);
         return;
     }
@@ -622,7 +622,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
         real.task(task_tramp, h, task_copy, size, align, if_clause, flags, depend,
                   priority, detach);
         if (!ompt_on())
-            hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), hdr.id, &c);
+            hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hdr.id, &c);
         return;
     }
     /* memcpy'd by libgomp, or run in place when undeferred: the whole
@@ -640,7 +640,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     real.task(task_tramp, h, NULL, size, align, if_clause, flags, depend, priority,
               detach);
     if (!ompt_on())
-        hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, &c);
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), id, &c);
 }
 
 /* ------------------------------------------------- blocks with a runtime head */
@@ -725,7 +725,7 @@ static char *shift_layout(char *raw, long align, const shift_hdr *h, long head,
     return blk;
 }
 
-static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+static void task_detached(hp_thread *t, void (*fn)(void *), void *data,
                           long arg_size, long arg_align, bool if_clause, unsigned flags,
                           void **depend, int priority, void *detach)
 {
@@ -738,7 +738,7 @@ static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void 
     real.task(detach_tramp, blk, NULL, size, align, if_clause, flags, depend, priority,
               detach);
     if (!ompt_on())
-        hp_task_created(t, call_site(t, ret, HP_OMP_TASK_CREATE), h.id, &c);
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), h.id, &c);
 }
 
 /* --------------------------------------------------------------- taskloop */
@@ -776,12 +776,12 @@ static char *loop_block(loop_call *c, char *raw, const void *data)
     return shift_layout(raw, c->align, &c->h, LOOP_HEAD, data);
 }
 
-static void loop_end(loop_call *c, uintptr_t ret)
+static void loop_end(loop_call *c, void (*fn)(void *))
 {
     if (!c->t || ompt_on())
         return;
     unsigned long tasks = c->wrapped ? atomic_load(&c->ran) : 0;
-    hp_task_created_n(c->t, call_site(c->t, ret, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
+    hp_task_created_n(c->t, hp_omp_site(c->t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
                       &c->clock, tasks ? tasks : 1);
 }
 
@@ -807,7 +807,7 @@ API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
         real.taskloop(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
                       num_tasks, priority, start, end, step);
     }
-    loop_end(&c, RET);
+    loop_end(&c, fn);
 }
 
 API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -832,7 +832,7 @@ API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *,
         real.taskloop_ull(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
                           num_tasks, priority, start, end, step);
     }
-    loop_end(&c, RET);
+    loop_end(&c, fn);
 }
 
 /* ---------------------------------------------------------------- single */

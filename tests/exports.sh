@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/exports.sh - libhprof.so exports only what it interposes or offers:
 # MPI_*, GOMP_*, the omp_* lock calls it wraps, POMP2_*, ompt_start_tool,
+# __kmpc_fork_call (it notes the outlined function of each clang region),
 # __cyg_profile_* and the hprof_* API; no internal hp_* symbol (they are
 # hidden, so the library calls its own helpers directly, not through the
 # PLT, and no program can bind to them).

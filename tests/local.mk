@@ -11,6 +11,11 @@ TESTS += tests/unit/test_task
 tests_unit_test_task_SOURCES = tests/unit/test_task.c
 tests_unit_test_task_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_task_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_omp_pragma
+TESTS += tests/unit/test_omp_pragma
+tests_unit_test_omp_pragma_SOURCES = tests/unit/test_omp_pragma.c
+tests_unit_test_omp_pragma_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_omp_pragma_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_probe
 TESTS += tests/unit/test_probe
 tests_unit_test_probe_SOURCES = tests/unit/test_probe.c
@@ -33,6 +38,7 @@ include tests/tiers/local.mk
 include tests/omp/local.mk
 include tests/ompt/local.mk
 include tests/pomp2/local.mk
+include tests/lines/local.mk
 include tests/tasks/local.mk
 include tests/attr/local.mk
 include tests/io/local.mk
