@@ -44,7 +44,7 @@ cd "$tmp" || exit 1
 . "$srcdir/tests/lib.sh"
 # Known violations of the profile invariants (check_profile): delete this
 # line once issue 9 fixes them.
-CHECK_TODO="main includes MPI_Init but the wall window starts after it (rule e, issue 9 Shares); POMP2 holds, loop and task time (rule a, as in tests/instrument/omp.sh)"
+CHECK_TODO="POMP2 holds, loop and task time (rule a, as in tests/instrument/omp.sh)"
 pass=0
 fail=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }

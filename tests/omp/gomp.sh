@@ -46,9 +46,6 @@ export OMPI_CC=gcc
 LEVELS=1
 
 . "$srcdir/tests/lib.sh"
-# Known violations of the profile invariants (check_profile): delete this
-# line once issue 9 fixes them.
-CHECK_TODO="GOMP task nodes: nested task times counted twice (rule a, issue 9 Tasks); GOMP keys a task's run by the outlined function's line, not the pragma's (rule d, issue 9 Lines)"
 test_tmpdir gomp
 
 # build NAME SOURCE [LIBS...] - $tmp/NAME with -lhprof, $tmp/NAME.plain without.
