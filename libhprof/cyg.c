@@ -4,39 +4,34 @@
  * (keyed by its return address) and the procedure under it (keyed by the
  * function's entry); both are resolved to names and lines at the end of
  * the run like every dynamic site.  The frames live on a per-thread stack
- * because the hooks have none of their own.
+ * (hp_frames.h) because the hooks have none of their own.
+ *
+ * Each frame records where its function's return address lies on the
+ * stack (found by looking upward from the hook for the value the hook was
+ * given).  That slot tells the frames apart:
+ *  - an open frame whose slot lies deeper than the new one's was skipped
+ *    by a longjmp: it is closed;
+ *  - the same slot holding another return address, or the same entry hook
+ *    called again at that slot: the frame that had it is gone too;
+ *  - the same slot and return address but another hook call: gcc calls
+ *    the hooks of a function inlined into the frame with the frame's own
+ *    return address.  That call is a call site of its own, keyed by the
+ *    hook's return address, which lies in the inlined code; the end of
+ *    the run names it by the inlined call's line (resolve.c).
  */
-#include <stdlib.h>
-#include "hp_enter.h"
+#include "hp_frames.h"
 #include "hp_site.h"
 
-struct hp_call_stack {
-    uint32_t n, cap;
-    hprof_frame *frames;
-};
-
 #define HOOK __attribute__((no_instrument_function, visibility("default")))
+#define SLOT_SEARCH 256   /* words looked at above the hook's frame */
 
 void __cyg_profile_func_enter(void *fn, void *call_site) HOOK;
 void __cyg_profile_func_exit(void *fn, void *call_site) HOOK;
 
-/* Two fresh frames on the thread's stack, or NULL without memory. */
-static hprof_frame *push_pair(hp_thread *t)
-{
-    struct hp_call_stack *s = t->calls;
-    if (!s && !(s = t->calls = calloc(1, sizeof *s)))
-        return NULL;
-    if (s->n + 2 > s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 256;
-        hprof_frame *f = realloc(s->frames, sizeof *f * cap);
-        if (!f)
-            return NULL;
-        s->frames = f;
-        s->cap = cap;
-    }
-    s->n += 2;
-    return &s->frames[s->n - 2];
-}
+static __thread hp_frames *hook_frames __attribute__((tls_model("initial-exec")));
+
+/* The stack pointer of the hook's caller. */
+#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
 
 static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32_t flags)
 {
@@ -50,40 +45,89 @@ static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32
     return site;
 }
 
+/* Where the instrumented function keeps its return address ra: the first
+ * word holding it above sp (its own frame), else sp itself. */
+static uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
+{
+    const uintptr_t *p = (const uintptr_t *)sp;
+    for (int i = 0; i < SLOT_SEARCH; i++)
+        if (p[i] == ra)
+            return (uintptr_t)&p[i];
+    return sp;
+}
+
+/* Closes the frames gone since the last event and tells whether this
+ * entry is a function inlined into the frame that owns `slot`. */
+static int inlined_or_close(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook)
+{
+    if (__builtin_expect(s->n && s->open[s->n - 1].sp < slot, 0))
+        hp_frames_close_deeper(s, slot);
+    if (!s->n || s->open[s->n - 1].sp != slot)
+        return 0;
+    const hp_open *top = &s->open[s->n - 1];
+    if (top->ra == ra && top->hook != hook)
+        return 1;
+    hp_frames_close_deeper(s, slot + 1);
+    return 0;
+}
+
+/* Opens one of the pair; its state stays on the stack even when nothing
+ * is recorded, so that the exit hook pops what the entry pushed. */
+static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook)
+{
+    hp_open *o = hp_frames_push(s);
+    if (o) {
+        o->sp = slot;
+        o->ra = ra;
+        o->hook = hook;
+        o->owner = NULL;
+        o->f.node = HP_FRAME_OFF;
+    }
+    return o;
+}
+
 void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     hp_thread *t = hp_thread_self();
-    hprof_frame *f = t ? push_pair(t) : NULL;
-    if (!f)
+    hp_frames *s = t ? hp_frames_of(t, &hook_frames, HP_FRAMES_HOOKS) : NULL;
+    if (!s)
         return;
-    f[0].node = f[1].node = HP_FRAME_OFF;
+    uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);
+    uintptr_t slot = return_slot(CALLER_SP(), ra);
+    int inlined = inlined_or_close(s, slot, ra, hook);
+    uintptr_t frame_hook = inlined ? s->open[s->n - 1].hook : hook;
+    if (!push(s, slot, ra, frame_hook))
+        return;
+    hp_open *proc = push(s, slot, ra, frame_hook);
+    if (!proc) {
+        s->n--;
+        return;
+    }
     if (!hp_collecting)
         return;
-    uint32_t call = dynamic_site(t, (uintptr_t)call_site, HP_KIND_CALL, 0);
-    uint32_t proc = dynamic_site(t, (uintptr_t)fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
+    uint32_t call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
+                            : dynamic_site(t, ra, HP_KIND_CALL, 0);
+    uint32_t site = dynamic_site(t, (uintptr_t)fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
     hp_site *cs = hp_site_get(call);
     if (cs->callee == HP_NONE && call != HP_SITE_OVERFLOW)
-        cs->callee = proc;
-    hp_enter_site(t, &f[0], call, 0);
-    hp_enter_site(t, &f[1], proc, 0);
+        cs->callee = site;
+    hp_enter_site(t, &proc[-1].f, call, 0);
+    hp_enter_site(t, &proc->f, site, 0);
 }
 
 void __cyg_profile_func_exit(void *fn, void *call_site)
 {
-    hp_thread *t = hp_tls_self;
+    hp_frames *s = hook_frames;
     (void)fn;
     (void)call_site;
-    if (!t || !t->calls || t->calls->n < 2)
+    if (!s || s->t != hp_tls_self)
         return;
-    hprof_frame *f = &t->calls->frames[t->calls->n - 2];
-    hp_exit_site(t, &f[1]);
-    hp_exit_site(t, &f[0]);
-    t->calls->n -= 2;
-}
-
-void hp_call_stack_free(struct hp_call_stack *s)
-{
-    if (s)
-        free(s->frames);
-    free(s);
+    /* Callees still open were skipped by a longjmp: they lie deeper than
+     * this function's own stack level. */
+    uintptr_t sp = CALLER_SP();
+    if (__builtin_expect(s->n && s->open[s->n - 1].sp < sp, 0))
+        hp_frames_close_deeper(s, sp);
+    if (s->n < 2)
+        return;
+    hp_frames_close_above(s, s->n - 2);
 }

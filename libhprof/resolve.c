@@ -2,7 +2,8 @@
  * resolve.c - address to function/file/line with libdw's Dwfl interface
  * over the live process.  An MPI call site whose call went through a
  * function that tail-called the MPI function (hp_tailcall.h) is named
- * after that function, at the line of its tail jump.
+ * after that function, at the line of its tail jump.  A tier-1 call of
+ * an inlined function is named by the inlined call's own line.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -64,6 +65,48 @@ static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
     return name;
 }
 
+/* The name of a subprogram or inlined-subroutine scope. */
+static const char *scope_name(Dwarf_Die *scope)
+{
+    Dwarf_Attribute attr;
+    return dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
+}
+
+/* A tier-1 hook of an inlined function (HP_SITEF_INLINED): pc lies in the
+ * inlined copy, whose innermost DW_TAG_inlined_subroutine scope carries
+ * the line of the call the compiler inlined; the function that made the
+ * call is the next enclosing function scope.  Returns 1 and fills s. */
+static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = unit_of(mod, pc, &bias);
+    Dwarf_Die *scopes = NULL;
+    int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0, found = 0;
+    for (int i = 0; i < n && !found; i++) {
+        Dwarf_Attribute attr;
+        Dwarf_Word line = 0, file = 0;
+        Dwarf_Files *files = NULL;
+        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine ||
+            dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &line) != 0)
+            continue;
+        if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &file) == 0 &&
+            dwarf_getsrcfiles(cu, &files, NULL) == 0) {
+            const char *name = dwarf_filesrc(files, file, NULL, NULL);
+            s->file = name ? strdup(name) : NULL;
+        }
+        for (int j = i + 1; j < n && !s->func; j++) {
+            int tag = dwarf_tag(&scopes[j]);
+            const char *name = scope_name(&scopes[j]);
+            if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) && name)
+                s->func = strdup(name);
+        }
+        s->line = (uint32_t)line;
+        found = 1;
+    }
+    free(scopes);
+    return found;
+}
+
 /* File and line of pc, through the address index or the units. */
 static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
 {
@@ -116,6 +159,11 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     if (tail_pc) {
         pc = tail_pc;
         mod = tail_mod;
+    }
+    if ((s->flags & HP_SITEF_INLINED) && resolve_inlined_call(mod, pc, s)) {
+        if (s->file)
+            s->flags |= HP_SITEF_RESOLVED;
+        return s->file != NULL;
     }
     s->func = (s->flags & HP_SITEF_ENTRY) ? NULL : innermost_function(mod, pc);
     if (!s->func) {

@@ -1,0 +1,74 @@
+/*
+ * hp_frames.h - the per-thread stack of open code-probe frames (tier 2
+ * probes, probe.c; tier 1 hooks, cyg.c), kept in memory of the runtime's
+ * own so that frames a non-local exit skipped can still be closed.
+ *
+ * longjmp, siglongjmp and pthread_exit leave frames without running their
+ * exit probes.  Each open frame records a stack address of the function
+ * that opened it (the stack grows down): at the next event on the thread,
+ * a frame recorded deeper than where execution is now cannot be live any
+ * more and is closed with the time up to that event, innermost first, so
+ * the calling context and the recursion-folding state are consistent
+ * again.  The hot path is one compare per event; the closing is out of
+ * line.  At thread exit (pthread_exit from a deep frame included) a
+ * thread-specific destructor closes whatever is still open.
+ */
+#ifndef HP_FRAMES_H
+#define HP_FRAMES_H
+
+#include <stdint.h>
+#include "hp_enter.h"
+
+typedef struct hp_open {
+    uintptr_t sp;         /* stack address of the function that opened it */
+    uintptr_t ra;         /* tier 1: the return address stored at sp */
+    uintptr_t hook;       /* tier 1: the entry hook call of that real frame */
+    const void *owner;    /* tier 2: the probe's own frame, for matching */
+    hprof_frame f;
+} hp_open;
+
+typedef struct hp_frames {
+    uint32_t n, cap;
+    hp_open *open;
+    hp_thread *t;         /* the thread that owns the stack */
+    struct hp_frames **home;  /* where its owner keeps it (reset at exit) */
+} hp_frames;
+
+/* The stacks a thread can have: one per kind of code probe. */
+enum { HP_FRAMES_PROBES, HP_FRAMES_HOOKS, HP_FRAMES_KINDS };
+
+/* A new stack of kind `which` for thread t, stored in *home (the owner's
+ * thread-local pointer); at thread exit it is closed, freed and *home
+ * reset.  NULL without memory. */
+hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home, int which);
+
+/* The stack of kind `which` in *home for thread t: attached on first use,
+ * emptied when the thread's records were replaced (unit tests free them). */
+static inline hp_frames *hp_frames_of(hp_thread *t, hp_frames **home, int which)
+{
+    hp_frames *s = *home;
+    if (__builtin_expect(s && s->t == t, 1))
+        return s;
+    if (!s)
+        return hp_frames_attach(t, home, which);
+    s->t = t;
+    s->n = 0;
+    return s;
+}
+
+/* Room for one more frame; 0 on success. */
+int hp_frames_grow(hp_frames *s);
+
+static inline hp_open *hp_frames_push(hp_frames *s)
+{
+    if (__builtin_expect(s->n == s->cap, 0) && hp_frames_grow(s) != 0)
+        return NULL;
+    return &s->open[s->n++];
+}
+
+/* Closes the frames above the first `keep`, innermost first. */
+void hp_frames_close_above(hp_frames *s, uint32_t keep);
+/* Closes the innermost frames recorded deeper than stack address sp. */
+void hp_frames_close_deeper(hp_frames *s, uintptr_t sp);
+
+#endif
