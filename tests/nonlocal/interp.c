@@ -9,34 +9,37 @@
  * Protected calls: main calls pcall(i) for i = 0 .. NCALLS-1; pcall sets a
  * jmp_buf with setjmp and calls level1(i) -> level2(i) -> level3(i, 2) ->
  * level3(i, 1) -> level3(i, 0) (direct recursion).  Odd i fail: at level
- * d = 1 + (i / 2) % 3 the call throw_error(), which longjmps back to pcall
- * (level3 throws from its innermost activation).  Each level spins SPIN_US
- * before deciding (level3 in its innermost activation only).  Per process:
+ * d = 1 + (i / 2) % 3 they call throw_error(), which longjmps back to
+ * pcall, skipping 2 to 6 frames (level3 throws from its innermost
+ * activation).  Each level spins SPIN_US before deciding (level3 in its
+ * innermost activation only); fails_at(i) is called once per level.  Calls:
  *   pcall 600, level1 600, level2 500, level3 1200 (400 outermost
- *   activations), throw_error 300 calls (100 from each level);
- *   inclusive times: level1 >= 300 ms, level2 >= 180 ms, level3 >= 80 ms
- *   (the spins: level1 = 300 calls x 3 spins + 100 x 1 + 100 x 2 + 100 x 3,
- *   level2 = 300 x 2 + 100 x 1 + 100 x 2, level3 = 400 x 1);
+ *   activations), throw_error 300 (100 from each level), fails_at 1500;
+ *   inclusive times at least the spins inside: level1 1500 x SPIN_US
+ *   (300 calls x 3 spins + 100 x 1 + 100 x 2 + 100 x 3), level2 900 x
+ *   SPIN_US (300 x 2 + 100 x 1 + 100 x 2), level3 400 x SPIN_US;
  *   pcall's time <= the wall time of the loop around it, printed on stderr
  *   as "interp-wall: pcall SECONDS".
- * Signals: sig_pcall(i) for i < NSIG_CALLS sets a sigjmp_buf, calls
- * sig_body, which spins SPIN_US and raises SIGUSR1; the handler on_signal
- * spins SPIN_US and siglongjmps back.  sig_pcall, sig_body and on_signal
- * 100 calls each; sig_body >= 20 ms, on_signal >= 10 ms.
+ * Signals: sig_pcall() is called NSIG_CALLS = 100 times; it sets a
+ * sigjmp_buf and calls sig_body, which spins SPIN_US and raises SIGUSR1;
+ * the handler on_signal (on the same stack) spins SPIN_US and siglongjmps
+ * back.  100 calls each; sig_body >= 200 x SPIN_US, on_signal >= 100 x.
  * Threads: one thread runs worker -> deep1 (spins THREAD_MS) -> deep2
- * (spins THREAD_MS, then pthread_exit).  Each 1 call; deep2 >= 20 ms,
- * deep1 >= 40 ms; worker's time <= the time from pthread_create to
+ * (spins THREAD_MS, then pthread_exit).  1 call each; deep1 >= 2 x
+ * THREAD_MS; worker's time <= the time from pthread_create to
  * pthread_join, printed as "interp-wall: thread SECONDS"; main then spins
- * AFTER_MS, which a frame left open until the end would wrongly include.
+ * AFTER_MS, which frames left open until the end would wrongly include.
  * Exit: main calls finish() -> finish_deep(), which calls exit(0): main,
- * finish and finish_deep 1 call each, children inside their parents.
+ * finish and finish_deep 1 call each, each with a time.
  * The tree: one procedure node per function (level3's recursion and the
- * repeated protected calls fold onto the same nodes), throw_error under
- * each of level1, level2 and level3: 3 nodes; in all 17 procedure nodes
- * (main, pcall, level1, level2, level3, throw_error x3, sig_pcall,
- * sig_body, on_signal, worker, deep1, deep2, finish, finish_deep, and
- * the thread's start routine worker counted once: 16 + main's finish
- * chain as listed = 17 with throw_error's three).
+ * repeated protected calls fold onto the same nodes) but throw_error and
+ * fails_at, called from each of the 3 levels: 3 nodes each; 19 procedure
+ * nodes.  All nodes: tier 1 (-O0), a call-site node above every procedure
+ * node, level3's recursive call site, root and <overflow>: 41; tier 2,
+ * the procedure nodes, a call-statement node for each call of an
+ * instrumented or spin/now function (22), the loops of main (2), level3's
+ * recursive call, root and <overflow>... 52 as counted by run.sh's
+ * comment.
  *
  * usage: interp   (stdout is the same with and without hprof)
  */
