@@ -72,39 +72,65 @@ static const char *scope_name(Dwarf_Die *scope)
     return dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
 }
 
+static int is_code_scope(int tag)
+{
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_lexical_block;
+}
+
+/* Walks down the concrete scopes around pc from its unit: the innermost
+ * inlined call (*inl) and the function scope that made it (*caller).
+ * (dwarf_getscopes continues past an inlined call with the scopes of the
+ * inlined function's own definition, not with its caller.)  Returns 1 when
+ * pc lies in an inlined call. */
+static int innermost_inlined_call(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *inl,
+                                  Dwarf_Die *caller)
+{
+    Dwarf_Die scope = *cu, child, func = *cu;
+    int found = 0;
+    for (int depth = 0; depth < 256 && dwarf_child(&scope, &child) == 0; depth++) {
+        int inside = 0;
+        do {
+            int tag = dwarf_tag(&child);
+            inside = is_code_scope(tag) && dwarf_haspc(&child, pc) == 1;
+            if (inside && tag == DW_TAG_inlined_subroutine) {
+                *inl = child;
+                *caller = func;
+                found = 1;
+            }
+            if (inside && tag != DW_TAG_lexical_block)
+                func = child;
+        } while (!inside && dwarf_siblingof(&child, &child) == 0);
+        if (!inside)
+            break;
+        scope = child;
+    }
+    return found;
+}
+
 /* A tier-1 hook of an inlined function (HP_SITEF_INLINED): pc lies in the
- * inlined copy, whose innermost DW_TAG_inlined_subroutine scope carries
- * the line of the call the compiler inlined; the function that made the
- * call is the next enclosing function scope.  Returns 1 and fills s. */
+ * inlined copy, whose DW_TAG_inlined_subroutine carries the file and line
+ * of the call the compiler inlined.  Returns 1 and fills s. */
 static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
 {
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = unit_of(mod, pc, &bias);
-    Dwarf_Die *scopes = NULL;
-    int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0, found = 0;
-    for (int i = 0; i < n && !found; i++) {
-        Dwarf_Attribute attr;
-        Dwarf_Word line = 0, file = 0;
-        Dwarf_Files *files = NULL;
-        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine ||
-            dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &line) != 0)
-            continue;
-        if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &file) == 0 &&
-            dwarf_getsrcfiles(cu, &files, NULL) == 0) {
-            const char *name = dwarf_filesrc(files, file, NULL, NULL);
-            s->file = name ? strdup(name) : NULL;
-        }
-        for (int j = i + 1; j < n && !s->func; j++) {
-            int tag = dwarf_tag(&scopes[j]);
-            const char *name = scope_name(&scopes[j]);
-            if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) && name)
-                s->func = strdup(name);
-        }
-        s->line = (uint32_t)line;
-        found = 1;
+    Dwarf_Die inl, caller;
+    Dwarf_Attribute attr;
+    Dwarf_Word line = 0, file = 0;
+    Dwarf_Files *files = NULL;
+    if (!cu || !innermost_inlined_call(cu, pc - bias, &inl, &caller) ||
+        dwarf_formudata(dwarf_attr(&inl, DW_AT_call_line, &attr), &line) != 0)
+        return 0;
+    if (dwarf_formudata(dwarf_attr(&inl, DW_AT_call_file, &attr), &file) == 0 &&
+        dwarf_getsrcfiles(cu, &files, NULL) == 0) {
+        const char *name = dwarf_filesrc(files, file, NULL, NULL);
+        s->file = name ? strdup(name) : NULL;
     }
-    free(scopes);
-    return found;
+    const char *name = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : scope_name(&caller);
+    s->func = name ? strdup(name) : NULL;
+    s->line = (uint32_t)line;
+    return 1;
 }
 
 /* File and line of pc, through the address index or the units. */
