@@ -28,10 +28,11 @@
 void __cyg_profile_func_enter(void *fn, void *call_site) HOOK;
 void __cyg_profile_func_exit(void *fn, void *call_site) HOOK;
 
-static __thread hp_frames *hook_frames __attribute__((tls_model("initial-exec")));
+static __thread hp_frames *hook_frames
+    __attribute__((tls_model("initial-exec"))) = &hp_frames_none;
 
 /* The stack pointer of the hook's caller. */
-#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32_t flags)
 {
@@ -46,7 +47,7 @@ static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32
 }
 
 /* Where the instrumented function keeps its return address ra: the first
- * word holding it above sp (its own frame), else sp itself. */
+ * word holding it from sp up (its own frame), else sp itself. */
 static uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
 {
     const uintptr_t *p = (const uintptr_t *)sp;
@@ -56,13 +57,26 @@ static uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
     return sp;
 }
 
+/* The same, remembering per entry hook how far above sp the slot was:
+ * a function's frame layout is the same at every call. */
+static uintptr_t remembered_slot(hp_frames *s, uintptr_t hook, uintptr_t sp, uintptr_t ra)
+{
+    uint16_t *m = &s->slot_memo[(hook >> 3) & (HP_SLOT_MEMO - 1)];
+    const uintptr_t *p = (const uintptr_t *)sp;
+    if (__builtin_expect(p[*m] == ra, 1))
+        return (uintptr_t)&p[*m];
+    uintptr_t slot = return_slot(sp, ra);
+    *m = (uint16_t)((slot - sp) / sizeof *p);
+    return slot;
+}
+
 /* Closes the frames gone since the last event and tells whether this
  * entry is a function inlined into the frame that owns `slot`. */
 static int inlined_or_close(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook)
 {
-    if (__builtin_expect(s->n && s->open[s->n - 1].sp < slot, 0))
+    if (__builtin_expect(s->open[s->n - 1].sp < slot, 0))
         hp_frames_close_deeper(s, slot);
-    if (!s->n || s->open[s->n - 1].sp != slot)
+    if (s->open[s->n - 1].sp != slot)
         return 0;
     const hp_open *top = &s->open[s->n - 1];
     if (top->ra == ra && top->hook != hook)
@@ -73,14 +87,15 @@ static int inlined_or_close(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_
 
 /* Opens one of the pair; its state stays on the stack even when nothing
  * is recorded, so that the exit hook pops what the entry pushed. */
-static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook)
+static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
+                     uintptr_t fn)
 {
     hp_open *o = hp_frames_push(s);
     if (o) {
         o->sp = slot;
         o->ra = ra;
         o->hook = hook;
-        o->owner = NULL;
+        o->fn = fn;
         o->f.node = HP_FRAME_OFF;
     }
     return o;
@@ -93,12 +108,12 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
     if (!s)
         return;
     uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);
-    uintptr_t slot = return_slot(CALLER_SP(), ra);
+    uintptr_t slot = remembered_slot(s, hook, CALLER_SP() - sizeof(void *), ra);
     int inlined = inlined_or_close(s, slot, ra, hook);
     uintptr_t frame_hook = inlined ? s->open[s->n - 1].hook : hook;
-    if (!push(s, slot, ra, frame_hook))
+    if (!push(s, slot, ra, frame_hook, (uintptr_t)fn))
         return;
-    hp_open *proc = push(s, slot, ra, frame_hook);
+    hp_open *proc = push(s, slot, ra, frame_hook, (uintptr_t)fn);
     if (!proc) {
         s->n--;
         return;
@@ -115,19 +130,38 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
     hp_enter_site(t, &proc->f, site, 0);
 }
 
+/* The exit hook of function fn finds fn's pair innermost, unless a
+ * longjmp skipped frames: callees of fn (deeper than fn's return-address
+ * slot), or calls inlined into fn (at its slot, another function).  Those
+ * are closed; fn's pair stays for the caller to pop.  gcc may jump to the
+ * exit hook at the very end, with fn's frame gone: its return address is
+ * then the word just above the hook's arguments. */
+static __attribute__((noinline)) void close_skipped(hp_frames *s, uintptr_t fn, uintptr_t ra,
+                                                     uintptr_t sp)
+{
+    uintptr_t slot = return_slot(sp - sizeof(void *), ra);
+    hp_frames_close_deeper(s, slot);
+    uint32_t k = s->n;
+    while (k >= HP_FRAMES_BASE + 2 && s->open[k - 1].sp == slot && s->open[k - 1].fn != fn)
+        k -= 2;
+    if (k >= HP_FRAMES_BASE + 2 && s->open[k - 1].sp == slot)
+        hp_frames_close_above(s, k);
+}
+
 void __cyg_profile_func_exit(void *fn, void *call_site)
 {
     hp_frames *s = hook_frames;
-    (void)fn;
-    (void)call_site;
-    if (!s || s->t != hp_tls_self)
+    uintptr_t ra = (uintptr_t)call_site;
+    if (s->t != hp_tls_self || !s->t)
         return;
-    /* Callees still open were skipped by a longjmp: they lie deeper than
-     * this function's own stack level. */
-    uintptr_t sp = CALLER_SP();
-    if (__builtin_expect(s->n && s->open[s->n - 1].sp < sp, 0))
-        hp_frames_close_deeper(s, sp);
-    if (s->n < 2)
-        return;
-    hp_frames_close_above(s, s->n - 2);
+    const hp_open *top = &s->open[s->n - 1];
+    if (__builtin_expect(top->ra != ra || top->fn != (uintptr_t)fn, 0)) {
+        close_skipped(s, (uintptr_t)fn, ra, CALLER_SP());
+        top = &s->open[s->n - 1];
+        if (top->ra != ra || top->fn != (uintptr_t)fn)
+            return; /* not entered through the hooks: nothing to close */
+    }
+    s->n -= 2;
+    hp_exit_site(s->t, &s->open[s->n + 1].f);
+    hp_exit_site(s->t, &s->open[s->n].f);
 }

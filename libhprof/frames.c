@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include "hp_frames.h"
 
+hp_frames hp_frames_none;
+
 int hp_frames_grow(hp_frames *s)
 {
     uint32_t cap = s->cap ? s->cap * 2 : 64;
@@ -21,7 +23,7 @@ int hp_frames_grow(hp_frames *s)
 
 void hp_frames_close_above(hp_frames *s, uint32_t keep)
 {
-    assert(keep <= s->n);
+    assert(keep >= HP_FRAMES_BASE && keep <= s->n);
     while (s->n > keep) {
         s->n--;
         hp_exit_site(s->t, &s->open[s->n].f);
@@ -31,7 +33,7 @@ void hp_frames_close_above(hp_frames *s, uint32_t keep)
 void hp_frames_close_deeper(hp_frames *s, uintptr_t sp)
 {
     uint32_t keep = s->n;
-    while (keep > 0 && s->open[keep - 1].sp < sp)
+    while (s->open[keep - 1].sp < sp)
         keep--;
     hp_frames_close_above(s, keep);
 }
@@ -49,8 +51,8 @@ static void at_thread_end(void *p)
 {
     hp_frames *s = p;
     if (s->t == hp_tls_self)
-        hp_frames_close_above(s, 0);
-    *s->home = NULL;
+        hp_frames_close_above(s, HP_FRAMES_BASE);
+    *s->home = &hp_frames_none;
     frames_free(s);
 }
 
@@ -79,6 +81,9 @@ hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home, int which)
         frames_free(s);
         return NULL;
     }
+    s->open[0].sp = UINTPTR_MAX;
+    s->open[0].f.node = HP_FRAME_OFF;
+    s->n = HP_FRAMES_BASE;
     *home = s;
     return s;
 }

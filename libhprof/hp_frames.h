@@ -23,15 +23,22 @@ typedef struct hp_open {
     uintptr_t sp;         /* stack address of the function that opened it */
     uintptr_t ra;         /* tier 1: the return address stored at sp */
     uintptr_t hook;       /* tier 1: the entry hook call of that real frame */
-    const void *owner;    /* tier 2: the probe's own frame, for matching */
+    uintptr_t fn;         /* tier 1: the function entered (inlined or not) */
     hprof_frame f;
 } hp_open;
 
+/* open[0] is a sentinel that lies above every stack (sp = UINTPTR_MAX),
+ * so the compare with the innermost frame needs no test for emptiness. */
+#define HP_FRAMES_BASE 1u
+
+#define HP_SLOT_MEMO 64
+
 typedef struct hp_frames {
-    uint32_t n, cap;
+    uint32_t n, cap;      /* n >= HP_FRAMES_BASE */
     hp_open *open;
     hp_thread *t;         /* the thread that owns the stack */
     struct hp_frames **home;  /* where its owner keeps it (reset at exit) */
+    uint16_t slot_memo[HP_SLOT_MEMO];  /* tier 1: where return addresses were */
 } hp_frames;
 
 /* The stacks a thread can have: one per kind of code probe. */
@@ -42,17 +49,21 @@ enum { HP_FRAMES_PROBES, HP_FRAMES_HOOKS, HP_FRAMES_KINDS };
  * reset.  NULL without memory. */
 hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home, int which);
 
+/* What a thread's stack pointer holds before its first frame (its owner
+ * NULL), so that the hot path's one test of the owner covers both. */
+extern hp_frames hp_frames_none;
+
 /* The stack of kind `which` in *home for thread t: attached on first use,
  * emptied when the thread's records were replaced (unit tests free them). */
 static inline hp_frames *hp_frames_of(hp_thread *t, hp_frames **home, int which)
 {
     hp_frames *s = *home;
-    if (__builtin_expect(s && s->t == t, 1))
+    if (__builtin_expect(s->t == t, 1))
         return s;
-    if (!s)
+    if (s == &hp_frames_none)
         return hp_frames_attach(t, home, which);
     s->t = t;
-    s->n = 0;
+    s->n = HP_FRAMES_BASE;
     return s;
 }
 
@@ -66,7 +77,8 @@ static inline hp_open *hp_frames_push(hp_frames *s)
     return &s->open[s->n++];
 }
 
-/* Closes the frames above the first `keep`, innermost first. */
+/* Closes the frames above the first `keep` (>= HP_FRAMES_BASE),
+ * innermost first. */
 void hp_frames_close_above(hp_frames *s, uint32_t keep);
 /* Closes the innermost frames recorded deeper than stack address sp. */
 void hp_frames_close_deeper(hp_frames *s, uintptr_t sp);

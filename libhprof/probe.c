@@ -80,9 +80,10 @@ void hprof_register_unit(hprof_unit *u)
  * frame was smaller than its own; the probe of the call statement that
  * called it, at the caller's level, closed it already. */
 
-static __thread hp_frames *probe_frames __attribute__((tls_model("initial-exec")));
-/* The stack pointer of hprof_enter's caller, give or take a constant. */
-#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0))
+static __thread hp_frames *probe_frames
+    __attribute__((tls_model("initial-exec"))) = &hp_frames_none;
+/* The stack pointer of hprof_enter's caller (its canonical frame address). */
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
 {
@@ -99,27 +100,31 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
     if (!(s = hp_frames_of(t, &probe_frames, HP_FRAMES_PROBES)))
         return;
     uintptr_t sp = CALLER_SP();
-    if (__builtin_expect(s->n && s->open[s->n - 1].sp < sp, 0))
+    uint32_t i = s->n;
+    if (__builtin_expect(s->open[i - 1].sp < sp, 0)) {
         hp_frames_close_deeper(s, sp);
-    hp_open *o = hp_frames_push(s);
-    if (!o)
+        i = s->n;
+    }
+    if (__builtin_expect(i == s->cap, 0) && hp_frames_grow(s) != 0)
         return;
+    hp_open *o = &s->open[i];
+    s->n = i + 1;
     o->sp = sp;
-    o->owner = pf;
     hp_enter_site(t, &o->f, site, u->sites[index].kind == HPROF_SITE_COMM);
-    pf->node = s->n - 1;
+    pf->node = i;
 }
 
 void hprof_exit(hprof_frame *pf)
 {
     uint32_t i = pf->node;
     hp_frames *s = probe_frames;
-    if (i == HP_FRAME_OFF || !s)
+    if (i == HP_FRAME_OFF)
         return;
     if (__builtin_expect(i + 1 != s->n, 0)) {
         /* Frames above this one are callees a longjmp skipped; a frame
-         * that is not on the stack any more was closed already. */
-        if (i >= s->n || s->open[i].owner != pf)
+         * not on the stack any more (at this stack level) was closed
+         * already. */
+        if (i >= s->n || i < HP_FRAMES_BASE || s->open[i].sp != CALLER_SP())
             return;
         hp_frames_close_above(s, i + 1);
     }

@@ -11,8 +11,9 @@
 #     are all there (lower bounds), pcall's time <= the wall time of its
 #     loop, the thread's frames <= the thread's life;
 #   - stdout identical with and without hprof.
-# Tier 1 = gcc -g -O0 -finstrument-functions ... -lhprof; tier 2 = hprof-cc
-# gcc -g -O2 (this build tree's instrumenter), skipped when not built.
+# Tier 1 = gcc -g -O0 and -O2 -finstrument-functions ... -lhprof; tier 2 =
+# hprof-cc gcc -g -O2 (this build tree's instrumenter), skipped when not
+# built.
 # Timing checks are rerun (up to 3 runs) when a run fails them.
 #
 # usage: tests/nonlocal/run.sh [BUILDDIR]   (default: the current directory)
@@ -57,9 +58,11 @@ S3=$L3
 mkdir -p "$tmp/bin"
 "$CC" -g -O2 -pthread "$SRC" -o "$tmp/bin/plain" 2>/dev/null ||
     notok "plain build" "$CC failed"
-"$CC" -g -O0 -finstrument-functions -pthread "$SRC" -o "$tmp/bin/t1" \
-    -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/build.err" ||
-    notok "tier 1 build" "$(head -3 "$tmp/build.err" | oneline)"
+for o in 0 2; do
+    "$CC" -g -O$o -finstrument-functions -pthread "$SRC" -o "$tmp/bin/t1-O$o" \
+        -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/build.err" ||
+        notok "tier 1 -O$o build" "$(head -3 "$tmp/build.err" | oneline)"
+done
 have_t2=0
 if [ -x "$HPCC" ]; then
     if "$HPCC" "$CC" -g -O2 -c "$SRC" -o "$tmp/bin/t2.o" 2>"$tmp/build.err" &&
@@ -98,7 +101,8 @@ nonlocal_checks() {
             main,1 on_signal,1 pcall,1 sig_body,1 sig_pcall,1 throw_error,3 worker,1)" \
         "$(q "$db" "SELECT s.name, count(*) FROM node n JOIN site s ON s.id = n.site
                      WHERE s.kind = 'procedure' GROUP BY s.name ORDER BY s.name")"
-    expect_eq "$t: nodes in the whole tree" "$nodes" "$(q "$db" "SELECT count(*) FROM node")"
+    [ "$nodes" = - ] ||
+        expect_eq "$t: nodes in the whole tree" "$nodes" "$(q "$db" "SELECT count(*) FROM node")"
     expect_eq "$t: throw_error's callers (level1, level2, level3 once each)" "level1;level2;level3" \
         "$(q "$db" "SELECT DISTINCT cs.func FROM node n JOIN site s ON s.id = n.site
                      JOIN node c ON c.id = n.parent JOIN site cs ON cs.id = c.site
@@ -131,7 +135,11 @@ nonlocal_checks() {
 }
 
 # Nodes of the whole tree: as counted in interp.c's header.
-attempts "tier 1" nonlocal_checks t1 41
+attempts "tier 1 -O0" nonlocal_checks t1-O0 41
+# -O2: gcc inlines most of the levels into one another (their hooks stay)
+# and tail-calls the exit hooks; how many call sites the recursion keeps
+# is the compiler's choice, so the whole tree's count is not checked.
+attempts "tier 1 -O2" nonlocal_checks t1-O2 -
 if [ $have_t2 = 1 ]; then
     attempts "tier 2" nonlocal_checks t2 52
 else
