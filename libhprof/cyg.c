@@ -90,13 +90,14 @@ static int inlined_or_close(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_
 static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
                      uintptr_t fn)
 {
-    hp_open *o = hp_frames_push(s);
+    hp_open *o = hp_frames_next(s);
     if (o) {
         o->sp = slot;
         o->ra = ra;
         o->hook = hook;
         o->fn = fn;
         o->f.node = HP_FRAME_OFF;
+        hp_frames_publish(s, s->n + 1);
     }
     return o;
 }
@@ -115,7 +116,7 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
         return;
     hp_open *proc = push(s, slot, ra, frame_hook, (uintptr_t)fn);
     if (!proc) {
-        s->n--;
+        hp_frames_publish(s, s->n - 1);
         return;
     }
     if (!hp_collecting)
@@ -161,7 +162,7 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
         if (top->ra != ra || top->fn != (uintptr_t)fn)
             return; /* not entered through the hooks: nothing to close */
     }
-    s->n -= 2;
-    hp_exit_site(s->t, &s->open[s->n + 1].f);
-    hp_exit_site(s->t, &s->open[s->n].f);
+    hp_exit_site(s->t, &s->open[s->n - 1].f);
+    hp_exit_site(s->t, &s->open[s->n - 2].f);
+    hp_frames_publish(s, s->n - 2);
 }

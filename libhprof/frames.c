@@ -25,8 +25,8 @@ void hp_frames_close_above(hp_frames *s, uint32_t keep)
 {
     assert(keep >= HP_FRAMES_BASE && keep <= s->n);
     while (s->n > keep) {
-        s->n--;
-        hp_exit_site(s->t, &s->open[s->n].f);
+        hp_exit_site(s->t, &s->open[s->n - 1].f);
+        hp_frames_publish(s, s->n - 1);
     }
 }
 

@@ -70,11 +70,20 @@ static inline hp_frames *hp_frames_of(hp_thread *t, hp_frames **home, int which)
 /* Room for one more frame; 0 on success. */
 int hp_frames_grow(hp_frames *s);
 
-static inline hp_open *hp_frames_push(hp_frames *s)
+/* The next free entry (written before hp_frames_publish makes it part of
+ * the stack, so that a signal handler's probes never see a half-written
+ * frame), NULL without memory. */
+static inline hp_open *hp_frames_next(hp_frames *s)
 {
     if (__builtin_expect(s->n == s->cap, 0) && hp_frames_grow(s) != 0)
         return NULL;
-    return &s->open[s->n++];
+    return &s->open[s->n];
+}
+
+static inline void hp_frames_publish(hp_frames *s, uint32_t n)
+{
+    __asm__ volatile("" ::: "memory");
+    s->n = n;
 }
 
 /* Closes the frames above the first `keep` (>= HP_FRAMES_BASE),

@@ -105,11 +105,12 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
         hp_frames_close_deeper(s, sp);
         i = s->n;
     }
-    if (__builtin_expect(i == s->cap, 0) && hp_frames_grow(s) != 0)
+    hp_open *o = hp_frames_next(s);
+    if (!o)
         return;
-    hp_open *o = &s->open[i];
-    s->n = i + 1;
     o->sp = sp;
+    o->f.node = HP_FRAME_OFF;
+    hp_frames_publish(s, i + 1);
     hp_enter_site(t, &o->f, site, u->sites[index].kind == HPROF_SITE_COMM);
     pf->node = i;
 }
@@ -128,6 +129,6 @@ void hprof_exit(hprof_frame *pf)
             return;
         hp_frames_close_above(s, i + 1);
     }
-    s->n = i;
     hp_exit_site(s->t, &s->open[i].f);
+    hp_frames_publish(s, i);
 }
