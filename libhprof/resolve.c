@@ -42,6 +42,13 @@ static Dwarf_Die *unit_of(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
     return NULL;
 }
 
+/* The name of a subprogram or inlined-subroutine scope. */
+static const char *scope_name(Dwarf_Die *scope)
+{
+    Dwarf_Attribute attr;
+    return dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
+}
+
 /* The innermost function around pc, inlined ones included: a call in a
  * function the compiler inlined into main belongs to that function.
  * NULL when there is no debug information. */
@@ -56,20 +63,12 @@ static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
-        Dwarf_Attribute attr;
-        const char *s = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr));
+        const char *s = scope_name(&scopes[i]);
         if (s)
             name = strdup(s);
     }
     free(scopes);
     return name;
-}
-
-/* The name of a subprogram or inlined-subroutine scope. */
-static const char *scope_name(Dwarf_Die *scope)
-{
-    Dwarf_Attribute attr;
-    return dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
 }
 
 static int is_code_scope(int tag)
