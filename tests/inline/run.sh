@@ -7,7 +7,8 @@
 #   - the inlined calls are in compute, under compute's procedure node,
 #     flagged as inlined (site flag 256); scale's procedure count exact;
 #   - stdout identical with and without hprof.
-# Skipped when gcc did not inline scale (objdump shows a call to it).
+# With gcc (CC) and, when installed, clang.  Skipped for a compiler that
+# did not inline scale (objdump shows a call to it).
 #
 # usage: tests/inline/run.sh [BUILDDIR]   (default: the current directory)
 #        HPROF_KEEP_TMP=1 keeps the temp dir.
@@ -39,44 +40,49 @@ La=$(line_of "$SRC" inl-a) Lb=$(line_of "$SRC" inl-b) Lc=$(line_of "$SRC" call-c
 
 "$CC" -O2 -g "$SRC" -o "$tmp/plain" && "$tmp/plain" >"$tmp/plain.out" ||
     notok "plain build and run" "$CC failed"
-if ! "$CC" -O2 -g -finstrument-functions "$SRC" -o "$tmp/t1" \
-    -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/build.err"; then
-    notok "tier 1 build" "$(head -3 "$tmp/build.err" | oneline)"
-    echo "$pass passed, $fail failed"
-    exit 1
-fi
 
-# scale inlined: compute's code calls the entry hook 3 times (its own and
-# two inlined calls of scale) and never scale itself.
-body=$(objdump -d --no-show-raw-insn "$tmp/t1" | awk '/<compute>:$/ { f = 1; next } f && /^$/ { exit } f')
-if [ "$(grep -c 'call.*<scale' <<<"$body")" != 0 ] ||
-    [ "$(grep -c 'call.*<__cyg_profile_func_enter' <<<"$body")" -lt 3 ]; then
-    skipped "tier 1 inlining" "$CC did not inline scale into compute"
-    echo "$pass passed, $fail failed"
-    exit 0
-fi
-ok "scale is inlined into compute at two lines (objdump)"
-
-db=$tmp/t1.hpf
-HPROF_OUTPUT=$db "$tmp/t1" >"$tmp/t1.out" 2>"$tmp/t1.err"
-if [ -s "$db" ]; then
-    if cmp -s "$tmp/plain.out" "$tmp/t1.out"; then ok "same stdout as without hprof"; else
-        notok "same stdout as without hprof" "'$(oneline <"$tmp/t1.out")'"; fi
-    expect_eq "call statements of inlined.c (line, callee, calls)" \
+# inline_checks COMPILER - one -O2 tier-1 build and run, and the checks.
+inline_checks() {
+    local cc=$1 bin=$tmp/t1-$1 db=$tmp/t1-$1.hpf body
+    if ! "$cc" -O2 -g -finstrument-functions "$SRC" -o "$bin" \
+        -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/build.err"; then
+        notok "$cc: tier 1 build" "$(head -3 "$tmp/build.err" | oneline)"
+        return
+    fi
+    # scale inlined: compute's code calls the entry hook 3 times (its own
+    # and two inlined calls of scale) and never scale itself.
+    body=$(objdump -d --no-show-raw-insn "$bin" | awk '/<compute>:$/ { f = 1; next } f && /^$/ { exit } f')
+    if [ "$(grep -c 'call.*<scale' <<<"$body")" != 0 ] ||
+        [ "$(grep -c 'call.*<__cyg_profile_func_enter' <<<"$body")" -lt 3 ]; then
+        skipped "$cc: tier 1 inlining" "$cc did not inline scale into compute"
+        return
+    fi
+    ok "$cc: scale is inlined into compute at two lines (objdump)"
+    HPROF_OUTPUT=$db "$bin" >"$tmp/t1.out" 2>"$tmp/t1.err"
+    if [ ! -s "$db" ]; then
+        notok "$cc: tier 1 run writes a profile" "$(tail -3 "$tmp/t1.err" | oneline)"
+        return
+    fi
+    if cmp -s "$tmp/plain.out" "$tmp/t1.out"; then ok "$cc: same stdout as without hprof"; else
+        notok "$cc: same stdout as without hprof" "'$(oneline <"$tmp/t1.out")'"; fi
+    expect_eq "$cc: call statements of inlined.c (line, callee, calls)" \
         "$(printf '%s\n' "$La,scale,$((2 * N))" "$Lb,scale,$((2 * N / 4))" "$Lc,compute,2" | sort -n)" \
         "$(q "$db" "SELECT s.line, s.name, sum(st.count) FROM stat st JOIN node n ON n.id = st.node
                      JOIN site s ON s.id = n.site WHERE s.kind = 'call' AND s.file LIKE '%/inlined.c'
                      GROUP BY s.line, s.name ORDER BY s.line")"
-    expect_eq "the inlined calls: in compute, under compute's procedure node, flagged inlined" \
+    expect_eq "$cc: the inlined calls: in compute, under compute's procedure node, flagged inlined" \
         "$La,compute,compute,256;$Lb,compute,compute,256" \
         "$(q "$db" "SELECT DISTINCT s.line, s.func, ps.name, s.flags & 256 FROM node n JOIN site s ON s.id = n.site
                      JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
                      WHERE s.kind = 'call' AND s.name = 'scale' ORDER BY s.line" | oneline)"
-    expect_eq "scale's procedure count" $((2 * N + 2 * N / 4)) \
+    expect_eq "$cc: scale's procedure count" $((2 * N + 2 * N / 4)) \
         "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                      WHERE s.kind = 'procedure' AND s.name = 'scale'")"
-else
-    notok "tier 1 run writes a profile" "$(tail -3 "$tmp/t1.err" | oneline)"
+}
+
+inline_checks "$CC"
+if command -v clang >/dev/null 2>&1 && [ "$CC" != clang ]; then
+    inline_checks clang
 fi
 
 echo "$pass passed, $fail failed"
