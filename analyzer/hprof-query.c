@@ -1,19 +1,21 @@
 /*
  * hprof-query.c - command line tool: reports on a profile or its database
  * (top-down listing, flat sites, communication, per-rank distribution,
- * OpenMP threads and tasks, the task timeline, free SQL) in text, CSV or JSON.  Option parsing and dispatch only; the
- * reports live in report.c.
+ * OpenMP threads and tasks, the task timeline, free SQL) in text, CSV or
+ * JSON, or checks its invariants.  Option parsing and dispatch only; the
+ * reports live in report.c, the checker in check.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qopen.h"
 #include "report.h"
+#include "check.h"
 
 typedef struct query_args {
     const char *input;
     const char *comm_site, *ranks_site, *threads_site, *sql;
-    int flat, tasks, task_trace;
+    int flat, tasks, task_trace, check;
     hpq_options opt;
 } query_args;
 
@@ -31,6 +33,9 @@ static void usage(FILE *out)
           "  --tasks           tasks created per (parent construct, child construct)\n"
           "  --task-trace      the task timeline (HPROF_TASK_TRACE) as Chrome trace JSON\n"
           "  --sql QUERY       run an SQL query on the database\n"
+          "  --check           verify the profile's invariants (children within parents,\n"
+          "                    waits and tasks within their constructs, task counts,\n"
+          "                    shares); exit status 1 if one does not hold\n"
           "options:\n"
           "  --depth N         list calling contexts down to depth N\n"
           "  --top N           list at most N rows (default 30, 0 = all)\n"
@@ -127,6 +132,8 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->tasks = 1;
         else if (strcmp(name, "--task-trace") == 0 && !eq)
             a->task_trace = 1;
+        else if (strcmp(name, "--check") == 0 && !eq)
+            a->check = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
         else if (!takes_value(name))
@@ -144,9 +151,9 @@ static int parse_args(int argc, char **argv, query_args *a)
         return usage_error("no profile or database given", NULL);
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
-            (a->sql != NULL) > 1)
-        return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace and"
-                           " --sql exclude each other", NULL);
+            (a->sql != NULL) + (a->check != 0) > 1)
+        return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace,"
+                           " --sql and --check exclude each other", NULL);
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     return -1;
@@ -187,7 +194,12 @@ int main(int argc, char **argv)
     }
     hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
     status = 0;
-    if (run_report(&a, &ctx)) {
+    if (a.check) {
+        status = hpq_check(&ctx);
+        if (status < 0)
+            fprintf(stderr, "hprof-query: %s\n", err);
+        status = status != 0;
+    } else if (run_report(&a, &ctx)) {
         fprintf(stderr, "hprof-query: %s\n", err);
         status = 1;
     }

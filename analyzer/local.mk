@@ -19,6 +19,7 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/report.h analyzer/report.c \
 	analyzer/trace.c \
+	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la -lm

@@ -5,7 +5,9 @@
  *
  * Conventions: "time" sums over ranks and threads; "mean" divides it by
  * the number of ranks; "max" is the largest per-rank sum; imbalance is
- * max / mean; "pct" is time relative to the wall time summed over ranks.
+ * max / mean; "pct" is time relative to the thread time of the run: each
+ * rank's wall time times its threads that recorded, summed over ranks,
+ * which the root row of the tree carries (so nothing exceeds 100%).
  */
 #include "config.h"
 #include <stdarg.h>
@@ -135,6 +137,7 @@ static int print_header(const hpq_ctx *ctx)
         " (SELECT COUNT(*) FROM rank), (SELECT MAX(threads) FROM rank),"
         " (SELECT MAX(omp_threads) FROM rank),"
         " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
+        " (SELECT SUM(wall * MAX(threads, 1)) FROM rank),"
         " MIN(mpi_pct), AVG(mpi_pct), MAX(mpi_pct), MIN(mpi_threads), MAX(mpi_threads),"
         " (SELECT value FROM run WHERE key = 'nranks'),"
         " (SELECT group_concat(rank, ', ') FROM rank WHERE flags & 4)"
@@ -150,21 +153,23 @@ static int print_header(const hpq_ctx *ctx)
     fprintf(ctx->out, "program:   %s\n", argv);
     fprintf(ctx->out, "ranks:     %lld x %lld threads (recording; OpenMP threads: %lld)\n",
             (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
-    long long run_ranks = c[12].s ? atoll(c[12].s) : c[12].i;
+    long long run_ranks = c[13].s ? atoll(c[13].s) : c[13].i;
     if (run_ranks > c[2].i)
         fprintf(ctx->out, "missing:   records of %lld of %lld ranks are not in this profile%s%s%s\n",
-                run_ranks - c[2].i, run_ranks, c[13].s ? " (MPI_Abort on rank " : "",
-                c[13].s ? c[13].s : "", c[13].s ? ")" : "");
+                run_ranks - c[2].i, run_ranks, c[14].s ? " (MPI_Abort on rank " : "",
+                c[14].s ? c[14].s : "", c[14].s ? ")" : "");
     fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
             c[5].d, c[6].d);
+    fprintf(ctx->out, "threads:   %.6f thread-s (wall x threads recording, summed over ranks):"
+                      " the root row, 100%% of pct\n", c[7].d);
     char threads[48];
-    if (c[10].i == c[11].i)
-        snprintf(threads, sizeof threads, "%lld", (long long)c[11].i);
+    if (c[11].i == c[12].i)
+        snprintf(threads, sizeof threads, "%lld", (long long)c[12].i);
     else
-        snprintf(threads, sizeof threads, "%lld-%lld", (long long)c[10].i, (long long)c[11].i);
+        snprintf(threads, sizeof threads, "%lld-%lld", (long long)c[11].i, (long long)c[12].i);
     fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks, of wall x "
                       "threads calling MPI (%s per rank)\n\n",
-            c[7].d, c[8].d, c[9].d, threads);
+            c[8].d, c[9].d, c[10].d, threads);
     hpq_table_free(t);
     return 0;
 }
@@ -265,7 +270,7 @@ static int link_children(tree *tr)
     return 0;
 }
 
-static void add_tree_row(hpq_table *t, const tree_node *nd, double total_wall, int indent)
+static void add_tree_row(hpq_table *t, const tree_node *nd, double total, int indent)
 {
     char *label = NULL;
     hpq_table_add_row(t);
@@ -282,12 +287,24 @@ static void add_tree_row(hpq_table *t, const tree_node *nd, double total_wall, i
     hpq_set_real(t, 5, nd->mean);
     hpq_set_real(t, 6, nd->max);
     hpq_set_real(t, 7, nd->imbalance);
-    hpq_set_real(t, 8, total_wall > 0 ? 100.0 * nd->time / total_wall : 0);
+    hpq_set_real(t, 8, total > 0 ? 100.0 * nd->time / total : 0);
+}
+
+/* The root row is the run's thread time: per rank its wall time times its
+ * threads that recorded; calls counts those threads. */
+static void root_carries_total(const hpq_ctx *ctx, tree_node *root, double total)
+{
+    double nranks = query_double(ctx, "SELECT COUNT(*) FROM rank");
+    root->time = total;
+    root->calls = (int64_t)query_double(ctx, "SELECT SUM(MAX(threads, 1)) FROM rank");
+    root->mean = nranks > 0 ? total / nranks : 0;
+    root->max = query_double(ctx, "SELECT MAX(wall * MAX(threads, 1)) FROM rank");
+    root->imbalance = root->mean > 0 ? root->max / root->mean : 0;
 }
 
 /* Depth-first walk, children by decreasing time, within --depth / --top.
  * Iterative (with an explicit stack) so deep trees cannot overflow. */
-static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total_wall)
+static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
 {
     const hpq_options *o = ctx->opt;
     tree_node **stack = malloc((tr->n + 1) * sizeof *stack);
@@ -300,7 +317,7 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total_wa
         tree_node *nd = stack[--sp];
         if (nd->calls == 0 && nd->nkids == 0 && nd != &tr->nodes[0])
             continue; /* an unused leaf, such as an empty <overflow> */
-        add_tree_row(t, nd, total_wall, o->format == HPQ_TEXT);
+        add_tree_row(t, nd, total, o->format == HPQ_TEXT);
         if (o->depth >= 0 && nd->depth >= o->depth)
             continue;
         for (size_t k = nd->nkids; k-- > 0;)
@@ -317,12 +334,14 @@ int hpq_report_tree(const hpq_ctx *ctx)
     tree tr = {0};
     hpq_table *t = NULL;
     int rc = -1;
-    double total_wall = query_double(ctx, "SELECT SUM(wall) FROM rank");
+    double total = query_double(ctx, "SELECT SUM(wall * MAX(threads, 1)) FROM rank");
 
     if (load_nodes(ctx, &tr))
         goto done;
+    if (tr.n)
+        root_carries_total(ctx, &tr.nodes[0], total);
     t = hpq_table_new(9, cols);
-    if (!t || link_children(&tr) || walk_tree(ctx, &tr, t, total_wall)) {
+    if (!t || link_children(&tr) || walk_tree(ctx, &tr, t, total)) {
         oom(ctx);
         goto done;
     }
@@ -368,7 +387,7 @@ int hpq_report_flat(const hpq_ctx *ctx)
 {
     return print_listing(ctx,
                          "SELECT site, label, kind, calls, time, mean, max, imbalance,"
-                         " 100.0 * time / (SELECT SUM(wall) FROM rank) AS pct"
+                         " 100.0 * time / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) AS pct"
                          " FROM site_time ORDER BY time DESC, site",
                          NULL);
 }
@@ -518,19 +537,21 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
 /* One column of the per-thread table: the time (or, for executions, the
  * count) of the OpenMP records named `name` inside the construct.  A wait
  * is subtracted from the work column; an optional column is listed only
- * when the construct has such records. */
+ * when the construct has such records; an outermost one sums only the
+ * records with no record of that name between them and the construct (a
+ * task's time holds the tasks run nested in it: counted once). */
 static const struct {
     const char *column, *name;
-    int count, wait, optional;
+    int count, wait, optional, outermost;
 } thread_columns[] = {
-    {"ibarrier", "implicit barrier", 0, 1, 0}, {"barrier", "barrier", 0, 1, 0},
-    {"crit_wait", "critical wait", 0, 1, 0},   {"crit_hold", "critical", 0, 0, 0},
-    {"lock_wait", "lock wait", 0, 1, 0},       {"lock_hold", "lock", 0, 0, 0},
-    {"single", "single", 1, 0, 0},             {"master", "master", 1, 0, 0},
-    {"tasks", "task", 1, 0, 0},                {"task_time", "task", 0, 0, 0},
-    {"taskwait", "taskwait", 0, 1, 0},         {"ord_wait", "ordered wait", 0, 1, 1},
-    {"ord_hold", "ordered", 0, 0, 1},          {"atomics", "atomic", 1, 0, 1},
-    {"flushes", "flush", 1, 0, 1},
+    {"ibarrier", "implicit barrier", 0, 1, 0, 0}, {"barrier", "barrier", 0, 1, 0, 0},
+    {"crit_wait", "critical wait", 0, 1, 0, 0},   {"crit_hold", "critical", 0, 0, 0, 0},
+    {"lock_wait", "lock wait", 0, 1, 0, 0},       {"lock_hold", "lock", 0, 0, 0, 0},
+    {"single", "single", 1, 0, 0, 0},             {"master", "master", 1, 0, 0, 0},
+    {"tasks", "task", 1, 0, 0, 0},                {"task_time", "task", 0, 0, 0, 1},
+    {"taskwait", "taskwait", 0, 1, 0, 0},         {"ord_wait", "ordered wait", 0, 1, 1, 0},
+    {"ord_hold", "ordered", 0, 0, 1, 0},          {"atomics", "atomic", 1, 0, 1, 0},
+    {"flushes", "flush", 1, 0, 1, 0},
 };
 #define NTHREAD_COLUMNS (sizeof thread_columns / sizeof thread_columns[0])
 
@@ -557,6 +578,11 @@ static void append(hp_buf *b, const char *fmt, ...)
                    " JOIN node p ON p.id IN (%s) WHERE cs.kind = 'omp' AND cs.name = '%s'" \
                    " AND c.path LIKE p.path || '/%%'"
 
+/* ... and no node between p and c carries records of c's name. */
+#define OUTERMOST_SQL " AND NOT EXISTS (SELECT 1 FROM node a JOIN site asn ON asn.id = a.site" \
+                      " WHERE asn.kind = 'omp' AND asn.name = cs.name" \
+                      " AND c.path LIKE a.path || '/%%' AND a.path LIKE p.path || '/%%')"
+
 /* Does any node inside the selected nodes carry records named `name`? */
 static int has_records(const hpq_ctx *ctx, const char *nodes, const char *name)
 {
@@ -578,9 +604,10 @@ static char *threads_sql(const char *nodes, const int *shown)
     for (size_t i = 0; i < NTHREAD_COLUMNS; i++)
         if (shown[i])
             append(&b, ", COALESCE((SELECT SUM(%s) FROM " INSIDE_SQL
-                       " AND x.rank = st.rank AND x.thread = st.thread), 0) AS %s",
+                       " AND x.rank = st.rank AND x.thread = st.thread%s), 0) AS %s",
                    thread_columns[i].count ? "x.count" : "x.time", nodes,
-                   thread_columns[i].name, thread_columns[i].column);
+                   thread_columns[i].name, thread_columns[i].outermost ? OUTERMOST_SQL : "",
+                   thread_columns[i].column);
     append(&b, " FROM stat st WHERE st.node IN (%s) GROUP BY st.rank, st.thread", nodes);
     /* work: the construct's time less every wait recorded inside it */
     hp_buf outer = {0};

@@ -266,7 +266,7 @@ static int hpi_listed(const char *const *list, const char *name)
     return 0;
 }
 
-/* HPROF_SITE_COMM, HPROF_SITE_CALL, or 0 for no site. */
+/* HPROF_SITE_COMM, HPROF_SITE_CALL, or 0: no site (hprof_*: a region would outlive the call) */
 static int hpi_call_kind(hpi_walk *w, const char *name)
 {
     size_t i;
@@ -274,7 +274,7 @@ static int hpi_call_kind(hpi_walk *w, const char *name)
     for (i = 0; i < w->o->ncomm; i++)
         if (strcmp(name, w->o->comm[i]) == 0)
             return HPROF_SITE_COMM;
-    if (strncmp(name, "PMPI_", 5) == 0 || strncmp(name, "__builtin", 9) == 0)
+    if (!strncmp(name, "PMPI_", 5) || !strncmp(name, "__builtin", 9) || !strncmp(name, "hprof_", 6))
         return 0;
     if (strncmp(name, "MPI_", 4) == 0) {
         /* From the wrappers' spec: local calls (queries, datatypes, groups,

@@ -26,10 +26,10 @@
  *  - GOMP_barrier (and GOMP_barrier_cancel): "barrier" at the call's line.
  *    gcc also calls GOMP_barrier for the implicit barrier at the end of a
  *    static `omp for`, of `single` and of `sections` when no nowait is
- *    given: from here those look exactly like explicit barriers.  The end
- *    barriers of dynamic/guided/runtime loops and of sections are calls of
- *    GOMP_loop_end / GOMP_sections_end: recorded as "implicit barrier" at
- *    their line.
+ *    given: those become "implicit barrier"s of their construct when the
+ *    site is resolved (hp_omp_pragma.h).  The end barriers of dynamic
+ *    loops and of sections are calls of GOMP_loop_end/GOMP_sections_end:
+ *    "implicit barrier" (all at the construct's line: hp_omp_pragma.h).
  *  - GOMP_critical_start/end and GOMP_critical_name_start/end: "critical
  *    wait" (time in start) and "critical" (start's return until end), both
  *    at the line of the critical construct.
@@ -46,21 +46,21 @@
  *    the line of the set/test call.
  *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
  *    the thread that runs the block (its time is the time of the call).
- *  - GOMP_task: "task create" (time in the call; an undeferred task, e.g.
- *    if(0) or outside a parallel region, runs inside it and is included),
- *    and "task", the execution, on the thread that runs it, keyed by the
- *    task's outlined function (its line is the pragma's or the body's):
+ *  - GOMP_task: "task create" (time in the call less the tasks it ran, e.g.
+ *    an undeferred if(0) task or a full queue's, recorded as "task"),
+ *    and "task", the execution, on the thread that runs it, both keyed by
+ *    the task's outlined function (at the pragma's line: hp_omp_lines.h):
  *    libgomp gets a trampoline and a larger argument block (see task_hdr)
  *    that carries the task's instance id to the executing thread; the
  *    execution is an open node (hp_task.h), so what the task does is
- *    recorded below it, and it is also inside the taskwait/barrier/task
+ *    recorded below it, and left out of the taskwait/barrier/task
  *    create time of whatever the thread was waiting in.  A detachable
  *    task's block is laid out around the event handle libgomp writes into
  *    its first word (see shift_hdr).  Blocks over 64 KiB are created
  *    unwrapped (creation only);
  *  - GOMP_taskloop / GOMP_taskloop_ull: "task create" once per task made
- *    (time: the whole call, which includes the wait for the tasks unless
- *    nogroup) and "task" per execution, through a trampoline and a block
+ *    (time: the whole call, less the tasks this thread ran in it,
+ *    with the wait for the tasks unless nogroup) and "task" per execution, through a trampoline and a block
  *    laid out around libgomp's bounds (see shift_hdr).  Taskloops with a
  *    task reduction or a copy function are created unwrapped (one
  *    creation per encounter); so are nogroup's creations counted;
@@ -579,7 +579,7 @@ static void task_copy(void *dst, void *src)
 
 static int shift_wrappable(hp_thread *t, void (*cpyfn)(void *, void *), long arg_size,
                            long head);
-static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+static void task_detached(hp_thread *t, void (*fn)(void *), void *data,
                           long arg_size, long arg_align, bool if_clause, unsigned flags,
                           void **depend, int priority, void *detach);
 
@@ -599,7 +599,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     /* A detachable task's event handle is written by libgomp into the
      * first word of the block: its header goes after that word. */
     if (detach && shift_wrappable(t, cpyfn, arg_size, DETACH_HEAD)) {
-        task_detached(t, RET, fn, data, arg_size, arg_align, if_clause, flags, depend,
+        task_detached(t, fn, data, arg_size, arg_align, if_clause, flags, depend,
                       priority, detach);
         return;
     }
@@ -618,12 +618,11 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
         /* libgomp calls task_copy(copy, h): only the header is needed here. */
         task_hdr hdr = { fn, cpyfn, data, off, hp_task_new_id(t) };
         h = &hdr;
-        uint64_t t0 = hp_ticks();
+        hp_task_clock c = hp_task_create_start(t);
         real.task(task_tramp, h, task_copy, size, align, if_clause, flags, depend,
                   priority, detach);
-        uint64_t t1 = hp_ticks();
         if (!ompt_on())
-            hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), hdr.id, t0, t1);
+            hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hdr.id, &c);
         return;
     }
     /* memcpy'd by libgomp, or run in place when undeferred: the whole
@@ -637,12 +636,11 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     uint64_t id = h->id = hp_task_new_id(t);
     if (arg_size)
         __builtin_memcpy((char *)h + off, data, arg_size);
-    uint64_t t0 = hp_ticks();
+    hp_task_clock c = hp_task_create_start(t);
     real.task(task_tramp, h, NULL, size, align, if_clause, flags, depend, priority,
               detach);
-    uint64_t t1 = hp_ticks();
     if (!ompt_on())
-        hp_task_created(t, call_site(t, RET, HP_OMP_TASK_CREATE), id, t0, t1);
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), id, &c);
 }
 
 /* ------------------------------------------------- blocks with a runtime head */
@@ -727,7 +725,7 @@ static char *shift_layout(char *raw, long align, const shift_hdr *h, long head,
     return blk;
 }
 
-static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void *data,
+static void task_detached(hp_thread *t, void (*fn)(void *), void *data,
                           long arg_size, long arg_align, bool if_clause, unsigned flags,
                           void **depend, int priority, void *detach)
 {
@@ -736,11 +734,11 @@ static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void 
     h.id = hp_task_new_id(t);
     char raw[size + align];
     char *blk = shift_layout(raw, align, &h, DETACH_HEAD, data);
-    uint64_t t0 = hp_ticks();
+    hp_task_clock c = hp_task_create_start(t);
     real.task(detach_tramp, blk, NULL, size, align, if_clause, flags, depend, priority,
               detach);
     if (!ompt_on())
-        hp_task_created(t, call_site(t, ret, HP_OMP_TASK_CREATE), h.id, t0, hp_ticks());
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), h.id, &c);
 }
 
 /* --------------------------------------------------------------- taskloop */
@@ -752,7 +750,7 @@ static void task_detached(hp_thread *t, uintptr_t ret, void (*fn)(void *), void 
 typedef struct loop_call {
     hp_thread *t;                   /* NULL: not recorded */
     int wrapped;
-    uint64_t t0;
+    hp_task_clock clock;
     long size, align;               /* the block libgomp gets, when wrapped */
     _Atomic unsigned long ran;
     shift_hdr h;
@@ -762,7 +760,7 @@ static void loop_begin(loop_call *c, void (*fn)(void *), void (*cpyfn)(void *, v
                        long arg_size, long arg_align, unsigned flags)
 {
     c->t = recorder();
-    c->t0 = hp_ticks();
+    c->clock = hp_task_create_start(c->t);
     c->wrapped = shift_wrappable(c->t, cpyfn, arg_size, LOOP_HEAD) &&
                  !(flags & GOMP_TASK_FLAG_REDUCTION);
     atomic_init(&c->ran, 0);
@@ -778,13 +776,13 @@ static char *loop_block(loop_call *c, char *raw, const void *data)
     return shift_layout(raw, c->align, &c->h, LOOP_HEAD, data);
 }
 
-static void loop_end(loop_call *c, uintptr_t ret)
+static void loop_end(loop_call *c, void (*fn)(void *))
 {
     if (!c->t || ompt_on())
         return;
     unsigned long tasks = c->wrapped ? atomic_load(&c->ran) : 0;
-    hp_task_created_n(c->t, call_site(c->t, ret, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
-                      c->t0, hp_ticks(), tasks ? tasks : 1);
+    hp_task_created_n(c->t, hp_omp_site(c->t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
+                      &c->clock, tasks ? tasks : 1);
 }
 
 API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -809,7 +807,7 @@ API void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, voi
         real.taskloop(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
                       num_tasks, priority, start, end, step);
     }
-    loop_end(&c, RET);
+    loop_end(&c, fn);
 }
 
 API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -834,7 +832,7 @@ API void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *,
         real.taskloop_ull(loop_tramp, loop_block(&c, raw, data), NULL, c.size, c.align, flags,
                           num_tasks, priority, start, end, step);
     }
-    loop_end(&c, RET);
+    loop_end(&c, fn);
 }
 
 /* ---------------------------------------------------------------- single */

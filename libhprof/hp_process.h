@@ -30,6 +30,10 @@ void hp_process_mpi_finished(void);
 /* Installed once at start-up: writes the report of a process without MPI,
  * warns about one that initialized MPI but never finalized it. */
 void hp_process_at_exit(void);
+/* When the runtime started (the library's constructor, before main): the
+ * start of every rank's wall window, so that main and whatever runs before
+ * MPI_Init lie inside it. */
+void hp_process_start(uint64_t *ns, uint64_t *ticks);
 /* No report at exit (unit tests that drive the runtime directly). */
 void hp_process_no_exit_report(void);
 

@@ -11,4 +11,9 @@
  * sites resolved to a source line. */
 int hp_resolve_dynamic_sites(void);
 
+/* The compile unit around pc in mod (and its bias), through the address
+ * index or, when there is none (clang's default), unit by unit. */
+#include <elfutils/libdwfl.h>
+Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias);
+
 #endif

@@ -9,10 +9,11 @@
 #include "hp_profile.h"
 
 /* Fills rd's strings, sites, nodes, comms and task timeline (times from
- * start_ticks, the rank's start), and info.threads, info.mpi_time,
+ * start_ticks, the rank's start; activations still open are closed at
+ * end_ticks, the end of its wall window), and info.threads, info.mpi_time,
  * info.overflow_events, info.flags; the caller fills the rest of rd->info.
  * Returns 0, or -1 when memory ran out. */
-int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks);
+int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks);
 
 /* Time of the outermost MPI nodes of rd (communication statements and
  * local MPI calls, HP_SITEF_MPI), summed over its threads: the rank's MPI

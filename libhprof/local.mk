@@ -11,6 +11,8 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_log.h libhprof/log.c \
 	libhprof/hp_config.h libhprof/config.c \
 	libhprof/hp_resolve.h libhprof/resolve.c \
+	libhprof/hp_omp_lines.h libhprof/omp_lines.c \
+	libhprof/hp_omp_pragma.h libhprof/omp_pragma.c \
 	libhprof/hp_tailcall.h libhprof/tailcall.c \
 	libhprof/hp_snapshot.h libhprof/snapshot.c \
 	libhprof/hp_summary.h libhprof/summary.c \
@@ -21,9 +23,12 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hprof_probe.h libhprof/probe.c \
 	libhprof/cyg.c \
 	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
+	libhprof/hp_ompt_codeptr.h libhprof/ompt_codeptr.c libhprof/ompt_fork.c \
+	libhprof/hp_ompt_kinds.h libhprof/ompt_kinds.c \
 	libhprof/hp_task.h libhprof/task.c \
+	libhprof/hp_stack.h libhprof/stack.c \
 	libhprof/gomp.c \
-	libhprof/pomp2.c \
+	libhprof/pomp2.c libhprof/hp_pomp2_ctc.h libhprof/pomp2_ctc.c \
 	libhprof/region.c \
 	libhprof/hp_process.h libhprof/process.c \
 	libhprof/hprof.h libhprof/api.c

@@ -9,9 +9,11 @@
  * and a slot per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame; an explicit task (task_data->ptr) its site,
  * instance id and open node (tied) or execution time so far (untied).
- * Per thread, the tied tasks open on it, a small stack of open scopes
+ * Per thread, the tasks open on it, a growing stack of open scopes
  * (barrier and taskwait waits, worksharing constructs, master) and a table
- * of the mutexes being waited for or held.  No lock on any path.
+ * of the mutexes being waited for or held; an explicit task keeps its own
+ * open wait (an untied one may end it on another thread).  No lock on any
+ * path.
  *
  * libomp (14 and later) ends a worker's implicit task, and its wait at the
  * region's closing barrier, only when the worker is woken for the next
@@ -36,14 +38,15 @@ int hp_ompt_active;
 extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 
 #ifdef HAVE_OMPT
-#include <dlfcn.h>
-#include <execinfo.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
+#include "hp_ompt_codeptr.h"
+#include "hp_ompt_kinds.h"
+#include "hp_stack.h"
 #include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
@@ -57,6 +60,7 @@ typedef struct itask {
     unsigned index;
     hp_thread *t;
     const void *ra;           /* the region's code address */
+    const void *fork_ra;      /* the fork call's, when ra is the outlined function's */
     struct team *team;        /* master only: alive until parallel_end */
     hprof_frame f;
     hp_omp_saved saved;
@@ -69,35 +73,37 @@ typedef struct itask {
 
 typedef struct etask {
     int type;                 /* T_EXPLICIT */
-    int tied;                 /* runs on one thread: an open node (hp_task.h) */
-    int state;                /* tied: E_NEW, E_OPEN, E_CLOSED */
+    int tied;                 /* runs on one thread (else per fragment) */
+    int state;                /* E_NEW (untied: also switched out), E_OPEN, E_CLOSED */
     uint32_t site;            /* HP_OMP_TASK site of the construct */
+    const void *ra;           /* the construct's code address */
     uint64_t id;              /* the task instance */
-    hp_thread *owner;         /* tied: the thread running it */
-    struct etask *below;      /* tied: the task open below it on that thread */
+    hp_thread *owner;         /* the thread running it */
+    struct etask *below;      /* the task open below it on that thread */
     hp_task_run run;
-    uint64_t first;           /* untied: first switched in at */
-    uint64_t start, ticks;    /* untied: switched in at, executed so far */
+    uint64_t wait_start;      /* its open wait (it may resume elsewhere), 0 if none */
+    uint64_t wait_mark;       /* its hp_omp_wait_mark */
+    const void *wait_ra;
+    int wait_what;
 } etask;
 enum { E_NEW, E_OPEN, E_CLOSED };
 
 typedef struct team {
     hp_omp_team ctx;
-    const void *ra;
+    const void *ra, *fork_ra;
     uint64_t begin, join_start;
     uint32_t nslots;
     itask *slot[];            /* the threads' implicit tasks, 0 = master */
 } team;
 
 /* Per-thread open scopes. */
-enum { C_WAIT, C_WORK };
+enum { C_WAIT, C_WORK, C_GROUP };
 typedef struct scope {
     uint64_t start;
     uint64_t mark;            /* waits: hp_omp_wait_mark at the start */
     const void *ra;
     int cls, what;
 } scope;
-#define MAX_SCOPES 64
 
 typedef struct mutex_slot {
     ompt_wait_id_t id;
@@ -109,8 +115,8 @@ typedef struct mutex_slot {
 #define MAX_MUTEX 16
 
 typedef struct othread {
-    uint32_t nscopes, lost;
-    scope scopes[MAX_SCOPES];
+    uint32_t nscopes, lost, scope_cap;
+    scope *scopes;            /* as deep as tasks nest in waits (hp_stack.h) */
     mutex_slot mutex[MAX_MUTEX];
     struct itask *_Atomic pending;  /* this thread's open worker implicit task */
     struct othread *next;           /* all threads, for hp_ompt_close_pending */
@@ -145,7 +151,7 @@ static void scope_push(int cls, int what, const void *ra, uint64_t now)
     othread *o = ot();
     if (!o)
         return;
-    if (o->nscopes >= MAX_SCOPES) {
+    if (!hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
         o->lost++;
         return;
     }
@@ -192,6 +198,11 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     team *tm = calloc(1, sizeof *tm + requested * sizeof(itask *));
     if (!tm)
         return;
+    const char *microtask = hp_ompt_forked_microtask(ra);
+    if (microtask) {
+        tm->fork_ra = ra;
+        ra = microtask + 1;
+    }
     tm->ra = ra;
     tm->nslots = requested;
     hp_omp_team_init(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
@@ -276,6 +287,7 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
     it->index = index;
     it->t = t;
     it->ra = tm->ra;
+    it->fork_ra = tm->fork_ra;
     it->team = index == 0 ? tm : NULL;
     atomic_init(&it->state, S_RUN);
     atomic_init(&it->refs, index && index < tm->nslots ? 2 : 1);
@@ -363,38 +375,49 @@ void hp_ompt_close_pending(void)
 
 /* ---- waits: barriers, taskwait, taskgroup ---- */
 
-static int wait_what(ompt_sync_region_t kind)
+/* The code address of the construct around a wait or a worksharing
+ * construct that libomp reported with no user address (NULL, or inside
+ * itself): an explicit task's construct; else the innermost open scope
+ * of the thread (a single, a loop); else the parallel region. */
+static const void *enclosing_ra(ompt_data_t *td)
 {
-    switch ((int)kind) {
-    case ompt_sync_region_barrier_implicit:
-    case ompt_sync_region_barrier_implicit_workshare:
-    case ompt_sync_region_barrier_implicit_parallel:
-    case ompt_sync_region_barrier_implementation:
-        return HP_OMP_IMPLICIT_BARRIER;
-    case ompt_sync_region_barrier:
-    case ompt_sync_region_barrier_explicit:
-        return HP_OMP_BARRIER;
-    case ompt_sync_region_taskwait:
-    case ompt_sync_region_taskgroup:
-        return HP_OMP_TASKWAIT;
-    default:
-        return -1;
-    }
+    void *p = td ? td->ptr : NULL;
+    if (p && *(int *)p == T_EXPLICIT)
+        return ((etask *)p)->ra;
+    othread *o = ot_self;
+    if (o && o->nscopes)
+        return o->scopes[o->nscopes - 1].ra;
+    return p ? ((itask *)p)->ra : NULL;
 }
 
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                 ompt_data_t *pd, ompt_data_t *td, const void *ra)
 {
     (void)pd;
-    int what = wait_what(kind);
+    int what = hp_ompt_wait_what((int)kind);
     if (what < 0)
         return;
     itask *it = td && td->ptr && *(int *)td->ptr == T_IMPLICIT ? td->ptr : NULL;
+    etask *e = td && td->ptr && *(int *)td->ptr == T_EXPLICIT ? td->ptr : NULL;
     uint64_t now = hp_ticks();
+    if (endpoint == ompt_scope_begin && e) {   /* a task has one wait at a time */
+        e->wait_start = now;
+        e->wait_mark = hp_omp_wait_mark(hp_tls_self);
+        e->wait_ra = ra;
+        e->wait_what = what;
+        return;
+    }
     if (endpoint == ompt_scope_begin) {
-        /* A worker's wait at the region's end has no code address. */
-        if (!ra && it)
-            ra = it->ra;
+        /* A worker's wait at the region's end has no code address, a
+         * wait inside the runtime one there: the enclosing construct's. */
+        othread *o = ot_self;
+        if (kind == ompt_sync_region_taskgroup && o && o->nscopes &&
+            o->scopes[o->nscopes - 1].cls == C_GROUP)
+            ra = o->scopes[o->nscopes - 1].ra;   /* at the taskgroup, not its end */
+        else if (hp_ompt_foreign(ra))
+            ra = !ra && it ? it->ra : enclosing_ra(td);
+        else if (it && it->fork_ra && ra == it->fork_ra)
+            ra = it->ra;   /* the master's, at the region's end */
         scope_push(C_WAIT, what, ra, now);
         if (it && what == HP_OMP_IMPLICIT_BARRIER) {
             it->wait_ra = ra;
@@ -405,8 +428,12 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
         return;
     }
     scope s;
-    if (!scope_pop(C_WAIT, &s))
+    if (e && e->wait_start) {
+        s = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what};
+        e->wait_start = 0;
+    } else if (e || !scope_pop(C_WAIT, &s)) {
         return;
+    }
     if (it && what == HP_OMP_IMPLICIT_BARRIER) {
         if (atomic_load(&it->state) != S_RUN)
             return;   /* closed already, with this wait */
@@ -422,6 +449,21 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
                            s.mark);
 }
 
+/* A taskgroup's wait is reported at its end: its begin is noted. */
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           ompt_data_t *pd, ompt_data_t *td, const void *ra)
+{
+    (void)pd;
+    (void)td;
+    scope s;
+    if (kind != ompt_sync_region_taskgroup)
+        return;
+    if (endpoint == ompt_scope_begin)
+        scope_push(C_GROUP, HP_OMP_TASKWAIT, ra, 0);
+    else
+        scope_pop(C_GROUP, &s);
+}
+
 /* ---- worksharing, single, master/masked ---- */
 
 /* libomp 14 reports a taskloop, and the creation of its tasks, with a code
@@ -430,42 +472,10 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
  * used for its tasks too. */
 static __thread const void *taskloop_ra __attribute__((tls_model("initial-exec")));
 
-static const void *module_of(const void *addr)
-{
-    Dl_info info;
-    return dladdr(addr, &info) ? info.dli_fbase : NULL;
-}
-
-static int in_runtime(const void *ra)
-{
-    static const void *runtime;
-    if (!runtime) {
-        void *sym = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
-        runtime = sym ? module_of(sym) : NULL;
-    }
-    return ra && runtime && module_of(ra) == runtime;
-}
-
-static const void *user_caller(const void *ra)
-{
-    if (!in_runtime(ra))
-        return ra;
-    void *frames[32];
-    int n = backtrace(frames, 32);
-    const void *self = module_of((const void *)user_caller), *rt = module_of(ra);
-    for (int i = 0; i < n; i++) {
-        const void *m = module_of(frames[i]);
-        if (m && m != self && m != rt)
-            return frames[i];
-    }
-    return ra;
-}
-
 static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
                     ompt_data_t *td, uint64_t count, const void *ra)
 {
     (void)pd;
-    (void)td;
     (void)count;
     int what;
     switch ((int)wstype) {
@@ -484,7 +494,7 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
     }
     if (wstype == ompt_work_taskloop) {
         if (endpoint == ompt_scope_begin)
-            ra = taskloop_ra = user_caller(ra);
+            ra = taskloop_ra = hp_ompt_user_caller(ra);
         else
             taskloop_ra = NULL;
     }
@@ -495,8 +505,13 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
     }
     scope s;
     hp_thread *t;
-    if (scope_pop(C_WORK, &s) && (t = rec_thread()))
-        record(t, s.ra, s.what, now - s.start);
+    if (!scope_pop(C_WORK, &s) || !(t = rec_thread()))
+        return;
+    /* a begin reported with no user address: the end's, else the
+     * enclosing construct's */
+    if (hp_ompt_foreign(s.ra))
+        s.ra = hp_ompt_foreign(ra) ? enclosing_ra(td) : ra;
+    record(t, s.ra, s.what, now - s.start);
 }
 
 static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data_t *td,
@@ -620,13 +635,12 @@ static void on_flush(ompt_data_t *thread_data, const void *ra)
 
 /* ---- explicit tasks ---- */
 
-/* A tied task runs on one thread and the tasks it runs at its scheduling
- * points nest inside it, so it is an open node there from its first
- * schedule to its completion.  An untied task may resume on another
- * thread: its fragments are summed and recorded, on the thread that
- * completes it, as one execution. */
+/* A task's execution is an open node on the thread that runs it, and the
+ * tasks it runs at its scheduling points nest inside it: a tied task from
+ * its first schedule to its completion; an untied one, which may resume on
+ * another thread, per fragment (switched in to switched out), counted
+ * once, by the fragment that completes it (hp_task_suspend). */
 static __thread etask *open_tasks __attribute__((tls_model("initial-exec")));
-
 static etask *explicit_task(ompt_data_t *d)
 {
     return d && d->ptr && *(int *)d->ptr == T_EXPLICIT ? d->ptr : NULL;
@@ -645,7 +659,7 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     hp_thread *t = hp_thread_self();
     if (!t)
         return;
-    if (taskloop_ra && in_runtime(ra))
+    if (taskloop_ra && hp_ompt_in_runtime(ra))
         ra = taskloop_ra;   /* a task of the running taskloop */
     etask *e = calloc(1, sizeof *e);
     if (!e)
@@ -653,30 +667,31 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     e->type = T_EXPLICIT;
     e->tied = !(flags & ompt_task_untied);
     e->site = hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK);
+    e->ra = ra;
     e->id = hp_task_new_id(t);
     new_data->ptr = e;
     if (hp_collecting) {
-        uint64_t now = hp_ticks();
-        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id,
-                        now, now);
+        hp_task_clock c = hp_task_create_start(t);   /* a callback: no duration */
+        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id, &c);
     }
 }
 
-static void tied_begin(etask *e)
+static void task_open(etask *e)
 {
     hp_thread *t = hp_thread_self();
     if (!t || e->state != E_NEW)
         return;
     e->state = E_OPEN;
     e->owner = t;
-    hp_task_begin(t, &e->run, e->site, e->id);
+    hp_task_resume(t, &e->run, e->site, e->id);
     e->below = open_tasks;
     open_tasks = e;
 }
 
-/* Closes e and, first, any task still open above it on this thread (a
- * task suspended there that will not come back: counted as ended). */
-static void tied_end(etask *e)
+/* Closes e (done: completed, else an untied task switched out) and,
+ * first, any task still open above it on this thread (a task suspended
+ * there that will not come back: counted as ended). */
+static void task_close(etask *e, int done)
 {
     hp_thread *t = hp_tls_self;
     if (e->state != E_OPEN || e->owner != t)
@@ -693,48 +708,30 @@ static void tied_end(etask *e)
         x->state = E_CLOSED;
     }
     open_tasks = e->below;
-    hp_task_end(t, &e->run);
-    e->state = E_CLOSED;
-}
-
-static void untied_switch_out(etask *p, int done, uint64_t now)
-{
-    if (p->start)
-        p->ticks += now - p->start;
-    p->start = 0;
-    hp_thread *t = done ? rec_thread() : NULL;
-    if (t)
-        hp_task_ran(t, p->site, p->id, p->first, now, p->ticks);
+    if (done)
+        hp_task_end(t, &e->run);
+    else
+        hp_task_suspend(t, &e->run);
+    e->state = done ? E_CLOSED : E_NEW;
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
                              ompt_data_t *next)
 {
-    uint64_t now = hp_ticks();
     etask *p = explicit_task(prior);
     if (p) {
         int done = status == ompt_task_complete || status == ompt_task_cancel ||
                    status == ompt_task_detach;
-        if (p->tied) {
-            if (done)
-                tied_end(p);
-        } else {
-            untied_switch_out(p, done, now);
-        }
+        if (done || !p->tied)
+            task_close(p, done);
         if (done) {
             prior->ptr = NULL;
             free(p);
         }
     }
     etask *n = explicit_task(next);
-    if (n) {
-        if (n->tied)
-            tied_begin(n);
-        else
-            n->start = now;
-        if (!n->tied && !n->first)
-            n->first = now;
-    }
+    if (n)
+        task_open(n);
 }
 
 /* ---- the tool ---- */
@@ -748,10 +745,12 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
     if (!set)
         return 0;   /* the tool is not used */
 #define HP_SET(event, fn) set(event, (ompt_callback_t)(void (*)(void))(fn))
+    hp_ompt_codeptr_init();
     HP_SET(ompt_callback_parallel_begin, on_parallel_begin);
     HP_SET(ompt_callback_parallel_end, on_parallel_end);
     HP_SET(ompt_callback_implicit_task, on_implicit_task);
     HP_SET(ompt_callback_sync_region_wait, on_sync_region_wait);
+    HP_SET(ompt_callback_sync_region, on_sync_region);
     HP_SET(ompt_callback_work, on_work);
     HP_SET(ompt_callback_masked, on_masked);
     HP_SET(ompt_callback_mutex_acquire, on_mutex_acquire);

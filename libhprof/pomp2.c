@@ -39,7 +39,7 @@
  *    "master" execution on the thread that runs it.
  *  - Task_create_begin/end: "task create"; Task_begin/end: "task", the
  *    execution as an open node (hp_task.h); Untied_task_begin/end: one
- *    "task" execution when it ends on the thread it began on;
+ *    "task" execution too (see task_begin);
  *    Taskwait_begin/end: "taskwait".  Task handles are hprof's instance
  *    ids, so the task timeline links a task to its creator.
  *  - POMP2_Begin/End (user regions): a node of kind region named by the
@@ -60,6 +60,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_omp.h"
+#include "hp_pomp2_ctc.h"
+#include "hp_stack.h"
 #include "hp_task.h"
 #include "hp_site.h"
 #include "hp_runtime.h"
@@ -100,76 +102,20 @@ typedef struct p2_team {
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
-/* "FILE:FIRST:LAST" */
-static void parse_scl(const char *v, size_t n, char **file, uint32_t *first,
-                      uint32_t *last)
-{
-    const char *c2 = NULL, *c1 = NULL;
-    for (size_t i = n; i-- > 0;)
-        if (v[i] == ':') {
-            if (!c2)
-                c2 = v + i;
-            else {
-                c1 = v + i;
-                break;
-            }
-        }
-    if (!c1) {
-        if (file && !*file)
-            *file = dup_n(v, n);
-        return;
-    }
-    if (file && !*file)
-        *file = dup_n(v, (size_t)(c1 - v));
-    *first = (uint32_t)strtoul(c1 + 1, NULL, 10);
-    if (last)
-        *last = (uint32_t)strtoul(c2 + 1, NULL, 10);
-}
-
 static p2_region *region_new(const char *ctc)
 {
     p2_region *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     pthread_mutex_init(&r->nest_lock, NULL);
-    if (!ctc)
-        return r;
-    const char *p = ctc;
-    while (*p >= '0' && *p <= '9')   /* the string's length */
-        p++;
-    while (*p) {
-        while (*p == '*')
-            p++;
-        const char *e = strchr(p, '*');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        const char *eq = memchr(p, '=', n);
-        if (eq) {
-            size_t kn = (size_t)(eq - p), vn = n - kn - 1;
-            const char *v = eq + 1;
-            if (kn == 10 && !memcmp(p, "regionType", kn))
-                r->type = dup_n(v, vn);
-            else if (kn == 4 && !memcmp(p, "sscl", kn))
-                parse_scl(v, vn, &r->file, &r->line, NULL);
-            else if (kn == 4 && !memcmp(p, "escl", kn)) {
-                uint32_t first = 0, last = 0;
-                parse_scl(v, vn, NULL, &first, &last);
-                r->end_line = last ? last : first;
-            } else if (kn == 14 && !memcmp(p, "userRegionName", kn))
-                r->user_name = dup_n(v, vn);
-        }
-        if (!e)
-            break;
-        p = e;
+    if (ctc) {
+        hp_ctc c;
+        hp_ctc_parse(ctc, &c);
+        r->file = c.file;
+        r->line = c.line;
+        r->end_line = c.end_line;
+        r->type = c.type;
+        r->user_name = c.user_name;
     }
     return r;
 }
@@ -353,7 +299,6 @@ static inline p2_region *region_of(POMP2_Region_handle *handle, const char *ctc)
 /* ------------------------------------------------------ per-thread state */
 
 #define MAX_PAR 16     /* open parallel regions per thread */
-#define MAX_SCOPE 64   /* open constructs per thread */
 
 typedef struct p2_par {
     hprof_frame f;
@@ -372,14 +317,14 @@ typedef struct p2_scope {
     POMP2_Task_handle old_task;
     hprof_frame f;          /* user regions */
     POMP2_Task_handle task; /* tasks: the instance created or run */
-    hp_task_run run;        /* a tied task's execution */
+    hp_task_run run;        /* a task's execution */
 } p2_scope;
 
 typedef struct p2_tls {
-    uint32_t npar, nfork, nscope;
+    uint32_t npar, nfork, nscope, scope_cap;
     p2_par par[MAX_PAR];
     p2_team fork[MAX_PAR];  /* teams this thread forked */
-    p2_scope scope[MAX_SCOPE];
+    p2_scope *scope;        /* open constructs, as deep as tasks nest (hp_stack.h) */
     hp_omp_locks locks;
     POMP2_Task_handle task;  /* the current task's id */
 } p2_tls;
@@ -421,8 +366,8 @@ static p2_scope *scope_push(p2_region *r, int what, uint64_t now)
     p2_tls *g = tls_get();
     if (!g)
         return NULL;
-    uint32_t i = g->nscope++;
-    if (i >= MAX_SCOPE)
+    uint32_t i = g->nscope++;   /* past scope_cap: an overflowed entry */
+    if (i > g->scope_cap || !hp_stack_room((void **)&g->scope, &g->scope_cap, i, sizeof *g->scope))
         return NULL;
     p2_scope *s = &g->scope[i];
     s->r = r;
@@ -432,25 +377,42 @@ static p2_scope *scope_push(p2_region *r, int what, uint64_t now)
     s->sub = 0;
     s->mark = hp_omp_wait_mark(s->t);
     s->old_task = g->task;
+    s->task = 0;            /* tasks and creations: set by the caller */
     return s;
 }
 
-/* Closes the innermost open construct `what` of r: the popped copy in
- * *out, 0 if it is not open (everything above it is dropped). */
+/* Is s construct `what` of r in the thread's current task?  A task's own
+ * scope carries its id; every other one the task that opened it (an
+ * untied task's continuation on another thread matches nothing there). */
+static int scope_is(const p2_scope *s, const p2_tls *g, p2_region *r, int what)
+{
+    return s->r == r && s->what == what &&
+           (what == HP_OMP_TASK ? s->task : s->old_task) == g->task;
+}
+
+/* Closes the innermost open construct `what` of r in the current task:
+ * the popped copy in *out, 0 if it is not open.  Scopes above it are
+ * dropped, and the task executions among them (an untied task that went
+ * on elsewhere) closed on this thread, innermost first. */
 static int scope_pop(p2_region *r, int what, p2_scope *out)
 {
     p2_tls *g = ptls;
     if (!g || !g->nscope)
         return 0;
-    uint32_t n = g->nscope < MAX_SCOPE ? g->nscope : MAX_SCOPE;
+    uint32_t n = g->nscope < g->scope_cap ? g->nscope : g->scope_cap;
     for (uint32_t i = n; i-- > 0;) {
-        if (g->scope[i].r == r && g->scope[i].what == what) {
-            *out = g->scope[i];
-            g->nscope = i;
-            return 1;
+        if (!scope_is(&g->scope[i], g, r, what))
+            continue;
+        for (uint32_t k = n; k-- > i + 1;) {
+            p2_scope *x = &g->scope[k];
+            if (x->what == HP_OMP_TASK && x->t && x->t == hp_tls_self)
+                hp_task_end(x->t, &x->run);
         }
+        *out = g->scope[i];
+        g->nscope = i;
+        return 1;
     }
-    if (g->nscope > MAX_SCOPE)
+    if (g->nscope > g->scope_cap)
         g->nscope--;  /* an overflowed entry */
     return 0;
 }
@@ -654,12 +616,12 @@ static void barrier_enter(POMP2_Region_handle *h, POMP2_Task_handle *old_task,
 
 static void barrier_exit(POMP2_Region_handle *h, POMP2_Task_handle old_task, int what)
 {
-    uint64_t d = timed_exit(h, what);
     p2_tls *g = ptls;
     if (g)
-        g->task = old_task;
+        g->task = old_task;   /* first: the wait's scope is the task's */
+    uint64_t d = timed_exit(h, what);
     /* an implicit barrier's wait is not the enclosing construct's work */
-    if (d && what == HP_OMP_IMPLICIT_BARRIER && g && g->nscope && g->nscope <= MAX_SCOPE) {
+    if (d && what == HP_OMP_IMPLICIT_BARRIER && g && g->nscope && g->nscope <= g->scope_cap) {
         p2_scope *s = &g->scope[g->nscope - 1];
         if (s->r == region_of(h, NULL))
             s->sub += d;
@@ -851,22 +813,23 @@ API void POMP2_Task_create_begin(POMP2_Region_handle *h, POMP2_Task_handle *new_
 
 API void POMP2_Task_create_end(POMP2_Region_handle *h, POMP2_Task_handle old_task)
 {
-    uint64_t now = hp_ticks();
     p2_region *r = region_of(h, NULL);
+    p2_tls *g = ptls;
+    if (g)
+        g->task = old_task;   /* first: the creation's scope is the task's */
     p2_scope s;
     if (r && scope_pop(r, HP_OMP_TASK_CREATE, &s) && s.t && hp_collecting &&
         s.t == hp_tls_self)
         hp_task_created(s.t, region_site(r, HP_OMP_TASK_CREATE), (uint64_t)s.task,
-                        s.start, now);
-    p2_tls *g = ptls;
-    if (g)
-        g->task = old_task;
+                        &(hp_task_clock){s.start, s.mark});
 }
 
-/* A tied task is an open node on its thread (hp_task.h); an untied one
- * may end on another thread than it began on: recorded only when it ends
- * where it began, as one execution. */
-static void task_begin(POMP2_Region_handle *h, POMP2_Task_handle task, int tied)
+/* A task's execution is an open node on the thread that begins it
+ * (hp_task.h), untied ones too: libgomp runs them tied.  An untied task
+ * that goes on on another thread (libomp) ends nowhere: its scope matches
+ * nothing there, and the thread it began on closes it when it leaves the
+ * construct that ran it (scope_pop). */
+static void task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
 {
     uint64_t now = hp_ticks();
     p2_region *r = region_of(h, NULL);
@@ -878,37 +841,29 @@ static void task_begin(POMP2_Region_handle *h, POMP2_Task_handle task, int tied)
         return;
     s->task = task;
     s->run.f.node = HP_FRAME_OFF;
-    if (tied && s->t)
+    if (s->t)
         hp_task_begin(s->t, &s->run, region_site(r, HP_OMP_TASK), (uint64_t)task);
 }
 
-static void task_end(POMP2_Region_handle *h, int tied)
+static void task_end(POMP2_Region_handle *h)
 {
     p2_region *r = region_of(h, NULL);
     p2_scope s;
-    uint64_t now = hp_ticks();
     if (!r || !scope_pop(r, HP_OMP_TASK, &s))
         return;
-    p2_tls *g = ptls;
-    if (g)
-        g->task = s.old_task;
-    if (!s.t || s.t != hp_tls_self)
-        return;
-    if (tied)
+    ptls->task = s.old_task;
+    if (s.t && s.t == hp_tls_self)
         hp_task_end(s.t, &s.run);
-    else if (hp_collecting)
-        hp_task_ran(s.t, region_site(r, HP_OMP_TASK), (uint64_t)s.task, s.start, now,
-                    now - s.start);
 }
 
 API void POMP2_Task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
 {
-    task_begin(h, task, 1);
+    task_begin(h, task);
 }
 
 API void POMP2_Task_end(POMP2_Region_handle *h)
 {
-    task_end(h, 1);
+    task_end(h);
 }
 
 API void POMP2_Untied_task_create_begin(POMP2_Region_handle *h,
@@ -926,12 +881,12 @@ API void POMP2_Untied_task_create_end(POMP2_Region_handle *h, POMP2_Task_handle 
 
 API void POMP2_Untied_task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
 {
-    task_begin(h, task, 0);
+    task_begin(h, task);
 }
 
 API void POMP2_Untied_task_end(POMP2_Region_handle *h)
 {
-    task_end(h, 0);
+    task_end(h);
 }
 
 API void POMP2_Taskwait_begin(POMP2_Region_handle *h, POMP2_Task_handle *old_task,

@@ -189,7 +189,7 @@ static void report_serial(void)
     hp_resolve_dynamic_sites();
     hp_process_command_line(&run);
     hp_process_rank_info(&rd.info, 0, start_ns, start_ticks, end_ticks);
-    if (hp_snapshot(&rd, start_ticks) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
+    if (hp_snapshot(&rd, start_ticks, end_ticks) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
         hp_warn("out of memory at exit: no profile written");
         return;
     }
@@ -238,6 +238,12 @@ static void at_exit(void)
     }
     if (!no_report && anything_recorded())
         report_serial();
+}
+
+void hp_process_start(uint64_t *ns, uint64_t *ticks)
+{
+    *ns = start_ns;
+    *ticks = start_ticks;
 }
 
 void hp_process_at_exit(void)

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hp_omp_lines.h"
+#include "hp_omp_pragma.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
 #include "hp_tailcall.h"
@@ -31,7 +33,7 @@ static char *base_name_dup(const char *path)
 /* The compile unit around pc.  The address index (.debug_aranges) is the
  * fast way, but clang emits none by default: then the units are searched
  * one by one. */
-static Dwarf_Die *unit_of(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
+Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
 {
     Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
     if (cu)
@@ -55,7 +57,7 @@ static const char *scope_name(Dwarf_Die *scope)
 static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = unit_of(mod, pc, &bias);
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
     Dwarf_Die *scopes = NULL;
     char *name = NULL;
     int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
@@ -139,27 +141,114 @@ static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
     if (line)
         return dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = unit_of(mod, pc, &bias);
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
     Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
     if (!l || dwarf_lineno(l, lineno) != 0)
         return NULL;
     return dwarf_linesrc(l, NULL, NULL);
 }
 
-/* For an MPI call site reached through a tail call: the address to name
- * it by (the tail jump, else the entry of the function that made it) and
- * its module.  0 for every other site. */
+/* The runtime entries through which an OpenMP construct's records may
+ * have been reached by a tail call: a function whose last act is a
+ * region (clang forks through __kmpc_fork_call), a barrier or a taskwait
+ * ends in a jump there, and the return address lies in its caller. */
+static const struct {
+    const char *name;
+    const char *callee[2];
+} omp_tail_callees[] = {
+    {"parallel", {"__kmpc_fork_call", NULL}},
+    {"fork", {"__kmpc_fork_call", NULL}},
+    {"join", {"__kmpc_fork_call", NULL}},
+    {"implicit barrier", {"__kmpc_fork_call", NULL}},
+    {"barrier", {"GOMP_barrier", "__kmpc_barrier"}},
+    {"taskwait", {"GOMP_taskwait", "__kmpc_omp_taskwait"}},
+};
+
+/* Finds the tail call by which OpenMP site s was reached, if any: only a
+ * jump to one of its runtime entries found in the function called proves
+ * it.  A site keyed by an outlined function's entry (gcc's trampoline saw
+ * the outlined function's tail call, or libomp reported an address of its
+ * own) is looked for from there, for a barrier or a taskwait only (a
+ * region keyed so is where it is). */
+static int omp_tail_call(Dwfl *dwfl, const hp_site *s, Dwarf_Addr entry, hp_tailcall *tc)
+{
+    if (entry && strcmp(s->name, "barrier") != 0 && strcmp(s->name, "taskwait") != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof omp_tail_callees / sizeof omp_tail_callees[0]; i++) {
+        if (strcmp(s->name, omp_tail_callees[i].name) != 0)
+            continue;
+        for (int k = 0; k < 2 && omp_tail_callees[i].callee[k]; k++) {
+            const char *callee = omp_tail_callees[i].callee[k];
+            if (entry ? hp_tailcall_from(dwfl, entry, callee, tc)
+                      : hp_tailcall_find(dwfl, s->addr, callee, tc) && tc->jump)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Is pc the first instruction of a function (an OMPT region keyed by its
+ * outlined function, one byte after it)? */
+static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+    GElf_Sym sym;
+    GElf_Off off = 1;
+    return mod && dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) && off == 0;
+}
+
+/* For an MPI call site, or an OpenMP region, reached through a tail call:
+ * the address to name it by (the tail jump, else the entry of the
+ * function that made it) and its module.  0 for every other site. */
 static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
 {
     hp_tailcall tc;
-    if (s->kind != HP_KIND_COMM || (s->flags & HP_SITEF_ENTRY) || !s->name ||
-        !hp_tailcall_find(dwfl, s->addr, s->name, &tc))
+    if (!s->name)
         return 0;
+    if (s->kind == HP_KIND_COMM && !(s->flags & HP_SITEF_ENTRY)) {
+        if (!hp_tailcall_find(dwfl, s->addr, s->name, &tc))
+            return 0;
+    } else if (s->kind == HP_KIND_OMP) {
+        Dwarf_Addr entry = (s->flags & HP_SITEF_ENTRY) ? s->addr
+                           : function_entry(dwfl, s->addr - 1) ? s->addr - 1 : 0;
+        if (!omp_tail_call(dwfl, s, entry, &tc))
+            return 0;
+    } else {
+        return 0;
+    }
     Dwarf_Addr pc = tc.jump ? tc.jump : tc.func;
     if (!(*mod = dwfl_addrmodule(dwfl, pc)))
         return 0;
     s->flags |= HP_SITEF_TAILCALL;
     return pc;
+}
+
+/* An OpenMP site in outlined code: at its pragma's line when gcc's line
+ * rows do not give it (hp_omp_lines.h, hp_omp_pragma.h), named after the
+ * user's function. */
+static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
+{
+    if (!hp_omp_is_outlined(s->func))
+        return;
+    int n, line = (int)s->line;
+    int *lines = hp_omp_gcc_own_lines(mod, pc, s->func, &n);
+    if (lines) {
+        /* a single's end barrier is placed as the single (hp_omp_lines.h) */
+        int ends_single = !entry && strcmp(s->name, "barrier") == 0 &&
+                          hp_omp_ends_single(mod, s->addr, line);
+        const char *as = ends_single ? "single" : s->name;
+        hp_omp_pragma_place(s->file, lines, n, entry, &as, &line);
+        s->name = ends_single ? "implicit barrier" : as;
+        s->line = (uint32_t)line;
+        free(lines);
+    } else if ((line = hp_omp_entry_decl_line(mod, pc)) > 0) {
+        s->line = (uint32_t)line;   /* an OMPT region keyed by its outlined function */
+    }
+    char *user = hp_omp_user_function(mod, pc, s->func);
+    if (user) {
+        free(s->func);
+        s->func = user;
+    }
 }
 
 static int resolve_one(Dwfl *dwfl, hp_site *s)
@@ -181,16 +270,18 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
      * identity); function, file and line may move to a tail-calling one. */
     Dwfl_Module *tail_mod = NULL;
     Dwarf_Addr tail_pc = tail_call_pc(dwfl, s, &tail_mod);
+    int entry = (s->flags & HP_SITEF_ENTRY) != 0;
     if (tail_pc) {
         pc = tail_pc;
         mod = tail_mod;
+        entry = 0;   /* named after the jump, not the entry */
     }
     if ((s->flags & HP_SITEF_INLINED) && resolve_inlined_call(mod, pc, s)) {
         if (s->file)
             s->flags |= HP_SITEF_RESOLVED;
         return s->file != NULL;
     }
-    s->func = (s->flags & HP_SITEF_ENTRY) ? NULL : innermost_function(mod, pc);
+    s->func = entry ? NULL : innermost_function(mod, pc);
     if (!s->func) {
         const char *fn = dwfl_module_addrname(mod, pc);
         s->func = fn ? strdup(fn) : NULL;
@@ -201,6 +292,8 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         return 0;
     s->file = strdup(file);
     s->line = (uint32_t)lineno;
+    if (s->kind == HP_KIND_OMP)
+        place_omp_site(s, mod, pc, entry);
     s->flags |= HP_SITEF_RESOLVED;
     return 1;
 }

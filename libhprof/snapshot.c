@@ -132,7 +132,8 @@ static double min_seconds(uint64_t min)
 }
 
 /* Activations still open when the run ends (main, a loop around
- * MPI_Finalize) count as one call lasting until now. */
+ * MPI_Finalize) count as one call lasting until the end of the rank's
+ * wall window (`now`), so they never outlast it. */
 static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_t base,
                                    uint64_t now)
 {
@@ -141,7 +142,7 @@ static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_
         if (!a->depth || !a->start || a->node >= t->nnodes)
             continue; /* closed, or throttled (counted when entered) */
         hp_node_rec *r = &rd->nodes[base + a->node];
-        double open = hp_ticks_to_sec(now - a->start);
+        double open = now > a->start ? hp_ticks_to_sec(now - a->start) : 0.0;
         r->count++;
         r->time += open;
         if (r->count == 1 || open < r->min)
@@ -188,10 +189,10 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
     }
 }
 
-static int snapshot_threads(hp_rank_data *rd)
+static int snapshot_threads(hp_rank_data *rd, uint64_t now)
 {
     uint32_t nt = hp_thread_count();
-    uint64_t nodes = 0, comms = 0, now = hp_ticks();
+    uint64_t nodes = 0, comms = 0;
     for (uint32_t i = 0; i < nt; i++) {
         nodes += hp_thread_get(i)->nnodes;
         comms += hp_thread_get(i)->ncomms;
@@ -274,14 +275,14 @@ static int snapshot_tasks(hp_rank_data *rd, uint64_t start_ticks)
     return 0;
 }
 
-int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks)
+int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
 {
     hp_ompt_close_pending();
     strtab st = {rd, 0, {0}};
     intern(&st, "");
     int rc = snapshot_sites(rd, &st);
     if (rc == 0)
-        rc = snapshot_threads(rd);
+        rc = snapshot_threads(rd, end_ticks);
     if (rc == 0)
         rc = snapshot_tasks(rd, start_ticks);
     hp_map_free(&st.index);

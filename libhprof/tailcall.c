@@ -209,7 +209,73 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailc
     return found;
 }
 
+/* The first jump inside [lo, hi) to the start of a function outside it
+ * (a tail call): its address, and its target in *to; 0 if none. */
+static uintptr_t jump_to_function(const memory *m, Dwfl *dwfl, uintptr_t lo, uintptr_t hi,
+                                  uintptr_t self, uintptr_t *to)
+{
+    size_t n = hi - lo;
+    unsigned char *code = malloc(n);
+    uintptr_t found = 0;
+    GElf_Sym sym;
+    if (!code || read_mem(m, lo, code, n, 1) != 0) {
+        free(code);
+        return 0;
+    }
+    for (size_t i = 0; i + 1 < n && !found; i++) {
+        uintptr_t t = jump_target(m, code + i, lo + i, n - i);
+        if (t && t != self && (t < lo || t >= hi) && function_at(dwfl, t, &sym)) {
+            *to = t;
+            found = lo + i;
+        }
+    }
+    free(code);
+    return found;
+}
+
+/* Searches function f (at entry, of sym) for a jump to c; 1 if found. */
+static int jumps_to(const memory *m, const callee *c, uintptr_t entry, const GElf_Sym *sym,
+                    hp_tailcall *tc)
+{
+    if (sym->st_size == 0 || sym->st_size > MAX_FUNC_BYTES)
+        return 0;
+    tc->func = entry;
+    tc->jump = tail_jump(m, c, entry, entry + sym->st_size);
+    return tc->jump != 0;
+}
+
+int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_tailcall *tc)
+{
+    memory m = {0};
+    callee c = {dwfl, callee_name, (uintptr_t)dlsym(RTLD_DEFAULT, callee_name)};
+    GElf_Sym sym, next_sym;
+    uintptr_t next = 0;
+    int found = 0;
+    memset(tc, 0, sizeof *tc);
+    dl_iterate_phdr(add_module, &m);
+    if (!m.failed && function_at(dwfl, entry, &sym)) {
+        found = jumps_to(&m, &c, entry, &sym, tc);
+        if (!found && sym.st_size <= MAX_FUNC_BYTES &&
+            jump_to_function(&m, dwfl, entry, entry + sym.st_size, entry, &next) &&
+            function_at(dwfl, next, &next_sym))
+            found = jumps_to(&m, &c, next, &next_sym, tc);
+    }
+    if (!found)
+        memset(tc, 0, sizeof *tc);
+    free(m.segs);
+    return found;
+}
+
 #else
+
+int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcall *tc)
+{
+    (void)dwfl;
+    (void)entry;
+    (void)callee;
+    memset(tc, 0, sizeof *tc);
+    return 0;
+}
 
 int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *tc)
 {

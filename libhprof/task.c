@@ -2,6 +2,7 @@
  * task.c - explicit tasks (hp_task.h): their execution as open
  * calling-context nodes and the per-thread ring of timeline events.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include "hp_task.h"
 #include "hp_config.h"
@@ -48,21 +49,29 @@ static void trace_add(hp_thread *t, uint32_t kind, uint32_t site, uint32_t team,
     *e = (hp_task_event){id, parent, t0, t1, site, kind, team};
 }
 
-void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
-                       uint64_t t1, uint64_t tasks)
+void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
+                       const hp_task_clock *c, uint64_t tasks)
 {
+    uint64_t t1 = hp_ticks();
+    uint64_t ran = t->task_acc - c->mark, ticks = t1 - c->t0;
+    assert(tasks >= 1);
     uint32_t ctx = t->task_fold ? t->task_fold : t->current;
     hp_node *n = hp_node_at(t, hp_cct_child(t, ctx, create_site));
-    hp_node_add(n, t1 - t0);
-    n->count += tasks - 1;
+    if (ctx == t->current) {
+        hp_node_add(n, ticks > ran ? ticks - ran : 0);
+        n->count += tasks - 1;
+    } else {
+        /* A folded run inside nodes opened since its construct's node,
+         * which hold its time: its creations count there, untimed. */
+        n->count += tasks;
+    }
     if (hp_cfg.task_trace)
-        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, t0, t1);
+        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, c->t0, t1);
 }
 
-void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, uint64_t t0,
-                     uint64_t t1)
+void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, const hp_task_clock *c)
 {
-    hp_task_created_n(t, create_site, id, t0, t1, 1);
+    hp_task_created_n(t, create_site, id, c, 1);
 }
 
 void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
@@ -72,7 +81,8 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
     r->site = site;
     r->outer_fold = t->task_fold;
     r->outer_acc = t->task_acc;
-    r->start = hp_ticks();
+    r->start = r->first = hp_ticks();
+    r->suspended = 0;
     t->task_cur = id;
     t->task_fold = 0;
     t->task_acc = 0;
@@ -85,7 +95,9 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
         t->task_fold = t->active[site].node;
 }
 
-void hp_task_end(hp_thread *t, hp_task_run *r)
+/* Closes r's node and restores t's task state; a completed run (final)
+ * leaves its RUN event, from the task's first start. */
+static void run_close(hp_thread *t, hp_task_run *r, int final)
 {
     int opened = r->f.node != HP_FRAME_OFF;
     hp_exit_site(t, &r->f);
@@ -93,17 +105,43 @@ void hp_task_end(hp_thread *t, hp_task_run *r)
     t->task_cur = r->outer;
     t->task_fold = r->outer_fold;
     t->task_acc = r->outer_acc + (end - r->start);
-    if (opened && hp_cfg.task_trace)
-        trace_add(t, HP_TASKEV_RUN, r->site, t->team, r->id, 0, r->start, end);
+    if (final && opened && hp_cfg.task_trace)
+        trace_add(t, HP_TASKEV_RUN, r->site, t->team, r->id, 0, r->first, end);
 }
 
-void hp_task_ran(hp_thread *t, uint32_t site, uint64_t id, uint64_t begin, uint64_t end,
-                 uint64_t ticks)
+void hp_task_end(hp_thread *t, hp_task_run *r)
 {
-    hp_omp_record(t, site, ticks);
-    t->task_acc += ticks;
-    if (hp_cfg.task_trace)
-        trace_add(t, HP_TASKEV_RUN, site, t->team, id, 0, begin, end);
+    run_close(t, r, 1);
+}
+
+void hp_task_suspend(hp_thread *t, hp_task_run *r)
+{
+    int folded = r->f.node == HP_FRAME_FOLDED;
+    uint32_t node = folded ? t->active[r->f.site].node : r->f.node;
+    int timed = !folded && r->f.node != HP_FRAME_OFF && r->f.start;
+    uint64_t acc = t->task_acc;
+    run_close(t, r, 0);
+    r->acc = acc;
+    r->suspended = hp_ticks();
+    if (node == HP_FRAME_OFF)
+        return;
+    hp_node *n = hp_node_at(t, node);
+    assert(n->count > 0);
+    n->count--;
+    if (timed) {
+        assert(n->timed > 0);
+        n->timed--;
+    }
+}
+
+void hp_task_resume(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
+{
+    uint64_t suspended = r->suspended, acc = r->acc, first = r->first;
+    hp_task_begin(t, r, site, id);
+    if (!suspended)
+        return;   /* its first run */
+    t->task_acc = acc + (r->start - suspended);
+    r->first = first;
 }
 
 uint32_t hp_task_trace_count(const hp_thread *t)

@@ -207,7 +207,7 @@ ALWAYS = {
 
 def wrapper(f, fid):
     name, kind = f["name"], f["kind"]
-    out = ["int %s(%s)\n{\n" % (name, f["params"]),
+    out = ["HP_MPI_API int %s(%s)\n{\n" % (name, f["params"]),
            fill(ALWAYS.get(kind, ""), f),
            "    hp_thread *t = hp_mpi_begin();\n",
            "    if (!t)\n        return P%s(%s);\n" % (name, call_args(f, {})),
@@ -262,7 +262,7 @@ def deprecated(f, text):
 def site_flags(f):
     if f["kind"] in ("coll", "icoll"):
         return "HP_SITEF_COLLECTIVE"
-    if f["kind"] in LOCAL_KINDS:
+    if f["kind"] in LOCAL_KINDS or f["roles"].get("site") == "call":
         return "HP_SITEF_MPI"
     return "0"
 

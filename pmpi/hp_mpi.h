@@ -20,6 +20,10 @@
 #include "hp_thread.h"
 #include "hp_mpi_ids.h"
 
+/* The MPI functions libhprof.so interposes are its only exported symbols
+ * besides the core's (pmpi/ is built with -fvisibility=hidden). */
+#define HP_MPI_API __attribute__((visibility("default")))
+
 /* Non-zero between our MPI_Init and MPI_Finalize. */
 extern volatile int hp_mpi_active;
 extern int hp_world_rank, hp_world_size;

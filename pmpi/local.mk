@@ -10,7 +10,7 @@ pmpi_libhprof_la_SOURCES = \
 	pmpi/rankmap.c pmpi/reqmap.c pmpi/rma.c pmpi/reduce.c pmpi/output.c \
 	pmpi/io.c pmpi/neighbor.c
 pmpi_libhprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi -I$(top_builddir)/pmpi $(MPI_CFLAGS)
-pmpi_libhprof_la_CFLAGS = $(AM_CFLAGS) -pthread
+pmpi_libhprof_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 pmpi_libhprof_la_LIBADD = libhprof/libhpcore.la $(LIBDW_LIBS) $(MPI_LIBS) -lpthread
 pmpi_libhprof_la_LDFLAGS = -version-info 0:0:0
 BUILT_SOURCES += pmpi/wrappers.c pmpi/hp_mpi_ids.h

@@ -1,7 +1,8 @@
 # tests/lib.sh - shared helpers of the integration test scripts
 # (tests/mpi/run.sh, tests/tiers/run.sh), sourced after they set $QUERY:
 # a temporary directory, TAP-like "ok"/"not ok" lines with counters, exact
-# and approximate comparisons, SQL through hprof-query, and source markers.
+# and approximate comparisons, SQL through hprof-query, source markers and
+# the invariant check of every profile a script makes (check_profile).
 
 # test_tmpdir NAME - makes $tmp (kept with HPROF_KEEP_TMP=1).
 test_tmpdir() {
@@ -107,4 +108,28 @@ with_fork() {
     q "$1" "SELECT round(sum(st.time) * 1000, 3) $OMPJOIN WHERE st.rank = 0 AND s.kind = 'omp'
         AND s.name IN ('$3', 'fork') AND s.file LIKE '%/$2' AND s.line = $4
         GROUP BY st.thread ORDER BY 1"
+}
+
+# check_profile NAME FILE - `hprof-query FILE --check` on a profile the
+# script made (README "Checking a profile"): one "ok" line, or one "not ok"
+# naming the first violations.  A missing profile is left to the run's own
+# checks.  HPROF_CHECK=0 skips every check.  A script whose profiles still
+# break an invariant for a known reason sets CHECK_TODO="reason": its
+# violations are then printed as "not ok ... # TODO reason" and counted as
+# skips, not failures (HPROF_CHECK_STRICT=1 counts them as failures).
+check_profile() {
+    local name=$1 file=$2 out rc=0
+    [ "${HPROF_CHECK:-1}" = 1 ] && [ -s "$file" ] || return 0
+    out=$("$QUERY" "$file" --check 2>&1) || rc=$?
+    if [ "$rc" = 0 ]; then
+        ok "$name: profile invariants hold"
+        return 0
+    fi
+    out=$(printf '%s\n' "$out" | grep -v '^hprof-query: merged' | head -3 | oneline)
+    if [ -n "${CHECK_TODO:-}" ] && [ "${HPROF_CHECK_STRICT:-0}" != 1 ]; then
+        echo "not ok - $name: profile invariants: $out # TODO $CHECK_TODO"
+        skip=$((skip + 1))
+    else
+        notok "$name: profile invariants" "$out"
+    fi
 }

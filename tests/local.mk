@@ -6,6 +6,16 @@ TESTS += tests/unit/test_core
 tests_unit_test_core_SOURCES = tests/unit/test_core.c
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_core_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_task
+TESTS += tests/unit/test_task
+tests_unit_test_task_SOURCES = tests/unit/test_task.c
+tests_unit_test_task_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_task_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_omp_pragma
+TESTS += tests/unit/test_omp_pragma
+tests_unit_test_omp_pragma_SOURCES = tests/unit/test_omp_pragma.c
+tests_unit_test_omp_pragma_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_omp_pragma_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_probe
 TESTS += tests/unit/test_probe
 tests_unit_test_probe_SOURCES = tests/unit/test_probe.c
@@ -30,8 +40,14 @@ include tests/inline/local.mk
 include tests/omp/local.mk
 include tests/ompt/local.mk
 include tests/pomp2/local.mk
+include tests/lines/local.mk
 include tests/tasks/local.mk
 include tests/attr/local.mk
 include tests/io/local.mk
+include tests/shares/local.mk
+if HAVE_MPI
+TESTS += tests/exports.sh
+endif
+EXTRA_DIST += tests/exports.sh
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh

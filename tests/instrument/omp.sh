@@ -38,6 +38,9 @@ S=$srcdir/tests/omp/src
 MIX=$srcdir/tests/instrument/src/omp_mix.c
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="POMP2 holds and loop as leaves beside their bodies' records, the loop of 'parallel for' around the region, task time counted twice, main includes MPI_Init (rules a, e; issue 9)"
 
 if ! command -v "$MPICC" >/dev/null || ! command -v "$MPIRUN" >/dev/null || [ ! -x "$HPCC" ]; then
     skipped "hprof-instrument OpenMP tests" "no $MPICC/$MPIRUN or hprof-cc"
@@ -109,6 +112,7 @@ run() {
         notok "$name: runs under mpirun -np ${NP:-2} and writes a profile" "exit $rc: $(tail -3 "$tmp/$name.err" | oneline)"
         return 1
     fi
+    check_profile "$name" "$tmp/$name.hpf"
 }
 
 # same_output NAME NT - the plain build prints what the instrumented one did.

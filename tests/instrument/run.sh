@@ -40,6 +40,11 @@ if [ "${HPROF_KEEP_TMP:-0}" = 1 ]; then echo "# keeping $tmp"; else trap 'rm -rf
 export HPROF_OUTPUT=$tmp/out.hpf
 cd "$tmp" || exit 1
 
+# check_profile (the invariants of every profile made here) from tests/lib.sh
+. "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="main includes MPI_Init but the wall window starts after it (rule e, issue 9 Shares); POMP2 holds, loop and task time (rule a, as in tests/instrument/omp.sh)"
 pass=0
 fail=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }
@@ -142,6 +147,7 @@ compare() {   # compare NAME CC FLAGS... -- SOURCE
     if [ "$a" != "$c" ]; then notok "$name" "output differs: [$a] vs [$c]"; return; fi
     # Without MPI the profile is written when the program exits.
     if [ -s "i/$b.hpf" ]; then ok "$name"; else notok "$name" "no profile written at exit"; fi
+    check_profile "$name" "i/$b.hpf"
 }
 for cc in gcc clang; do
     have $cc || continue
@@ -231,8 +237,9 @@ if have mpicc && have mpirun && [ -x "$QUERY" ]; then
     if (cd mp && "$HPCC" --comm-func xchg --comm-func total mpicc -fopenmp -O2 "$S/m_mpi.c" -o m_mpi) 2>mp/err; then
         plain=$(mpicc -fopenmp -O2 "$S/m_mpi.c" -o mp/plain && mpirun -np 2 --bind-to none mp/plain 2>/dev/null)
         got=$(HPROF_OUTPUT=$tmp/mp/p.hpf mpirun -np 2 --bind-to none mp/m_mpi 2>/dev/null)
+        check_profile "mpi" mp/p.hpf
         check "mpi: instrumented output is the plain output" "$plain" "$got"
-        got=$("$QUERY" mp/p.hpf --sql "SELECT kind, name, line FROM site WHERE kind IN ('procedure','loop','call','comm') ORDER BY line, kind" --format csv 2>/dev/null | tr '\n' ';')
+        got=$("$QUERY" mp/p.hpf --sql "SELECT kind, name, line FROM site WHERE kind IN ('procedure','loop','call','comm') AND (flags & 1) = 0 ORDER BY line, kind" --format csv 2>/dev/null | tr '\n' ';')
         check "mpi: static sites arrive in the profile" \
             "kind,name,line;procedure,xchg,9;comm,MPI_Sendrecv_replace,12;procedure,total,16;comm,MPI_Allreduce,19;procedure,relax,23;loop,for,28;procedure,main,33;call,MPI_Comm_rank,38;call,MPI_Comm_size,39;loop,for,40;loop,for,42;comm,xchg,43;call,relax,44;comm,MPI_Barrier,45;comm,total,47;" "$got"
         got=$("$QUERY" mp/p.hpf --depth 3 2>/dev/null | awk '
@@ -255,6 +262,7 @@ if have mpicc && have mpirun && [ -x "$QUERY" ]; then
     if (cd ml && "$HPCC" mpicc -O2 "$S/m_local.c" -o m_local) 2>ml/err; then
         plain=$(mpicc -O2 "$S/m_local.c" -o ml/plain && mpirun -np 2 --bind-to none ml/plain 2>/dev/null)
         got=$(HPROF_OUTPUT=$tmp/ml/p.hpf mpirun -np 2 --bind-to none ml/m_local 2>/dev/null)
+        check_profile "local" ml/p.hpf
         check "local: instrumented output is the plain output" "$plain" "$got"
         got=$("$QUERY" ml/p.hpf --sql "SELECT s.kind, s.line, s.flags & 128, sum(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.name = 'MPI_Dims_create' GROUP BY s.id" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')
         check "local: MPI_Dims_create is one call site (flag 128), 4 calls x 2 ranks" "call,16,128,8;" "$got"
@@ -297,6 +305,7 @@ omp_compare() {   # omp_compare NAME CC SOURCE [MPI]
     local a c
     a=$("${run[@]}" "po/$b" 2>&1); c=$(HPROF_OUTPUT="$tmp/po/$b.hpf" "${run[@]}" "po/$b.i" 2>&1)
     if [ "$a" = "$c" ]; then ok "$name"; else notok "$name" "output differs: [$a] vs [$c]"; fi
+    check_profile "$name" "po/$b.hpf"
 }
 for cc in gcc clang; do
     have $cc || continue
@@ -329,6 +338,9 @@ if have gcc && [ -x "$QUERY" ]; then
         check "regions: --list skips the sites between noinstrument and instrument" 5 \
             "$("$INST" --list "$S/m_regions.c" "${RF[@]}" 2>/dev/null | grep -c '^# skipped.*noinstrument')"
         a=$(rg/plain 2>&1); c=$(HPROF_OUTPUT=$tmp/rg/p.hpf rg/inst 2>rg/run.err)
+        check_profile "regions" rg/p.hpf
+        check "regions: calls of the hprof API are not call statements (a region would hang under its begin call)" 0 \
+            "$("$QUERY" rg/p.hpf --sql "SELECT COUNT(*) FROM site WHERE kind = 'call' AND name LIKE 'hprof%'" --format csv 2>/dev/null | tail -1)"
         check "regions: same stdout as plain" "$a" "$c"
         check "regions: one warning for the mismatched end" 1 "$(grep -c 'does not close the innermost' rg/run.err)"
         got=$("$QUERY" rg/p.hpf --sql "SELECT s.name || ':' || SUM(st.count) || ':' || (SUM(st.time) >= CASE s.name WHEN 'outer' THEN 0.015 WHEN 'inner' THEN 0.015 WHEN 'seed' THEN 0.004 WHEN 'api' THEN 0.010 WHEN 'api inner' THEN 0.004 END) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind = 'region' GROUP BY s.id ORDER BY s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')
@@ -376,12 +388,16 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
             check "self: instrumented hprof-query ${a:-(listing)} = plain" "$want" "$got"
         done
         export HPROF_OUTPUT=$tmp/out.hpf
+        for k in 1 2 3 4 5 6; do check_profile "self: instrumented hprof-query run $k" "self/q$k.hpf"; done
         check "self: the instrumented hprof-query wrote its own profile at exit" yes \
             "$([ -s "$tmp/self/q1.hpf" ] && "$QUERY" "$tmp/self/q1.hpf" --sql "SELECT 'yes' FROM site WHERE kind = 'procedure' AND name = 'hpq_report_tree'" --format csv 2>/dev/null | tail -1)"
     else
         notok "self: link of the instrumented analyzer" "$(head -3 self/err | tr '\n' ' ')"
     fi
 fi
+
+# the profiles of the runs without their own HPROF_OUTPUT
+for f in out.hpf out.hpf.[0-9]*; do check_profile "default output $f" "$f"; done
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -32,7 +32,7 @@ node_count() {
 # hp_run NAME NP CMD... - run under mpirun with the profile going to
 # $tmp/NAME.hpf (or $HP_OUTPUT if set); stdout in $tmp/NAME.out, stderr in
 # $tmp/NAME.err.  Sets PROFILE (the path the summary reports, else the
-# requested one) and RC.
+# requested one) and RC, and checks the profile's invariants (check_profile).
 hp_run() {
     local name=$1 np=$2
     shift 2
@@ -41,6 +41,7 @@ hp_run() {
         "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
     PROFILE=$(sed -n 's/^hprof: profile written to \(.*[^ ]\) *$/\1/p' "$tmp/$name.err" | tail -1)
     [ -n "$PROFILE" ] || PROFILE=${HP_OUTPUT:-$tmp/$name.hpf}
+    check_profile "$name" "$PROFILE"
 }
 
 # plain_run NAME NP CMD... - the same without hprof (no HPROF_OUTPUT).

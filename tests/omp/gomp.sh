@@ -46,6 +46,9 @@ export OMPI_CC=gcc
 LEVELS=1
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="GOMP task nodes: nested task times counted twice (rule a, issue 9 Tasks); GOMP keys a task's run by the outlined function's line, not the pragma's (rule d, issue 9 Lines)"
 test_tmpdir gomp
 
 # build NAME SOURCE [LIBS...] - $tmp/NAME with -lhprof, $tmp/NAME.plain without.
@@ -81,6 +84,7 @@ run() {
         return 1
     fi
     ok "$name: runs and writes a profile"
+    check_profile "$name" "$tmp/$name.hpf"
     rc=0
     timeout 300 "$MPIRUN" -np "$np" --bind-to none -x OMP_WAIT_POLICY -x OMP_NUM_THREADS="$nt" \
         -x OMP_MAX_ACTIVE_LEVELS="$LEVELS" "$prog.plain" "$@" >"$tmp/$name.plain.out" \
@@ -165,6 +169,7 @@ if build imb "$S/$src"; then
     HPROF_OUTPUT=$tmp/pre.hpf timeout 300 "$MPIRUN" -np 1 --bind-to none -x HPROF_OUTPUT \
         -x OMP_WAIT_POLICY -x OMP_NUM_THREADS=2 -x LD_PRELOAD="$LIBDIR/libhprof.so" \
         "$tmp/imb.plain" >"$tmp/pre.out" 2>"$tmp/pre.err" </dev/null || true
+    check_profile "imbalance: LD_PRELOAD" "$tmp/pre.hpf"
     expect_eq "imbalance: LD_PRELOAD on the plain binary: region and implicit barrier per thread" \
         "2,$((2 * REPS));2,$((2 * REPS))" "$(omp_nodes "$tmp/pre.hpf" $src parallel "$L")
 $(omp_nodes "$tmp/pre.hpf" $src 'implicit barrier' "$L")"
@@ -220,14 +225,16 @@ if build con "$S/$src"; then
         cnt() { omp_sum "$db" $src "$1" "$2" "${3:-$2}" "sum(st.count)"; }
         LREG=$(line_of "$S/$src" con-region)
         expect_eq "constructs/$NT: region count" "$n" "$(cnt parallel "$LREG")"
-        # gcc -O2 moves the single's call to a neighbouring line: count them all.
-        expect_eq "constructs/$NT: single executions (3 per region)" "$((3 * REPS))" \
-            "$(q "$db" "SELECT sum(st.count) $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'single' AND s.file LIKE '%/$src'")"
+        # each single at its own line (gcc -O2 gives the call its neighbour's)
+        expect_eq "constructs/$NT: single executions, one per region at each single's line" \
+            "$REPS;$REPS;$REPS" "$(cnt single "$(line_of "$S/$src" con-single1)")
+$(cnt single "$(line_of "$S/$src" con-single2)")
+$(cnt single "$(line_of "$S/$src" con-tasks)")"
         expect_eq "constructs/$NT: explicit barrier once per thread and region" "$n" \
             "$(cnt barrier "$(line_of "$S/$src" con-barrier)")"
         L=$(line_of "$S/$src" con-dyn)
         expect_eq "constructs/$NT: end barrier of the dynamic loop (GOMP_loop_end) once per thread" "$n" \
-            "$(cnt 'implicit barrier' "$L" $((L + 1)))"
+            "$(cnt 'implicit barrier' "$L")"
         expect_eq "constructs/$NT: tasks created" "$((REPS * NTASK))" "$(cnt 'task create' "$(line_of "$S/$src" con-task)")"
         expect_eq "constructs/$NT: taskwaits" "$REPS" "$(cnt taskwait "$(line_of "$S/$src" con-taskwait)")"
         for m in con-crit-outer con-crit-inner; do
@@ -283,13 +290,13 @@ if build tasks "$S/$src"; then
         for m in tasks-a tasks-b; do
             L=$(line_of "$S/$src" $m)
             expect_eq "tasks/$NT: $m created and executed (exact, $calls)" "$calls;$calls" \
-                "$(cnt 'task create' "$L" "$L");$(cnt task "$L" $((L + 1)))"
+                "$(cnt 'task create' "$L" "$L");$(cnt task "$L" "$L")"
         done
         for m in "tasks-vla $((NT * VLAS))" "tasks-if0 $NT" "tasks-align $NT"; do
             set -- $m
             L=$(line_of "$S/$src" $1)
             expect_eq "tasks/$NT: $1 created and executed (exact, $2)" "$2;$2" \
-                "$(cnt 'task create' "$L" "$L");$(cnt task "$L" $((L + 3)))"
+                "$(cnt 'task create' "$L" "$L");$(cnt task "$L" "$L")"
         done
         expect_eq "tasks/$NT: taskwaits (exact)" "$calls" "$(cnt taskwait "$(line_of "$S/$src" tasks-wait)" "$(line_of "$S/$src" tasks-wait)")"
         La=$(line_of "$S/$src" tasks-a)
@@ -331,11 +338,16 @@ fi
 
 # ---------------------------------------------------------------- loss of parallelism
 # The master alone for SERIAL_MS while its other thread idles: the summary's
-# loss of parallelism is about SERIAL_MS x (NT - 1) thread-seconds (10%).
+# loss of parallelism is about SERIAL_MS x (NT - 1) thread-seconds (10%),
+# plus MPI_Init's own time, which is serial too and inside the rank's wall
+# window (it starts with the process).
 src=serial_part.c
 if build sp "$S/$src"; then
     if run sp 1 2 "$tmp/sp"; then
-        want=$(awk -v s="$(sed -n 's/^#define SERIAL_MS \([0-9]*\).*/\1/p' "$S/$src")" 'BEGIN { print s / 1000 }')
+        init=$(q "$tmp/sp.hpf" "SELECT coalesce(sum(st.time), 0) FROM stat st JOIN node n ON n.id = st.node
+                                JOIN site s ON s.id = n.site WHERE s.name LIKE 'MPI_Init%'")
+        want=$(awk -v s="$(sed -n 's/^#define SERIAL_MS \([0-9]*\).*/\1/p' "$S/$src")" -v i="$init" \
+            'BEGIN { print s / 1000 + i }')
         got=$(sed -n 's/.*loss of parallelism .*: \([0-9.]*\) thread-s).*/\1/p' "$tmp/sp.err")
         expect_cmp "loss of parallelism: serial ${want}s x 1 idle thread (summary, 10%)" within "$want" "$got" \
             "$(awk -v w="$want" 'BEGIN { print w * 0.1 }')"
@@ -378,10 +390,10 @@ ord_checks() {
     expect_eq "ordered: program output" \
         "ordered: $NT threads, $ITERS iterations in order 1, atomic sum $((ATOMICS * NT * (NT + 1) / 2))" \
         "$(cat "$tmp/ord.out")"
-    # -O2 keys the ordered block's calls by the loop's line or the body's.
-    cnt() { q "$db" "SELECT sum(st.count) $OMPJOIN WHERE $(omp_where $src "$1" $(($2 - 1)) $(($2 + 2)))
+    # at the ordered construct's line (gcc -O2 gives the calls the loop's or the body's)
+    cnt() { q "$db" "SELECT sum(st.count) $OMPJOIN WHERE $(omp_where $src "$1" "$2")
                      GROUP BY st.rank, st.thread ORDER BY 1"; }
-    tot() { omp_sum "$db" $src "$1" $(($2 - 1)) $(($2 + 2)) "round(sum(st.time) * 1000, 3)"; }
+    tot() { omp_sum "$db" $src "$1" "$2" "$2" "round(sum(st.time) * 1000, 3)"; }
     expect_eq "ordered: ordered wait and hold $((ITERS / NT)) times per thread" \
         "$(for ((i = 0; i < 2 * NT; i++)); do echo $((ITERS / NT)); done)" \
         "$(cnt 'ordered wait' "$LO")

@@ -33,6 +33,9 @@ export OMP_WAIT_POLICY=passive
 MPIFLAGS=(--oversubscribe --bind-to none)
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="OMPT records loop, single and ordered as leaves beside the records made in their bodies (rule a, issue 9 one event boundary)"
 test_tmpdir ompt
 
 if ! command -v "$CLANG" >/dev/null || ! command -v "$MPICC" >/dev/null; then
@@ -73,6 +76,7 @@ run() {
         notok "$name runs" "exit status $RC: $(tail -3 "$tmp/$name.err" | oneline)"
         return 1
     fi
+    check_profile "$name" "$DB"
 }
 
 # per_thread DB NAME FILE LINE EXPR [ORDER] - one row per thread of rank 0:

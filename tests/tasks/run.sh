@@ -47,6 +47,9 @@ HPCC=$builddir/instrument/hprof-cc
 SRC=$srcdir/tests/tasks/src/tasktree.c
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="task time counted twice (GOMP, POMP2), single/holds as leaves beside their bodies (OMPT, POMP2), GOMP task lines (rules a, d; issue 9 Tasks, Lines)"
 if ! command -v "$MPICC" >/dev/null; then
     skipped "task tests" "no $MPICC"
     echo "$pass passed, $fail failed"
@@ -92,6 +95,7 @@ run() {
         notok "$kind: runs and writes a profile" "exit $rc: $(tail -3 "$tmp/$kind.err" | oneline)"
         return 1
     fi
+    check_profile "$kind" "$tmp/$kind.hpf"
 }
 
 field() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" "$tmp/plain.out"; }
@@ -246,6 +250,7 @@ tl_run() {     # tl_run KIND CC [EXTRA...] - builds and runs tl.KIND
     HPROF_OUTPUT=$tmp/tl.$kind.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=$NT timeout 300 \
         "$MPIRUN" -np $NP --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY -x OMP_NUM_THREADS \
         -x OMP_WAIT_POLICY "$tmp/tl.$kind" >"$tmp/tl.$kind.out" 2>"$tmp/tl.$kind.err" </dev/null || rc=$?
+    check_profile "taskloop $kind" "$tmp/tl.$kind.hpf"
     if [ "$rc" != 0 ] || ! cmp -s "$tmp/tl.$kind.out" "$tmp/tl.plain.out"; then
         notok "taskloop $kind: same stdout as the plain build" "exit $rc: $(head -2 "$tmp/tl.$kind.out" "$tmp/tl.$kind.err" | oneline)"
         return 1

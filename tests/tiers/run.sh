@@ -46,6 +46,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 MPIFLAGS=(--oversubscribe --bind-to none)
 
 . "$srcdir/tests/lib.sh"
+# Known violations of the profile invariants (check_profile): delete this
+# line once issue 9 fixes them.
+CHECK_TODO="main includes MPI_Init but the wall window starts after it (rule e, issue 9 Shares); tier-2 jacobi: the loop of 'parallel for' wraps the region and POMP2 'loop' is a leaf beside its body (rule a)"
 test_tmpdir tiers
 
 # near NAME EXPECTED GOT - GOT within 2% of EXPECTED.
@@ -69,6 +72,7 @@ hp_run() {
     HPROF_OUTPUT=$tmp/$name.hpf timeout 300 "$MPIRUN" -np "$NP" "${MPIFLAGS[@]}" -x HPROF_OUTPUT \
         "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
     PROFILE=$tmp/$name.hpf
+    check_profile "$name" "$PROFILE"
 }
 plain_run() {
     local name=$1
@@ -149,6 +153,7 @@ Lbar=$(line_of "$EX" align) Lred=$(line_of "$EX" reduce)
 # MPI_Comm_rank and MPI_Comm_size in main: local MPI calls, call sites in
 # every tier (the wrappers' spec, KIND local), without a callee line.
 Lrk=$(grep -n 'MPI_Comm_rank(' "$EX" | cut -d: -f1) Lsz=$(grep -n 'MPI_Comm_size(' "$EX" | cut -d: -f1)
+Lin=$(grep -n 'MPI_Init(' "$EX" | cut -d: -f1)
 PAIRS=$((NP / 2))   # ranks that wait (the even rank of each pair)
 # Known values in seconds, summed over the NP ranks (see lizhang.c).
 T_p3=$(calc "($P3 + $LATE1 + $P4) / 1000")
@@ -186,6 +191,8 @@ tree_ok() {
 # walk DB - the path followed top-down from main's procedure node by the
 # child with the largest time, as "label/label/..."; the last procedure on
 # it in $DOMINANT.
+# (MPI_Init's own time, which a loaded machine stretches, is not the
+# program's work: the walk passes it by.)
 walk() {
     local db=$1 node row path="" kind name
     node=$(q "$db" "SELECT n.id FROM node n JOIN site s ON s.id = n.site
@@ -194,7 +201,7 @@ walk() {
     while [ -n "$node" ] && [ "${node#ERROR}" = "$node" ]; do
         row=$(q "$db" "SELECT n.id, s.kind, s.name, s.label FROM node n JOIN site s ON s.id = n.site
                         JOIN node_time t ON t.node = n.id WHERE n.parent = $node
-                        ORDER BY t.time DESC LIMIT 1")
+                        AND s.name NOT LIKE 'MPI_Init%' ORDER BY t.time DESC LIMIT 1")
         [ -n "$row" ] || break
         IFS=, read -r node kind name label <<<"$row"
         path="$path/$label"
@@ -217,9 +224,13 @@ lizhang_checks() {
     w2=$(awk '/^lizhang: rank [0-9]+ waited/ { s += $9 } END { printf "%.6f", s }' "$tmp/lz.$t.err")
     expect_cmp "$t lizhang: the observed waits are the designed ${T_sync}s within 10%" within "$T_sync" \
         "$(calc "$w1 + $w2")" "$(calc "0.1 * $T_sync")"
-    # total program time: the run's wall (MPI_Init to MPI_Finalize, max over ranks)
-    near "$t lizhang: total program time (wall, max over ranks) = ${T_work}s" "$T_work" \
-        "$(q "$db" "SELECT value FROM run WHERE key = 'wall'")"
+    # total program time: a rank's wall (from the process's start to
+    # MPI_Finalize) less its MPI_Init, max over ranks
+    near "$t lizhang: total program time (wall less MPI_Init, max over ranks) = ${T_work}s" "$T_work" \
+        "$(q "$db" "SELECT max(r.wall - coalesce(i.t, 0)) FROM rank r LEFT JOIN
+                    (SELECT st.rank AS rank, sum(st.time) AS t FROM stat st JOIN node n ON n.id = st.node
+                     JOIN site s ON s.id = n.site WHERE s.name LIKE 'MPI_Init%' GROUP BY st.rank) i
+                    ON i.rank = r.rank")"
     expect_eq "$t lizhang: main's procedure node counts 1 per rank" "$NP" \
         "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                      WHERE s.kind = 'procedure' AND s.name = 'main'")"
@@ -239,7 +250,7 @@ lizhang_checks() {
     near "$t lizhang: call p1 at line $Lc1 from main = ${T_c1}s" "$T_c1" "$(sql_sum "$db" call "$Lc1" 'sum(st.time)')"
     near "$t lizhang: call p2 at line $Lc2 from main = ${T_c2}s" "$T_c2" "$(sql_sum "$db" call "$Lc2" 'sum(st.time)')"
     expect_eq "$t lizhang: call statements directly under main (line, callee, count)" \
-        "$(printf '%s\n' "$Lrk,MPI_Comm_rank,$NP" "$Lsz,MPI_Comm_size,$NP"
+        "$(printf '%s\n' "$Lin,MPI_Init,$NP" "$Lrk,MPI_Comm_rank,$NP" "$Lsz,MPI_Comm_size,$NP"
             if [ "$t" = t1 ]; then printf '%s\n' "$Lc1,p1,$NP" "$Lc2,p2,$NP" "$Lc4l,p4,$((NP * NL1 * NL2))"; else
             printf '%s\n' "$Lc1,p1,$NP" "$Lc2,p2,$NP"; fi)" \
         "$(q "$db" "SELECT s.line, s.name, sum(st.count) FROM node n JOIN site s ON s.id = n.site
@@ -476,6 +487,7 @@ serial_checks() {
     db=$tmp/serial.$t.hpf
     rm -f "$db" "${db%.hpf}.db"
     HPROF_OUTPUT=$db "$tmp/bin/serial.$t" >"$tmp/serial.$t.out" 2>"$tmp/serial.$t.err"
+    check_profile "$t serial" "$db"
     same_stdout "$t serial: same stdout as plain" "$tmp/serial.plain.out" "$tmp/serial.$t.out"
     expect_eq "$t serial: profile written at exit, summary on stderr" "yes,yes" \
         "$([ -s "$db" ] && echo yes || echo no),$(grep -q '^hprof: profile written to' "$tmp/serial.$t.err" && echo yes || echo no)"

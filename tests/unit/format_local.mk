@@ -16,3 +16,10 @@ tests_unit_test_format_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_format_LDADD = analyzer/libhpanalyze.la $(CMOCKA_LIBS)
 TESTS += tests/unit/test_format
 endif
+
+# hprof-query --check on known good and broken profiles
+check_PROGRAMS += tests/unit/mkcheck
+tests_unit_mkcheck_SOURCES = tests/unit/mkcheck.c
+tests_unit_mkcheck_LDADD = libhprof/libhpcore.la
+TESTS += tests/unit/test_check.sh
+EXTRA_DIST += tests/unit/test_check.sh

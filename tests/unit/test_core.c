@@ -221,7 +221,7 @@ static void test_snapshot(void **state)
     hp_comm_add(t, n, 4, 0, 1024, tps / 10, tps / 5);
     hp_rank_data rd;
     memset(&rd, 0, sizeof rd);
-    assert_int_equal(hp_snapshot(&rd, 0), 0);
+    assert_int_equal(hp_snapshot(&rd, 0, hp_ticks()), 0);
     assert_int_equal(rd.info.threads, 1);
     assert_int_equal(rd.nnodes, t->nnodes);
     assert_int_equal(rd.ncomms, 1);
@@ -256,12 +256,12 @@ static void test_task_parent_attribution(void **state)
     hp_task_run ra, rb, ra2;
     hp_task_begin(t, &ra, a, hp_task_new_id(t));
     uint32_t node_a = t->current;
-    hp_task_created(t, cb, 11, 0, 5);               /* a creates a b task */
+    hp_task_created(t, cb, 11, &(hp_task_clock){0, 0}); /* a creates a b task */
     hp_task_begin(t, &rb, b, 12);
-    hp_task_created(t, ca, 13, 0, 5);               /* b creates an a task */
+    hp_task_created(t, ca, 13, &(hp_task_clock){0, 0}); /* b creates an a task */
     hp_task_begin(t, &ra2, a, 13);                  /* folded into the outer a */
     assert_int_equal(t->task_cur, 13);
-    hp_task_created(t, cb, 14, 0, 5);               /* the inner a creates a b */
+    hp_task_created(t, cb, 14, &(hp_task_clock){0, 0}); /* the inner a creates a b */
     hp_task_end(t, &ra2);
     assert_int_equal(t->task_cur, 12);
     hp_task_end(t, &rb);
@@ -292,7 +292,7 @@ static void test_task_trace_ring(void **state)
     hp_task_run run;
     hp_task_begin(t, &run, x, 99);
     for (uint64_t i = 1; i <= 10; i++)
-        hp_task_created(t, s, i, 100 * i, 100 * i + 10);
+        hp_task_created(t, s, i, &(hp_task_clock){100 * i, t->task_acc});
     hp_task_end(t, &run);
     assert_int_equal(hp_task_trace_count(t), 4);
     hp_task_rec out[4];

@@ -178,7 +178,7 @@ static void test_throttling(void **state)
     assert_true(n->flags & HP_NODEF_THROTTLED);
     hp_rank_data rd;
     memset(&rd, 0, sizeof rd);
-    assert_int_equal(hp_snapshot(&rd, 0), 0);
+    assert_int_equal(hp_snapshot(&rd, 0, hp_ticks()), 0);
     assert_true(rd.sites[ids[LEAF]].flags & HP_SITEF_THROTTLED);
     for (uint32_t i = 0; i < rd.nnodes; i++)
         if (rd.nodes[i].site == ids[LEAF]) { /* exact count, time of the timed calls */

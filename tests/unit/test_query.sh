@@ -51,28 +51,30 @@ expect_out merge-force "hprof-merge: wrote $dir/q.db (2 ranks, 8 sites, 9 nodes)
     $MERGE "$dir/p.hpf" -o "$dir/q.db" -f
 expect_err merge-usage 2 "hprof-merge: unknown option -x (try --help)" $MERGE -x
 
+# pct is a share of the thread time, wall x threads recording summed over
+# ranks: 10 x 1 + 12 x 2 = 34 s, which the root row carries (3 threads).
 expect_out listing "node,depth,site,calls,time,mean,max,imbalance,pct
-1,0,root,3,26,13,16,1.23076923076923,118.181818181818
-2,1,main,2,22,11,12,1.09090909090909,100
-3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,77.2727272727273
-5,3,compute,10,12.5,6.25,6.5,1.04,56.8181818181818
-7,3,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,9.09090909090909
-4,3,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,6.81818181818182
-6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,6.81818181818182
-8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,1.13636363636364
-9,1,compute,3,3.5,1.75,3.5,2,15.9090909090909" $QUERY "$dir/p.db" --format csv
+1,0,root,3,34,17,24,1.41176470588235,100
+2,1,main,2,22,11,12,1.09090909090909,64.7058823529412
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50
+5,3,compute,10,12.5,6.25,6.5,1.04,36.7647058823529
+7,3,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,5.88235294117647
+4,3,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,4.41176470588235
+6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235
+8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059
+9,1,compute,3,3.5,1.75,3.5,2,10.2941176470588" $QUERY "$dir/p.db" --format csv
 
 expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct
-1,0,root,3,26,13,16,1.23076923076923,118.181818181818
-2,1,main,2,22,11,12,1.09090909090909,100
-3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,77.2727272727273" \
+1,0,root,3,34,17,24,1.41176470588235,100
+2,1,main,2,22,11,12,1.09090909090909,64.7058823529412
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50" \
     $QUERY "$dir/p.db" --format=csv --depth 2 --top 3
 
 expect_out flat "site,label,kind,calls,time,mean,max,imbalance,pct
-1,root,root,3,26,13,16,1.23076923076923,118.181818181818
-2,main,procedure,2,22,11,12,1.09090909090909,100
-3,loop@app.c:20,loop,10,17,8.5,9,1.05882352941176,77.2727272727273
-6,compute,procedure,13,16,8,10,1.25,72.7272727272727" $QUERY "$dir/p.db" --flat --top 4 --format csv
+1,root,root,3,26,13,16,1.23076923076923,76.4705882352941
+2,main,procedure,2,22,11,12,1.09090909090909,64.7058823529412
+3,loop@app.c:20,loop,10,17,8.5,9,1.05882352941176,50
+6,compute,procedure,13,16,8,10,1.25,47.0588235294118" $QUERY "$dir/p.db" --flat --top 4 --format csv
 
 expect_out sql "site,label,calls,time
 2,main,2,22

@@ -1,0 +1,63 @@
+/*
+ * check.h - hprof-query --check: the invariants every profile must
+ * satisfy, verified on its database (README.md, "Checking a profile").
+ *
+ * Per rank and thread:
+ *   a  the children of a node fit in it: sum of their times <= its time
+ *      (tolerance HPQ_CHECK_REL of the parent plus HPQ_CHECK_EPS per child;
+ *      a thread's root has no time: its children are checked by e);
+ *   b  the waits inside a parallel region fit in the region;
+ *   c  tasks and waits fit in the construct that ran them (the nearest
+ *      "task" or "parallel" node above): a task node is inclusive, so a
+ *      task is never counted twice;
+ *   d  complete runs only: task creations = executions per construct
+ *      (file:line), and a "task create" sits where its creator ran;
+ *   e  per rank: the MPI share (rank_mpi) and the OpenMP wait share of
+ *      thread time are at most 100%, and per thread the top-level nodes
+ *      sum to at most the rank's wall time;
+ *   f  a node's numbers agree: time >= 0, no time without calls,
+ *      min <= max <= time <= calls x max.
+ */
+#ifndef HPQ_CHECK_H
+#define HPQ_CHECK_H
+
+#include <stdint.h>
+#include "report.h"
+
+#define HPQ_CHECK_REL 0.01      /* 1% of the enclosing time */
+#define HPQ_CHECK_EPS 2e-6      /* seconds per record summed: clock granularity */
+#define HPQ_CHECK_MAX_SHOWN 20  /* violations printed */
+
+/* What a run of the checker found and looked at. */
+typedef struct hpq_checker {
+    const hpq_ctx *ctx;
+    uint64_t violations;
+    uint64_t nodes_checked;   /* (node, rank, thread) records */
+    uint64_t groups;          /* (rank, thread) pairs */
+    uint64_t task_pairs;      /* (rank, construct) pairs compared in rule d */
+    uint64_t ranks;
+    int complete;             /* rule d applies: no rank aborted, missing, overflowed */
+    /* the node table, indexed by node id (1..nnodes) */
+    uint32_t nnodes;
+    uint32_t *parent;
+    unsigned char *role;      /* enum hpq_node_role */
+    char **path;
+} hpq_checker;
+
+enum hpq_node_role { HPQ_ROLE_OTHER, HPQ_ROLE_REGION, HPQ_ROLE_TASK, HPQ_ROLE_WAIT,
+                     HPQ_ROLE_CREATE };
+
+/* Runs every rule; prints a line per violation (at most
+ * HPQ_CHECK_MAX_SHOWN) or one "ok" line.  Returns 0 when the profile
+ * holds, 1 when it does not, -1 with a message in ctx->err on errors. */
+int hpq_check(const hpq_ctx *ctx);
+
+/* Prints violation number ck->violations + 1 (if still shown) and counts it.
+ * rank/thread < 0: not about one. */
+void hpq_violation(hpq_checker *ck, char rule, int64_t rank, int64_t thread, uint32_t node,
+                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Rules a, b, c, f and the placement half of d, over the stat table (checktree.c). */
+int hpq_check_trees(hpq_checker *ck);
+
+#endif

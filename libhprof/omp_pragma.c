@@ -1,0 +1,274 @@
+/*
+ * omp_pragma.c - finds `#pragma omp` directives in a source file
+ * (hp_omp_pragma.h), when OpenMP sites are resolved at the end of a run.
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hp_omp_pragma.h"
+
+static const char *const single_dirs[] = {"single", NULL};
+static const char *const ordered_dirs[] = {"ordered", NULL};
+static const char *const atomic_dirs[] = {"atomic", NULL};
+static const char *const taskwait_dirs[] = {"taskwait", "taskgroup", NULL};
+static const char *const loop_end_dirs[] = {"for", "sections", NULL};
+static const char *const worksharing_dirs[] = {"for", "sections", "single", NULL};
+static const char *const barrier_dirs[] = {"barrier", NULL};
+static const char *const region_dirs[] = {"parallel", NULL};
+static const char *const task_dirs[] = {"task", "taskloop", NULL};
+
+/* The directives of a region's or a task's records (keyed by entry). */
+static const char *const *entry_directives(const char *name)
+{
+    if (strncmp(name, "task", 4) == 0)
+        return task_dirs;   /* "task", "task create" */
+    return region_dirs;     /* "parallel", "fork", "join", "implicit barrier" */
+}
+
+enum { NEAREST, FIRST_OWN, NEXT, AROUND_OR_NEXT, AROUND_OR_LAST };
+
+/* How the call sites of construct `name` are placed: at the next
+ * directive of their kind from the call's line (gcc gives the call that
+ * starts a single, an ordered block or an atomic update, and the end of a
+ * taskgroup, the line of a statement before the construct; a taskwait's
+ * is its own), or at the construct whose statement holds the call's line,
+ * else the last one before it, else the next (a dynamic loop's or
+ * sections' end: the loop body's line, the statement after the loop, or
+ * the region's); NULL when the call's line is right. */
+static const char *const *call_directives(const char *name, int *how)
+{
+    *how = NEXT;
+    if (strcmp(name, "single") == 0)
+        return single_dirs;
+    if (strcmp(name, "ordered") == 0 || strcmp(name, "ordered wait") == 0)
+        return ordered_dirs;
+    if (strcmp(name, "atomic") == 0)
+        return atomic_dirs;
+    if (strcmp(name, "taskwait") == 0)
+        return taskwait_dirs;
+    *how = AROUND_OR_LAST;
+    if (strcmp(name, "implicit barrier") == 0)
+        return loop_end_dirs;
+    return NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Lines lo..hi of a source file. */
+typedef struct source {
+    char **text;   /* text[i]: line lo + i, without its newline */
+    int lo, hi;
+} source;
+
+static void free_source(source *src)
+{
+    for (int i = 0; src->text && i <= src->hi - src->lo; i++)
+        free(src->text[i]);
+    free(src->text);
+    src->text = NULL;
+}
+
+/* Reads lines lo..hi of file (hi lowered to the file's end); 0 if done. */
+static int load_source(const char *file, int lo, int hi, source *src)
+{
+    src->lo = lo;
+    src->hi = hi;
+    src->text = file && lo > 0 && hi >= lo ? calloc((size_t)(hi - lo + 1), sizeof(char *)) : NULL;
+    FILE *f = src->text ? fopen(file, "r") : NULL;
+    if (!f) {
+        free(src->text);
+        src->text = NULL;
+        return -1;
+    }
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int lineno = 0;
+    while (lineno < hi && (len = getline(&buf, &cap, f)) >= 0) {
+        if (++lineno < lo)
+            continue;
+        if (len > 0 && buf[len - 1] == '\n')
+            buf[len - 1] = '\0';
+        src->text[lineno - lo] = strdup(buf);
+    }
+    free(buf);
+    fclose(f);
+    if (lineno < lo) {
+        free_source(src);
+        return -1;
+    }
+    src->hi = lineno;
+    return 0;
+}
+
+/* The text of a line, "" when unknown. */
+static const char *text_of(const source *src, int line)
+{
+    const char *t = line >= src->lo && line <= src->hi ? src->text[line - src->lo] : NULL;
+    return t ? t : "";
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* p after `word` and at least one blank, or NULL. */
+static const char *after_word(const char *p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(p, word, n) != 0 || (p[n] != ' ' && p[n] != '\t'))
+        return NULL;
+    return skip_space(p + n);
+}
+
+/* Does the line hold `#pragma omp D` for a D in directives? */
+static int is_directive(const char *line, const char *const *directives)
+{
+    const char *p = skip_space(line);
+    if (*p++ != '#')
+        return 0;
+    p = skip_space(p);
+    if (!(p = after_word(p, "pragma")) || !(p = after_word(p, "omp")))
+        return 0;
+    for (int i = 0; directives[i]; i++) {
+        size_t n = strlen(directives[i]);
+        if (strncmp(p, directives[i], n) == 0 && !isalnum((unsigned char)p[n]) &&
+            p[n] != '_')
+            return 1;
+    }
+    return 0;
+}
+
+static int is_own(const int *lines, int n, int line)
+{
+    return bsearch(&line, lines, (size_t)n, sizeof *lines, by_value) != NULL;
+}
+
+/* Skips a string or character literal that starts at *c; returns its
+ * last character. */
+static const char *skip_literal(const char *c)
+{
+    char quote = *c++;
+    for (; *c && *c != quote; c++)
+        if (*c == '\\' && c[1])
+            c++;
+    return *c ? c : c - 1;
+}
+
+/* The last line of the statement that the directive at line p applies
+ * to: its block's closing brace or its statement's semicolon (ignoring
+ * those inside parentheses, comments and literals, and the lines of
+ * nested directives). */
+static int statement_end(const source *src, int p)
+{
+    int paren = 0, brace = 0, comment = 0;
+    for (int l = p + 1; l <= src->hi; l++) {
+        const char *c = text_of(src, l);
+        if (!comment && *skip_space(c) == '#')
+            continue;
+        for (; *c; c++) {
+            if (comment) {
+                if (c[0] == '*' && c[1] == '/')
+                    comment = 0, c++;
+                continue;
+            }
+            if (c[0] == '/' && c[1] == '/')
+                break;
+            if (c[0] == '/' && c[1] == '*') {
+                comment = 1;
+                c++;
+            } else if (*c == '"' || *c == '\'') {
+                c = skip_literal(c);
+            } else if (*c == '(') {
+                paren++;
+            } else if (*c == ')') {
+                paren--;
+            } else if (*c == '{') {
+                brace++;
+            } else if ((*c == '}' && --brace <= 0 && paren <= 0) ||
+                       (*c == ';' && brace == 0 && paren <= 0)) {
+                return l;
+            }
+        }
+    }
+    return src->hi;
+}
+
+/* The line holding `#pragma omp D` for a D in directives, from the
+ * function's first own line to its last: the one nearest to `near` (the
+ * earlier on a tie), the first at or after `near`, the first that is
+ * itself an own line, or the innermost whose statement holds `near`, else
+ * the first after it or the last before it, then the other (how); 0 if
+ * none. */
+static int directive_line(const source *src, const int *lines, int n, int near,
+                          const char *const *directives, int how)
+{
+    int best = 0, next = 0, last = 0;
+    int around = how == AROUND_OR_NEXT || how == AROUND_OR_LAST;
+    for (int l = src->lo; l <= src->hi; l++) {
+        if (!is_directive(text_of(src, l), directives))
+            continue;
+        if ((how == NEAREST && (!best || abs(l - near) < abs(best - near))) ||
+            (how == NEXT && !best && l >= near) ||
+            (how == FIRST_OWN && !best && is_own(lines, n, l)) ||
+            (around && l <= near && statement_end(src, l) >= near))
+            best = l;
+        if (around && l > near && !next)
+            next = l;
+        if (around && l <= near)
+            last = l;
+    }
+    if (best || !around)
+        return best;
+    if (how == AROUND_OR_LAST)
+        return last ? last : next;
+    return next ? next : last;
+}
+
+/* A GOMP_barrier call not on a barrier directive's line ends a
+ * worksharing construct: its implicit barrier, at that construct. */
+static int construct_end_barrier(const source *src, const int *lines, int n, int line)
+{
+    if (is_directive(text_of(src, line), barrier_dirs))
+        return 0;
+    return directive_line(src, lines, n, line, worksharing_dirs, AROUND_OR_NEXT);
+}
+
+void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
+                         const char **name, int *line)
+{
+    assert(lines && n > 0);
+    source src;
+    int how, at = 0;
+    const char *const *dirs = call_directives(*name, &how);
+    if (load_source(file, lines[0], lines[n - 1], &src) != 0) {
+        if (entry)
+            *line = lines[0];
+        return;
+    }
+    if (entry) {
+        at = directive_line(&src, lines, n, 0, entry_directives(*name), FIRST_OWN);
+        if (!at)
+            at = lines[0];
+    } else if (dirs) {
+        at = directive_line(&src, lines, n, *line, dirs, how);
+        if (!at && how == NEXT)
+            at = directive_line(&src, lines, n, *line, dirs, NEAREST);
+    } else if (strcmp(*name, "barrier") == 0) {
+        at = construct_end_barrier(&src, lines, n, *line);
+        if (at)
+            *name = "implicit barrier";
+    }
+    free_source(&src);
+    if (at)
+        *line = at;
+}

@@ -1,0 +1,30 @@
+#!/bin/bash
+# tests/exports.sh - libhprof.so exports only what it interposes or offers:
+# MPI_*, GOMP_*, the omp_* lock calls it wraps, POMP2_*, ompt_start_tool,
+# __kmpc_fork_call (it notes the outlined function of each clang region),
+# __cyg_profile_* and the hprof_* API; no internal hp_* symbol (they are
+# hidden, so the library calls its own helpers directly, not through the
+# PLT, and no program can bind to them).
+# usage: tests/exports.sh [BUILDDIR]
+set -euo pipefail
+builddir=$(cd "${1:-.}" && pwd)
+lib=$builddir/pmpi/.libs/libhprof.so
+if [ ! -e "$lib" ]; then
+    echo "not ok - $lib exists"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+pass=0 fail=0
+check() {
+    if [ "$2" = "$3" ]; then echo "ok - $1"; pass=$((pass + 1));
+    else echo "not ok - $1: expected '$2' got '$3'"; fail=$((fail + 1)); fi
+}
+syms=$(nm -D --defined-only "$lib" | awk '{ print $3 }')
+check "no hp_* symbol is exported" "" "$(printf '%s\n' "$syms" | grep '^hp_' | head -5 | tr '\n' ' ')"
+check "every exported symbol is an interposed or offered one" "" \
+    "$(printf '%s\n' "$syms" | grep -Ev '^(MPI_|GOMP_|omp_|POMP2_|ompt_start_tool$|__kmpc_fork_call$|__cyg_profile_|hprof_)' |
+       grep -v '^$' | head -5 | tr '\n' ' ')"
+check "MPI_Send, GOMP_parallel, POMP2_Parallel_fork, hprof_enter are exported" "4" \
+    "$(printf '%s\n' "$syms" | grep -cE '^(MPI_Send|GOMP_parallel|POMP2_Parallel_fork|hprof_enter)$')"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

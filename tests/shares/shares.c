@@ -1,0 +1,50 @@
+/*
+ * shares.c - hprof integration test (tests/shares/run.sh): every share has
+ * a denominator that nothing exceeds.  Built at tier 1
+ * (-finstrument-functions) with OpenMP; 2 ranks x 2 threads.  main spins
+ * PRE_MS=200 ms (spin, before MPI_Init: a slow start-up), then a parallel
+ * region (shares-par) where each of the 2 threads spins PAR_MS=150 ms,
+ * then an MPI_Barrier.
+ * Ground truth per rank: wall >= 0.35 s (the window starts with the
+ * process, so it covers the work before MPI_Init); main's time <= wall;
+ * 2 threads record, so the run's thread time is 2 x wall per rank, the
+ * root row of hprof-query carries it (100%), main is about 50% of it and
+ * no row exceeds 100%; the region's time summed over its threads is about
+ * 2 x 150 ms per rank.  Prints "ok" on rank 0.
+ */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <time.h>
+
+#define PRE_MS 200
+#define PAR_MS 150
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+__attribute__((noinline)) static void spin(int ms)
+{
+    double end = now() + ms * 1e-3;
+    while (now() < end)
+        ;
+}
+
+int main(int argc, char **argv)
+{
+    int rank;
+    spin(PRE_MS);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+#pragma omp parallel num_threads(2) /* MARK:shares-par */
+    spin(PAR_MS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("ok\n");
+    MPI_Finalize();
+    return 0;
+}
