@@ -115,7 +115,7 @@ static int innermost_inlined_call(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *inl,
 static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = unit_of(mod, pc, &bias);
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
     Dwarf_Die inl, caller;
     Dwarf_Attribute attr;
     Dwarf_Word line = 0, file = 0;

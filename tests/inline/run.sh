@@ -6,7 +6,8 @@
 #   - call statements of inlined.c per (line, callee): exact counts;
 #   - the inlined calls are in compute, under compute's procedure node,
 #     flagged as inlined (site flag 256); scale's procedure count exact;
-#   - stdout identical with and without hprof.
+#   - stdout identical with and without hprof;
+#   - hprof-query --check on every profile (tests/lib.sh check_profile).
 # With gcc (CC) and, when installed, clang.  Skipped for a compiler that
 # did not inline scale (objdump shows a call to it).
 #
@@ -65,6 +66,7 @@ inline_checks() {
     fi
     if cmp -s "$tmp/plain.out" "$tmp/t1.out"; then ok "$cc: same stdout as without hprof"; else
         notok "$cc: same stdout as without hprof" "'$(oneline <"$tmp/t1.out")'"; fi
+    check_profile "$cc" "$db"
     expect_eq "$cc: call statements of inlined.c (line, callee, calls)" \
         "$(printf '%s\n' "$La,scale,$((2 * N))" "$Lb,scale,$((2 * N / 4))" "$Lc,compute,2" | sort -n)" \
         "$(q "$db" "SELECT s.line, s.name, sum(st.count) FROM stat st JOIN node n ON n.id = st.node

@@ -10,7 +10,8 @@
 #   - the spin times inside the levels, the signal handler and the thread
 #     are all there (lower bounds), pcall's time <= the wall time of its
 #     loop, the thread's frames <= the thread's life;
-#   - stdout identical with and without hprof.
+#   - stdout identical with and without hprof;
+#   - hprof-query --check on every profile (tests/lib.sh check_profile).
 # Tier 1 = gcc -g -O0 and -O2 -finstrument-functions ... -lhprof; tier 2 =
 # hprof-cc gcc -g -O2 (this build tree's instrumenter), skipped when not
 # built.
@@ -90,6 +91,7 @@ nonlocal_checks() {
     fi
     if cmp -s "$tmp/plain.out" "$tmp/$t.out"; then ok "$t: same stdout as without hprof"; else
         notok "$t: same stdout as without hprof" "'$(oneline <"$tmp/$t.out")'"; fi
+    check_profile "$t" "$db"
     expect_eq "$t: calls per function" \
         "$(printf '%s\n' deep1,1 deep2,1 fails_at,$((NCALLS + L2 + L3)) finish,1 finish_deep,1 \
             level1,$NCALLS level2,$L2 level3,$((3 * L3)) main,1 on_signal,$NSIG pcall,$NCALLS \
