@@ -4,39 +4,35 @@
  * (keyed by its return address) and the procedure under it (keyed by the
  * function's entry); both are resolved to names and lines at the end of
  * the run like every dynamic site.  The frames live on a per-thread stack
- * because the hooks have none of their own.
+ * (hp_frames.h) because the hooks have none of their own.
+ *
+ * Each frame records where its function's return address lies on the
+ * stack (found by looking upward from the hook for the value the hook was
+ * given).  That slot tells the frames apart:
+ *  - an open frame whose slot lies deeper than the new one's was skipped
+ *    by a longjmp: it is closed;
+ *  - the same slot holding another return address, or the same entry hook
+ *    called again at that slot: the frame that had it is gone too;
+ *  - the same slot and return address but another hook call: gcc calls
+ *    the hooks of a function inlined into the frame with the frame's own
+ *    return address.  That call is a call site of its own, keyed by the
+ *    hook's return address, which lies in the inlined code; the end of
+ *    the run names it by the inlined call's line (resolve.c).
  */
-#include <stdlib.h>
-#include "hp_enter.h"
+#include "hp_frames.h"
 #include "hp_site.h"
 
-struct hp_call_stack {
-    uint32_t n, cap;
-    hprof_frame *frames;
-};
-
 #define HOOK __attribute__((no_instrument_function, visibility("default")))
+#define SLOT_SEARCH 256   /* words looked at above the hook's frame */
 
 void __cyg_profile_func_enter(void *fn, void *call_site) HOOK;
 void __cyg_profile_func_exit(void *fn, void *call_site) HOOK;
 
-/* Two fresh frames on the thread's stack, or NULL without memory. */
-static hprof_frame *push_pair(hp_thread *t)
-{
-    struct hp_call_stack *s = t->calls;
-    if (!s && !(s = t->calls = calloc(1, sizeof *s)))
-        return NULL;
-    if (s->n + 2 > s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 256;
-        hprof_frame *f = realloc(s->frames, sizeof *f * cap);
-        if (!f)
-            return NULL;
-        s->frames = f;
-        s->cap = cap;
-    }
-    s->n += 2;
-    return &s->frames[s->n - 2];
-}
+static __thread hp_frames *hook_frames
+    __attribute__((tls_model("initial-exec"))) = &hp_frames_none;
+
+/* The stack pointer of the hook's caller. */
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32_t flags)
 {
@@ -50,40 +46,123 @@ static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32
     return site;
 }
 
+/* Where the instrumented function keeps its return address ra: the first
+ * word holding it from sp up (its own frame), else sp itself. */
+static uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
+{
+    const uintptr_t *p = (const uintptr_t *)sp;
+    for (int i = 0; i < SLOT_SEARCH; i++)
+        if (p[i] == ra)
+            return (uintptr_t)&p[i];
+    return sp;
+}
+
+/* The same, remembering per entry hook how far above sp the slot was:
+ * a function's frame layout is the same at every call. */
+static uintptr_t remembered_slot(hp_frames *s, uintptr_t hook, uintptr_t sp, uintptr_t ra)
+{
+    uint16_t *m = &s->slot_memo[(hook >> 3) & (HP_SLOT_MEMO - 1)];
+    const uintptr_t *p = (const uintptr_t *)sp;
+    if (__builtin_expect(p[*m] == ra, 1))
+        return (uintptr_t)&p[*m];
+    uintptr_t slot = return_slot(sp, ra);
+    *m = (uint16_t)((slot - sp) / sizeof *p);
+    return slot;
+}
+
+/* Closes the frames gone since the last event and tells whether this
+ * entry is a function inlined into the frame that owns `slot`. */
+static int inlined_or_close(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook)
+{
+    if (__builtin_expect(s->open[s->n - 1].sp < slot, 0))
+        hp_frames_close_deeper(s, slot);
+    if (s->open[s->n - 1].sp != slot)
+        return 0;
+    const hp_open *top = &s->open[s->n - 1];
+    if (top->ra == ra && top->hook != hook)
+        return 1;
+    hp_frames_close_deeper(s, slot + 1);
+    return 0;
+}
+
+/* Opens one of the pair; its state stays on the stack even when nothing
+ * is recorded, so that the exit hook pops what the entry pushed. */
+static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
+                     uintptr_t fn)
+{
+    hp_open *o = hp_frames_next(s);
+    if (o) {
+        o->sp = slot;
+        o->ra = ra;
+        o->hook = hook;
+        o->fn = fn;
+        o->f.node = HP_FRAME_OFF;
+        hp_frames_publish(s, s->n + 1);
+    }
+    return o;
+}
+
 void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     hp_thread *t = hp_thread_self();
-    hprof_frame *f = t ? push_pair(t) : NULL;
-    if (!f)
+    hp_frames *s = t ? hp_frames_of(t, &hook_frames, HP_FRAMES_HOOKS) : NULL;
+    if (!s)
         return;
-    f[0].node = f[1].node = HP_FRAME_OFF;
+    uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);
+    uintptr_t slot = remembered_slot(s, hook, CALLER_SP() - sizeof(void *), ra);
+    int inlined = inlined_or_close(s, slot, ra, hook);
+    uintptr_t frame_hook = inlined ? s->open[s->n - 1].hook : hook;
+    if (!push(s, slot, ra, frame_hook, (uintptr_t)fn))
+        return;
+    hp_open *proc = push(s, slot, ra, frame_hook, (uintptr_t)fn);
+    if (!proc) {
+        hp_frames_publish(s, s->n - 1);
+        return;
+    }
     if (!hp_collecting)
         return;
-    uint32_t call = dynamic_site(t, (uintptr_t)call_site, HP_KIND_CALL, 0);
-    uint32_t proc = dynamic_site(t, (uintptr_t)fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
+    uint32_t call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
+                            : dynamic_site(t, ra, HP_KIND_CALL, 0);
+    uint32_t site = dynamic_site(t, (uintptr_t)fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
     hp_site *cs = hp_site_get(call);
     if (cs->callee == HP_NONE && call != HP_SITE_OVERFLOW)
-        cs->callee = proc;
-    hp_enter_site(t, &f[0], call, 0);
-    hp_enter_site(t, &f[1], proc, 0);
+        cs->callee = site;
+    hp_enter_site(t, &proc[-1].f, call, 0);
+    hp_enter_site(t, &proc->f, site, 0);
+}
+
+/* The exit hook of function fn finds fn's pair innermost, unless a
+ * longjmp skipped frames: callees of fn (deeper than fn's return-address
+ * slot), or calls inlined into fn (at its slot, another function).  Those
+ * are closed; fn's pair stays for the caller to pop.  gcc may jump to the
+ * exit hook at the very end, with fn's frame gone: its return address is
+ * then the word just above the hook's arguments. */
+static __attribute__((noinline)) void close_skipped(hp_frames *s, uintptr_t fn, uintptr_t ra,
+                                                     uintptr_t sp)
+{
+    uintptr_t slot = return_slot(sp - sizeof(void *), ra);
+    hp_frames_close_deeper(s, slot);
+    uint32_t k = s->n;
+    while (k >= HP_FRAMES_BASE + 2 && s->open[k - 1].sp == slot && s->open[k - 1].fn != fn)
+        k -= 2;
+    if (k >= HP_FRAMES_BASE + 2 && s->open[k - 1].sp == slot)
+        hp_frames_close_above(s, k);
 }
 
 void __cyg_profile_func_exit(void *fn, void *call_site)
 {
-    hp_thread *t = hp_tls_self;
-    (void)fn;
-    (void)call_site;
-    if (!t || !t->calls || t->calls->n < 2)
+    hp_frames *s = hook_frames;
+    uintptr_t ra = (uintptr_t)call_site;
+    if (s->t != hp_tls_self || !s->t)
         return;
-    hprof_frame *f = &t->calls->frames[t->calls->n - 2];
-    hp_exit_site(t, &f[1]);
-    hp_exit_site(t, &f[0]);
-    t->calls->n -= 2;
-}
-
-void hp_call_stack_free(struct hp_call_stack *s)
-{
-    if (s)
-        free(s->frames);
-    free(s);
+    const hp_open *top = &s->open[s->n - 1];
+    if (__builtin_expect(top->ra != ra || top->fn != (uintptr_t)fn, 0)) {
+        close_skipped(s, (uintptr_t)fn, ra, CALLER_SP());
+        top = &s->open[s->n - 1];
+        if (top->ra != ra || top->fn != (uintptr_t)fn)
+            return; /* not entered through the hooks: nothing to close */
+    }
+    hp_exit_site(s->t, &s->open[s->n - 1].f);
+    hp_exit_site(s->t, &s->open[s->n - 2].f);
+    hp_frames_publish(s, s->n - 2);
 }

@@ -99,6 +99,10 @@ enum hp_site_kind {
 #define HP_SITEF_MPI 128u       /* an MPI call that is not communication (a
                                    call site named MPI_Xxx: a local query,
                                    datatype, group, ...); its time is MPI time */
+#define HP_SITEF_INLINED 256u   /* tier-1 call of a function the compiler
+                                   inlined: keyed by the address of its entry
+                                   hook inside the caller, named by the
+                                   inlined call's own line */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {

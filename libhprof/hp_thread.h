@@ -65,7 +65,6 @@ typedef struct hp_thread {
     uint32_t comm_ctx;    /* node of the open static comm statement, or HP_NO_NODE */
     uint32_t nactive;     /* entries in active[] (indexed by site id) */
     hp_active *active;
-    struct hp_call_stack *calls;  /* -finstrument-functions frames (cyg.c) */
     uint32_t team;        /* OpenMP team instance this thread works in, 0: none */
     uint64_t task_seq;    /* explicit tasks this thread created */
     uint64_t task_cur;    /* id of the explicit task it runs, 0: none (hp_task.h) */
@@ -188,7 +187,6 @@ int hp_records_overflowed(void);
 void hp_records_defer_overflow_warning(void);
 void hp_records_reset(void);           /* MPI_Pcontrol(2): zero everything */
 void hp_threads_free_all(void);        /* unit tests only */
-void hp_call_stack_free(struct hp_call_stack *s);
 void hp_task_trace_clear(struct hp_task_trace *tr);
 void hp_task_trace_free(struct hp_task_trace *tr);
 

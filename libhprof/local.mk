@@ -18,6 +18,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hp_summary.h libhprof/summary.c \
 	libhprof/hp_filter.h libhprof/filter.c \
 	libhprof/hp_enter.h libhprof/enter.c \
+	libhprof/hp_frames.h libhprof/frames.c \
 	libhprof/hp_runtime.h libhprof/runtime.c \
 	libhprof/hprof_probe.h libhprof/probe.c \
 	libhprof/cyg.c \

@@ -1,12 +1,13 @@
 /*
  * probe.c - the probe API of instrumented code (hprof_probe.h): unit
  * registration into the site registry, with the HPROF_FILTER rules, and
- * the enter/exit probes.
+ * the enter/exit probes, which survive longjmp and pthread_exit
+ * (hp_frames.h).
  */
 #include <pthread.h>
 #include <string.h>
-#include "hp_enter.h"
 #include "hp_filter.h"
+#include "hp_frames.h"
 #include "hp_runtime.h"
 #include "hp_site.h"
 
@@ -64,21 +65,70 @@ void hprof_register_unit(hprof_unit *u)
     pthread_mutex_unlock(&register_lock);
 }
 
-void hprof_enter(hprof_frame *f, hprof_unit *u, unsigned index)
+/* ---------------------------------------------------------------- probes
+ * The state of an open probe lives on the thread's frame stack
+ * (hp_frames.h); the probe's own frame on the instrumented code's stack
+ * keeps only its index there, so that a longjmp that skips the exit
+ * probes leaves nothing behind that the runtime cannot find again.
+ *
+ * Stack addresses: a frame records the stack pointer of the function that
+ * opened it (the call into hprof_enter is made at that function's own
+ * stack level, constant over its body; a function inlined into its caller
+ * shares the caller's).  Every open frame recorded deeper than the probe
+ * now running belongs to a callee that is gone.  A procedure probe of a
+ * function called where a longjmp landed cannot see a gone sibling whose
+ * frame was smaller than its own; the probe of the call statement that
+ * called it, at the caller's level, closed it already. */
+
+static __thread hp_frames *probe_frames
+    __attribute__((tls_model("initial-exec"))) = &hp_frames_none;
+/* The stack pointer of hprof_enter's caller (its canonical frame address). */
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
+
+void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
 {
     hp_thread *t;
-    f->node = HP_FRAME_OFF;
+    hp_frames *s;
+    pf->node = HP_FRAME_OFF;
     if (!hp_collecting || index >= u->nsites || !(t = hp_thread_self()))
         return;
     if (__builtin_expect(!__atomic_load_n(&u->registered, __ATOMIC_ACQUIRE), 0))
         hprof_register_unit(u);
     uint32_t site = u->ids[index];
-    if (site != HP_NONE)
-        hp_enter_site(t, f, site, u->sites[index].kind == HPROF_SITE_COMM);
+    if (site == HP_NONE)
+        return;
+    if (!(s = hp_frames_of(t, &probe_frames, HP_FRAMES_PROBES)))
+        return;
+    uintptr_t sp = CALLER_SP();
+    uint32_t i = s->n;
+    if (__builtin_expect(s->open[i - 1].sp < sp, 0)) {
+        hp_frames_close_deeper(s, sp);
+        i = s->n;
+    }
+    hp_open *o = hp_frames_next(s);
+    if (!o)
+        return;
+    o->sp = sp;
+    o->f.node = HP_FRAME_OFF;
+    hp_frames_publish(s, i + 1);
+    hp_enter_site(t, &o->f, site, u->sites[index].kind == HPROF_SITE_COMM);
+    pf->node = i;
 }
 
-void hprof_exit(hprof_frame *f)
+void hprof_exit(hprof_frame *pf)
 {
-    if (f->node != HP_FRAME_OFF)
-        hp_exit_site(hp_tls_self, f);
+    uint32_t i = pf->node;
+    hp_frames *s = probe_frames;
+    if (i == HP_FRAME_OFF)
+        return;
+    if (__builtin_expect(i + 1 != s->n, 0)) {
+        /* Frames above this one are callees a longjmp skipped; a frame
+         * not on the stack any more (at this stack level) was closed
+         * already. */
+        if (i >= s->n || i < HP_FRAMES_BASE || s->open[i].sp != CALLER_SP())
+            return;
+        hp_frames_close_above(s, i + 1);
+    }
+    hp_exit_site(s->t, &s->open[i].f);
+    hp_frames_publish(s, i);
 }

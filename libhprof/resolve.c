@@ -2,7 +2,8 @@
  * resolve.c - address to function/file/line with libdw's Dwfl interface
  * over the live process.  An MPI call site whose call went through a
  * function that tail-called the MPI function (hp_tailcall.h) is named
- * after that function, at the line of its tail jump.
+ * after that function, at the line of its tail jump.  A tier-1 call of
+ * an inlined function is named by the inlined call's own line.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -43,6 +44,13 @@ Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
     return NULL;
 }
 
+/* The name of a subprogram or inlined-subroutine scope. */
+static const char *scope_name(Dwarf_Die *scope)
+{
+    Dwarf_Attribute attr;
+    return dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
+}
+
 /* The innermost function around pc, inlined ones included: a call in a
  * function the compiler inlined into main belongs to that function.
  * NULL when there is no debug information. */
@@ -57,13 +65,73 @@ static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
-        Dwarf_Attribute attr;
-        const char *s = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr));
+        const char *s = scope_name(&scopes[i]);
         if (s)
             name = strdup(s);
     }
     free(scopes);
     return name;
+}
+
+static int is_code_scope(int tag)
+{
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_lexical_block;
+}
+
+/* Walks down the concrete scopes around pc from its unit: the innermost
+ * inlined call (*inl) and the function scope that made it (*caller).
+ * (dwarf_getscopes continues past an inlined call with the scopes of the
+ * inlined function's own definition, not with its caller.)  Returns 1 when
+ * pc lies in an inlined call. */
+static int innermost_inlined_call(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *inl,
+                                  Dwarf_Die *caller)
+{
+    Dwarf_Die scope = *cu, child, func = *cu;
+    int found = 0;
+    for (int depth = 0; depth < 256 && dwarf_child(&scope, &child) == 0; depth++) {
+        int inside = 0;
+        do {
+            int tag = dwarf_tag(&child);
+            inside = is_code_scope(tag) && dwarf_haspc(&child, pc) == 1;
+            if (inside && tag == DW_TAG_inlined_subroutine) {
+                *inl = child;
+                *caller = func;
+                found = 1;
+            }
+            if (inside && tag != DW_TAG_lexical_block)
+                func = child;
+        } while (!inside && dwarf_siblingof(&child, &child) == 0);
+        if (!inside)
+            break;
+        scope = child;
+    }
+    return found;
+}
+
+/* A tier-1 hook of an inlined function (HP_SITEF_INLINED): pc lies in the
+ * inlined copy, whose DW_TAG_inlined_subroutine carries the file and line
+ * of the call the compiler inlined.  Returns 1 and fills s. */
+static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
+    Dwarf_Die inl, caller;
+    Dwarf_Attribute attr;
+    Dwarf_Word line = 0, file = 0;
+    Dwarf_Files *files = NULL;
+    if (!cu || !innermost_inlined_call(cu, pc - bias, &inl, &caller) ||
+        dwarf_formudata(dwarf_attr(&inl, DW_AT_call_line, &attr), &line) != 0)
+        return 0;
+    if (dwarf_formudata(dwarf_attr(&inl, DW_AT_call_file, &attr), &file) == 0 &&
+        dwarf_getsrcfiles(cu, &files, NULL) == 0) {
+        const char *name = dwarf_filesrc(files, file, NULL, NULL);
+        s->file = name ? strdup(name) : NULL;
+    }
+    const char *name = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : scope_name(&caller);
+    s->func = name ? strdup(name) : NULL;
+    s->line = (uint32_t)line;
+    return 1;
 }
 
 /* File and line of pc, through the address index or the units. */
@@ -207,6 +275,11 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         pc = tail_pc;
         mod = tail_mod;
         entry = 0;   /* named after the jump, not the entry */
+    }
+    if ((s->flags & HP_SITEF_INLINED) && resolve_inlined_call(mod, pc, s)) {
+        if (s->file)
+            s->flags |= HP_SITEF_RESOLVED;
+        return s->file != NULL;
     }
     s->func = entry ? NULL : innermost_function(mod, pc);
     if (!s->func) {

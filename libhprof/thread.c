@@ -312,7 +312,6 @@ static void thread_free(hp_thread *t)
     hp_map_free(&t->comm_index);
     hp_map_free(&t->site_cache);
     free(t->active);
-    hp_call_stack_free(t->calls);
     hp_task_trace_free(t->trace);
     free(t);
 }

@@ -35,6 +35,8 @@ include tests/unit/format_local.mk
 include tests/mpi/local.mk
 include tests/rma/local.mk
 include tests/tiers/local.mk
+include tests/nonlocal/local.mk
+include tests/inline/local.mk
 include tests/omp/local.mk
 include tests/ompt/local.mk
 include tests/pomp2/local.mk

@@ -1,8 +1,8 @@
 /*
  * test_probe.c - cmocka tests of the tier 1/2 runtime without MPI: unit
  * registration, probes, recursion folding (direct and mutual), throttling,
- * HPROF_FILTER rules, communication-statement context and the
- * -finstrument-functions hooks.
+ * HPROF_FILTER rules, communication-statement context, frames skipped by
+ * longjmp and the -finstrument-functions hooks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,18 +322,77 @@ static void test_filter_rules(void **state)
 }
 
 /* Tier 1 hooks, with the addresses of real functions of this test. */
+/* longjmp out of two probed frames (tests/nonlocal/run.sh has the whole
+ * programs): the next probe at the level where execution continues closes
+ * both, so the context, the folding state and the counts are right. */
+static jmp_buf jump_back;
+
+static __attribute__((noinline)) void leaf_that_throws(void)
+{
+    hprof_frame f __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&f, &unit, LEAF);
+    longjmp(jump_back, 1);
+}
+
+static __attribute__((noinline)) void fib_that_calls_leaf(void)
+{
+    hprof_frame f __attribute__((cleanup(hprof_exit)));
+    hprof_enter(&f, &unit, FIB);
+    leaf_that_throws();
+}
+
+static __attribute__((noinline)) void protected_call(void)
+{
+    if (setjmp(jump_back) == 0)
+        fib_that_calls_leaf();
+}
+
+static void test_longjmp_closes_skipped(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    for (int i = 0; i < 2; i++) {
+        hprof_frame p, c;
+        hprof_enter(&p, &unit, EVEN);
+        uint32_t even = t->current;
+        protected_call();
+        assert_int_equal(hp_node_at(t, t->current)->site, ids[LEAF]); /* not seen yet */
+        hprof_enter(&c, &unit, EVEN_CALL);
+        assert_int_equal(hp_node_at(t, t->current)->parent, even);
+        hprof_exit(&c);
+        assert_int_equal(t->current, even);
+        hprof_exit(&p);
+    }
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    assert_int_equal(t->active[ids[FIB]].depth, 0);
+    assert_int_equal(t->active[ids[LEAF]].depth, 0);
+    assert_int_equal(node_of(FIB)->count, 2);
+    assert_int_equal(node_of(FIB)->timed, 2);
+    assert_int_equal(node_of(LEAF)->count, 2);
+    assert_true(node_of(LEAF)->ticks <= node_of(FIB)->ticks);
+    assert_int_equal(hp_node_at(t, node_of(LEAF)->parent)->site, ids[FIB]);
+}
+
+/* Calls the hooks the way an instrumented function does: its return
+ * address stored in its own frame (where the hook looks for it), and a
+ * recursive call one frame deeper. */
+static __attribute__((noinline)) void hooked_call(void *fn, char *ra, int depth)
+{
+    volatile uintptr_t slot = (uintptr_t)ra;
+    __cyg_profile_func_enter(fn, (void *)slot);
+    if (depth > 1)
+        hooked_call(fn, ra + 8, depth - 1); /* direct recursion */
+    __cyg_profile_func_exit(fn, (void *)slot);
+}
+
 static void test_cyg_hooks(void **state)
 {
     (void)state;
     hp_thread *t = hp_thread_self();
     char *site_a = (char *)(uintptr_t)test_cyg_hooks + 16;
     void *fn = (void *)(uintptr_t)leaf_once;
-    for (int i = 0; i < 3; i++) {
-        __cyg_profile_func_enter(fn, site_a);
-        __cyg_profile_func_enter(fn, site_a + 8); /* direct recursion */
-        __cyg_profile_func_exit(fn, site_a + 8);
-        __cyg_profile_func_exit(fn, site_a);
-    }
+    for (int i = 0; i < 3; i++)
+        hooked_call(fn, site_a, 2);
     assert_int_equal(t->current, HP_ROOT_NODE);
     uint32_t call = hp_site_dynamic((uintptr_t)site_a, HP_KIND_CALL, "call", 0);
     uint32_t proc = hp_site_dynamic((uintptr_t)fn, HP_KIND_PROCEDURE, "procedure", 0);
@@ -381,6 +440,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_filter_excludes_at_run_time, fresh),
         cmocka_unit_test(test_filter_rules),
         cmocka_unit_test_setup(test_cyg_hooks, fresh),
+        cmocka_unit_test_setup(test_longjmp_closes_skipped, fresh),
         cmocka_unit_test_setup(test_user_regions, fresh),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
