@@ -7,7 +7,7 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/merge.h analyzer/merge.c \
 	analyzer/db.h analyzer/db.c
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
-analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcore.la $(SQLITE_LIBS)
+analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS)
 
 bin_PROGRAMS += analyzer/hprof-merge analyzer/hprof-query
 analyzer_hprof_merge_SOURCES = analyzer/hprof-merge.c

@@ -9,7 +9,7 @@ instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/omp.c instrument/control.c
 nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
-instrument_hprof_instrument_LDADD = libhprof/libhpcore.la $(CLANG_LIBS)
+instrument_hprof_instrument_LDADD = libhprof/libhpcodec.la $(CLANG_LIBS)
 bin_SCRIPTS += instrument/hprof-cc
 # Which MPI calls are call statements (spec KIND local) and which get no
 # site: generated from the one spec table of the MPI wrappers.

@@ -1,38 +1,54 @@
-# libhprof/local.mk - the MPI-free runtime core, as a convenience library
-# linked into libhprof.so (pmpi/) and into the unit tests and analyzer.
-noinst_LTLIBRARIES += libhprof/libhpcore.la
+# libhprof/local.mk - the MPI-free runtime, as convenience libraries:
+#   codec/    libhpcodec.la: the profile file format and the filter-file
+#             rules, linked by the runtime, the analyzer and the
+#             instrumenter (no runtime inside);
+#   core/     the store (threads, sites, clock), the event boundary that
+#             every source records through, and the table of sources;
+#   sources/  the event sources: code probes and the user API, the tier-1
+#             hooks, GOMP, OMPT and POMP2 (the MPI wrappers are in pmpi/);
+#   finish/   the end of run: site resolution, snapshot, summary, writer.
+# core + sources + finish make libhpcore.la, linked into libhprof.so
+# (pmpi/) and into the unit tests.
+noinst_LTLIBRARIES += libhprof/libhpcodec.la libhprof/libhpcore.la
+libhprof_libhpcodec_la_SOURCES = \
+	libhprof/codec/hp_format.h libhprof/codec/format.c \
+	libhprof/codec/hp_profile.h libhprof/codec/encode.c \
+	libhprof/codec/hp_filter.h libhprof/codec/filter.c
+libhprof_libhpcodec_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+
 libhprof_libhpcore_la_SOURCES = \
-	libhprof/hp_format.h libhprof/format.c \
-	libhprof/hp_profile.h libhprof/encode.c \
-	libhprof/hp_clock.h libhprof/clock.c \
-	libhprof/hp_map.h libhprof/map.c \
-	libhprof/hp_site.h libhprof/site.c \
-	libhprof/hp_thread.h libhprof/thread.c \
-	libhprof/hp_log.h libhprof/log.c \
-	libhprof/hp_config.h libhprof/config.c \
-	libhprof/hp_resolve.h libhprof/resolve.c \
-	libhprof/hp_omp_lines.h libhprof/omp_lines.c \
-	libhprof/hp_omp_pragma.h libhprof/omp_pragma.c \
-	libhprof/hp_tailcall.h libhprof/tailcall.c \
-	libhprof/hp_snapshot.h libhprof/snapshot.c \
-	libhprof/hp_summary.h libhprof/summary.c \
-	libhprof/hp_filter.h libhprof/filter.c \
-	libhprof/hp_enter.h libhprof/enter.c \
-	libhprof/hp_frames.h libhprof/frames.c \
-	libhprof/hp_runtime.h libhprof/runtime.c \
-	libhprof/hprof_probe.h libhprof/probe.c \
-	libhprof/cyg.c \
-	libhprof/hp_omp.h libhprof/omp.c libhprof/ompt.c \
-	libhprof/hp_ompt_codeptr.h libhprof/ompt_codeptr.c libhprof/ompt_fork.c \
-	libhprof/hp_ompt_kinds.h libhprof/ompt_kinds.c \
-	libhprof/hp_task.h libhprof/task.c \
-	libhprof/hp_stack.h libhprof/stack.c \
-	libhprof/gomp.c \
-	libhprof/pomp2.c libhprof/hp_pomp2_ctc.h libhprof/pomp2_ctc.c \
-	libhprof/region.c \
-	libhprof/hp_process.h libhprof/process.c \
-	libhprof/hprof.h libhprof/api.c
+	libhprof/core/hp_clock.h libhprof/core/clock.c \
+	libhprof/core/hp_config.h libhprof/core/config.c \
+	libhprof/core/hp_log.h libhprof/core/log.c \
+	libhprof/core/hp_map.h libhprof/core/map.c \
+	libhprof/core/hp_site.h libhprof/core/site.c \
+	libhprof/core/hp_thread.h libhprof/core/thread.c \
+	libhprof/core/hp_stack.h libhprof/core/stack.c \
+	libhprof/core/hp_event.h libhprof/core/event.c \
+	libhprof/core/hp_frames.h libhprof/core/frames.c \
+	libhprof/core/hp_task.h libhprof/core/task.c \
+	libhprof/core/hp_source.h libhprof/core/source.c \
+	libhprof/core/hp_runtime.h libhprof/core/runtime.c \
+	libhprof/hprof_probe.h libhprof/sources/probe.c \
+	libhprof/hprof.h libhprof/sources/api.c libhprof/sources/region.c \
+	libhprof/sources/cyg.c \
+	libhprof/sources/hp_omp.h libhprof/sources/omp.c \
+	libhprof/sources/gomp.c \
+	libhprof/sources/ompt.c \
+	libhprof/sources/hp_ompt_codeptr.h libhprof/sources/ompt_codeptr.c \
+	libhprof/sources/ompt_fork.c \
+	libhprof/sources/hp_ompt_kinds.h libhprof/sources/ompt_kinds.c \
+	libhprof/sources/pomp2.c \
+	libhprof/sources/hp_pomp2_ctc.h libhprof/sources/pomp2_ctc.c \
+	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c \
+	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \
+	libhprof/finish/hp_omp_lines.h libhprof/finish/omp_lines.c \
+	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
+	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
+	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
+	libhprof/finish/hp_process.h libhprof/finish/process.c \
+	libhprof/finish/hp_finish.h libhprof/finish/finish.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS) $(OMPT_CFLAGS)
-libhprof_libhpcore_la_LIBADD = $(LIBDW_LIBS) -lpthread
+libhprof_libhpcore_la_LIBADD = libhprof/libhpcodec.la $(LIBDW_LIBS) -lpthread

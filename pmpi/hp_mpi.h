@@ -17,7 +17,7 @@
 #include "hp_profile.h"
 #include "hp_site.h"
 #include "hp_summary.h"
-#include "hp_thread.h"
+#include "hp_event.h"
 #include "hp_mpi_ids.h"
 
 /* The MPI functions libhprof.so interposes are its only exported symbols
@@ -45,17 +45,18 @@ static inline __attribute__((always_inline)) hp_thread *hp_mpi_begin(void)
  * an instrumented communication statement, that statement's node. */
 static inline __attribute__((always_inline)) uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
 {
-    if (t->comm_ctx != HP_NO_NODE)
-        return t->comm_ctx;
-    return hp_site_node(t, ra, HP_KIND_COMM, hp_mpi_names[id], hp_mpi_site_flags[id]);
+    uint32_t statement = hp_event_comm_statement(t);
+    if (statement != HP_NO_NODE)
+        return statement;
+    return hp_event_site_node(t, ra, HP_KIND_COMM, hp_mpi_names[id], hp_mpi_site_flags[id]);
 }
 
 /* Time of one MPI call at its node; an instrumented communication
  * statement times itself. */
 static inline __attribute__((always_inline)) void hp_mpi_node_time(hp_thread *t, uint32_t node, uint64_t ticks)
 {
-    if (node != t->comm_ctx)
-        hp_node_add(hp_node_at(t, node), ticks);
+    if (node != hp_event_comm_statement(t))
+        hp_event_time(t, node, ticks);
 }
 
 /* Local MPI calls (spec KIND local: queries, datatypes, groups, ...) are
@@ -65,24 +66,25 @@ static inline __attribute__((always_inline)) void hp_mpi_node_time(hp_thread *t,
  * statement, whose probe counts and times it. */
 static inline int hp_mpi_in_own_statement(const hp_thread *t, int id)
 {
-    const hp_site *s = hp_site_get(hp_node_at(t, t->current)->site);
+    const hp_site *s = hp_site_get(hp_event_node_site(t, hp_event_current(t)));
     return s->kind == HP_KIND_CALL && (s->flags & HP_SITEF_MPI) &&
            !(s->flags & HP_SITEF_DYNAMIC) && strcmp(s->name, hp_mpi_names[id]) == 0;
 }
 
 static inline __attribute__((always_inline)) uint32_t hp_mpi_local_node(hp_thread *t, uintptr_t ra, int id)
 {
-    if (t->comm_ctx != HP_NO_NODE)
-        return t->comm_ctx;
+    uint32_t statement = hp_event_comm_statement(t);
+    if (statement != HP_NO_NODE)
+        return statement;
     if (hp_mpi_in_own_statement(t, id))
-        return t->current;
-    return hp_site_node(t, ra, HP_KIND_CALL, hp_mpi_names[id], hp_mpi_site_flags[id]);
+        return hp_event_current(t);
+    return hp_event_site_node(t, ra, HP_KIND_CALL, hp_mpi_names[id], hp_mpi_site_flags[id]);
 }
 
 static inline __attribute__((always_inline)) void hp_mpi_local_time(hp_thread *t, uint32_t node, uint64_t ticks)
 {
-    if (node != t->comm_ctx && node != t->current)
-        hp_node_add(hp_node_at(t, node), ticks);
+    if (node != hp_event_comm_statement(t) && node != hp_event_current(t))
+        hp_event_time(t, node, ticks);
 }
 
 /* ---- rank translation (rankmap.c) ---- */

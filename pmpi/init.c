@@ -1,9 +1,10 @@
 /*
  * init.c - the hand-written life-cycle wrappers: MPI_Init(_thread) starts
- * measuring, MPI_Pcontrol switches it, MPI_Finalize resolves call sites,
- * reduces the summary over ranks, writes the profile and prints the
- * summary on rank 0 before the real MPI_Finalize; MPI_Abort writes the
- * aborting rank's records on their own, as no other rank will take part.
+ * measuring, MPI_Pcontrol switches it, MPI_Finalize runs the end-of-run
+ * pipeline (hp_finish.h) with its MPI stages - the summary reduced over
+ * ranks, the profile written collectively - before the real MPI_Finalize;
+ * MPI_Abort writes the aborting rank's records on their own, as no other
+ * rank will take part.
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,16 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "hp_mpi.h"
+#include "hp_finish.h"
 #include "hp_log.h"
 #include "hp_process.h"
-#include "hp_resolve.h"
 #include "hp_runtime.h"
-#include "hp_snapshot.h"
-#include "hp_summary.h"
 
 volatile int hp_mpi_active;
 int hp_world_rank, hp_world_size;
-static uint64_t start_ticks, start_ns;
 static hp_run_info run;
 
 static void before_init(void)
@@ -40,7 +38,6 @@ static void after_init(void)
     if (hp_world_rank)
         hp_log_set_rank(hp_world_rank);
     hp_thread_self();
-    hp_process_start(&start_ns, &start_ticks);
     hp_mpi_active = 1;
 }
 
@@ -93,28 +90,11 @@ HP_MPI_API int MPI_Pcontrol(const int level, ...)
     return PMPI_Pcontrol(level);
 }
 
-static void print_summary(const hp_agg *agg, const char *path)
-{
-    hp_summary_info si = {run.program, path, hp_cfg.summary == HP_SUMMARY_FULL,
-                          hp_cfg.top, hp_cfg.coll_sync};
-    hp_summary_print(stderr, agg, &si);
-}
-
 /* This rank's records and the run's description, at the end of its run. */
 static void take_rank_data(hp_rank_data *rd)
 {
-    uint64_t end_ticks = hp_ticks();
-    hp_clock_refine();
-    hp_resolve_dynamic_sites();
-    memset(rd, 0, sizeof *rd);
-    hp_process_rank_info(&rd->info, (uint32_t)hp_world_rank, start_ns, start_ticks, end_ticks);
-    if (hp_snapshot(rd, start_ticks, end_ticks) != 0)
+    if (hp_finish_take(rd, &run, (uint32_t)hp_world_rank, (uint32_t)hp_world_size) != 0)
         hp_warn("out of memory while collecting records; this rank's data is incomplete");
-    run.nranks = (uint32_t)hp_world_size;
-    run.clock = (uint32_t)hp_clock_kind();
-    run.ticks_per_sec = hp_clock_ticks_per_sec();
-    run.start_ns = start_ns;
-    run.end_ns = rd->info.end_ns;
 }
 
 static void finish_run(void)
@@ -131,10 +111,10 @@ static void finish_run(void)
         hp_warn("HPROF_MAX_NODES=%llu reached on %u of %u ranks: %llu calls were "
                 "counted in one <overflow> node", (unsigned long long)hp_cfg.max_nodes,
                 agg.overflow_ranks, agg.nranks, (unsigned long long)agg.overflow_events);
-    if (hp_world_rank == 0 && hp_cfg.summary != HP_SUMMARY_OFF) {
-        if (!agg_ok)
+    if (hp_world_rank == 0) {
+        if (!agg_ok && hp_cfg.summary != HP_SUMMARY_OFF)
             hp_warn("the summary is incomplete (a rank ran out of memory)");
-        print_summary(&agg, written ? path : NULL);
+        hp_finish_print(&agg, &run, written ? path : NULL);
     }
     hp_agg_free(&agg);
     hp_rank_data_free(&rd);
@@ -153,51 +133,25 @@ HP_MPI_API int MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
-/* The block of a rank whose records are not in this file. */
-static void encode_missing_rank(hp_buf *b, uint32_t rank)
-{
-    char *empty[] = {""};
-    hp_rank_data rd;
-    memset(&rd, 0, sizeof rd);
-    rd.info.rank = rank;
-    rd.info.flags = HP_RANKF_MISSING;
-    rd.info.host = "";
-    rd.nstrings = 1;
-    rd.strings = empty;
-    hp_encode_rank(b, &rd);
-}
-
 /* A profile of the whole run that holds this rank's records only, the
  * others marked missing, written without any communication. */
 static void write_aborting_rank(int errorcode)
 {
     hp_rank_data rd;
-    hp_buf b = {0};
-    char path[PATH_MAX], tag[32];
+    char path[PATH_MAX] = "", tag[32];
 
     take_rank_data(&rd);
     rd.info.flags |= HP_RANKF_ABORTED;
-    hp_encode_preamble(&b);
-    hp_encode_run(&b, &run);
-    for (int i = 0; i < hp_world_size; i++) {
-        if (i == hp_world_rank)
-            hp_encode_rank(&b, &rd);
-        else
-            encode_missing_rank(&b, (uint32_t)i);
-    }
-    hp_encode_end(&b, (uint32_t)hp_world_size, b.len);
     snprintf(tag, sizeof tag, "rank%d", hp_world_rank);
-    hp_process_profile_path(run.program, tag, path, sizeof path);
-    if (b.failed)
+    if (hp_finish_write_local(&rd, &run, tag, path, sizeof path) == 0)
+        hp_warn("MPI_Abort (error code %d) on rank %d: its records are in %s", errorcode,
+                hp_world_rank, path);
+    else if (errno == ENOMEM)
         hp_warn("MPI_Abort (error code %d): out of memory, this rank's records are lost",
                 errorcode);
-    else if (hp_process_write_file(path, &b) != 0)
+    else
         hp_warn("MPI_Abort (error code %d): cannot write this rank's records to %s: %s",
                 errorcode, path, strerror(errno));
-    else
-        hp_warn("MPI_Abort (error code %d) on rank %d: its records are in %s",
-                errorcode, hp_world_rank, path);
-    hp_buf_free(&b);
     hp_rank_data_free(&rd);
 }
 

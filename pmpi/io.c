@@ -22,7 +22,7 @@ void hp_mpi_io_done(hp_thread *t, uint32_t node, const MPI_Status *st, int is_wr
                     uint64_t ticks)
 {
     uint64_t bytes = hp_status_bytes(st);
-    hp_comm_add(t, node, HP_PEER_FILE, is_write ? bytes : 0, is_write ? 0 : bytes, ticks, 0);
+    hp_event_comm(t, node, HP_PEER_FILE, is_write ? bytes : 0, is_write ? 0 : bytes, ticks, 0);
 }
 
 /* A _begin waiting for its _end. */
@@ -46,7 +46,7 @@ static pending *find_locked(MPI_File fh)
 
 void hp_mpi_io_begin(hp_thread *t, uint32_t node, MPI_File fh, uint64_t ticks)
 {
-    pending p = {fh, hp_node_at(t, node)->site, node, t->id, ticks};
+    pending p = {fh, hp_event_node_site(t, node), node, t->id, ticks};
     pthread_mutex_lock(&lock);
     pending *slot = find_locked(fh);  /* a _begin whose _end never came */
     if (!slot && npending == cap) {
@@ -88,6 +88,6 @@ void hp_mpi_io_end(hp_thread *t, uint32_t node, MPI_File fh, const MPI_Status *s
         return;
     }
     /* Another thread's _begin: its site, under this thread's context. */
-    uint32_t at = p.thread == t->id ? p.node : hp_cct_child(t, t->current, p.site);
+    uint32_t at = p.thread == t->id ? p.node : hp_event_node(t, p.site);
     hp_mpi_io_done(t, at, st, is_write, p.ticks + ticks);
 }

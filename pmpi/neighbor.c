@@ -165,7 +165,7 @@ static void record_by_peer(hp_thread *t, uint32_t node, slot *s, int ns, uint64_
             sum.sent += s[i].sent;
             sum.recv += s[i].recv;
         }
-        hp_comm_add_bytes(t, node, sum.peer, sum.sent, sum.recv);
+        hp_event_comm_bytes(t, node, sum.peer, sum.sent, sum.recv);
         *sent += sum.sent;
         *recv += sum.recv;
     }

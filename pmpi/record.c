@@ -29,7 +29,7 @@ void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
 {
     if (peer == MPI_PROC_NULL)
         return;
-    hp_comm_add(t, node, hp_world_of(comm, peer), hp_mpi_bytes(count, type), 0,
+    hp_event_comm(t, node, hp_world_of(comm, peer), hp_mpi_bytes(count, type), 0,
                 ticks, 0);
 }
 
@@ -39,7 +39,7 @@ void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankmap *map,
     int src = st->MPI_SOURCE;
     if (src == MPI_PROC_NULL || src < 0)
         return;
-    hp_comm_add(t, node, hp_world_in(map, src), 0, hp_status_bytes(st), tran, sync);
+    hp_event_comm(t, node, hp_world_in(map, src), 0, hp_status_bytes(st), tran, sync);
 }
 
 /* Blocking receive: the wait for a matching envelope (MPI_Mprobe) is the
@@ -111,7 +111,7 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
     uint32_t node = hp_mpi_node(t, ra, id);
     hp_mpi_node_time(t, node, t4 - t0);
     if (wrc == MPI_SUCCESS && sh->dest != MPI_PROC_NULL)
-        hp_comm_add(t, node, hp_world_of(comm, sh->dest), sh->bytes, 0,
+        hp_event_comm(t, node, hp_world_of(comm, sh->dest), sh->bytes, 0,
                     (t1 - t0) + (t4 - t3), 0);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
         hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t3 - t2, t2 - t1);
@@ -157,7 +157,7 @@ static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind
                           uint64_t ticks)
 {
     memset(in, 0, sizeof *in);
-    in->site = hp_node_at(t, node)->site;
+    in->site = hp_event_node_site(t, node);
     in->node = node;
     in->thread = t->id;
     in->kind = (uint8_t)kind;
@@ -184,7 +184,7 @@ void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
         in.peer = hp_world_in(in.map, peer);
         in.sent = hp_mpi_bytes(count, type);
         if (!persistent)
-            hp_comm_add_bytes(t, node, in.peer, in.sent, 0);
+            hp_event_comm_bytes(t, node, in.peer, in.sent, 0);
     }
     hp_reqmap_put(hp_req_key(req), &in);
 }
@@ -372,7 +372,7 @@ static void alltoall_peers(hp_thread *t, uint32_t node, const hp_coll_args *a,
         if (!s->inter && j == s->me)
             continue;
         alltoall_peer_bytes(a, s, j, &sj, &rj);
-        hp_comm_add_bytes(t, node, hp_world_in(map, j), sj, rj);
+        hp_event_comm_bytes(t, node, hp_world_in(map, j), sj, rj);
         *sent += sj;
         *recv += rj;
     }
@@ -398,7 +398,7 @@ void hp_mpi_coll_done(hp_thread *t, uint32_t node, const hp_coll_args *a,
 {
     uint64_t sent, recv;
     coll_account(t, node, a, &sent, &recv);
-    hp_comm_add(t, node, HP_PEER_ALL, sent, recv, tran, sync);
+    hp_event_comm(t, node, HP_PEER_ALL, sent, recv, tran, sync);
 }
 
 void hp_mpi_req_coll(hp_thread *t, uint32_t node, MPI_Request req,
@@ -421,7 +421,7 @@ void hp_mpi_req_known(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer
     in.peer = peer;
     in.sent = sent;
     in.recv = recv;
-    hp_comm_add_bytes(t, node, peer, sent, recv);
+    hp_event_comm_bytes(t, node, peer, sent, recv);
     hp_reqmap_put(hp_req_key(req), &in);
 }
 

@@ -161,7 +161,7 @@ void hp_mpi_rma_done(hp_thread *t, uint32_t node, const hp_rma_args *a,
     if (a->target == MPI_PROC_NULL)
         return;
     rma_bytes(a, &sent, &recv);
-    hp_comm_add(t, node, target_world(a->win, a->target), sent, recv, ticks, 0);
+    hp_event_comm(t, node, target_world(a->win, a->target), sent, recv, ticks, 0);
 }
 
 void hp_mpi_req_rma(hp_thread *t, uint32_t node, MPI_Request req,
@@ -179,10 +179,10 @@ void hp_mpi_rma_sync(hp_thread *t, uint32_t node, MPI_Win win, int rank,
 {
     if (rank == MPI_PROC_NULL)
         return;
-    hp_comm_add(t, node, target_world(win, rank), 0, 0, 0, ticks);
+    hp_event_comm(t, node, target_world(win, rank), 0, 0, 0, ticks);
 }
 
 void hp_mpi_rma_sync_all(hp_thread *t, uint32_t node, uint64_t ticks)
 {
-    hp_comm_add(t, node, HP_PEER_ALL, 0, 0, 0, ticks);
+    hp_event_comm(t, node, HP_PEER_ALL, 0, 0, 0, ticks);
 }

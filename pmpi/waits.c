@@ -35,7 +35,7 @@ static uint32_t completing_node(hp_thread *t, const hp_req_info *in)
 {
     if (in->thread == t->id)
         return in->node;
-    return hp_cct_child(t, t->current, in->site);
+    return hp_event_node(t, in->site);
 }
 
 /* Counted when posted (or started): a send, a collective, a one-sided
@@ -65,17 +65,17 @@ static void record_completion(hp_thread *t, const hp_req_info *in,
     uint64_t ticks = in->post_ticks + share;
     if (was_cancelled(in, st)) {
         if (counted_at_post(in))
-            hp_comm_undo(t, node, in->peer, in->sent, in->recv);
+            hp_event_comm_undo(t, node, in->peer, in->sent, in->recv);
         return;
     }
     if (in->kind == HP_REQ_RECV)
         hp_mpi_recv_done(t, node, in->map, st, ticks, 0);
     else if (in->kind == HP_REQ_IO_READ)
-        hp_comm_add(t, node, in->peer, 0, hp_status_bytes(st), ticks, 0);
+        hp_event_comm(t, node, in->peer, 0, hp_status_bytes(st), ticks, 0);
     else if (in->kind == HP_REQ_IO_WRITE)
-        hp_comm_add(t, node, in->peer, hp_status_bytes(st), 0, ticks, 0);
+        hp_event_comm(t, node, in->peer, hp_status_bytes(st), 0, ticks, 0);
     else
-        hp_comm_add_time(t, node, in->peer, ticks, 0);
+        hp_event_comm_time(t, node, in->peer, ticks, 0);
 }
 
 void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
@@ -107,7 +107,7 @@ void hp_mpi_request_freed(hp_thread *t, MPI_Request req, uint64_t seq0)
     if (req == MPI_REQUEST_NULL || hp_reqmap_take(hp_req_key(req), seq0, &in) != 0)
         return;
     if (in.active && counted_at_post(&in))
-        hp_comm_add_time(t, completing_node(t, &in), in.peer, in.post_ticks, 0);
+        hp_event_comm_time(t, completing_node(t, &in), in.peer, in.post_ticks, 0);
 }
 
 void hp_mpi_started(hp_thread *t, const MPI_Request *reqs, int n, uint64_t ticks)
@@ -118,6 +118,6 @@ void hp_mpi_started(hp_thread *t, const MPI_Request *reqs, int n, uint64_t ticks
             hp_reqmap_start(hp_req_key(reqs[i]), ticks / (uint64_t)n, &in) != 0)
             continue;
         if (in.kind == HP_REQ_SEND)
-            hp_comm_add_bytes(t, completing_node(t, &in), in.peer, in.sent, 0);
+            hp_event_comm_bytes(t, completing_node(t, &in), in.peer, in.sent, 0);
     }
 }

@@ -49,5 +49,8 @@ if HAVE_MPI
 TESTS += tests/exports.sh
 endif
 EXTRA_DIST += tests/exports.sh
+# The code keeps one event boundary, one end of run, small files.
+TESTS += tests/layout.sh
+EXTRA_DIST += tests/layout.sh
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh

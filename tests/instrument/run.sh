@@ -365,12 +365,13 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
     rm -rf self; mkdir self
     for f in "$srcdir"/analyzer/*.c; do
         case $f in */hprof-merge.c) continue ;; esac
-        "$HPCC" gcc -O2 -Wall -Wextra -I"$srcdir/libhprof" -I"$builddir" -I"$srcdir/analyzer" \
+        "$HPCC" gcc -O2 -Wall -Wextra -I"$srcdir/libhprof" -I"$srcdir/libhprof/codec" -I"$builddir" -I"$srcdir/analyzer" \
             -c "$f" -o "self/$(basename "$f" .c).o" 2>>self/err
     done
     if [ -s self/err ]; then
         notok "self: analyzer instrumented without warnings" "$(head -3 self/err | tr '\n' ' ')"
-    elif gcc -o self/hprof-query self/*.o "$builddir/libhprof/.libs/libhpcore.a" -lsqlite3 -ldw -lpthread 2>self/err; then
+    elif gcc -o self/hprof-query self/*.o "$builddir/libhprof/.libs/libhpcore.a" \
+        "$builddir/libhprof/.libs/libhpcodec.a" -lsqlite3 -ldw -lpthread 2>self/err; then
         ok "self: analyzer instrumented without warnings"
         n=$(for o in self/*.o; do nm "$o" | grep -q hprof_register_unit && echo x; done | wc -l)
         check "self: every analyzer object carries its site table" "$(ls self/*.o | wc -l)" "$n"

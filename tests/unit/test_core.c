@@ -19,6 +19,7 @@
 #include "hp_site.h"
 #include "hp_snapshot.h"
 #include "hp_summary.h"
+#include "hp_event.h"
 #include "hp_task.h"
 #include "hp_thread.h"
 
@@ -145,8 +146,8 @@ static void test_node_stats(void **state)
 {
     (void)state;
     hp_thread *t = hp_thread_self();
-    uint32_t n = hp_site_node(t, 0x30, HP_KIND_COMM, "MPI_Send", 0);
-    assert_int_equal(hp_site_node(t, 0x30, HP_KIND_COMM, "MPI_Send", 0), n);
+    uint32_t n = hp_event_site_node(t, 0x30, HP_KIND_COMM, "MPI_Send", 0);
+    assert_int_equal(hp_event_site_node(t, 0x30, HP_KIND_COMM, "MPI_Send", 0), n);
     hp_node_add(hp_node_at(t, n), 5);
     hp_node_add(hp_node_at(t, n), 2);
     hp_node_add(hp_node_at(t, n), 9);
@@ -161,11 +162,11 @@ static void test_comm_accumulation(void **state)
 {
     (void)state;
     hp_thread *t = hp_thread_self();
-    uint32_t n = hp_site_node(t, 0x40, HP_KIND_COMM, "MPI_Sendrecv", 0);
-    hp_comm_add(t, n, 3, 800, 0, 10, 0);
-    hp_comm_add(t, n, 3, 800, 0, 30, 5);
-    hp_comm_add(t, n, 1, 0, 64, 7, 100);
-    hp_comm_add_bytes(t, n, 1, 16, 0);
+    uint32_t n = hp_event_site_node(t, 0x40, HP_KIND_COMM, "MPI_Sendrecv", 0);
+    hp_event_comm(t, n, 3, 800, 0, 10, 0);
+    hp_event_comm(t, n, 3, 800, 0, 30, 5);
+    hp_event_comm(t, n, 1, 0, 64, 7, 100);
+    hp_event_comm_bytes(t, n, 1, 16, 0);
     hp_comm *c3 = hp_comm_at(t, hp_comm_find(t, n, 3));
     hp_comm *c1 = hp_comm_at(t, hp_comm_find(t, n, 1));
     assert_int_equal(c3->count, 2);
@@ -201,24 +202,24 @@ static void test_reset_keeps_tree(void **state)
 {
     (void)state;
     hp_thread *t = hp_thread_self();
-    uint32_t n = hp_site_node(t, 0x50, HP_KIND_COMM, "MPI_Send", 0);
+    uint32_t n = hp_event_site_node(t, 0x50, HP_KIND_COMM, "MPI_Send", 0);
     hp_node_add(hp_node_at(t, n), 100);
-    hp_comm_add(t, n, 2, 8, 0, 100, 0);
+    hp_event_comm(t, n, 2, 8, 0, 100, 0);
     hp_records_reset();
     t = hp_thread_self();
     assert_int_equal(hp_node_at(t, n)->count, 0);
     assert_int_equal(hp_comm_at(t, hp_comm_find(t, n, 2))->count, 0);
-    assert_int_equal(hp_site_node(t, 0x50, HP_KIND_COMM, "MPI_Send", 0), n);
+    assert_int_equal(hp_event_site_node(t, 0x50, HP_KIND_COMM, "MPI_Send", 0), n);
 }
 
 static void test_snapshot(void **state)
 {
     (void)state;
     hp_thread *t = hp_thread_self();
-    uint32_t n = hp_site_node(t, 0x60, HP_KIND_COMM, "MPI_Recv", 0);
+    uint32_t n = hp_event_site_node(t, 0x60, HP_KIND_COMM, "MPI_Recv", 0);
     uint64_t tps = (uint64_t)hp_clock_ticks_per_sec();
     hp_node_add(hp_node_at(t, n), tps / 2); /* 0.5 s */
-    hp_comm_add(t, n, 4, 0, 1024, tps / 10, tps / 5);
+    hp_event_comm(t, n, 4, 0, 1024, tps / 10, tps / 5);
     hp_rank_data rd;
     memset(&rd, 0, sizeof rd);
     assert_int_equal(hp_snapshot(&rd, 0, hp_ticks()), 0);
@@ -254,18 +255,18 @@ static void test_task_parent_attribution(void **state)
     uint32_t ca = hp_site_dynamic(0xa1, HP_KIND_OMP, "task create", 0);
     uint32_t cb = hp_site_dynamic(0xb1, HP_KIND_OMP, "task create", 0);
     hp_task_run ra, rb, ra2;
-    hp_task_begin(t, &ra, a, hp_task_new_id(t));
+    hp_event_task_begin(t, &ra, a, hp_event_task_new_id(t));
     uint32_t node_a = t->current;
-    hp_task_created(t, cb, 11, &(hp_task_clock){0, 0}); /* a creates a b task */
-    hp_task_begin(t, &rb, b, 12);
-    hp_task_created(t, ca, 13, &(hp_task_clock){0, 0}); /* b creates an a task */
-    hp_task_begin(t, &ra2, a, 13);                  /* folded into the outer a */
+    hp_event_task_created(t, cb, 11, &(hp_task_clock){0, 0}); /* a creates a b task */
+    hp_event_task_begin(t, &rb, b, 12);
+    hp_event_task_created(t, ca, 13, &(hp_task_clock){0, 0}); /* b creates an a task */
+    hp_event_task_begin(t, &ra2, a, 13);                  /* folded into the outer a */
     assert_int_equal(t->task_cur, 13);
-    hp_task_created(t, cb, 14, &(hp_task_clock){0, 0}); /* the inner a creates a b */
-    hp_task_end(t, &ra2);
+    hp_event_task_created(t, cb, 14, &(hp_task_clock){0, 0}); /* the inner a creates a b */
+    hp_event_task_end(t, &ra2);
     assert_int_equal(t->task_cur, 12);
-    hp_task_end(t, &rb);
-    hp_task_end(t, &ra);
+    hp_event_task_end(t, &rb);
+    hp_event_task_end(t, &ra);
     assert_int_equal(t->task_cur, 0);
     assert_int_equal(t->current, HP_ROOT_NODE);
     assert_int_equal(hp_node_at(t, node_a)->count, 2);   /* a ran twice, one node */
@@ -290,10 +291,10 @@ static void test_task_trace_ring(void **state)
     uint32_t s = hp_site_dynamic(0xc0, HP_KIND_OMP, "task create", 0);
     uint32_t x = hp_site_dynamic(0xc1, HP_KIND_OMP, "task", 0);
     hp_task_run run;
-    hp_task_begin(t, &run, x, 99);
+    hp_event_task_begin(t, &run, x, 99);
     for (uint64_t i = 1; i <= 10; i++)
-        hp_task_created(t, s, i, &(hp_task_clock){100 * i, t->task_acc});
-    hp_task_end(t, &run);
+        hp_event_task_created(t, s, i, &(hp_task_clock){100 * i, t->task_acc});
+    hp_event_task_end(t, &run);
     assert_int_equal(hp_task_trace_count(t), 4);
     hp_task_rec out[4];
     assert_int_equal(hp_task_trace_copy(t, 0, 0, out), 4);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "hp_clock.h"
-#include "hp_enter.h"
+#include "hp_event.h"
 #include "hp_filter.h"
 #include "hp_process.h"
 #include "hp_runtime.h"

@@ -49,7 +49,7 @@ static void trace_add(hp_thread *t, uint32_t kind, uint32_t site, uint32_t team,
     *e = (hp_task_event){id, parent, t0, t1, site, kind, team};
 }
 
-void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
+void hp_event_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
                        const hp_task_clock *c, uint64_t tasks)
 {
     uint64_t t1 = hp_ticks();
@@ -69,12 +69,12 @@ void hp_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
         trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, c->t0, t1);
 }
 
-void hp_task_created(hp_thread *t, uint32_t create_site, uint64_t id, const hp_task_clock *c)
+void hp_event_task_created(hp_thread *t, uint32_t create_site, uint64_t id, const hp_task_clock *c)
 {
-    hp_task_created_n(t, create_site, id, c, 1);
+    hp_event_task_created_n(t, create_site, id, c, 1);
 }
 
-void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
+void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
 {
     r->id = id;
     r->outer = t->task_cur;
@@ -90,7 +90,7 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
         r->f.node = HP_FRAME_OFF;
         return;
     }
-    hp_enter_site(t, &r->f, site, 0);
+    hp_event_enter(t, &r->f, site, 0);
     if (r->f.node == HP_FRAME_FOLDED)
         t->task_fold = t->active[site].node;
 }
@@ -100,7 +100,7 @@ void hp_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
 static void run_close(hp_thread *t, hp_task_run *r, int final)
 {
     int opened = r->f.node != HP_FRAME_OFF;
-    hp_exit_site(t, &r->f);
+    hp_event_exit(t, &r->f);
     uint64_t end = hp_ticks();
     t->task_cur = r->outer;
     t->task_fold = r->outer_fold;
@@ -109,12 +109,12 @@ static void run_close(hp_thread *t, hp_task_run *r, int final)
         trace_add(t, HP_TASKEV_RUN, r->site, t->team, r->id, 0, r->first, end);
 }
 
-void hp_task_end(hp_thread *t, hp_task_run *r)
+void hp_event_task_end(hp_thread *t, hp_task_run *r)
 {
     run_close(t, r, 1);
 }
 
-void hp_task_suspend(hp_thread *t, hp_task_run *r)
+void hp_event_task_suspend(hp_thread *t, hp_task_run *r)
 {
     int folded = r->f.node == HP_FRAME_FOLDED;
     uint32_t node = folded ? t->active[r->f.site].node : r->f.node;
@@ -134,10 +134,10 @@ void hp_task_suspend(hp_thread *t, hp_task_run *r)
     }
 }
 
-void hp_task_resume(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
+void hp_event_task_resume(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
 {
     uint64_t suspended = r->suspended, acc = r->acc, first = r->first;
-    hp_task_begin(t, r, site, id);
+    hp_event_task_begin(t, r, site, id);
     if (!suspended)
         return;   /* its first run */
     t->task_acc = acc + (r->start - suspended);

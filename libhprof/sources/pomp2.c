@@ -18,7 +18,7 @@
  * What is recorded (per thread, under the calling context of the region):
  *  - Parallel_fork .. Parallel_join on the master, Parallel_begin ..
  *    Parallel_end on every thread of the team: the "parallel" node, opened
- *    under the forking thread's context (hp_omp_task_begin); "fork" (fork
+ *    under the forking thread's context (hp_event_team_begin); "fork" (fork
  *    until the master's begin) and "join" (master's end until join) beside
  *    it on the master.  The team's context goes from the master to the
  *    workers through the region: p2_region.team for a region forked
@@ -49,9 +49,9 @@
  * Not recorded: single sections' own section begin/end.
  *
  * Counted once: as soon as POMP2 is in use (an init file in the program,
- * or any POMP2 event), hp_pomp2_active is set, and the GOMP wrappers
- * (gomp.c) and the OMPT tool (ompt.c) stand down, as they do for each
- * other.
+ * or any POMP2 event), POMP2 claims OpenMP (hp_source.h): the GOMP
+ * wrappers (gomp.c) and the OMPT tool (ompt.c) stand down, as GOMP does
+ * for OMPT.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -62,16 +62,13 @@
 #include "hp_omp.h"
 #include "hp_pomp2_ctc.h"
 #include "hp_stack.h"
-#include "hp_task.h"
 #include "hp_site.h"
 #include "hp_runtime.h"
+#include "hp_source.h"
 
 #define API __attribute__((visibility("default")))
 #define RET ((uintptr_t)__builtin_return_address(0))
 
-/* Read by gomp.c and ompt.c: POMP2 events are the program's OpenMP
- * records, the other sources pass through. */
-int hp_pomp2_active;
 
 typedef void *POMP2_Region_handle;
 typedef int64_t POMP2_Task_handle;
@@ -163,7 +160,7 @@ API void POMP2_Assign_handle(POMP2_Region_handle *handle, const char ctc_string[
         return;
     /* Instrumented code registers its regions from constructors, before
      * any OpenMP event: the other sources stand down from the start. */
-    __atomic_store_n(&hp_pomp2_active, 1, __ATOMIC_RELEASE);
+    hp_omp_source_claim(HP_OMP_SOURCE_POMP2);
     if (__atomic_load_n(handle, __ATOMIC_ACQUIRE))
         return;
     pthread_mutex_lock(&reg_lock);
@@ -239,7 +236,7 @@ static void init_real(void)
     RT(get_level, "omp_get_level");
     RT(get_max_threads, "omp_get_max_threads");
     RT(get_ancestor, "omp_get_ancestor_thread_num");
-    __atomic_store_n(&hp_pomp2_active, 1, __ATOMIC_RELEASE);
+    hp_omp_source_claim(HP_OMP_SOURCE_POMP2);
     void (*init)(void) = (void (*)(void))program_fn("POMP2_Init_regions");
     if (init)
         init();
@@ -256,11 +253,11 @@ static inline void ensure_init(void)
 }
 
 /* A program linked with an init file uses POMP2: the other sources stand
- * down from the start, before any OpenMP event. */
-__attribute__((constructor)) static void pomp2_detect(void)
+ * down from the start (the runtime's start), before any OpenMP event. */
+static void pomp2_detect(void)
 {
     if (program_fn("POMP2_Init_regions"))
-        hp_pomp2_active = 1;
+        hp_omp_source_claim(HP_OMP_SOURCE_POMP2);
 }
 
 API void POMP2_Init(void)
@@ -313,7 +310,7 @@ typedef struct p2_scope {
     int what;               /* HP_OMP_* or -1 (user region) */
     hp_thread *t;           /* NULL: not recorded */
     uint64_t start, sub;    /* sub: time of nested implicit barriers (loops) */
-    uint64_t mark;          /* waits: hp_omp_wait_mark at the start */
+    uint64_t mark;          /* waits: hp_event_wait_mark at the start */
     POMP2_Task_handle old_task;
     hprof_frame f;          /* user regions */
     POMP2_Task_handle task; /* tasks: the instance created or run */
@@ -375,7 +372,7 @@ static p2_scope *scope_push(p2_region *r, int what, uint64_t now)
     s->t = r ? recorder() : NULL;
     s->start = now;
     s->sub = 0;
-    s->mark = hp_omp_wait_mark(s->t);
+    s->mark = hp_event_wait_mark(s->t);
     s->old_task = g->task;
     s->task = 0;            /* tasks and creations: set by the caller */
     return s;
@@ -406,7 +403,7 @@ static int scope_pop(p2_region *r, int what, p2_scope *out)
         for (uint32_t k = n; k-- > i + 1;) {
             p2_scope *x = &g->scope[k];
             if (x->what == HP_OMP_TASK && x->t && x->t == hp_tls_self)
-                hp_task_end(x->t, &x->run);
+                hp_event_task_end(x->t, &x->run);
         }
         *out = g->scope[i];
         g->nscope = i;
@@ -444,9 +441,9 @@ static uint64_t timed_exit(POMP2_Region_handle *h, int what)
     if (s.t && hp_collecting && s.t == hp_tls_self) {
         uint32_t site = region_site(r, what);
         if (is_wait(what))
-            hp_omp_record_wait(s.t, site, d, s.mark);
+            hp_event_wait(s.t, site, d, s.mark);
         else
-            hp_omp_record(s.t, site, d > s.sub ? d - s.sub : 0);
+            hp_event_leaf(s.t, site, d > s.sub ? d - s.sub : 0);
     }
     return d;
 }
@@ -491,7 +488,7 @@ API void POMP2_Parallel_fork(POMP2_Region_handle *handle, int if_clause, int num
     team->master_end = 0;
     team->region = r;
     if (t)
-        hp_omp_team_init(t, &team->ctx, region_site(r, HP_OMP_PARALLEL));
+        hp_event_team_fork(t, &team->ctx, region_site(r, HP_OMP_PARALLEL));
     int level = omp_level();
     if (level == 0) {
         team->next = r->team;
@@ -533,7 +530,7 @@ API void POMP2_Parallel_join(POMP2_Region_handle *handle, POMP2_Task_handle old_
     }
     hp_thread *t = hp_tls_self;
     if (team->master && team->master == t && team->master_end && hp_collecting)
-        hp_omp_record(t, region_site(r, HP_OMP_JOIN), now - team->master_end);
+        hp_event_leaf(t, region_site(r, HP_OMP_JOIN), now - team->master_end);
 }
 
 /* The team of r that this thread has just joined. */
@@ -575,8 +572,8 @@ API void POMP2_Parallel_begin(POMP2_Region_handle *handle)
     if (!t)
         return;
     if (t == p->team->master)
-        hp_omp_record(t, region_site(r, HP_OMP_FORK), now - p->team->fork_start);
-    hp_omp_task_begin(t, &p->team->ctx, &p->f, &p->saved);
+        hp_event_leaf(t, region_site(r, HP_OMP_FORK), now - p->team->fork_start);
+    hp_event_team_begin(t, &p->team->ctx, &p->f, &p->saved);
     p->opened = 1;
 }
 
@@ -595,7 +592,7 @@ API void POMP2_Parallel_end(POMP2_Region_handle *handle)
     if (!p->opened)
         return;
     hp_thread *t = hp_tls_self;
-    hp_omp_task_end(t, &p->f, &p->saved);
+    hp_event_team_end(t, &p->f, &p->saved);
     if (p->team && t == p->team->master)
         p->team->master_end = hp_ticks();
 }
@@ -798,7 +795,7 @@ API void POMP2_Task_create_begin(POMP2_Region_handle *h, POMP2_Task_handle *new_
     (void)pomp2_if;
     p2_tls *g = tls_get();
     hp_thread *t = recorder();
-    POMP2_Task_handle id = t ? (POMP2_Task_handle)hp_task_new_id(t)
+    POMP2_Task_handle id = t ? (POMP2_Task_handle)hp_event_task_new_id(t)
                              : POMP2_Get_new_task_handle();
     if (old_task)
         *old_task = g ? g->task : 0;
@@ -820,7 +817,7 @@ API void POMP2_Task_create_end(POMP2_Region_handle *h, POMP2_Task_handle old_tas
     p2_scope s;
     if (r && scope_pop(r, HP_OMP_TASK_CREATE, &s) && s.t && hp_collecting &&
         s.t == hp_tls_self)
-        hp_task_created(s.t, region_site(r, HP_OMP_TASK_CREATE), (uint64_t)s.task,
+        hp_event_task_created(s.t, region_site(r, HP_OMP_TASK_CREATE), (uint64_t)s.task,
                         &(hp_task_clock){s.start, s.mark});
 }
 
@@ -842,7 +839,7 @@ static void task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
     s->task = task;
     s->run.f.node = HP_FRAME_OFF;
     if (s->t)
-        hp_task_begin(s->t, &s->run, region_site(r, HP_OMP_TASK), (uint64_t)task);
+        hp_event_task_begin(s->t, &s->run, region_site(r, HP_OMP_TASK), (uint64_t)task);
 }
 
 static void task_end(POMP2_Region_handle *h)
@@ -853,7 +850,7 @@ static void task_end(POMP2_Region_handle *h)
         return;
     ptls->task = s.old_task;
     if (s.t && s.t == hp_tls_self)
-        hp_task_end(s.t, &s.run);
+        hp_event_task_end(s.t, &s.run);
 }
 
 API void POMP2_Task_begin(POMP2_Region_handle *h, POMP2_Task_handle task)
@@ -910,7 +907,7 @@ API void POMP2_Begin(POMP2_Region_handle *h, const char ctc_string[])
         return;
     s->f.node = HP_FRAME_OFF;
     if (s->t)
-        hp_enter_site(s->t, &s->f, user_site(r), 0);
+        hp_event_enter(s->t, &s->f, user_site(r), 0);
 }
 
 API void POMP2_End(POMP2_Region_handle *h)
@@ -920,7 +917,7 @@ API void POMP2_End(POMP2_Region_handle *h)
     if (!r || !scope_pop(r, -1, &s))
         return;
     if (s.t && s.t == hp_tls_self)
-        hp_exit_site(s.t, &s.f);
+        hp_event_exit(s.t, &s.f);
 }
 
 /* ---------------------------------------------------------------- locks */
@@ -948,7 +945,7 @@ static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)
     fn(lock);
     uint64_t t1 = hp_ticks();
     if (t)
-        hp_omp_record(t, hp_omp_site(t, ret, 0, HP_OMP_LOCK_WAIT), t1 - t0);
+        hp_event_leaf(t, hp_omp_site(t, ret, 0, HP_OMP_LOCK_WAIT), t1 - t0);
     lock_acquired(lock, t1, t, ret, nest);
 }
 
@@ -1053,3 +1050,6 @@ API void hprof_pomp2_taskgroup_wait_end(POMP2_Region_handle *h, POMP2_Task_handl
 {
     barrier_exit(h, old_task, HP_OMP_TASKWAIT);
 }
+
+const hp_source hp_source_pomp2 = {"POMP2 interface", HP_OMP_SOURCE_POMP2, pomp2_detect, NULL,
+                                   NULL};

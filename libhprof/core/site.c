@@ -129,3 +129,14 @@ void hp_site_registry_reset(void)
     ensure_reserved_locked();
     pthread_mutex_unlock(&lock);
 }
+
+void hp_site_link_callee(uint32_t call, uint32_t site)
+{
+    if (call == HP_SITE_OVERFLOW)
+        return;
+    uint32_t none = HP_NONE;
+    hp_site *cs = hp_site_get(call);
+    if (__atomic_load_n(&cs->callee, __ATOMIC_RELAXED) == HP_NONE)
+        __atomic_compare_exchange_n(&cs->callee, &none, site, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+}

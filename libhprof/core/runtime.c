@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include "hp_clock.h"
 #include "hp_config.h"
-#include "hp_enter.h"
+#include "hp_event.h"
 #include "hp_log.h"
 #include "hp_process.h"
 #include "hp_runtime.h"
+#include "hp_source.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hp_filter *filter;
@@ -38,6 +39,7 @@ static void init_once(void)
                     (uint64_t)(hp_cfg.throttle_ns * hp_clock_ticks_per_sec() / 1e9));
     load_filter();
     hp_process_at_exit();
+    hp_sources_init();
 }
 
 void hp_runtime_init(void)

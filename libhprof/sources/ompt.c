@@ -26,16 +26,13 @@
  * task if that comes first (a nested team's worker may serve another team
  * at once).  Only a worker's own thread writes its records; implicit tasks
  * still open when the profile is taken, with their threads idle, are
- * closed then (hp_ompt_close_pending).  A state word per implicit task
- * makes sure it is closed once.
+ * closed then (close_pending, the source's before-snapshot entry).  A
+ * state word per implicit task makes sure it is closed once.
  */
 #include "config.h"
 
-/* Set when libomp started the tool: GOMP interposition then leaves the
- * events to OMPT (gcc objects running on libomp are counted once). */
-int hp_ompt_active;
-/* Set by pomp2.c when opari2-instrumented code is in use. */
-extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
+#include <stddef.h>
+#include "hp_source.h"
 
 #ifdef HAVE_OMPT
 #include <pthread.h>
@@ -47,7 +44,6 @@ extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
 #include "hp_ompt_codeptr.h"
 #include "hp_ompt_kinds.h"
 #include "hp_stack.h"
-#include "hp_task.h"
 
 enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
 enum { S_RUN, S_CLOSED };
@@ -65,7 +61,7 @@ typedef struct itask {
     hprof_frame f;
     hp_omp_saved saved;
     uint64_t wait_start;      /* open implicit-barrier wait, 0 if none */
-    uint64_t wait_mark;       /* its hp_omp_wait_mark */
+    uint64_t wait_mark;       /* its hp_event_wait_mark */
     const void *wait_ra;
     uint64_t release;         /* master: end of its last implicit-barrier wait */
     _Atomic uint64_t released; /* worker: the region's release, from the master */
@@ -82,7 +78,7 @@ typedef struct etask {
     struct etask *below;      /* the task open below it on that thread */
     hp_task_run run;
     uint64_t wait_start;      /* its open wait (it may resume elsewhere), 0 if none */
-    uint64_t wait_mark;       /* its hp_omp_wait_mark */
+    uint64_t wait_mark;       /* its hp_event_wait_mark */
     const void *wait_ra;
     int wait_what;
 } etask;
@@ -100,7 +96,7 @@ typedef struct team {
 enum { C_WAIT, C_WORK, C_GROUP };
 typedef struct scope {
     uint64_t start;
-    uint64_t mark;            /* waits: hp_omp_wait_mark at the start */
+    uint64_t mark;            /* waits: hp_event_wait_mark at the start */
     const void *ra;
     int cls, what;
 } scope;
@@ -119,7 +115,7 @@ typedef struct othread {
     scope *scopes;            /* as deep as tasks nest in waits (hp_stack.h) */
     mutex_slot mutex[MAX_MUTEX];
     struct itask *_Atomic pending;  /* this thread's open worker implicit task */
-    struct othread *next;           /* all threads, for hp_ompt_close_pending */
+    struct othread *next;           /* all threads, for close_pending */
 } othread;
 
 static __thread othread *ot_self __attribute__((tls_model("initial-exec")));
@@ -155,7 +151,7 @@ static void scope_push(int cls, int what, const void *ra, uint64_t now)
         o->lost++;
         return;
     }
-    o->scopes[o->nscopes++] = (scope){now, hp_omp_wait_mark(hp_tls_self), ra, cls, what};
+    o->scopes[o->nscopes++] = (scope){now, hp_event_wait_mark(hp_tls_self), ra, cls, what};
 }
 
 /* The innermost open scope of class cls, popped; 0 if none. */
@@ -176,7 +172,7 @@ static int scope_pop(int cls, scope *out)
 
 static void record(hp_thread *t, const void *ra, int what, uint64_t ticks)
 {
-    hp_omp_record(t, hp_omp_site(t, (uintptr_t)ra, 0, what), ticks);
+    hp_event_leaf(t, hp_omp_site(t, (uintptr_t)ra, 0, what), ticks);
 }
 
 /* ---- parallel regions and implicit tasks ---- */
@@ -205,7 +201,7 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     }
     tm->ra = ra;
     tm->nslots = requested;
-    hp_omp_team_init(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
+    hp_event_team_fork(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
     tm->begin = hp_ticks();
     pd->ptr = tm;
 }
@@ -249,7 +245,7 @@ static void itask_close(hp_thread *self, itask *it, uint64_t end)
         return;
     it->opened = 0;
     if (it->wait_start && hp_collecting && end > it->wait_start)
-        hp_omp_record_wait(it->t, hp_omp_site(self, (uintptr_t)it->wait_ra, 0,
+        hp_event_wait(it->t, hp_omp_site(self, (uintptr_t)it->wait_ra, 0,
                                               HP_OMP_IMPLICIT_BARRIER),
                            end - it->wait_start, it->wait_mark);
     it->wait_start = 0;
@@ -257,7 +253,7 @@ static void itask_close(hp_thread *self, itask *it, uint64_t end)
     uint64_t now = hp_ticks();
     if (it->f.start && now > end)
         it->f.start += now - end;
-    hp_omp_task_end(it->t, &it->f, &it->saved);
+    hp_event_team_end(it->t, &it->f, &it->saved);
 }
 
 /* A worker whose previous implicit task has not been ended by the runtime
@@ -296,7 +292,7 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
     if (index && index < tm->nslots)
         tm->slot[index] = it;
     if (hp_collecting) {
-        hp_omp_task_begin(t, &tm->ctx, &it->f, &it->saved);
+        hp_event_team_begin(t, &tm->ctx, &it->f, &it->saved);
         it->opened = 1;
     }
     othread *o = index ? ot() : NULL;
@@ -360,7 +356,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
 }
 
 /* Implicit tasks of idle workers still open when the profile is taken. */
-void hp_ompt_close_pending(void)
+static void close_pending(void)
 {
     hp_thread *self = hp_thread_self();
     uint64_t now = hp_ticks();
@@ -402,7 +398,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     uint64_t now = hp_ticks();
     if (endpoint == ompt_scope_begin && e) {   /* a task has one wait at a time */
         e->wait_start = now;
-        e->wait_mark = hp_omp_wait_mark(hp_tls_self);
+        e->wait_mark = hp_event_wait_mark(hp_tls_self);
         e->wait_ra = ra;
         e->wait_what = what;
         return;
@@ -423,7 +419,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
             it->wait_ra = ra;
             it->release = 0;
             it->wait_start = now;
-            it->wait_mark = hp_omp_wait_mark(hp_tls_self);
+            it->wait_mark = hp_event_wait_mark(hp_tls_self);
         }
         return;
     }
@@ -445,7 +441,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     }
     hp_thread *t = rec_thread();
     if (t)
-        hp_omp_record_wait(t, hp_omp_site(t, (uintptr_t)s.ra, 0, s.what), now - s.start,
+        hp_event_wait(t, hp_omp_site(t, (uintptr_t)s.ra, 0, s.what), now - s.start,
                            s.mark);
 }
 
@@ -639,7 +635,7 @@ static void on_flush(ompt_data_t *thread_data, const void *ra)
  * tasks it runs at its scheduling points nest inside it: a tied task from
  * its first schedule to its completion; an untied one, which may resume on
  * another thread, per fragment (switched in to switched out), counted
- * once, by the fragment that completes it (hp_task_suspend). */
+ * once, by the fragment that completes it (hp_event_task_suspend). */
 static __thread etask *open_tasks __attribute__((tls_model("initial-exec")));
 static etask *explicit_task(ompt_data_t *d)
 {
@@ -668,11 +664,11 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     e->tied = !(flags & ompt_task_untied);
     e->site = hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK);
     e->ra = ra;
-    e->id = hp_task_new_id(t);
+    e->id = hp_event_task_new_id(t);
     new_data->ptr = e;
     if (hp_collecting) {
-        hp_task_clock c = hp_task_create_start(t);   /* a callback: no duration */
-        hp_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id, &c);
+        hp_task_clock c = hp_event_task_create_start(t);   /* a callback: no duration */
+        hp_event_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id, &c);
     }
 }
 
@@ -683,7 +679,7 @@ static void task_open(etask *e)
         return;
     e->state = E_OPEN;
     e->owner = t;
-    hp_task_resume(t, &e->run, e->site, e->id);
+    hp_event_task_resume(t, &e->run, e->site, e->id);
     e->below = open_tasks;
     open_tasks = e;
 }
@@ -704,14 +700,14 @@ static void task_close(etask *e, int done)
     while (open_tasks != e) {
         x = open_tasks;
         open_tasks = x->below;
-        hp_task_end(t, &x->run);
+        hp_event_task_end(t, &x->run);
         x->state = E_CLOSED;
     }
     open_tasks = e->below;
     if (done)
-        hp_task_end(t, &e->run);
+        hp_event_task_end(t, &e->run);
     else
-        hp_task_suspend(t, &e->run);
+        hp_event_task_suspend(t, &e->run);
     e->state = done ? E_CLOSED : E_NEW;
 }
 
@@ -760,7 +756,9 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
     HP_SET(ompt_callback_task_create, on_task_create);
     HP_SET(ompt_callback_task_schedule, on_task_schedule);
 #undef HP_SET
-    hp_ompt_active = 1;
+    /* GOMP interposition now leaves the events to OMPT (gcc objects
+     * running on libomp are counted once). */
+    hp_omp_source_claim(HP_OMP_SOURCE_OMPT);
     return 1;
 }
 
@@ -774,13 +772,14 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 {
     (void)omp_version;
     (void)runtime_version;
-    if (&hp_pomp2_active != NULL && hp_pomp2_active)
+    if (!hp_omp_source_records(HP_OMP_SOURCE_OMPT))
         return NULL;   /* opari2-instrumented code: POMP2 records (pomp2.c) */
     static ompt_start_tool_result_t result = {tool_init, tool_fini, {0}};
     return &result;
 }
+
+const hp_source hp_source_ompt = {"OMPT tool", HP_OMP_SOURCE_OMPT, NULL, NULL, close_pending};
 #else
-void hp_ompt_close_pending(void)
-{
-}
+const hp_source hp_source_ompt = {"OMPT tool (not built)", HP_OMP_SOURCE_OMPT, NULL, NULL,
+                                  NULL};
 #endif /* HAVE_OMPT */

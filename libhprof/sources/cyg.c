@@ -20,6 +20,7 @@
  *    the run names it by the inlined call's line (resolve.c).
  */
 #include "hp_frames.h"
+#include "hp_source.h"
 #include "hp_site.h"
 
 #define HOOK __attribute__((no_instrument_function, visibility("default")))
@@ -36,14 +37,8 @@ static __thread hp_frames *hook_frames
 
 static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32_t flags)
 {
-    uint64_t key = hp_site_key(addr, kind);
-    uint32_t site = hp_map_get(&t->site_cache, key);
-    if (site == HP_MAP_MISSING) {
-        site = hp_site_dynamic(addr, kind, kind == HP_KIND_CALL ? "call" : "procedure", flags);
-        if (site != HP_SITE_OVERFLOW)
-            hp_map_put(&t->site_cache, key, site);
-    }
-    return site;
+    return hp_event_site_keyed(t, hp_site_key(addr, kind), addr, kind,
+                               kind == HP_KIND_CALL ? "call" : "procedure", flags);
 }
 
 /* Where the instrumented function keeps its return address ra: the first
@@ -105,7 +100,7 @@ static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
 void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     hp_thread *t = hp_thread_self();
-    hp_frames *s = t ? hp_frames_of(t, &hook_frames, HP_FRAMES_HOOKS) : NULL;
+    hp_frames *s = t ? hp_frames_of(t, &hook_frames) : NULL;
     if (!s)
         return;
     uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);
@@ -124,11 +119,9 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
     uint32_t call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
                             : dynamic_site(t, ra, HP_KIND_CALL, 0);
     uint32_t site = dynamic_site(t, (uintptr_t)fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
-    hp_site *cs = hp_site_get(call);
-    if (cs->callee == HP_NONE && call != HP_SITE_OVERFLOW)
-        cs->callee = site;
-    hp_enter_site(t, &proc[-1].f, call, 0);
-    hp_enter_site(t, &proc->f, site, 0);
+    hp_site_link_callee(call, site);
+    hp_event_enter(t, &proc[-1].f, call, 0);
+    hp_event_enter(t, &proc->f, site, 0);
 }
 
 /* The exit hook of function fn finds fn's pair innermost, unless a
@@ -162,7 +155,15 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
         if (top->ra != ra || top->fn != (uintptr_t)fn)
             return; /* not entered through the hooks: nothing to close */
     }
-    hp_exit_site(s->t, &s->open[s->n - 1].f);
-    hp_exit_site(s->t, &s->open[s->n - 2].f);
+    hp_event_exit(s->t, &s->open[s->n - 1].f);
+    hp_event_exit(s->t, &s->open[s->n - 2].f);
     hp_frames_publish(s, s->n - 2);
 }
+
+static void hooks_thread_end(hp_thread *t)
+{
+    hp_frames_thread_end(&hook_frames, t);
+}
+
+const hp_source hp_source_hooks = {"-finstrument-functions hooks", HP_OMP_SOURCE_NONE, NULL,
+                                   hooks_thread_end, NULL};

@@ -7,14 +7,14 @@
  * end of the run like the other dynamic sites), so one name used at two
  * places gives two sites.  Each thread keeps a stack of its open regions;
  * an end that does not name the innermost open region of the thread is
- * ignored after one warning (per process).  Nodes go through the funnel
- * of hp_enter.h: recursion folding, throttling, the current context.
+ * ignored after one warning (per process).  Nodes go through the event
+ * boundary (hp_event.h): recursion folding, throttling, the context.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hprof.h"
-#include "hp_enter.h"
+#include "hp_event.h"
 #include "hp_log.h"
 #include "hp_site.h"
 
@@ -72,16 +72,13 @@ static const char *intern(const char *s, uint64_t hash)
 static uint32_t region_site(hp_thread *t, const char *name, uint64_t hash, uintptr_t addr)
 {
     uint64_t key = hp_site_key(addr, HP_KIND_REGION) ^ hash;
-    uint32_t site = hp_map_get(&t->site_cache, key);
-    if (site == HP_MAP_MISSING) {
-        const char *iname = intern(name, hash);
-        if (!iname)
-            return HP_SITE_OVERFLOW;
-        site = hp_site_dynamic_keyed(key, addr, HP_KIND_REGION, iname, 0);
-        if (site != HP_SITE_OVERFLOW)
-            hp_map_put(&t->site_cache, key, site);
-    }
-    return site;
+    uint32_t site = hp_event_site_cached(t, key);
+    if (site != HP_MAP_MISSING)
+        return site;
+    const char *iname = intern(name, hash);   /* only for a new site */
+    if (!iname)
+        return HP_SITE_OVERFLOW;
+    return hp_event_site_keyed(t, key, addr, HP_KIND_REGION, iname, 0);
 }
 
 static region_stack *stack_get(void)
@@ -115,7 +112,7 @@ __attribute__((noinline)) void hprof_region_begin(const char *name)
     if (!hp_collecting || !(t = hp_thread_self()))
         return;
     o->t = t;
-    hp_enter_site(t, &o->f, region_site(t, name, o->hash, addr), 0);
+    hp_event_enter(t, &o->f, region_site(t, name, o->hash, addr), 0);
 }
 
 __attribute__((noinline)) void hprof_region_end(const char *name)
@@ -135,5 +132,5 @@ __attribute__((noinline)) void hprof_region_end(const char *name)
     }
     region_open *o = &s->e[--s->n];
     if (o->t && o->t == hp_tls_self)
-        hp_exit_site(o->t, &o->f);
+        hp_event_exit(o->t, &o->f);
 }

@@ -7,9 +7,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hp_thread.h"
+#include "hp_event.h"
 #include "hp_site.h"
 #include "hp_log.h"
+#include "hp_source.h"
 
 volatile int hp_collecting = 1;
 volatile uint32_t hp_epoch;
@@ -75,6 +76,22 @@ static uint32_t node_append(hp_thread *t, uint32_t parent, uint32_t site)
     return i;
 }
 
+/* A thread that exits tells the sources, which close what it left open
+ * (its records stay for the end of the run). */
+static pthread_key_t exit_key;
+static int exit_key_ok;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void thread_exits(void *p)
+{
+    hp_sources_thread_end(p);
+}
+
+static void make_exit_key(void)
+{
+    exit_key_ok = pthread_key_create(&exit_key, thread_exits) == 0;
+}
+
 hp_thread *hp_thread_attach(void)
 {
     hp_thread *t = calloc(1, sizeof *t);
@@ -105,6 +122,9 @@ hp_thread *hp_thread_attach(void)
     t->epoch = hp_epoch;
     pthread_mutex_unlock(&registry_lock);
     hp_tls_self = t;
+    pthread_once(&exit_key_once, make_exit_key);
+    if (exit_key_ok)
+        pthread_setspecific(exit_key, t);
     return t;
 }
 
@@ -153,7 +173,7 @@ uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site)
     return child;
 }
 
-uint32_t hp_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
+uint32_t hp_event_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
                            const char *name, uint32_t flags)
 {
     uint64_t key = hp_site_key(addr, kind);
@@ -210,7 +230,7 @@ static void comm_time(hp_comm *c, uint64_t tran, uint64_t sync)
         c->max = total;
 }
 
-void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
                  uint64_t recv, uint64_t tran, uint64_t sync)
 {
     uint32_t i = hp_comm_find(t, node, peer);
@@ -223,7 +243,7 @@ void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
     comm_time(c, tran, sync);
 }
 
-void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
+void hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
                        uint64_t sent, uint64_t recv)
 {
     uint32_t i = hp_comm_find(t, node, peer);
@@ -235,7 +255,7 @@ void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
     c->recv += recv;
 }
 
-void hp_comm_add_time(hp_thread *t, uint32_t node, int32_t peer,
+void hp_event_comm_time(hp_thread *t, uint32_t node, int32_t peer,
                       uint64_t tran, uint64_t sync)
 {
     uint32_t i = hp_comm_find(t, node, peer);
@@ -243,7 +263,7 @@ void hp_comm_add_time(hp_thread *t, uint32_t node, int32_t peer,
         comm_time(hp_comm_at(t, i), tran, sync);
 }
 
-void hp_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+void hp_event_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
                   uint64_t recv)
 {
     uint32_t i = hp_comm_find(t, node, peer);

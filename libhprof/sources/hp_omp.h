@@ -1,7 +1,7 @@
 /*
- * hp_omp.h - the OpenMP part of the event funnel: every OpenMP event
- * source (GOMP interposition, the OMPT tool, the POMP2 interface) records
- * through these functions only.  OpenMP records are calling-context nodes
+ * hp_omp.h - what the three OpenMP event sources (GOMP interposition, the
+ * OMPT tool, the POMP2 interface) share; they record through the event
+ * boundary (hp_event.h) only.  OpenMP records are calling-context nodes
  * whose sites have kind HP_KIND_OMP and a construct name (hp_omp_names):
  * a thread's time in a parallel region is its "parallel" node, its wait at
  * the region's end barrier an "implicit barrier" node below it, a critical
@@ -9,16 +9,16 @@
  * the file, the database and hprof-query see ordinary nodes, per thread.
  *
  * A team shares the calling context of the thread that forked it: the
- * master records its path (hp_omp_team_init) and every thread of the team,
+ * master records its path (hp_event_team_fork) and every thread of the team,
  * the master included, rebuilds that path in its own tree before it opens
- * the region (hp_omp_task_begin), so the analyzer merges the threads'
+ * the region (hp_event_team_begin), so the analyzer merges the threads'
  * nodes of one region into one node with a row per thread.
  */
 #ifndef HP_OMP_H
 #define HP_OMP_H
 
 #include <stdint.h>
-#include "hp_enter.h"
+#include "hp_event.h"
 
 enum hp_omp_what {
     HP_OMP_PARALLEL,          /* a thread's time in a parallel region */
@@ -50,51 +50,6 @@ extern const char *const hp_omp_names[HP_OMP_NWHAT];
  * 0 for a function entry).  Resolved to file:line at the end of the run. */
 uint32_t hp_omp_site(hp_thread *t, uintptr_t addr, int entry, int what);
 
-#define HP_OMP_MAX_DEPTH 64
-
-/* The calling context of a team, as the forking thread sees it. */
-typedef struct hp_omp_team {
-    uint32_t id;                          /* team instance within the process, from 1 */
-    uint32_t depth;                       /* sites in path */
-    uint32_t path[HP_OMP_MAX_DEPTH];      /* site ids below the root */
-    uint32_t region;                      /* the region's site */
-} hp_omp_team;
-
-/* The forking thread records its current context and the region site. */
-void hp_omp_team_init(hp_thread *t, hp_omp_team *team, uint32_t region);
-
-/* What a thread restores when its part of a region ends. */
-typedef struct hp_omp_saved {
-    uint32_t node;                        /* its calling context */
-    uint32_t team;                        /* the team it worked in */
-    uint64_t task;                        /* the explicit task it ran */
-    uint32_t task_fold;
-    uint64_t task_acc;
-} hp_omp_saved;
-
-/* A thread of the team starts its part of the region (implicit task):
- * the team's context is rebuilt in the thread's own tree and the region
- * node opened in f; *saved keeps the thread's state to restore. */
-void hp_omp_task_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
-                       hp_omp_saved *saved);
-void hp_omp_task_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved);
-
-/* The OMPT tool closes the implicit tasks of idle workers that the
- * runtime has not ended yet (called before the records are taken). */
-void hp_ompt_close_pending(void);
-
-/* Waits leave out the tasks the thread ran meanwhile (at a barrier or a
- * taskwait it was working, not waiting): the wait takes a mark at its
- * start and records through hp_omp_record_wait. */
-static inline uint64_t hp_omp_wait_mark(const hp_thread *t)
-{
-    return t ? t->task_acc : 0;
-}
-void hp_omp_record_wait(hp_thread *t, uint32_t site, uint64_t ticks, uint64_t mark);
-
-/* One completed wait, hold or execution of `ticks` at site, under the
- * thread's current context. */
-void hp_omp_record(hp_thread *t, uint32_t site, uint64_t ticks);
 
 /* The omp locks a thread holds, for their hold time (an event source
  * keeps one table per thread).  A nest lock's hold runs from its first

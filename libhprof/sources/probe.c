@@ -8,6 +8,7 @@
 #include <string.h>
 #include "hp_filter.h"
 #include "hp_frames.h"
+#include "hp_source.h"
 #include "hp_runtime.h"
 #include "hp_site.h"
 
@@ -97,7 +98,7 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
     uint32_t site = u->ids[index];
     if (site == HP_NONE)
         return;
-    if (!(s = hp_frames_of(t, &probe_frames, HP_FRAMES_PROBES)))
+    if (!(s = hp_frames_of(t, &probe_frames)))
         return;
     uintptr_t sp = CALLER_SP();
     uint32_t i = s->n;
@@ -111,7 +112,7 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
     o->sp = sp;
     o->f.node = HP_FRAME_OFF;
     hp_frames_publish(s, i + 1);
-    hp_enter_site(t, &o->f, site, u->sites[index].kind == HPROF_SITE_COMM);
+    hp_event_enter(t, &o->f, site, u->sites[index].kind == HPROF_SITE_COMM);
     pf->node = i;
 }
 
@@ -129,6 +130,14 @@ void hprof_exit(hprof_frame *pf)
             return;
         hp_frames_close_above(s, i + 1);
     }
-    hp_exit_site(s->t, &s->open[i].f);
+    hp_event_exit(s->t, &s->open[i].f);
     hp_frames_publish(s, i);
 }
+
+static void probes_thread_end(hp_thread *t)
+{
+    hp_frames_thread_end(&probe_frames, t);
+}
+
+const hp_source hp_source_probes = {"code probes and the hprof_* API", HP_OMP_SOURCE_NONE,
+                                    NULL, probes_thread_end, NULL};

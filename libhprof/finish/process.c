@@ -1,7 +1,8 @@
 /*
  * process.c - the process-level parts of a profile (hp_process.h) and the
- * report at exit of programs that never call MPI_Init: tiers 1 and 2 also
- * profile serial and OpenMP-only code.
+ * exit handler that runs the end-of-run pipeline (hp_finish.h) for
+ * programs that never call MPI_Init: tiers 1 and 2 also profile serial
+ * and OpenMP-only code.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,11 +16,9 @@
 #include <unistd.h>
 #include "hp_clock.h"
 #include "hp_config.h"
+#include "hp_finish.h"
 #include "hp_log.h"
 #include "hp_process.h"
-#include "hp_resolve.h"
-#include "hp_snapshot.h"
-#include "hp_summary.h"
 #include "hp_thread.h"
 
 static int mpi_started, mpi_finished, no_report;
@@ -173,50 +172,6 @@ int hp_process_write_file(const char *path, const hp_buf *b)
     return ok ? 0 : -1;
 }
 
-/* The whole report of a single process: one rank, rank 0. */
-static void report_serial(void)
-{
-    uint64_t end_ticks = hp_ticks();
-    hp_run_info run;
-    hp_rank_data rd;
-    hp_agg agg;
-    hp_buf b = {0};
-    char path[PATH_MAX];
-
-    memset(&run, 0, sizeof run);
-    memset(&rd, 0, sizeof rd);
-    hp_clock_refine();
-    hp_resolve_dynamic_sites();
-    hp_process_command_line(&run);
-    hp_process_rank_info(&rd.info, 0, start_ns, start_ticks, end_ticks);
-    if (hp_snapshot(&rd, start_ticks, end_ticks) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
-        hp_warn("out of memory at exit: no profile written");
-        return;
-    }
-    run.nranks = 1;
-    run.clock = (uint32_t)hp_clock_kind();
-    run.ticks_per_sec = hp_clock_ticks_per_sec();
-    run.start_ns = start_ns;
-    run.end_ns = rd.info.end_ns;
-    hp_encode_preamble(&b);
-    hp_encode_run(&b, &run);
-    hp_encode_rank(&b, &rd);
-    hp_encode_end(&b, 1, b.len);
-    hp_process_profile_path(run.program, NULL, path, sizeof path);
-    int written = !b.failed && hp_process_write_file(path, &b) == 0;
-    if (!written)
-        hp_warn("cannot write profile %s: %s", path, b.failed ? "out of memory" : strerror(errno));
-    if (hp_cfg.summary != HP_SUMMARY_OFF) {
-        hp_summary_info si = {run.program, written ? path : NULL,
-                              hp_cfg.summary == HP_SUMMARY_FULL, hp_cfg.top, hp_cfg.coll_sync};
-        hp_summary_print(stderr, &agg, &si);
-    }
-    hp_buf_free(&b);
-    hp_agg_free(&agg);
-    hp_rank_data_free(&rd);
-    hp_run_info_free(&run);
-}
-
 /* Did anything record an event (beyond each thread's root and overflow)? */
 static int anything_recorded(void)
 {
@@ -237,7 +192,7 @@ static void at_exit(void)
         return;
     }
     if (!no_report && anything_recorded())
-        report_serial();
+        hp_finish_serial();
 }
 
 void hp_process_start(uint64_t *ns, uint64_t *ticks)

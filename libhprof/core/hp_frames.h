@@ -10,14 +10,15 @@
  * more and is closed with the time up to that event, innermost first, so
  * the calling context and the recursion-folding state are consistent
  * again.  The hot path is one compare per event; the closing is out of
- * line.  At thread exit (pthread_exit from a deep frame included) a
- * thread-specific destructor closes whatever is still open.
+ * line.  At thread exit (pthread_exit from a deep frame included) the
+ * owning source's thread-end entry (hp_source.h) closes whatever is still
+ * open.
  */
 #ifndef HP_FRAMES_H
 #define HP_FRAMES_H
 
 #include <stdint.h>
-#include "hp_enter.h"
+#include "hp_event.h"
 
 typedef struct hp_open {
     uintptr_t sp;         /* stack address of the function that opened it */
@@ -37,31 +38,30 @@ typedef struct hp_frames {
     uint32_t n, cap;      /* n >= HP_FRAMES_BASE */
     hp_open *open;
     hp_thread *t;         /* the thread that owns the stack */
-    struct hp_frames **home;  /* where its owner keeps it (reset at exit) */
     uint16_t slot_memo[HP_SLOT_MEMO];  /* tier 1: where return addresses were */
 } hp_frames;
 
-/* The stacks a thread can have: one per kind of code probe. */
-enum { HP_FRAMES_PROBES, HP_FRAMES_HOOKS, HP_FRAMES_KINDS };
-
-/* A new stack of kind `which` for thread t, stored in *home (the owner's
- * thread-local pointer); at thread exit it is closed, freed and *home
- * reset.  NULL without memory. */
-hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home, int which);
+/* A new stack for thread t, stored in *home (the owning source's
+ * thread-local pointer; a thread has one per kind of code probe).  NULL
+ * without memory. */
+hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home);
+/* Thread t exits: its frames still open in *home end now, the stack is
+ * freed and *home reset. */
+void hp_frames_thread_end(hp_frames **home, hp_thread *t);
 
 /* What a thread's stack pointer holds before its first frame (its owner
  * NULL), so that the hot path's one test of the owner covers both. */
 extern hp_frames hp_frames_none;
 
-/* The stack of kind `which` in *home for thread t: attached on first use,
- * emptied when the thread's records were replaced (unit tests free them). */
-static inline hp_frames *hp_frames_of(hp_thread *t, hp_frames **home, int which)
+/* The stack in *home for thread t: attached on first use, emptied when
+ * the thread's records were replaced (unit tests free them). */
+static inline hp_frames *hp_frames_of(hp_thread *t, hp_frames **home)
 {
     hp_frames *s = *home;
     if (__builtin_expect(s->t == t, 1))
         return s;
     if (s == &hp_frames_none)
-        return hp_frames_attach(t, home, which);
+        return hp_frames_attach(t, home);
     s->t = t;
     s->n = HP_FRAMES_BASE;
     return s;

@@ -128,24 +128,6 @@ static inline uint32_t hp_cct_child(hp_thread *t, uint32_t parent, uint32_t site
     return hp_cct_child_slow(t, parent, site);
 }
 
-/* The node for dynamic site `addr` under the current context. */
-uint32_t hp_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
-                           const char *name, uint32_t flags);
-
-static inline __attribute__((always_inline)) hp_site_memo *hp_memo_slot(hp_thread *t, uintptr_t addr)
-{
-    return &t->memo[(addr ^ (addr >> 8)) & (HP_MEMO_SIZE - 1)];
-}
-
-static inline __attribute__((always_inline)) uint32_t
-hp_site_node(hp_thread *t, uintptr_t addr, uint32_t kind, const char *name, uint32_t flags)
-{
-    hp_site_memo *m = hp_memo_slot(t, addr);
-    if (__builtin_expect(m->addr == addr && m->ctx == t->current, 1))
-        return m->node;
-    return hp_site_node_slow(t, addr, kind, name, flags);
-}
-
 /* The recursion-folding entry of `site` (grown on demand); NULL without
  * memory. */
 hp_active *hp_active_slow(hp_thread *t, uint32_t site);
@@ -157,23 +139,9 @@ static inline hp_active *hp_active_of(hp_thread *t, uint32_t site)
     return hp_active_slow(t, site);
 }
 
-/* Communication of node `node` with `peer`. */
+
+/* Communication record of node `node` with `peer` (created on first use). */
 uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer);
-void hp_comm_add(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
-                 uint64_t recv, uint64_t tran, uint64_t sync);
-/* Bytes and a transfer count without time (the per-peer part of a
- * collective whose time is kept under HP_PEER_ALL). */
-void hp_comm_add_bytes(hp_thread *t, uint32_t node, int32_t peer,
-                       uint64_t sent, uint64_t recv);
-/* The time of a transfer counted earlier by hp_comm_add_bytes (a request
- * counted when it was posted, timed when it completes): adds the time and
- * updates min and max, not the count. */
-void hp_comm_add_time(hp_thread *t, uint32_t node, int32_t peer,
-                      uint64_t tran, uint64_t sync);
-/* Takes back one transfer counted by hp_comm_add_bytes at this thread's
- * node (a send cancelled after all); nothing if it was not counted here. */
-void hp_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
-                  uint64_t recv);
 
 /* Registry of threads, read at the end of the run. */
 uint32_t hp_thread_count(void);

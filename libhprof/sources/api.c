@@ -3,7 +3,7 @@
  */
 #include "config.h"
 #include "hprof.h"
-#include "hp_thread.h"
+#include "hp_event.h"
 
 const char *hprof_version(void)
 {

@@ -11,7 +11,6 @@
 #include "hp_site.h"
 #include "hp_thread.h"
 #include "hp_task.h"
-#include "hp_omp.h"
 
 typedef struct strtab {
     hp_rank_data *rd;
@@ -277,7 +276,6 @@ static int snapshot_tasks(hp_rank_data *rd, uint64_t start_ticks)
 
 int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
 {
-    hp_ompt_close_pending();
     strtab st = {rd, 0, {0}};
     intern(&st, "");
     int rc = snapshot_sites(rd, &st);

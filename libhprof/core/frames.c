@@ -25,7 +25,7 @@ void hp_frames_close_above(hp_frames *s, uint32_t keep)
 {
     assert(keep >= HP_FRAMES_BASE && keep <= s->n);
     while (s->n > keep) {
-        hp_exit_site(s->t, &s->open[s->n - 1].f);
+        hp_event_exit(s->t, &s->open[s->n - 1].f);
         hp_frames_publish(s, s->n - 1);
     }
 }
@@ -47,37 +47,24 @@ static void frames_free(hp_frames *s)
 
 /* Thread exit: the frames still open end now (pthread_exit from a deep
  * frame, or a thread function that returned through a longjmp). */
-static void at_thread_end(void *p)
+void hp_frames_thread_end(hp_frames **home, hp_thread *t)
 {
-    hp_frames *s = p;
-    if (s->t == hp_tls_self)
+    hp_frames *s = *home;
+    if (s == &hp_frames_none)
+        return;
+    if (s->t == t)
         hp_frames_close_above(s, HP_FRAMES_BASE);
-    *s->home = &hp_frames_none;
+    *home = &hp_frames_none;
     frames_free(s);
 }
 
-static pthread_key_t keys[HP_FRAMES_KINDS];
-static int keys_ok;
-static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
-
-static void make_keys(void)
+hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home)
 {
-    keys_ok = 1;
-    for (int i = 0; i < HP_FRAMES_KINDS; i++)
-        if (pthread_key_create(&keys[i], at_thread_end) != 0)
-            keys_ok = 0;
-}
-
-hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home, int which)
-{
-    assert(which >= 0 && which < HP_FRAMES_KINDS);
-    pthread_once(&keys_once, make_keys);
-    hp_frames *s = keys_ok ? calloc(1, sizeof *s) : NULL;
+    hp_frames *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->t = t;
-    s->home = home;
-    if (hp_frames_grow(s) != 0 || pthread_setspecific(keys[which], s) != 0) {
+    if (hp_frames_grow(s) != 0) {
         frames_free(s);
         return NULL;
     }

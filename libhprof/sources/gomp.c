@@ -89,24 +89,17 @@
 #include <stdlib.h>
 #include "hp_omp.h"
 #include "hp_site.h"
-#include "hp_task.h"
+#include "hp_source.h"
 
 #define API __attribute__((visibility("default")))
 #define RET ((uintptr_t)__builtin_return_address(0))
 
-/* Set by the OMPT tool (ompt.c) when libomp has started it; weak so that
- * this file links without it (its address is then NULL). */
-extern int hp_ompt_active __attribute__((weak, visibility("hidden")));
-
-/* Set by the POMP2 interface (pomp2.c) once opari2-instrumented code is
- * in use: its events are then the records and every wrapper passes through. */
-extern int hp_pomp2_active __attribute__((weak, visibility("hidden")));
-
+/* Another OpenMP source records the program's constructs (OMPT when the
+ * program runs on libomp, POMP2 for opari2-instrumented code): the
+ * wrappers then only pass through.  The core decides (hp_source.h). */
 static inline int ompt_on(void)
 {
-    if (&hp_pomp2_active != NULL && hp_pomp2_active)
-        return 1;
-    return &hp_ompt_active != NULL && hp_ompt_active;
+    return !hp_omp_source_records(HP_OMP_SOURCE_GOMP);
 }
 
 /* ------------------------------------------------------------ real calls */
@@ -315,9 +308,9 @@ static void trampoline(void *arg)
     hp_omp_saved saved = {0};
     if (t) {
         if (t == p->master)
-            hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_FORK),
+            hp_event_leaf(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_FORK),
                           t0 - p->entry);
-        hp_omp_task_begin(t, &p->team, &f, &saved);
+        hp_event_team_begin(t, &p->team, &f, &saved);
     }
     void (*outer)(void *) = cur_fn;
     cur_fn = p->fn;
@@ -325,13 +318,13 @@ static void trampoline(void *arg)
     cur_fn = outer;
     /* The double barrier (see the top of this file): every thread of the
      * team calls it, recording or not, or the team would hang. */
-    uint64_t m = hp_omp_wait_mark(t), b0 = hp_ticks();
+    uint64_t m = hp_event_wait_mark(t), b0 = hp_ticks();
     real.barrier();
     if (t) {
         uint64_t b1 = hp_ticks();
-        hp_omp_record_wait(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER),
+        hp_event_wait(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER),
                            b1 - b0, m);
-        hp_omp_task_end(t, &f, &saved);
+        hp_event_team_end(t, &f, &saved);
         if (t == p->master)
             p->master_end = hp_ticks();
     }
@@ -350,7 +343,7 @@ static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data)
     p->master = t;
     p->entry = entry;
     p->master_end = 0;
-    hp_omp_team_init(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL));
+    hp_event_team_fork(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL));
     return 1;
 }
 
@@ -359,7 +352,7 @@ static void par_end(par *p)
     uint64_t now = hp_ticks();
     hp_thread *t = hp_tls_self;
     if (p->master_end && t == p->master && hp_collecting)
-        hp_omp_record(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_JOIN),
+        hp_event_leaf(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_JOIN),
                       now - p->master_end);
 }
 
@@ -459,11 +452,11 @@ API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_thr
                 call;                                                            \
             return;                                                              \
         }                                                                        \
-        uint64_t m_ = hp_omp_wait_mark(t_), t0_ = hp_ticks();                    \
+        uint64_t m_ = hp_event_wait_mark(t_), t0_ = hp_ticks();                    \
         call;                                                                    \
         uint64_t t1_ = hp_ticks();                                               \
         if (!ompt_on())                                                          \
-            hp_omp_record_wait(t_, call_site(t_, ret, what), t1_ - t0_, m_);     \
+            hp_event_wait(t_, call_site(t_, ret, what), t1_ - t0_, m_);     \
     } while (0)
 
 #define TIMED_VALUE(type, call, field, ret, what, missing)                       \
@@ -474,11 +467,11 @@ API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_thr
         hp_thread *t_ = recorder();                                              \
         if (!t_)                                                                 \
             return call;                                                         \
-        uint64_t m_ = hp_omp_wait_mark(t_), t0_ = hp_ticks();                    \
+        uint64_t m_ = hp_event_wait_mark(t_), t0_ = hp_ticks();                    \
         type r_ = call;                                                          \
         uint64_t t1_ = hp_ticks();                                               \
         if (!ompt_on())                                                          \
-            hp_omp_record_wait(t_, call_site(t_, ret, what), t1_ - t0_, m_);     \
+            hp_event_wait(t_, call_site(t_, ret, what), t1_ - t0_, m_);     \
         return r_;                                                               \
     } while (0)
 
@@ -541,7 +534,7 @@ typedef struct task_hdr {
     void (*cpyfn)(void *, void *);  /* the user's copy function, or NULL */
     void *src;                      /* the user's data (valid in GOMP_task only) */
     long off;                       /* the user's block in the copy */
-    uint64_t id;                    /* the task instance (hp_task_new_id) */
+    uint64_t id;                    /* the task instance (hp_event_task_new_id) */
 } task_hdr;
 
 #define TASK_WRAP_MAX (64 * 1024)   /* larger blocks pass through unwrapped */
@@ -559,12 +552,12 @@ static void task_tramp(void *arg)
     hp_thread *t = ompt_on() ? NULL : hp_thread_self();
     hp_task_run run;
     if (t)
-        hp_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK), h->id);
+        hp_event_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK), h->id);
     cur_fn = fn;
     run_outlined(fn, (char *)arg + h->off);
     cur_fn = outer;
     if (t)
-        hp_task_end(t, &run);
+        hp_event_task_end(t, &run);
 }
 
 /* The copy function handed to libgomp when the user has one: src is the
@@ -616,13 +609,13 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     task_hdr *h;
     if (cpyfn) {
         /* libgomp calls task_copy(copy, h): only the header is needed here. */
-        task_hdr hdr = { fn, cpyfn, data, off, hp_task_new_id(t) };
+        task_hdr hdr = { fn, cpyfn, data, off, hp_event_task_new_id(t) };
         h = &hdr;
-        hp_task_clock c = hp_task_create_start(t);
+        hp_task_clock c = hp_event_task_create_start(t);
         real.task(task_tramp, h, task_copy, size, align, if_clause, flags, depend,
                   priority, detach);
         if (!ompt_on())
-            hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hdr.id, &c);
+            hp_event_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hdr.id, &c);
         return;
     }
     /* memcpy'd by libgomp, or run in place when undeferred: the whole
@@ -633,14 +626,14 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     h->cpyfn = NULL;
     h->src = NULL;
     h->off = off;
-    uint64_t id = h->id = hp_task_new_id(t);
+    uint64_t id = h->id = hp_event_task_new_id(t);
     if (arg_size)
         __builtin_memcpy((char *)h + off, data, arg_size);
-    hp_task_clock c = hp_task_create_start(t);
+    hp_task_clock c = hp_event_task_create_start(t);
     real.task(task_tramp, h, NULL, size, align, if_clause, flags, depend, priority,
               detach);
     if (!ompt_on())
-        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), id, &c);
+        hp_event_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), id, &c);
 }
 
 /* ------------------------------------------------- blocks with a runtime head */
@@ -678,13 +671,13 @@ static void run_shifted(char *arg, long head, int taskloop)
     hp_thread *t = ompt_on() ? NULL : hp_thread_self();
     hp_task_run run;
     if (t)
-        hp_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK),
-                      taskloop ? hp_task_new_id(t) : h->id);
+        hp_event_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK),
+                      taskloop ? hp_event_task_new_id(t) : h->id);
     cur_fn = fn;
     run_outlined(fn, blk);
     cur_fn = outer;
     if (t)
-        hp_task_end(t, &run);
+        hp_event_task_end(t, &run);
 }
 
 static void loop_tramp(void *arg)
@@ -731,14 +724,14 @@ static void task_detached(hp_thread *t, void (*fn)(void *), void *data,
 {
     long size, align;
     shift_hdr h = shift_header(fn, arg_size, arg_align, &size, &align);
-    h.id = hp_task_new_id(t);
+    h.id = hp_event_task_new_id(t);
     char raw[size + align];
     char *blk = shift_layout(raw, align, &h, DETACH_HEAD, data);
-    hp_task_clock c = hp_task_create_start(t);
+    hp_task_clock c = hp_event_task_create_start(t);
     real.task(detach_tramp, blk, NULL, size, align, if_clause, flags, depend, priority,
               detach);
     if (!ompt_on())
-        hp_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), h.id, &c);
+        hp_event_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), h.id, &c);
 }
 
 /* --------------------------------------------------------------- taskloop */
@@ -760,7 +753,7 @@ static void loop_begin(loop_call *c, void (*fn)(void *), void (*cpyfn)(void *, v
                        long arg_size, long arg_align, unsigned flags)
 {
     c->t = recorder();
-    c->clock = hp_task_create_start(c->t);
+    c->clock = hp_event_task_create_start(c->t);
     c->wrapped = shift_wrappable(c->t, cpyfn, arg_size, LOOP_HEAD) &&
                  !(flags & GOMP_TASK_FLAG_REDUCTION);
     atomic_init(&c->ran, 0);
@@ -781,7 +774,7 @@ static void loop_end(loop_call *c, void (*fn)(void *))
     if (!c->t || ompt_on())
         return;
     unsigned long tasks = c->wrapped ? atomic_load(&c->ran) : 0;
-    hp_task_created_n(c->t, hp_omp_site(c->t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hp_task_new_id(c->t),
+    hp_event_task_created_n(c->t, hp_omp_site(c->t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), hp_event_task_new_id(c->t),
                       &c->clock, tasks ? tasks : 1);
 }
 
@@ -848,7 +841,7 @@ API bool GOMP_single_start(void)
     uint64_t t0 = hp_ticks();
     bool r = real.single_start();
     if (r && !ompt_on())
-        hp_omp_record(t, call_site(t, RET, HP_OMP_SINGLE), hp_ticks() - t0);
+        hp_event_leaf(t, call_site(t, RET, HP_OMP_SINGLE), hp_ticks() - t0);
     return r;
 }
 
@@ -864,7 +857,7 @@ API void *GOMP_single_copy_start(void)
     uint64_t t0 = hp_ticks();
     void *r = real.single_copy_start();
     if (!r && !ompt_on())
-        hp_omp_record(t, call_site(t, RET, HP_OMP_SINGLE), hp_ticks() - t0);
+        hp_event_leaf(t, call_site(t, RET, HP_OMP_SINGLE), hp_ticks() - t0);
     return r;
 }
 
@@ -880,7 +873,7 @@ static void crit_acquired(uintptr_t ret, uint64_t t0, int recorded, int wait, in
     hp_thread *t = recorded && !ompt_on() ? hp_tls_self : NULL;
     uint32_t site = NO_SITE;
     if (t) {
-        hp_omp_record(t, call_site(t, ret, wait), t1 - t0);
+        hp_event_leaf(t, call_site(t, ret, wait), t1 - t0);
         site = call_site(t, ret, hold);
     }
     if (!g)
@@ -900,7 +893,7 @@ static void crit_released(uint64_t now)
     uint32_t i = --g->ncrit;
     hp_thread *t = hp_tls_self;
     if (i < CRIT_MAX && g->crit[i].site != NO_SITE && t && hp_collecting)
-        hp_omp_record(t, g->crit[i].site, now - g->crit[i].start);
+        hp_event_leaf(t, g->crit[i].site, now - g->crit[i].start);
 }
 
 API void GOMP_critical_start(void)
@@ -1009,7 +1002,7 @@ API void GOMP_atomic_end(void)
     hp_thread *t = hp_tls_self;
     if (g && g->atomic_start) {
         if (t && hp_collecting && !ompt_on())
-            hp_omp_record(t, g->atomic_site, hp_ticks() - g->atomic_start);
+            hp_event_leaf(t, g->atomic_site, hp_ticks() - g->atomic_start);
         g->atomic_start = 0;
     }
     real.atomic_end();
@@ -1046,7 +1039,7 @@ static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)
     if (ompt_on())
         return;
     if (t)
-        hp_omp_record(t, call_site(t, ret, HP_OMP_LOCK_WAIT), t1 - t0);
+        hp_event_leaf(t, call_site(t, ret, HP_OMP_LOCK_WAIT), t1 - t0);
     lock_acquired(lock, t1, t, ret, nest);
 }
 
@@ -1107,3 +1100,5 @@ API void omp_unset_nest_lock(void *lock)
     resolve();
     lock_unset(real.unset_nest_lock, lock);
 }
+
+const hp_source hp_source_gomp = {"GOMP interposition", HP_OMP_SOURCE_GOMP, NULL, NULL, NULL};

@@ -48,4 +48,8 @@ hp_site *hp_site_get(uint32_t id);
 /* Forget every site but the two reserved ones (unit tests only). */
 void hp_site_registry_reset(void);
 
+/* Call site `call` reaches procedure `site` (the first one seen stays):
+ * set once, atomically, as several threads may make the same call. */
+void hp_site_link_callee(uint32_t call, uint32_t site);
+
 #endif

@@ -1,0 +1,281 @@
+/*
+ * hp_event.h - the event boundary: the one set of functions through which
+ * every event source records (tier-2 probes and the user API, tier-1
+ * -finstrument-functions hooks, the PMPI wrappers, GOMP, OMPT and POMP2).
+ * A source calls these and nothing below them; only these functions and
+ * the store (thread.c, site.c) write thread records, so the invariants
+ * hold whatever the source:
+ *  - a frame is opened under the thread's current context and closed in
+ *    LIFO order; a site already open on the stack is folded (counted, not
+ *    timed twice); tiny hot sites are throttled (counted only);
+ *  - a leaf (a wait, a hold, an MPI call) is recorded under the current
+ *    context, so it lies inside every open frame that contains it;
+ *  - a wait leaves out the tasks the thread ran meanwhile, a task's
+ *    creation the tasks run inside it, so no time is counted twice;
+ *  - a team's threads rebuild the forking thread's context before they
+ *    open the region, so one region is one node with a row per thread.
+ * Source-private state (lock tables, request tables, hook frame stacks)
+ * lives with the source, not in hp_thread.
+ */
+#ifndef HP_EVENT_H
+#define HP_EVENT_H
+
+#include "hprof_probe.h"
+#include "hp_clock.h"
+#include "hp_thread.h"
+
+/* ------------------------------------------------------------ frames */
+#define HP_FRAME_OFF 0xffffffffu     /* nothing was opened */
+#define HP_FRAME_FOLDED 0xfffffffeu  /* a recursive activation, counted only */
+
+/* Throttling: a node timed `calls` times whose mean stays below `ticks`
+ * is from then on only counted.  calls == 0 turns throttling off. */
+extern uint64_t hp_throttle_calls, hp_throttle_ticks;
+void hp_throttle_set(uint64_t calls, uint64_t ticks);
+
+/* Opens site (a communication statement when is_comm) under the current
+ * context of t, filling f for hp_event_exit. */
+static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, int is_comm)
+{
+    hp_active *a = hp_active_of(t, site);
+    f->site = site;
+    if (__builtin_expect(!a, 0)) {
+        f->node = HP_FRAME_OFF;
+        return;
+    }
+    if (a->depth) {
+        a->depth++;
+        hp_node_at(t, a->node)->count++;
+        f->node = HP_FRAME_FOLDED;
+        return;
+    }
+    uint32_t node = hp_cct_child(t, t->current, site);
+    hp_node *n = hp_node_at(t, node);
+    f->rec = n;     /* nodes never move (chunked); the active table may */
+    a->depth = 1;
+    a->node = node;
+    f->node = node;
+    f->saved = t->current;
+    f->saved_comm = t->comm_ctx;
+    t->current = node;
+    if (is_comm)
+        t->comm_ctx = node;
+    if (n->flags & HP_NODEF_THROTTLED) {
+        n->count++;
+        f->start = a->start = 0;
+        return;
+    }
+    f->start = a->start = hp_ticks();
+}
+
+static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
+{
+    if (f->node == HP_FRAME_OFF)
+        return;
+    t->active[f->site].depth--;
+    if (f->node == HP_FRAME_FOLDED)
+        return;
+    hp_node *n = f->rec;
+    if (f->start) {
+        hp_node_add(n, hp_ticks() - f->start);
+        if (hp_throttle_calls && n->timed >= hp_throttle_calls &&
+            n->ticks < n->timed * hp_throttle_ticks)
+            n->flags |= HP_NODEF_THROTTLED;
+    }
+    t->current = f->saved;
+    t->comm_ctx = f->saved_comm;
+}
+
+/* ------------------------------------------------- leaves and call sites */
+
+/* The node of `site` under the current context (created on first use). */
+static inline uint32_t hp_event_node(hp_thread *t, uint32_t site)
+{
+    return hp_cct_child(t, t->current, site);
+}
+
+/* The site a node stands for. */
+static inline uint32_t hp_event_node_site(const hp_thread *t, uint32_t node)
+{
+    return hp_node_at(t, node)->site;
+}
+
+/* One completed occurrence of `ticks` at node. */
+static inline __attribute__((always_inline)) void hp_event_time(hp_thread *t, uint32_t node,
+                                                                uint64_t ticks)
+{
+    hp_node_add(hp_node_at(t, node), ticks);
+}
+
+/* One completed wait, hold or execution of `ticks` at site, under the
+ * thread's current context. */
+static inline void hp_event_leaf(hp_thread *t, uint32_t site, uint64_t ticks)
+{
+    hp_event_time(t, hp_event_node(t, site), ticks);
+}
+
+/* Waits leave out the tasks the thread ran meanwhile (at a barrier or a
+ * taskwait it was working, not waiting): a wait takes a mark at its start
+ * and records through hp_event_wait. */
+static inline uint64_t hp_event_wait_mark(const hp_thread *t)
+{
+    return t ? t->task_acc : 0;
+}
+
+static inline void hp_event_wait(hp_thread *t, uint32_t site, uint64_t ticks, uint64_t mark)
+{
+    uint64_t ran = t->task_acc - mark;
+    hp_event_leaf(t, site, ticks > ran ? ticks - ran : 0);
+}
+
+/* The node of the open instrumented communication statement, HP_NO_NODE
+ * when none is open (the MPI calls inside it are its records). */
+static inline __attribute__((always_inline)) uint32_t hp_event_comm_statement(const hp_thread *t)
+{
+    return t->comm_ctx;
+}
+
+/* The node of the current context. */
+static inline __attribute__((always_inline)) uint32_t hp_event_current(const hp_thread *t)
+{
+    return t->current;
+}
+
+/* The node for dynamic site `addr` under the current context. */
+uint32_t hp_event_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
+                           const char *name, uint32_t flags);
+
+static inline __attribute__((always_inline)) hp_site_memo *hp_memo_slot(hp_thread *t, uintptr_t addr)
+{
+    return &t->memo[(addr ^ (addr >> 8)) & (HP_MEMO_SIZE - 1)];
+}
+
+static inline __attribute__((always_inline)) uint32_t
+hp_event_site_node(hp_thread *t, uintptr_t addr, uint32_t kind, const char *name, uint32_t flags)
+{
+    hp_site_memo *m = hp_memo_slot(t, addr);
+    if (__builtin_expect(m->addr == addr && m->ctx == t->current, 1))
+        return m->node;
+    return hp_event_site_node_slow(t, addr, kind, name, flags);
+}
+
+/* The site registered under `key` for code address addr (a construct of
+ * a dynamic site: several may share one address), cached per thread. */
+uint32_t hp_event_site_keyed(hp_thread *t, uint64_t key, uintptr_t addr, uint32_t kind,
+                             const char *name, uint32_t flags);
+/* The site this thread has cached under key, HP_MAP_MISSING if none. */
+static inline uint32_t hp_event_site_cached(const hp_thread *t, uint64_t key)
+{
+    return hp_map_get(&t->site_cache, key);
+}
+
+/* ------------------------------------------------- communication records */
+
+/* Communication of node `node` with `peer`. */
+void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+                 uint64_t recv, uint64_t tran, uint64_t sync);
+/* Bytes and a transfer count without time (the per-peer part of a
+ * collective whose time is kept under HP_PEER_ALL). */
+void hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
+                       uint64_t sent, uint64_t recv);
+/* The time of a transfer counted earlier by hp_event_comm_bytes (a request
+ * counted when it was posted, timed when it completes): adds the time and
+ * updates min and max, not the count. */
+void hp_event_comm_time(hp_thread *t, uint32_t node, int32_t peer,
+                      uint64_t tran, uint64_t sync);
+/* Takes back one transfer counted by hp_event_comm_bytes at this thread's
+ * node (a send cancelled after all); nothing if it was not counted here. */
+void hp_event_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
+                  uint64_t recv);
+
+/* ------------------------------------------------------ OpenMP teams */
+
+#define HP_OMP_MAX_DEPTH 64
+
+/* The calling context of a team, as the forking thread sees it. */
+typedef struct hp_omp_team {
+    uint32_t id;                          /* team instance within the process, from 1 */
+    uint32_t depth;                       /* sites in path */
+    uint32_t path[HP_OMP_MAX_DEPTH];      /* site ids below the root */
+    uint32_t region;                      /* the region's site */
+} hp_omp_team;
+
+/* The forking thread records its current context and the region site. */
+void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region);
+
+/* What a thread restores when its part of a region ends. */
+typedef struct hp_omp_saved {
+    uint32_t node;                        /* its calling context */
+    uint32_t team;                        /* the team it worked in */
+    uint64_t task;                        /* the explicit task it ran */
+    uint32_t task_fold;
+    uint64_t task_acc;
+} hp_omp_saved;
+
+/* A thread of the team starts its part of the region (implicit task):
+ * the team's context is rebuilt in the thread's own tree and the region
+ * node opened in f; *saved keeps the thread's state to restore. */
+void hp_event_team_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
+                       hp_omp_saved *saved);
+void hp_event_team_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved);
+
+/* ------------------------------------------------------ explicit tasks */
+
+/* One execution in progress, on the executing thread's stack. */
+typedef struct hp_task_run {
+    hprof_frame f;
+    uint64_t id;        /* the task */
+    uint64_t outer;     /* the task this one interrupts on its thread, 0: none */
+    uint32_t site;
+    uint32_t outer_fold;  /* the thread's task_fold to restore */
+    uint64_t outer_acc;   /* the thread's task_acc to restore, plus this run */
+    uint64_t start;
+    uint64_t first;       /* the task's first start (its RUN event's begin) */
+    uint64_t acc;         /* suspended: the task's task_acc then */
+    uint64_t suspended;   /* suspended at, 0: never (zeroed, for hp_event_task_resume) */
+} hp_task_run;
+
+/* A new task instance id for a task t creates (never 0). */
+static inline uint64_t hp_event_task_new_id(hp_thread *t)
+{
+    return (uint64_t)(t->id + 1) << 40 | (++t->task_seq & ((1ull << 40) - 1));
+}
+
+/* The start of a task creation by t: its clock and the thread's ticks of
+ * tasks run so far (hp_event_wait_mark).  A creation may run the task, or
+ * others, at once (an undeferred or included task, a full queue, a
+ * taskloop's group): the "task create" time leaves out those executions,
+ * recorded as "task" nodes, so nested creations are never counted twice. */
+typedef struct hp_task_clock {
+    uint64_t t0, mark;
+} hp_task_clock;
+
+static inline hp_task_clock hp_event_task_create_start(const hp_thread *t)
+{
+    return (hp_task_clock){hp_ticks(), t ? t->task_acc : 0};
+}
+
+/* t created task `id` at create_site since c: its "task create" record,
+ * and a CREATE event whose parent is the task t runs. */
+void hp_event_task_created(hp_thread *t, uint32_t create_site, uint64_t id, const hp_task_clock *c);
+/* The same for `tasks` tasks made in one call since c (a taskloop): one
+ * timed creation counting `tasks`, one CREATE event. */
+void hp_event_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
+                       const hp_task_clock *c, uint64_t tasks);
+
+/* t starts executing task `id` of construct `site` (the "task" site); r
+ * stays on the caller's stack until hp_event_task_end.  Not collecting: only
+ * the current task id is kept. */
+void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id);
+void hp_event_task_end(hp_thread *t, hp_task_run *r);
+
+/* Closes r like hp_event_task_end for a task that will resume later, maybe on
+ * another thread (an untied task switched out): its time so far is
+ * recorded, its execution is counted by the run that completes it. */
+void hp_event_task_suspend(hp_thread *t, hp_task_run *r);
+/* hp_event_task_begin for a task that may have been suspended: its waits go on
+ * leaving out what ran meanwhile, the time it was switched out included
+ * (a taskwait it was suspended in: the thread ran other tasks). */
+void hp_event_task_resume(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id);
+
+#endif

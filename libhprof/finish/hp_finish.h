@@ -1,0 +1,42 @@
+/*
+ * hp_finish.h - the one end-of-run pipeline, for serial and MPI runs
+ * alike.  Its stages, in order:
+ *   1. take  - the sources close what is open (hp_source.h), the clock is
+ *              refined, dynamic sites are resolved to file:line, and the
+ *              records are read (snapshot: sinks only read) into an
+ *              hp_rank_data with the run's description;
+ *   2. agg   - the per-site summary (one rank's, or reduced over ranks by
+ *              pmpi/reduce.c);
+ *   3. write - the profile: by this process alone (a serial run, or the
+ *              rank that calls MPI_Abort: the other ranks' blocks marked
+ *              missing), or collectively with MPI-IO (pmpi/output.c);
+ *   4. print - the summary on stderr (rank 0).
+ * process.c (at exit) and pmpi/init.c (MPI_Finalize, MPI_Abort) drive it.
+ */
+#ifndef HP_FINISH_H
+#define HP_FINISH_H
+
+#include <stddef.h>
+#include "hp_profile.h"
+#include "hp_summary.h"
+
+/* Stage 1: this rank's records and, in *run, the run's description
+ * (the command line is read unless run->program is set).  0, or -1 when
+ * memory ran out and rd is incomplete. */
+int hp_finish_take(hp_rank_data *rd, hp_run_info *run, uint32_t rank, uint32_t nranks);
+
+/* Stage 3 without MPI: a whole profile of run->nranks blocks written by
+ * this process, rd's at rd->info.rank and the others empty and flagged
+ * missing, under the profile path with ".<tag>" (tag NULL: none).  0, or
+ * -1 with errno set (ENOMEM: out of memory) and nothing written. */
+int hp_finish_write_local(const hp_rank_data *rd, const hp_run_info *run, const char *tag,
+                          char *path, size_t len);
+
+/* Stage 4: the summary of agg, naming the profile written at path (NULL:
+ * none was written). */
+void hp_finish_print(const hp_agg *agg, const hp_run_info *run, const char *path);
+
+/* All four stages for a process that never called MPI_Init. */
+void hp_finish_serial(void);
+
+#endif
