@@ -18,6 +18,7 @@
 #include "hp_process.h"
 #include "hp_site.h"
 #include "hp_snapshot.h"
+#include "hp_source.h"
 #include "hp_summary.h"
 #include "hp_event.h"
 #include "hp_task.h"
@@ -333,6 +334,23 @@ static int parse_with(const char *name, const char *value, hp_config *cfg, char 
     return hp_config_parse(cfg, fake_getenv, err, 256);
 }
 
+/* The core decides which OpenMP source records: the highest claim wins,
+ * a lower one never takes it back (run last: the choice is process-wide). */
+static void test_omp_source_choice(void **state)
+{
+    (void)state;
+    assert_true(hp_omp_source_records(HP_OMP_SOURCE_GOMP));
+    assert_true(hp_omp_source_records(HP_OMP_SOURCE_OMPT));
+    hp_omp_source_claim(HP_OMP_SOURCE_OMPT);
+    assert_false(hp_omp_source_records(HP_OMP_SOURCE_GOMP));
+    assert_true(hp_omp_source_records(HP_OMP_SOURCE_OMPT));
+    hp_omp_source_claim(HP_OMP_SOURCE_GOMP);
+    assert_false(hp_omp_source_records(HP_OMP_SOURCE_GOMP));
+    hp_omp_source_claim(HP_OMP_SOURCE_POMP2);
+    assert_false(hp_omp_source_records(HP_OMP_SOURCE_OMPT));
+    assert_true(hp_omp_source_records(HP_OMP_SOURCE_POMP2));
+}
+
 static void test_config(void **state)
 {
     (void)state;
@@ -526,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_agg_merge_roundtrip),
         cmocka_unit_test(test_agg_mpi_share_threads),
         cmocka_unit_test(test_summary_peer_directions),
+        cmocka_unit_test(test_omp_source_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
