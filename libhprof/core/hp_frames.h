@@ -39,6 +39,10 @@ typedef struct hp_frames {
     hp_open *open;
     hp_thread *t;         /* the thread that owns the stack */
     uint16_t slot_memo[HP_SLOT_MEMO];  /* tier 1: where return addresses were */
+    struct {                           /* tier 1: does an entry hook lie in fn? */
+        uintptr_t hook, fn;
+        int in_fn;
+    } owner_memo[HP_SLOT_MEMO];
 } hp_frames;
 
 /* A new stack for thread t, stored in *home (the owning source's

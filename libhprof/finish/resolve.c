@@ -84,16 +84,40 @@ static int is_code_scope(int tag)
  * (dwarf_getscopes continues past an inlined call with the scopes of the
  * inlined function's own definition, not with its caller.)  Returns 1 when
  * pc lies in an inlined call. */
+/* A function nested in `outer` (its direct child) whose code holds pc:
+ * gcc's outlined body of an OpenMP region is a DW_TAG_subprogram inside
+ * the function of the region, with code of its own elsewhere. */
+static int nested_function_with_pc(Dwarf_Die *outer, Dwarf_Addr pc, Dwarf_Die *nested)
+{
+    Dwarf_Die child;
+    if (dwarf_child(outer, &child) != 0)
+        return 0;
+    do {
+        if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1) {
+            *nested = child;
+            return 1;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
 static int innermost_inlined_call(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *inl,
                                   Dwarf_Die *caller)
 {
-    Dwarf_Die scope = *cu, child, func = *cu;
+    Dwarf_Die scope = *cu, child, func = *cu, nested;
     int found = 0;
     for (int depth = 0; depth < 256 && dwarf_child(&scope, &child) == 0; depth++) {
         int inside = 0;
         do {
             int tag = dwarf_tag(&child);
             inside = is_code_scope(tag) && dwarf_haspc(&child, pc) == 1;
+            if (!inside && tag == DW_TAG_subprogram &&
+                nested_function_with_pc(&child, pc, &nested)) {
+                func = child;        /* named after the user's function */
+                child = nested;      /* descend into the nested one */
+                inside = 1;
+                continue;
+            }
             if (inside && tag == DW_TAG_inlined_subroutine) {
                 *inl = child;
                 *caller = func;

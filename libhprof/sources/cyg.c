@@ -19,6 +19,9 @@
  *    hook's return address, which lies in the inlined code; the end of
  *    the run names it by the inlined call's line (resolve.c).
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
 #include "hp_frames.h"
 #include "hp_source.h"
 #include "hp_site.h"
@@ -80,6 +83,48 @@ static int inlined_or_close(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_
     return 0;
 }
 
+/* The entry hook of a real call of fn is made from fn's own code; one
+ * made from another function belongs to a copy of fn inlined there.  The
+ * frame test above sees inlining into an instrumented function; this one
+ * also sees it in a function with no hooks of its own (gcc does not
+ * instrument an OpenMP region's outlined body, whose return address is in
+ * the OpenMP runtime or in hprof).  The unwind tables name the function
+ * that contains an address (libgcc's _Unwind_Find_FDE, looked up when the
+ * first hook needs it); the answer is remembered per hook. */
+struct eh_bases {
+    void *tbase, *dbase, *func;
+};
+typedef const void *(*find_fde_fn)(void *pc, struct eh_bases *bases);
+static find_fde_fn find_fde;
+static pthread_once_t find_fde_once = PTHREAD_ONCE_INIT;
+
+static void find_fde_lookup(void)
+{
+    void *gcc_s = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (gcc_s)
+        *(void **)&find_fde = dlsym(gcc_s, "_Unwind_Find_FDE");
+}
+
+static __attribute__((noinline)) int hook_in_fn_slow(hp_frames *s, uintptr_t hook, uintptr_t fn)
+{
+    struct eh_bases b;
+    pthread_once(&find_fde_once, find_fde_lookup);
+    int in_fn = !find_fde || !find_fde((void *)(hook - 1), &b) || (uintptr_t)b.func == fn;
+    unsigned i = (hook >> 3) & (HP_SLOT_MEMO - 1);
+    s->owner_memo[i].hook = hook;
+    s->owner_memo[i].fn = fn;
+    s->owner_memo[i].in_fn = in_fn;
+    return in_fn;
+}
+
+static inline int hook_in_fn(hp_frames *s, uintptr_t hook, uintptr_t fn)
+{
+    unsigned i = (hook >> 3) & (HP_SLOT_MEMO - 1);
+    if (__builtin_expect(s->owner_memo[i].hook == hook && s->owner_memo[i].fn == fn, 1))
+        return s->owner_memo[i].in_fn;
+    return hook_in_fn_slow(s, hook, fn);
+}
+
 /* Opens one of the pair; its state stays on the stack even when nothing
  * is recorded, so that the exit hook pops what the entry pushed. */
 static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
@@ -105,7 +150,7 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
         return;
     uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);
     uintptr_t slot = remembered_slot(s, hook, CALLER_SP() - sizeof(void *), ra);
-    int inlined = inlined_or_close(s, slot, ra, hook);
+    int inlined = inlined_or_close(s, slot, ra, hook) || !hook_in_fn(s, hook, (uintptr_t)fn);
     uintptr_t frame_hook = inlined ? s->open[s->n - 1].hook : hook;
     if (!push(s, slot, ra, frame_hook, (uintptr_t)fn))
         return;
@@ -165,5 +210,5 @@ static void hooks_thread_end(hp_thread *t)
     hp_frames_thread_end(&hook_frames, t);
 }
 
-const hp_source hp_source_hooks = {"-finstrument-functions hooks", HP_OMP_SOURCE_NONE, NULL,
-                                   hooks_thread_end, NULL};
+const hp_source hp_source_hooks = {"-finstrument-functions hooks", HP_OMP_SOURCE_NONE,
+                                   NULL, hooks_thread_end, NULL};

@@ -82,7 +82,47 @@ inline_checks() {
                      WHERE s.kind = 'procedure' AND s.name = 'scale'")"
 }
 
+# omp_checks - gcc -fopenmp: bump() inlined into a parallel region's
+# outlined function, which gcc does not instrument (omp_inlined.c).
+omp_checks() {
+    local src=$srcdir/tests/inline/omp_inlined.c bin=$tmp/omp-t1 db=$tmp/omp-t1.hpf
+    local M L
+    M=$(awk '$1 == "#define" && $2 == "M" { print $3 }' "$src")
+    L=$(line_of "$src" omp-inl)
+    gcc -O2 -g -fopenmp "$src" -o "$tmp/omp-plain" && "$tmp/omp-plain" >"$tmp/omp-plain.out" ||
+        notok "omp: plain build and run" "gcc failed"
+    if ! gcc -O2 -g -fopenmp -finstrument-functions "$src" -o "$bin" \
+        -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/build.err"; then
+        notok "omp: tier 1 build" "$(head -3 "$tmp/build.err" | oneline)"
+        return
+    fi
+    if objdump -d --no-show-raw-insn "$bin" | grep -q 'call.*<bump'; then
+        skipped "omp: tier 1 inlining in an outlined function" "gcc did not inline bump"
+        return
+    fi
+    HPROF_OUTPUT=$db "$bin" >"$tmp/omp-t1.out" 2>"$tmp/omp-t1.err"
+    if [ ! -s "$db" ]; then
+        notok "omp: tier 1 run writes a profile" "$(tail -3 "$tmp/omp-t1.err" | oneline)"
+        return
+    fi
+    if cmp -s "$tmp/omp-plain.out" "$tmp/omp-t1.out"; then ok "omp: same stdout as without hprof"
+    else notok "omp: same stdout as without hprof" "'$(oneline <"$tmp/omp-t1.out")'"; fi
+    check_profile "omp" "$db"
+    expect_eq "omp: bump's inlined call in the outlined body at its own line, counted once each" \
+        "$L,bump,$((2 * M)),256" \
+        "$(q "$db" "SELECT s.line, s.name, sum(st.count), s.flags & 256 FROM stat st JOIN node n ON n.id = st.node
+                     JOIN site s ON s.id = n.site WHERE s.kind = 'call' AND s.name = 'bump'
+                     GROUP BY s.id" | oneline)"
+    expect_eq "omp: bump's procedure count" $((2 * M)) \
+        "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                     WHERE s.kind = 'procedure' AND s.name = 'bump'")"
+    expect_eq "omp: no call site outside omp_inlined.c (but main's, in libc)" "" \
+        "$(q "$db" "SELECT s.name || '@' || s.file || ':' || s.line FROM site s
+                     WHERE s.kind = 'call' AND s.name <> 'main' AND s.file NOT LIKE '%/omp_inlined.c'" | oneline)"
+}
+
 inline_checks "$CC"
+omp_checks
 if command -v clang >/dev/null 2>&1 && [ "$CC" != clang ]; then
     inline_checks clang
 fi
