@@ -6,7 +6,8 @@ if HAVE_LIBCLANG
 bin_PROGRAMS += instrument/hprof-instrument
 instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/source.c instrument/collect.c instrument/emit.c \
-	instrument/omp.c instrument/control.c
+	instrument/omp.c instrument/hpi_omp.h instrument/omp_clause.c \
+	instrument/omp_construct.c instrument/control.c
 nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcore.la $(CLANG_LIBS)
