@@ -151,7 +151,7 @@ int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen);
 void hpi_list(const hpi_unit *u, FILE *fp);
 
 /* The text of directive d on one line: continuations joined, comments
- * removed, quoted text kept, trailing space cut (malloc'ed; omp.c). */
+ * removed, quoted text kept, trailing space cut (malloc'ed; omp_clause.c). */
 char *hpi_dir_text(const hpi_src *s, const hpi_dir *d);
 
 #endif
