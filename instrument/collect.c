@@ -250,7 +250,7 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         hpi_walk_function(&w, ((CXCursor *)w.funcs.v)[i]);
     if (w.oom)
         goto oom;
-    if (o->omp && hpi_omp_macros(&w) < 0)
+    if (hpi_omp_macros(&w) < 0)
         goto oom;
     rc = 0;
     goto out;

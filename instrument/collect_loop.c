@@ -17,8 +17,10 @@
  * #pragma lines, _Pragma operators and pragma macros that bind the loop
  * (so they still directly precede it).  *line is set to the line of the
  * opener when it must sit on a line of its own; *bound when an OpenMP-like
- * pragma binds the loop, with the number of loops it binds in *collapse. */
-static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, int *collapse)
+ * pragma binds the loop, with the number of loops it binds in *collapse;
+ * *par when that pragma has a parallel part (parallel for, ...). */
+static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, int *collapse,
+                            int *par)
 {
     const hpi_src *src = &w->u->src;
     size_t best = s, cur = s;
@@ -47,6 +49,7 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
             else if (d->kind == HPI_D_PRAGMA_LOOP) {
                 pending = 1;
                 *bound = 1;
+                *par |= d->parallel;
                 if (*collapse && (d->collapse == 0 || d->collapse > *collapse))
                     *collapse = d->collapse;
             }
@@ -69,6 +72,7 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
         }
         if (m && hpi_macro_pragma(w, m)) {
             *bound = 1;
+            *par |= m->parallel;
             if (*collapse && (m->collapse == 0 || m->collapse > *collapse))
                 *collapse = m->collapse;
             best = cur = m->start;
@@ -102,6 +106,7 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
                 memcpy(buf, src->text + i + 1, n);
                 buf[n] = 0;
                 *bound = 1;
+                *par |= hpi_pragma_parallel(buf);
                 c = hpi_pragma_collapse(buf);
                 if (*collapse && (c == 0 || c > *collapse))
                     *collapse = c;
@@ -142,7 +147,7 @@ void hpi_walk_loop(hpi_walk *w, CXCursor c)
     const hpi_src *src = &w->u->src;
     size_t s, e, open, close, after;
     unsigned line = 0;
-    int bound = 0, collapse = 1, idx = -1, inner = 0, saved = w->parent;
+    int bound = 0, collapse = 1, idx = -1, inner = 0, saved = w->parent, par = 0;
     const char *skip = NULL;
     hpi_macro *m;
     hpi_vec kids;
@@ -164,11 +169,12 @@ void hpi_walk_loop(hpi_walk *w, CXCursor c)
     open = s;
     close = e;
     if (!inner)
-        open = hpi_loop_open(w, s, &line, &bound, &collapse);
+        open = hpi_loop_open(w, s, &line, &bound, &collapse, &par);
     if ((m = hpi_macro_at(w, s)) != NULL) {
         skip = hpi_macro_check(w, s, e, 1);
         if (!skip && hpi_macro_pragma(w, m)) {
             bound = 1;
+            par |= m->parallel;
             if (collapse && (m->collapse == 0 || m->collapse > collapse))
                 collapse = m->collapse;
         }
@@ -195,6 +201,7 @@ void hpi_walk_loop(hpi_walk *w, CXCursor c)
         w->u->sites[idx].close_off = close;
         w->u->sites[idx].open_line = line;
         w->u->sites[idx].skip = skip;
+        w->u->sites[idx].par_bound = par;
         w->parent = idx;
     }
     /* children: the header of a bound loop takes no probes; its body may

@@ -112,6 +112,7 @@ int hpi_macro_pragma(hpi_walk *w, hpi_macro *m)
             strncat(buf, w->u->src.text + m->start, n);
         }
         m->collapse = hpi_pragma_collapse(buf);
+        m->parallel = hpi_pragma_parallel(buf);
     }
     return m->pragma;
 }
@@ -163,8 +164,9 @@ static int hpi_macro_omp(hpi_walk *w, hpi_macro *m)
     return 0;
 }
 
-/* --omp: the POMP2 plan, then a note for every macro invocation that
- * expands to an omp _Pragma (left as it is). */
+/* The omp plan (the POMP2 rewriting with --omp, else only the split of
+ * combined parallel loops), then with --omp a note for every macro
+ * invocation that expands to an omp _Pragma (left as it is). */
 int hpi_omp_macros(hpi_walk *w)
 {
     hpi_stmt *ms = malloc((w->macros.n + 1) * sizeof *ms);
@@ -178,9 +180,9 @@ int hpi_omp_macros(hpi_walk *w)
         ms[i].e = ((hpi_macro *)w->macros.v)[i].end;
     }
     qsort(w->stmts.v, w->stmts.n, sizeof(hpi_stmt), hpi_size_cmp);  /* by s */
-    rc = hpi_omp_plan(w->u, w->stmts.v, w->stmts.n, ms, w->macros.n);
+    rc = hpi_omp_plan(w->u, w->stmts.v, w->stmts.n, ms, w->macros.n, w->o->omp);
     free(ms);
-    for (i = 0; rc == 0 && i < w->macros.n; i++) {
+    for (i = 0; rc == 0 && w->o->omp && i < w->macros.n; i++) {
         hpi_macro *m = &((hpi_macro *)w->macros.v)[i];
         if (hpi_macro_omp(w, m)) {
             CXString n = clang_getCursorSpelling(m->def);

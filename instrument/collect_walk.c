@@ -42,6 +42,7 @@ int hpi_add_site(hpi_walk *w, int kind, const char *name, size_t s, size_t e)
     t->line = hpi_src_line(&u->src, s);
     t->end_line = hpi_src_line(&u->src, e ? e - 1 : 0);
     t->parent = kind == HPROF_SITE_PROCEDURE ? -1 : w->parent;
+    t->start = s;
     t->open_off = s;
     t->close_off = e;
     return (int)u->nsites++;
@@ -274,14 +275,15 @@ static void hpi_mark_ref(hpi_walk *w, CXCursor c, size_t off)
 }
 
 /* A statement at [s, e) that an omp pragma (#pragma or _Pragma) may
- * precede, for --omp: e goes past the ';' of an expression statement. */
+ * precede, for the omp plan: e goes past the ';' of an expression
+ * statement. */
 static void hpi_push_stmt(hpi_walk *w, size_t s, size_t e)
 {
     const hpi_src *src = &w->u->src;
     size_t after = hpi_src_next_nonspace(src, e);
     hpi_stmt *st;
 
-    if (!w->o->omp || hpi_macro_at(w, s) || !(st = hpi_push(w, &w->stmts, sizeof *st)))
+    if (hpi_macro_at(w, s) || !(st = hpi_push(w, &w->stmts, sizeof *st)))
         return;
     st->s = s;
     st->e = after < src->len && src->text[after] == ';' && src->cls[after] == HPI_C_CODE ? after + 1 : e;

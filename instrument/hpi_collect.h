@@ -22,6 +22,7 @@ typedef struct hpi_macro {
     CXCursor def;        /* its MacroDefinition */
     int pragma;          /* -1 not yet known, 0 no, 1 expands to a _Pragma */
     int collapse;
+    int parallel;        /* its _Pragma has a parallel part */
 } hpi_macro;
 
 typedef struct hpi_mdef {

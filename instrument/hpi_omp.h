@@ -50,6 +50,8 @@ typedef struct hpi_plan {
     size_t nstmts;
     hpi_prag *prags;     /* in file order */
     size_t nprags;
+    int pomp;            /* 1: the POMP2 rewriting, 0: only the split of
+                            combined parallel loops (omp_split.c) */
     int oom;
 } hpi_plan;
 
@@ -69,6 +71,9 @@ typedef struct hpi_ctx {
     unsigned l1, l2, e1, lr;
     int nowait;
     hpi_buf pre, post, ex;
+    hpi_buf wpre, wpost; /* a split combined construct: pre and post of its
+                            worksharing part, inside those of its parallel
+                            part (empty when not split) */
     hpi_secs *secs;
     size_t *nsecs;
 } hpi_ctx;
@@ -110,5 +115,26 @@ const char *hpi_plan_atomic(hpi_ctx *c);
 const char *hpi_plan_task(hpi_ctx *c);
 const char *hpi_plan_taskgroup(hpi_ctx *c);
 const char *hpi_plan_standalone(hpi_ctx *c);
+
+/* omp_split.c: combined parallel worksharing constructs split into their
+ * parallel and worksharing parts. */
+/* 1 when o is parallel for, parallel for simd or parallel sections. */
+int hpi_split_kind(const hpi_omp *o);
+/* 1 when o is parallel for or parallel for simd. */
+int hpi_split_is_loop(const hpi_omp *o);
+/* Why o cannot be rewritten (parallel, or split), or NULL. */
+const char *hpi_split_why(const hpi_omp *o);
+/* "#pragma omp parallel" with the clauses of its parallel part; pomp:
+ * if and num_threads replaced by the POMP2 variables. */
+void hpi_split_parallel_pragma(hpi_buf *b, const hpi_omp *o, int pomp);
+/* "#pragma omp for|for simd|sections" with the worksharing clauses, nowait. */
+void hpi_split_ws_pragma(hpi_buf *b, const hpi_omp *o);
+/* The split without POMP2 calls (the plan without --omp). */
+const char *hpi_plan_split_plain(hpi_ctx *c);
+/* The loop probe of the statement of a split parallel loop moved between
+ * the two parts. */
+void hpi_split_loop_probe(hpi_unit *u, const hpi_prag *d, const hpi_stmt *st);
+/* No probe for the loops of combined parallel constructs not split. */
+void hpi_split_drop_outside(hpi_unit *u);
 
 #endif

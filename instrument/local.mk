@@ -9,7 +9,7 @@ instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/collect_walk.c instrument/collect_loop.c instrument/collect_macro.c \
 	instrument/emit.c \
 	instrument/omp.c instrument/hpi_omp.h instrument/omp_clause.c \
-	instrument/omp_construct.c instrument/control.c
+	instrument/omp_construct.c instrument/omp_split.c instrument/control.c
 nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcore.la $(CLANG_LIBS)

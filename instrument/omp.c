@@ -37,6 +37,7 @@
  * pragmas separated from their statement by other directives) stay
  * exactly as they were, with a note for --list.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,30 +184,58 @@ static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const cha
     return &pl->stmts[best];
 }
 
-/* The opener replaces the pragma; the closer starts a line of its own
- * (as line e1) after the statement: clang's -Wmisleading-indentation
- * takes code right after a loop body on its line for a statement meant
- * to be in the loop. */
-static const char *hpi_plan_edits(hpi_ctx *c)
+/* A directive's replacement ends before its newline: drop the last "\n"
+ * of the #line so the newline of the source ends that line. */
+static void hpi_end_before_newline(hpi_ctx *c, hpi_buf *last)
+{
+    if (!c->d->op && last->n && last->p[last->n - 1] == '\n')
+        last->p[--last->n] = 0;
+}
+
+/* A closer after the statement, on a line of its own (as line e1) when
+ * line: clang's -Wmisleading-indentation takes code right after a loop
+ * body on its line for a statement meant to be in the loop. */
+static const char *hpi_add_closer(hpi_ctx *c, size_t key, int line, hpi_buf *text)
 {
     hpi_buf cl = { 0 };
 
-    /* a directive's replacement ends before its newline: drop the last
-     * "\n" of the #line so the newline of the source ends that line */
-    if (!c->d->op && c->pre.n && c->pre.p[c->pre.n - 1] == '\n')
-        c->pre.p[--c->pre.n] = 0;
-    if (hpi_add_edit(c->u, c->d->start, c->d->end, c->d->start, 1, hpi_btake(&c->pre)) < 0)
-        return hpi_oom;
-    if (!c->st)
-        return NULL;
-    hpi_bline(&cl, c->u, c->e1);
-    hpi_bput(&cl, "%s", c->post.p ? c->post.p : "");
+    if (line)
+        hpi_bline(&cl, c->u, c->e1);
+    hpi_bput(&cl, "%s", text->p ? text->p : "");
     if (cl.oom) {
         free(cl.p);
         return hpi_oom;
     }
-    if (hpi_add_edit(c->u, c->st->e, c->st->e, c->d->start, 0, hpi_btake(&cl)) < 0)
+    if (hpi_add_edit(c->u, c->st->e, c->st->e, key, 0, hpi_btake(&cl)) < 0)
         return hpi_oom;
+    return NULL;
+}
+
+/* The opener replaces the pragma, the closer follows the statement.  A
+ * split construct has two of each: the parallel part's (key d->start)
+ * around the worksharing part's (key d->start + 1), with the loop probe
+ * of a split parallel loop between them (omp_split.c). */
+static const char *hpi_plan_edits(hpi_ctx *c)
+{
+    size_t key = c->d->start;
+    const char *why;
+
+    if (!c->wpre.p) {
+        hpi_end_before_newline(c, &c->pre);
+        if (hpi_add_edit(c->u, key, c->d->end, key, 1, hpi_btake(&c->pre)) < 0)
+            return hpi_oom;
+        return c->st ? hpi_add_closer(c, key, 1, &c->post) : NULL;
+    }
+    assert(c->st);
+    hpi_end_before_newline(c, &c->wpre);
+    if (hpi_add_edit(c->u, key, c->d->end, key, 1, hpi_btake(&c->pre)) < 0 ||
+        hpi_add_edit(c->u, key, key, key + 1, 1, hpi_btake(&c->wpre)) < 0)
+        return hpi_oom;
+    if ((why = hpi_add_closer(c, key + 1, 1, &c->wpost)) != NULL ||
+        (why = hpi_add_closer(c, key, 0, &c->post)) != NULL)
+        return why;
+    if (hpi_split_is_loop(c->o))
+        hpi_split_loop_probe(c->u, c->d, c->st);
     return NULL;
 }
 
@@ -259,6 +288,7 @@ static const char *hpi_plan_dir(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
     };
     hpi_ctx c;
     const char *why;
+    const char *(*fn)(hpi_ctx *);
     int i;
 
     if ((why = hpi_unrewritten(o)) != NULL)
@@ -268,6 +298,7 @@ static const char *hpi_plan_dir(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
             break;
     if (!kinds[i].word)
         return "construct not rewritten";
+    fn = pl->pomp ? kinds[i].fn : hpi_plan_split_plain;
     memset(&c, 0, sizeof c);
     c.pl = pl;
     c.u = pl->u;
@@ -288,9 +319,9 @@ static const char *hpi_plan_dir(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
         c.e1 = hpi_src_line(&pl->u->src, c.st->e - 1);
     }
     hpi_ctc_extra(&c.ex, o);
-    why = kinds[i].fn(&c);
+    why = fn(&c);
     free(c.ex.p);
-    if (!why && (c.pre.oom || c.post.oom))
+    if (!why && (c.pre.oom || c.post.oom || c.wpre.oom || c.wpost.oom))
         why = hpi_oom;
     if (!why)
         why = hpi_plan_edits(&c);
@@ -298,7 +329,23 @@ static const char *hpi_plan_dir(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
         pl->oom = 1;
     free(c.pre.p);
     free(c.post.p);
+    free(c.wpre.p);
+    free(c.wpost.p);
     return why;
+}
+
+/* Plans one parsed pragma: with POMP2 every construct, without it only
+ * the split of parallel loops. */
+static void hpi_plan_prag(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
+                          hpi_secs *secs, size_t *nsecs)
+{
+    const char *why;
+
+    if (!pl->pomp && !hpi_split_is_loop(o))
+        return;
+    why = hpi_plan_dir(pl, d, o, secs, nsecs);
+    if (why && pl->pomp && hpi_omp_note(pl->u, d->l1, why) < 0)
+        pl->oom = 1;
 }
 
 /* "_Pragma ( "..." )" at off in the code: its end and the string's text
@@ -474,7 +521,7 @@ static void hpi_note_unparsed(hpi_plan *pl, const hpi_prag *d)
 }
 
 int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
-                 const hpi_stmt *macros, size_t nmacros)
+                 const hpi_stmt *macros, size_t nmacros, int pomp)
 {
     hpi_plan pl;
     hpi_secs secs[64];
@@ -484,22 +531,22 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
     pl.u = u;
     pl.stmts = stmts;
     pl.nstmts = nstmts;
+    pl.pomp = pomp;
     if (hpi_find_prags(&pl, macros, nmacros) < 0)
         pl.oom = 1;
     for (i = 0; i < pl.nprags && !pl.oom; i++) {
         const hpi_prag *d = &pl.prags[i];
         hpi_omp o;
-        const char *why;
         if (hpi_omp_parse(d->text, &o) < 0) {
-            hpi_note_unparsed(&pl, d);
+            if (pomp)
+                hpi_note_unparsed(&pl, d);
             hpi_omp_clear(&o);
             continue;
         }
-        why = hpi_plan_dir(&pl, d, &o, secs, &nsecs);
-        if (why && hpi_omp_note(u, d->l1, why) < 0)
-            pl.oom = 1;
+        hpi_plan_prag(&pl, d, &o, secs, &nsecs);
         hpi_omp_clear(&o);
     }
+    hpi_split_drop_outside(u);
     for (i = 0; i < pl.nprags; i++)
         free(pl.prags[i].text);
     free(pl.prags);

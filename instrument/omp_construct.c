@@ -61,49 +61,20 @@ static void hpi_add_secs(hpi_ctx *c, int r)
 }
 
 #define HPI_SIMD_CL "safelen", "simdlen", "aligned", "nontemporal", "order"
-#define HPI_PAR_CL "if", "num_threads", "default", "shared", "private", "firstprivate", \
-    "copyin", "proc_bind", "reduction"
 
 /* parallel, parallel for [simd], parallel sections: fork/join around,
- * begin/end inside, the worksharing part split off with the clauses that
- * belong to it (reduction goes with simd, whose loop needs it). */
+ * begin/end inside; a combined construct is split (omp_split.c) and its
+ * worksharing part gets enter/exit and the implicit barrier. */
 const char *hpi_plan_parallel(hpi_ctx *c)
 {
-    static const char *const ok_par[] = { HPI_PAR_CL, NULL };
-    static const char *const ok_for[] = {
-        HPI_PAR_CL, "schedule", "ordered", "collapse", "lastprivate", "linear", NULL
-    };
-    static const char *const ok_simd[] = {
-        HPI_PAR_CL, "schedule", "ordered", "collapse", "lastprivate", "linear", HPI_SIMD_CL, NULL
-    };
-    static const char *const ok_sec[] = { HPI_PAR_CL, "lastprivate", NULL };
-    static const char *const keep_par[] = {
-        "default", "shared", "private", "firstprivate", "copyin", "proc_bind", "reduction", NULL
-    };
-    static const char *const keep_par_simd[] = {
-        "default", "shared", "private", "firstprivate", "copyin", "proc_bind", NULL
-    };
-    static const char *const keep_for[] = { "schedule", "ordered", "collapse", "lastprivate", "linear", NULL };
-    static const char *const keep_simd[] = {
-        "schedule", "ordered", "collapse", "lastprivate", "linear", "reduction", HPI_SIMD_CL, NULL
-    };
-    static const char *const keep_sec[] = { "lastprivate", NULL };
     hpi_omp *o = c->o;
     int k, r, split = o->nwords >= 2, is_for = split && strcmp(o->words[1], "for") == 0;
-    int simd = o->nwords == 3, is_sec = split && !is_for;
-    const char *type = is_for ? "parallelfor" : is_sec ? "parallelsections" : "parallel";
-    hpi_buf extra = { 0 };
+    const char *type = is_for ? "parallelfor" : split ? "parallelsections" : "parallel";
+    const char *why;
 
-    if (!hpi_only(o, !split ? ok_par : simd ? ok_simd : is_for ? ok_for : ok_sec))
-        return "clauses not rewritten";
-    if ((k = hpi_has(o, "if")) >= 0 && (!o->cl[k].arg || strchr(o->cl[k].arg, ':')))
-        return "if clause with a modifier not rewritten";
-    if (split && hpi_last_conflict(o))
-        return "lastprivate items also private/firstprivate/reduction: not split";
-    for (k = 0; simd && k < o->ncl; k++)
-        if (strcmp(o->cl[k].name, "reduction") == 0 && (!o->cl[k].arg || !hpi_plain_items(hpi_items(&o->cl[k]))))
-            return "reduction items that are not plain names: not split";
-    if (is_sec)
+    if ((why = hpi_split_why(o)) != NULL)
+        return why;
+    if (split && !is_for)
         hpi_bput(&c->ex, "*numSections=%d", hpi_count_sections(c->pl, c->st));
     if ((r = hpi_new_region(c, type)) < 0)
         return hpi_oom;
@@ -120,30 +91,22 @@ const char *hpi_plan_parallel(hpi_ctx *c)
     hpi_bput(&c->pre, " POMP2_Task_handle pomp2_old_task; POMP2_Parallel_fork(" H(r)
                       ", pomp2_if, pomp2_num_threads, &pomp2_old_task, __hprof_ctc(%d));", r, r);
     hpi_bline(&c->pre, c->u, c->l1);
-    /* items of the clauses moved to the worksharing part: shared here */
-    hpi_bput(&extra, " if(pomp2_if) num_threads(pomp2_num_threads)");
-    if (split)
-        hpi_shared_items(&extra, o, "lastprivate");
-    if (simd)
-        hpi_shared_items(&extra, o, "reduction");
-    hpi_bpragma(&c->pre, "parallel", o, simd ? keep_par_simd : keep_par, extra.p);
-    free(extra.p);
-    if (extra.oom)
-        c->pre.oom = 1;
+    hpi_split_parallel_pragma(&c->pre, o, 1);
     hpi_bput(&c->pre, "\n{ POMP2_Parallel_begin(" H(r) ");", r);
     if (split) {
-        hpi_bput(&c->pre, " { POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", is_for ? "For" : "Sections", r, r);
-        hpi_bline(&c->pre, c->u, c->l1);
-        hpi_bpragma(&c->pre, simd ? "for simd" : is_for ? "for" : "sections", o,
-                    simd ? keep_simd : is_for ? keep_for : keep_sec, " nowait");
-        if (is_sec)
+        /* a split construct's barrier is the worksharing part's (as opari2) */
+        hpi_bput(&c->wpre, " { POMP2_%s_enter(" H(r) ", __hprof_ctc(%d));", is_for ? "For" : "Sections", r, r);
+        hpi_bline(&c->wpre, c->u, c->l1);
+        hpi_split_ws_pragma(&c->wpre, o);
+        if (!is_for)
             hpi_add_secs(c, r);
+        hpi_bline(&c->wpre, c->u, c->lr);
+        hpi_ibar(&c->wpost, c->u, r, c->e1);
+        hpi_bput(&c->wpost, " POMP2_%s_exit(" H(r) "); }", is_for ? "For" : "Sections", r);
+    } else {
+        hpi_bline(&c->pre, c->u, c->lr);
+        hpi_ibar(&c->post, c->u, r, c->e1);
     }
-    hpi_bline(&c->pre, c->u, c->lr);
-    /* a split construct's barrier is the worksharing part's (as opari2) */
-    hpi_ibar(&c->post, c->u, r, c->e1);
-    if (split)
-        hpi_bput(&c->post, " POMP2_%s_exit(" H(r) "); }", is_for ? "For" : "Sections", r);
     hpi_bput(&c->post, " POMP2_Parallel_end(" H(r) "); } POMP2_Parallel_join(" H(r)
                        ", pomp2_old_task); }", r, r);
     return NULL;
