@@ -139,13 +139,16 @@ const char *hpi_plan_split_plain(hpi_ctx *c)
     assert(hpi_split_is_loop(c->o));
     if ((why = hpi_split_why(c->o)) != NULL)
         return why;
+    /* braces around: the pragma may be the body of an if or a loop, or
+     * follow a label */
+    hpi_bput(&c->pre, "{");
     hpi_bline(&c->pre, c->u, c->l1);
     hpi_split_parallel_pragma(&c->pre, c->o, 0);
     hpi_bput(&c->pre, "\n{");
     hpi_bline(&c->wpre, c->u, c->l1);
     hpi_split_ws_pragma(&c->wpre, c->o);
     hpi_bline(&c->wpre, c->u, c->lr);
-    hpi_bput(&c->post, " }");
+    hpi_bput(&c->post, " } }");
     return NULL;
 }
 
