@@ -16,7 +16,9 @@
 # split get no probe (--list); `hprof-query --check` on every profile
 # (strict for GOMP; POMP2 and OMPT still record their loop construct as a
 # leaf beside the records of its body, a known violation fixed in the
-# runtime, listed in CHECK_TODO).
+# runtime, listed in CHECK_TODO); tests/instrument/src/pfor_forms.c (the
+# forms a split must keep: unbraced bodies, labels, _Pragma, simd,
+# lastprivate, ordered) prints its ground truth built every way.
 #
 # usage: tests/instrument/pfor.sh [BUILDDIR]   (default: the current directory).
 # Env: HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok - NAME: ..." per
@@ -100,6 +102,43 @@ if command -v clang >/dev/null; then
 else
     skipped "clang.ompt" "no clang"
 fi
+
+# ---- the forms the split must keep meaning the same -------------------
+# pfor_forms.c: unbraced if/loop bodies, a label, a _Pragma operator, for
+# simd with reduction and lastprivate, if/num_threads, ordered; built
+# with -Wall -Wextra through hprof-cc with and without POMP2, gcc and
+# clang: no warning, stdout = the ground truth, no loop skipped, and the
+# profile's invariants (strict for GOMP).
+FORMS=$srcdir/tests/instrument/src/pfor_forms.c
+forms() {   # forms NAME CC [HPROF-CC OPTIONS]
+    local name=$1 cc=$2 d=$tmp/forms.$1 out
+    shift 2
+    mkdir -p "$d"
+    if ! (cd "$d" && "$HPCC" "$@" "$cc" -fopenmp -g -O2 -Wall -Wextra "$FORMS" -o "$d/inst" \
+        -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc" || [ -s "$d/inst.cc" ]; then
+        notok "forms $name: hprof-cc build without a warning" "$(head -3 "$d/inst.cc" | oneline)"
+        return
+    fi
+    out=$(HPROF_OUTPUT=$d/p.hpf OMP_NUM_THREADS=2 timeout 60 "$d/inst" 2>"$d/run.err")
+    expect_eq "forms $name: no warning, stdout = the ground truth" "o 0;o 1;o 2;o 3;549755289600 1099510579200 2016 1048575 63" \
+        "$(printf '%s\n' "$out" | oneline)"
+    check_profile "forms $name" "$d/p.hpf"
+}
+CHECK_TODO="POMP2 records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
+forms gcc.pomp gcc
+CHECK_TODO=
+forms gcc.gomp gcc --no-omp
+if command -v clang >/dev/null && clang -fopenmp "$FORMS" -o "$tmp/forms.clang" 2>/dev/null; then
+    CHECK_TODO="POMP2 records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
+    forms clang.pomp clang
+    CHECK_TODO="OMPT records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
+    forms clang.ompt clang --no-omp
+    CHECK_TODO=
+fi
+for o in "" --no-omp; do
+    expect_eq "forms: --list $o: every loop has a probe" "6 0" \
+        "$("$INST" --list $o "$FORMS" -fopenmp | grep -c '^loop ') $("$INST" --list $o "$FORMS" -fopenmp | grep -c '^# skipped loop')"
+done
 
 # ---- loops of combined parallel constructs that are not split ---------
 # (made by a macro, under #ifdef, clauses the split does not take): no
