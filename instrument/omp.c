@@ -9,12 +9,10 @@
  *                 { enter; #pragma omp for ... nowait LOOP
  *                   [implicit barrier if it had no nowait] exit; }
  *   parallel for [simd], parallel sections
- *                 split: parallel part (if, num_threads, default, shared,
- *                 private, firstprivate, copyin, proc_bind, reduction) and
- *                 worksharing part (schedule, ordered, collapse,
- *                 lastprivate, linear; with simd also reduction and the
- *                 simd clauses); items moved off the parallel part are
- *                 made shared on it
+ *                 split into a parallel part and a worksharing part
+ *                 (omp_split.c), each with its calls; the probe of the
+ *                 loop of a parallel for opens between the two, inside
+ *                 the team
  *   single, master, masked (as master), critical, atomic, flush, ordered,
  *   barrier, taskwait, task (create begin/end around, begin/end inside),
  *   section
@@ -35,7 +33,11 @@
  * that cannot be rewritten safely (_Pragma made by a macro, constructs
  * without POMP2 events such as simd, taskloop, target, unknown clauses,
  * pragmas separated from their statement by other directives) stay
- * exactly as they were, with a note for --list.
+ * exactly as they were, with a note for --list.  Without --omp only the
+ * split of parallel loops is made (their loop probes then open inside the
+ * team as well).  This file finds the pragmas and their statements and
+ * turns each rewriting into edits; omp_construct.c writes the rewriting
+ * of each construct, omp_clause.c parses pragmas and writes text.
  */
 #include <assert.h>
 #include <stdarg.h>
