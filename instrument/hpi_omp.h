@@ -118,8 +118,6 @@ const char *hpi_plan_standalone(hpi_ctx *c);
 
 /* omp_split.c: combined parallel worksharing constructs split into their
  * parallel and worksharing parts. */
-/* 1 when o is parallel for, parallel for simd or parallel sections. */
-int hpi_split_kind(const hpi_omp *o);
 /* 1 when o is parallel for or parallel for simd. */
 int hpi_split_is_loop(const hpi_omp *o);
 /* Why o cannot be rewritten (parallel, or split), or NULL. */

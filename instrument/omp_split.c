@@ -33,7 +33,8 @@
 #define HPI_PAR_CL "if", "num_threads", "default", "shared", "private", "firstprivate", \
     "copyin", "proc_bind", "reduction"
 
-int hpi_split_kind(const hpi_omp *o)
+/* 1 when o is parallel for, parallel for simd or parallel sections. */
+static int hpi_split_kind(const hpi_omp *o)
 {
     if (o->nwords < 2 || strcmp(o->words[0], "parallel") != 0)
         return 0;
