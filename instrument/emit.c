@@ -279,14 +279,14 @@ static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par
         if (map[i] < 0)
             continue;
         ins[m].off = ins[m].end = t->open_off;
-        ins[m].key = t->open_off;
+        ins[m].key = t->nest_key ? t->nest_key : t->open_off;
         ins[m].open = 1;
         ins[m].idx = map[i];
         ins[m++].site = t;
         if (t->wrap == HPI_WRAP_PROC)
             continue;
         ins[m].off = ins[m].end = t->close_off;
-        ins[m].key = t->open_off;
+        ins[m].key = t->nest_key ? t->nest_key : t->open_off;
         ins[m].open = 0;
         ins[m].idx = map[i];
         ins[m++].site = t;

@@ -36,6 +36,7 @@ typedef struct hpi_dir {
     unsigned line;
     int kind;            /* enum hpi_dir_kind */
     int collapse;        /* loops bound to a loop pragma (collapse/ordered/tile), 0 = unknown */
+    int parallel;        /* an omp pragma with a parallel part (hpi_pragma_parallel) */
 } hpi_dir;
 
 typedef struct hpi_src {
@@ -56,11 +57,18 @@ typedef struct hpi_site {
     unsigned line, end_line;
     int parent;          /* index in hpi_unit.sites, -1 for procedures */
     int wrap;            /* enum hpi_wrap */
+    size_t start;        /* where the site's own code starts (a loop's keyword) */
     size_t open_off;     /* where the opening text goes */
+    size_t nest_key;     /* 0, or the offset the opener nests as if it opened
+                            at, among the insertions at open_off (a loop
+                            probe moved into a split parallel loop) */
     size_t close_off;    /* where the closing text goes (BLOCK, EXPR) */
     unsigned open_line;  /* nonzero: the opener sits on a line of its own
                             before source line open_line (a pragma) */
     const char *skip;    /* why the site gets no probe, NULL if it does */
+    int par_bound;       /* a loop bound to a combined parallel construct:
+                            its probe opens inside the team when the
+                            construct is split (omp_split.c), else none */
 } hpi_site;
 
 typedef struct hpi_opts {
@@ -127,16 +135,19 @@ int hpi_src_balanced(const hpi_src *s, size_t a, size_t b);
  * the word "pragma" (also used for _Pragma strings). */
 int hpi_pragma_kind(const char *text);
 int hpi_pragma_collapse(const char *text);
+int hpi_pragma_parallel(const char *text);
 
 /* collect.c: parses the unit with libclang and fills u->sites. */
 int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
 
 /* omp.c: the POMP2 rewriting of the OpenMP directives (OPARI2's
- * transformation); stmts are the statements that may follow them (sorted
- * by start), macros the macro invocations of the file. */
+ * transformation) when pomp is 1; with pomp 0 only the split of combined
+ * parallel loops that puts their loop probes inside the team (see
+ * omp_split.c).  stmts are the statements that may follow the pragmas
+ * (sorted by start), macros the macro invocations of the file. */
 int hpi_omp_has_pragmas(const hpi_src *s);
 int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
-                 const hpi_stmt *macros, size_t nmacros);
+                 const hpi_stmt *macros, size_t nmacros, int pomp);
 int hpi_omp_lock(hpi_unit *u, const char *name, size_t s);
 /* Adds "LINE: why" to the notes --list prints. */
 int hpi_omp_note(hpi_unit *u, unsigned line, const char *why);
@@ -151,7 +162,7 @@ int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen);
 void hpi_list(const hpi_unit *u, FILE *fp);
 
 /* The text of directive d on one line: continuations joined, comments
- * removed, quoted text kept, trailing space cut (malloc'ed; omp.c). */
+ * removed, quoted text kept, trailing space cut (malloc'ed; omp_clause.c). */
 char *hpi_dir_text(const hpi_src *s, const hpi_dir *d);
 
 #endif

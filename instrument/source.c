@@ -75,6 +75,26 @@ int hpi_pragma_collapse(const char *t)
     return best;
 }
 
+/* 1 when the pragma text t (after "pragma", a _Pragma string, or the
+ * tokens of a macro that makes one) is an omp pragma with the word
+ * "parallel" after "omp": a combined construct with a parallel part
+ * when it binds a loop. */
+int hpi_pragma_parallel(const char *t)
+{
+    const char *omp = NULL, *p;
+
+    for (p = t; (p = strstr(p, omp ? "parallel" : "omp")) != NULL; p++) {
+        size_t n = omp ? 8 : 3;
+        if ((p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+            isalnum((unsigned char)p[n]) || p[n] == '_')
+            continue;
+        if (omp)
+            return 1;
+        omp = p;
+    }
+    return 0;
+}
+
 /* Kind of the pragma whose text (after "pragma") is t. */
 int hpi_pragma_kind(const char *t)
 {
@@ -136,6 +156,7 @@ static int hpi_add_dir(hpi_src *s, size_t *cap, size_t a, size_t b, unsigned lin
     d->line = line;
     d->kind = HPI_D_OTHER;
     d->collapse = 1;
+    d->parallel = 0;
     p = buf + 1;
     while (*p == ' ')
         p++;
@@ -149,6 +170,7 @@ static int hpi_add_dir(hpi_src *s, size_t *cap, size_t a, size_t b, unsigned lin
     else if (strncmp(p, "pragma", 6) == 0 && !isalnum((unsigned char)p[6])) {
         d->kind = hpi_pragma_kind(p + 6);
         d->collapse = hpi_pragma_collapse(p + 6);
+        d->parallel = hpi_pragma_parallel(p + 6);
     }
     return 0;
 }

@@ -2,7 +2,9 @@
 # site tables of small known sources, messy C compiled plain and
 # instrumented (gcc and clang) with identical output, and an instrumented
 # MPI program under mpirun; omp.sh: the OpenMP (POMP2) rewriting against
-# the ground truth of tests/omp/src and the opari2 build.  Included from
-# instrument/local.mk.
-TESTS += tests/instrument/run.sh tests/instrument/omp.sh
-EXTRA_DIST += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/src
+# the ground truth of tests/omp/src and the opari2 build; pfor.sh: the
+# probes of loops bound to parallel loops open inside the team (POMP2,
+# GOMP, OMPT).  Included from instrument/local.mk.
+TESTS += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh
+EXTRA_DIST += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh \
+	tests/instrument/src

@@ -1,0 +1,105 @@
+/*
+ * hpi_collect.h - what the files of the site collection share
+ * (collect.c parses the unit and drives the walk, collect_walk.c walks a
+ * function's statements, collect_loop.c places loop probes,
+ * collect_macro.c answers questions about macro invocations): the state
+ * of the walk and the helpers they all use.
+ */
+#ifndef HPI_COLLECT_H
+#define HPI_COLLECT_H
+
+#include <stddef.h>
+
+#include <clang-c/Index.h>
+
+#include "hpi.h"
+#include "hp_filter.h"
+
+#define HPI_NONE ((size_t)-1)
+
+typedef struct hpi_macro {
+    size_t start, end;   /* the invocation in the main file */
+    CXCursor def;        /* its MacroDefinition */
+    int pragma;          /* -1 not yet known, 0 no, 1 expands to a _Pragma */
+    int collapse;
+    int parallel;        /* its _Pragma has a parallel part */
+} hpi_macro;
+
+typedef struct hpi_mdef {
+    const char *name;    /* owned by the CXString below */
+    CXString str;
+    CXCursor cur;
+} hpi_mdef;
+
+typedef struct hpi_mark {
+    size_t off;          /* where; HPI_NONE = from anywhere */
+    size_t aux;          /* case: offset of its switch */
+    char *name;          /* label or goto target */
+} hpi_mark;
+
+typedef struct hpi_anc {
+    enum CXCursorKind kind;
+    size_t s, e;         /* file range, s == HPI_NONE if unknown */
+} hpi_anc;
+
+typedef struct hpi_vec {
+    void *v;
+    size_t n, cap;
+} hpi_vec;
+
+typedef struct hpi_walk {
+    hpi_unit *u;
+    const hpi_opts *o;
+    CXTranslationUnit tu;
+    CXFile main;
+    hp_filter *filter;
+    hpi_vec macros;      /* hpi_macro, sorted by start */
+    size_t *mends;       /* sorted ends */
+    hpi_vec defs;        /* hpi_mdef, sorted by name */
+    hpi_vec funcs;       /* CXCursor */
+    hpi_vec anc;         /* hpi_anc: the path from the function down */
+    hpi_vec labels, gotos, cases;   /* hpi_mark, current function */
+    hpi_vec switches;    /* size_t offsets, innermost last */
+    const char *func;
+    int parent;          /* innermost procedure or loop site */
+    int nosite;          /* > 0: record no sites here */
+    size_t prev_end;     /* end of the previous statement of the block */
+    CXCursor collapsed;  /* the next loop bound to an omp loop pragma */
+    int collapse_left;
+    size_t first_site;   /* the current function's procedure site */
+    hpi_vec stmts;       /* hpi_stmt: statements of blocks, for --omp */
+    int oom;
+} hpi_walk;
+
+/* collect.c */
+void *hpi_push(hpi_walk *w, hpi_vec *v, size_t elt);
+char *hpi_strdup(hpi_walk *w, const char *s);
+/* The offset of loc in the main file; -1 when it is elsewhere. */
+int hpi_off(hpi_walk *w, CXSourceLocation loc, size_t *off);
+int hpi_range(hpi_walk *w, CXCursor c, size_t *s, size_t *e);
+int hpi_is_ident(char c);
+int hpi_size_cmp(const void *a, const void *b);
+
+/* collect_macro.c */
+/* The longest macro invocation starting at start, or NULL. */
+hpi_macro *hpi_macro_at(hpi_walk *w, size_t start);
+int hpi_macro_ends_at(hpi_walk *w, size_t end);
+int hpi_mdef_cmp(const void *a, const void *b);
+int hpi_macro_pragma(hpi_walk *w, hpi_macro *m);
+const char *hpi_macro_check(hpi_walk *w, size_t s, size_t e, int loop);
+int hpi_omp_macros(hpi_walk *w);
+
+/* collect_walk.c */
+int hpi_add_site(hpi_walk *w, int kind, const char *name, size_t s, size_t e);
+/* The children of cursor c in v (v->v malloc'ed). */
+void hpi_kids(hpi_walk *w, CXCursor c, hpi_vec *v);
+void hpi_walk_kid(hpi_walk *w, CXCursor c);
+void hpi_walk_kids(hpi_walk *w, CXCursor c);
+int hpi_duplicate(hpi_walk *w, int kind, size_t open, size_t close);
+void hpi_free_marks(hpi_vec *v);
+void hpi_walk_function(hpi_walk *w, CXCursor fn);
+
+/* collect_loop.c */
+void hpi_walk_loop(hpi_walk *w, CXCursor c);
+
+#endif
