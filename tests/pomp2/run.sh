@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/pomp2/run.sh - POMP2 compatibility (libhprof/pomp2.c): the
+# tests/pomp2/run.sh - POMP2 compatibility (libhprof/sources/pomp2_*.c): the
 # ground-truth programs tests/omp/src/imbalance.c and critical.c are
 # instrumented with Debian's opari2 (`opari2 F.c F.mod.c`, the init file
 # from `opari2-config --nm` | `--region-initialization`), built with
