@@ -32,7 +32,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hprof_probe.h libhprof/sources/probe.c \
 	libhprof/hprof.h libhprof/sources/api.c libhprof/sources/region.c \
 	libhprof/sources/cyg.c \
-	libhprof/sources/hp_omp.h libhprof/sources/omp.c \
+	libhprof/sources/hp_omp.h libhprof/sources/omp.c libhprof/sources/omp_lock.c \
 	libhprof/sources/hp_gomp.h libhprof/sources/gomp_real.c \
 	libhprof/sources/gomp_parallel.c libhprof/sources/gomp_task.c \
 	libhprof/sources/gomp_sync.c \

@@ -132,12 +132,19 @@ void hp_gomp_resolve_real(void)
     pthread_once(&real_once, resolve_real);
 }
 
-/* The site of construct `what` called from return address ret. */
-uint32_t hp_gomp_call_site(hp_thread *t, uintptr_t ret, int what)
+/* Where the call returning to ret was made; the site of construct `what`
+ * called from there. */
+hp_omp_caller hp_gomp_caller(uintptr_t ret)
 {
     if (__builtin_expect(ret == hp_gomp_tramp_ret, 0) && hp_gomp_cur_fn)
-        return hp_omp_site(t, (uintptr_t)hp_gomp_cur_fn, 1, what);
-    return hp_omp_site(t, ret, 0, what);
+        return (hp_omp_caller){(uintptr_t)hp_gomp_cur_fn, 1};
+    return (hp_omp_caller){ret, 0};
+}
+
+uint32_t hp_gomp_call_site(hp_thread *t, uintptr_t ret, int what)
+{
+    hp_omp_caller at = hp_gomp_caller(ret);
+    return hp_omp_site(t, at.addr, at.entry, what);
 }
 
 const hp_source hp_source_gomp = {"GOMP interposition", HP_OMP_SOURCE_GOMP, NULL, NULL, NULL};

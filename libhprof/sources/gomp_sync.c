@@ -13,7 +13,8 @@
  *  - omp_set_lock / omp_test_lock / omp_unset_lock and the nest-lock
  *    calls: "lock wait" (time in set) and "lock" (held from the set's or
  *    successful test's return until the unset that releases it), both at
- *    the line of the set/test call.
+ *    the line of the set/test call (omp_lock.c).  A hold is a leaf: locks
+ *    need not be released in the order they were set.
  *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
  *    the thread that runs the block (its time is the time of the call).
  */
@@ -228,18 +229,11 @@ API void GOMP_atomic_end(void)
 
 /* ------------------------------------------------------------------ locks */
 
-static void lock_acquired(void *lock, uint64_t t1, hp_thread *t, uintptr_t ret, int nest)
+/* The thread's lock table, NULL without memory. */
+static hp_omp_locks *locks_get(void)
 {
     gomp_tls *g = tls_get();
-    if (g)
-        hp_omp_lock_acquired(&g->locks, lock, t1, t ? hp_gomp_call_site(t, ret, HP_OMP_LOCK) : NO_SITE,
-                             nest);
-}
-
-static void lock_released(void *lock, uint64_t now)
-{
-    if (gtls)
-        hp_omp_lock_released(&gtls->locks, hp_tls_self, lock, now);
+    return g ? &g->locks : NULL;
 }
 
 static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)
@@ -251,14 +245,7 @@ static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)
         return;
     }
     hp_thread *t = recorder();
-    uint64_t t0 = hp_ticks();
-    fn(lock);
-    uint64_t t1 = hp_ticks();
-    if (ompt_on())
-        return;
-    if (t)
-        hp_event_leaf(t, hp_gomp_call_site(t, ret, HP_OMP_LOCK_WAIT), t1 - t0);
-    lock_acquired(lock, t1, t, ret, nest);
+    hp_omp_lock_set(locks_get(), t, HP_OMP_SOURCE_GOMP, fn, lock, hp_gomp_caller(ret), nest);
 }
 
 static int lock_test(test_fn fn, void *lock, uintptr_t ret, int nest)
@@ -268,19 +255,19 @@ static int lock_test(test_fn fn, void *lock, uintptr_t ret, int nest)
     if (ompt_on())
         return fn(lock);
     hp_thread *t = recorder();
-    int r = fn(lock);
-    if (r && !ompt_on())
-        lock_acquired(lock, hp_ticks(), t, ret, nest);
-    return r;
+    return hp_omp_lock_test(locks_get(), t, HP_OMP_SOURCE_GOMP, fn, lock, hp_gomp_caller(ret),
+                            nest);
 }
 
 static void lock_unset(lock_fn fn, void *lock)
 {
     if (!fn)
         return;
-    if (!ompt_on())
-        lock_released(lock, hp_ticks());
-    fn(lock);
+    if (ompt_on()) {
+        fn(lock);
+        return;
+    }
+    hp_omp_lock_unset(gtls ? &gtls->locks : NULL, fn, lock);
 }
 
 API void omp_set_lock(void *lock)

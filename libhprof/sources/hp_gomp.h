@@ -83,7 +83,9 @@ extern uintptr_t hp_gomp_tramp_ret;
 extern __thread void (*hp_gomp_cur_fn)(void *) __attribute__((tls_model("initial-exec")));
 void hp_gomp_run_outlined(void (*fn)(void *), void *data);
 
-/* The site of construct `what` called from return address ret. */
+/* Where the call returning to ret was made (a tail call of the outlined
+ * function: its entry); the site of construct `what` called from there. */
+hp_omp_caller hp_gomp_caller(uintptr_t ret);
 uint32_t hp_gomp_call_site(hp_thread *t, uintptr_t ret, int what);
 
 /* The thread to record into, or NULL to pass through. */

@@ -71,4 +71,21 @@ void hp_omp_lock_acquired(hp_omp_locks *l, void *lock, uint64_t t1, uint32_t sit
  * the hold when this ends it. */
 void hp_omp_lock_released(hp_omp_locks *l, hp_thread *t, void *lock, uint64_t now);
 
+/* Where a call was made: the code address its sites are keyed by (entry
+ * != 0: an outlined function's entry, see hp_omp_site). */
+typedef struct hp_omp_caller {
+    uintptr_t addr;
+    int entry;
+} hp_omp_caller;
+
+/* The lock wrappers of a source (omp_lock.c): fn is the runtime's real
+ * call (never NULL), l the calling thread's table (NULL: none), t the
+ * thread recording (NULL: none), source the wrapping source (nothing is
+ * recorded if another one took over during the call). */
+void hp_omp_lock_set(hp_omp_locks *l, hp_thread *t, int source, void (*fn)(void *), void *lock,
+                     hp_omp_caller at, int nest);
+int hp_omp_lock_test(hp_omp_locks *l, hp_thread *t, int source, int (*fn)(void *), void *lock,
+                     hp_omp_caller at, int nest);
+void hp_omp_lock_unset(hp_omp_locks *l, void (*fn)(void *), void *lock);
+
 #endif

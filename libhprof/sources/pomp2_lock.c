@@ -7,53 +7,36 @@
  * handle).
  */
 #include "hp_pomp2.h"
+#include "hp_source.h"
 
-/* ---------------------------------------------------------------- locks */
-
-static void lock_acquired(void *lock, uint64_t t1, hp_thread *t, uintptr_t ret, int nest)
+/* The call's sites are at the return address (opari2 gives no handle). */
+static hp_omp_caller caller(uintptr_t ret)
 {
-    p2_tls *g = hp_p2_tls_get();
-    if (g)
-        hp_omp_lock_acquired(&g->locks, lock, t1,
-                             t ? hp_omp_site(t, ret, 0, HP_OMP_LOCK) : HP_OMP_NO_SITE, nest);
-}
-
-static void lock_released(void *lock, uint64_t now)
-{
-    if (hp_p2_tls)
-        hp_omp_lock_released(&hp_p2_tls->locks, hp_tls_self, lock, now);
+    return (hp_omp_caller){ret, 0};
 }
 
 static void lock_set(lock_fn fn, void *lock, uintptr_t ret, int nest)
 {
     if (!fn)
         return;
-    hp_thread *t = recorder();
-    uint64_t t0 = hp_ticks();
-    fn(lock);
-    uint64_t t1 = hp_ticks();
-    if (t)
-        hp_event_leaf(t, hp_omp_site(t, ret, 0, HP_OMP_LOCK_WAIT), t1 - t0);
-    lock_acquired(lock, t1, t, ret, nest);
+    p2_tls *g = hp_p2_tls_get();
+    hp_omp_lock_set(g ? &g->locks : NULL, recorder(), HP_OMP_SOURCE_POMP2, fn, lock, caller(ret),
+                    nest);
 }
 
 static int lock_test(test_fn fn, void *lock, uintptr_t ret, int nest)
 {
     if (!fn)
         return 1;
-    hp_thread *t = recorder();
-    int r = fn(lock);
-    if (r)
-        lock_acquired(lock, hp_ticks(), t, ret, nest);
-    return r;
+    p2_tls *g = hp_p2_tls_get();
+    return hp_omp_lock_test(g ? &g->locks : NULL, recorder(), HP_OMP_SOURCE_POMP2, fn, lock,
+                            caller(ret), nest);
 }
 
 static void lock_unset(lock_fn fn, void *lock)
 {
-    if (!fn)
-        return;
-    lock_released(lock, hp_ticks());
-    fn(lock);
+    if (fn)
+        hp_omp_lock_unset(hp_p2_tls ? &hp_p2_tls->locks : NULL, fn, lock);
 }
 
 API void POMP2_Init_lock(void *s)
