@@ -1,11 +1,13 @@
 /*
  * gomp_sync.c - the GOMP source's synchronisation constructs and locks:
  *  - GOMP_critical_start/end and GOMP_critical_name_start/end: "critical
- *    wait" (time in start) and "critical" (start's return until end), both
- *    at the line of the critical construct.
+ *    wait" (time in start, a leaf) and "critical" (start's return until
+ *    end, an open frame: what the block records lies below it), both at
+ *    the line of the critical construct.
  *  - GOMP_ordered_start/end: "ordered wait" (time in start: the iteration
- *    waits for its turn) and "ordered" (start's return until end), both at
- *    the line of the ordered construct.
+ *    waits for its turn) and "ordered" (start's return until end, an open
+ *    frame like a critical's hold), both at the line of the ordered
+ *    construct.
  *  - GOMP_atomic_start/end, which gcc calls around an atomic update that
  *    has no lock-free instruction sequence (a long double, a 16-byte type
  *    without -mcx16): one "atomic" per update, its time from the start's
@@ -16,7 +18,8 @@
  *    the line of the set/test call (omp_lock.c).  A hold is a leaf: locks
  *    need not be released in the order they were set.
  *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
- *    the thread that runs the block (its time is the time of the call).
+ *    the thread that runs the block (its time is the time of the call:
+ *    libgomp is not told where the block ends, so no frame).
  */
 #include <stdlib.h>
 #include "hp_gomp.h"
@@ -24,14 +27,10 @@
 /* ------------------------------------------------------ per-thread state */
 
 #define CRIT_MAX 8    /* open critical sections recorded per thread */
-#define NO_SITE HP_OMP_NO_SITE
 
 typedef struct gomp_tls {
     uint32_t ncrit;   /* open critical sections, recorded or not */
-    struct {
-        uint64_t start;
-        uint32_t site;  /* NO_SITE: not recorded */
-    } crit[CRIT_MAX];
+    hprof_frame crit[CRIT_MAX];  /* their holds (node HP_FRAME_OFF: not recorded) */
     uint64_t atomic_start;  /* the open GOMP_atomic_start's entry */
     uint32_t atomic_site;   /* its site (atomic_start != 0: recorded) */
     hp_omp_locks locks;
@@ -83,36 +82,37 @@ API void *GOMP_single_copy_start(void)
 /* ------------------------------------------------------------- criticals */
 
 /* After the real start of a critical section or an ordered block
- * returned: the wait, and the hold's start pushed (always pushed, recorded
- * or not, so that ends always pop their own; the two nest properly). */
+ * returned: the wait, and the hold opened as a frame, so what the block
+ * records lies below it (always pushed, recorded or not, so that ends
+ * always pop their own; the two nest properly). */
 static void crit_acquired(uintptr_t ret, uint64_t t0, int recorded, int wait, int hold)
 {
     uint64_t t1 = hp_ticks();
     gomp_tls *g = tls_get();
     hp_thread *t = recorded && !ompt_on() ? hp_tls_self : NULL;
-    uint32_t site = NO_SITE;
-    if (t) {
+    if (t)
         hp_event_leaf(t, hp_gomp_call_site(t, ret, wait), t1 - t0);
-        site = hp_gomp_call_site(t, ret, hold);
-    }
     if (!g)
         return;
     if (g->ncrit < CRIT_MAX) {
-        g->crit[g->ncrit].start = t1;
-        g->crit[g->ncrit].site = site;
+        hprof_frame *f = &g->crit[g->ncrit];
+        f->node = HP_FRAME_OFF;
+        if (t)
+            hp_event_enter(t, f, hp_gomp_call_site(t, ret, hold), 0);
     }
     g->ncrit++;
 }
 
-static void crit_released(uint64_t now)
+/* Before the real end: the hold's frame closed. */
+static void crit_released(void)
 {
     gomp_tls *g = gtls;
     if (!g || !g->ncrit)
         return;
     uint32_t i = --g->ncrit;
     hp_thread *t = hp_tls_self;
-    if (i < CRIT_MAX && g->crit[i].site != NO_SITE && t && hp_collecting)
-        hp_event_leaf(t, g->crit[i].site, now - g->crit[i].start);
+    if (i < CRIT_MAX && t)
+        hp_event_exit(t, &g->crit[i]);
 }
 
 API void GOMP_critical_start(void)
@@ -136,7 +136,7 @@ API void GOMP_critical_end(void)
     if (!hp_gomp.critical_end)
         return;
     if (!ompt_on())
-        crit_released(hp_ticks());
+        crit_released();
     hp_gomp.critical_end();
 }
 
@@ -161,7 +161,7 @@ API void GOMP_critical_name_end(void **pptr)
     if (!hp_gomp.critical_name_end)
         return;
     if (!ompt_on())
-        crit_released(hp_ticks());
+        crit_released();
     hp_gomp.critical_name_end(pptr);
 }
 
@@ -190,7 +190,7 @@ API void GOMP_ordered_end(void)
     if (!hp_gomp.ordered_end)
         return;
     if (!ompt_on())
-        crit_released(hp_ticks());
+        crit_released();
     hp_gomp.ordered_end();
 }
 

@@ -106,10 +106,10 @@ typedef struct p2_scope {
     p2_region *r;
     int what;               /* HP_OMP_* or -1 (user region) */
     hp_thread *t;           /* NULL: not recorded */
-    uint64_t start, sub;    /* sub: time of nested implicit barriers (loops) */
+    uint64_t start;
     uint64_t mark;          /* waits: hp_event_wait_mark at the start */
     POMP2_Task_handle old_task;
-    hprof_frame f;          /* user regions */
+    hprof_frame f;          /* constructs with a body, user regions */
     POMP2_Task_handle task; /* tasks: the instance created or run */
     hp_task_run run;        /* a task's execution */
 } p2_scope;

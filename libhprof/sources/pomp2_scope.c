@@ -34,7 +34,7 @@ p2_scope *hp_p2_scope_push(p2_region *r, int what, uint64_t now)
     s->what = what;
     s->t = r ? recorder() : NULL;
     s->start = now;
-    s->sub = 0;
+    s->f.node = HP_FRAME_OFF;   /* constructs with a body: opened by the caller */
     s->mark = hp_event_wait_mark(s->t);
     s->old_task = g->task;
     s->task = 0;            /* tasks and creations: set by the caller */
@@ -50,10 +50,22 @@ static int scope_is(const p2_scope *s, const p2_tls *g, p2_region *r, int what)
            (what == HP_OMP_TASK ? s->task : s->old_task) == g->task;
 }
 
+/* Closes what a scope left open on this thread: a task's execution (an
+ * untied task that went on elsewhere), a construct's frame. */
+static void scope_drop(p2_scope *x)
+{
+    if (!x->t || x->t != hp_tls_self)
+        return;
+    if (x->what == HP_OMP_TASK)
+        hp_event_task_end(x->t, &x->run);
+    else
+        hp_event_exit(x->t, &x->f);
+}
+
 /* Closes the innermost open construct `what` of r in the current task:
  * the popped copy in *out, 0 if it is not open.  Scopes above it are
- * dropped, and the task executions among them (an untied task that went
- * on elsewhere) closed on this thread, innermost first. */
+ * dropped, and what they left open closed on this thread, innermost
+ * first. */
 int hp_p2_scope_pop(p2_region *r, int what, p2_scope *out)
 {
     p2_tls *g = hp_p2_tls;
@@ -63,11 +75,8 @@ int hp_p2_scope_pop(p2_region *r, int what, p2_scope *out)
     for (uint32_t i = n; i-- > 0;) {
         if (!scope_is(&g->scope[i], g, r, what))
             continue;
-        for (uint32_t k = n; k-- > i + 1;) {
-            p2_scope *x = &g->scope[k];
-            if (x->what == HP_OMP_TASK && x->t && x->t == hp_tls_self)
-                hp_event_task_end(x->t, &x->run);
-        }
+        for (uint32_t k = n; k-- > i + 1;)
+            scope_drop(&g->scope[k]);
         *out = g->scope[i];
         g->nscope = i;
         return 1;
@@ -84,13 +93,23 @@ static int is_wait(int what)
            what == HP_OMP_TASKWAIT;
 }
 
-/* enter .. exit of `what`, recorded at exit. */
+/* Constructs with a body (a loop, single, master, a critical or ordered
+ * block's hold): an open frame from enter to exit, so what the body
+ * records lies below them.  The others (waits, atomic, flush) are one
+ * leaf recorded at exit. */
+static int has_body(int what)
+{
+    return what == HP_OMP_LOOP || what == HP_OMP_SINGLE || what == HP_OMP_MASTER ||
+           what == HP_OMP_CRITICAL || what == HP_OMP_ORDERED;
+}
+
 void hp_p2_timed_enter(POMP2_Region_handle *h, const char *ctc, int what)
 {
     uint64_t now = hp_ticks();
     p2_region *r = region_of(h, ctc);
-    if (r)
-        hp_p2_scope_push(r, what, now);
+    p2_scope *s = r ? hp_p2_scope_push(r, what, now) : NULL;
+    if (s && s->t && has_body(what))
+        hp_event_enter(s->t, &s->f, hp_p2_region_site(r, what), 0);
 }
 
 uint64_t hp_p2_timed_exit(POMP2_Region_handle *h, int what)
@@ -101,17 +120,38 @@ uint64_t hp_p2_timed_exit(POMP2_Region_handle *h, int what)
     if (!r || !hp_p2_scope_pop(r, what, &s))
         return 0;
     uint64_t d = now - s.start;
-    if (s.t && hp_collecting && s.t == hp_tls_self) {
-        uint32_t site = hp_p2_region_site(r, what);
-        if (is_wait(what))
-            hp_event_wait(s.t, site, d, s.mark);
-        else
-            hp_event_leaf(s.t, site, d > s.sub ? d - s.sub : 0);
+    if (!s.t || s.t != hp_tls_self)
+        return d;
+    if (has_body(what)) {
+        hp_event_exit(s.t, &s.f);
+        return d;
     }
+    if (!hp_collecting)
+        return d;
+    uint32_t site = hp_p2_region_site(r, what);
+    if (is_wait(what))
+        hp_event_wait(s.t, site, d, s.mark);
+    else
+        hp_event_leaf(s.t, site, d);
     return d;
 }
 
 /* ------------------------------------------------------------- barriers */
+
+/* A worksharing construct's implicit barrier (opari2 puts it before the
+ * construct's exit event) ends the construct's work: its frame is closed
+ * there, so the wait lies beside the construct, under the region, as the
+ * other sources record it. */
+static void end_work_before_barrier(p2_tls *g, p2_region *r)
+{
+    if (!g->nscope || g->nscope > g->scope_cap)
+        return;
+    p2_scope *s = &g->scope[g->nscope - 1];
+    if (s->r != r || !has_body(s->what) || !s->t || s->t != hp_tls_self)
+        return;
+    hp_event_exit(s->t, &s->f);
+    s->f.node = HP_FRAME_OFF;
+}
 
 void hp_p2_barrier_enter(POMP2_Region_handle *h, POMP2_Task_handle *old_task,
                           const char *ctc, int what)
@@ -121,6 +161,8 @@ void hp_p2_barrier_enter(POMP2_Region_handle *h, POMP2_Task_handle *old_task,
     p2_tls *g = hp_p2_tls_get();
     if (g && old_task)
         *old_task = g->task;
+    if (g && r && what == HP_OMP_IMPLICIT_BARRIER)
+        end_work_before_barrier(g, r);
     if (r)
         hp_p2_scope_push(r, what, now);
 }
@@ -130,13 +172,7 @@ void hp_p2_barrier_exit(POMP2_Region_handle *h, POMP2_Task_handle old_task, int 
     p2_tls *g = hp_p2_tls;
     if (g)
         g->task = old_task;   /* first: the wait's scope is the task's */
-    uint64_t d = hp_p2_timed_exit(h, what);
-    /* an implicit barrier's wait is not the enclosing construct's work */
-    if (d && what == HP_OMP_IMPLICIT_BARRIER && g && g->nscope && g->nscope <= g->scope_cap) {
-        p2_scope *s = &g->scope[g->nscope - 1];
-        if (s->r == region_of(h, NULL))
-            s->sub += d;
-    }
+    hp_p2_timed_exit(h, what);
 }
 
 API void POMP2_Barrier_enter(POMP2_Region_handle *h, POMP2_Task_handle *old_task,
