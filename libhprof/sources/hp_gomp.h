@@ -38,6 +38,7 @@ typedef void (*name_fn)(void **);
 typedef void *(*ptr_fn)(void);
 typedef void (*lock_fn)(void *);
 typedef int (*test_fn)(void *);
+typedef int (*int_fn)(void);
 typedef void (*task_fn)(void (*)(void *), void *, void (*)(void *, void *), long, long,
                         bool, unsigned, void **, int, void *);
 typedef void (*taskloop_fn)(void (*)(void *), void *, void (*)(void *, void *), long, long,
@@ -62,6 +63,7 @@ typedef struct hp_gomp_calls {
     taskloop_ull_fn taskloop_ull;
     lock_fn set_lock, unset_lock, set_nest_lock, unset_nest_lock;
     test_fn test_lock, test_nest_lock;
+    int_fn get_cancellation;
 } hp_gomp_calls;
 
 /* The real entry points (NULL: missing), valid once resolve() returned. */
