@@ -15,8 +15,7 @@
  *  - omp_set_lock / omp_test_lock / omp_unset_lock and the nest-lock
  *    calls: "lock wait" (time in set) and "lock" (held from the set's or
  *    successful test's return until the unset that releases it), both at
- *    the line of the set/test call (omp_lock.c).  A hold is a leaf: locks
- *    need not be released in the order they were set.
+ *    the line of the set/test call (omp_lock.c; the hold is an open frame).
  *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
  *    the thread that runs the block (its time is the time of the call:
  *    libgomp is not told where the block ends, so no frame).

@@ -373,7 +373,9 @@ fi
 # construct's body records lies below the construct (rule a of
 # hprof-query --check, which passes on both profiles):
 #  - the user region "in_critical" once per thread below the "critical"
-#    hold at MARK nest-critical, both HOLD (5%), in both builds;
+#    hold at MARK nest-critical, both HOLD (5%), in both builds; "in_lock"
+#    once per thread below the "lock" hold at MARK nest-lock, both LOCK
+#    (5%);
 #  - the loop's critical hold (MARK nest-loop-critical) once per thread,
 #    CRIT (5%), below the "loop" node (POMP2) or the region (GOMP: no loop
 #    record);
@@ -384,7 +386,9 @@ src=nesting.c
 HOLD=$(define_of "$S/$src" HOLD_MS)
 CRIT=$(define_of "$S/$src" CRIT_MS)
 TASK=$(define_of "$S/$src" TASK_MS)
+LOCK=$(define_of "$S/$src" LOCK_MS)
 LR=$(line_of "$S/$src" nest-region)
+LK=$(line_of "$S/$src" nest-lock)
 LC=$(line_of "$S/$src" nest-critical)
 LL=$(line_of "$S/$src" nest-loop)
 LLC=$(line_of "$S/$src" nest-loop-critical)
@@ -417,7 +421,8 @@ nest_checks() {
     local NT=2 db=$tmp/nest.hpf gdb=$tmp/nest.gomp.hpf d crit loop
     run nest $NT "$tmp/nest" && run nest.gomp $NT "$tmp/nest.gomp" || return 0
     same_output nest $NT
-    expect_eq "nesting: program output" "nesting: $NT critical entries, $NT loop iterations, 1 task" \
+    expect_eq "nesting: program output" \
+        "nesting: $NT critical entries, $NT lock holds, $NT loop iterations, 1 task" \
         "$(cat "$tmp/nest.out")"
     for d in "$db $LC $LLC $LL loop" "$gdb $((LC - 1)) $((LLC - 1)) $LR parallel"; do
         set -- $d
@@ -426,6 +431,10 @@ nest_checks() {
             "$NT,$NT" "$(below "$1" in_critical "0 AND 0" critical "$crit")"
         each_within "nesting: $(basename "$1"): critical hold" "$HOLD" "$(times_of "$1" critical "$crit")"
         each_within "nesting: $(basename "$1"): in_critical" "$HOLD" "$(times_of "$1" in_critical "0 AND 0")"
+        expect_eq "nesting: $(basename "$1"): in_lock once per thread below the lock hold" \
+            "$NT,$NT" "$(below "$1" in_lock "0 AND 0" lock "$LK AND $LK")"
+        each_within "nesting: $(basename "$1"): lock hold" "$LOCK" "$(times_of "$1" lock "$LK AND $LK")"
+        each_within "nesting: $(basename "$1"): in_lock" "$LOCK" "$(times_of "$1" in_lock "0 AND 0")"
         loop="$4 AND $((LL + 2))"
         [ "$5" = parallel ] && loop="$LR AND $LR"
         expect_eq "nesting: $(basename "$1"): the loop's critical hold once per thread below $5" \

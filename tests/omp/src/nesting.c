@@ -6,6 +6,9 @@
  *    section, opens the user region "in_critical" (hprof_region_begin, when
  *    linked with hprof) that spins HOLD_MS: per thread one "critical" hold
  *    of HOLD_MS whose child is "in_critical" (1 call, HOLD_MS).
+ *  - an omp lock (MARK nest-lock): every thread sets it once and, holding
+ *    it, opens the user region "in_lock" that spins LOCK_MS: per thread
+ *    one "lock" hold of LOCK_MS whose child is "in_lock" (1 call).
  *  - a worksharing loop (MARK nest-loop, schedule(static, 1), NT
  *    iterations) whose body takes the named critical section MARK
  *    nest-loop-critical and spins CRIT_MS in it: per thread one hold of
@@ -24,6 +27,7 @@
 #define HOLD_MS 20
 #define CRIT_MS 10
 #define TASK_MS 10
+#define LOCK_MS 10
 
 /* The hprof user API when the program is linked with hprof, else nothing. */
 extern void hprof_region_begin(const char *name) __attribute__((weak));
@@ -38,27 +42,35 @@ static void spin_ms(double ms)
     while ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6 < ms);
 }
 
-static void in_critical(void)
+/* A user region named name that spins ms. */
+static void user_region(const char *name, double ms)
 {
     if (hprof_region_begin)
-        hprof_region_begin("in_critical");
-    spin_ms(HOLD_MS);
+        hprof_region_begin(name);
+    spin_ms(ms);
     if (hprof_region_end)
-        hprof_region_end("in_critical");
+        hprof_region_end(name);
 }
 
 int main(int argc, char **argv)
 {
-    int provided, rank, entered = 0, iters = 0, tasks = 0;
+    int provided, rank, entered = 0, locked = 0, iters = 0, tasks = 0;
+    omp_lock_t lock;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    omp_init_lock(&lock);
 #pragma omp parallel /* MARK:nest-region */
     {
 #pragma omp critical /* MARK:nest-critical */
         {
-            in_critical();
+            user_region("in_critical", HOLD_MS);
             entered++;
         }
+#pragma omp barrier
+        omp_set_lock(&lock); /* MARK:nest-lock */
+        user_region("in_lock", LOCK_MS);
+        locked++;
+        omp_unset_lock(&lock);
 #pragma omp barrier
 #pragma omp for schedule(static, 1) /* MARK:nest-loop */
         for (int i = 0; i < omp_get_num_threads(); i++) {
@@ -78,9 +90,10 @@ int main(int argc, char **argv)
             }
         }
     }
+    omp_destroy_lock(&lock);
     if (rank == 0)
-        printf("nesting: %d critical entries, %d loop iterations, %d task\n", entered, iters,
-               tasks);
+        printf("nesting: %d critical entries, %d lock holds, %d loop iterations, %d task\n",
+               entered, locked, iters, tasks);
     MPI_Finalize();
     return 0;
 }
