@@ -36,9 +36,6 @@ LIBDIR=$builddir/pmpi/.libs
 S=$srcdir/tests/omp/src
 
 . "$srcdir/tests/lib.sh"
-# Known violations of the profile invariants (check_profile): delete this
-# line once issue 9 fixes them.
-CHECK_TODO="POMP2 records loop, single, ordered as leaves beside their bodies' records; hprof-instrument wraps the loop of 'parallel for' around the region (rule a; issue 9)"
 
 if ! command -v opari2 >/dev/null || ! command -v opari2-config >/dev/null; then
     skipped "POMP2 tests" "opari2 not installed"
