@@ -32,13 +32,18 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/hprof_probe.h libhprof/sources/probe.c \
 	libhprof/hprof.h libhprof/sources/api.c libhprof/sources/region.c \
 	libhprof/sources/cyg.c \
-	libhprof/sources/hp_omp.h libhprof/sources/omp.c \
-	libhprof/sources/gomp.c \
+	libhprof/sources/hp_omp.h libhprof/sources/omp.c libhprof/sources/omp_lock.c \
+	libhprof/sources/hp_gomp.h libhprof/sources/gomp_real.c \
+	libhprof/sources/gomp_parallel.c libhprof/sources/gomp_task.c \
+	libhprof/sources/gomp_sync.c \
 	libhprof/sources/ompt.c \
 	libhprof/sources/hp_ompt_codeptr.h libhprof/sources/ompt_codeptr.c \
 	libhprof/sources/ompt_fork.c \
 	libhprof/sources/hp_ompt_kinds.h libhprof/sources/ompt_kinds.c \
-	libhprof/sources/pomp2.c \
+	libhprof/sources/hp_pomp2.h libhprof/sources/pomp2_region.c \
+	libhprof/sources/pomp2_scope.c libhprof/sources/pomp2_team.c \
+	libhprof/sources/pomp2_construct.c libhprof/sources/pomp2_task.c \
+	libhprof/sources/pomp2_lock.c \
 	libhprof/sources/hp_pomp2_ctc.h libhprof/sources/pomp2_ctc.c \
 	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c \
 	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \

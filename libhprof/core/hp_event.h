@@ -86,6 +86,23 @@ static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
     t->comm_ctx = f->saved_comm;
 }
 
+/* Closes f like hp_event_exit when f may not be the innermost open frame
+ * any more (a hold released out of the order it began: an omp lock unset
+ * in another function than the one that set it).  Its time is recorded
+ * the same; the current context goes back to f's parent only when f is
+ * the innermost frame, else it stays where the thread is now. */
+static inline void hp_event_exit_unordered(hp_thread *t, hprof_frame *f)
+{
+    if (f->node < HP_FRAME_FOLDED && t->current != f->node) {
+        hprof_frame late = *f;
+        late.saved = t->current;
+        late.saved_comm = t->comm_ctx;
+        hp_event_exit(t, &late);
+        return;
+    }
+    hp_event_exit(t, f);
+}
+
 /* ------------------------------------------------- leaves and call sites */
 
 /* The node of `site` under the current context (created on first use). */

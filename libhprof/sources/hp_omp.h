@@ -52,23 +52,34 @@ uint32_t hp_omp_site(hp_thread *t, uintptr_t addr, int entry, int what);
 
 
 /* The omp locks a thread holds, for their hold time (an event source
- * keeps one table per thread).  A nest lock's hold runs from its first
- * set to its last unset. */
+ * keeps one table per thread).  A hold is an open frame (what the thread
+ * records while it holds the lock lies below it), from the set's return
+ * to the unset that releases it; a nest lock's from its first set to its
+ * last unset. */
 #define HP_OMP_LOCKS 16
-#define HP_OMP_NO_SITE 0xffffffffu
 typedef struct hp_omp_locks {
     struct {
         void *lock;      /* NULL: a free slot */
-        uint64_t start;
-        uint32_t site;   /* HP_OMP_NO_SITE: not recorded */
+        hprof_frame f;   /* node HP_FRAME_OFF: not recorded */
         uint32_t depth;
     } held[HP_OMP_LOCKS];
 } hp_omp_locks;
 
-/* lock was acquired at t1; its hold will be recorded at site. */
-void hp_omp_lock_acquired(hp_omp_locks *l, void *lock, uint64_t t1, uint32_t site, int nest);
-/* lock is released at now by thread t (NULL: not recording): records
- * the hold when this ends it. */
-void hp_omp_lock_released(hp_omp_locks *l, hp_thread *t, void *lock, uint64_t now);
+/* Where a call was made: the code address its sites are keyed by (entry
+ * != 0: an outlined function's entry, see hp_omp_site). */
+typedef struct hp_omp_caller {
+    uintptr_t addr;
+    int entry;
+} hp_omp_caller;
+
+/* The lock wrappers of a source (omp_lock.c): fn is the runtime's real
+ * call (never NULL), l the calling thread's table (NULL: none), t the
+ * thread recording (NULL: none), source the wrapping source (nothing is
+ * recorded if another one took over during the call). */
+void hp_omp_lock_set(hp_omp_locks *l, hp_thread *t, int source, void (*fn)(void *), void *lock,
+                     hp_omp_caller at, int nest);
+int hp_omp_lock_test(hp_omp_locks *l, hp_thread *t, int source, int (*fn)(void *), void *lock,
+                     hp_omp_caller at, int nest);
+void hp_omp_lock_unset(hp_omp_locks *l, void (*fn)(void *), void *lock);
 
 #endif

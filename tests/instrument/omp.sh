@@ -40,7 +40,6 @@ MIX=$srcdir/tests/instrument/src/omp_mix.c
 . "$srcdir/tests/lib.sh"
 # Known violations of the profile invariants (check_profile): delete this
 # line once issue 9 fixes them.
-CHECK_TODO="POMP2 holds and loop as leaves beside their bodies' records, task time counted twice (rule a; issue 9)"
 
 if ! command -v "$MPICC" >/dev/null || ! command -v "$MPIRUN" >/dev/null || [ ! -x "$HPCC" ]; then
     skipped "hprof-instrument OpenMP tests" "no $MPICC/$MPIRUN or hprof-cc"

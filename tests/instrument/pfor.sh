@@ -92,9 +92,8 @@ variant() {
     done
 }
 
-CHECK_TODO="POMP2 records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
-variant gcc.pomp gcc
 CHECK_TODO=
+variant gcc.pomp gcc
 variant gcc.gomp gcc --no-omp
 if command -v clang >/dev/null; then
     CHECK_TODO="OMPT records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
@@ -124,12 +123,10 @@ forms() {   # forms NAME CC [HPROF-CC OPTIONS]
         "$(printf '%s\n' "$out" | oneline)"
     check_profile "forms $name" "$d/p.hpf"
 }
-CHECK_TODO="POMP2 records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
-forms gcc.pomp gcc
 CHECK_TODO=
+forms gcc.pomp gcc
 forms gcc.gomp gcc --no-omp
 if command -v clang >/dev/null && clang -fopenmp "$FORMS" -o "$tmp/forms.clang" 2>/dev/null; then
-    CHECK_TODO="POMP2 records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
     forms clang.pomp clang
     CHECK_TODO="OMPT records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
     forms clang.ompt clang --no-omp

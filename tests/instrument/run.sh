@@ -44,7 +44,6 @@ cd "$tmp" || exit 1
 . "$srcdir/tests/lib.sh"
 # Known violations of the profile invariants (check_profile): delete this
 # line once issue 9 fixes them.
-CHECK_TODO="POMP2 holds and loop as leaves beside their bodies, task time (rule a, as in tests/instrument/omp.sh)"
 pass=0
 fail=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }

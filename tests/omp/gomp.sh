@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/omp/gomp.sh - tier 0 OpenMP through GOMP interposition (gcc's
-# libgomp, libhprof/gomp.c): builds the ground-truth programs of
+# libgomp, libhprof/sources/gomp_*.c): builds the ground-truth programs of
 # tests/omp/src/ and examples/jacobi.c with `OMPI_CC=gcc mpicc -fopenmp
 # ... -lhprof` (and once without -lhprof), runs them under mpirun and checks
 # the per-thread OpenMP records through `hprof-query DB --sql`:

@@ -3,7 +3,8 @@
 # gcc's -fopenmp against the built libhprof.so).  Included from
 # tests/local.mk.
 EXTRA_DIST += tests/omp/gomp.sh tests/omp/src/imbalance.c \
-	tests/omp/src/critical.c tests/omp/src/constructs.c tests/omp/src/ordered.c
+	tests/omp/src/critical.c tests/omp/src/constructs.c tests/omp/src/ordered.c \
+	tests/omp/src/nesting.c
 if HAVE_MPI
 TESTS += tests/omp/gomp.sh
 endif

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/pomp2/run.sh - POMP2 compatibility (libhprof/pomp2.c): the
+# tests/pomp2/run.sh - POMP2 compatibility (libhprof/sources/pomp2_*.c): the
 # ground-truth programs tests/omp/src/imbalance.c and critical.c are
 # instrumented with Debian's opari2 (`opari2 F.c F.mod.c`, the init file
 # from `opari2-config --nm` | `--region-initialization`), built with
@@ -36,9 +36,6 @@ LIBDIR=$builddir/pmpi/.libs
 S=$srcdir/tests/omp/src
 
 . "$srcdir/tests/lib.sh"
-# Known violations of the profile invariants (check_profile): delete this
-# line once issue 9 fixes them.
-CHECK_TODO="POMP2 records loop, single, ordered as leaves beside their bodies' records (rule a; issue 9)"
 
 if ! command -v opari2 >/dev/null || ! command -v opari2-config >/dev/null; then
     skipped "POMP2 tests" "opari2 not installed"
@@ -366,6 +363,94 @@ $(per_thread "$db" ordered "$LO")"
 }
 if build ord "$S/$src"; then
     attempts ordered ord_checks
+fi
+
+# ---------------------------------------------------------------- nesting
+# nesting.c at 2 threads, opari2 (POMP2) and tier 0 (GOMP): what a
+# construct's body records lies below the construct (rule a of
+# hprof-query --check, which passes on both profiles):
+#  - the user region "in_critical" once per thread below the "critical"
+#    hold at MARK nest-critical, both HOLD (5%), in both builds; "in_lock"
+#    once per thread below the "lock" hold at MARK nest-lock, both LOCK
+#    (5%);
+#  - the loop's critical hold (MARK nest-loop-critical) once per thread,
+#    CRIT (5%), below the "loop" node (POMP2) or the region (GOMP: no loop
+#    record);
+#  - one "single" execution; the task's creation below the single's node
+#    (POMP2) or the region (GOMP: single is the time of its call); one
+#    task execution of TASK (5%).
+src=nesting.c
+HOLD=$(define_of "$S/$src" HOLD_MS)
+CRIT=$(define_of "$S/$src" CRIT_MS)
+TASK=$(define_of "$S/$src" TASK_MS)
+LOCK=$(define_of "$S/$src" LOCK_MS)
+LR=$(line_of "$S/$src" nest-region)
+LK=$(line_of "$S/$src" nest-lock)
+LC=$(line_of "$S/$src" nest-critical)
+LL=$(line_of "$S/$src" nest-loop)
+LLC=$(line_of "$S/$src" nest-loop-critical)
+LS=$(line_of "$S/$src" nest-single)
+LT=$(line_of "$S/$src" nest-task)
+# below DB CHILD LINES PARENT LINES - "nodes,calls" of the records of
+# CHILD (an OpenMP construct or a user region) at LINES ("A AND B") whose
+# parent node is construct PARENT at LINES (the tier-0 GOMP run keys some
+# constructs by a neighbouring line: a range).
+below() {
+    q "$1" "SELECT count(*), coalesce(sum(st.count), 0) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site JOIN node p ON p.id = n.parent JOIN site ps ON ps.id = p.site
+            WHERE s.name = '$2' AND (s.kind = 'region' OR s.line BETWEEN $3)
+            AND ps.kind = 'omp' AND ps.name = '$4' AND ps.line BETWEEN $5 AND ps.file LIKE '%/$src'"
+}
+# times_of DB NAME LINES - the per-thread times of NAME at LINES, in ms.
+times_of() {
+    q "$1" "SELECT round(st.time * 1000, 3) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site WHERE s.name = '$2' AND (s.kind = 'region' OR s.line BETWEEN $3)
+            AND (s.kind = 'region' OR s.file LIKE '%/$src') ORDER BY 1"
+}
+# each_within NAME WANT TIMES - every time within WANT (5%).
+each_within() {
+    local t
+    for t in $3; do
+        expect_cmp "$1 = $2 ms (5%)" within "$2" "$t" "$(awk -v v="$2" 'BEGIN { print v * 0.05 }')"
+    done
+}
+nest_checks() {
+    local NT=2 db=$tmp/nest.hpf gdb=$tmp/nest.gomp.hpf d crit loop
+    run nest $NT "$tmp/nest" && run nest.gomp $NT "$tmp/nest.gomp" || return 0
+    same_output nest $NT
+    expect_eq "nesting: program output" \
+        "nesting: $NT critical entries, $NT lock holds, $NT loop iterations, 1 task" \
+        "$(cat "$tmp/nest.out")"
+    for d in "$db $LC $LLC $LL loop" "$gdb $((LC - 1)) $((LLC - 1)) $LR parallel"; do
+        set -- $d
+        crit="$2 AND $((LC + 2))"
+        expect_eq "nesting: $(basename "$1"): in_critical once per thread below the critical hold" \
+            "$NT,$NT" "$(below "$1" in_critical "0 AND 0" critical "$crit")"
+        each_within "nesting: $(basename "$1"): critical hold" "$HOLD" "$(times_of "$1" critical "$crit")"
+        each_within "nesting: $(basename "$1"): in_critical" "$HOLD" "$(times_of "$1" in_critical "0 AND 0")"
+        expect_eq "nesting: $(basename "$1"): in_lock once per thread below the lock hold" \
+            "$NT,$NT" "$(below "$1" in_lock "0 AND 0" lock "$LK AND $LK")"
+        each_within "nesting: $(basename "$1"): lock hold" "$LOCK" "$(times_of "$1" lock "$LK AND $LK")"
+        each_within "nesting: $(basename "$1"): in_lock" "$LOCK" "$(times_of "$1" in_lock "0 AND 0")"
+        loop="$4 AND $((LL + 2))"
+        [ "$5" = parallel ] && loop="$LR AND $LR"
+        expect_eq "nesting: $(basename "$1"): the loop's critical hold once per thread below $5" \
+            "$NT,$NT" "$(below "$1" critical "$3 AND $((LLC + 2))" "$5" "$loop")"
+        each_within "nesting: $(basename "$1"): loop's critical hold" "$CRIT" \
+            "$(times_of "$1" critical "$3 AND $((LLC + 2))")"
+        each_within "nesting: $(basename "$1"): task execution" "$TASK" \
+            "$(times_of "$1" task "$((LT - 1)) AND $((LT + 2))")"
+        expect_eq "nesting: $(basename "$1"): one single execution" "1" \
+            "$(q "$1" "SELECT sum(st.count) $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'single'
+                AND s.file LIKE '%/$src'")"
+    done
+    expect_eq "nesting: nest.hpf: the task's creation below the single" "1,1" \
+        "$(below "$db" 'task create' "$LT AND $LT" single "$LS AND $LS")"
+    expect_eq "nesting: nest.gomp.hpf: the task's creation below the region" "1,1" \
+        "$(below "$gdb" 'task create' "$((LT - 1)) AND $((LT + 2))" parallel "$LR AND $LR")"
+}
+if build nest "$S/$src"; then
+    attempts nesting nest_checks
 fi
 
 echo "$pass passed, $fail failed"

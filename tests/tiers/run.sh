@@ -48,7 +48,6 @@ MPIFLAGS=(--oversubscribe --bind-to none)
 . "$srcdir/tests/lib.sh"
 # Known violations of the profile invariants (check_profile): delete this
 # line once issue 9 fixes them.
-CHECK_TODO="tier-2 jacobi: POMP2 'loop' is a leaf beside its body (rule a)"
 test_tmpdir tiers
 
 # near NAME EXPECTED GOT - GOT within 2% of EXPECTED.

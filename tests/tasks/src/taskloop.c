@@ -9,6 +9,11 @@
  *  - MARK:loop-nogroup nogroup, num_tasks(T), then a taskwait;
  *  - MARK:loop-if0    if(0): the tasks run at once on the creating thread;
  *  - MARK:loop-red    a task reduction (libgomp reads the argument block);
+ *  - MARK:loop-big    num_tasks(T) with a firstprivate array of BIG longs
+ *                     (an argument block over 64 KiB);
+ *  - MARK:loop-vla    num_tasks(T) with a firstprivate VLA (gcc gives
+ *                     libgomp a copy function for the block; clang, which
+ *                     refuses it, shares the VLA);
  *  - MARK:loop-detach a detachable task (its event handle is the block's
  *                     first word), fulfilled by the next task
  *                     (MARK:loop-fulfil).
@@ -23,12 +28,20 @@
 #define N 800
 #define G 100
 #define T 8
+#define BIG 9000
 
 int main(int argc, char **argv)
 {
     int provided, rank;
     long grain[N], num[N], ull[N], nog[N], if0[N];
-    long red = 0, last = -1, offset = 7, detached = 0;
+    long red = 0, last = -1, offset = 7, detached = 0, big_sum = 0, vla_sum = 0;
+    long big[BIG];
+    int nv = 5 + argc;   /* a length the compiler cannot know */
+    long vla[nv];
+    for (int i = 0; i < BIG; i++)
+        big[i] = i % 13;
+    for (int i = 0; i < nv; i++)
+        vla[i] = i + 1;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 #pragma omp parallel
@@ -56,6 +69,20 @@ int main(int argc, char **argv)
 #pragma omp taskloop num_tasks(T) reduction(+:red) /* MARK:loop-red */
         for (int i = 0; i < N; i++)
             red += i;
+#pragma omp taskloop num_tasks(T) firstprivate(big) /* MARK:loop-big */
+        for (int i = 0; i < N; i++) {
+#pragma omp atomic
+            big_sum += big[i * (BIG / N)];
+        }
+#ifndef __clang__   /* clang takes no variably-modified firstprivate here */
+#pragma omp taskloop num_tasks(T) firstprivate(vla) /* MARK:loop-vla */
+#else
+#pragma omp taskloop num_tasks(T) shared(vla)
+#endif
+        for (int i = 0; i < N; i++) {
+#pragma omp atomic
+            vla_sum += vla[i % nv];
+        }
         omp_event_handle_t ev;
 #pragma omp task detach(ev) shared(detached) firstprivate(offset) /* MARK:loop-detach */
         detached += offset;
@@ -68,9 +95,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++)
         sum += grain[i] + num[i] + ull[i] + nog[i] + if0[i];
     if (rank == 0)
-        printf("taskloop: sum %ld red %ld last %ld detached %ld; tasks grain %d num %d ull %d"
-               " nogroup %d if0 %d reps %d\n", sum, red, last, detached, N / G, T, T, T, T,
-               REPS);
+        printf("taskloop: sum %ld red %ld last %ld detached %ld big %ld vla %ld; tasks grain %d"
+               " num %d ull %d nogroup %d if0 %d reps %d\n", sum, red, last, detached, big_sum,
+               vla_sum, N / G, T, T, T, T, REPS);
     MPI_Finalize();
     return 0;
 }
