@@ -130,6 +130,7 @@ check() {
     fi
     expect_eq "$name: every OpenMP site at its pragma's line, in work() or tail(), counts exact" \
         "$("${source}_truth" | LC_ALL=C sort)" "$(sites "$exe.hpf" "$(basename "$exe")")"
+    check_profile "$name" "$exe.hpf"
 }
 
 if ! command -v "$CC_GCC" >/dev/null; then
