@@ -34,7 +34,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/sources/cyg.c \
 	libhprof/sources/hp_omp.h libhprof/sources/omp.c \
 	libhprof/sources/gomp.c \
-	libhprof/sources/ompt.c \
+	libhprof/sources/hp_ompt.h libhprof/sources/ompt.c libhprof/sources/ompt_mutex.c \
 	libhprof/sources/hp_ompt_codeptr.h libhprof/sources/ompt_codeptr.c \
 	libhprof/sources/ompt_fork.c \
 	libhprof/sources/hp_ompt_kinds.h libhprof/sources/ompt_kinds.c \

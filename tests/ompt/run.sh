@@ -9,7 +9,11 @@
 # (tests/ompt/src/fib.c), sections/single/master counts and a nested region
 # (tests/ompt/src/constructs.c), the hybrid Jacobi example at 2 ranks x 2
 # threads, ordered wait/hold, flush and atomic counts
-# (tests/omp/src/ordered.c), and stdout identical with and without -lhprof.
+# (tests/omp/src/ordered.c), constructs as frames around their bodies'
+# records (tests/ompt/src/nesting.c: loop, dynamic nowait loop, critical,
+# single with an undeferred task, master, user regions inside), the line
+# of a host teams region and of parallel if() regions
+# (tests/ompt/src/teams.c), and stdout identical with and without -lhprof.
 #
 # usage: tests/ompt/run.sh [BUILDDIR]   (default: the current directory).
 # Env: MPICC, MPIRUN, CLANG (default clang), HPROF_KEEP_TMP=1.
@@ -56,7 +60,7 @@ fi
 build() {
     local name=$1 src=$2 extra=()
     [ "${3:-}" = hprof ] && extra=(-L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR")
-    OMPI_CC=$CLANG "$MPICC" -fopenmp -g -gdwarf-aranges -O2 "$src" -o "$tmp/$name" "${extra[@]}" -lm \
+    OMPI_CC=$CLANG "$MPICC" -fopenmp -g -gdwarf-aranges -O2 -I"$srcdir/libhprof" "$src" -o "$tmp/$name" "${extra[@]}" -lm \
         2>"$tmp/$name.build" || { notok "build $name" "$(head -3 "$tmp/$name.build" | oneline)"; return 1; }
 }
 
@@ -121,7 +125,7 @@ for p in imbalance critical; do
     build "$p" "$O/$p.c" hprof || true
     build "$p.plain" "$O/$p.c" || true
 done
-for p in critical_reps fib constructs; do
+for p in critical_reps fib constructs nesting teams; do
     build "$p" "$S/$p.c" hprof || true
     build "$p.plain" "$S/$p.c" || true
 done
@@ -327,6 +331,76 @@ for NT in 2 4; do
         identity constructs 1 2
     fi
 done
+
+# ---------------------------------------------------------------- constructs as frames
+# nesting.c's ground truth (its header): every construct with a body is
+# the parent of the records made in it, on the thread that ran it.
+F=nesting.c
+nest_label() { echo "CASE WHEN $1.kind = 'omp' THEN $1.name || '@' || $1.line ELSE $1.name END"; }
+nest_checks() {
+    local Lr Ll Lc Ld Ls Lt Lm HOLD INNER DYN DYN_MS TASK MASTER
+    Lr=$(line_of "$S/$F" nest-region); Ll=$(line_of "$S/$F" nest-loop)
+    Lc=$(line_of "$S/$F" nest-critical); Ld=$(line_of "$S/$F" nest-dynamic)
+    Ls=$(line_of "$S/$F" nest-single); Lt=$(line_of "$S/$F" nest-task)
+    Lm=$(line_of "$S/$F" nest-master)
+    HOLD=$(define_of "$S/$F" HOLD_MS); INNER=$(define_of "$S/$F" INNER_MS)
+    DYN=$(define_of "$S/$F" DYN); DYN_MS=$(define_of "$S/$F" DYN_MS)
+    TASK=$(define_of "$S/$F" TASK_MS); MASTER=$(define_of "$S/$F" MASTER_MS)
+    run nest 1 2 "$tmp/nesting" || return 0
+    expect_eq "nesting: program output" "nesting: critical 2, dynamic $DYN, tasks 1, master 1" "$(cat "$tmp/nest.out")"
+    expect_eq "nesting: child <- parent: count over the threads, every construct and user region" \
+"critical wait@$Lc <- loop@$Ll: 2
+critical@$Lc <- loop@$Ll: 2
+in-critical <- critical@$Lc: 2
+in-dynamic <- loop@$Ld: $DYN
+in-master <- master@$Lm: 1
+in-task <- task@$Lt: 1
+loop@$Ld <- parallel@$Lr: 2
+loop@$Ll <- parallel@$Lr: 2
+master@$Lm <- parallel@$Lr: 1
+single@$Ls <- parallel@$Lr: 1
+task create@$Lt <- single@$Ls: 1
+task@$Lt <- single@$Ls: 1" \
+        "$(q "$DB" "SELECT $(nest_label s) || ' <- ' || $(nest_label ps) || ': ' || sum(st.count)
+            FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
+            WHERE st.rank = 0 AND (s.name LIKE 'in-%' OR (s.kind = 'omp' AND s.file LIKE '%/$F'
+              AND s.name IN ('loop', 'critical', 'critical wait', 'single', 'task', 'task create', 'master')))
+            GROUP BY n.id HAVING sum(st.count) > 0 ORDER BY 1")"
+    # times summed over the threads, ms: critical 2 x HOLD, in-critical
+    # 2 x INNER, in-dynamic DYN x DYN_MS, task and in-task TASK, master and
+    # in-master MASTER; within 10% (+1 ms for the master and task nodes'
+    # own cost)
+    expect_list "nesting: critical, in-critical, in-dynamic, task, in-task, master, in-master (ms, 10%)" \
+        "$((2 * HOLD));$((2 * INNER));$((DYN * DYN_MS));$TASK;$TASK;$MASTER;$MASTER" \
+        "$(for x in "critical@$Lc" in-critical in-dynamic "task@$Lt" in-task "master@$Lm" in-master; do
+               q "$DB" "SELECT round(coalesce(sum(st.time), 0) * 1000, 3) FROM stat st JOIN node n ON n.id = st.node
+                   JOIN site s ON s.id = n.site WHERE st.rank = 0 AND $(nest_label s) = '$x'"
+           done)" 1 0.10
+}
+if [ -e "$tmp/nesting" ]; then
+    attempts "nesting" nest_checks
+    if [ -e "$tmp/nest.out" ]; then
+        cp "$tmp/nest.out" "$tmp/nesting.out"
+        identity nesting 1 2
+    fi
+fi
+
+# ---------------------------------------------------------------- teams and if()
+# teams.c's ground truth (its header): the regions at their pragmas' lines.
+F=teams.c
+if [ -e "$tmp/teams" ] && run teams 1 2 "$tmp/teams"; then
+    REPS=$(define_of "$S/$F" REPS)
+    TEAMS=$(define_of "$S/$F" TEAMS)
+    expect_eq "teams: program output" "teams: teams $((REPS * TEAMS * (TEAMS + 1) / 2)), if-true $((REPS * 3)), if-false $REPS" \
+        "$(cat "$tmp/teams.out")"
+    expect_eq "teams: parallel sites: teams region $((TEAMS * REPS)), if (true) $((2 * REPS)), if (false) $REPS, at their lines" \
+        "$(line_of "$S/$F" teams-region),$((TEAMS * REPS));$(line_of "$S/$F" if-true),$((2 * REPS));$(line_of "$S/$F" if-false),$REPS" \
+        "$(q "$DB" "SELECT s.line, sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' GROUP BY s.file, s.line
+                   HAVING sum(st.count) > 0 ORDER BY s.line")"
+    identity teams 1 2
+fi
 
 # ---------------------------------------------------------------- hybrid: jacobi, 2 ranks x 2 threads
 F=jacobi.c
