@@ -37,9 +37,6 @@ export OMP_WAIT_POLICY=passive
 MPIFLAGS=(--oversubscribe --bind-to none)
 
 . "$srcdir/tests/lib.sh"
-# Known violations of the profile invariants (check_profile): delete this
-# line once issue 9 fixes them.
-CHECK_TODO="OMPT records loop, single and ordered as leaves beside the records made in their bodies (rule a, issue 9 one event boundary)"
 test_tmpdir ompt
 
 if ! command -v "$CLANG" >/dev/null || ! command -v "$MPICC" >/dev/null; then
@@ -129,6 +126,7 @@ for p in critical_reps fib constructs nesting teams; do
     build "$p" "$S/$p.c" hprof || true
     build "$p.plain" "$S/$p.c" || true
 done
+build fork_if "$S/fork_if.c" hprof || true
 build jacobi "$srcdir/examples/jacobi.c" hprof || true
 build jacobi.plain "$srcdir/examples/jacobi.c" || true
 
@@ -348,6 +346,7 @@ nest_checks() {
     TASK=$(define_of "$S/$F" TASK_MS); MASTER=$(define_of "$S/$F" MASTER_MS)
     run nest 1 2 "$tmp/nesting" || return 0
     expect_eq "nesting: program output" "nesting: critical 2, dynamic $DYN, tasks 1, master 1" "$(cat "$tmp/nest.out")"
+    # (sorted as text: nest-loop's line is below nest-dynamic's, both 2 digits)
     expect_eq "nesting: child <- parent: count over the threads, every construct and user region" \
 "critical wait@$Lc <- loop@$Ll: 2
 critical@$Lc <- loop@$Ll: 2
@@ -355,8 +354,8 @@ in-critical <- critical@$Lc: 2
 in-dynamic <- loop@$Ld: $DYN
 in-master <- master@$Lm: 1
 in-task <- task@$Lt: 1
-loop@$Ld <- parallel@$Lr: 2
 loop@$Ll <- parallel@$Lr: 2
+loop@$Ld <- parallel@$Lr: 2
 master@$Lm <- parallel@$Lr: 1
 single@$Ls <- parallel@$Lr: 1
 task create@$Lt <- single@$Ls: 1
@@ -400,6 +399,18 @@ if [ -e "$tmp/teams" ] && run teams 1 2 "$tmp/teams"; then
                    WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' GROUP BY s.file, s.line
                    HAVING sum(st.count) > 0 ORDER BY s.line")"
     identity teams 1 2
+fi
+
+# fork_if.c's ground truth (its header): __kmpc_fork_call_if's region
+# keyed by its outlined function, with the condition true and false.
+F=fork_if.c
+if [ -e "$tmp/fork_if" ] && run fork_if 1 2 "$tmp/fork_if"; then
+    expect_eq "fork_if: program output" "fork_if: 1 2" "$(cat "$tmp/fork_if.out")"
+    expect_eq "fork_if: __kmpc_fork_call_if regions (true: 2 threads, false: 1) at body()'s line" \
+        "$(line_of "$S/$F" fif-body),0,2;$(line_of "$S/$F" fif-body),1,1" \
+        "$(q "$DB" "SELECT s.line, st.thread, sum(st.count) FROM stat st JOIN node n ON n.id = st.node
+                   JOIN site s ON s.id = n.site WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel'
+                   GROUP BY s.file, s.line, st.thread HAVING sum(st.count) > 0 ORDER BY 1, 2")"
 fi
 
 # ---------------------------------------------------------------- hybrid: jacobi, 2 ranks x 2 threads
