@@ -49,7 +49,7 @@ SRC=$srcdir/tests/tasks/src/tasktree.c
 . "$srcdir/tests/lib.sh"
 # Known violations of the profile invariants (check_profile): delete this
 # line once issue 9 fixes them.
-CHECK_TODO="single/holds as leaves beside their bodies (OMPT, POMP2; rule a); GOMP taskloops created unwrapped (nogroup, reduction) record no executions (rule d); issue 9"
+CHECK_TODO="single/holds as leaves beside their bodies (POMP2; rule a); GOMP taskloops created unwrapped (nogroup, reduction) record no executions (rule d); issue 9"
 if ! command -v "$MPICC" >/dev/null; then
     skipped "task tests" "no $MPICC"
     echo "$pass passed, $fail failed"
