@@ -53,6 +53,7 @@ typedef struct itask {
     _Atomic int refs;         /* worker + master for worker tasks */
     int opened;               /* f was opened (collecting at begin) */
     unsigned index;
+    uint32_t scope_base;      /* its thread's scopes when it began */
     hp_thread *t;
     const void *ra;           /* the region's code address */
     const void *fork_ra;      /* the fork call's, when ra is the outlined function's */
@@ -191,7 +192,9 @@ static int scope_pop(int cls, scope *out)
 }
 
 /* Ends the scopes above the first `base` of this thread (those a task
- * leaving the thread began): their frames close now, in order. */
+ * leaving the thread began, those an implicit task left open: a loop
+ * ended by cancellation, a worker's wait at its region's end that libomp
+ * ends late): their frames close now, in order. */
 static void scopes_cut(uint32_t base)
 {
     othread *o = ot_self;
@@ -320,8 +323,10 @@ static void close_previous(hp_thread *t, uint64_t now)
 {
     othread *o = ot();
     itask *prev = o ? atomic_exchange(&o->pending, NULL) : NULL;
-    if (prev)
+    if (prev) {
+        scopes_cut(prev->scope_base);
         itask_close(t, prev, worker_end(prev, now));
+    }
 }
 
 static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
@@ -339,6 +344,7 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
         return;
     it->type = T_IMPLICIT;
     it->index = index;
+    it->scope_base = ot_self ? ot_self->nscopes : 0;
     it->t = t;
     it->ra = tm->ra;
     it->fork_ra = tm->fork_ra;
@@ -371,6 +377,7 @@ static void master_end(hp_thread *t, itask *it, uint64_t now)
         atomic_store(&w->released, release);
         itask_unref(w);
     }
+    scopes_cut(it->scope_base);
     if (t)
         itask_close(t, it, now);
     if (tm)
@@ -383,8 +390,10 @@ static void worker_end_event(hp_thread *t, itask *it, uint64_t now)
 {
     othread *o = ot_self;
     itask *mine = it;
-    if (o)
-        atomic_compare_exchange_strong(&o->pending, &mine, NULL);
+    /* still this thread's part (not closed by its next one): what it
+     * left open is above its scopes */
+    if (o && atomic_compare_exchange_strong(&o->pending, &mine, NULL))
+        scopes_cut(it->scope_base);
     if (t)
         itask_close(t, it, worker_end(it, now));
     itask_unref(it);
