@@ -12,8 +12,10 @@
 # (tests/omp/src/ordered.c), constructs as frames around their bodies'
 # records (tests/ompt/src/nesting.c: loop, dynamic nowait loop, critical,
 # single with an undeferred task, master, user regions inside), the line
-# of a host teams region and of parallel if() regions
-# (tests/ompt/src/teams.c), and stdout identical with and without -lhprof.
+# and function of a host teams region, of a region in each team, of
+# parallel if() regions and of a region whose body is inlined code
+# (tests/ompt/src/teams.c), of a region forked through __kmpc_fork_call_if
+# (tests/ompt/src/fork_if.c), and stdout identical with and without -lhprof.
 #
 # usage: tests/ompt/run.sh [BUILDDIR]   (default: the current directory).
 # Env: MPICC, MPIRUN, CLANG (default clang), HPROF_KEEP_TMP=1.
@@ -386,17 +388,21 @@ if [ -e "$tmp/nesting" ]; then
 fi
 
 # ---------------------------------------------------------------- teams and if()
-# teams.c's ground truth (its header): the regions at their pragmas' lines.
+# teams.c's ground truth (its header): the regions at their pragmas' lines,
+# named after main.
 F=teams.c
 if [ -e "$tmp/teams" ] && run teams 1 2 "$tmp/teams"; then
     REPS=$(define_of "$S/$F" REPS)
     TEAMS=$(define_of "$S/$F" TEAMS)
-    expect_eq "teams: program output" "teams: teams $((REPS * TEAMS * (TEAMS + 1) / 2)), if-true $((REPS * 3)), if-false $REPS" \
+    Li=$(line_of "$S/$F" teams-inner)
+    expect_eq "teams: program output" \
+        "teams: teams $((REPS * TEAMS * (TEAMS + 1) / 2)), inner ok, if-true $((REPS * 3)), if-false $REPS, inlined $((2 * REPS))" \
         "$(cat "$tmp/teams.out")"
-    expect_eq "teams: parallel sites: teams region $((TEAMS * REPS)), if (true) $((2 * REPS)), if (false) $REPS, at their lines" \
-        "$(line_of "$S/$F" teams-region),$((TEAMS * REPS));$(line_of "$S/$F" if-true),$((2 * REPS));$(line_of "$S/$F" if-false),$REPS" \
-        "$(q "$DB" "SELECT s.line, sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
-                   WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' GROUP BY s.file, s.line
+    expect_eq "teams: parallel sites (line, function, count): teams $((TEAMS * REPS)), in each team >= $((TEAMS * REPS)), if (true) $((2 * REPS)), if (false) $REPS, inlined body $((2 * REPS))" \
+        "$(line_of "$S/$F" teams-region),main,$((TEAMS * REPS));$Li,main,1;$(line_of "$S/$F" if-true),main,$((2 * REPS));$(line_of "$S/$F" if-false),main,$REPS;$(line_of "$S/$F" inl-region),main,$((2 * REPS))" \
+        "$(q "$DB" "SELECT s.line, s.func, CASE WHEN s.line = $Li THEN sum(st.count) >= $((TEAMS * REPS)) ELSE sum(st.count) END
+                   FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' GROUP BY s.file, s.line, s.func
                    HAVING sum(st.count) > 0 ORDER BY s.line")"
     identity teams 1 2
 fi
