@@ -1,19 +1,21 @@
 /*
  * ompt.c - tier 0 for clang/libomp: an OMPT tool inside libhprof.  libomp
  * looks up ompt_start_tool in the process at its initialization; ours
- * registers the callbacks below and records through the OpenMP funnel
- * (hp_omp.h) only, so the records are those of the other event sources.
+ * registers the callbacks below and records through the event boundary
+ * (hp_event.h, hp_omp.h) only, so the records are those of the other
+ * event sources.
  * Under gcc/libgomp nothing here ever runs.
  *
  * State: a team (parallel_data->ptr) carries the forking thread's context
  * and a slot per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame; an explicit task (task_data->ptr) its site,
  * instance id and open node (tied) or execution time so far (untied).
- * Per thread, the tasks open on it, a growing stack of open scopes
- * (barrier and taskwait waits, worksharing constructs, master) and a table
- * of the mutexes being waited for or held; an explicit task keeps its own
- * open wait (an untied one may end it on another thread).  No lock on any
- * path.
+ * Per thread, the tasks open on it and a growing stack of open scopes
+ * (barrier and taskwait waits; worksharing constructs and master, open
+ * frames around their bodies: hp_ompt.h); an explicit task keeps its own
+ * open wait (an untied one may end it on another thread).  Critical
+ * sections, locks, ordered blocks and atomics are ompt_mutex.c's.  No lock
+ * on any path.
  *
  * libomp (14 and later) ends a worker's implicit task, and its wait at the
  * region's closing barrier, only when the worker is woken for the next
