@@ -231,9 +231,14 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     (void)enc_frame;
     pd->ptr = NULL;
     const void *fork_ra = NULL, *microtask = hp_ompt_forked_microtask(ra);
+    const void *user;
     if (microtask) {
         fork_ra = ra;
         ra = (const char *)microtask + 1;
+    } else if (ra && hp_ompt_foreign(ra) && !hp_ompt_in_runtime(ra) &&
+               (user = hp_ompt_user_frame())) {
+        fork_ra = ra;   /* gcc's GOMP_parallel through libhprof's: its caller */
+        ra = user;
     }
     league *lg = league_of(enc_data);
     if ((flags & ompt_parallel_team) && lg && hp_ompt_foreign(ra)) {
