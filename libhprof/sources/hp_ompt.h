@@ -55,6 +55,16 @@ static inline void hp_ompt_frame_close(hprof_frame *f)
     f->node = HP_FRAME_OFF;
 }
 
+/* The hold of a critical section or ordered block `what` at ra, of
+ * mutex `key`, begins: an open frame on this thread's scope stack
+ * (ompt.c), which the thread's task closes first if it is switched out
+ * inside it. */
+void hp_ompt_hold_open(uint64_t key, const void *ra, int what);
+/* The hold of mutex `key` ends: its frame closes, if it is still this
+ * thread's innermost scope of the running task (1), else it was closed
+ * already (0). */
+int hp_ompt_hold_close(uint64_t key);
+
 /* Registers the mutex and flush callbacks (ompt_mutex.c). */
 void hp_ompt_mutex_callbacks(ompt_set_callback_t set);
 

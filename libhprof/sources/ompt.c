@@ -111,12 +111,13 @@ static league *league_of(const ompt_data_t *d)
 }
 
 /* Per-thread open scopes: waits (recorded as leaves when they end),
- * worksharing and masked constructs (open frames), taskgroups.  A scope
- * belongs to the explicit task open on the thread when it began (owner,
- * NULL: the implicit task); only that task ends it. */
-enum { C_WAIT, C_WORK, C_GROUP };
+ * worksharing and masked constructs and the holds of critical sections
+ * and ordered blocks (open frames), taskgroups.  A scope belongs to the
+ * explicit task open on the thread when it began (owner, NULL: the
+ * implicit task); only that task ends it. */
+enum { C_WAIT, C_WORK, C_GROUP, C_HOLD };
 typedef struct scope {
-    uint64_t start;
+    uint64_t start;           /* C_HOLD: the mutex's wait id */
     uint64_t mark;            /* waits: hp_event_wait_mark at the start */
     const void *ra;
     int cls, what;
@@ -561,6 +562,29 @@ static void work_scope(ompt_scope_endpoint_t endpoint, int what, const void *ra,
     scope s;
     if (scope_pop(C_WORK, &s))
         hp_ompt_frame_close(&s.f);
+}
+
+/* A hold (ompt_mutex.c) is a frame on the scope stack, so that a task
+ * switched out inside it (an untied one, at a task it creates there)
+ * closes it first (scopes_cut): its time then ends at the switch. */
+void hp_ompt_hold_open(uint64_t key, const void *ra, int what)
+{
+    scope *s = scope_push(C_HOLD, what, ra, key);
+    if (s)
+        hp_ompt_frame_open(&s->f, ra, what);
+}
+
+int hp_ompt_hold_close(uint64_t key)
+{
+    othread *o = ot_self;
+    scope *top = o && o->nscopes ? &o->scopes[o->nscopes - 1] : NULL;
+    if (!top || top->cls != C_HOLD || top->start != key)
+        return 0;
+    scope s;
+    if (!scope_pop(C_HOLD, &s))
+        return 0;
+    hp_ompt_frame_close(&s.f);
+    return 1;
 }
 
 /* libomp 14 reports a taskloop, and the creation of its tasks, with a code

@@ -7,8 +7,10 @@
  * locks need not be released in the order they were taken (and a frame
  * must be closed in order); an atomic, one leaf from acquire to release
  * (libomp takes a lock for an atomic update only without a lock-free
- * instruction sequence).  Per thread, a small table of the mutexes being
- * waited for or held; no lock on any path.
+ * instruction sequence).  The frames of holds are on the OMPT tool's
+ * per-thread scope stack (hp_ompt_hold_open), which a task switched out
+ * inside one closes first.  Per thread, a small table of the mutexes
+ * being waited for or held; no lock on any path.
  */
 #include "config.h"
 
@@ -38,7 +40,6 @@ typedef struct mutex_slot {
     uint64_t start;
     int state;                /* M_* */
     int rec;                  /* its records: mutex_recs[rec] */
-    hprof_frame f;            /* a framed hold, open while M_HELD */
 } mutex_slot;
 
 #define MAX_MUTEX 16
@@ -72,6 +73,17 @@ static mutex_slot *mutex_find(mutex_table *mt, ompt_wait_id_t id, int state)
     return NULL;
 }
 
+/* A slot for a new wait or hold: a free one, else a hold whose release
+ * this thread will not see (its untied task went on elsewhere). */
+static mutex_slot *mutex_new_slot(mutex_table *mt)
+{
+    mutex_slot *m = mutex_find(mt, 0, M_FREE);
+    for (int i = 0; !m && i < MAX_MUTEX; i++)
+        if (mt->slot[i].state == M_HELD)
+            m = &mt->slot[i];
+    return m;
+}
+
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
                              ompt_wait_id_t id, const void *ra)
 {
@@ -83,10 +95,10 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
         return;
     mutex_slot *m = mutex_find(mt, id, M_ACQUIRING);
     if (!m)
-        m = mutex_find(mt, 0, M_FREE);
+        m = mutex_new_slot(mt);
     if (!m)
         return;
-    *m = (mutex_slot){id, ra, hp_ticks(), M_ACQUIRING, rec, {.node = HP_FRAME_OFF}};
+    *m = (mutex_slot){id, ra, hp_ticks(), M_ACQUIRING, rec};
 }
 
 /* The hold of m begins at now. */
@@ -94,9 +106,8 @@ static void hold_begin(mutex_slot *m, uint64_t now)
 {
     m->state = M_HELD;
     m->start = now;
-    m->f.node = HP_FRAME_OFF;
     if (mutex_recs[m->rec].framed)
-        hp_ompt_frame_open(&m->f, m->ra, mutex_recs[m->rec].hold);
+        hp_ompt_hold_open(m->id, m->ra, mutex_recs[m->rec].hold);
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t id, const void *ra)
@@ -115,8 +126,8 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t id, const void *
         hp_thread *t = hp_ompt_rec_thread();
         if (t)
             hp_ompt_record(t, m->ra, mutex_recs[rec].wait, now - m->start);
-    } else if ((m = mutex_find(mt, 0, M_FREE))) {
-        *m = (mutex_slot){id, ra, 0, M_FREE, rec, {.node = HP_FRAME_OFF}};
+    } else if ((m = mutex_new_slot(mt))) {
+        *m = (mutex_slot){id, ra, 0, M_FREE, rec};
     } else {
         return;
     }
@@ -133,9 +144,9 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t id, const void *
     mutex_slot *m = mutex_find(mt, id, M_HELD);
     if (!m)
         return;
-    if (m->f.node != HP_FRAME_OFF) {
-        hp_ompt_frame_close(&m->f);
-    } else if (!mutex_recs[m->rec].framed) {
+    if (mutex_recs[m->rec].framed) {
+        hp_ompt_hold_close(m->id);
+    } else {
         hp_thread *t = hp_ompt_rec_thread();
         if (t)
             hp_ompt_record(t, m->ra, mutex_recs[m->rec].hold, hp_ticks() - m->start);

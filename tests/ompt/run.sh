@@ -15,7 +15,9 @@
 # and function of a host teams region, of a region in each team, of
 # parallel if() regions and of a region whose body is inlined code
 # (tests/ompt/src/teams.c), of a region forked through __kmpc_fork_call_if
-# (tests/ompt/src/fork_if.c), and stdout identical with and without -lhprof.
+# (tests/ompt/src/fork_if.c), untied tasks switched out inside a critical
+# section (tests/ompt/src/untied_critical.c), and stdout identical with
+# and without -lhprof.
 #
 # usage: tests/ompt/run.sh [BUILDDIR]   (default: the current directory).
 # Env: MPICC, MPIRUN, CLANG (default clang), HPROF_KEEP_TMP=1.
@@ -124,7 +126,7 @@ for p in imbalance critical; do
     build "$p" "$O/$p.c" hprof || true
     build "$p.plain" "$O/$p.c" || true
 done
-for p in critical_reps fib constructs nesting teams; do
+for p in critical_reps fib constructs nesting teams untied_critical; do
     build "$p" "$S/$p.c" hprof || true
     build "$p.plain" "$S/$p.c" || true
 done
@@ -406,6 +408,22 @@ if [ -e "$tmp/teams" ] && run teams 1 2 "$tmp/teams"; then
                    HAVING sum(st.count) > 0 ORDER BY s.line")"
     identity teams 1 2
 fi
+
+# untied_critical.c's ground truth (its header), at 2 and 4 threads.
+F=untied_critical.c
+for NT in 2 4; do
+    [ -e "$tmp/untied_critical" ] && run ucrit$NT 1 $NT "$tmp/untied_critical" || continue
+    T=$(((1 << $(define_of "$S/$F" DEPTH)) - 1))
+    expect_eq "untied_critical NT=$NT: program output" "untied_critical: $T" "$(cat "$tmp/ucrit$NT.out")"
+    ucount() { total "$DB" "$1" $F "$(line_of "$S/$F" "$2")" 'sum(st.count)'; }
+    expect_eq "untied_critical NT=$NT: untied tasks, critical entries and waits, inner tasks (created, run), taskwaits: $T each" \
+        "$T;$T;$T;$T;$T;$T;$T" \
+        "$(ucount 'task create' uc-task);$(ucount task uc-task);$(ucount critical uc-critical);$(ucount 'critical wait' uc-critical);$(ucount 'task create' uc-inner);$(ucount task uc-inner);$(ucount taskwait uc-taskwait)"
+    if [ $NT = 2 ]; then
+        cp "$tmp/ucrit2.out" "$tmp/untied_critical.out"
+        identity untied_critical 1 2
+    fi
+done
 
 # fork_if.c's ground truth (its header): __kmpc_fork_call_if's region
 # keyed by its outlined function, with the condition true and false.
