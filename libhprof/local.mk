@@ -36,7 +36,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/sources/hp_gomp.h libhprof/sources/gomp_real.c \
 	libhprof/sources/gomp_parallel.c libhprof/sources/gomp_task.c \
 	libhprof/sources/gomp_sync.c \
-	libhprof/sources/ompt.c \
+	libhprof/sources/hp_ompt.h libhprof/sources/ompt.c libhprof/sources/ompt_mutex.c \
 	libhprof/sources/hp_ompt_codeptr.h libhprof/sources/ompt_codeptr.c \
 	libhprof/sources/ompt_fork.c \
 	libhprof/sources/hp_ompt_kinds.h libhprof/sources/ompt_kinds.c \

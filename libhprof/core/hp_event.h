@@ -250,6 +250,9 @@ typedef struct hp_task_run {
     uint64_t first;       /* the task's first start (its RUN event's begin) */
     uint64_t acc;         /* suspended: the task's task_acc then */
     uint64_t suspended;   /* suspended at, 0: never (zeroed, for hp_event_task_resume) */
+    uint64_t before;      /* ticks of its earlier fragments at before_node of before_on */
+    const hp_thread *before_on;
+    uint32_t before_node;
 } hp_task_run;
 
 /* A new task instance id for a task t creates (never 0). */

@@ -83,6 +83,8 @@ void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t i
     r->outer_acc = t->task_acc;
     r->start = r->first = hp_ticks();
     r->suspended = 0;
+    r->before = 0;
+    r->before_on = NULL;
     t->task_cur = id;
     t->task_fold = 0;
     t->task_acc = 0;
@@ -109,39 +111,73 @@ static void run_close(hp_thread *t, hp_task_run *r, int final)
         trace_add(t, HP_TASKEV_RUN, r->site, t->team, r->id, 0, r->first, end);
 }
 
+/* The node r's run is timed at, HP_FRAME_OFF when it is not timed
+ * (not collecting, folded into an outer run, throttled). */
+static uint32_t timed_node(const hp_task_run *r)
+{
+    return r->f.node != HP_FRAME_OFF && r->f.node != HP_FRAME_FOLDED && r->f.start
+               ? r->f.node : HP_FRAME_OFF;
+}
+
 void hp_event_task_end(hp_thread *t, hp_task_run *r)
 {
+    uint32_t node = timed_node(r);
+    uint64_t ticks = node != HP_FRAME_OFF ? hp_node_at(t, node)->ticks : 0;
     run_close(t, r, 1);
+    if (node == HP_FRAME_OFF || !r->before || r->before_on != t || r->before_node != node)
+        return;
+    /* a task run in fragments, here: its longest is the whole task */
+    hp_node *n = hp_node_at(t, node);
+    uint64_t whole = r->before + (n->ticks - ticks);
+    if (whole > n->max)
+        n->max = whole;
 }
 
 void hp_event_task_suspend(hp_thread *t, hp_task_run *r)
 {
     int folded = r->f.node == HP_FRAME_FOLDED;
     uint32_t node = folded ? t->active[r->f.site].node : r->f.node;
-    int timed = !folded && r->f.node != HP_FRAME_OFF && r->f.start;
+    uint32_t timed = timed_node(r);
     uint64_t acc = t->task_acc;
+    uint64_t ticks = timed != HP_FRAME_OFF ? hp_node_at(t, timed)->ticks : 0;
+    /* Switched out from before its node closes: the time between lies in
+     * the fragment, never in a wait that leaves out the time the task was
+     * switched out (hp_event_task_resume), even if the thread is
+     * preempted in between. */
+    r->suspended = hp_ticks();
     run_close(t, r, 0);
     r->acc = acc;
-    r->suspended = hp_ticks();
     if (node == HP_FRAME_OFF)
         return;
     hp_node *n = hp_node_at(t, node);
     assert(n->count > 0);
     n->count--;
-    if (timed) {
+    if (timed != HP_FRAME_OFF) {
         assert(n->timed > 0);
         n->timed--;
+        if (r->before_on != t || r->before_node != node) {
+            r->before = 0;   /* fragments elsewhere are another node's */
+            r->before_on = t;
+            r->before_node = node;
+        }
+        r->before += n->ticks - ticks;
     }
 }
 
 void hp_event_task_resume(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
 {
-    uint64_t suspended = r->suspended, acc = r->acc, first = r->first;
+    uint64_t suspended = r->suspended, acc = r->acc, first = r->first, before = r->before;
+    const hp_thread *before_on = r->before_on;
+    uint32_t before_node = r->before_node;
     hp_event_task_begin(t, r, site, id);
     if (!suspended)
         return;   /* its first run */
-    t->task_acc = acc + (r->start - suspended);
+    /* back from after its node opened (see hp_event_task_suspend) */
+    t->task_acc = acc + (hp_ticks() - suspended);
     r->first = first;
+    r->before = before;
+    r->before_on = before_on;
+    r->before_node = before_node;
 }
 
 uint32_t hp_task_trace_count(const hp_thread *t)

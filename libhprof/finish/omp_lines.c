@@ -162,8 +162,11 @@ char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
     }
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
-    Dwarf_Die outlined;
-    if (!cu || !outlined_scope(cu, pc - bias, func, &outlined))
+    Dwarf_Die outlined, top;
+    /* (an outlined function's entry, whose first code is inlined: the
+     * function that starts there) */
+    if (!cu || (!outlined_scope(cu, pc - bias, func, &outlined) &&
+                !find_subprogram(cu, pc - bias, &outlined, 0, &top)))
         return NULL;
     return preceding_function(cu, &outlined);
 }

@@ -275,6 +275,19 @@ static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entr
     }
 }
 
+/* An OpenMP site one byte past a function's first byte (the OMPT tool
+ * keys a region by its outlined function so, as a return address): no
+ * call returns there, so it is that function's entry, whatever code was
+ * inlined at its start. */
+static int omp_keyed_by_entry(Dwfl_Module *mod, const hp_site *s, Dwarf_Addr pc)
+{
+    GElf_Sym sym;
+    GElf_Off off = 1;
+    return s->kind == HP_KIND_OMP && !(s->flags & HP_SITEF_ENTRY) &&
+           dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) && off == 0 &&
+           GELF_ST_TYPE(sym.st_info) == STT_FUNC;
+}
+
 static int resolve_one(Dwfl *dwfl, hp_site *s)
 {
     /* A return address points after the call, so the call is one byte
@@ -294,7 +307,7 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
      * identity); function, file and line may move to a tail-calling one. */
     Dwfl_Module *tail_mod = NULL;
     Dwarf_Addr tail_pc = tail_call_pc(dwfl, s, &tail_mod);
-    int entry = (s->flags & HP_SITEF_ENTRY) != 0;
+    int entry = (s->flags & HP_SITEF_ENTRY) != 0 || omp_keyed_by_entry(mod, s, pc);
     if (tail_pc) {
         pc = tail_pc;
         mod = tail_mod;

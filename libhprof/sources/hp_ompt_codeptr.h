@@ -20,11 +20,16 @@ int hp_ompt_foreign(const void *ra);
 int hp_ompt_in_runtime(const void *ra);
 
 /* The outlined function of the region the calling thread is forking from
- * return address ra through __kmpc_fork_call (ompt_fork.c), once; NULL
- * when unknown.  A region is keyed by it (one byte after it, as a return
+ * return address ra through __kmpc_fork_call, __kmpc_fork_teams or
+ * __kmpc_fork_call_if (ompt_fork.c), once; NULL when unknown (ra may be
+ * the runtime's or libhprof's, when the fork passes through them).  A region is keyed by it (one byte after it, as a return
  * address, so that the site resolves to its entry): never the caller of
  * a tail call, never two merged fork calls at one line 0. */
 const void *hp_ompt_forked_microtask(const void *ra);
+
+/* The first return address on the current stack outside the runtime,
+ * the loader and libhprof (a backtrace), NULL if none. */
+const void *hp_ompt_user_frame(void);
 
 /* For a code address inside the runtime: the first caller outside the
  * runtime and libhprof on the current stack (a backtrace), else ra. */

@@ -1,19 +1,21 @@
 /*
  * ompt.c - tier 0 for clang/libomp: an OMPT tool inside libhprof.  libomp
  * looks up ompt_start_tool in the process at its initialization; ours
- * registers the callbacks below and records through the OpenMP funnel
- * (hp_omp.h) only, so the records are those of the other event sources.
+ * registers the callbacks below and records through the event boundary
+ * (hp_event.h, hp_omp.h) only, so the records are those of the other
+ * event sources.
  * Under gcc/libgomp nothing here ever runs.
  *
  * State: a team (parallel_data->ptr) carries the forking thread's context
  * and a slot per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame; an explicit task (task_data->ptr) its site,
  * instance id and open node (tied) or execution time so far (untied).
- * Per thread, the tasks open on it, a growing stack of open scopes
- * (barrier and taskwait waits, worksharing constructs, master) and a table
- * of the mutexes being waited for or held; an explicit task keeps its own
- * open wait (an untied one may end it on another thread).  No lock on any
- * path.
+ * Per thread, the tasks open on it and a growing stack of open scopes
+ * (barrier and taskwait waits; worksharing constructs and master, open
+ * frames around their bodies: hp_ompt.h); an explicit task keeps its own
+ * open wait (an untied one may end it on another thread).  Critical
+ * sections, locks, ordered blocks and atomics are ompt_mutex.c's.  No lock
+ * on any path.
  *
  * libomp (14 and later) ends a worker's implicit task, and its wait at the
  * region's closing barrier, only when the worker is woken for the next
@@ -39,13 +41,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stddef.h>
-#include HP_OMPT_HEADER
-#include "hp_omp.h"
+#include "hp_ompt.h"
 #include "hp_ompt_codeptr.h"
 #include "hp_ompt_kinds.h"
 #include "hp_stack.h"
 
-enum { T_IMPLICIT = 1, T_EXPLICIT = 2 };
+enum { T_IMPLICIT = HP_OMPT_IMPLICIT, T_EXPLICIT = HP_OMPT_EXPLICIT, T_LEAGUE = HP_OMPT_LEAGUE, T_TEAM };
 enum { S_RUN, S_CLOSED };
 
 typedef struct itask {
@@ -54,6 +55,7 @@ typedef struct itask {
     _Atomic int refs;         /* worker + master for worker tasks */
     int opened;               /* f was opened (collecting at begin) */
     unsigned index;
+    uint32_t scope_base;      /* its thread's scopes when it began */
     hp_thread *t;
     const void *ra;           /* the region's code address */
     const void *fork_ra;      /* the fork call's, when ra is the outlined function's */
@@ -76,6 +78,7 @@ typedef struct etask {
     uint64_t id;              /* the task instance */
     hp_thread *owner;         /* the thread running it */
     struct etask *below;      /* the task open below it on that thread */
+    uint32_t scope_base;      /* that thread's scopes when it was opened */
     hp_task_run run;
     uint64_t wait_start;      /* its open wait (it may resume elsewhere), 0 if none */
     uint64_t wait_mark;       /* its hp_event_wait_mark */
@@ -85,6 +88,7 @@ typedef struct etask {
 enum { E_NEW, E_OPEN, E_CLOSED };
 
 typedef struct team {
+    int type;                 /* T_TEAM */
     hp_omp_team ctx;
     const void *ra, *fork_ra;
     uint64_t begin, join_start;
@@ -92,28 +96,38 @@ typedef struct team {
     itask *slot[];            /* the threads' implicit tasks, 0 = master */
 } team;
 
-/* Per-thread open scopes. */
-enum { C_WAIT, C_WORK, C_GROUP };
+/* A host teams construct: libomp forks a league of initial threads, each
+ * of which begins a team (a parallel region flagged ompt_parallel_team,
+ * with no code address) that runs the construct's outlined function.
+ * The league's parallel data and its initial tasks' task data carry it. */
+typedef struct league {
+    int type;                 /* T_LEAGUE */
+    const void *ra, *fork_ra;
+} league;
+
+static league *league_of(const ompt_data_t *d)
+{
+    return d && d->ptr && *(int *)d->ptr == T_LEAGUE ? d->ptr : NULL;
+}
+
+/* Per-thread open scopes: waits (recorded as leaves when they end),
+ * worksharing and masked constructs and the holds of critical sections
+ * and ordered blocks (open frames), taskgroups.  A scope belongs to the
+ * explicit task open on the thread when it began (owner, NULL: the
+ * implicit task); only that task ends it. */
+enum { C_WAIT, C_WORK, C_GROUP, C_HOLD };
 typedef struct scope {
-    uint64_t start;
+    uint64_t start;           /* C_HOLD: the mutex's wait id */
     uint64_t mark;            /* waits: hp_event_wait_mark at the start */
     const void *ra;
     int cls, what;
+    const void *owner;        /* the explicit task it belongs to */
+    hprof_frame f;            /* C_WORK: the construct's open frame */
 } scope;
-
-typedef struct mutex_slot {
-    ompt_wait_id_t id;
-    const void *ra;
-    uint64_t start;
-    int state;                /* 0 free, 1 acquiring, 2 held */
-    int rec;                  /* its records: mutex_recs[rec] */
-} mutex_slot;
-#define MAX_MUTEX 16
 
 typedef struct othread {
     uint32_t nscopes, lost, scope_cap;
     scope *scopes;            /* as deep as tasks nest in waits (hp_stack.h) */
-    mutex_slot mutex[MAX_MUTEX];
     struct itask *_Atomic pending;  /* this thread's open worker implicit task */
     struct othread *next;           /* all threads, for close_pending */
 } othread;
@@ -139,22 +153,31 @@ static othread *ot(void)
 
 static hp_thread *rec_thread(void)
 {
-    return hp_collecting ? hp_thread_self() : NULL;
+    return hp_ompt_rec_thread();
 }
 
-static void scope_push(int cls, int what, const void *ra, uint64_t now)
+/* The explicit tasks open on this thread, innermost first (the tasks it
+ * runs at its scheduling points nest inside the one it interrupts). */
+static __thread struct etask *open_tasks __attribute__((tls_model("initial-exec")));
+
+/* A new scope on this thread's stack, NULL if it could not be kept. */
+static scope *scope_push(int cls, int what, const void *ra, uint64_t now)
 {
     othread *o = ot();
     if (!o)
-        return;
+        return NULL;
     if (!hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
         o->lost++;
-        return;
+        return NULL;
     }
-    o->scopes[o->nscopes++] = (scope){now, hp_event_wait_mark(hp_tls_self), ra, cls, what};
+    scope *s = &o->scopes[o->nscopes++];
+    *s = (scope){now, hp_event_wait_mark(hp_tls_self), ra, cls, what, open_tasks,
+                 {.node = HP_FRAME_OFF}};
+    return s;
 }
 
-/* The innermost open scope of class cls, popped; 0 if none. */
+/* The innermost open scope of class cls, popped, if the running task
+ * began it; 0 if none. */
 static int scope_pop(int cls, scope *out)
 {
     othread *o = ot_self;
@@ -164,41 +187,82 @@ static int scope_pop(int cls, scope *out)
         o->lost--;
         return 0;
     }
-    if (!o->nscopes || o->scopes[o->nscopes - 1].cls != cls)
+    if (!o->nscopes || o->scopes[o->nscopes - 1].cls != cls ||
+        o->scopes[o->nscopes - 1].owner != open_tasks)
         return 0;
     *out = o->scopes[--o->nscopes];
     return 1;
 }
 
+/* Ends the scopes above the first `base` of this thread (those a task
+ * leaving the thread began, those an implicit task left open: a loop
+ * ended by cancellation, a worker's wait at its region's end that libomp
+ * ends late): their frames close now, in order. */
+static void scopes_cut(uint32_t base)
+{
+    othread *o = ot_self;
+    while (o && o->nscopes > base)
+        hp_ompt_frame_close(&o->scopes[--o->nscopes].f);
+}
+
 static void record(hp_thread *t, const void *ra, int what, uint64_t ticks)
 {
-    hp_event_leaf(t, hp_omp_site(t, (uintptr_t)ra, 0, what), ticks);
+    hp_ompt_record(t, ra, what, ticks);
 }
 
 /* ---- parallel regions and implicit tasks ---- */
+
+static void close_previous(hp_thread *t, uint64_t now);
+
+/* A worker whose part of a region libomp has not ended yet forks a team
+ * from another task (the team of a host teams construct it starts): that
+ * part is over.  (From inside it, it forks a nested region.) */
+static void close_outside(hp_thread *t, const ompt_data_t *enc_data)
+{
+    othread *o = ot_self;
+    itask *p = o ? atomic_load(&o->pending) : NULL;
+    if (p && (!enc_data || enc_data->ptr != (void *)p))
+        close_previous(t, hp_ticks());
+}
 
 static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
                               ompt_data_t *pd, unsigned int requested, int flags,
                               const void *ra)
 {
-    (void)enc_data;
     (void)enc_frame;
     pd->ptr = NULL;
-    if (flags & ompt_parallel_league)
+    const void *fork_ra = NULL, *microtask = hp_ompt_forked_microtask(ra);
+    const void *user;
+    if (microtask) {
+        fork_ra = ra;
+        ra = (const char *)microtask + 1;
+    } else if (ra && hp_ompt_foreign(ra) && !hp_ompt_in_runtime(ra) &&
+               (user = hp_ompt_user_frame())) {
+        fork_ra = ra;   /* gcc's GOMP_parallel through libhprof's: its caller */
+        ra = user;
+    }
+    league *lg = league_of(enc_data);
+    if ((flags & ompt_parallel_team) && lg && hp_ompt_foreign(ra)) {
+        ra = lg->ra;   /* a team of a host teams construct */
+        fork_ra = lg->fork_ra;
+    }
+    if (flags & ompt_parallel_league) {
+        if ((lg = calloc(1, sizeof *lg)))
+            *lg = (league){T_LEAGUE, ra, fork_ra};
+        pd->ptr = lg;
         return;
+    }
     hp_thread *t = hp_thread_self();
     if (!t)
         return;
+    close_outside(t, enc_data);
     if (requested < 1)
         requested = 1;
     team *tm = calloc(1, sizeof *tm + requested * sizeof(itask *));
     if (!tm)
         return;
-    const char *microtask = hp_ompt_forked_microtask(ra);
-    if (microtask) {
-        tm->fork_ra = ra;
-        ra = microtask + 1;
-    }
+    tm->type = T_TEAM;
+    tm->fork_ra = fork_ra;
     tm->ra = ra;
     tm->nslots = requested;
     hp_event_team_fork(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
@@ -212,6 +276,11 @@ static void on_parallel_end(ompt_data_t *pd, ompt_data_t *enc_data, int flags,
     (void)enc_data;
     (void)flags;
     (void)ra;
+    if (league_of(pd)) {
+        free(pd->ptr);
+        pd->ptr = NULL;
+        return;
+    }
     team *tm = pd ? pd->ptr : NULL;
     if (!tm)
         return;
@@ -262,8 +331,10 @@ static void close_previous(hp_thread *t, uint64_t now)
 {
     othread *o = ot();
     itask *prev = o ? atomic_exchange(&o->pending, NULL) : NULL;
-    if (prev)
+    if (prev) {
+        scopes_cut(prev->scope_base);
         itask_close(t, prev, worker_end(prev, now));
+    }
 }
 
 static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
@@ -281,6 +352,7 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
         return;
     it->type = T_IMPLICIT;
     it->index = index;
+    it->scope_base = ot_self ? ot_self->nscopes : 0;
     it->t = t;
     it->ra = tm->ra;
     it->fork_ra = tm->fork_ra;
@@ -313,6 +385,7 @@ static void master_end(hp_thread *t, itask *it, uint64_t now)
         atomic_store(&w->released, release);
         itask_unref(w);
     }
+    scopes_cut(it->scope_base);
     if (t)
         itask_close(t, it, now);
     if (tm)
@@ -325,8 +398,10 @@ static void worker_end_event(hp_thread *t, itask *it, uint64_t now)
 {
     othread *o = ot_self;
     itask *mine = it;
-    if (o)
-        atomic_compare_exchange_strong(&o->pending, &mine, NULL);
+    /* still this thread's part (not closed by its next one): what it
+     * left open is above its scopes */
+    if (o && atomic_compare_exchange_strong(&o->pending, &mine, NULL))
+        scopes_cut(it->scope_base);
     if (t)
         itask_close(t, it, worker_end(it, now));
     itask_unref(it);
@@ -337,8 +412,12 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
                              int flags)
 {
     (void)actual;
-    if (flags & ompt_task_initial)
+    if (flags & ompt_task_initial) {
+        /* a league's initial task: its teams are the construct's */
+        if (td)
+            td->ptr = endpoint == ompt_scope_begin && league_of(pd) ? pd->ptr : NULL;
         return;
+    }
     if (endpoint == ompt_scope_begin) {
         implicit_begin(pd, td, index);
         return;
@@ -383,6 +462,8 @@ static const void *enclosing_ra(ompt_data_t *td)
     othread *o = ot_self;
     if (o && o->nscopes)
         return o->scopes[o->nscopes - 1].ra;
+    if (p && *(int *)p == T_LEAGUE)
+        return ((league *)p)->ra;
     return p ? ((itask *)p)->ra : NULL;
 }
 
@@ -425,7 +506,8 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     }
     scope s;
     if (e && e->wait_start) {
-        s = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what};
+        s = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what, e,
+                    {.node = HP_FRAME_OFF}};
         e->wait_start = 0;
     } else if (e || !scope_pop(C_WAIT, &s)) {
         return;
@@ -462,6 +544,49 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 
 /* ---- worksharing, single, master/masked ---- */
 
+/* A worksharing or masked construct `what` begins or ends on this
+ * thread: an open frame in between.  A begin reported with no user
+ * address (a dynamic loop's first, through the loader) is found on the
+ * stack, else it is the enclosing construct's. */
+static void work_scope(ompt_scope_endpoint_t endpoint, int what, const void *ra,
+                       ompt_data_t *td)
+{
+    if (endpoint == ompt_scope_begin) {
+        if (hp_ompt_foreign(ra) && !(ra = hp_ompt_user_frame()))
+            ra = enclosing_ra(td);
+        scope *s = scope_push(C_WORK, what, ra, 0);
+        if (s)
+            hp_ompt_frame_open(&s->f, ra, what);
+        return;
+    }
+    scope s;
+    if (scope_pop(C_WORK, &s))
+        hp_ompt_frame_close(&s.f);
+}
+
+/* A hold (ompt_mutex.c) is a frame on the scope stack, so that a task
+ * switched out inside it (an untied one, at a task it creates there)
+ * closes it first (scopes_cut): its time then ends at the switch. */
+void hp_ompt_hold_open(uint64_t key, const void *ra, int what)
+{
+    scope *s = scope_push(C_HOLD, what, ra, key);
+    if (s)
+        hp_ompt_frame_open(&s->f, ra, what);
+}
+
+int hp_ompt_hold_close(uint64_t key)
+{
+    othread *o = ot_self;
+    scope *top = o && o->nscopes ? &o->scopes[o->nscopes - 1] : NULL;
+    if (!top || top->cls != C_HOLD || top->start != key)
+        return 0;
+    scope s;
+    if (!scope_pop(C_HOLD, &s))
+        return 0;
+    hp_ompt_frame_close(&s.f);
+    return 1;
+}
+
 /* libomp 14 reports a taskloop, and the creation of its tasks, with a code
  * address inside itself.  The taskloop's line is then the first caller
  * outside libomp and libhprof, found once per taskloop (a backtrace) and
@@ -494,139 +619,14 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
         else
             taskloop_ra = NULL;
     }
-    uint64_t now = hp_ticks();
-    if (endpoint == ompt_scope_begin) {
-        scope_push(C_WORK, what, ra, now);
-        return;
-    }
-    scope s;
-    hp_thread *t;
-    if (!scope_pop(C_WORK, &s) || !(t = rec_thread()))
-        return;
-    /* a begin reported with no user address: the end's, else the
-     * enclosing construct's */
-    if (hp_ompt_foreign(s.ra))
-        s.ra = hp_ompt_foreign(ra) ? enclosing_ra(td) : ra;
-    record(t, s.ra, s.what, now - s.start);
+    work_scope(endpoint, what, ra, td);
 }
 
 static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data_t *td,
                       const void *ra)
 {
     (void)pd;
-    (void)td;
-    uint64_t now = hp_ticks();
-    if (endpoint == ompt_scope_begin) {
-        scope_push(C_WORK, HP_OMP_MASTER, ra, now);
-        return;
-    }
-    scope s;
-    hp_thread *t;
-    if (scope_pop(C_WORK, &s) && (t = rec_thread()))
-        record(t, s.ra, s.what, now - s.start);
-}
-
-/* ---- critical sections, locks, ordered blocks, atomics ---- */
-
-/* What a mutex kind records: a wait (acquire .. acquired) and a hold
- * (acquired .. released); an atomic, one record from acquire to release
- * (libomp takes a lock for an atomic update only without a lock-free
- * instruction sequence). */
-#define NO_WAIT (-1)
-static const struct {
-    int kind, wait, hold;
-} mutex_recs[] = {
-    {ompt_mutex_critical, HP_OMP_CRITICAL_WAIT, HP_OMP_CRITICAL},
-    {ompt_mutex_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
-    {ompt_mutex_test_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
-    {ompt_mutex_nest_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
-    {ompt_mutex_test_nest_lock, HP_OMP_LOCK_WAIT, HP_OMP_LOCK},
-    {ompt_mutex_ordered, HP_OMP_ORDERED_WAIT, HP_OMP_ORDERED},
-    {ompt_mutex_atomic, NO_WAIT, HP_OMP_ATOMIC},
-};
-
-/* The index in mutex_recs of a mutex kind, -1 if not recorded. */
-static int mutex_rec(ompt_mutex_t kind)
-{
-    for (int i = 0; i < (int)(sizeof mutex_recs / sizeof mutex_recs[0]); i++)
-        if (mutex_recs[i].kind == (int)kind)
-            return i;
-    return -1;
-}
-
-static mutex_slot *mutex_find(othread *o, ompt_wait_id_t id, int state)
-{
-    for (int i = 0; i < MAX_MUTEX; i++)
-        if (o->mutex[i].state == state && o->mutex[i].id == id)
-            return &o->mutex[i];
-    return NULL;
-}
-
-static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
-                             ompt_wait_id_t id, const void *ra)
-{
-    (void)hint;
-    (void)impl;
-    int rec = mutex_rec(kind);
-    othread *o;
-    if (rec < 0 || !(o = ot()))
-        return;
-    mutex_slot *m = mutex_find(o, id, 1);
-    if (!m)
-        m = mutex_find(o, 0, 0);
-    if (!m)
-        return;
-    *m = (mutex_slot){id, ra, hp_ticks(), 1, rec};
-}
-
-static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t id, const void *ra)
-{
-    int rec = mutex_rec(kind);
-    othread *o;
-    if (rec < 0 || !(o = ot()))
-        return;
-    uint64_t now = hp_ticks();
-    mutex_slot *m = mutex_find(o, id, 1);
-    if (m) {
-        if (mutex_recs[rec].wait == NO_WAIT) {
-            m->state = 2;   /* the record runs on from the acquire */
-            return;
-        }
-        hp_thread *t = rec_thread();
-        if (t)
-            record(t, m->ra, mutex_recs[rec].wait, now - m->start);
-    } else if ((m = mutex_find(o, 0, 0))) {
-        *m = (mutex_slot){id, ra, 0, 0, rec};
-    } else {
-        return;
-    }
-    m->state = 2;
-    m->start = now;
-}
-
-static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t id, const void *ra)
-{
-    (void)ra;
-    int rec = mutex_rec(kind);
-    othread *o = ot_self;
-    if (rec < 0 || !o)
-        return;
-    mutex_slot *m = mutex_find(o, id, 2);
-    if (!m)
-        return;
-    hp_thread *t = rec_thread();
-    if (t)
-        record(t, m->ra, mutex_recs[m->rec].hold, hp_ticks() - m->start);
-    *m = (mutex_slot){0};
-}
-
-/* libomp calls this after the flush: a count, no time. */
-static void on_flush(ompt_data_t *thread_data, const void *ra)
-{
-    (void)thread_data;
-    hp_thread *t = rec_thread();
-    if (t)
-        record(t, ra, HP_OMP_FLUSH, 0);
+    work_scope(endpoint, HP_OMP_MASTER, ra, td);
 }
 
 /* ---- explicit tasks ---- */
@@ -636,7 +636,6 @@ static void on_flush(ompt_data_t *thread_data, const void *ra)
  * its first schedule to its completion; an untied one, which may resume on
  * another thread, per fragment (switched in to switched out), counted
  * once, by the fragment that completes it (hp_event_task_suspend). */
-static __thread etask *open_tasks __attribute__((tls_model("initial-exec")));
 static etask *explicit_task(ompt_data_t *d)
 {
     return d && d->ptr && *(int *)d->ptr == T_EXPLICIT ? d->ptr : NULL;
@@ -679,6 +678,7 @@ static void task_open(etask *e)
         return;
     e->state = E_OPEN;
     e->owner = t;
+    e->scope_base = ot_self ? ot_self->nscopes : 0;
     hp_event_task_resume(t, &e->run, e->site, e->id);
     e->below = open_tasks;
     open_tasks = e;
@@ -699,10 +699,12 @@ static void task_close(etask *e, int done)
         return;
     while (open_tasks != e) {
         x = open_tasks;
+        scopes_cut(x->scope_base);
         open_tasks = x->below;
         hp_event_task_end(t, &x->run);
         x->state = E_CLOSED;
     }
+    scopes_cut(e->scope_base);   /* constructs it leaves open (untied, switched out) */
     open_tasks = e->below;
     if (done)
         hp_event_task_end(t, &e->run);
@@ -749,10 +751,7 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
     HP_SET(ompt_callback_sync_region, on_sync_region);
     HP_SET(ompt_callback_work, on_work);
     HP_SET(ompt_callback_masked, on_masked);
-    HP_SET(ompt_callback_mutex_acquire, on_mutex_acquire);
-    HP_SET(ompt_callback_mutex_acquired, on_mutex_acquired);
-    HP_SET(ompt_callback_mutex_released, on_mutex_released);
-    HP_SET(ompt_callback_flush, on_flush);
+    hp_ompt_mutex_callbacks(set);
     HP_SET(ompt_callback_task_create, on_task_create);
     HP_SET(ompt_callback_task_schedule, on_task_schedule);
 #undef HP_SET

@@ -85,14 +85,20 @@ int hp_ompt_in_runtime(const void *ra)
     return r && r->runtime;
 }
 
-const void *hp_ompt_user_caller(const void *ra)
+const void *hp_ompt_user_frame(void)
 {
-    if (!hp_ompt_in_runtime(ra))
-        return ra;
     void *frames[32];
     int n = backtrace(frames, 32);
     for (int i = 0; i < n; i++)
         if (!hp_ompt_foreign(frames[i]))
             return frames[i];
-    return ra;
+    return NULL;
+}
+
+const void *hp_ompt_user_caller(const void *ra)
+{
+    if (!hp_ompt_in_runtime(ra))
+        return ra;
+    const void *user = hp_ompt_user_frame();
+    return user ? user : ra;
 }

@@ -14,9 +14,7 @@
 # with count 4 (one per region entry) and time >= its iterations x 1 ms
 # and <= its parent's; the loops of combined constructs that cannot be
 # split get no probe (--list); `hprof-query --check` on every profile
-# (strict for GOMP; POMP2 and OMPT still record their loop construct as a
-# leaf beside the records of its body, a known violation fixed in the
-# runtime, listed in CHECK_TODO); tests/instrument/src/pfor_forms.c (the
+# (POMP2, GOMP and OMPT); tests/instrument/src/pfor_forms.c (the
 # forms a split must keep: unbraced bodies, labels, _Pragma, simd,
 # lastprivate, ordered) prints its ground truth built every way.
 #
@@ -96,7 +94,6 @@ CHECK_TODO=
 variant gcc.pomp gcc
 variant gcc.gomp gcc --no-omp
 if command -v clang >/dev/null; then
-    CHECK_TODO="OMPT records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
     variant clang.ompt clang --no-omp
 else
     skipped "clang.ompt" "no clang"
@@ -128,9 +125,7 @@ forms gcc.pomp gcc
 forms gcc.gomp gcc --no-omp
 if command -v clang >/dev/null && clang -fopenmp "$FORMS" -o "$tmp/forms.clang" 2>/dev/null; then
     forms clang.pomp clang
-    CHECK_TODO="OMPT records its loop construct as a leaf beside the records of the loop's body (rule a; runtime)"
     forms clang.ompt clang --no-omp
-    CHECK_TODO=
 fi
 for o in "" --no-omp; do
     expect_eq "forms: --list $o: every loop has a probe" "6 0" \

@@ -9,7 +9,15 @@
 # (tests/ompt/src/fib.c), sections/single/master counts and a nested region
 # (tests/ompt/src/constructs.c), the hybrid Jacobi example at 2 ranks x 2
 # threads, ordered wait/hold, flush and atomic counts
-# (tests/omp/src/ordered.c), and stdout identical with and without -lhprof.
+# (tests/omp/src/ordered.c), constructs as frames around their bodies'
+# records (tests/ompt/src/nesting.c: loop, dynamic nowait loop, critical,
+# single with an undeferred task, master, user regions inside), the line
+# and function of a host teams region, of a region in each team, of
+# parallel if() regions and of a region whose body is inlined code
+# (tests/ompt/src/teams.c), of a region forked through __kmpc_fork_call_if
+# (tests/ompt/src/fork_if.c), untied tasks switched out inside a critical
+# section (tests/ompt/src/untied_critical.c), and stdout identical with
+# and without -lhprof.
 #
 # usage: tests/ompt/run.sh [BUILDDIR]   (default: the current directory).
 # Env: MPICC, MPIRUN, CLANG (default clang), HPROF_KEEP_TMP=1.
@@ -33,9 +41,6 @@ export OMP_WAIT_POLICY=passive
 MPIFLAGS=(--oversubscribe --bind-to none)
 
 . "$srcdir/tests/lib.sh"
-# Known violations of the profile invariants (check_profile): delete this
-# line once issue 9 fixes them.
-CHECK_TODO="OMPT records loop, single and ordered as leaves beside the records made in their bodies (rule a, issue 9 one event boundary)"
 test_tmpdir ompt
 
 if ! command -v "$CLANG" >/dev/null || ! command -v "$MPICC" >/dev/null; then
@@ -56,7 +61,7 @@ fi
 build() {
     local name=$1 src=$2 extra=()
     [ "${3:-}" = hprof ] && extra=(-L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR")
-    OMPI_CC=$CLANG "$MPICC" -fopenmp -g -gdwarf-aranges -O2 "$src" -o "$tmp/$name" "${extra[@]}" -lm \
+    OMPI_CC=$CLANG "$MPICC" -fopenmp -g -gdwarf-aranges -O2 -I"$srcdir/libhprof" "$src" -o "$tmp/$name" "${extra[@]}" -lm \
         2>"$tmp/$name.build" || { notok "build $name" "$(head -3 "$tmp/$name.build" | oneline)"; return 1; }
 }
 
@@ -121,10 +126,11 @@ for p in imbalance critical; do
     build "$p" "$O/$p.c" hprof || true
     build "$p.plain" "$O/$p.c" || true
 done
-for p in critical_reps fib constructs; do
+for p in critical_reps fib constructs nesting teams untied_critical; do
     build "$p" "$S/$p.c" hprof || true
     build "$p.plain" "$S/$p.c" || true
 done
+build fork_if "$S/fork_if.c" hprof || true
 build jacobi "$srcdir/examples/jacobi.c" hprof || true
 build jacobi.plain "$srcdir/examples/jacobi.c" || true
 
@@ -328,6 +334,109 @@ for NT in 2 4; do
     fi
 done
 
+# ---------------------------------------------------------------- constructs as frames
+# nesting.c's ground truth (its header): every construct with a body is
+# the parent of the records made in it, on the thread that ran it.
+F=nesting.c
+nest_label() { echo "CASE WHEN $1.kind = 'omp' THEN $1.name || '@' || $1.line ELSE $1.name END"; }
+nest_checks() {
+    local Lr Ll Lc Ld Ls Lt Lm HOLD INNER DYN DYN_MS TASK MASTER
+    Lr=$(line_of "$S/$F" nest-region); Ll=$(line_of "$S/$F" nest-loop)
+    Lc=$(line_of "$S/$F" nest-critical); Ld=$(line_of "$S/$F" nest-dynamic)
+    Ls=$(line_of "$S/$F" nest-single); Lt=$(line_of "$S/$F" nest-task)
+    Lm=$(line_of "$S/$F" nest-master)
+    HOLD=$(define_of "$S/$F" HOLD_MS); INNER=$(define_of "$S/$F" INNER_MS)
+    DYN=$(define_of "$S/$F" DYN); DYN_MS=$(define_of "$S/$F" DYN_MS)
+    TASK=$(define_of "$S/$F" TASK_MS); MASTER=$(define_of "$S/$F" MASTER_MS)
+    run nest 1 2 "$tmp/nesting" || return 0
+    expect_eq "nesting: program output" "nesting: critical 2, dynamic $DYN, tasks 1, master 1" "$(cat "$tmp/nest.out")"
+    # (sorted as text: nest-loop's line is below nest-dynamic's, both 2 digits)
+    expect_eq "nesting: child <- parent: count over the threads, every construct and user region" \
+"critical wait@$Lc <- loop@$Ll: 2
+critical@$Lc <- loop@$Ll: 2
+in-critical <- critical@$Lc: 2
+in-dynamic <- loop@$Ld: $DYN
+in-master <- master@$Lm: 1
+in-task <- task@$Lt: 1
+loop@$Ll <- parallel@$Lr: 2
+loop@$Ld <- parallel@$Lr: 2
+master@$Lm <- parallel@$Lr: 1
+single@$Ls <- parallel@$Lr: 1
+task create@$Lt <- single@$Ls: 1
+task@$Lt <- single@$Ls: 1" \
+        "$(q "$DB" "SELECT $(nest_label s) || ' <- ' || $(nest_label ps) || ': ' || sum(st.count)
+            FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+            JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
+            WHERE st.rank = 0 AND (s.name LIKE 'in-%' OR (s.kind = 'omp' AND s.file LIKE '%/$F'
+              AND s.name IN ('loop', 'critical', 'critical wait', 'single', 'task', 'task create', 'master')))
+            GROUP BY n.id HAVING sum(st.count) > 0 ORDER BY 1")"
+    # times summed over the threads, ms: critical 2 x HOLD, in-critical
+    # 2 x INNER, in-dynamic DYN x DYN_MS, task and in-task TASK, master and
+    # in-master MASTER; within 10% (+1 ms for the master and task nodes'
+    # own cost)
+    expect_list "nesting: critical, in-critical, in-dynamic, task, in-task, master, in-master (ms, 10%)" \
+        "$((2 * HOLD));$((2 * INNER));$((DYN * DYN_MS));$TASK;$TASK;$MASTER;$MASTER" \
+        "$(for x in "critical@$Lc" in-critical in-dynamic "task@$Lt" in-task "master@$Lm" in-master; do
+               q "$DB" "SELECT round(coalesce(sum(st.time), 0) * 1000, 3) FROM stat st JOIN node n ON n.id = st.node
+                   JOIN site s ON s.id = n.site WHERE st.rank = 0 AND $(nest_label s) = '$x'"
+           done)" 1 0.10
+}
+if [ -e "$tmp/nesting" ]; then
+    attempts "nesting" nest_checks
+    if [ -e "$tmp/nest.out" ]; then
+        cp "$tmp/nest.out" "$tmp/nesting.out"
+        identity nesting 1 2
+    fi
+fi
+
+# ---------------------------------------------------------------- teams and if()
+# teams.c's ground truth (its header): the regions at their pragmas' lines,
+# named after main.
+F=teams.c
+if [ -e "$tmp/teams" ] && run teams 1 2 "$tmp/teams"; then
+    REPS=$(define_of "$S/$F" REPS)
+    TEAMS=$(define_of "$S/$F" TEAMS)
+    Li=$(line_of "$S/$F" teams-inner)
+    expect_eq "teams: program output" \
+        "teams: teams $((REPS * TEAMS * (TEAMS + 1) / 2)), inner ok, if-true $((REPS * 3)), if-false $REPS, inlined $((2 * REPS))" \
+        "$(cat "$tmp/teams.out")"
+    expect_eq "teams: parallel sites (line, function, count): teams $((TEAMS * REPS)), in each team >= $((TEAMS * REPS)), if (true) $((2 * REPS)), if (false) $REPS, inlined body $((2 * REPS))" \
+        "$(line_of "$S/$F" teams-region),main,$((TEAMS * REPS));$Li,main,1;$(line_of "$S/$F" if-true),main,$((2 * REPS));$(line_of "$S/$F" if-false),main,$REPS;$(line_of "$S/$F" inl-region),main,$((2 * REPS))" \
+        "$(q "$DB" "SELECT s.line, s.func, CASE WHEN s.line = $Li THEN sum(st.count) >= $((TEAMS * REPS)) ELSE sum(st.count) END
+                   FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' GROUP BY s.file, s.line, s.func
+                   HAVING sum(st.count) > 0 ORDER BY s.line")"
+    identity teams 1 2
+fi
+
+# untied_critical.c's ground truth (its header), at 2 and 4 threads.
+F=untied_critical.c
+for NT in 2 4; do
+    [ -e "$tmp/untied_critical" ] && run ucrit$NT 1 $NT "$tmp/untied_critical" || continue
+    T=$(((1 << $(define_of "$S/$F" DEPTH)) - 1))
+    expect_eq "untied_critical NT=$NT: program output" "untied_critical: $T" "$(cat "$tmp/ucrit$NT.out")"
+    ucount() { total "$DB" "$1" $F "$(line_of "$S/$F" "$2")" 'sum(st.count)'; }
+    expect_eq "untied_critical NT=$NT: untied tasks, critical entries and waits, inner tasks (created, run), taskwaits: $T each" \
+        "$T;$T;$T;$T;$T;$T;$T" \
+        "$(ucount 'task create' uc-task);$(ucount task uc-task);$(ucount critical uc-critical);$(ucount 'critical wait' uc-critical);$(ucount 'task create' uc-inner);$(ucount task uc-inner);$(ucount taskwait uc-taskwait)"
+    if [ $NT = 2 ]; then
+        cp "$tmp/ucrit2.out" "$tmp/untied_critical.out"
+        identity untied_critical 1 2
+    fi
+done
+
+# fork_if.c's ground truth (its header): __kmpc_fork_call_if's region
+# keyed by its outlined function, with the condition true and false.
+F=fork_if.c
+if [ -e "$tmp/fork_if" ] && run fork_if 1 2 "$tmp/fork_if"; then
+    expect_eq "fork_if: program output" "fork_if: 1 2" "$(cat "$tmp/fork_if.out")"
+    expect_eq "fork_if: __kmpc_fork_call_if regions (true: 2 threads, false: 1) at body()'s line" \
+        "$(line_of "$S/$F" fif-body),0,2;$(line_of "$S/$F" fif-body),1,1" \
+        "$(q "$DB" "SELECT s.line, st.thread, sum(st.count) FROM stat st JOIN node n ON n.id = st.node
+                   JOIN site s ON s.id = n.site WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel'
+                   GROUP BY s.file, s.line, st.thread HAVING sum(st.count) > 0 ORDER BY 1, 2")"
+fi
+
 # ---------------------------------------------------------------- hybrid: jacobi, 2 ranks x 2 threads
 F=jacobi.c
 JSRC=$srcdir/examples/$F
@@ -434,6 +543,11 @@ if ord_build ordered.gcc gcc hprof && run ordg 1 4 "$tmp/ordered.gcc"; then
     fi
     expect_eq "ordered, gcc object on libomp: atomic updates per thread ATOMICS x (1..4) (exact)" \
         "$(upto 4 "$OATOM")" "$(per_thread_range "$DB" atomic $((La - 1)) $((La + 1)))"
+    # libhprof's GOMP_parallel passes the region to libomp's, which reports
+    # it at a return address into libhprof: the region is its caller's.
+    expect_eq "ordered, gcc object on libomp: every OpenMP site with records in $F (none in libhprof)" "0" \
+        "$(q "$DB" "SELECT count(DISTINCT s.id) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'omp' AND st.count > 0 AND (s.file IS NULL OR s.file NOT LIKE '%/$F')")"
     expect_eq "ordered, gcc object on libomp: $OITERS ordered holds" "$OITERS" \
         "$(q "$DB" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                     WHERE s.kind = 'omp' AND s.name = 'ordered' AND s.file LIKE '%$F'")"

@@ -44,8 +44,6 @@ SRC=$srcdir/tests/tasks/src/taskrec.c
 test_tmpdir taskrec
 export OMP_WAIT_POLICY=passive
 NT=2
-# Known violations of the profile invariants (check_profile).
-CHECK_TODO="OMPT records single as a leaf beside the tasks created in it (rule a; issue 9)"
 
 # build KIND - $tmp/tr.KIND; returns 1 (after a "not ok") if it fails.
 build() {
@@ -155,15 +153,14 @@ check() {
             AND ps.rank = cs.rank AND ps.thread = cs.thread JOIN site si ON si.id = p.site
             WHERE si.kind = 'omp' AND si.name = 'task'
             GROUP BY p.id, ps.rank, ps.thread HAVING sum(cs.t) > ps.t * 1.01 + 1e-6")
+    # (An untied task switched out and back lost the time between the
+    # clock readings that closed and reopened its node and those that
+    # timed its absence: its taskwait, which leaves out that absence, then
+    # outgrew the task when the thread was preempted there, about one run
+    # in 100 of the OMPT build; hp_event_task_suspend/resume now take their
+    # clocks outside the node's.)
     if [ -z "$over_tasks" ]; then
         ok "$kind run $run: per thread, a task's children add up to at most the task"
-    elif [ "$kind" = ompt ]; then
-        # Seen once in about 30 runs, not reproduced since: an untied task
-        # that libomp moves to another thread (a path no test reaches yet).
-        echo "not ok - $kind run $run: per thread, a task's children add up to at most the task:" \
-            "node,thread,line,count,time,children: $(printf '%s\n' "$over_tasks" | oneline)" \
-            "# TODO issue 9: rare OMPT violation, under investigation"
-        skip=$((skip + 1))
     else
         notok "$kind run $run: per thread, a task's children add up to at most the task" \
             "node,thread,line,count,time,children: $(printf '%s\n' "$over_tasks" | oneline)"

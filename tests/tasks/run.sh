@@ -47,9 +47,6 @@ HPCC=$builddir/instrument/hprof-cc
 SRC=$srcdir/tests/tasks/src/tasktree.c
 
 . "$srcdir/tests/lib.sh"
-# Known violations of the profile invariants (check_profile): delete this
-# line once issue 9 fixes them.
-CHECK_TODO="single/holds as leaves beside their bodies (OMPT; rule a); issue 9"
 if ! command -v "$MPICC" >/dev/null; then
     skipped "task tests" "no $MPICC"
     echo "$pass passed, $fail failed"

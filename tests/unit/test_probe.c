@@ -373,9 +373,10 @@ static void test_longjmp_closes_skipped(void **state)
     assert_int_equal(hp_node_at(t, node_of(LEAF)->parent)->site, ids[FIB]);
 }
 
-/* Calls the hooks the way an instrumented function does: its return
- * address stored in its own frame (where the hook looks for it), and a
- * recursive call one frame deeper. */
+/* Calls the hooks the way an instrumented function does: fn is the
+ * function that makes the hook calls (a hook made from elsewhere is one of
+ * an inlined copy), its return address is stored in its own frame (where
+ * the hook looks for it), and a recursive call is one frame deeper. */
 static __attribute__((noinline)) void hooked_call(void *fn, char *ra, int depth)
 {
     volatile uintptr_t slot = (uintptr_t)ra;
@@ -390,7 +391,7 @@ static void test_cyg_hooks(void **state)
     (void)state;
     hp_thread *t = hp_thread_self();
     char *site_a = (char *)(uintptr_t)test_cyg_hooks + 16;
-    void *fn = (void *)(uintptr_t)leaf_once;
+    void *fn = (void *)(uintptr_t)hooked_call;
     for (int i = 0; i < 3; i++)
         hooked_call(fn, site_a, 2);
     assert_int_equal(t->current, HP_ROOT_NODE);
@@ -403,6 +404,36 @@ static void test_cyg_hooks(void **state)
     assert_int_equal(hp_node_at(t, cn)->count, 3);
     assert_int_equal(hp_node_at(t, pn)->count, 6); /* 3 + 3 folded */
     assert_int_equal(hp_node_at(t, pn)->timed, 3);
+}
+
+/* Hooks of fn made from another function (hooked_call) are those of a
+ * copy of fn inlined there: counted at a call site of the hook's own
+ * address, flagged inlined (resolved to the inlined call's line), never at
+ * the return address of the function they were inlined into. */
+static void test_cyg_hooks_of_inlined_copy(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    char *site_b = (char *)(uintptr_t)test_cyg_hooks_of_inlined_copy + 32;
+    void *fn = (void *)(uintptr_t)leaf_once;
+    for (int i = 0; i < 2; i++)
+        hooked_call(fn, site_b, 1);
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    uint32_t proc = hp_site_dynamic((uintptr_t)fn, HP_KIND_PROCEDURE, "procedure", 0);
+    uint32_t call = HP_NONE, at_ra = 0;
+    for (uint32_t n = 0; n < t->nnodes; n++) {
+        const hp_site *s = hp_site_get(hp_node_at(t, n)->site);
+        if (s->kind == HP_KIND_CALL && s->callee == proc)
+            call = hp_node_at(t, n)->site;
+        if (s->kind == HP_KIND_CALL && s->addr == (uintptr_t)site_b)
+            at_ra++;
+    }
+    assert_int_not_equal(call, HP_NONE);
+    assert_true(hp_site_get(call)->flags & HP_SITEF_INLINED);
+    assert_int_equal(at_ra, 0);
+    uint32_t cn = hp_cct_child(t, HP_ROOT_NODE, call);
+    assert_int_equal(hp_node_at(t, cn)->count, 2);
+    assert_int_equal(hp_node_at(t, hp_cct_child(t, cn, proc))->count, 2);
 }
 
 /* The runtime reads HPROF_FILTER once, in the library constructor, before
@@ -440,6 +471,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_filter_excludes_at_run_time, fresh),
         cmocka_unit_test(test_filter_rules),
         cmocka_unit_test_setup(test_cyg_hooks, fresh),
+        cmocka_unit_test_setup(test_cyg_hooks_of_inlined_copy, fresh),
         cmocka_unit_test_setup(test_longjmp_closes_skipped, fresh),
         cmocka_unit_test_setup(test_user_regions, fresh),
     };

@@ -2,7 +2,8 @@
  * test_task.c - unit tests of the task records (libhprof/task.c): a
  * creation's time leaves out the tasks run inside it, a folded run's
  * creations are counted untimed, and an untied task suspended and resumed
- * is counted once with its waits leaving out the time it was switched out.
+ * is counted once, timed whole, with its waits leaving out the time it was
+ * switched out.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,9 +90,10 @@ static void test_folded_creations_untimed(void **state)
     assert_true(n->ticks + nb->ticks <= hp_node_at(t, node_a)->ticks);
 }
 
-/* An untied task in three fragments: one execution, the fragments' time;
- * a wait begun in the first fragment and ended in the last leaves out the
- * time the task was switched out. */
+/* An untied task in three fragments: one execution, the fragments' time,
+ * the whole task as the longest (time <= calls x max); a wait begun in the
+ * first fragment and ended in the last leaves out the time the task was
+ * switched out, and lies within the task's time. */
 static void test_untied_fragments(void **state)
 {
     (void)state;
@@ -116,6 +118,8 @@ static void test_untied_fragments(void **state)
     uint64_t ms = (uint64_t)(hp_clock_ticks_per_sec() / 1000);
     assert_true(n->ticks >= 2 * ms && n->ticks < 4 * ms);
     assert_true(ran >= 4 * ms && ran < w1 - w0);
+    assert_true(w1 - w0 - ran <= n->ticks);
+    assert_true(n->max == n->ticks);
     assert_int_equal(t->current, HP_ROOT_NODE);
     assert_int_equal(t->task_cur, 0);
 }
