@@ -201,10 +201,14 @@ for cc in gcc clang; do
     OMPI_CC=$cc "$MPICC" -O2 -fopenmp "$srcdir/bench/ompbench.c" -o "$tmp/omp.$cc.plain"
     OMPI_CC=$cc "$MPICC" -O2 -fopenmp "$srcdir/bench/ompbench.c" -o "$tmp/omp.$cc.hprof" \
         -L"$libdir" -lhprof -Wl,-rpath,"$libdir"
+    if [ -n "${BASELINE:-}" ]; then
+        OMPI_CC=$cc "$MPICC" -O2 -fopenmp "$srcdir/bench/ompbench.c" -o "$tmp/omp.$cc.before" \
+            -L"$before" -lhprof -Wl,-rpath,"$before"
+    fi
 done
 for r in $(seq 1 "$rounds"); do
     for cc in gcc clang; do
-        for v in plain hprof; do
+        for v in plain before hprof; do
             [ -x "$tmp/omp.$cc.$v" ] || continue
             HPROF_OUTPUT=$tmp/prof/omp-$r-$cc-$v.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=2 \
                 OMP_WAIT_POLICY=active "$MPIRUN" -np 1 --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY \
@@ -217,15 +221,26 @@ done
 echo
 echo "OpenMP overheads: medians of $rounds alternating runs, 1 rank x 2 threads (us per construct)"
 echo
-echo "| construct | compiler (source) | plain | hprof | ratio | added |"
-echo "|---|---|---:|---:|---:|---:|"
+if [ -n "${BASELINE:-}" ]; then
+    echo "| construct | compiler (source) | plain | before | hprof | ratio | added before | added now |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|"
+else
+    echo "| construct | compiler (source) | plain | hprof | ratio | added |"
+    echo "|---|---|---:|---:|---:|---:|"
+fi
 for what in parallel barrier task; do
     for cc in gcc clang; do
         src=GOMP; [ $cc = clang ] && src=OMPT
         p=$(awk -F'\t' -v k=$cc.plain -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
+        b=$(awk -F'\t' -v k=$cc.before -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
         h=$(awk -F'\t' -v k=$cc.hprof -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
         [ -n "$p" ] && [ -n "$h" ] || continue
-        awk -v w=$what -v c="$cc ($src)" -v p="$p" -v h="$h" \
-            'BEGIN { printf "| %s | %s | %.3f | %.3f | %.2f | %+.3f |\n", w, c, p, h, h / p, h - p }'
+        if [ -n "$b" ]; then
+            awk -v w=$what -v c="$cc ($src)" -v p="$p" -v b="$b" -v h="$h" \
+                'BEGIN { printf "| %s | %s | %.3f | %.3f | %.3f | %.2f | %+.3f | %+.3f |\n", w, c, p, b, h, h / p, b - p, h - p }'
+        else
+            awk -v w=$what -v c="$cc ($src)" -v p="$p" -v h="$h" \
+                'BEGIN { printf "| %s | %s | %.3f | %.3f | %.2f | %+.3f |\n", w, c, p, h, h / p, h - p }'
+        fi
     done
 done
