@@ -19,8 +19,9 @@ void hpq_violation(hpq_checker *ck, char rule, int64_t rank, int64_t thread, uin
         fprintf(out, " rank %lld", (long long)rank);
     if (thread >= 0)
         fprintf(out, " thread %lld", (long long)thread);
-    if (node && ck->path && node <= ck->nnodes)
-        fprintf(out, " node #%u %s", node, ck->path[node]);
+    char path[1024];
+    if (node && ck->label && node <= ck->nnodes)
+        fprintf(out, " node #%u %s", node, hpq_node_path(ck, node, path, sizeof path));
     fputs(": ", out);
     va_list ap;
     va_start(ap, fmt);

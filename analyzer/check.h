@@ -41,8 +41,12 @@ typedef struct hpq_checker {
     uint32_t nnodes;
     uint32_t *parent;
     unsigned char *role;      /* enum hpq_node_role */
-    char **path;
+    char **label;             /* the node's site label ("" for the root) */
 } hpq_checker;
+
+/* The path "/label/label/..." of node id ("/" for the root), built from
+ * the parent links into buf (cut with "..." when it does not fit). */
+const char *hpq_node_path(const hpq_checker *ck, uint32_t id, char *buf, size_t len);
 
 enum hpq_node_role { HPQ_ROLE_OTHER, HPQ_ROLE_REGION, HPQ_ROLE_TASK, HPQ_ROLE_WAIT,
                      HPQ_ROLE_CREATE };

@@ -54,11 +54,11 @@ static int load_nodes(hpq_checker *ck)
     sqlite3_finalize(st);
     ck->parent = calloc(ck->nnodes + 1, sizeof *ck->parent);
     ck->role = calloc(ck->nnodes + 1, 1);
-    ck->path = calloc(ck->nnodes + 1, sizeof *ck->path);
-    if (!ck->parent || !ck->role || !ck->path)
+    ck->label = calloc(ck->nnodes + 1, sizeof *ck->label);
+    if (!ck->parent || !ck->role || !ck->label)
         return check_oom(ck);
     if (sqlite3_prepare_v2(ck->ctx->db, "SELECT n.id, COALESCE(n.parent, 0), s.kind, s.name,"
-                           " n.path FROM node n LEFT JOIN site s ON s.id = n.site", -1, &st,
+                           " s.label FROM node n LEFT JOIN site s ON s.id = n.site", -1, &st,
                            NULL) != SQLITE_OK)
         return check_sql_error(ck);
     int rc;
@@ -69,8 +69,8 @@ static int load_nodes(hpq_checker *ck)
         ck->parent[id] = parent >= 1 && parent <= ck->nnodes ? (uint32_t)parent : 0;
         ck->role[id] = (unsigned char)role_of((const char *)sqlite3_column_text(st, 2),
                                               (const char *)sqlite3_column_text(st, 3));
-        const char *path = (const char *)sqlite3_column_text(st, 4);
-        if (!(ck->path[id] = strdup(path ? path : "?"))) {
+        const char *label = (const char *)sqlite3_column_text(st, 4);
+        if (!(ck->label[id] = strdup(label ? label : "?"))) {
             sqlite3_finalize(st);
             return check_oom(ck);
         }
@@ -81,14 +81,32 @@ static int load_nodes(hpq_checker *ck)
 
 static void free_nodes(hpq_checker *ck)
 {
-    for (uint32_t i = 0; ck->path && i <= ck->nnodes; i++)
-        free(ck->path[i]);
-    free(ck->path);
+    for (uint32_t i = 0; ck->label && i <= ck->nnodes; i++)
+        free(ck->label[i]);
+    free(ck->label);
     free(ck->parent);
     free(ck->role);
-    ck->path = NULL;
+    ck->label = NULL;
     ck->parent = NULL;
     ck->role = NULL;
+}
+
+const char *hpq_node_path(const hpq_checker *ck, uint32_t id, char *buf, size_t len)
+{
+    uint32_t chain[512], n = 0;
+    for (uint32_t at = id; at && ck->parent[at] && n < 512; at = ck->parent[at])
+        chain[n++] = at;
+    size_t used = 0;
+    buf[0] = 0;
+    for (uint32_t i = n; i-- > 0 && used + 1 < len;) {
+        int w = snprintf(buf + used, len - used, "/%s", ck->label[chain[i]]);
+        used = w < 0 ? len : used + (size_t)w;
+    }
+    if (used >= len && len > 4)
+        memcpy(buf + len - 4, "...", 4);
+    else if (n == 0)
+        snprintf(buf, len, "/");
+    return buf;
 }
 
 /* ---- one (rank, thread) group ---- */
@@ -273,6 +291,7 @@ static void check_numbers(hpq_checker *ck, group *g)
  * so the construct above a "task create" ran on the same thread. */
 static void check_creators(hpq_checker *ck, group *g)
 {
+    char path[1024];
     for (size_t i = 0; i < g->n; i++) {
         uint32_t id = g->ids[i];
         if (ck->role[id] != HPQ_ROLE_CREATE || g->count[id] == 0)
@@ -281,7 +300,8 @@ static void check_creators(hpq_checker *ck, group *g)
         if (c && (!g->here[c] || g->count[c] == 0))
             hpq_violation(ck, 'd', g->rank, g->thread, id, "%llu creations under %s, which"
                           " never ran on this thread (a task's children are where its"
-                          " creator was)", (unsigned long long)g->count[id], ck->path[c]);
+                          " creator was)", (unsigned long long)g->count[id],
+                          hpq_node_path(ck, c, path, sizeof path));
     }
 }
 

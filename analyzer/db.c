@@ -25,7 +25,7 @@ static const char *const schema_sql =
     " file TEXT, line INTEGER, end_line INTEGER, parent INTEGER, callee INTEGER,"
     " flags INTEGER, module TEXT, offset INTEGER, label TEXT);\n"
     "CREATE TABLE node(id INTEGER PRIMARY KEY, parent INTEGER, site INTEGER,"
-    " depth INTEGER, path TEXT, outer INTEGER);\n"
+    " depth INTEGER, outer INTEGER, lo INTEGER, hi INTEGER);\n"
     "CREATE TABLE stat(node INTEGER, rank INTEGER, thread INTEGER, count INTEGER,"
     " time REAL, min REAL, max REAL);\n"
     "CREATE TABLE comm(node INTEGER, rank INTEGER, thread INTEGER, peer INTEGER,"
@@ -40,6 +40,7 @@ static const char *const index_sql =
     "CREATE INDEX site_line ON site(line);\n"
     "CREATE INDEX node_parent ON node(parent);\n"
     "CREATE INDEX node_site ON node(site);\n"
+    "CREATE INDEX node_lo ON node(lo);\n"
     "CREATE INDEX stat_node ON stat(node, rank);\n"
     "CREATE INDEX stat_rank ON stat(rank);\n"
     "CREATE INDEX comm_node ON comm(node, peer);\n"
@@ -130,7 +131,14 @@ static const char *const view_sql =
     " cs.label AS child, SUM(st.count) AS created"
     " FROM task_parent tp JOIN node c ON c.id = tp.node JOIN site cs ON cs.id = c.site"
     " JOIN stat st ON st.node = tp.node LEFT JOIN node p ON p.id = tp.parent_node"
-    " LEFT JOIN site ps ON ps.id = p.site GROUP BY p.site, c.site;\n";
+    " LEFT JOIN site ps ON ps.id = p.site GROUP BY p.site, c.site;\n"
+    /* A node's path "/label/label/..." ("/" for the root), built from the
+     * parent links when asked for: the node table stores none. */
+    "CREATE VIEW node_path AS WITH RECURSIVE up(id, path) AS ("
+    " SELECT id, '/' FROM node WHERE parent IS NULL"
+    " UNION ALL SELECT n.id, CASE WHEN up.path = '/' THEN '' ELSE up.path END"
+    "  || '/' || s.label FROM node n JOIN up ON n.parent = up.id JOIN site s ON s.id = n.site)"
+    " SELECT id, path FROM up;\n";
 
 typedef struct writer {
     sqlite3 *db;
@@ -247,6 +255,9 @@ static int write_run(writer *w, const char *source)
     char *argv = join_argv(run);
     char resolved[PATH_MAX];
     const char *src = realpath(source, resolved) ? resolved : source;
+    char id[HPF_ID_LEN] = "";
+    if (hpf_file_identity(source, id, sizeof id) != 0)
+        id[0] = 0;   /* not a readable file (a test's in-memory profile) */
     sqlite3_stmt *st;
     int rc = -1;
     if (!argv) {
@@ -264,7 +275,8 @@ static int write_run(writer *w, const char *source)
              put_run_int(w, st, "end_ns", (int64_t)run->end_ns) ||
              put_run_real(w, st, "wall", wall) ||
              put_run_int(w, st, "format_version", w->p->version) ||
-             put_run_text(w, st, "source", src) ? -1 : 0;
+             put_run_text(w, st, "source", src) ||
+             (id[0] && put_run_text(w, st, "source_id", id)) ? -1 : 0;
         sqlite3_finalize(st);
     }
     free(argv);
@@ -331,7 +343,7 @@ static int write_nodes(writer *w)
 {
     sqlite3_stmt *st;
     int rc = 0;
-    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?, ?)", &st))
+    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?, ?, ?)", &st))
         return -1;
     for (uint32_t i = 0; i < w->m->nnodes && rc == 0; i++) {
         const hpf_gnode *g = &w->m->nodes[i];
@@ -339,8 +351,9 @@ static int write_nodes(writer *w)
         bind_id(st, 2, g->parent);
         sqlite3_bind_int64(st, 3, g->site);
         sqlite3_bind_int64(st, 4, g->depth);
-        bind_text(st, 5, g->path);
-        sqlite3_bind_int(st, 6, g->outer);
+        sqlite3_bind_int(st, 5, g->outer);
+        sqlite3_bind_int64(st, 6, g->lo);
+        sqlite3_bind_int64(st, 7, g->hi);
         rc = step(w, st);
     }
     sqlite3_finalize(st);
@@ -499,6 +512,29 @@ done:
     free(tmp);
     hpf_merged_free(&m);
     return rc;
+}
+
+int hpf_file_identity(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned char buf[1 << 16];
+    uint32_t crc = 0;
+    uint64_t size = 0;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        crc = hp_crc32_update(crc, buf, n);
+        size += n;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        errno = EIO;
+        return -1;
+    }
+    snprintf(out, len, "%llu:%08x", (unsigned long long)size, crc);
+    return 0;
 }
 
 char *hpf_default_db_path(const char *profile)

@@ -19,6 +19,13 @@ typedef struct hpf_db_summary {
 int hpf_db_write(const hpf_profile *p, const char *source, const char *db_path, int force,
                  hpf_db_summary *sum, char *err, size_t errlen);
 
+/* The identity of the profile file at path, "SIZE:CRC32" of its bytes,
+ * into out (HPF_ID_LEN); recorded in the database as run key source_id,
+ * so a database is fresh when its source still has the same content,
+ * whatever the files' times say.  0, or -1 with errno set. */
+#define HPF_ID_LEN 40
+int hpf_file_identity(const char *path, char *out, size_t len);
+
 /* PROFILE.hpf -> PROFILE.db, anything else -> NAME.db.  malloc'ed. */
 char *hpf_default_db_path(const char *profile);
 

@@ -3,6 +3,7 @@
  * sites keyed by (kind, name, func, file, line) or, for unresolved sites,
  * (kind, name, module, offset); merged nodes keyed by (parent, site).
  */
+#include <assert.h>
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,13 +109,6 @@ static int map_rank_sites(hpf_merged *m, hpf_keymap *keys, uint32_t *cap,
     return 0;
 }
 
-static char *child_path(const char *parent, const char *label)
-{
-    char *out;
-    const char *sep = strcmp(parent, "/") == 0 ? "" : "/";
-    return asprintf(&out, "%s%s%s", parent, sep, label) < 0 ? NULL : out;
-}
-
 static int add_node(hpf_merged *m, uint32_t *cap, uint32_t parent, uint32_t site)
 {
     if (reserve((void **)&m->nodes, m->nnodes, cap, sizeof *m->nodes))
@@ -126,16 +120,7 @@ static int add_node(hpf_merged *m, uint32_t *cap, uint32_t parent, uint32_t site
     for (uint32_t up = parent; up; up = m->nodes[up - 1].parent)
         if (m->nodes[up - 1].site == site)
             g->outer = 0;
-    if (parent) {
-        const hpf_gnode *up = &m->nodes[parent - 1];
-        g->depth = up->depth + 1;
-        g->path = child_path(up->path, m->sites[site - 1].label);
-    } else {
-        g->depth = 0;
-        g->path = strdup("/");
-    }
-    if (!g->path)
-        return -1;
+    g->depth = parent ? m->nodes[parent - 1].depth + 1 : 0;
     m->nnodes++;
     return 0;
 }
@@ -181,6 +166,34 @@ static int alloc_maps(hpf_merged *m, const hpf_profile *p)
     return 0;
 }
 
+/* The preorder interval of every node.  A node is always added after its
+ * parent (ids grow downwards), so subtree sizes come from one pass from
+ * the last node up, and the intervals from one pass down. */
+static int number_subtrees(hpf_merged *m)
+{
+    uint32_t n = m->nnodes, *next = calloc((size_t)n + 1, sizeof *next);
+    if (!next)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        m->nodes[i].hi = 1;                     /* subtree size, for now */
+    for (uint32_t id = n; id >= 2; id--) {
+        const hpf_gnode *g = &m->nodes[id - 1];
+        assert(g->parent && g->parent < id);
+        m->nodes[g->parent - 1].hi += g->hi;
+    }
+    for (uint32_t id = 1; id <= n; id++) {
+        hpf_gnode *g = &m->nodes[id - 1];
+        uint32_t size = g->hi;
+        g->lo = g->parent ? next[g->parent] : 1;
+        if (g->parent)
+            next[g->parent] += size;
+        g->hi = g->lo + size - 1;
+        next[id] = g->lo + 1;
+    }
+    free(next);
+    return 0;
+}
+
 int hpf_merge(const hpf_profile *p, hpf_merged *m)
 {
     hpf_keymap site_keys, node_keys;
@@ -197,6 +210,8 @@ int hpf_merge(const hpf_profile *p, hpf_merged *m)
         if (map_rank_sites(m, &site_keys, &site_cap, p, r, &key) ||
             map_rank_nodes(m, &node_keys, &node_cap, p, r))
             goto done;
+    if (number_subtrees(m))
+        goto done;
     rc = 0;
 done:
     hp_buf_free(&key);
@@ -211,8 +226,6 @@ void hpf_merged_free(hpf_merged *m)
 {
     for (uint32_t i = 0; i < m->nsites; i++)
         free(m->sites[i].label);
-    for (uint32_t i = 0; i < m->nnodes; i++)
-        free(m->nodes[i].path);
     for (uint32_t r = 0; r < m->nranks; r++) {
         if (m->site_map)
             free(m->site_map[r]);

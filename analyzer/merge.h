@@ -22,7 +22,9 @@ typedef struct hpf_gnode {
     uint32_t depth;         /* 0 for the root */
     int outer;              /* no ancestor has the same site: its inclusive
                                time is not already inside another's */
-    char *path;             /* "/" for the root, then "/label/label..." */
+    uint32_t lo, hi;        /* preorder interval: a node's subtree is the nodes
+                               whose lo lies in [lo, hi] (no path strings:
+                               paths are built from parent links on demand) */
 } hpf_gnode;
 
 typedef struct hpf_merged {

@@ -36,20 +36,35 @@ static int file_kind(const char *path, enum file_kind *kind, char *err, size_t e
     return 0;
 }
 
-static int newer(const struct stat *a, const struct stat *b)
+/* Is the database at db_path the merge of the profile whose identity is
+ * id (hpf_file_identity)?  Judged by content, not by the files' times: a
+ * profile replaced by an older-dated file is merged again. */
+static int db_is_of(const char *db_path, const char *id)
 {
-    if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
-        return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
-    return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int same = 0;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT value FROM run WHERE key = 'source_id'", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        same = v && strcmp(v, id) == 0;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return same;
 }
 
 /* Makes sure the database of profile `path` exists and is up to date. */
 static int merge_if_needed(const char *path, const char *db_path, char *err, size_t errlen)
 {
-    struct stat ps, ds;
+    struct stat ds;
+    char id[HPF_ID_LEN];
     hpf_profile p;
     hpf_db_summary sum;
-    if (stat(path, &ps) == 0 && stat(db_path, &ds) == 0 && newer(&ds, &ps))
+    if (stat(db_path, &ds) == 0 && hpf_file_identity(path, id, sizeof id) == 0 &&
+        db_is_of(db_path, id))
         return 0;
     if (hpf_read(path, &p, err, errlen))
         return -1;

@@ -576,12 +576,12 @@ static void append(hp_buf *b, const char *fmt, ...)
  * conditions over stat x (c: the record's node) for a FROM clause. */
 #define INSIDE_SQL "stat x JOIN node c ON c.id = x.node JOIN site cs ON cs.id = c.site" \
                    " JOIN node p ON p.id IN (%s) WHERE cs.kind = 'omp' AND cs.name = '%s'" \
-                   " AND c.path LIKE p.path || '/%%'"
+                   " AND c.lo > p.lo AND c.lo <= p.hi"
 
 /* ... and no node between p and c carries records of c's name. */
 #define OUTERMOST_SQL " AND NOT EXISTS (SELECT 1 FROM node a JOIN site asn ON asn.id = a.site" \
                       " WHERE asn.kind = 'omp' AND asn.name = cs.name" \
-                      " AND c.path LIKE a.path || '/%%' AND a.path LIKE p.path || '/%%')"
+                      " AND c.lo > a.lo AND c.lo <= a.hi AND a.lo > p.lo AND a.lo <= p.hi)"
 
 /* Does any node inside the selected nodes carry records named `name`? */
 static int has_records(const hpq_ctx *ctx, const char *nodes, const char *name)

@@ -18,15 +18,20 @@ static void crc_init(void)
     crc_ready = 1;
 }
 
-uint32_t hp_crc32(const void *data, size_t len)
+uint32_t hp_crc32_update(uint32_t crc, const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint32_t c = 0xffffffffu;
+    uint32_t c = crc ^ 0xffffffffu;
     if (!crc_ready)
         crc_init();
     while (len--)
         c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
     return c ^ 0xffffffffu;
+}
+
+uint32_t hp_crc32(const void *data, size_t len)
+{
+    return hp_crc32_update(0, data, len);
 }
 
 void hp_site_rec_put(unsigned char *p, const hp_site_rec *r)

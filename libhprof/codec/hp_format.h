@@ -220,8 +220,10 @@ static inline double hp_get_f64(const unsigned char *p)
     return d;
 }
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib computes it). */
+/* CRC-32 (IEEE 802.3, reflected, as zlib computes it); _update continues
+ * the CRC of earlier bytes (0 to start), for data read in pieces. */
 uint32_t hp_crc32(const void *data, size_t len);
+uint32_t hp_crc32_update(uint32_t crc, const void *data, size_t len);
 
 /* Record codecs: write/read one fixed-size record at p. */
 void hp_site_rec_put(unsigned char *p, const hp_site_rec *r);

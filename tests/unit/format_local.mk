@@ -23,3 +23,10 @@ tests_unit_mkcheck_SOURCES = tests/unit/mkcheck.c
 tests_unit_mkcheck_LDADD = libhprof/libhpcore.la
 TESTS += tests/unit/test_check.sh
 EXTRA_DIST += tests/unit/test_check.sh
+
+# the database of a deep, large tree: no path strings, size bounded
+check_PROGRAMS += tests/unit/mkdeep
+tests_unit_mkdeep_SOURCES = tests/unit/mkdeep.c
+tests_unit_mkdeep_LDADD = libhprof/libhpcodec.la
+TESTS += tests/unit/test_deep.sh
+EXTRA_DIST += tests/unit/test_deep.sh
