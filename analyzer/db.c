@@ -440,7 +440,10 @@ static int write_tasks(writer *w)
 
 static int write_all(writer *w, const char *source)
 {
-    if (exec(w, "PRAGMA journal_mode=MEMORY; BEGIN;") ||
+    /* Written to a temporary file renamed when complete: no journal or
+     * sync is needed for safety, and a large cache helps the indices. */
+    if (exec(w, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                " PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY; BEGIN;") ||
         exec(w, schema_sql) ||
         write_run(w, source) ||
         write_ranks(w) ||
