@@ -238,8 +238,10 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
     clang_visitChildren(clang_getTranslationUnitCursor(w.tu), hpi_top, &w);
     if (w.oom)
         goto oom;
-    qsort(w.macros.v, w.macros.n, sizeof(hpi_macro), hpi_macro_cmp);
-    qsort(w.defs.v, w.defs.n, sizeof(hpi_mdef), hpi_mdef_cmp);
+    if (w.macros.n)   /* qsort must not get a NULL array, even an empty one */
+        qsort(w.macros.v, w.macros.n, sizeof(hpi_macro), hpi_macro_cmp);
+    if (w.defs.n)
+        qsort(w.defs.v, w.defs.n, sizeof(hpi_mdef), hpi_mdef_cmp);
     w.mends = malloc((w.macros.n + 1) * sizeof *w.mends);
     if (!w.mends)
         goto oom;

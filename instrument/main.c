@@ -118,8 +118,10 @@ int main(int argc, char **argv)
         return hpi_fail(o.file, "out of memory");
     if (!o.out && !o.list && !(out = hpi_default_out(o.file)))
         return hpi_fail(o.file, "out of memory");
-    if (hpi_src_load(&u.src, o.file, err, sizeof err) < 0)
+    if (hpi_src_load(&u.src, o.file, err, sizeof err) < 0) {
+        free(out);
         return hpi_fail(o.file, err);
+    }
     if (o.omp < 0)
         o.omp = hpi_omp_has_pragmas(&u.src);
     rc = hpi_collect(&u, &o, err, sizeof err);

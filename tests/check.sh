@@ -27,6 +27,20 @@ rc=0
 { make -j"$jobs" check TESTS= </dev/null 2>&1 && make check </dev/null 2>&1; } | tee "$log" ||
     rc=${PIPESTATUS[0]}
 
+# The MPI-free part again, built with ASan+UBSan (tests/sanitize.sh;
+# HPROF_SANITIZE=0 skips it): one more line of PASS/FAIL counts.
+if [ "$rc" = 0 ]; then
+    echo "check: tests/sanitize.sh (ASan+UBSan build of the core, analyzer and instrumenter)"
+    bash tests/sanitize.sh 2>&1 | tee -a "$log" | tail -3
+    srcount=$(grep -c '^PASS:' _build/sanitize/build/check.log 2>/dev/null || echo 0)
+    sfail=$(grep -c '^FAIL:' _build/sanitize/build/check.log 2>/dev/null || echo 0)
+    if [ "${HPROF_SANITIZE:-1}" = 1 ]; then
+        echo "# PASS: $srcount (sanitized)" >>"$log"
+        echo "# FAIL: $sfail (sanitized)" >>"$log"
+        grep -q '^sanitize: all tests passed' "$log" || [ "$sfail" != 0 ] || echo "# ERROR: 1 (sanitized build)" >>"$log"
+    fi
+fi
+
 count() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$log" | awk '{ s += $1 } END { print s + 0 }'; }
 pass=$(count PASS)
 fail=$(($(count FAIL) + $(count ERROR) + $(count XPASS)))

@@ -45,8 +45,12 @@ static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32
 }
 
 /* Where the instrumented function keeps its return address ra: the first
- * word holding it from sp up (its own frame), else sp itself. */
-static uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
+ * word holding it from sp up (its own frame), else sp itself.  The words
+ * read are the caller's frame, padding and redzones included: a raw read
+ * that AddressSanitizer must not check. */
+#define RAW_STACK_READ __attribute__((no_sanitize_address))
+
+static RAW_STACK_READ uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
 {
     const uintptr_t *p = (const uintptr_t *)sp;
     for (int i = 0; i < SLOT_SEARCH; i++)
@@ -57,7 +61,8 @@ static uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
 
 /* The same, remembering per entry hook how far above sp the slot was:
  * a function's frame layout is the same at every call. */
-static uintptr_t remembered_slot(hp_frames *s, uintptr_t hook, uintptr_t sp, uintptr_t ra)
+static RAW_STACK_READ uintptr_t remembered_slot(hp_frames *s, uintptr_t hook, uintptr_t sp,
+                                                uintptr_t ra)
 {
     uint16_t *m = &s->slot_memo[(hook >> 3) & (HP_SLOT_MEMO - 1)];
     const uintptr_t *p = (const uintptr_t *)sp;

@@ -80,5 +80,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "mkdeep: out of memory\n");
         return 1;
     }
-    return write_file(argv[1], &b);
+    int rc = write_file(argv[1], &b);
+    hp_buf_free(&b);
+    for (uint32_t s = 1; s <= NSITES; s++)
+        free(strings[s + 1]);
+    free(strings);
+    free(sites);
+    free(recs);
+    return rc;
 }

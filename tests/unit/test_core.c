@@ -432,6 +432,7 @@ static void test_agg_merge_roundtrip(void **state)
     hp_buf b = {0};
     hp_agg_encode(&b, &a1);
     assert_int_equal(hp_agg_decode(&back, b.data, b.len), 0);
+    hp_agg_free(&a1);
     assert_int_equal(hp_agg_decode(&a1, b.data, b.len - 3), -1); /* truncated */
     hp_agg_free(&a1);
     hp_buf_free(&b);

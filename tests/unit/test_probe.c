@@ -41,6 +41,15 @@ static const hprof_site_info sites[NSITES] = {
     [SKIPPED] = {HPROF_SITE_PROCEDURE, "helper_skip", "", 50, 51, -1},
 };
 static unsigned ids[NSITES];
+/* Under AddressSanitizer (tests/sanitize.sh) the first allocations of a
+ * probe, made before its clock is read, take a good part of a short run:
+ * lower bounds on measured times are checked in normal builds only. */
+#ifdef __SANITIZE_ADDRESS__
+#define TIMING_CHECKS 0
+#else
+#define TIMING_CHECKS 1
+#endif
+
 static hprof_unit unit = {"/src/probe_test.c", NSITES, sites, ids, 0};
 
 static int fresh(void **state)
@@ -142,7 +151,9 @@ static void test_direct_recursion_folded(void **state)
     /* Only the outermost activation is timed: its time is the wall time. */
     assert_int_equal(node_of(FIB)->timed, 1);
     double t = hp_ticks_to_sec(node_of(FIB)->ticks);
-    assert_true(t <= wall && t > wall * 0.98 - 20e-6);
+    assert_true(t <= wall);
+    if (TIMING_CHECKS)
+        assert_true(t > wall * 0.98 - 20e-6);
     assert_int_equal(hp_thread_self()->current, HP_ROOT_NODE);
 }
 

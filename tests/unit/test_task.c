@@ -16,6 +16,15 @@
 #include "hp_task.h"
 #include "hp_thread.h"
 
+/* Under AddressSanitizer (tests/sanitize.sh) the bookkeeping between the
+ * clock readings is slowed unevenly: upper bounds on measured times are
+ * checked in normal builds only. */
+#ifdef __SANITIZE_ADDRESS__
+#define TIMING_CHECKS 0
+#else
+#define TIMING_CHECKS 1
+#endif
+
 static int fresh_records(void **state)
 {
     (void)state;
@@ -116,7 +125,9 @@ static void test_untied_fragments(void **state)
     assert_int_equal(n->count, 1);
     assert_int_equal(n->timed, 1);
     uint64_t ms = (uint64_t)(hp_clock_ticks_per_sec() / 1000);
-    assert_true(n->ticks >= 2 * ms && n->ticks < 4 * ms);
+    assert_true(n->ticks >= 2 * ms);
+    if (TIMING_CHECKS)
+        assert_true(n->ticks < 4 * ms);
     assert_true(ran >= 4 * ms && ran < w1 - w0);
     assert_true(w1 - w0 - ran <= n->ticks);
     assert_true(n->max == n->ticks);
