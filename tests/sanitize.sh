@@ -3,8 +3,9 @@
 # analyzer, instrumenter) built out of tree with AddressSanitizer and
 # UndefinedBehaviorSanitizer (gcc, -fno-sanitize-recover: the first report
 # fails), and its tests run there: the cmocka unit tests of the core,
-# probes, tasks and file format, and the analyzer's shell tests on known,
-# broken and deep profiles.  Any sanitizer report fails the run.  The build
+# probes, tasks and file format, the analyzer's shell tests on known,
+# broken and deep profiles, the instrumenter's test; then the threaded
+# unit tests built with ThreadSanitizer.  Any sanitizer report fails.  The build
 # is incremental in _build/sanitize (a second run rebuilds what changed).
 # usage: tests/sanitize.sh   (from anywhere; called by tests/check.sh)
 # Env: HPROF_SANITIZE=0 skips it.
@@ -16,9 +17,9 @@ mkdir -p "$dir/src" "$dir/build"
 # The source tree may be configured in place, which forbids a second
 # build from it: the build uses a copy of the tracked files and of the
 # autotools output (only files that changed are copied again).
-(cd "$top" && { git ls-files; ls -d configure Makefile.in aclocal.m4 config.h.in build-aux/* \
+(cd "$top" && { git ls-files; git ls-files --others --exclude-standard; ls -d configure Makefile.in aclocal.m4 config.h.in build-aux/* \
     m4/*.m4 */Makefile.in 2>/dev/null; } | sort -u | while read -r f; do
-    [ -f "$f" ] && cp -u --parents "$f" "$dir/src/"; done)
+    [ -f "$f" ] && cp -u -p --parents "$f" "$dir/src/"; done)
 cd "$dir/build" || exit 1
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 if [ ! -e Makefile ] || [ ../src/configure -nt config.status ]; then
@@ -36,6 +37,7 @@ fi
 # the fuzzer (which builds its own sanitized target) are left to the
 # normal build: a sanitizer slows code unevenly.
 tests="tests/unit/test_core tests/unit/test_task tests/unit/test_probe tests/unit/test_omp_pragma
+       tests/unit/test_threads
        tests/unit/test_format tests/unit/test_query.sh tests/unit/test_check.sh
        tests/unit/test_deep.sh tests/instrument/run.sh tests/tasks/rec.sh"
 present=""
@@ -48,4 +50,28 @@ if grep -lE "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer" $(find
     rc=1
 fi
 [ $rc = 0 ] && echo "sanitize: all tests passed under ASan+UBSan" || echo "sanitize: FAILED (logs in $dir/build)"
-exit $rc
+
+# ThreadSanitizer: the tests that run several threads through the store
+# and the event boundary (test_threads) and the core's unit tests.  The
+# OpenMP and MPI integration tests are not run under it: libgomp, libomp
+# and Open MPI are not built with it, and their reports would be theirs.
+mkdir -p "$dir/tsan"
+cd "$dir/tsan" || exit 1
+if [ ! -e Makefile ] || [ ../src/configure -nt config.status ]; then
+    ../src/configure -q --without-mpi CFLAGS="-g -O1 -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
+        >configure.log 2>&1 || { echo "sanitize: TSan configure failed"; exit 1; }
+fi
+export TSAN_OPTIONS=halt_on_error=1:exitcode=66
+if ! make -j2 >build.log 2>&1; then
+    echo "sanitize: TSan build failed:"; grep -E "error" build.log | head -5; exit 1
+fi
+make -j2 check TESTS="tests/unit/test_threads tests/unit/test_core tests/unit/test_task tests/unit/test_probe" \
+    >check.log 2>&1
+trc=$?
+grep -E "^(PASS|FAIL|SKIP|ERROR):" check.log | sed 's/$/ (TSan)/'
+if grep -l "WARNING: ThreadSanitizer" tests/unit/*.log 2>/dev/null | grep -q .; then
+    echo "sanitize: ThreadSanitizer reports in: $(grep -l 'WARNING: ThreadSanitizer' tests/unit/*.log | tr '\n' ' ')"
+    trc=1
+fi
+[ $trc = 0 ] && echo "sanitize: all tests passed under TSan" || echo "sanitize: TSan FAILED (logs in $dir/tsan)"
+[ $rc = 0 ] && [ $trc = 0 ]
