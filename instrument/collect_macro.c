@@ -57,6 +57,8 @@ static const hpi_mdef *hpi_mdef_find(hpi_walk *w, const char *name)
     hpi_mdef key;
 
     key.name = name;
+    if (!w->defs.n)   /* bsearch must not get a NULL array */
+        return NULL;
     return bsearch(&key, w->defs.v, w->defs.n, sizeof key, hpi_mdef_cmp);
 }
 
@@ -179,7 +181,8 @@ int hpi_omp_macros(hpi_walk *w)
         ms[i].s = ((hpi_macro *)w->macros.v)[i].start;
         ms[i].e = ((hpi_macro *)w->macros.v)[i].end;
     }
-    qsort(w->stmts.v, w->stmts.n, sizeof(hpi_stmt), hpi_size_cmp);  /* by s */
+    if (w->stmts.n)
+        qsort(w->stmts.v, w->stmts.n, sizeof(hpi_stmt), hpi_size_cmp);  /* by s */
     rc = hpi_omp_plan(w->u, w->stmts.v, w->stmts.n, ms, w->macros.n, w->o->omp);
     free(ms);
     for (i = 0; rc == 0 && w->o->omp && i < w->macros.n; i++) {
