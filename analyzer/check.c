@@ -19,8 +19,10 @@ void hpq_violation(hpq_checker *ck, char rule, int64_t rank, int64_t thread, uin
         fprintf(out, " rank %lld", (long long)rank);
     if (thread >= 0)
         fprintf(out, " thread %lld", (long long)thread);
-    if (node && ck->path && node <= ck->nnodes)
-        fprintf(out, " node #%u %s", node, ck->path[node]);
+    if (node && ck->path && node <= ck->nnodes) {
+        fprintf(out, " node #%u ", node);
+        hpq_print_text_string(out, ck->path[node]);
+    }
     fputs(": ", out);
     va_list ap;
     va_start(ap, fmt);
