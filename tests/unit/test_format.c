@@ -513,6 +513,9 @@ static void test_record_domain(void **state)
     patch_record(site, HP_SITE_REC_LEN, 1, 44, 7);
     expect_error(s1 + 44, "site 1 of rank 0: reserved field is 0x00000007, not 0");
     patch_record(site, HP_SITE_REC_LEN, 1, 44, 0);
+    patch_u64(site, s1 + 48, 1ull << 63);
+    expect_error(s1 + 48, "site 1 of rank 0: module offset 9223372036854775808 is 2^63 or more");
+    patch_u64(site, s1 + 48, 0);
 
     patch_u64(node, n2 + 16, 1ull << 63);
     expect_error(n2 + 16, "node 2 of rank 1: count 9223372036854775808 is 2^63 or more");
