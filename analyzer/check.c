@@ -24,10 +24,13 @@ void hpq_violation(hpq_checker *ck, char rule, int64_t rank, int64_t thread, uin
         hpq_print_text_string(out, ck->path[node]);
     }
     fputs(": ", out);
+    /* the message quotes labels of the profile: escaped, one line */
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    hpq_print_text_string(out, msg);
     fputc('\n', out);
 }
 
