@@ -20,13 +20,18 @@ void hpq_violation(hpq_checker *ck, char rule, int64_t rank, int64_t thread, uin
     if (thread >= 0)
         fprintf(out, " thread %lld", (long long)thread);
     char path[1024];
-    if (node && ck->label && node <= ck->nnodes)
-        fprintf(out, " node #%u %s", node, hpq_node_path(ck, node, path, sizeof path));
+    if (node && ck->label && node <= ck->nnodes) {
+        fprintf(out, " node #%u ", node);
+        hpq_print_text_string(out, hpq_node_path(ck, node, path, sizeof path));
+    }
     fputs(": ", out);
+    /* the message quotes labels of the profile: escaped, one line */
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    hpq_print_text_string(out, msg);
     fputc('\n', out);
 }
 

@@ -5,6 +5,7 @@
  * Every error becomes one line naming the file and the byte offset.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,45 @@ static int get_f64(reader *r, section *s, const char *field, double *v)
     return 0;
 }
 
+/* ---- value domains: what SQLite and the reports can hold exactly ---- */
+
+/* Counts, bytes and unix times are stored as SQLite INTEGER, a signed 64-bit
+ * value: one of 2^63 or more would turn negative, so it is rejected. */
+#define MAX_COUNT INT64_MAX
+
+static int bad_count(reader *r, size_t at, uint64_t v, const char *field, const char *where)
+{
+    if (v <= (uint64_t)MAX_COUNT)
+        return 0;
+    return fail(r, at, "%s: %s %llu is 2^63 or more", where, field, (unsigned long long)v);
+}
+
+/* Times in seconds: finite and not negative. */
+static int bad_time(reader *r, size_t at, double v, const char *field, const char *where)
+{
+    if (isfinite(v) && v >= 0)
+        return 0;
+    return fail(r, at, "%s: %s %g is not a finite time >= 0", where, field, v);
+}
+
+static int get_count(reader *r, section *s, const char *field, uint64_t *v)
+{
+    char what[64];
+    size_t at = s->pos;
+    if (get_u64(r, s, field, v))
+        return -1;
+    return bad_count(r, at, *v, field, sec_desc(s, what, sizeof what));
+}
+
+static int get_time(reader *r, section *s, const char *field, double *v)
+{
+    char what[64];
+    size_t at = s->pos;
+    if (get_f64(r, s, field, v))
+        return -1;
+    return bad_time(r, at, *v, field, sec_desc(s, what, sizeof what));
+}
+
 /* str = u32 length then the bytes; returned NUL-terminated and malloc'ed. */
 static int get_str(reader *r, section *s, const char *field, char **out)
 {
@@ -218,6 +258,28 @@ static int check_preamble(reader *r, hpf_profile *out)
     if (out->version < HP_FORMAT_MIN_VERSION || out->version > HP_FORMAT_VERSION)
         return fail(r, 8, "unsupported format version %u (this reader supports %u to %u)",
                     out->version, HP_FORMAT_MIN_VERSION, HP_FORMAT_VERSION);
+    if (hp_get_u32(r->data + 12) != 0)
+        return fail(r, 12, "preamble: reserved field is 0x%08x, not 0",
+                    hp_get_u32(r->data + 12));
+    return 0;
+}
+
+/* The clock kind and its rate: a kind hp_format.h defines and a finite
+ * rate above 0 (times were divided by it). */
+static int read_clock(reader *r, section *s, hp_run_info *run)
+{
+    size_t at = s->pos;
+    if (get_u32(r, s, "clock", &run->clock))
+        return -1;
+    if (run->clock != HP_CLOCK_TSC && run->clock != HP_CLOCK_MONOTONIC)
+        return fail(r, at, "RUN section: clock %u is not a defined clock kind "
+                    "(%u tsc, %u monotonic)", run->clock, HP_CLOCK_TSC, HP_CLOCK_MONOTONIC);
+    at = s->pos;
+    if (get_f64(r, s, "ticks per second", &run->ticks_per_sec))
+        return -1;
+    if (!(isfinite(run->ticks_per_sec) && run->ticks_per_sec > 0))
+        return fail(r, at, "RUN section: ticks per second %g is not a finite number > 0",
+                    run->ticks_per_sec);
     return 0;
 }
 
@@ -235,10 +297,9 @@ static int read_run(reader *r, size_t *pos, hpf_profile *out)
     if ((uint64_t)run->nranks * MIN_RANK_BLOCK > r->len)
         return fail(r, at, "RUN section says %u ranks, more than the file can hold",
                     run->nranks);
-    if (get_u32(r, &s, "clock", &run->clock) ||
-        get_f64(r, &s, "ticks per second", &run->ticks_per_sec) ||
-        get_u64(r, &s, "start time", &run->start_ns) ||
-        get_u64(r, &s, "end time", &run->end_ns) ||
+    if (read_clock(r, &s, run) ||
+        get_count(r, &s, "start time", &run->start_ns) ||
+        get_count(r, &s, "end time", &run->end_ns) ||
         get_str(r, &s, "program name", &run->program))
         return -1;
     at = s.pos;
@@ -273,11 +334,11 @@ static int read_rank_info(reader *r, size_t *pos, uint32_t rank, hp_rank_info *r
         get_u32(r, &s, "pid", &ri->pid) ||
         get_u32(r, &s, "flags", &ri->flags) ||
         get_u32(r, &s, "OpenMP thread count", &ri->omp_threads) ||
-        get_u64(r, &s, "start time", &ri->start_ns) ||
-        get_u64(r, &s, "end time", &ri->end_ns) ||
-        get_f64(r, &s, "wall time", &ri->wall) ||
-        get_f64(r, &s, "MPI time", &ri->mpi_time) ||
-        get_u64(r, &s, "overflow events", &ri->overflow_events) ||
+        get_count(r, &s, "start time", &ri->start_ns) ||
+        get_count(r, &s, "end time", &ri->end_ns) ||
+        get_time(r, &s, "wall time", &ri->wall) ||
+        get_time(r, &s, "MPI time", &ri->mpi_time) ||
+        get_count(r, &s, "overflow events", &ri->overflow_events) ||
         get_str(r, &s, "host name", &ri->host) ||
         close_section(r, &s))
         return -1;
@@ -339,6 +400,13 @@ static int check_site(reader *r, size_t at, const hp_rank_data *rd, uint32_t ran
         return fail(r, at, "site %u of rank %u has id %u", i, rank, st->id);
     if (st->kind > HP_KIND_OVERFLOW)
         return fail(r, at, "site %u of rank %u has unknown kind %u", i, rank, st->kind);
+    if (st->reserved != 0)
+        return fail(r, at + 44, "site %u of rank %u: reserved field is 0x%08x, not 0", i,
+                    rank, st->reserved);
+    char where[64];
+    snprintf(where, sizeof where, "site %u of rank %u", i, rank);
+    if (bad_count(r, at + 48, st->offset, "module offset", where))
+        return -1;
     if (check_string_index(r, at, rd, rank, i, st->name, "name") ||
         check_string_index(r, at, rd, rank, i, st->func, "function") ||
         check_string_index(r, at, rd, rank, i, st->file, "file") ||
@@ -369,11 +437,27 @@ static int read_sites(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
     return 0;
 }
 
+/* The measured values of node i: offsets are those of hp_node_rec_put. */
+static int check_node_values(reader *r, size_t at, const hp_node_rec *nd, uint32_t rank,
+                             uint32_t i)
+{
+    char where[64];
+    snprintf(where, sizeof where, "node %u of rank %u", i, rank);
+    if (bad_count(r, at + 16, nd->count, "count", where) ||
+        bad_time(r, at + 24, nd->time, "time", where) ||
+        bad_time(r, at + 32, nd->min, "min", where) ||
+        bad_time(r, at + 40, nd->max, "max", where))
+        return -1;
+    return 0;
+}
+
 static int check_node(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank, uint32_t i)
 {
     const hp_node_rec *nd = &rd->nodes[i];
     if (nd->id != i)
         return fail(r, at, "node %u of rank %u has id %u", i, rank, nd->id);
+    if (check_node_values(r, at, nd, rank, i))
+        return -1;
     if (nd->site >= rd->nsites)
         return fail(r, at, "node %u of rank %u: site %u out of range (%u sites)", i, rank,
                     nd->site, rd->nsites);
@@ -413,10 +497,30 @@ static int read_nodes(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
     return 0;
 }
 
+/* The measured values of comm record i: offsets are those of
+ * hp_comm_rec_put. */
+static int check_comm_values(reader *r, size_t at, const hp_comm_rec *c, uint32_t rank,
+                             uint32_t i)
+{
+    char where[64];
+    snprintf(where, sizeof where, "comm record %u of rank %u", i, rank);
+    if (bad_count(r, at + 8, c->count, "count", where) ||
+        bad_count(r, at + 16, c->bytes_sent, "bytes sent", where) ||
+        bad_count(r, at + 24, c->bytes_recv, "bytes received", where) ||
+        bad_time(r, at + 32, c->tran, "transmission time", where) ||
+        bad_time(r, at + 40, c->sync, "sync time", where) ||
+        bad_time(r, at + 48, c->min, "min", where) ||
+        bad_time(r, at + 56, c->max, "max", where))
+        return -1;
+    return 0;
+}
+
 static int check_comm(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
                       uint32_t i, uint32_t nranks)
 {
     const hp_comm_rec *c = &rd->comms[i];
+    if (check_comm_values(r, at, c, rank, i))
+        return -1;
     if (c->node >= rd->nnodes)
         return fail(r, at, "comm record %u of rank %u: node %u out of range (%u nodes)", i,
                     rank, c->node, rd->nnodes);
@@ -461,6 +565,13 @@ static int check_task(reader *r, size_t at, const hp_rank_data *rd, uint32_t ran
     if (k->thread >= rd->info.threads)
         return fail(r, at, "task record %u of rank %u: thread %u out of range (%u threads)",
                     i, rank, k->thread, rd->info.threads);
+    char where[64];
+    snprintf(where, sizeof where, "task record %u of rank %u", i, rank);
+    if (bad_count(r, at + 16, k->id, "id", where) ||
+        bad_count(r, at + 24, k->parent, "parent", where) ||
+        bad_time(r, at + 32, k->begin, "begin", where) ||
+        bad_time(r, at + 40, k->end, "end", where))
+        return -1;
     if (!(k->begin <= k->end))
         return fail(r, at, "task record %u of rank %u: ends before it begins", i, rank);
     return 0;

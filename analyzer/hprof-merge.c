@@ -2,7 +2,7 @@
  * hprof-merge.c - command line tool: converts a profile (.hpf) into an
  * SQLite database for hprof-query and other SQL tools.
  *
- *   hprof-merge FILE [-o DB] [-f]
+ *   hprof-merge [-o DB] [-f] [--] FILE
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +12,11 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hprof-merge FILE [-o DB] [-f]\n"
+    fprintf(out, "usage: hprof-merge [-o DB] [-f] [--] FILE\n"
                  "  converts the profile FILE into an SQLite database\n"
                  "  -o DB   database to write (default: FILE with .hpf replaced by .db)\n"
-                 "  -f      overwrite an existing database\n");
+                 "  -f      overwrite an existing database\n"
+                 "  --      end of options: the next argument is FILE\n");
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -27,11 +28,17 @@ static int usage_error(const char *msg, const char *arg)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
-    int force = 0;
+    int force = 0, options_end = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        if (options_end) {
+            if (input)
+                return usage_error("more than one input file: ", a);
+            input = a;
+        } else if (strcmp(a, "--") == 0) {
+            options_end = 1;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
         } else if (strcmp(a, "-f") == 0) {

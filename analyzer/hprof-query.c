@@ -5,6 +5,8 @@
  * JSON, or checks its invariants.  Option parsing and dispatch only; the
  * reports live in report.c, the checker in check.c.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@ typedef struct query_args {
 
 static void usage(FILE *out)
 {
-    fputs("usage: hprof-query FILE|DB [options]\n"
+    fputs("usage: hprof-query [options] [--] FILE|DB [options]\n"
           "  FILE is a profile (.hpf, merged on first use into the database next to\n"
           "  it) or a database written by hprof-merge.\n"
           "reports (default: run header and top-down listing of the calling contexts):\n"
@@ -41,22 +43,39 @@ static void usage(FILE *out)
           "  --top N           list at most N rows (default 30, 0 = all)\n"
           "  --format F        text, csv or json (default text)\n"
           "  --help            this text\n"
+          "  --                end of options: the next argument is FILE|DB\n"
           "SITE is file:line, a function or MPI name, or a node id #N.\n", out);
+}
+
+/* Every message is one line: what it quotes (an argument, a label of the
+ * profile) has its control characters escaped. */
+static void print_error(const char *msg, const char *arg, const char *tail)
+{
+    fputs("hprof-query: ", stderr);
+    hpq_print_text_string(stderr, msg);
+    hpq_print_text_string(stderr, arg ? arg : "");
+    fprintf(stderr, "%s\n", tail);
 }
 
 static int usage_error(const char *msg, const char *arg)
 {
-    fprintf(stderr, "hprof-query: %s%s (try --help)\n", msg, arg ? arg : "");
+    print_error(msg, arg, " (try --help)");
     return 2;
 }
 
+/* A whole number >= 0 in decimal digits only: no sign, no spaces, no
+ * overflow (strtol alone would skip leading spaces and clamp). */
 static int parse_count(const char *s, long *v)
 {
     char *end;
-    if (!*s || *s == '-')
+    if (!isdigit((unsigned char)*s))
         return -1;
-    *v = strtol(s, &end, 10);
-    return *end ? -1 : 0;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (errno == ERANGE || *end)
+        return -1;
+    *v = x;
+    return 0;
 }
 
 static int parse_format(const char *s, hpq_format *f)
@@ -112,14 +131,19 @@ static int parse_args(int argc, char **argv, query_args *a)
     memset(a, 0, sizeof *a);
     a->opt.depth = -1;
     a->opt.top = 30;
+    int options_end = 0;
     for (int i = 1; i < argc; i++) {
         char name[32];
         const char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (!options_end && strcmp(arg, "--") == 0) {
+            options_end = 1;
+            continue;
+        }
+        if (!options_end && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
             usage(stdout);
             return 0;
         }
-        if (arg[0] != '-' || !arg[1]) {
+        if (options_end || arg[0] != '-' || !arg[1]) {
             if (a->input)
                 return usage_error("more than one input file: ", arg);
             a->input = arg;
@@ -189,7 +213,7 @@ int main(int argc, char **argv)
     if (status >= 0)
         return status;
     if (hpq_open(a.input, &db, &db_path, err, sizeof err)) {
-        fprintf(stderr, "hprof-query: %s\n", err);
+        print_error(err, NULL, "");
         return 1;
     }
     hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
@@ -197,10 +221,10 @@ int main(int argc, char **argv)
     if (a.check) {
         status = hpq_check(&ctx);
         if (status < 0)
-            fprintf(stderr, "hprof-query: %s\n", err);
+            print_error(err, NULL, "");
         status = status != 0;
     } else if (run_report(&a, &ctx)) {
-        fprintf(stderr, "hprof-query: %s\n", err);
+        print_error(err, NULL, "");
         status = 1;
     }
     sqlite3_close(db);

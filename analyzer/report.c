@@ -127,6 +127,14 @@ static double query_double(const hpq_ctx *ctx, const char *sql)
     return v;
 }
 
+/* "title label" on a line of its own, the label escaped. */
+static void print_title(const hpq_ctx *ctx, const char *title, const char *label)
+{
+    fprintf(ctx->out, "%s ", title);
+    hpq_print_text_string(ctx->out, label);
+    fputc('\n', ctx->out);
+}
+
 /* ---- run header (text output only) ---- */
 
 static int print_header(const hpq_ctx *ctx)
@@ -150,7 +158,9 @@ static int print_header(const hpq_ctx *ctx)
     }
     const hpq_cell *c = t->cells;
     const char *argv = c[1].s && *c[1].s ? c[1].s : c[0].s ? c[0].s : "?";
-    fprintf(ctx->out, "program:   %s\n", argv);
+    fputs("program:   ", ctx->out);
+    hpq_print_text_string(ctx->out, argv);
+    fputc('\n', ctx->out);
     fprintf(ctx->out, "ranks:     %lld x %lld threads (recording; OpenMP threads: %lld)\n",
             (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
     long long run_ranks = c[13].s ? atoll(c[13].s) : c[13].i;
@@ -450,7 +460,7 @@ int hpq_report_comm(const hpq_ctx *ctx, const char *site)
     if (by_rank && !(ranks = comm_table(ctx, &sel, 1)))
         goto done;
     if (text)
-        fprintf(ctx->out, "communication of %s\n", sel.label);
+        print_title(ctx, "communication of", sel.label);
     if (dest && print_table(ctx, dest))
         goto done;
     if (text && ranks)
@@ -500,7 +510,7 @@ static int print_site_report(const hpq_ctx *ctx, char *sql, const char *title,
     if (t) {
         time_columns(t);
         if (ctx->opt->format == HPQ_TEXT)
-            fprintf(ctx->out, "%s %s\n", title, sel->label);
+            print_title(ctx, title, sel->label);
         rc = print_table(ctx, t);
         if (rc == 0 && after && ctx->opt->format == HPQ_TEXT)
             after(ctx, t);

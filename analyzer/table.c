@@ -160,12 +160,87 @@ static int column_is_text(const hpq_table *t, int col)
     return 1;
 }
 
-static void print_text_cell(FILE *out, const char *s, size_t width, int left, int last)
+/* ---- text output: control characters escaped ---- */
+
+/* A label comes from the profile (a site, file or argument of the
+ * program): its control characters (bytes below 0x20 and 0x7f) are written
+ * as C escapes, so that it cannot move the terminal's cursor or forge a
+ * line of the report. */
+static int is_control(unsigned char c)
 {
+    return c < 0x20 || c == 0x7f;
+}
+
+/* Writes the escaped form of s to out (when out is not NULL) and returns
+ * its length. */
+static size_t escape_text(const char *s, char *out)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[5];
+        if (!is_control(*p)) {
+            esc[0] = (char)*p;
+            esc[1] = '\0';
+        } else if (*p == '\n') {
+            strcpy(esc, "\\n");
+        } else if (*p == '\t') {
+            strcpy(esc, "\\t");
+        } else if (*p == '\r') {
+            strcpy(esc, "\\r");
+        } else {
+            snprintf(esc, sizeof esc, "\\x%02x", *p);
+        }
+        size_t k = strlen(esc);
+        if (out)
+            memcpy(out + n, esc, k);
+        n += k;
+    }
+    if (out)
+        out[n] = '\0';
+    return n;
+}
+
+/* s itself when it has no control characters, else a malloc'ed escaped
+ * copy in *copy (the caller frees it); "?" when memory ran out. */
+static const char *text_form(const char *s, char **copy)
+{
+    *copy = NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && !is_control(*p))
+        p++;
+    if (!*p)
+        return s;
+    *copy = malloc(escape_text(s, NULL) + 1);
+    if (!*copy)
+        return "?";
+    escape_text(s, *copy);
+    return *copy;
+}
+
+void hpq_print_text_string(FILE *out, const char *s)
+{
+    char *copy;
+    fputs(text_form(s, &copy), out);
+    free(copy);
+}
+
+static size_t text_width(const char *s)
+{
+    char *copy;
+    size_t n = strlen(text_form(s, &copy));
+    free(copy);
+    return n;
+}
+
+static void print_text_cell(FILE *out, const char *raw, size_t width, int left, int last)
+{
+    char *copy;
+    const char *s = text_form(raw, &copy);
     if (left && last)
         fputs(s, out);
     else
         fprintf(out, left ? "%-*s%s" : "%*s%s", (int)width, s, last ? "" : "  ");
+    free(copy);
 }
 
 static void print_text(const hpq_table *t, FILE *out)
@@ -176,12 +251,12 @@ static void print_text(const hpq_table *t, FILE *out)
     if (!width || !left)
         goto done;
     for (int c = 0; c < t->ncols; c++) {
-        width[c] = strlen(t->names[c]);
+        width[c] = text_width(t->names[c]);
         left[c] = column_is_text(t, c);
     }
     for (size_t r = 0; r < t->nrows; r++)
         for (int c = 0; c < t->ncols; c++) {
-            size_t n = strlen(cell_text(t, c, hpq_cell_at(t, r, c), 1, buf, sizeof buf));
+            size_t n = text_width(cell_text(t, c, hpq_cell_at(t, r, c), 1, buf, sizeof buf));
             if (n > width[c])
                 width[c] = n;
         }

@@ -45,6 +45,9 @@ const hpq_cell *hpq_cell_at(const hpq_table *t, size_t row, int col);
 
 /* Prints the table; returns -1 (and prints nothing) if the table is
  * incomplete because memory ran out. */
+/* s with its control characters escaped (\n, \t, \r, \xHH), as text
+ * output shows every label. */
+void hpq_print_text_string(FILE *out, const char *s);
 /* s as a JSON string literal, quotes included. */
 void hpq_print_json_string(FILE *out, const char *s);
 int hpq_table_print(const hpq_table *t, FILE *out, hpq_format format);

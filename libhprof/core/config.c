@@ -2,10 +2,12 @@
  * config.c - parsing of the HPROF_* environment variables with strict
  * validation: a typo must not silently change what is measured.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "hp_config.h"
 
 hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0};
@@ -16,13 +18,38 @@ static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
     char *end;
     errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
-    if (errno || end == v || *end || v[0] == '-' || x < lo || x > hi) {
+    /* digits only: strtoull would skip leading spaces and take a sign */
+    if (!isdigit((unsigned char)v[0]) || errno || *end || x < lo || x > hi) {
         snprintf(err, errlen, "%s='%s' is not a whole number from %llu to %llu",
                  name, v, (unsigned long long)lo, (unsigned long long)hi);
         return -1;
     }
     *out = x;
     return 0;
+}
+
+/* HPROF_OUTPUT names a file to create, an existing regular file (the
+ * profile then goes to a numbered name next to it) or a directory.  A
+ * device, pipe or socket cannot hold a profile and would only get a
+ * numbered sibling ("/dev/null.1"): it is refused. */
+static int check_output(const char *v, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(v, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(err, errlen, "HPROF_OUTPUT='%s' is not a regular file or a directory", v);
+    return -1;
+}
+
+/* HPROF_FILTER names a rule file; a missing or unreadable one is reported
+ * when it is loaded, a directory here (reading it would find no rules). */
+static int check_filter(const char *v, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(v, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(err, errlen, "HPROF_FILTER='%s' is a directory, not a rule file", v);
+    return -1;
 }
 
 static int parse_choice(const char *name, const char *v, const char *const *choices,
@@ -50,8 +77,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
     const char *v;
     uint64_t n;
 
-    if ((v = get("HPROF_OUTPUT")) && *v)
+    if ((v = get("HPROF_OUTPUT")) && *v) {
+        if (check_output(v, err, errlen))
+            return -1;
         cfg->output = v;
+    }
     if ((v = get("HPROF_SUMMARY")) && parse_choice("HPROF_SUMMARY", v, summary,
                                                    &cfg->summary, err, errlen))
         return -1;
@@ -81,8 +111,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
             return -1;
         cfg->throttle_ns = n;
     }
-    if ((v = get("HPROF_FILTER")) && *v)
+    if ((v = get("HPROF_FILTER")) && *v) {
+        if (check_filter(v, err, errlen))
+            return -1;
         cfg->filter = v;
+    }
     if ((v = get("HPROF_TASK_TRACE"))) {
         if (parse_uint("HPROF_TASK_TRACE", v, 0, 1u << 24, &n, err, errlen))
             return -1;

@@ -8,6 +8,10 @@ tests_unit_mkprofile_LDADD = libhprof/libhpcore.la
 TESTS += tests/unit/test_query.sh
 EXTRA_DIST += tests/unit/test_query.sh
 
+# HPROF_* values of the wrong kind (a directory, a device, " 5"), end to end
+TESTS += tests/unit/test_config.sh
+EXTRA_DIST += tests/unit/test_config.sh
+
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_format
 tests_unit_test_format_SOURCES = tests/unit/test_format.c

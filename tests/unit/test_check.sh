@@ -46,6 +46,25 @@ got=$("$QUERY" "$dir/nested.hpf" --threads app.c:20 --format csv 2>&1 | grep '^0
 # the last line counts the violations
 expect b 1 '^check: 3 violations$'
 
+# labels are escaped in violations: variant d with its file app.c renamed
+# to a<ESC>p.c (same length, checksums fixed)
+python3 -c "
+import struct, sys, zlib
+d = bytearray(bytes(open(sys.argv[1], 'rb').read()).replace(b'app.c', b'a\x1bp.c'))
+pos = 16
+while pos + 16 <= len(d):
+    n = struct.unpack_from('<Q', d, pos + 8)[0]
+    struct.pack_into('<I', d, pos + 4, zlib.crc32(bytes(d[pos + 16:pos + 16 + n])))
+    pos += 16 + n
+open(sys.argv[2], 'wb').write(d)" "$dir/d.hpf" "$dir/ctl.hpf" || exit 99
+"$QUERY" "$dir/ctl.hpf" --check >"$dir/ctl.out" 2>"$dir/ctl.err"
+rc=$?
+[ $rc -eq 1 ] || fail "ctl: exit $rc, expected 1: $(cat "$dir/ctl.err")"
+grep -qxF 'check: rule d: rank 0: task construct at a\x1bp.c:22: 4 creations, 3 executions (a complete run executes every task it creates)' \
+    "$dir/ctl.out" || fail "ctl: no escaped rule d line in: $(cat "$dir/ctl.out")"
+[ "$(tr -d '\n' <"$dir/ctl.out" | LC_ALL=C tr -d '[:print:]' | wc -c)" -eq 0 ] ||
+    fail "ctl: raw control characters in the --check output"
+
 # --check excludes the other reports
 "$QUERY" "$dir/ok.hpf" --check --flat >/dev/null 2>"$dir/excl.err"
 rc=$?

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "hp_clock.h"
 #include "hp_config.h"
@@ -377,6 +378,41 @@ static void test_config(void **state)
     assert_string_equal(cfg.output, "/tmp/x.hpf");
 }
 
+/* Malformed numbers, a directory as filter, a device as output: each is
+ * refused with one line naming the variable. */
+static void test_config_edges(void **state)
+{
+    (void)state;
+    hp_config cfg;
+    char err[256];
+    assert_int_equal(parse_with("HPROF_MAX_NODES", " 5", &cfg, err), -1);
+    assert_string_equal(err, "HPROF_MAX_NODES=' 5' is not a whole number from 1 to 1073741824");
+    assert_int_equal(parse_with("HPROF_TOP", "+5", &cfg, err), -1);
+    assert_string_equal(err, "HPROF_TOP='+5' is not a whole number from 1 to 1000");
+    assert_int_equal(parse_with("HPROF_VERBOSE", "\t1", &cfg, err), -1);
+    assert_int_equal(parse_with("HPROF_TASK_TRACE", "99999999999999999999", &cfg, err), -1);
+    assert_int_equal(parse_with("HPROF_TOP", "5", &cfg, err), 0);
+    assert_int_equal(cfg.top, 5);
+
+    assert_int_equal(parse_with("HPROF_FILTER", "/etc", &cfg, err), -1);
+    assert_string_equal(err, "HPROF_FILTER='/etc' is a directory, not a rule file");
+    assert_null(strchr(err, '\n'));
+    assert_int_equal(parse_with("HPROF_FILTER", "/nonexistent/rules", &cfg, err), 0);
+    assert_string_equal(cfg.filter, "/nonexistent/rules");
+
+    assert_int_equal(parse_with("HPROF_OUTPUT", "/dev/null", &cfg, err), -1);
+    assert_string_equal(err, "HPROF_OUTPUT='/dev/null' is not a regular file or a directory");
+    assert_int_equal(parse_with("HPROF_OUTPUT", "/tmp", &cfg, err), 0);
+    assert_string_equal(cfg.output, "/tmp");
+    char file[] = "/tmp/test_core_out_XXXXXX"; /* an existing regular file */
+    int fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(parse_with("HPROF_OUTPUT", file, &cfg, err), 0);
+    unlink(file);
+    assert_int_equal(parse_with("HPROF_OUTPUT", "/nonexistent/x.hpf", &cfg, err), 0);
+}
+
 /* A one-rank profile with one comm site, for the aggregate tests. */
 static void make_rank(hp_rank_data *rd, uint32_t rank, double time, int peer,
                       uint64_t bytes)
@@ -542,6 +578,7 @@ int main(void)
         cmocka_unit_test_setup(test_task_parent_attribution, fresh_records),
         cmocka_unit_test_setup(test_task_trace_ring, fresh_records),
         cmocka_unit_test(test_config),
+        cmocka_unit_test(test_config_edges),
         cmocka_unit_test(test_agg_merge_roundtrip),
         cmocka_unit_test(test_agg_mpi_share_threads),
         cmocka_unit_test(test_summary_peer_directions),

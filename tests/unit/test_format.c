@@ -4,6 +4,7 @@
  * class of corruption checking that it is caught with the right message.
  */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -413,6 +414,132 @@ static void test_missing_file(void **state)
     assert_string_equal(err, "/nonexistent/x.hpf: No such file or directory");
 }
 
+/* ---- value domains: crafted files with valid checksums ---- */
+
+static void patch_u64(size_t sec, size_t at, uint64_t v)
+{
+    hp_put_u64(encoded.data + at, v);
+    fix_crc(sec);
+}
+
+static void patch_f64(size_t sec, size_t at, double v)
+{
+    hp_put_f64(encoded.data + at, v);
+    fix_crc(sec);
+}
+
+/* A valid file must still read after a field was patched back. */
+static void expect_valid(void)
+{
+    hpf_profile p;
+    char err[512];
+    if (read_bytes(encoded.data, encoded.len, &p, err, sizeof err) != 0)
+        fail_msg("valid file refused: %s", err);
+    hpf_free(&p);
+}
+
+static void test_preamble_reserved(void **state)
+{
+    (void)state;
+    hp_put_u32(encoded.data + 12, 1);
+    expect_error(12, "preamble: reserved field is 0x00000001, not 0");
+}
+
+static void test_clock_domain(void **state)
+{
+    (void)state;
+    size_t run = find_section(HP_SEC_RUN, 0);
+    size_t clock = run + HP_SECTION_HEADER_LEN + 4, rate = clock + 4;
+    static const uint32_t bad[] = {0, 3, 0xffffffffu};
+    for (int i = 0; i < 3; i++) {
+        char want[128];
+        patch_record(run, 0, 0, clock - run - HP_SECTION_HEADER_LEN, bad[i]);
+        snprintf(want, sizeof want,
+                 "RUN section: clock %u is not a defined clock kind (1 tsc, 2 monotonic)",
+                 bad[i]);
+        expect_error(clock, want);
+    }
+    patch_record(run, 0, 0, 4, HP_CLOCK_TSC);
+    expect_valid();
+
+    patch_f64(run, rate, 0.0);
+    expect_error(rate, "RUN section: ticks per second 0 is not a finite number > 0");
+    patch_f64(run, rate, -1e9);
+    expect_error(rate, "RUN section: ticks per second -1e+09 is not a finite number > 0");
+    patch_f64(run, rate, NAN);
+    expect_error(rate, "RUN section: ticks per second nan is not a finite number > 0");
+    patch_f64(run, rate, INFINITY);
+    expect_error(rate, "RUN section: ticks per second inf is not a finite number > 0");
+    patch_f64(run, rate, 2.5e9);
+    expect_valid();
+}
+
+static void test_rank_domain(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_RANK, 1);
+    size_t start = sec + HP_SECTION_HEADER_LEN + 20;
+    size_t wall = start + 16, mpi = wall + 8, ovf = mpi + 8;
+
+    patch_u64(sec, start, 1ull << 63);
+    expect_error(start, "RANK section of rank 1: start time 9223372036854775808 is 2^63 or more");
+    patch_u64(sec, start, 110);
+    patch_f64(sec, wall, -0.5);
+    expect_error(wall, "RANK section of rank 1: wall time -0.5 is not a finite time >= 0");
+    patch_f64(sec, wall, NAN);
+    expect_error(wall, "RANK section of rank 1: wall time nan is not a finite time >= 0");
+    patch_f64(sec, wall, 5.5);
+    patch_f64(sec, mpi, INFINITY);
+    expect_error(mpi, "RANK section of rank 1: MPI time inf is not a finite time >= 0");
+    patch_f64(sec, mpi, 2.5);
+    patch_u64(sec, ovf, UINT64_MAX);
+    expect_error(ovf, "RANK section of rank 1: overflow events 18446744073709551615 is 2^63 or more");
+    patch_u64(sec, ovf, 17);
+    expect_valid();
+}
+
+static void test_record_domain(void **state)
+{
+    (void)state;
+    size_t site = find_section(HP_SEC_SITE, 0);
+    size_t node = find_section(HP_SEC_NODE, 1);
+    size_t comm = find_section(HP_SEC_COMM, 0);
+    size_t task = find_section(HP_SEC_TASK, 1);
+    size_t s1 = site + HP_SECTION_HEADER_LEN + HP_SITE_REC_LEN;
+    size_t n2 = node + HP_SECTION_HEADER_LEN + 2 * HP_NODE_REC_LEN;
+    size_t c1 = comm + HP_SECTION_HEADER_LEN + HP_COMM_REC_LEN;
+    size_t t0 = task + HP_SECTION_HEADER_LEN;
+
+    patch_record(site, HP_SITE_REC_LEN, 1, 44, 7);
+    expect_error(s1 + 44, "site 1 of rank 0: reserved field is 0x00000007, not 0");
+    patch_record(site, HP_SITE_REC_LEN, 1, 44, 0);
+    patch_u64(site, s1 + 48, 1ull << 63);
+    expect_error(s1 + 48, "site 1 of rank 0: module offset 9223372036854775808 is 2^63 or more");
+    patch_u64(site, s1 + 48, 0);
+
+    patch_u64(node, n2 + 16, 1ull << 63);
+    expect_error(n2 + 16, "node 2 of rank 1: count 9223372036854775808 is 2^63 or more");
+    patch_u64(node, n2 + 16, 10);
+    patch_f64(node, n2 + 24, -2.5);
+    expect_error(n2 + 24, "node 2 of rank 1: time -2.5 is not a finite time >= 0");
+    patch_f64(node, n2 + 24, 2.5);
+    patch_f64(node, n2 + 40, NAN);
+    expect_error(n2 + 40, "node 2 of rank 1: max nan is not a finite time >= 0");
+    patch_f64(node, n2 + 40, 0.5);
+
+    patch_u64(comm, c1 + 16, UINT64_MAX);
+    expect_error(c1 + 16, "comm record 1 of rank 0: bytes sent 18446744073709551615 is 2^63 or more");
+    patch_u64(comm, c1 + 16, 24);
+    patch_f64(comm, c1 + 40, -0.25);
+    expect_error(c1 + 40, "comm record 1 of rank 0: sync time -0.25 is not a finite time >= 0");
+    patch_f64(comm, c1 + 40, 0.25);
+
+    patch_f64(task, t0 + 32, -0.5);
+    expect_error(t0 + 32, "task record 0 of rank 1: begin -0.5 is not a finite time >= 0");
+    patch_f64(task, t0 + 32, 0.5);
+    expect_valid();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +556,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rank_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_preamble_reserved, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clock_domain, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rank_domain, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_domain, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

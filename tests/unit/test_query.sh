@@ -170,6 +170,78 @@ expect_err corrupt-query 1 "hprof-query: $dir/bad.hpf: offset $off: checksum mis
     $QUERY "$dir/bad.hpf"
 [ -z "$(ls "$dir" | grep '^bad\.db')" ] || fail "corrupt profile left $(ls "$dir" | grep '^bad\.db')"
 
+# a value outside its domain with a valid checksum: clock kind 0 in RUN
+python3 -c "
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+n = struct.unpack_from('<Q', d, 24)[0]
+struct.pack_into('<I', d, 36, 0)
+struct.pack_into('<I', d, 20, zlib.crc32(bytes(d[32:32 + n])))
+open(sys.argv[2], 'wb').write(d)" "$dir/p.hpf" "$dir/clock.hpf" || exit 99
+expect_err domain-merge 1 "hprof-merge: $dir/clock.hpf: offset 36: RUN section: clock 0 is not a defined clock kind (1 tsc, 2 monotonic)" \
+    $MERGE "$dir/clock.hpf"
+[ ! -e "$dir/clock.db" ] || fail "domain-merge: left $dir/clock.db"
+
+# `--` ends the options: a file named like an option still opens
+cp "$dir/p.db" "$dir/-x.db"
+expect_out end-of-options "rank
+0" $QUERY --sql "SELECT rank FROM rank WHERE rank = 0" --format csv -- "$dir/-x.db"
+abs_query=$(cd "$(dirname "$QUERY")" && pwd)/hprof-query
+abs_merge=$(cd "$(dirname "$MERGE")" && pwd)/hprof-merge
+(cd "$dir" && "$abs_query" --format csv --sql "SELECT 1 AS one" -- -x.db) >"$dir/out" 2>"$dir/err" ||
+    fail "end-of-options relative: $(cat "$dir/err")"
+[ "$(cat "$dir/out")" = "one
+1" ] || fail "end-of-options relative: got $(cat "$dir/out")"
+cp "$dir/p.hpf" "$dir/-m.hpf"
+(cd "$dir" && "$abs_merge" -o m.db -- -m.hpf) >/dev/null 2>"$dir/err" ||
+    fail "merge end-of-options: $(cat "$dir/err")"
+[ -f "$dir/m.db" ] || fail "merge end-of-options: $dir/m.db not written"
+expect_err merge-two-after-dashdash 2 "hprof-merge: more than one input file: -f (try --help)" \
+    $MERGE -- "$dir/p.hpf" -f
+
+# numbers: overflow, signs and spaces are refused with one line
+expect_err top-overflow 2 "hprof-query: --top needs a number >= 0, not 99999999999999999999 (try --help)" \
+    $QUERY "$dir/p.db" --top 99999999999999999999
+expect_err depth-overflow 2 "hprof-query: --depth needs a number >= 0, not 9223372036854775808 (try --help)" \
+    $QUERY "$dir/p.db" --depth=9223372036854775808
+expect_err top-space 2 "hprof-query: --top needs a number >= 0, not  3 (try --help)" \
+    $QUERY "$dir/p.db" --top " 3"
+expect_err top-plus 2 "hprof-query: --top needs a number >= 0, not +3 (try --help)" \
+    $QUERY "$dir/p.db" --top +3
+expect_err top-newline 2 'hprof-query: --top needs a number >= 0, not 3\n4 (try --help)' \
+    $QUERY "$dir/p.db" --top "3
+4"
+
+# control characters in labels are escaped in text output: the profile
+# with "compute" renamed to c<LF>mp<TAB>u<ESC> and the program "./app" to
+# "./a<ESC>p" (same lengths, checksums fixed)
+python3 -c "
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+d = bytearray(bytes(d).replace(b'compute', b'c\nmp\tu\x1b').replace(b'./app', b'./a\x1bp'))
+pos = 16
+while pos + 16 <= len(d):
+    n = struct.unpack_from('<Q', d, pos + 8)[0]
+    struct.pack_into('<I', d, pos + 4, zlib.crc32(bytes(d[pos + 16:pos + 16 + n])))
+    pos += 16 + n
+open(sys.argv[2], 'wb').write(d)" "$dir/p.hpf" "$dir/ctl.hpf" || exit 99
+$MERGE "$dir/ctl.hpf" >/dev/null 2>"$dir/err" || fail "ctl merge: $(cat "$dir/err")"
+$QUERY "$dir/ctl.db" --top 0 >"$dir/out" 2>"$dir/err" || fail "ctl listing: $(cat "$dir/err")"
+[ "$(grep -c '' "$dir/out")" -eq 16 ] || fail "ctl listing: $(grep -c '' "$dir/out") lines, expected 16"
+[ "$(tr -d '\n' <"$dir/out" | LC_ALL=C tr -d '[:print:]' | wc -c)" -eq 0 ] ||
+    fail "ctl listing: raw control characters in the output"
+grep -qxF 'program:   ./a\x1bp -n 5' "$dir/out" || fail "ctl listing: program line $(head -1 "$dir/out")"
+[ "$(grep -cF '        c\nmp\tu\x1b ' "$dir/out")" -eq 1 ] || fail "ctl listing: node 5 label not escaped"
+for args in "--flat" "--ranks #5" "--comm main"; do
+    # shellcheck disable=SC2086
+    $QUERY "$dir/ctl.db" $args --top 0 >"$dir/out" 2>"$dir/err" || fail "ctl $args: $(cat "$dir/err")"
+    [ "$(tr -d '\n' <"$dir/out" | LC_ALL=C tr -d '[:print:]' | wc -c)" -eq 0 ] ||
+        fail "ctl $args: raw control characters in the output"
+done
+expect_out ctl-title 'per-rank distribution of c\nmp\tu\x1b' sh -c "$QUERY \"$dir/ctl.db\" --ranks '#5' | head -1"
+expect_err ctl-error 1 "hprof-query: no site matches 'a\\x1bb' in $dir/ctl.db" \
+    $QUERY "$dir/ctl.db" --ranks "$(printf 'a\033b')"
+
 if [ $failures -ne 0 ]; then
     echo "$failures failure(s)"
     exit 1
