@@ -50,8 +50,9 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
     const char *v;
     uint64_t n;
 
+    /* Copies: a program may rewrite its environ strings before exit. */
     if ((v = get("HPROF_OUTPUT")) && *v)
-        cfg->output = v;
+        cfg->output = strdup(v);
     if ((v = get("HPROF_SUMMARY")) && parse_choice("HPROF_SUMMARY", v, summary,
                                                    &cfg->summary, err, errlen))
         return -1;
@@ -82,7 +83,7 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
         cfg->throttle_ns = n;
     }
     if ((v = get("HPROF_FILTER")) && *v)
-        cfg->filter = v;
+        cfg->filter = strdup(v);
     if ((v = get("HPROF_TASK_TRACE"))) {
         if (parse_uint("HPROF_TASK_TRACE", v, 0, 1u << 24, &n, err, errlen))
             return -1;
