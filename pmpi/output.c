@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "hp_mpi.h"
@@ -70,17 +71,25 @@ static unsigned long long total_length(unsigned long long mine, MPI_Comm comm)
     return total;
 }
 
-/* Rank 0: the file at tmp holds exactly len bytes (some file systems
- * report a full disk only as a short file). */
-static int has_length(const char *tmp, unsigned long long len, int *err)
+/* Rank 0: the file at tmp holds exactly len bytes.  Open MPI reports a
+ * full disk on stderr only and returns success, leaving a short file:
+ * then why says so (the OS reason when the file system is full). */
+static int has_length(const char *tmp, unsigned long long len, char *why, size_t whylen)
 {
     struct stat st;
+    struct statvfs vfs;
     if (stat(tmp, &st) != 0) {
-        *err = errno;
+        snprintf(why, whylen, "%s", strerror(errno));
         return 0;
     }
-    *err = ENOSPC;
-    return (unsigned long long)st.st_size == len;
+    if ((unsigned long long)st.st_size == len)
+        return 1;
+    if (statvfs(tmp, &vfs) == 0 && vfs.f_bavail == 0)
+        snprintf(why, whylen, "%s", strerror(ENOSPC));
+    else
+        snprintf(why, whylen, "only %llu of %llu bytes reached the file",
+                 (unsigned long long)st.st_size, len);
+    return 0;
 }
 
 /* The collective write of the one file at path (through path.partial):
@@ -105,20 +114,22 @@ static int write_collective(const hp_rank_data *rd, const hp_run_info *run, cons
         hp_encode_end(&b, (uint32_t)size, offset + b.len);
     unsigned long long total = total_length(b.len, comm);
 
-    int ok = all_ok(!b.failed, comm), err = 0;
+    int ok = all_ok(!b.failed, comm);
+    char why[MPI_MAX_ERROR_STRING + 64] = "";
     MPI_File fh;
     int rc = MPI_ERR_NO_MEM;
     if (ok)
         rc = PMPI_File_open(comm, tmp, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY,
                             MPI_INFO_NULL, &fh);
-    if (ok && rc == MPI_SUCCESS) {
+    int opened = ok && rc == MPI_SUCCESS;
+    if (opened) {
         rc = write_all(fh, (MPI_Offset)offset, b.data, b.len, comm);
         int crc = PMPI_File_close(&fh);
         if (rc == MPI_SUCCESS)
             rc = crc;
         ok = rc == MPI_SUCCESS;
         if (rank == 0 && ok)
-            ok = has_length(tmp, total, &err);
+            ok = has_length(tmp, total, why, sizeof why);
         ok = all_ok(ok, comm);
     } else {
         ok = 0;
@@ -127,16 +138,16 @@ static int write_collective(const hp_rank_data *rd, const hp_run_info *run, cons
     if (rank == 0) {
         if (ok && rename(tmp, path) != 0) {
             ok = 0;
-            err = errno;
+            snprintf(why, sizeof why, "%s", strerror(errno));
         }
         if (!ok) {
-            char why[MPI_MAX_ERROR_STRING];
             if (rc != MPI_SUCCESS)
                 mpi_error_text(rc, why, sizeof why);
-            else
-                snprintf(why, sizeof why, "%s", strerror(err ? err : EIO));
+            else if (!why[0])
+                snprintf(why, sizeof why, "a rank could not write its part");
             hp_warn("cannot write profile %s: %s", path, why);
-            unlink(tmp);
+            if (opened)
+                unlink(tmp);    /* not another run's, nor a stale one */
         }
     }
     return all_ok(ok, comm);
