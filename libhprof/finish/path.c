@@ -114,6 +114,20 @@ void hp_process_unused_path(char *path, size_t len)
     hp_warn("%s exists; writing the profile to %s instead", wanted, path);
 }
 
+/* A path that fits maxlen for the wanted one that does not: the short
+ * name in dir, else in the current directory; one warning. */
+static void shorten(const char *want, const char *dir, const char *tag, size_t maxlen,
+                    char *path, size_t len)
+{
+    char name[128];
+    short_name(tag, name, sizeof name);
+    join(path, len, dir, name);
+    if (strlen(path) > maxlen || strlen(dir) >= PATH_MAX)
+        snprintf(path, len, "%s", name);
+    hp_warn("the profile path (%zu characters) is longer than %zu: writing the profile "
+            "to %s instead", strlen(want), maxlen, path);
+}
+
 int hp_process_profile_path(const char *program, const char *tag, size_t maxlen, char *path,
                             size_t len)
 {
@@ -133,21 +147,15 @@ int hp_process_profile_path(const char *program, const char *tag, size_t maxlen,
     const char *given = split_output(out, dir, sizeof dir);
     file_name(given, program, tag, name, sizeof name);
     join(want, sizeof want, dir, name);
-    size_t dirlen = strlen(dir);
-    if (dirlen && dirlen < PATH_MAX && !is_dir(dir)) {
-        hp_warn("cannot write profile %s: directory %s does not exist", want, dir);
+    if (*dir && strlen(dir) < PATH_MAX && !is_dir(dir)) {
+        hp_warn("cannot write profile %s: directory %s %s", want, dir,
+                exists(dir) ? "is not a directory" : "does not exist");
         return -1;
     }
-    if (strlen(want) <= maxlen) {
+    if (strlen(want) <= maxlen)
         snprintf(path, len, "%s", want);
-    } else {
-        short_name(tag, name, sizeof name);
-        join(path, len, dir, name);
-        if (strlen(path) > maxlen || dirlen >= PATH_MAX)
-            snprintf(path, len, "%s", name);
-        hp_warn("the profile path (%zu characters) is longer than %zu: writing the profile "
-                "to %s instead", strlen(want), maxlen, path);
-    }
+    else
+        shorten(want, dir, tag, maxlen, path, len);
     hp_process_unused_path(path, len);
     return 0;
 }

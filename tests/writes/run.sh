@@ -12,8 +12,9 @@
 #      NAME.rank<N>.hpf, each with its rank's records (3 ranks);
 #   d. long HPROF_OUTPUT paths (255 and 4100 characters): one warning, a
 #      short name in the same directory (else the current one), exit 0;
-#   e. HPROF_OUTPUT naming a device, a missing directory, a directory with
-#      a trailing "/" (README's configuration table).
+#   e. HPROF_OUTPUT naming a device, a missing directory, a file used as a
+#      directory, a directory with a trailing "/" (README's configuration
+#      table).
 # Every run's stdout is the same as without hprof, and its exit status 0.
 #
 # usage: tests/writes/run.sh [BUILDDIR]   (default: the current directory).
@@ -201,6 +202,11 @@ for kind in ser mpi; do
     expect_eq "miss.$kind: one line naming the directory, no profile" \
         "hprof: cannot write profile $tmp/missing/x.hpf: directory $tmp/missing does not exist:" \
         "$(warnings miss.$kind):$WRITTEN"
+    : >"$tmp/afile"
+    if [ $kind = ser ]; then run_ser notdir.$kind "$tmp/afile/x.hpf"; else run_mpi notdir.$kind 2 "$tmp/afile/x.hpf"; fi
+    expect_eq "notdir.$kind: one line naming the file that is no directory, no profile" \
+        "hprof: cannot write profile $tmp/afile/x.hpf: directory $tmp/afile is not a directory:" \
+        "$(warnings notdir.$kind):$WRITTEN"
     if [ $kind = ser ]; then run_ser slash.$kind "$tmp/nodir/"; else run_mpi slash.$kind 2 "$tmp/nodir/"; fi
     expect_eq "slash.$kind: a missing directory ending in / named" 1 \
         "$(warnings slash.$kind | grep -c "^hprof: cannot write profile $tmp/nodir/hprof-$kind-[0-9-]*\.hpf: directory $tmp/nodir does not exist$")"
