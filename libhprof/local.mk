@@ -51,7 +51,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
-	libhprof/finish/hp_process.h libhprof/finish/process.c \
+	libhprof/finish/hp_process.h libhprof/finish/process.c libhprof/finish/path.c \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden

@@ -146,6 +146,9 @@ static void write_aborting_rank(int errorcode)
     if (hp_finish_write_local(&rd, &run, tag, path, sizeof path) == 0)
         hp_warn("MPI_Abort (error code %d) on rank %d: its records are in %s", errorcode,
                 hp_world_rank, path);
+    else if (!path[0])
+        hp_warn("MPI_Abort (error code %d) on rank %d: its records are lost", errorcode,
+                hp_world_rank);
     else if (errno == ENOMEM)
         hp_warn("MPI_Abort (error code %d): out of memory, this rank's records are lost",
                 errorcode);

@@ -51,6 +51,7 @@ include tests/attr/local.mk
 include tests/io/local.mk
 include tests/shares/local.mk
 include tests/fuzz/local.mk
+include tests/writes/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

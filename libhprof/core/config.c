@@ -28,19 +28,6 @@ static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
     return 0;
 }
 
-/* HPROF_OUTPUT names a file to create, an existing regular file (the
- * profile then goes to a numbered name next to it) or a directory.  A
- * device, pipe or socket cannot hold a profile and would only get a
- * numbered sibling ("/dev/null.1"): it is refused. */
-static int check_output(const char *v, char *err, size_t errlen)
-{
-    struct stat st;
-    if (stat(v, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-        return 0;
-    snprintf(err, errlen, "HPROF_OUTPUT='%s' is not a regular file or a directory", v);
-    return -1;
-}
-
 /* HPROF_FILTER names a rule file; a missing or unreadable one is reported
  * when it is loaded, a directory here (reading it would find no rules). */
 static int check_filter(const char *v, char *err, size_t errlen)
@@ -77,11 +64,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
     const char *v;
     uint64_t n;
 
-    if ((v = get("HPROF_OUTPUT")) && *v) {
-        if (check_output(v, err, errlen))
-            return -1;
-        cfg->output = v;
-    }
+    /* Copies: a program may rewrite its environ strings before exit.  A
+     * device or a missing directory is not refused here: the run goes on
+     * and the writer says in one line that no profile was written. */
+    if ((v = get("HPROF_OUTPUT")) && *v)
+        cfg->output = strdup(v);
     if ((v = get("HPROF_SUMMARY")) && parse_choice("HPROF_SUMMARY", v, summary,
                                                    &cfg->summary, err, errlen))
         return -1;
@@ -114,7 +101,7 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
     if ((v = get("HPROF_FILTER")) && *v) {
         if (check_filter(v, err, errlen))
             return -1;
-        cfg->filter = v;
+        cfg->filter = strdup(v);
     }
     if ((v = get("HPROF_TASK_TRACE"))) {
         if (parse_uint("HPROF_TASK_TRACE", v, 0, 1u << 24, &n, err, errlen))

@@ -49,8 +49,7 @@ static void encode_missing_rank(hp_buf *b, uint32_t rank)
     hp_encode_rank(b, &rd);
 }
 
-int hp_finish_write_local(const hp_rank_data *rd, const hp_run_info *run, const char *tag,
-                          char *path, size_t len)
+int hp_finish_write_local_at(const hp_rank_data *rd, const hp_run_info *run, const char *path)
 {
     hp_buf b = {0};
     if (rd->info.rank >= run->nranks) {
@@ -66,7 +65,6 @@ int hp_finish_write_local(const hp_rank_data *rd, const hp_run_info *run, const 
             encode_missing_rank(&b, i);
     }
     hp_encode_end(&b, run->nranks, b.len);
-    hp_process_profile_path(run->program, tag, path, len);
     int rc = -1;
     if (b.failed)
         errno = ENOMEM;
@@ -74,6 +72,17 @@ int hp_finish_write_local(const hp_rank_data *rd, const hp_run_info *run, const 
         rc = hp_process_write_file(path, &b);
     hp_buf_free(&b);
     return rc;
+}
+
+int hp_finish_write_local(const hp_rank_data *rd, const hp_run_info *run, const char *tag,
+                          char *path, size_t len)
+{
+    if (hp_process_profile_path(run->program, tag, len - 1, path, len) != 0) {
+        path[0] = 0;
+        errno = ENOENT;
+        return -1;
+    }
+    return hp_finish_write_local_at(rd, run, path);
 }
 
 void hp_finish_print(const hp_agg *agg, const hp_run_info *run, const char *path)
@@ -100,7 +109,7 @@ void hp_finish_serial(void)
         return;
     }
     int written = hp_finish_write_local(&rd, &run, NULL, path, sizeof path) == 0;
-    if (!written)
+    if (!written && path[0])
         hp_warn("cannot write profile %s: %s", path,
                 errno == ENOMEM ? "out of memory" : strerror(errno));
     hp_finish_print(&agg, &run, written ? path : NULL);

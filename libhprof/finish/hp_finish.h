@@ -28,9 +28,12 @@ int hp_finish_take(hp_rank_data *rd, hp_run_info *run, uint32_t rank, uint32_t n
 /* Stage 3 without MPI: a whole profile of run->nranks blocks written by
  * this process, rd's at rd->info.rank and the others empty and flagged
  * missing, under the profile path with ".<tag>" (tag NULL: none).  0, or
- * -1 with errno set (ENOMEM: out of memory) and nothing written. */
+ * -1 with errno set (ENOMEM: out of memory) and nothing written; path
+ * "" when there was no place to write it (one warning already said why). */
 int hp_finish_write_local(const hp_rank_data *rd, const hp_run_info *run, const char *tag,
                           char *path, size_t len);
+/* The same under the given path, used as it is. */
+int hp_finish_write_local_at(const hp_rank_data *rd, const hp_run_info *run, const char *path);
 
 /* Stage 4: the summary of agg, naming the profile written at path (NULL:
  * none was written). */

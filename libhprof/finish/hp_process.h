@@ -10,16 +10,22 @@
 #include <stddef.h>
 #include "hp_profile.h"
 
-/* argv of the process from /proc (MPI_Init may get NULL arguments). */
+/* argv of the process as read from /proc at start-up (MPI_Init may get
+ * NULL arguments, and the program may rewrite its title later). */
 void hp_process_command_line(hp_run_info *run);
 /* Rank, host, pid, OpenMP team size and times of this process. */
 void hp_process_rank_info(hp_rank_info *ri, uint32_t rank, uint64_t start_ns,
                           uint64_t start_ticks, uint64_t end_ticks);
-/* The profile's path from HPROF_OUTPUT (a file or a directory) or the
- * default name, with ".<tag>" before its ".hpf" unless tag is NULL; never
- * an existing file (a warning names the one used). */
-void hp_process_profile_path(const char *program, const char *tag, char *path,
-                             size_t len);
+/* The profile's path (path.c) from HPROF_OUTPUT (a file, or a directory:
+ * existing or ending in "/") or the default name, with ".<tag>" before its
+ * ".hpf" unless tag is NULL; never an existing file, never longer than
+ * maxlen (a short name in the same directory, else in the current one;
+ * each with one warning).  0, or -1 after one warning when no profile can
+ * be written there (a device, a directory that does not exist). */
+int hp_process_profile_path(const char *program, const char *tag, size_t maxlen, char *path,
+                            size_t len);
+/* path itself if nothing is there, else path.1 (.2, ...) with a warning. */
+void hp_process_unused_path(char *path, size_t len);
 /* Writes all of b to path through path.partial, renamed when complete;
  * 0, or -1 with errno set and no file left behind. */
 int hp_process_write_file(const char *path, const hp_buf *b);

@@ -1,5 +1,6 @@
 /*
- * process.c - the process-level parts of a profile (hp_process.h) and the
+ * process.c - the process-level parts of a profile (hp_process.h): the
+ * command line captured at start-up, host, pid, times, the file writer; and the
  * exit handler that runs the end-of-run pipeline (hp_finish.h) for
  * programs that never call MPI_Init: tiers 1 and 2 also profile serial
  * and OpenMP-only code.
@@ -24,18 +25,29 @@
 static int mpi_started, mpi_finished, no_report;
 static uint64_t start_ns, start_ticks;
 
-void hp_process_command_line(hp_run_info *r)
+/* The command line as the process started, before the program could
+ * rewrite its argv or environ (a process title): read at start-up. */
+static char start_cmdline[8192];
+static ssize_t start_cmdline_len;
+
+static void capture_command_line(void)
 {
-    char buf[8192];
     int fd = open("/proc/self/cmdline", O_RDONLY);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    ssize_t n = fd >= 0 ? read(fd, start_cmdline, sizeof start_cmdline - 1) : -1;
     if (fd >= 0)
         close(fd);
+    start_cmdline_len = n > 0 ? n : 0;
+    start_cmdline[start_cmdline_len] = 0;
+}
+
+void hp_process_command_line(hp_run_info *r)
+{
+    const char *buf = start_cmdline;
+    ssize_t n = start_cmdline_len;
     if (n <= 0) {
         r->program = strdup("?");
         return;
     }
-    buf[n] = 0;
     for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
         r->argc++;
     r->argv = calloc(r->argc, sizeof *r->argv);
@@ -68,57 +80,6 @@ void hp_process_rank_info(hp_rank_info *ri, uint32_t rank, uint64_t start_ns_,
     ri->start_ns = start_ns_;
     ri->end_ns = hp_unix_ns();
     ri->wall = hp_ticks_to_sec(end_ticks - start_ticks_);
-}
-
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-/* "<dir>/hprof-<program>-<stamp>[.<tag>].hpf", or HPROF_OUTPUT with
- * ".<tag>" before its ".hpf" (or at its end). */
-static void profile_name(const char *program, const char *tag, char *path, size_t len)
-{
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    const char *out = hp_cfg.output;
-    const char *dot = tag ? "." : "", *t = tag ? tag : "";
-    if (out && !is_dir(out)) {
-        size_t n = strlen(out);
-        int ext = n > 4 && strcmp(out + n - 4, ".hpf") == 0;
-        snprintf(path, len, "%.*s%s%s%s", (int)(ext ? n - 4 : n), out, dot, t, ext ? ".hpf" : "");
-    } else {
-        snprintf(path, len, "%s%shprof-%s-%s%s%s.hpf", out ? out : "", out ? "/" : "",
-                 base_name(program), stamp, dot, t);
-    }
-}
-
-void hp_process_profile_path(const char *program, const char *tag, char *path, size_t len)
-{
-    profile_name(program, tag, path, len);
-    if (!exists(path))
-        return;
-    char wanted[PATH_MAX];
-    snprintf(wanted, sizeof wanted, "%s", path);
-    for (int i = 1; exists(path); i++)
-        snprintf(path, len, "%s.%d", wanted, i);
-    hp_warn("%s exists; writing the profile to %s instead", wanted, path);
 }
 
 void hp_process_no_exit_report(void)
@@ -203,6 +164,7 @@ void hp_process_start(uint64_t *ns, uint64_t *ticks)
 
 void hp_process_at_exit(void)
 {
+    capture_command_line();
     start_ns = hp_unix_ns();
     start_ticks = hp_ticks();
     atexit(at_exit);
