@@ -114,7 +114,10 @@ static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
 
 static void hpi_put_close(FILE *fp, const hpi_ins *in)
 {
-    fputs(in->site->wrap == HPI_WRAP_BLOCK ? " }" : "; }))", fp);
+    if (in->site->wrap == HPI_WRAP_BLOCK)
+        fputs(" }", fp);
+    else
+        fputs(in->site->semi ? "; }));" : "; }))", fp);
 }
 
 static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int *par, int n)
