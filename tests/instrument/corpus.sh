@@ -65,5 +65,18 @@ check "fallback: one warning with the first error of the instrumented copy" \
     "$(grep -c hprof-cc fb/err) $(grep hprof-cc fb/err | sed 's/\(error:\).*/\1/')"
 check "fallback: the original runs" 5 "$(fb/clash)"
 
+# ---- one-word compilers for builds that run `which $CC` ------------------
+rm -rf ow; mkdir ow
+for w in gcc mpicc; do
+    have $w || continue
+    got=$(PATH=$builddir/instrument:$PATH; CC=hprof-$w; which $CC)
+    check "one word: which hprof-$w" "$builddir/instrument/hprof-$w" "$got"
+    (PATH=$builddir/instrument:$PATH; CC=hprof-$w
+     $CC -O2 -Wall -c "$S/r_stmtmac.c" -o ow/$w.o && $CC ow/$w.o -o ow/$w) 2>ow/err.$w
+    check "one word: hprof-$w compiles and links instrumented, no warning" "" "$(cat ow/err.$w)"
+    check "one word: hprof-$w program's stdout and call statements" "7 3 7 3 g@15=1;g@22=1;g@29=1;first@30=1;" \
+        "$(HPROF_OUTPUT=ow/$w.hpf ow/$w) $(calls ow/$w.hpf)"
+done
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
