@@ -61,9 +61,32 @@ check "statement macros: INIT left unwrapped, said so" \
 rm -rf fb; mkdir fb
 "$HPCC" gcc -Wall "$S/r_clash.c" -o fb/clash 2>fb/err
 check "fallback: one warning with the first error of the instrumented copy" \
-    "1 hprof-cc: warning: $S/r_clash.c not instrumented: the instrumented source does not compile: $S/r_clash.c:7:30: error:" \
+    "1 hprof-cc: warning: $S/r_clash.c not instrumented: the instrumented source does not compile: $S/r_clash.c:8:36: error:" \
     "$(grep -c hprof-cc fb/err) $(grep hprof-cc fb/err | sed 's/\(error:\).*/\1/')"
 check "fallback: the original runs" 5 "$(fb/clash)"
+
+# ---- instrumented objects linked by any driver ---------------------------
+rm -rf ln; mkdir ln
+"$HPCC" gcc -O2 -Wall -c "$S/r_link_a.c" -o ln/a.o 2>ln/err &&
+    "$HPCC" gcc -O2 -Wall -c "$S/r_link_b.c" -o ln/b.o 2>>ln/err
+check "link: two C units instrumented, no warning" "" "$(cat ln/err)"
+for drv in g++ mpicxx; do
+    have $drv || continue
+    $drv -O2 "$S/r_link_main.cc" ln/a.o ln/b.o -o ln/$drv.x 2>ln/lerr.$drv
+    check "link: $drv without -lhprof links" "" "$(cat ln/lerr.$drv)"
+    check "link: $drv-linked program's stdout unchanged" "55 110" "$(ln/$drv.x 2>/dev/null)"
+    check "link: $drv-linked program warns once, unmeasured" \
+        "1 hprof: warning: instrumented code runs without the hprof runtime (libhprof was not linked): not measured" \
+        "$(ln/$drv.x 2>&1 >/dev/null | wc -l) $(ln/$drv.x 2>&1 >/dev/null | head -1)"
+done
+if have g++; then
+    "$HPCC" g++ -O2 "$S/r_link_main.cc" ln/a.o ln/b.o -o ln/m.x 2>ln/merr
+    check "link: through hprof-cc g++: measured, no warning" "55 110|" \
+        "$(HPROF_OUTPUT=ln/m.hpf ln/m.x 2>ln/mrun)|$(cat ln/merr ln/mrun)"
+    check "link: through hprof-cc g++: procedures and loop entered once" \
+        "procedure scale@4=1;procedure sum_to@10=1;loop for@14=1;" \
+        "$("$QUERY" ln/m.hpf --sql "SELECT s.kind || ' ' || s.name || '@' || s.line || '=' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind IN ('procedure', 'loop') GROUP BY s.id ORDER BY s.line, s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')"
+fi
 
 # ---- one-word compilers for builds that run `which $CC` ------------------
 rm -rf ow; mkdir ow
