@@ -65,6 +65,30 @@ check "fallback: one warning with the first error of the instrumented copy" \
     "$(grep -c hprof-cc fb/err) $(grep hprof-cc fb/err | sed 's/\(error:\).*/\1/')"
 check "fallback: the original runs" 5 "$(fb/clash)"
 
+# ---- OpenMP constructs POMP2 cannot see ----------------------------------
+# forks P.hpf: "fork@line=count;" of the OpenMP forks recorded
+forks() {
+    "$QUERY" "$1" --sql "SELECT s.name || '@' || s.line || '=' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind = 'omp' AND s.name = 'fork' GROUP BY s.id ORDER BY s.line" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';'
+}
+if have gcc && echo 'int main(void){return 0;}' | gcc -fopenmp -x c - -o omp-ok 2>/dev/null; then
+    rm -rf om; mkdir om
+    W="OpenMP construct left as is, not recorded"
+    gcc -g -fopenmp "$S/r_ompif.c" -o om/plain
+    "$HPCC" gcc -g -fopenmp "$S/r_ompif.c" -o om/pomp 2>om/err
+    check "omp: #if after the pragma and _Pragma in a macro: one warning each, compiled instrumented" \
+        "hprof-instrument: $S/r_ompif.c:17: warning: $W (another directive between the pragma and its statement); hprof-cc --no-omp leaves all OpenMP to the runtime
+hprof-instrument: $S/r_ompif.c:22: warning: $W (_Pragma from macro PAR_FOR); hprof-cc --no-omp leaves all OpenMP to the runtime" \
+        "$(cat om/err)"
+    check "omp: --list says so, and the loop under #if takes no probe" \
+        "# skipped loop 19 for: a loop pragma binds it across #if/#else/#endif;# omp 17: another directive between the pragma and its statement: left as is (not recorded);# omp 22: _Pragma from macro PAR_FOR: left as is (not recorded);" \
+        "$("$builddir/instrument/hprof-instrument" --list "$S/r_ompif.c" -fopenmp | grep -E '^# (omp|skipped loop 19)' | tr '\n' ';')"
+    check "omp: stdout plain, POMP2, --no-omp" "100 1 2;100 1 2;100 1 2" \
+        "$(om/plain);$(HPROF_OUTPUT=om/pomp.hpf om/pomp);$("$HPCC" --no-omp gcc -g -fopenmp "$S/r_ompif.c" -o om/gomp 2>om/err2 && HPROF_OUTPUT=om/gomp.hpf om/gomp)"
+    check "omp: POMP2 build records only the construct it sees (as warned)" "fork@25=1;" "$(forks om/pomp.hpf)"
+    check "omp: --no-omp build: no warning, GOMP records all three" "|fork@17=1;fork@22=1;fork@25=1;" \
+        "$(cat om/err2)|$(forks om/gomp.hpf)"
+fi
+
 # ---- instrumented objects linked by any driver ---------------------------
 rm -rf ln; mkdir ln
 "$HPCC" gcc -O2 -Wall -c "$S/r_link_a.c" -o ln/a.o 2>ln/err &&
