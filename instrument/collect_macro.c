@@ -243,8 +243,10 @@ void hpi_macro_decls(hpi_walk *w, const CXCursor *kids, size_t n)
             continue;
         for (j = w->first_site; j < w->u->nsites; j++) {
             hpi_site *t = &w->u->sites[j];
+            /* the wrapper would go around the whole invocation (calls in
+             * its arguments are wrapped inside the argument's text) */
             if (t->wrap == HPI_WRAP_EXPR && !t->skip &&
-                t->open_off >= m->start && t->close_off <= m->end)
+                t->open_off == m->start && t->close_off == m->end)
                 t->skip = "macro expands to a declaration";
         }
     }

@@ -53,6 +53,10 @@ for cc in gcc clang; do
     check "statement macros ($cc): the call statements and their counts" \
         "g@15=1;g@22=1;g@29=1;first@30=1;" "$(calls sm/p.hpf)"
 done
+rm -rf da; mkdir da
+"$HPCC" gcc -O2 -Wall -Wextra "$S/r_declarg.c" -o da/inst 2>da/err
+check "declaring macro: the call in its argument keeps its probe" "|4 1|put@16=1;" \
+    "$(cat da/err)|$(HPROF_OUTPUT=da/p.hpf da/inst)|$(calls da/p.hpf)"
 check "statement macros: INIT left unwrapped, said so" \
     "# skipped call 28 init: macro expands to a declaration" \
     "$("$builddir/instrument/hprof-instrument" --list "$S/r_stmtmac.c" | grep '^#')"

@@ -372,7 +372,9 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
     done
     if [ -s self/err ]; then
         notok "self: analyzer instrumented without warnings" "$(head -3 self/err | tr '\n' ' ')"
-    elif gcc -o self/hprof-query self/*.o "$builddir/libhprof/.libs/libhpcore.a" \
+    # the probes are weak references, which take no member out of a
+    # static archive: -u names the runtime's entry point
+    elif gcc -Wl,-u,hprof_register_unit -o self/hprof-query self/*.o "$builddir/libhprof/.libs/libhpcore.a" \
         "$builddir/libhprof/.libs/libhpcodec.a" -lsqlite3 -ldw -lpthread 2>self/err; then
         ok "self: analyzer instrumented without warnings"
         n=$(for o in self/*.o; do nm "$o" | grep -q hprof_register_unit && echo x; done | wc -l)
