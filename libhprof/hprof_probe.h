@@ -90,7 +90,7 @@ extern long hprof_probe_write(int fd, const void *buf, __SIZE_TYPE__ n) __asm__(
 /* One for the whole program (a weak definition in every instrumented unit). */
 int hprof_probe_warned __attribute__((weak));
 
-static inline void hprof_probe_register(hprof_unit *unit)
+static __inline__ void hprof_probe_register(hprof_unit *unit)
 {
     static const char msg[] = "hprof: warning: instrumented code runs without the hprof "
                               "runtime (libhprof was not linked): not measured\n";
@@ -104,13 +104,13 @@ static inline void hprof_probe_register(hprof_unit *unit)
     }
 }
 
-static inline void hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
+static __inline__ void hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
 {
     if (hprof_probe_enter_ref)
         hprof_probe_enter_ref(f, unit, index);
 }
 
-static inline void hprof_probe_exit(hprof_frame *f)
+static __inline__ void hprof_probe_exit(hprof_frame *f)
 {
     if (hprof_probe_exit_ref)
         hprof_probe_exit_ref(f);
