@@ -80,7 +80,7 @@ build() {
         notok "$name: hprof-cc build without a warning" "no POMP2 calls in $b.inst.c"
         return 1
     fi
-    ok "$name: hprof-cc build with the POMP2 rewriting, no warning"
+    ok "$name: hprof-cc build with the POMP2 rewriting, no other warning"
     OMPI_CC=$cc "$MPICC" -fopenmp -O2 "$src" -o "$tmp/$name.plain" 2>/dev/null
 }
 
