@@ -118,6 +118,29 @@ static size_t hpi_loop_open(hpi_walk *w, size_t s, unsigned *line, int *bound, i
     return best;
 }
 
+/* 1 when a loop pragma binds the loop at s across conditional
+ * directives (#pragma omp for, #if, the loop): no probe can go between
+ * them, nor around them (its closer would be inside the #if). */
+static int hpi_pragma_across_if(hpi_walk *w, size_t s)
+{
+    const hpi_src *src = &w->u->src;
+    size_t p = hpi_src_prev_nonspace(src, s);
+    int conds = 0;
+
+    while (p != HPI_NONE && src->cls[p] == HPI_C_DIRECTIVE) {
+        const hpi_dir *d = hpi_src_dir_at(src, p);
+        if (!d)
+            return 0;
+        if (d->kind == HPI_D_PRAGMA_LOOP)
+            return conds > 0;
+        if (d->kind != HPI_D_IF && d->kind != HPI_D_ELSE && d->kind != HPI_D_ENDIF)
+            return 0;
+        conds++;
+        p = hpi_src_prev_nonspace(src, d->start);
+    }
+    return 0;
+}
+
 /* 1 when the do loop's condition is a constant 0: do { } while (0). */
 static int hpi_do_while0(hpi_walk *w, CXCursor c)
 {
@@ -184,6 +207,10 @@ void hpi_walk_loop(hpi_walk *w, CXCursor c)
     after = hpi_src_next_nonspace(src, e);
     if (after < src->len && src->text[after] == ';' && src->cls[after] == HPI_C_CODE)
         close = after + 1;
+    if (!skip && !inner && hpi_pragma_across_if(w, open)) {
+        skip = "a loop pragma binds it across #if/#else/#endif";
+        bound = 1;
+    }
     if (!skip && w->nosite)
         skip = "in a context that cannot take a probe";
     if (!skip && inner)

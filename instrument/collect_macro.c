@@ -3,7 +3,8 @@
  * needs them: which invocation starts or ends at an offset, whether a
  * macro expands to a _Pragma (and how many loops its collapse clause
  * binds), whether a site made by a macro can be wrapped, and the notes
- * for omp _Pragmas made by macros that --omp leaves as they are.
+ * for omp _Pragmas made by macros that --omp leaves as they are; call
+ * statements made by statement macros (used without ';', or declaring).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -196,4 +197,60 @@ int hpi_omp_macros(hpi_walk *w)
         }
     }
     return rc;
+}
+
+/* ---- statement macros ---------------------------------------------- */
+
+static int hpi_word_at(const hpi_src *src, size_t off, const char *word)
+{
+    size_t n = strlen(word);
+
+    return off + n <= src->len && strncmp(src->text + off, word, n) == 0 &&
+           (off + n == src->len || !hpi_is_ident(src->text[off + n]));
+}
+
+const char *hpi_macro_stmt_end(hpi_walk *w, size_t e, int *semi)
+{
+    const hpi_src *src = &w->u->src;
+    size_t n = hpi_src_next_nonspace(src, e);
+    char c;
+
+    *semi = 0;
+    if (n >= src->len)
+        return NULL;
+    if (src->cls[n] == HPI_C_DIRECTIVE) {   /* the statement ends the line */
+        *semi = 1;
+        return NULL;
+    }
+    c = src->text[n];
+    if (hpi_word_at(src, n, "else"))
+        return "statement macro followed by else";
+    /* the next statement or the end of the block: no ';' was written */
+    if (c == '}' || c == '{' || hpi_is_ident(c))
+        *semi = 1;
+    return NULL;
+}
+
+void hpi_macro_decls(hpi_walk *w, const CXCursor *kids, size_t n)
+{
+    size_t i, j;
+
+    for (i = 0; i < n; i++) {
+        hpi_macro *m;
+        size_t s, e;
+        if (clang_getCursorKind(kids[i]) != CXCursor_DeclStmt ||
+            hpi_range(w, kids[i], &s, &e) < 0)
+            continue;
+        m = hpi_macro_at(w, s);
+        if (!m || e > m->end)
+            continue;
+        for (j = w->first_site; j < w->u->nsites; j++) {
+            hpi_site *t = &w->u->sites[j];
+            /* the wrapper would go around the whole invocation (calls in
+             * its arguments are wrapped inside the argument's text) */
+            if (t->wrap == HPI_WRAP_EXPR && !t->skip &&
+                t->open_off == m->start && t->close_off == m->end)
+                t->skip = "macro expands to a declaration";
+        }
+    }
 }

@@ -161,7 +161,7 @@ static void hpi_walk_call(hpi_walk *w, CXCursor c)
     const char *name, *skip = NULL;
     const hpi_src *src = &w->u->src;
     size_t s, e;
-    int kind, idx;
+    int kind, idx, semi = 0;
 
     if (w->o->omp && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
         hpi_range(w, c, &s, &e) == 0 && !hpi_macro_at(w, s)) {
@@ -184,9 +184,11 @@ static void hpi_walk_call(hpi_walk *w, CXCursor c)
         hpi_walk_kids(w, c);
         return;
     }
-    if (hpi_macro_at(w, s))
+    if (hpi_macro_at(w, s)) {
         skip = hpi_macro_check(w, s, e, 0);
-    else if (src->text[e - 1] != ')' || !hpi_is_ident(src->text[s]) || hpi_macro_ends_at(w, e))
+        if (!skip)
+            skip = hpi_macro_stmt_end(w, e, &semi);
+    } else if (src->text[e - 1] != ')' || !hpi_is_ident(src->text[s]) || hpi_macro_ends_at(w, e))
         skip = "call text made by a macro";
     if (!skip && !hpi_src_balanced(src, s, e))
         skip = "unbalanced text (macros or conditional code)";
@@ -198,6 +200,7 @@ static void hpi_walk_call(hpi_walk *w, CXCursor c)
     if (idx >= 0) {
         w->u->sites[idx].wrap = HPI_WRAP_EXPR;
         w->u->sites[idx].skip = skip;
+        w->u->sites[idx].semi = semi;
     }
     hpi_walk_kids(w, c);
 }
@@ -326,6 +329,7 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
         prev = e;
     }
     w->prev_end = HPI_NONE;
+    hpi_macro_decls(w, k.v, k.n);
     free(k.v);
 }
 

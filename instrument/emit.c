@@ -91,14 +91,14 @@ static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
 
     switch (in->site->wrap) {
     case HPI_WRAP_PROC:
-        fprintf(fp, " hprof_frame __hprof_pf __attribute__((cleanup(hprof_exit))); "
+        fprintf(fp, " hprof_frame __hprof_pf __attribute__((cleanup(hprof_probe_exit))); "
                     "int __hprof_pe __attribute__((unused)) = "
-                    "(hprof_enter(&__hprof_pf, __hprof_u(), %d), 0);", k);
+                    "(hprof_probe_enter(&__hprof_pf, __hprof_u(), %d), 0);", k);
         break;
     case HPI_WRAP_BLOCK:
-        fprintf(fp, "{ hprof_frame __hprof_lf%d __attribute__((cleanup(hprof_exit))); "
+        fprintf(fp, "{ hprof_frame __hprof_lf%d __attribute__((cleanup(hprof_probe_exit))); "
                     "int __hprof_le%d __attribute__((unused)) = "
-                    "(hprof_enter(&__hprof_lf%d, __hprof_u(), %d), 0); ", k, k, k, k);
+                    "(hprof_probe_enter(&__hprof_lf%d, __hprof_u(), %d), 0); ", k, k, k, k);
         if (in->site->open_line) {
             fprintf(fp, "\n#line %u ", in->site->open_line);
             hpi_put_cstr(fp, u->src.path);
@@ -106,15 +106,18 @@ static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
         }
         break;
     default:
-        fprintf(fp, "(__extension__ ({ hprof_frame __hprof_cf%d __attribute__((cleanup(hprof_exit))); "
-                    "hprof_enter(&__hprof_cf%d, __hprof_u(), %d); ", k, k, k);
+        fprintf(fp, "(__extension__ ({ hprof_frame __hprof_cf%d __attribute__((cleanup(hprof_probe_exit))); "
+                    "hprof_probe_enter(&__hprof_cf%d, __hprof_u(), %d); ", k, k, k);
         break;
     }
 }
 
 static void hpi_put_close(FILE *fp, const hpi_ins *in)
 {
-    fputs(in->site->wrap == HPI_WRAP_BLOCK ? " }" : "; }))", fp);
+    if (in->site->wrap == HPI_WRAP_BLOCK)
+        fputs(" }", fp);
+    else
+        fputs(in->site->semi ? "; }));" : "; }))", fp);
 }
 
 static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int *par, int n)
@@ -144,7 +147,7 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
     hpi_put_cstr(fp, u->src.path);
     fputs("\nstatic hprof_unit *__hprof_u(void) { return &__hprof_unit; } "
           "__attribute__((constructor)) static void __hprof_register(void) "
-          "{ hprof_register_unit(&__hprof_unit); }", fp);
+          "{ hprof_probe_register(&__hprof_unit); }", fp);
     hpi_put_pomp_funcs(fp, u);
     fputc('\n', fp);
 }
@@ -303,6 +306,7 @@ static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par
     qsort(ins, m, sizeof *ins, hpi_ins_cmp);
     fputs("#pragma GCC diagnostic push\n"
           "#pragma GCC diagnostic ignored \"-Wlong-long\"\n"
+          "#define HPROF_PROBE_WEAK 1\n"
           "#include \"hprof_probe.h\"\n", fp);
     hpi_put_pomp_decls(fp, u);
     fputs("#pragma GCC diagnostic pop\n"

@@ -69,6 +69,8 @@ typedef struct hpi_site {
     int par_bound;       /* a loop bound to a combined parallel construct:
                             its probe opens inside the team when the
                             construct is split (omp_split.c), else none */
+    int semi;            /* EXPR made by a statement macro used without a
+                            ';' after it: the closer supplies the ';' */
 } hpi_site;
 
 typedef struct hpi_opts {

@@ -88,6 +88,14 @@ int hpi_mdef_cmp(const void *a, const void *b);
 int hpi_macro_pragma(hpi_walk *w, hpi_macro *m);
 const char *hpi_macro_check(hpi_walk *w, size_t s, size_t e, int loop);
 int hpi_omp_macros(hpi_walk *w);
+/* For a call statement made by the macro invocation ending at e: whether
+ * its wrapper must supply the ';' the invocation is used without (*semi),
+ * or the reason it cannot be wrapped (NULL if it can). */
+const char *hpi_macro_stmt_end(hpi_walk *w, size_t e, int *semi);
+/* Marks the call statements made by a macro invocation that also expands
+ * to a declaration (one of the statements kids of a block): wrapping them
+ * would hide the declared names from the code after them. */
+void hpi_macro_decls(hpi_walk *w, const CXCursor *kids, size_t n);
 
 /* collect_walk.c */
 int hpi_add_site(hpi_walk *w, int kind, const char *name, size_t s, size_t e);

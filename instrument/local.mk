@@ -1,5 +1,6 @@
 # instrument/local.mk - hprof-instrument (the libclang source-to-source
-# instrumenter, tier 2) and hprof-cc (the compiler wrapper that runs it),
+# instrumenter, tier 2) and hprof-cc (the compiler wrapper that runs it,
+# also as hprof-gcc, hprof-clang, hprof-mpicc),
 # plus their tests in tests/instrument/.
 EXTRA_DIST += instrument/hprof-cc.in
 if HAVE_LIBCLANG
@@ -14,6 +15,13 @@ nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcodec.la $(CLANG_LIBS)
 bin_SCRIPTS += instrument/hprof-cc
+# One-word compilers (hprof-cc reads the compiler from its own name), for
+# builds that run `which $CC`: copies, so that they install as files.
+HPROF_CC_WRAPPERS = instrument/hprof-gcc instrument/hprof-clang instrument/hprof-mpicc
+bin_SCRIPTS += $(HPROF_CC_WRAPPERS)
+CLEANFILES += $(HPROF_CC_WRAPPERS)
+$(HPROF_CC_WRAPPERS): instrument/hprof-cc
+	$(AM_V_GEN)rm -f $@ && cp instrument/hprof-cc $@ && chmod +x $@
 # Which MPI calls are call statements (spec KIND local) and which get no
 # site: generated from the one spec table of the MPI wrappers.
 BUILT_SOURCES += instrument/hpi_mpi_kinds.h

@@ -33,6 +33,26 @@ static int hpi_fail(const char *file, const char *why)
     return 1;
 }
 
+/* One warning per OpenMP construct the POMP2 rewriting left as it was
+ * (the notes --list prints): the runtime gives OpenMP to POMP2 when a
+ * unit is rewritten, so GOMP/OMPT do not record that construct either. */
+static void hpi_warn_unrecorded(const hpi_unit *u, const char *file)
+{
+    size_t i;
+
+    for (i = 0; i < u->nnotes; i++) {
+        const char *note = u->omp_notes[i];
+        unsigned line = (unsigned)strtoul(note, NULL, 10);
+        const char *why = strstr(note, ": ");
+        const char *end;
+        why = why ? why + 2 : note;
+        end = strstr(why, ": left as is");
+        fprintf(stderr, "hprof-instrument: %s:%u: warning: OpenMP construct left as is, not recorded "
+                        "(%.*s); hprof-cc --no-omp leaves all OpenMP to the runtime\n",
+                file, line, (int)(end ? (size_t)(end - why) : strlen(why)), why);
+    }
+}
+
 /* Adds the names of a comma list to o->comm. */
 static int hpi_add_comm(hpi_opts *o, const char *list)
 {
@@ -133,6 +153,8 @@ int main(int argc, char **argv)
         hpi_list(&u, stdout);
     else if (rc == 0)
         rc = hpi_emit(&u, o.out ? o.out : out, err, sizeof err);
+    if (rc == 0 && !o.list)
+        hpi_warn_unrecorded(&u, o.file);
     if (rc != 0)
         hpi_fail(o.file, err);
     for (i = 0; i < (int)u.nsites; i++) {

@@ -159,7 +159,7 @@ static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const cha
             while (*t == ' ' || *t == '\t')
                 t++;
             if (strncmp(t, "pragma", 6) != 0 || x->kind == HPI_D_OTHER) {
-                *why = "another directive between the pragma and its statement";
+                *why = "another directive between the pragma and its statement: left as is (not recorded)";
                 return NULL;
             }
         }

@@ -75,6 +75,48 @@ HPROF_PROBE_API void hprof_region_begin(const char *name);
 HPROF_PROBE_API void hprof_region_end(const char *name);
 HPROF_PROBE_API void hprof_collect(int on);
 
+#ifdef HPROF_PROBE_WEAK
+/* What the probes of an instrumented unit call (hprof-instrument defines
+ * HPROF_PROBE_WEAK before including this file): the three functions
+ * above as weak references, so that an instrumented object links with any
+ * driver -- g++, mpicxx, a libtool link that adds no -lhprof -- and then
+ * runs unmeasured after one warning.  Linked with libhprof, they call it. */
+extern void hprof_probe_register_ref(hprof_unit *unit) __asm__("hprof_register_unit") __attribute__((weak));
+extern void hprof_probe_enter_ref(hprof_frame *f, hprof_unit *unit, unsigned index) __asm__("hprof_enter") __attribute__((weak));
+extern void hprof_probe_exit_ref(hprof_frame *f) __asm__("hprof_exit") __attribute__((weak));
+/* write(2) under another name: this header includes no system header, so
+ * it cannot change what the instrumented source sees. */
+extern long hprof_probe_write(int fd, const void *buf, __SIZE_TYPE__ n) __asm__("write");
+/* One for the whole program (a weak definition in every instrumented unit). */
+int hprof_probe_warned __attribute__((weak));
+
+static __inline__ void hprof_probe_register(hprof_unit *unit)
+{
+    static const char msg[] = "hprof: warning: instrumented code runs without the hprof "
+                              "runtime (libhprof was not linked): not measured\n";
+
+    if (hprof_probe_register_ref) {
+        hprof_probe_register_ref(unit);
+    } else if (!hprof_probe_warned) {
+        hprof_probe_warned = 1;
+        if (hprof_probe_write(2, msg, sizeof msg - 1) < 0)
+            hprof_probe_warned = 2;
+    }
+}
+
+static __inline__ void hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
+{
+    if (hprof_probe_enter_ref)
+        hprof_probe_enter_ref(f, unit, index);
+}
+
+static __inline__ void hprof_probe_exit(hprof_frame *f)
+{
+    if (hprof_probe_exit_ref)
+        hprof_probe_exit_ref(f);
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

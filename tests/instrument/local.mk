@@ -4,7 +4,11 @@
 # MPI program under mpirun; omp.sh: the OpenMP (POMP2) rewriting against
 # the ground truth of tests/omp/src and the opari2 build; pfor.sh: the
 # probes of loops bound to parallel loops open inside the team (POMP2,
-# GOMP, OMPT).  Included from instrument/local.mk.
-TESTS += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh
+# GOMP, OMPT); corpus.sh: a regression corpus of real-code snippets
+# (statement macros, fallbacks, linking without -lhprof, the one-word
+# wrappers).  Included from instrument/local.mk.
+TESTS += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh \
+	tests/instrument/corpus.sh
 EXTRA_DIST += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh \
+	tests/instrument/corpus.sh \
 	tests/instrument/src
