@@ -55,7 +55,7 @@ build() {
     if "$MPICC" -fopenmp -g -O2 "$src" -o "$tmp/$name" -L"$LIBDIR" -lhprof \
         -Wl,-rpath,"$LIBDIR" "$@" 2>"$tmp/$name.cc" &&
         "$MPICC" -fopenmp -g -O2 "$src" -o "$tmp/$name.plain" "$@" 2>>"$tmp/$name.cc"; then
-        if readelf -d "$tmp/$name" | grep -q 'NEEDED.*libhprof'; then
+        if readelf -d "$tmp/$name" | grep 'NEEDED.*libhprof' >/dev/null; then
             ok "$name: builds with -fopenmp -lhprof"
         else
             notok "$name: builds with -fopenmp -lhprof" "libhprof is not a NEEDED library"
