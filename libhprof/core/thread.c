@@ -176,13 +176,9 @@ uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site)
 uint32_t hp_event_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
                            const char *name, uint32_t flags)
 {
-    uint64_t key = hp_site_key(addr, kind);
-    uint32_t site = hp_map_get(&t->site_cache, key);
-    if (site == HP_MAP_MISSING) {
-        site = hp_site_dynamic(addr, kind, name, flags);
-        if (site == HP_SITE_OVERFLOW || hp_map_put(&t->site_cache, key, site) != 0)
-            return overflow(t);
-    }
+    uint32_t site = hp_event_site_keyed(t, hp_site_key(addr, kind), addr, kind, name, flags);
+    if (site == HP_SITE_OVERFLOW)
+        return overflow(t);
     uint32_t node = hp_cct_child(t, t->current, site);
     if (node != t->overflow) {
         hp_site_memo *m = hp_memo_slot(t, addr);
