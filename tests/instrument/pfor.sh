@@ -90,7 +90,6 @@ variant() {
     done
 }
 
-CHECK_TODO=
 variant gcc.pomp gcc
 variant gcc.gomp gcc --no-omp
 if command -v clang >/dev/null; then
@@ -120,7 +119,6 @@ forms() {   # forms NAME CC [HPROF-CC OPTIONS]
         "$(printf '%s\n' "$out" | oneline)"
     check_profile "forms $name" "$d/p.hpf"
 }
-CHECK_TODO=
 forms gcc.pomp gcc
 forms gcc.gomp gcc --no-omp
 if command -v clang >/dev/null && clang -fopenmp "$FORMS" -o "$tmp/forms.clang" 2>/dev/null; then
