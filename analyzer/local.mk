@@ -17,7 +17,7 @@ analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
 analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
-	analyzer/report.h analyzer/report.c \
+	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
 	analyzer/trace.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c

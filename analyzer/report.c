@@ -1,7 +1,7 @@
 /*
- * report.c - hprof-query's reports: run header, top-down listing of the
- * merged calling-context tree, flat site listing, per-destination
- * communication table, per-rank distribution and free SQL.
+ * report.c - hprof-query's reports: flat site listing, per-destination
+ * communication table, per-rank and per-thread distribution, tasks and
+ * free SQL (the run header and top-down listing: report_tree.c).
  *
  * Conventions: "time" sums over ranks and threads; "mean" divides it by
  * the number of ranks; "max" is the largest per-rank sum; imbalance is
@@ -16,36 +16,37 @@
 #include <string.h>
 #include "hp_profile.h"
 #include "report.h"
+#include "report_util.h"
 #include "sitesel.h"
 
 #define TIME_DECIMALS 6
 
-static int db_error(const hpq_ctx *ctx)
+int hpq_db_error(const hpq_ctx *ctx)
 {
     snprintf(ctx->err, ctx->errlen, "%s: %s", ctx->db_path, sqlite3_errmsg(ctx->db));
     return -1;
 }
 
-static int oom(const hpq_ctx *ctx)
+int hpq_oom(const hpq_ctx *ctx)
 {
     snprintf(ctx->err, ctx->errlen, "out of memory");
     return -1;
 }
 
-static int print_table(const hpq_ctx *ctx, const hpq_table *t)
+int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t)
 {
-    return hpq_table_print(t, ctx->out, ctx->opt->format) ? oom(ctx) : 0;
+    return hpq_table_print(t, ctx->out, ctx->opt->format) ? hpq_oom(ctx) : 0;
 }
 
 /* Runs `sql` (with an optional integer ?1) into a new table whose columns
  * are the statement's.  NULL on failure, with the message set. */
-static hpq_table *query_table(const hpq_ctx *ctx, const char *sql)
+hpq_table *hpq_query_table(const hpq_ctx *ctx, const char *sql)
 {
     sqlite3_stmt *st;
     const char *tail;
     hpq_table *t = NULL;
     if (sqlite3_prepare_v2(ctx->db, sql, -1, &st, &tail) != SQLITE_OK) {
-        db_error(ctx);
+        hpq_db_error(ctx);
         return NULL;
     }
     if (!st) {
@@ -60,7 +61,7 @@ static hpq_table *query_table(const hpq_ctx *ctx, const char *sql)
     int ncols = sqlite3_column_count(st);
     const char **names = calloc((size_t)ncols + 1, sizeof *names);
     if (!names) {
-        oom(ctx);
+        hpq_oom(ctx);
         goto done;
     }
     for (int c = 0; c < ncols; c++)
@@ -68,7 +69,7 @@ static hpq_table *query_table(const hpq_ctx *ctx, const char *sql)
     t = hpq_table_new(ncols, names);
     free(names);
     if (!t) {
-        oom(ctx);
+        hpq_oom(ctx);
         goto done;
     }
     int rc;
@@ -78,7 +79,7 @@ static hpq_table *query_table(const hpq_ctx *ctx, const char *sql)
             hpq_set_column(t, c, st, c);
     }
     if (rc != SQLITE_DONE) {
-        db_error(ctx);
+        hpq_db_error(ctx);
         hpq_table_free(t);
         t = NULL;
     }
@@ -108,7 +109,7 @@ static void decimals(hpq_table *t, const char *cols, int n)
             hpq_table_decimals(t, c, n);
 }
 
-static void time_columns(hpq_table *t)
+void hpq_time_columns(hpq_table *t)
 {
     decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time,work,ibarrier,barrier,crit_wait,"
                 "crit_hold,lock_wait,lock_hold,task_time,taskwait,ord_wait,ord_hold", TIME_DECIMALS);
@@ -116,7 +117,7 @@ static void time_columns(hpq_table *t)
     decimals(t, "pct", 1);
 }
 
-static double query_double(const hpq_ctx *ctx, const char *sql)
+double hpq_query_double(const hpq_ctx *ctx, const char *sql)
 {
     sqlite3_stmt *st;
     double v = 0;
@@ -135,240 +136,6 @@ static void print_title(const hpq_ctx *ctx, const char *title, const char *label
     fputc('\n', ctx->out);
 }
 
-/* ---- run header (text output only) ---- */
-
-static int print_header(const hpq_ctx *ctx)
-{
-    hpq_table *t = query_table(ctx,
-        "SELECT (SELECT value FROM run WHERE key = 'program'),"
-        " (SELECT value FROM run WHERE key = 'argv'),"
-        " (SELECT COUNT(*) FROM rank), (SELECT MAX(threads) FROM rank),"
-        " (SELECT MAX(omp_threads) FROM rank),"
-        " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
-        " (SELECT SUM(wall * MAX(threads, 1)) FROM rank),"
-        " MIN(mpi_pct), AVG(mpi_pct), MAX(mpi_pct), MIN(mpi_threads), MAX(mpi_threads),"
-        " (SELECT value FROM run WHERE key = 'nranks'),"
-        " (SELECT group_concat(rank, ', ') FROM rank WHERE flags & 4)"
-        " FROM rank_mpi");
-    if (!t)
-        return -1;
-    if (t->failed || t->nrows != 1) {
-        hpq_table_free(t);
-        return oom(ctx);
-    }
-    const hpq_cell *c = t->cells;
-    const char *argv = c[1].s && *c[1].s ? c[1].s : c[0].s ? c[0].s : "?";
-    fputs("program:   ", ctx->out);
-    hpq_print_text_string(ctx->out, argv);
-    fputc('\n', ctx->out);
-    fprintf(ctx->out, "ranks:     %lld x %lld threads (recording; OpenMP threads: %lld)\n",
-            (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
-    long long run_ranks = c[13].s ? atoll(c[13].s) : c[13].i;
-    if (run_ranks > c[2].i)
-        fprintf(ctx->out, "missing:   records of %lld of %lld ranks are not in this profile%s%s%s\n",
-                run_ranks - c[2].i, run_ranks, c[14].s ? " (MPI_Abort on rank " : "",
-                c[14].s ? c[14].s : "", c[14].s ? ")" : "");
-    fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
-            c[5].d, c[6].d);
-    fprintf(ctx->out, "threads:   %.6f thread-s (wall x threads recording, summed over ranks):"
-                      " the root row, 100%% of pct\n", c[7].d);
-    char threads[48];
-    if (c[11].i == c[12].i)
-        snprintf(threads, sizeof threads, "%lld", (long long)c[12].i);
-    else
-        snprintf(threads, sizeof threads, "%lld-%lld", (long long)c[11].i, (long long)c[12].i);
-    fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks, of wall x "
-                      "threads calling MPI (%s per rank)\n\n",
-            c[8].d, c[9].d, c[10].d, threads);
-    hpq_table_free(t);
-    return 0;
-}
-
-/* ---- top-down listing ---- */
-
-typedef struct tree_node {
-    int64_t id, parent, depth;
-    char *label;
-    int64_t calls;
-    double time, mean, max, imbalance;
-    size_t nkids;
-    struct tree_node **kids;
-} tree_node;
-
-typedef struct tree {
-    tree_node *nodes;   /* by id - 1 (node ids are dense from 1) */
-    size_t n;
-} tree;
-
-static void tree_free(tree *tr)
-{
-    for (size_t i = 0; i < tr->n; i++) {
-        free(tr->nodes[i].label);
-        free(tr->nodes[i].kids);
-    }
-    free(tr->nodes);
-}
-
-static int load_nodes(const hpq_ctx *ctx, tree *tr)
-{
-    hpq_table *t = query_table(ctx,
-        "SELECT n.id, n.parent, n.depth, s.label, COALESCE(t.calls, 0),"
-        " COALESCE(t.time, 0), COALESCE(t.mean, 0), COALESCE(t.max, 0), t.imbalance"
-        " FROM node n JOIN site s ON s.id = n.site LEFT JOIN node_time t ON t.node = n.id"
-        " ORDER BY n.id");
-    if (!t)
-        return -1;
-    tr->n = t->nrows;
-    tr->nodes = calloc(t->nrows + 1, sizeof *tr->nodes);
-    if (t->failed || !tr->nodes) {
-        hpq_table_free(t);
-        tr->n = 0;
-        return oom(ctx);
-    }
-    for (size_t r = 0; r < t->nrows; r++) {
-        tree_node *nd = &tr->nodes[r];
-        nd->id = hpq_cell_at(t, r, 0)->i;
-        nd->parent = hpq_cell_at(t, r, 1)->i;
-        nd->depth = hpq_cell_at(t, r, 2)->i;
-        nd->label = strdup(hpq_cell_at(t, r, 3)->s ? hpq_cell_at(t, r, 3)->s : "");
-        nd->calls = hpq_cell_at(t, r, 4)->i;
-        nd->time = hpq_cell_at(t, r, 5)->d;
-        nd->mean = hpq_cell_at(t, r, 6)->d;
-        nd->max = hpq_cell_at(t, r, 7)->d;
-        nd->imbalance = hpq_cell_at(t, r, 8)->type == HPQ_REAL ? hpq_cell_at(t, r, 8)->d : 0;
-        if (nd->id != (int64_t)r + 1 || !nd->label) {
-            hpq_table_free(t);
-            snprintf(ctx->err, ctx->errlen, "%s: node ids are not dense", ctx->db_path);
-            return -1;
-        }
-    }
-    hpq_table_free(t);
-    return 0;
-}
-
-static int by_time_desc(const void *a, const void *b)
-{
-    const tree_node *x = *(tree_node *const *)a, *y = *(tree_node *const *)b;
-    if (x->time != y->time)
-        return x->time < y->time ? 1 : -1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Links children to parents (parents precede children) and sorts them. */
-static int link_children(tree *tr)
-{
-    for (size_t i = 0; i < tr->n; i++) {
-        int64_t p = tr->nodes[i].parent;
-        if (p >= 1 && (size_t)p <= tr->n)
-            tr->nodes[p - 1].nkids++;
-    }
-    for (size_t i = 0; i < tr->n; i++) {
-        tr->nodes[i].kids = calloc(tr->nodes[i].nkids + 1, sizeof *tr->nodes[i].kids);
-        if (!tr->nodes[i].kids)
-            return -1;
-        tr->nodes[i].nkids = 0;
-    }
-    for (size_t i = 0; i < tr->n; i++) {
-        int64_t p = tr->nodes[i].parent;
-        if (p >= 1 && (size_t)p <= tr->n) {
-            tree_node *up = &tr->nodes[p - 1];
-            up->kids[up->nkids++] = &tr->nodes[i];
-        }
-    }
-    for (size_t i = 0; i < tr->n; i++)
-        qsort(tr->nodes[i].kids, tr->nodes[i].nkids, sizeof *tr->nodes[i].kids, by_time_desc);
-    return 0;
-}
-
-static void add_tree_row(hpq_table *t, const tree_node *nd, double total, int indent)
-{
-    char *label = NULL;
-    hpq_table_add_row(t);
-    hpq_set_int(t, 0, nd->id);
-    hpq_set_int(t, 1, nd->depth);
-    if (indent && asprintf(&label, "%*s%s", (int)(2 * nd->depth), "", nd->label) >= 0) {
-        hpq_set_str(t, 2, label);
-        free(label);
-    } else {
-        hpq_set_str(t, 2, nd->label);
-    }
-    hpq_set_int(t, 3, nd->calls);
-    hpq_set_real(t, 4, nd->time);
-    hpq_set_real(t, 5, nd->mean);
-    hpq_set_real(t, 6, nd->max);
-    hpq_set_real(t, 7, nd->imbalance);
-    hpq_set_real(t, 8, total > 0 ? 100.0 * nd->time / total : 0);
-}
-
-/* The root row is the run's thread time: per rank its wall time times its
- * threads that recorded; calls counts those threads. */
-static void root_carries_total(const hpq_ctx *ctx, tree_node *root, double total)
-{
-    double nranks = query_double(ctx, "SELECT COUNT(*) FROM rank");
-    root->time = total;
-    root->calls = (int64_t)query_double(ctx, "SELECT SUM(MAX(threads, 1)) FROM rank");
-    root->mean = nranks > 0 ? total / nranks : 0;
-    root->max = query_double(ctx, "SELECT MAX(wall * MAX(threads, 1)) FROM rank");
-    root->imbalance = root->mean > 0 ? root->max / root->mean : 0;
-}
-
-/* Depth-first walk, children by decreasing time, within --depth / --top.
- * Iterative (with an explicit stack) so deep trees cannot overflow. */
-static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
-{
-    const hpq_options *o = ctx->opt;
-    tree_node **stack = malloc((tr->n + 1) * sizeof *stack);
-    size_t sp = 0;
-    if (!stack)
-        return -1;
-    if (tr->n)
-        stack[sp++] = &tr->nodes[0];
-    while (sp && (o->top == 0 || t->nrows < (size_t)o->top)) {
-        tree_node *nd = stack[--sp];
-        if (nd->calls == 0 && nd->nkids == 0 && nd != &tr->nodes[0])
-            continue; /* an unused leaf, such as an empty <overflow> */
-        add_tree_row(t, nd, total, o->format == HPQ_TEXT);
-        if (o->depth >= 0 && nd->depth >= o->depth)
-            continue;
-        for (size_t k = nd->nkids; k-- > 0;)
-            stack[sp++] = nd->kids[k];
-    }
-    free(stack);
-    return 0;
-}
-
-int hpq_report_tree(const hpq_ctx *ctx)
-{
-    static const char *const cols[] = {"node", "depth", "site", "calls", "time",
-                                       "mean", "max", "imbalance", "pct"};
-    tree tr = {0};
-    hpq_table *t = NULL;
-    int rc = -1;
-    double total = query_double(ctx, "SELECT SUM(wall * MAX(threads, 1)) FROM rank");
-
-    if (load_nodes(ctx, &tr))
-        goto done;
-    if (tr.n)
-        root_carries_total(ctx, &tr.nodes[0], total);
-    t = hpq_table_new(9, cols);
-    if (!t || link_children(&tr) || walk_tree(ctx, &tr, t, total)) {
-        oom(ctx);
-        goto done;
-    }
-    time_columns(t);
-    if (t->failed) {
-        oom(ctx);
-        goto done;
-    }
-    if (ctx->opt->format == HPQ_TEXT && print_header(ctx))
-        goto done;
-    rc = print_table(ctx, t);
-done:
-    hpq_table_free(t);
-    tree_free(&tr);
-    return rc;
-}
-
 /* ---- fixed listings ---- */
 
 /* Runs `select` with --top's LIMIT and prints the table, after `title`
@@ -380,15 +147,15 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
     if (ctx->opt->top)
         snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
     if (asprintf(&sql, "%s%s", select, limit) < 0)
-        return oom(ctx);
-    hpq_table *t = query_table(ctx, sql);
+        return hpq_oom(ctx);
+    hpq_table *t = hpq_query_table(ctx, sql);
     free(sql);
     if (!t)
         return -1;
-    time_columns(t);
+    hpq_time_columns(t);
     if (title && ctx->opt->format == HPQ_TEXT)
         fprintf(ctx->out, "%s\n", title);
-    int rc = print_table(ctx, t);
+    int rc = hpq_print_table(ctx, t);
     hpq_table_free(t);
     return rc;
 }
@@ -434,13 +201,13 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
                  " FROM comm WHERE node IN (%s) GROUP BY %s ORDER BY %s",
                  by_rank ? "rank, " : "", HP_PEER_ALL, HP_PEER_FILE, HP_PEER_ALL, sel->nodes, group,
                  group) < 0) {
-        oom(ctx);
+        hpq_oom(ctx);
         return NULL;
     }
-    hpq_table *t = query_table(ctx, sql);
+    hpq_table *t = hpq_query_table(ctx, sql);
     free(sql);
     if (t)
-        time_columns(t);
+        hpq_time_columns(t);
     return t;
 }
 
@@ -461,11 +228,11 @@ int hpq_report_comm(const hpq_ctx *ctx, const char *site)
         goto done;
     if (text)
         print_title(ctx, "communication of", sel.label);
-    if (dest && print_table(ctx, dest))
+    if (dest && hpq_print_table(ctx, dest))
         goto done;
     if (text && ranks)
         fprintf(ctx->out, "\nby source rank:\n");
-    rc = ranks ? print_table(ctx, ranks) : 0;
+    rc = ranks ? hpq_print_table(ctx, ranks) : 0;
 done:
     hpq_table_free(dest);
     hpq_table_free(ranks);
@@ -504,14 +271,14 @@ static int print_site_report(const hpq_ctx *ctx, char *sql, const char *title,
                              const hpq_sel *sel,
                              void (*after)(const hpq_ctx *, const hpq_table *))
 {
-    hpq_table *t = query_table(ctx, sql);
+    hpq_table *t = hpq_query_table(ctx, sql);
     free(sql);
     int rc = -1;
     if (t) {
-        time_columns(t);
+        hpq_time_columns(t);
         if (ctx->opt->format == HPQ_TEXT)
             print_title(ctx, title, sel->label);
-        rc = print_table(ctx, t);
+        rc = hpq_print_table(ctx, t);
         if (rc == 0 && after && ctx->opt->format == HPQ_TEXT)
             after(ctx, t);
     }
@@ -535,7 +302,7 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
                  "  WHERE node IN (%s) GROUP BY rank) cm ON cm.rank = r.rank"
                  " ORDER BY r.rank", sel.nodes, sel.nodes) < 0) {
         hpq_sel_free(&sel);
-        return oom(ctx);
+        return hpq_oom(ctx);
     }
     int rc = print_site_report(ctx, sql, "per-rank distribution of", &sel, print_distribution);
     hpq_sel_free(&sel);
@@ -600,7 +367,7 @@ static int has_records(const hpq_ctx *ctx, const char *nodes, const char *name)
     if (asprintf(&sql, "SELECT EXISTS (SELECT 1 FROM " INSIDE_SQL " AND x.count > 0)", nodes,
                  name) < 0)
         return 0;
-    int r = query_double(ctx, sql) != 0;
+    int r = hpq_query_double(ctx, sql) != 0;
     free(sql);
     return r;
 }
@@ -684,7 +451,7 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
     char *sql = threads_sql(sel.nodes, shown);
     if (!sql) {
         hpq_sel_free(&sel);
-        return oom(ctx);
+        return hpq_oom(ctx);
     }
     int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel,
                                print_thread_imbalance);
@@ -694,10 +461,10 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
 
 int hpq_report_sql(const hpq_ctx *ctx, const char *sql)
 {
-    hpq_table *t = query_table(ctx, sql);
+    hpq_table *t = hpq_query_table(ctx, sql);
     if (!t)
         return -1;
-    int rc = print_table(ctx, t);
+    int rc = hpq_print_table(ctx, t);
     hpq_table_free(t);
     return rc;
 }

@@ -9,12 +9,17 @@
 #   - the view node_path builds a node's path from its parents: the
 #     deepest node of the first chain has 300 components, f1 first;
 #   - hprof-query --check passes on it;
+#   - the default listing (--top 30: only the listed nodes and their
+#     siblings are loaded) gives the first rows of the whole listing
+#     (--top 0: the whole tree loaded at once), also within --depth 2, and
+#     on mkprofile's profile, whose children are not in id order;
 #   - freshness by content: a database is merged again when its profile is
 #     replaced by a different one, even one dated before the database.
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
 top=${top_builddir:-.}
 MKDEEP=$top/tests/unit/mkdeep
+MKPROFILE=$top/tests/unit/mkprofile
 QUERY=$top/analyzer/hprof-query
 dir=$(mktemp -d "${TMPDIR:-/tmp}/test_deep.XXXXXX") || exit 99
 trap 'rm -rf "$dir"' EXIT
@@ -48,6 +53,19 @@ check "node_path of the deepest node under f1: $D components, from /f1/" "$D,/f1
 check "a node's path has its depth in components" "0" \
     "$(q "SELECT count(*) FROM node_path JOIN node n USING (id)
           WHERE n.depth > 0 AND length(path) - length(replace(path, '/', '')) != n.depth")"
+
+for opts in "--top 30" "--top 30 --depth 2" "--top 1000"; do
+    n=${opts#--top }; n=${n%% *}
+    "$QUERY" "$dir/deep.db" --format csv $opts >"$dir/lazy.csv" 2>&1
+    "$QUERY" "$dir/deep.db" --format csv ${opts/--top $n/--top 0} 2>&1 | head -n $((n + 1)) >"$dir/all.csv"
+    check "listing $opts: the first rows of the whole listing ($n rows)" "$((n + 1)),same" \
+        "$(wc -l <"$dir/lazy.csv"),$(cmp -s "$dir/lazy.csv" "$dir/all.csv" && echo same || echo differ)"
+done
+"$MKPROFILE" "$dir/known.hpf" || { echo "not ok - mkprofile"; exit 1; }
+"$QUERY" "$dir/known.hpf" --format csv >"$dir/lazy.csv" 2>/dev/null
+"$QUERY" "$dir/known.hpf" --format csv --top 0 >"$dir/all.csv" 2>/dev/null
+check "mkprofile's listing: loaded lazily = loaded whole (9 rows, node 7 before 4)" "10,same,7" \
+    "$(wc -l <"$dir/lazy.csv"),$(cmp -s "$dir/lazy.csv" "$dir/all.csv" && echo same || echo differ),$(sed -n 6p "$dir/lazy.csv" | cut -d, -f1)"
 
 # Freshness: a smaller profile put in place, dated a day before the
 # database, must be merged again.

@@ -1,0 +1,27 @@
+/*
+ * report_util.h - helpers the reports of hprof-query share (report.c):
+ * running a query into a table, error messages, time columns.
+ */
+#ifndef HPQ_REPORT_UTIL_H
+#define HPQ_REPORT_UTIL_H
+
+#include "report.h"
+
+/* Set ctx->err ("DB: sqlite message", "out of memory") and return -1. */
+int hpq_db_error(const hpq_ctx *ctx);
+int hpq_oom(const hpq_ctx *ctx);
+
+/* Runs one statement `sql` into a new table whose columns are the
+ * statement's.  NULL on failure, with the message set. */
+hpq_table *hpq_query_table(const hpq_ctx *ctx, const char *sql);
+
+/* The first column of the first row of `sql` as a double (0 if none). */
+double hpq_query_double(const hpq_ctx *ctx, const char *sql);
+
+/* Text-mode decimals of the time, imbalance and pct columns. */
+void hpq_time_columns(hpq_table *t);
+
+/* Prints t in the requested format; 0 or -1 (out of memory). */
+int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t);
+
+#endif
