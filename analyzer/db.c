@@ -42,7 +42,6 @@ static const char *const index_sql =
     "CREATE INDEX node_site ON node(site);\n"
     "CREATE INDEX node_lo ON node(lo);\n"
     "CREATE INDEX stat_node ON stat(node, rank);\n"
-    "CREATE INDEX stat_rank ON stat(rank);\n"
     "CREATE INDEX comm_node ON comm(node, peer);\n"
     "CREATE INDEX comm_rank ON comm(rank);\n"
     "CREATE INDEX task_id ON task(rank, id);\n";
@@ -177,8 +176,7 @@ static int prepare(writer *w, const char *sql, sqlite3_stmt **st)
 static int step(writer *w, sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    sqlite3_reset(st);      /* every insert binds all its columns again */
     return rc == SQLITE_DONE ? 0 : db_fail(w, "sqlite insert");
 }
 
@@ -466,8 +464,12 @@ static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *sour
 {
     writer w = {NULL, p, m, err, errlen};
     int rc = -1;
-    if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
+    /* Millions of inserts: no allocation statistics (a global mutex per
+     * malloc; fails harmlessly once SQLite is initialized) and no mutex on
+     * a connection only this thread uses. */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                        SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", tmp, w.db ? sqlite3_errmsg(w.db) : "cannot open");
     } else {
         rc = write_all(&w, source);

@@ -4,6 +4,7 @@ noinst_LTLIBRARIES += analyzer/libhpanalyze.la
 analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/hpf_read.h analyzer/hpf_read.c \
 	analyzer/keymap.h analyzer/keymap.c \
+	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \
 	analyzer/db.h analyzer/db.c
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)

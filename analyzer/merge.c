@@ -10,6 +10,7 @@
 #include <string.h>
 #include "keymap.h"
 #include "merge.h"
+#include "nodemap.h"
 
 static const char *base_name(const char *path)
 {
@@ -116,16 +117,13 @@ static int add_node(hpf_merged *m, uint32_t *cap, uint32_t parent, uint32_t site
     hpf_gnode *g = &m->nodes[m->nnodes];
     g->parent = parent;
     g->site = site;
-    g->outer = 1;
-    for (uint32_t up = parent; up; up = m->nodes[up - 1].parent)
-        if (m->nodes[up - 1].site == site)
-            g->outer = 0;
+    g->outer = 1;                       /* until mark_outer */
     g->depth = parent ? m->nodes[parent - 1].depth + 1 : 0;
     m->nnodes++;
     return 0;
 }
 
-static int map_rank_nodes(hpf_merged *m, hpf_keymap *keys, uint32_t *cap,
+static int map_rank_nodes(hpf_merged *m, hpf_nodemap *keys, uint32_t *cap,
                           const hpf_profile *p, uint32_t rank)
 {
     const hp_rank_data *rd = &p->ranks[rank];
@@ -140,10 +138,10 @@ static int map_rank_nodes(hpf_merged *m, hpf_keymap *keys, uint32_t *cap,
             map[i] = 1;
             continue;
         }
-        uint32_t key[2] = {map[nd->parent], site}, id;
+        uint32_t parent = map[nd->parent], id;
         int added;
-        if (hpf_keymap_intern(keys, key, sizeof key, m->nnodes + 1, &id, &added) ||
-            (added && add_node(m, cap, key[0], site)))
+        if (hpf_nodemap_intern(keys, parent, site, m->nnodes + 1, &id, &added) ||
+            (added && add_node(m, cap, parent, site)))
             return -1;
         map[i] = id;
     }
@@ -194,29 +192,64 @@ static int number_subtrees(hpf_merged *m)
     return 0;
 }
 
+/* A node is outer when no ancestor has its site.  One pass in preorder
+ * (by lo) keeps the open ancestors on a stack and, per site, how many of
+ * them have it: linear, where walking up from each node costs its depth. */
+static int mark_outer(hpf_merged *m)
+{
+    uint32_t n = m->nnodes;
+    uint32_t *by_lo = malloc(((size_t)n + 1) * sizeof *by_lo);
+    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    uint32_t *open = calloc((size_t)m->nsites + 1, sizeof *open);
+    uint32_t sp = 0;
+    int rc = -1;
+    if (!by_lo || !stack || !open)
+        goto done;
+    for (uint32_t id = 1; id <= n; id++) {
+        assert(m->nodes[id - 1].lo >= 1 && m->nodes[id - 1].lo <= n);
+        by_lo[m->nodes[id - 1].lo - 1] = id;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        hpf_gnode *g = &m->nodes[by_lo[k] - 1];
+        assert(g->site <= m->nsites);
+        while (sp && m->nodes[stack[sp - 1] - 1].hi < g->lo)
+            open[m->nodes[stack[--sp] - 1].site]--;
+        g->outer = open[g->site] == 0;
+        open[g->site]++;
+        stack[sp++] = by_lo[k];
+    }
+    rc = 0;
+done:
+    free(by_lo);
+    free(stack);
+    free(open);
+    return rc;
+}
+
 int hpf_merge(const hpf_profile *p, hpf_merged *m)
 {
-    hpf_keymap site_keys, node_keys;
+    hpf_keymap site_keys;
+    hpf_nodemap node_keys;
     hp_buf key = {0};
     uint32_t site_cap = 0, node_cap = 0;
     int rc = -1;
 
     memset(m, 0, sizeof *m);
     hpf_keymap_init(&site_keys);
-    hpf_keymap_init(&node_keys);
+    hpf_nodemap_init(&node_keys);
     if (alloc_maps(m, p))
         goto done;
     for (uint32_t r = 0; r < p->nranks; r++)
         if (map_rank_sites(m, &site_keys, &site_cap, p, r, &key) ||
             map_rank_nodes(m, &node_keys, &node_cap, p, r))
             goto done;
-    if (number_subtrees(m))
+    if (number_subtrees(m) || mark_outer(m))
         goto done;
     rc = 0;
 done:
     hp_buf_free(&key);
     hpf_keymap_free(&site_keys);
-    hpf_keymap_free(&node_keys);
+    hpf_nodemap_free(&node_keys);
     if (rc)
         hpf_merged_free(m);
     return rc;
