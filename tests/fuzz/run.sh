@@ -1,6 +1,8 @@
 #!/bin/bash
-# tests/fuzz/run.sh - a short libFuzzer run of the profile reader and the
-# merge (tests/fuzz/fuzz_profile.c), built with clang's
+# tests/fuzz/run.sh - a short libFuzzer run of the profile reader, the
+# merge and, for the profiles the reader accepts, the database writer, the
+# --check rules and the default listing (tests/fuzz/fuzz_profile.c: a
+# failed write must leave no partial database), built with clang's
 # -fsanitize=fuzzer,address,undefined from the sources, seeded with the
 # profiles tests/unit/mkprofile, mkcheck and mkdeep write.  Fails on any
 # crash, hang (10 s per input), leak or sanitizer report, and prints the
@@ -23,9 +25,10 @@ fi
 fuzz=$tmp/fuzz_profile
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$srcdir/libhprof/codec" -I"$srcdir/analyzer" -I"$builddir" \
-    "$srcdir/tests/fuzz/fuzz_profile.c" "$srcdir/analyzer/hpf_read.c" "$srcdir/analyzer/merge.c" \
-    "$srcdir/analyzer/keymap.c" "$srcdir/libhprof/codec/format.c" \
-    "$srcdir/libhprof/codec/encode.c" -o "$fuzz" 2>"$tmp/build.err"; then
+    "$srcdir/tests/fuzz/fuzz_profile.c" \
+    "$srcdir"/analyzer/{hpf_read,keymap,nodemap,merge,db,check,checktree,report,report_tree}.c \
+    "$srcdir"/analyzer/{sitesel,table,trace}.c "$srcdir/libhprof/codec/format.c" \
+    "$srcdir/libhprof/codec/encode.c" -lsqlite3 -lm -o "$fuzz" 2>"$tmp/build.err"; then
     if grep -q "fuzzer" "$tmp/build.err"; then
         echo "# SKIP fuzz: clang cannot link libFuzzer: $(head -1 "$tmp/build.err")"
         exit 77
@@ -62,11 +65,13 @@ for k in ok a b c d d-abort e e-root f nested; do
     "$builddir/tests/unit/mkcheck" "$tmp/seeds/check-$k.hpf" "$k" >/dev/null 2>&1
 done
 n=$(ls "$tmp/seeds" | wc -l)
-"$fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+mkdir -p "$tmp/db"
+TMPDIR=$tmp/db "$fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="$tmp/" "$corpus" "$tmp/seeds" >"$tmp/fuzz.log" 2>&1
 rc=$?
 if [ $rc = 0 ]; then
-    echo "ok - $secs s of fuzzing the reader from $n seeds: $(grep -o 'Done [0-9]* runs' "$tmp/fuzz.log" | tail -1), no crash, hang, leak or sanitizer report"
+    echo "ok - $secs s of fuzzing the reader, merge and database writer from $n seeds: $(grep -o 'Done [0-9]* runs' "$tmp/fuzz.log" | tail -1), no crash, hang, leak or sanitizer report"
+    echo "#    $(grep -o '[0-9]* accepted profiles.*' "$tmp/fuzz.log" | tail -1)"
     if [ -z "$ifuzz" ]; then
         echo "2 passed, 0 failed"
         exit 0
