@@ -11,7 +11,9 @@
  * hprof-query: merged into an SQLite database (a file in $TMPDIR, as
  * hprof-merge writes it), then checked (the --check rules) and listed (the
  * default report).  When the writer fails, nothing may be left at the
- * database's path nor its temporary file (the target aborts otherwise).
+ * database's path nor its temporary file (the target aborts otherwise);
+ * so that it does fail, part way, one accepted profile in four is written
+ * under an SQLite heap limit picked from the input (16 to 256 KB).
  * tests/fuzz/run.sh builds it with clang -fsanitize=fuzzer,address,undefined
  * and runs it on seeds written by tests/unit/mkprofile, mkcheck and mkdeep.
  */
@@ -77,7 +79,7 @@ static void query_database(const char *db_path)
 
 /* Writes the database of an accepted profile; a failure must leave no
  * file behind, neither the database nor the writer's temporary one. */
-static void write_database(const hpf_profile *prof)
+static void write_database(const hpf_profile *prof, const uint8_t *data, size_t size)
 {
     char db_path[512], tmp_path[600], err[512];
     const char *dir = getenv("TMPDIR");
@@ -86,7 +88,12 @@ static void write_database(const hpf_profile *prof)
              (long)getpid());
     snprintf(tmp_path, sizeof tmp_path, "%s.tmp-%ld", db_path, (long)getpid());
     unlink(db_path);
-    if (hpf_db_write(prof, "fuzz", db_path, 1, &sum, err, sizeof err) == 0) {
+    uint32_t pick = size ? hp_crc32(data, size) : 0;
+    sqlite3_int64 limit = pick % 4 == 0 ? (sqlite3_int64)(16 + (pick >> 2) % 240) << 10 : 0;
+    sqlite3_hard_heap_limit64(limit);
+    int rc = hpf_db_write(prof, "fuzz", db_path, 1, &sum, err, sizeof err);
+    sqlite3_hard_heap_limit64(0);
+    if (rc == 0) {
         query_database(db_path);
         n_written++;
     } else if (exists(db_path) || exists(tmp_path)) {
@@ -105,6 +112,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
+    /* the heap limit needs SQLite's allocation statistics, which the
+     * writer turns off when it is the first to initialize SQLite */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
+    sqlite3_initialize();
     atexit(print_counts);
     return 0;
 }
@@ -122,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (hpf_decode(copy, size, "fuzz", &prof, err, sizeof err) == 0) {
         if (hpf_merge(&prof, &merged) == 0)
             hpf_merged_free(&merged);
-        write_database(&prof);
+        write_database(&prof, data, size);
         hpf_free(&prof);
     }
     free(copy);
