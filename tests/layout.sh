@@ -31,7 +31,7 @@ check "no weak symbols between sources" "" \
     "$(grep -n '__attribute__((weak' libhprof/*/*.c libhprof/*/*.h pmpi/*.c | head -3 || true)"
 check "every OpenMP source asks the core before recording" "gomp ompt pomp2 " \
     "$(for s in gomp ompt pomp2; do cat libhprof/sources/$s*.c libhprof/sources/hp_$s*.h 2>/dev/null |
-        grep -q 'hp_omp_source_\(records\|claim\)' && printf '%s ' $s; done)"
+        grep 'hp_omp_source_\(records\|claim\)' >/dev/null && printf '%s ' $s; done)"
 check "the snapshot only reads (no event, no source call)" "" \
     "$(grep -nE 'hp_event_|hp_sources_|hp_thread_zero' libhprof/finish/snapshot.c | head -3 || true)"
 check "one end-of-run pipeline (only finish.c takes snapshots)" "libhprof/finish/finish.c" \
