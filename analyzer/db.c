@@ -5,6 +5,7 @@
  * The schema is documented in README.md ("The database"); keep the two in step.
  */
 #include "config.h"
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -339,49 +340,124 @@ static int write_sites(writer *w)
     return rc;
 }
 
+/* Rows go in batches of INSERT_BATCH per statement (the last ones one by
+ * one): a step and a reset per batch instead of per row. */
+#define INSERT_BATCH 32
+
+/* "INSERT INTO table VALUES(?,?),(?,?)..." with `rows` rows of `cols` columns. */
+static int prepare_insert(writer *w, const char *table, int cols, int rows, sqlite3_stmt **st)
+{
+    size_t len = strlen(table) + 32 + (size_t)rows * (2 * (size_t)cols + 2);
+    char *sql = malloc(len), *at = sql;
+    if (!sql) {
+        snprintf(w->err, w->errlen, "out of memory");
+        return -1;
+    }
+    at += sprintf(at, "INSERT INTO %s VALUES", table);
+    for (int r = 0; r < rows; r++) {
+        *at++ = r ? ',' : ' ';
+        *at++ = '(';
+        for (int c = 0; c < cols; c++) {
+            if (c)
+                *at++ = ',';
+            *at++ = '?';
+        }
+        *at++ = ')';
+    }
+    *at = '\0';
+    assert((size_t)(at - sql) < len);
+    int rc = prepare(w, sql, st);
+    free(sql);
+    return rc;
+}
+
+/* Binds the next row at parameter offset `at` and moves `cursor` on. */
+typedef void (*bind_row_fn)(const writer *w, sqlite3_stmt *st, int at, void *cursor);
+
+/* Inserts nrows rows of `cols` columns into `table`, bound in order by `bind`. */
+static int insert_rows(writer *w, const char *table, int cols, size_t nrows, bind_row_fn bind,
+                       void *cursor)
+{
+    sqlite3_stmt *one, *batch;
+    size_t i = 0;
+    int rc = 0;
+    if (prepare_insert(w, table, cols, 1, &one))
+        return -1;
+    if (prepare_insert(w, table, cols, INSERT_BATCH, &batch)) {
+        sqlite3_finalize(one);
+        return -1;
+    }
+    for (; i + INSERT_BATCH <= nrows && rc == 0; i += INSERT_BATCH) {
+        for (int k = 0; k < INSERT_BATCH; k++)
+            bind(w, batch, cols * k, cursor);
+        rc = step(w, batch);
+    }
+    for (; i < nrows && rc == 0; i++) {
+        bind(w, one, 0, cursor);
+        rc = step(w, one);
+    }
+    sqlite3_finalize(one);
+    sqlite3_finalize(batch);
+    return rc;
+}
+
+static void bind_node(const writer *w, sqlite3_stmt *st, int at, void *cursor)
+{
+    uint32_t *i = cursor;
+    const hpf_gnode *g = &w->m->nodes[*i];
+    sqlite3_bind_int64(st, at + 1, *i + 1);
+    bind_id(st, at + 2, g->parent);
+    sqlite3_bind_int64(st, at + 3, g->site);
+    sqlite3_bind_int64(st, at + 4, g->depth);
+    sqlite3_bind_int(st, at + 5, g->outer);
+    sqlite3_bind_int64(st, at + 6, g->lo);
+    sqlite3_bind_int64(st, at + 7, g->hi);
+    ++*i;
+}
+
 static int write_nodes(writer *w)
 {
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?, ?, ?)", &st))
-        return -1;
-    for (uint32_t i = 0; i < w->m->nnodes && rc == 0; i++) {
-        const hpf_gnode *g = &w->m->nodes[i];
-        sqlite3_bind_int64(st, 1, i + 1);
-        bind_id(st, 2, g->parent);
-        sqlite3_bind_int64(st, 3, g->site);
-        sqlite3_bind_int64(st, 4, g->depth);
-        sqlite3_bind_int(st, 5, g->outer);
-        sqlite3_bind_int64(st, 6, g->lo);
-        sqlite3_bind_int64(st, 7, g->hi);
-        rc = step(w, st);
+    uint32_t next = 0;
+    return insert_rows(w, "node", 7, w->m->nnodes, bind_node, &next);
+}
+
+/* The next (rank, local node) record: ranks in order, nodes in order. */
+typedef struct record_cursor {
+    uint32_t rank, i;
+} record_cursor;
+
+static void skip_empty_ranks(const writer *w, record_cursor *c)
+{
+    while (c->rank < w->p->nranks && c->i >= w->p->ranks[c->rank].nnodes) {
+        c->rank++;
+        c->i = 0;
     }
-    sqlite3_finalize(st);
-    return rc;
+}
+
+static void bind_stat(const writer *w, sqlite3_stmt *st, int at, void *cursor)
+{
+    record_cursor *c = cursor;
+    assert(c->rank < w->p->nranks);
+    const hp_node_rec *nd = &w->p->ranks[c->rank].nodes[c->i];
+    sqlite3_bind_int64(st, at + 1, w->m->node_map[c->rank][c->i]);
+    sqlite3_bind_int64(st, at + 2, c->rank);
+    sqlite3_bind_int64(st, at + 3, nd->thread);
+    sqlite3_bind_int64(st, at + 4, (int64_t)nd->count);
+    sqlite3_bind_double(st, at + 5, nd->time);
+    sqlite3_bind_double(st, at + 6, nd->min);
+    sqlite3_bind_double(st, at + 7, nd->max);
+    c->i++;
+    skip_empty_ranks(w, c);
 }
 
 static int write_stats(writer *w)
 {
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (prepare(w, "INSERT INTO stat VALUES(?, ?, ?, ?, ?, ?, ?)", &st))
-        return -1;
-    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
-        const hp_rank_data *rd = &w->p->ranks[r];
-        for (uint32_t i = 0; i < rd->nnodes && rc == 0; i++) {
-            const hp_node_rec *nd = &rd->nodes[i];
-            sqlite3_bind_int64(st, 1, w->m->node_map[r][i]);
-            sqlite3_bind_int64(st, 2, r);
-            sqlite3_bind_int64(st, 3, nd->thread);
-            sqlite3_bind_int64(st, 4, (int64_t)nd->count);
-            sqlite3_bind_double(st, 5, nd->time);
-            sqlite3_bind_double(st, 6, nd->min);
-            sqlite3_bind_double(st, 7, nd->max);
-            rc = step(w, st);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc;
+    record_cursor c = {0, 0};
+    size_t n = 0;
+    for (uint32_t r = 0; r < w->p->nranks; r++)
+        n += w->p->ranks[r].nnodes;
+    skip_empty_ranks(w, &c);
+    return insert_rows(w, "stat", 7, n, bind_stat, &c);
 }
 
 static int write_comms(writer *w)
