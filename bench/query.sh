@@ -2,7 +2,8 @@
 # bench/query.sh - the analyzer on the Lua-sized case (`make bench`, or
 # `make bench-query` alone; never part of `make check`): tests/unit/mkdeep
 # writes a profile of NODES nodes (default 10^6) in chains of DEPTH
-# (default 300), then each round times, in seconds of elapsed time:
+# (default 300), then each round times, in seconds of elapsed time and of
+# CPU time (user + system: what a loaded machine changes least):
 #   first  - `hprof-query deep.hpf` with no database: read, merge into
 #            SQLite, default report (the goal is <= 5 s);
 #   second - the same again, the database now fresh;
@@ -34,13 +35,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$builddir/tests/unit/mkdeep" "$tmp/deep.hpf" "$nodes" "$depth"
 
-# seconds CMD... - elapsed seconds of CMD (stdout and stderr dropped)
+# seconds CMD... - "ELAPSED CPU" seconds of CMD (its output dropped)
 seconds() {
-    local t0 t1
-    t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    t1=$(date +%s%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'
+    local TIMEFORMAT='%R %U %S' t
+    t=$( { time "$@" >/dev/null 2>&1; } 2>&1)
+    echo "$t" | tail -n 1 | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
 }
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
@@ -50,24 +49,24 @@ for r in $(seq 1 "$rounds"); do
         q=$query_now
         [ "$v" = now ] || q=$query_before
         rm -f "$tmp/deep.db"
-        first=$(seconds "$q" "$tmp/deep.hpf")
-        second=$(seconds "$q" "$tmp/deep.hpf")
-        printf '%s\t%s\t%s\t%s\n' "$v" "$first" "$second" "$(stat -c %s "$tmp/deep.db")" >>"$tmp/results"
-        echo "bench: round $r $v: first $first s, second $second s" >&2
+        read -r first first_cpu < <(seconds "$q" "$tmp/deep.hpf")
+        read -r second second_cpu < <(seconds "$q" "$tmp/deep.hpf")
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$first" "$second" "$(stat -c %s "$tmp/deep.db")" \
+            "$first_cpu" "$second_cpu" >>"$tmp/results"
+        echo "bench: round $r $v: first $first s ($first_cpu s CPU), second $second s ($second_cpu s CPU)" >&2
     done
 done
 
 prof=$(stat -c %s "$tmp/deep.hpf")
 echo
 echo "hprof-query on mkdeep $nodes nodes, depth $depth (profile $prof bytes):" \
-     "medians of $rounds alternating runs, elapsed seconds, $(nproc) cores"
+     "medians of $rounds alternating runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| hprof-query | first query (merge + report) | second query | database / profile |"
-echo "|---|---:|---:|---:|"
+echo "| hprof-query | first query (merge + report) | CPU | second query | CPU | database / profile |"
+echo "|---|---:|---:|---:|---:|---:|"
+col() { awk -F'\t' -v v="$1" -v c="$2" '$1 == v { print $c }' "$tmp/results" | median; }
 for v in $variants; do
-    f=$(awk -F'\t' -v v=$v '$1 == v { print $2 }' "$tmp/results" | median)
-    s=$(awk -F'\t' -v v=$v '$1 == v { print $3 }' "$tmp/results" | median)
-    d=$(awk -F'\t' -v v=$v '$1 == v { print $4 }' "$tmp/results" | median)
-    awk -v v=$v -v f="$f" -v s="$s" -v d="$d" -v p="$prof" \
-        'BEGIN { printf "| %s | %.2f s | %.2f s | %.2f |\n", v, f, s, d / p }'
+    awk -v v=$v -v f="$(col $v 2)" -v fc="$(col $v 5)" -v s="$(col $v 3)" -v sc="$(col $v 6)" \
+        -v d="$(col $v 4)" -v p="$prof" \
+        'BEGIN { printf "| %s | %.2f s | %.2f s | %.2f s | %.2f s | %.2f |\n", v, f, fc, s, sc, d / p }'
 done
