@@ -70,6 +70,10 @@ enum hp_clock_kind { HP_CLOCK_TSC = 1, HP_CLOCK_MONOTONIC = 2 };
                                 empty block: another rank's MPI_Abort) */
 #define HP_RANKF_ABORTED 4u  /* this rank called MPI_Abort: its records
                                 end there */
+#define HP_RANKF_SIGNALED 8u /* a signal ended this rank: its records end
+                                there; the signal's number is in bits 24-31 */
+#define HP_RANKF_UNFINALIZED 16u /* this rank exited without MPI_Finalize */
+#define HP_RANKF_SIGNAL_SHIFT 24
 
 /* Site kinds.  Values are stored in files: append only. */
 enum hp_site_kind {
