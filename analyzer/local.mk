@@ -5,7 +5,8 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/hpf_read.h analyzer/hpf_read.c \
 	analyzer/keymap.h analyzer/keymap.c \
 	analyzer/merge.h analyzer/merge.c \
-	analyzer/db.h analyzer/db.c
+	analyzer/db.h analyzer/db.c \
+	analyzer/parts.h analyzer/parts.c
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS)
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "hp_mpi.h"
 #include "hp_crash.h"
@@ -35,6 +36,7 @@ static void before_init(void)
 }
 
 static void write_dying_rank(uint32_t flags, int sig);
+#define HP_LINGER_MS 250
 
 /* Rank 0's time stamp names every rank's files (a dying run's ranks
  * each write their own, and hprof-query merges them by name). */
@@ -182,13 +184,20 @@ static void write_rank_alone(uint32_t flags, int code)
     hp_rank_data_free(&rd);
 }
 
-/* hp_crash.h's writer for a rank that dies. */
+/* hp_crash.h's writer for a rank that dies.  A launcher ends the other
+ * processes of a job at once when one of them dies (Open MPI sends them
+ * SIGTERM, then SIGKILL as soon as the first is gone: seen cutting a 2 ms
+ * write), so a signalled rank lingers a little after writing, for the
+ * others signalled with it to finish theirs. */
 static void write_dying_rank(uint32_t flags, int sig)
 {
+    struct timespec linger = {0, HP_LINGER_MS * 1000000L};
     (void)sig;
     hp_mpi_active = 0;
     write_rank_alone(flags, 0);
     hp_process_mpi_finished();
+    if ((flags & HP_RANKF_SIGNALED) && hp_world_size > 1)
+        nanosleep(&linger, NULL);
 }
 
 HP_MPI_API int MPI_Abort(MPI_Comm comm, int errorcode)

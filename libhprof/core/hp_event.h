@@ -106,6 +106,13 @@ static inline void hp_event_exit_unordered(hp_thread *t, hprof_frame *f)
 /* ------------------------------------------------- leaves and call sites */
 
 /* The node of `site` under the current context (created on first use). */
+/* The calling thread's records if it has any, NULL otherwise (never makes
+ * it a recording thread). */
+static inline hp_thread *hp_event_attached_thread(void)
+{
+    return hp_tls_self;
+}
+
 static inline uint32_t hp_event_node(hp_thread *t, uint32_t site)
 {
     return hp_cct_child(t, t->current, site);
