@@ -19,6 +19,7 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/report.h analyzer/report.c \
+	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c

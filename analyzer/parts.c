@@ -68,7 +68,16 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The per-rank files in dir, which must be of one run. */
+/* The run name of per-rank file path, for comparison. */
+static int same_run(const char *a, const char *b)
+{
+    size_t la, lb;
+    uint32_t ra, rb;
+    return rank_file(a, &la, &ra) && rank_file(b, &lb, &rb) && la == lb &&
+           strncmp(a, b, la) == 0;
+}
+
+/* The per-rank files in dir (in name order), which must be of one run. */
 static int find_in_directory(const char *dir, hpf_input *in, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
@@ -84,21 +93,7 @@ static int find_in_directory(const char *dir, hpf_input *in, char *err, size_t e
         size_t plen;
         uint32_t rank;
         snprintf(path, sizeof path, "%s%s%s", dir, slash, e->d_name);
-        if (!rank_file(e->d_name, &plen, &rank))
-            continue;
-        plen += strlen(path) - strlen(e->d_name);
-        if (!in->name) {
-            in->name = run_name(path, plen);
-            rc = in->name ? 0 : -1;
-        } else if (strncmp(in->name, path, plen) != 0 || strlen(in->name) != plen + 4) {
-            char *other = run_name(path, plen);
-            snprintf(err, errlen, "%s: holds the per-rank files of more than one run (%s, %s): "
-                     "name the files of one", dir, in->name, other ? other : "?");
-            free(other);
-            closedir(d);
-            return -1;
-        }
-        if (rc == 0)
+        if (rank_file(e->d_name, &plen, &rank))
             rc = add_file(in, path);
     }
     closedir(d);
@@ -112,6 +107,23 @@ static int find_in_directory(const char *dir, hpf_input *in, char *err, size_t e
         return -1;
     }
     qsort(in->files, in->nfiles, sizeof *in->files, by_name);
+    size_t plen;
+    uint32_t rank;
+    rank_file(in->files[0], &plen, &rank);
+    if (!(in->name = run_name(in->files[0], plen))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 1; i < in->nfiles; i++) {
+        if (same_run(in->files[0], in->files[i]))
+            continue;
+        rank_file(in->files[i], &plen, &rank);
+        char *other = run_name(in->files[i], plen);
+        snprintf(err, errlen, "%s: holds the per-rank files of more than one run (%s, %s): "
+                 "name the files of one", dir, in->name, other ? other : "?");
+        free(other);
+        return -1;
+    }
     return 0;
 }
 

@@ -159,11 +159,20 @@ HP_MPI_API int MPI_Finalize(void)
  * that calls MPI_Abort (flags HP_RANKF_ABORTED, code its error code), that
  * a signal ends or that exits without MPI_Finalize (hp_crash.h).  One
  * line replaces the summary, which would need the other ranks. */
+/* The node of an MPI call under way on t (hp_event_calls_under_way). */
+static uint32_t node_under_way(hp_thread *t, uintptr_t ra, uint32_t id)
+{
+    return hp_mpi_node(t, ra, (int)id);
+}
+
 static void write_rank_alone(uint32_t flags, int code)
 {
     hp_rank_data rd;
     char path[PATH_MAX] = "", tag[32], who[32], how[160];
 
+    /* where the rank's threads wait when it ends: an MPI_Recv that no
+     * message will match, a barrier a dead rank never reaches */
+    hp_event_calls_under_way(hp_ticks(), node_under_way);
     take_rank_data(&rd);
     rd.info.flags |= flags;
     snprintf(tag, sizeof tag, "rank%d", hp_world_rank);

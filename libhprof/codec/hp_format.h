@@ -224,6 +224,12 @@ static inline double hp_get_f64(const unsigned char *p)
     return d;
 }
 
+/* How a rank ended, from its RANK flags: "MPI_Abort", "SIGTERM" (the
+ * signal of HP_RANKF_SIGNALED, "signal N" for one without a name here),
+ * "exit without MPI_Finalize", or NULL when it ended normally.  buf holds
+ * the "signal N" form. */
+const char *hp_rank_ending(uint32_t flags, char *buf, size_t len);
+
 /* CRC-32 (IEEE 802.3, reflected, as zlib computes it); _update continues
  * the CRC of earlier bytes (0 to start), for data read in pieces. */
 uint32_t hp_crc32(const void *data, size_t len);

@@ -55,19 +55,6 @@ static int is_function(const struct sigaction *sa)
            (sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN);
 }
 
-const char *hp_crash_signal_name(int sig, char *buf, unsigned len)
-{
-    static const struct { int sig; const char *name; } names[] = {
-        {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},   {SIGXCPU, "SIGXCPU"},
-        {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}, {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},
-        {SIGILL, "SIGILL"},   {SIGFPE, "SIGFPE"},   {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"}};
-    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].sig == sig)
-            return names[i].name;
-    snprintf(buf, len, "signal %d", sig);
-    return buf;
-}
-
 /* ---- the writing thread ---- */
 
 static void *writer_main(void *unused)

@@ -99,9 +99,7 @@ const char *hp_finish_ending(uint32_t flags, const char *who, char *buf, size_t 
 {
     char name[32];
     if (flags & HP_RANKF_SIGNALED)
-        snprintf(buf, len, "%s ended %s",
-                 hp_crash_signal_name((int)(flags >> HP_RANKF_SIGNAL_SHIFT), name,
-                                      sizeof name), who);
+        snprintf(buf, len, "%s ended %s", hp_rank_ending(flags, name, sizeof name), who);
     else if (flags & HP_RANKF_UNFINALIZED)
         snprintf(buf, len, "%s exited without MPI_Finalize", who);
     else

@@ -43,7 +43,4 @@ int hp_crash_claim(void);
  * flagged HP_RANKF_UNFINALIZED, unless they are written already. */
 void hp_crash_write_unfinalized(void);
 
-/* "SIGTERM", "SIGSEGV", ... ("signal N" for others). */
-const char *hp_crash_signal_name(int sig, char *buf, unsigned len);
-
 #endif
