@@ -15,7 +15,8 @@
 #include "check.h"
 
 typedef struct query_args {
-    const char *input;
+    char **inputs;          /* argv entries: a profile or database, or per-rank files */
+    int ninputs;
     const char *comm_site, *ranks_site, *threads_site, *sql;
     int flat, tasks, task_trace, check;
     hpq_options opt;
@@ -23,9 +24,11 @@ typedef struct query_args {
 
 static void usage(FILE *out)
 {
-    fputs("usage: hprof-query [options] [--] FILE|DB [options]\n"
+    fputs("usage: hprof-query [options] [--] FILE|DB|RANKFILES...|DIR [options]\n"
           "  FILE is a profile (.hpf, merged on first use into the database next to\n"
-          "  it) or a database written by hprof-merge.\n"
+          "  it) or a database written by hprof-merge.  A run that died leaves\n"
+          "  NAME.rank<N>.hpf per rank: name them all, or their directory, to merge\n"
+          "  the ranks that wrote one into NAME.db.\n"
           "reports (default: run header and top-down listing of the calling contexts):\n"
           "  --flat            sites instead of calling contexts\n"
           "  --comm SITE       per-destination table of communication site(s) SITE\n"
@@ -43,7 +46,7 @@ static void usage(FILE *out)
           "  --top N           list at most N rows (default 30, 0 = all)\n"
           "  --format F        text, csv or json (default text)\n"
           "  --help            this text\n"
-          "  --                end of options: the next argument is FILE|DB\n"
+          "  --                end of options: the arguments after it are inputs\n"
           "SITE is file:line, a function or MPI name, or a node id #N.\n", out);
 }
 
@@ -129,6 +132,10 @@ static int apply_option(query_args *a, const char *name, const char *value)
 static int parse_args(int argc, char **argv, query_args *a)
 {
     memset(a, 0, sizeof *a);
+    static char *inputs[4096];
+    a->inputs = inputs;
+    if (argc > (int)(sizeof inputs / sizeof inputs[0]))
+        return usage_error("too many arguments", NULL);
     a->opt.depth = -1;
     a->opt.top = 30;
     int options_end = 0;
@@ -144,9 +151,7 @@ static int parse_args(int argc, char **argv, query_args *a)
             return 0;
         }
         if (options_end || arg[0] != '-' || !arg[1]) {
-            if (a->input)
-                return usage_error("more than one input file: ", arg);
-            a->input = arg;
+            a->inputs[a->ninputs++] = argv[i];
             continue;
         }
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
@@ -171,7 +176,7 @@ static int parse_args(int argc, char **argv, query_args *a)
         if (value && apply_option(a, name, value))
             return 2;
     }
-    if (!a->input)
+    if (!a->ninputs)
         return usage_error("no profile or database given", NULL);
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
@@ -212,7 +217,7 @@ int main(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
-    if (hpq_open(a.input, &db, &db_path, err, sizeof err)) {
+    if (hpq_open(a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
         print_error(err, NULL, "");
         return 1;
     }

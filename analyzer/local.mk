@@ -6,7 +6,8 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/keymap.h analyzer/keymap.c \
 	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \
-	analyzer/db.h analyzer/db.c
+	analyzer/db.h analyzer/db.c \
+	analyzer/parts.h analyzer/parts.c
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS)
 
@@ -19,6 +20,7 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
+	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c

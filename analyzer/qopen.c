@@ -11,6 +11,7 @@
 #include "db.h"
 #include "hp_format.h"
 #include "hpf_read.h"
+#include "parts.h"
 #include "qopen.h"
 
 #define SQLITE_MAGIC "SQLite format 3"  /* 16 bytes with the NUL */
@@ -56,22 +57,27 @@ static int db_is_of(const char *db_path, const char *id)
     return same;
 }
 
-/* Makes sure the database of profile `path` exists and is up to date. */
-static int merge_if_needed(const char *path, const char *db_path, char *err, size_t errlen)
+/* Makes sure the database of the input exists and is up to date. */
+static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, size_t errlen)
 {
     struct stat ds;
-    char id[HPF_ID_LEN];
+    char id[HPF_ID_LEN], note[256];
     hpf_profile p;
     hpf_db_summary sum;
-    if (stat(db_path, &ds) == 0 && hpf_file_identity(path, id, sizeof id) == 0 &&
+    if (stat(db_path, &ds) == 0 && hpf_input_identity(in, id, sizeof id) == 0 &&
         db_is_of(db_path, id))
         return 0;
-    if (hpf_read(path, &p, err, errlen))
+    if (hpf_read_input(in, &p, err, errlen))
         return -1;
-    int rc = hpf_db_write(&p, path, db_path, 1, &sum, err, errlen);
+    hpf_missing_note(&p, note, sizeof note);
+    int rc = hpf_input_db_write(in, &p, db_path, 1, &sum, err, errlen);
     hpf_free(&p);
-    if (rc == 0)
-        fprintf(stderr, "hprof-query: merged %s into %s\n", path, db_path);
+    if (rc == 0 && in->nfiles == 1)
+        fprintf(stderr, "hprof-query: merged %s into %s%s%s\n", in->files[0], db_path,
+                note[0] ? "; " : "", note);
+    else if (rc == 0)
+        fprintf(stderr, "hprof-query: merged the %u per-rank files of %s into %s%s%s\n",
+                in->nfiles, in->name, db_path, note[0] ? "; " : "", note);
     return rc;
 }
 
@@ -87,24 +93,38 @@ static int check_hprof_db(sqlite3 *db, const char *db_path, char *err, size_t er
     return ok ? 0 : -1;
 }
 
-int hpq_open(const char *path, sqlite3 **db, char **db_path, char *err, size_t errlen)
+static int is_directory(const char *path)
 {
-    enum file_kind kind;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char *err,
+             size_t errlen)
+{
+    enum file_kind kind = FILE_PROFILE;
+    hpf_input in = {0};
     *db = NULL;
     *db_path = NULL;
-    if (file_kind(path, &kind, err, errlen))
-        return -1;
-    if (kind == FILE_OTHER) {
-        snprintf(err, errlen, "%s: neither an hprof profile nor an hprof database", path);
-        return -1;
+    if (npaths == 1 && !is_directory(paths[0])) {
+        if (file_kind(paths[0], &kind, err, errlen))
+            return -1;
+        if (kind == FILE_OTHER) {
+            snprintf(err, errlen, "%s: neither an hprof profile nor an hprof database",
+                     paths[0]);
+            return -1;
+        }
     }
-    *db_path = kind == FILE_PROFILE ? hpf_default_db_path(path) : strdup(path);
+    if (kind == FILE_PROFILE && hpf_input_find(npaths, paths, &in, err, errlen))
+        return -1;
+    *db_path = kind == FILE_PROFILE ? hpf_default_db_path(in.name) : strdup(paths[0]);
     if (!*db_path) {
         snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (kind == FILE_PROFILE && merge_if_needed(path, *db_path, err, errlen))
         goto failed;
+    }
+    if (kind == FILE_PROFILE && merge_if_needed(&in, *db_path, err, errlen))
+        goto failed;
+    hpf_input_free(&in);
     if (sqlite3_open_v2(*db_path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", *db_path, *db ? sqlite3_errmsg(*db) : "cannot open");
         goto failed;
@@ -113,6 +133,7 @@ int hpq_open(const char *path, sqlite3 **db, char **db_path, char *err, size_t e
         goto failed;
     return 0;
 failed:
+    hpf_input_free(&in);
     sqlite3_close(*db);
     *db = NULL;
     free(*db_path);

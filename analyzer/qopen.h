@@ -1,6 +1,7 @@
 /*
  * qopen.h - how hprof-query gets its database: a profile is merged on
- * first use into the database next to it; a database is opened read-only.
+ * first use into the database next to it (so are the per-rank files of a
+ * run that died); a database is opened read-only.
  */
 #ifndef HPQ_OPEN_H
 #define HPQ_OPEN_H
@@ -8,9 +9,12 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
-/* Opens `path` (a .hpf profile or an hprof database, told apart by their
- * first bytes).  On success returns 0 with *db open read-only and
- * *db_path (malloc'ed) naming the database; else -1 and a message. */
-int hpq_open(const char *path, sqlite3 **db, char **db_path, char *err, size_t errlen);
+/* Opens the input: one .hpf profile or hprof database (told apart by
+ * their first bytes), or a dying run's per-rank files (parts.h: named one
+ * by one, or their directory).  On success returns 0 with *db open
+ * read-only and *db_path (malloc'ed) naming the database; else -1 and a
+ * message. */
+int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char *err,
+             size_t errlen);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "endings.h"
 #include "report.h"
 #include "report_util.h"
 
@@ -29,9 +30,7 @@ static int print_header(const hpq_ctx *ctx)
         " (SELECT MAX(omp_threads) FROM rank),"
         " (SELECT MAX(wall) FROM rank), (SELECT SUM(wall) FROM rank),"
         " (SELECT SUM(wall * MAX(threads, 1)) FROM rank),"
-        " MIN(mpi_pct), AVG(mpi_pct), MAX(mpi_pct), MIN(mpi_threads), MAX(mpi_threads),"
-        " (SELECT value FROM run WHERE key = 'nranks'),"
-        " (SELECT group_concat(rank, ', ') FROM rank WHERE flags & 4)"
+        " MIN(mpi_pct), AVG(mpi_pct), MAX(mpi_pct), MIN(mpi_threads), MAX(mpi_threads)"
         " FROM rank_mpi");
     if (!t)
         return -1;
@@ -46,11 +45,10 @@ static int print_header(const hpq_ctx *ctx)
     fputc('\n', ctx->out);
     fprintf(ctx->out, "ranks:     %lld x %lld threads (recording; OpenMP threads: %lld)\n",
             (long long)c[2].i, (long long)c[3].i, (long long)c[4].i);
-    long long run_ranks = c[13].s ? atoll(c[13].s) : c[13].i;
-    if (run_ranks > c[2].i)
-        fprintf(ctx->out, "missing:   records of %lld of %lld ranks are not in this profile%s%s%s\n",
-                run_ranks - c[2].i, run_ranks, c[14].s ? " (MPI_Abort on rank " : "",
-                c[14].s ? c[14].s : "", c[14].s ? ")" : "");
+    if (hpq_print_endings(ctx->out, ctx->db)) {
+        hpq_table_free(t);
+        return hpq_oom(ctx);
+    }
     fprintf(ctx->out, "wall:      %.6f s (max over ranks), %.6f s summed over ranks\n",
             c[5].d, c[6].d);
     fprintf(ctx->out, "threads:   %.6f thread-s (wall x threads recording, summed over ranks):"

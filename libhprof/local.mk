@@ -52,7 +52,8 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
 	libhprof/finish/hp_process.h libhprof/finish/process.c libhprof/finish/path.c \
-	libhprof/finish/hp_finish.h libhprof/finish/finish.c
+	libhprof/finish/hp_finish.h libhprof/finish/finish.c \
+	libhprof/finish/hp_crash.h libhprof/finish/crash.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS) $(OMPT_CFLAGS)

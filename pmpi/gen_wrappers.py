@@ -223,8 +223,12 @@ def wrapper(f, fid):
         subst[f["roles"]["statuses"]] = "s.st"
     out.append(fill(before, f))
     out.append("    uint64_t t0 = hp_ticks();\n")
+    if kind not in LOCAL_KINDS:
+        out.append("    hp_event_call_begin(t, ra, %s, t0);\n" % fid)
     out.append("    int rc = P%s(%s);\n" % (name, call_args(f, subst)))
     out.append("    uint64_t dt = hp_ticks() - t0;\n")
+    if kind not in LOCAL_KINDS:
+        out.append("    hp_event_call_end(t);\n")
     if kind in LOCAL_KINDS:
         out.append("    uint32_t node = hp_mpi_local_node(t, ra, %s);\n" % fid)
         out.append("    hp_mpi_local_time(t, node, dt);\n")

@@ -4,7 +4,8 @@
  * pipeline (hp_finish.h) with its MPI stages - the summary reduced over
  * ranks, the profile written collectively - before the real MPI_Finalize;
  * MPI_Abort writes the aborting rank's records on their own, as no other
- * rank will take part.
+ * rank will take part, and so does a rank that a signal ends or that
+ * exits without MPI_Finalize (hp_crash.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,9 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "hp_mpi.h"
+#include "hp_crash.h"
 #include "hp_finish.h"
+#include "hp_format.h"
 #include "hp_log.h"
 #include "hp_process.h"
 #include "hp_runtime.h"
@@ -31,6 +35,20 @@ static void before_init(void)
     hp_process_command_line(&run);
 }
 
+static void write_dying_rank(uint32_t flags, int sig);
+#define HP_LINGER_MS 250
+
+/* Rank 0's time stamp names every rank's files (a dying run's ranks
+ * each write their own, and hprof-query merges them by name). */
+static void share_run_stamp(void)
+{
+    char stamp[32] = "";
+    if (hp_world_rank == 0)
+        hp_process_run_stamp(stamp, sizeof stamp);
+    if (PMPI_Bcast(stamp, sizeof stamp, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS)
+        hp_process_set_run_stamp(stamp);
+}
+
 static void after_init(void)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &hp_world_rank);
@@ -38,6 +56,9 @@ static void after_init(void)
     if (hp_world_rank)
         hp_log_set_rank(hp_world_rank);
     hp_thread_self();
+    share_run_stamp();
+    hp_crash_set_writer(write_dying_rank);
+    hp_crash_arm(); /* over the handlers the MPI library installed */
     hp_mpi_active = 1;
 }
 
@@ -122,7 +143,7 @@ static void finish_run(void)
 
 HP_MPI_API int MPI_Finalize(void)
 {
-    if (hp_mpi_active) {
+    if (hp_mpi_active && hp_crash_claim()) {
         hp_mpi_active = 0;
         finish_run();
         hp_process_mpi_finished();
@@ -134,35 +155,65 @@ HP_MPI_API int MPI_Finalize(void)
 }
 
 /* A profile of the whole run that holds this rank's records only, the
- * others marked missing, written without any communication. */
-static void write_aborting_rank(int errorcode)
+ * others marked missing, written without any communication: by a rank
+ * that calls MPI_Abort (flags HP_RANKF_ABORTED, code its error code), that
+ * a signal ends or that exits without MPI_Finalize (hp_crash.h).  One
+ * line replaces the summary, which would need the other ranks. */
+/* The node of an MPI call under way on t (hp_event_calls_under_way). */
+static uint32_t node_under_way(hp_thread *t, uintptr_t ra, uint32_t id)
+{
+    return hp_mpi_node(t, ra, (int)id);
+}
+
+static void write_rank_alone(uint32_t flags, int code)
 {
     hp_rank_data rd;
-    char path[PATH_MAX] = "", tag[32];
+    char path[PATH_MAX] = "", tag[32], who[32], how[160];
 
+    /* where the rank's threads wait when it ends: an MPI_Recv that no
+     * message will match, a barrier a dead rank never reaches */
+    hp_event_calls_under_way(hp_ticks(), node_under_way);
     take_rank_data(&rd);
-    rd.info.flags |= HP_RANKF_ABORTED;
+    rd.info.flags |= flags;
     snprintf(tag, sizeof tag, "rank%d", hp_world_rank);
-    if (hp_finish_write_local(&rd, &run, tag, path, sizeof path) == 0)
-        hp_warn("MPI_Abort (error code %d) on rank %d: its records are in %s", errorcode,
-                hp_world_rank, path);
-    else if (!path[0])
-        hp_warn("MPI_Abort (error code %d) on rank %d: its records are lost", errorcode,
-                hp_world_rank);
-    else if (errno == ENOMEM)
-        hp_warn("MPI_Abort (error code %d): out of memory, this rank's records are lost",
-                errorcode);
+    snprintf(who, sizeof who, "rank %d", hp_world_rank);
+    if (flags & HP_RANKF_ABORTED)
+        snprintf(how, sizeof how, "MPI_Abort (error code %d) on rank %d", code, hp_world_rank);
     else
-        hp_warn("MPI_Abort (error code %d): cannot write this rank's records to %s: %s",
-                errorcode, path, strerror(errno));
+        hp_finish_ending(flags, who, how, sizeof how);
+    if (hp_finish_write_local(&rd, &run, tag, path, sizeof path) == 0)
+        hp_warn("%s: its records up to then are in %s (hprof-query merges the run's "
+                ".rank<N>.hpf files)", how, path);
+    else if (!path[0])
+        hp_warn("%s: its records are lost", how);
+    else if (errno == ENOMEM)
+        hp_warn("%s: out of memory, this rank's records are lost", how);
+    else
+        hp_warn("%s: cannot write this rank's records to %s: %s", how, path, strerror(errno));
     hp_rank_data_free(&rd);
+}
+
+/* hp_crash.h's writer for a rank that dies.  A launcher ends the other
+ * processes of a job at once when one of them dies (Open MPI sends them
+ * SIGTERM, then SIGKILL as soon as the first is gone: seen cutting a 2 ms
+ * write), so a signalled rank lingers a little after writing, for the
+ * others signalled with it to finish theirs. */
+static void write_dying_rank(uint32_t flags, int sig)
+{
+    struct timespec linger = {0, HP_LINGER_MS * 1000000L};
+    (void)sig;
+    hp_mpi_active = 0;
+    write_rank_alone(flags, 0);
+    hp_process_mpi_finished();
+    if ((flags & HP_RANKF_SIGNALED) && hp_world_size > 1)
+        nanosleep(&linger, NULL);
 }
 
 HP_MPI_API int MPI_Abort(MPI_Comm comm, int errorcode)
 {
-    if (hp_mpi_active) {
+    if (hp_mpi_active && hp_crash_claim()) {
         hp_mpi_active = 0;
-        write_aborting_rank(errorcode);
+        write_rank_alone(HP_RANKF_ABORTED, errorcode);
         hp_process_mpi_finished();
     }
     return PMPI_Abort(comm, errorcode);

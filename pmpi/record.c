@@ -55,6 +55,7 @@ int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
     MPI_Message msg;
     uint64_t t0 = hp_ticks(), t1;
     int rc;
+    hp_event_call_begin(t, ra, HP_MPI_Recv, t0);
     if (source == MPI_PROC_NULL) {
         rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
         t1 = hp_ticks();
@@ -65,6 +66,7 @@ int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
             rc = PMPI_Mrecv(buf, count, type, &msg, st);
     }
     uint64_t t2 = hp_ticks();
+    hp_event_call_end(t);
     uint32_t node = hp_mpi_node(t, ra, HP_MPI_Recv);
     hp_mpi_node_time(t, node, t2 - t0);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
@@ -92,9 +94,12 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
     MPI_Request sreq;
     MPI_Message msg;
     uint64_t t0 = hp_ticks();
+    hp_event_call_begin(t, ra, (uint32_t)id, t0);
     int rc = PMPI_Isend(sh->buf, sh->count, sh->type, sh->dest, sh->tag, comm, &sreq);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        hp_event_call_end(t);
         return rc;
+    }
     uint64_t t1 = hp_ticks(), t2;
     if (source == MPI_PROC_NULL) {
         rc = PMPI_Recv(rbuf, rcount, rtype, source, rtag, comm, st);
@@ -108,6 +113,7 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
     uint64_t t3 = hp_ticks();
     int wrc = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
     uint64_t t4 = hp_ticks();
+    hp_event_call_end(t);
     uint32_t node = hp_mpi_node(t, ra, id);
     hp_mpi_node_time(t, node, t4 - t0);
     if (wrc == MPI_SUCCESS && sh->dest != MPI_PROC_NULL)

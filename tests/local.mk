@@ -38,6 +38,7 @@ endif
 endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
+include tests/faults/local.mk
 include tests/rma/local.mk
 include tests/tiers/local.mk
 include tests/nonlocal/local.mk

@@ -2,6 +2,8 @@
  * format.c - codecs of the profile file format described in hp_format.h:
  * CRC-32 and the fixed-size record layouts.  Used by writer and reader.
  */
+#include <signal.h>
+#include <stdio.h>
 #include "hp_format.h"
 
 /* CRC-32 (IEEE), eight bytes a step ("slicing by 8"): crc_table[k][b] is
@@ -161,4 +163,25 @@ const char *hp_kind_name(uint32_t kind)
     static const char *const names[] = {"root", "procedure", "loop", "call",
                                         "comm", "omp",       "region", "overflow"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
+
+const char *hp_rank_ending(uint32_t flags, char *buf, size_t len)
+{
+    static const struct { int sig; const char *name; } names[] = {
+        {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},   {SIGXCPU, "SIGXCPU"},
+        {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}, {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},
+        {SIGILL, "SIGILL"},   {SIGFPE, "SIGFPE"},   {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"}};
+    if (flags & HP_RANKF_ABORTED)
+        return "MPI_Abort";
+    if (flags & HP_RANKF_SIGNALED) {
+        int sig = (int)(flags >> HP_RANKF_SIGNAL_SHIFT);
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (names[i].sig == sig)
+                return names[i].name;
+        snprintf(buf, len, "signal %d", sig);
+        return buf;
+    }
+    if (flags & HP_RANKF_UNFINALIZED)
+        return "exit without MPI_Finalize";
+    return NULL;
 }

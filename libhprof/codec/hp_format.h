@@ -70,6 +70,10 @@ enum hp_clock_kind { HP_CLOCK_TSC = 1, HP_CLOCK_MONOTONIC = 2 };
                                 empty block: another rank's MPI_Abort) */
 #define HP_RANKF_ABORTED 4u  /* this rank called MPI_Abort: its records
                                 end there */
+#define HP_RANKF_SIGNALED 8u /* a signal ended this rank: its records end
+                                there; the signal's number is in bits 24-31 */
+#define HP_RANKF_UNFINALIZED 16u /* this rank exited without MPI_Finalize */
+#define HP_RANKF_SIGNAL_SHIFT 24
 
 /* Site kinds.  Values are stored in files: append only. */
 enum hp_site_kind {
@@ -219,6 +223,12 @@ static inline double hp_get_f64(const unsigned char *p)
     memcpy(&d, &v, sizeof d);
     return d;
 }
+
+/* How a rank ended, from its RANK flags: "MPI_Abort", "SIGTERM" (the
+ * signal of HP_RANKF_SIGNALED, "signal N" for one without a name here),
+ * "exit without MPI_Finalize", or NULL when it ended normally.  buf holds
+ * the "signal N" form. */
+const char *hp_rank_ending(uint32_t flags, char *buf, size_t len);
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib computes it); _update continues
  * the CRC of earlier bytes (0 to start), for data read in pieces. */

@@ -1,6 +1,7 @@
 /*
  * event.c - the out-of-line part of the event boundary (hp_event.h): the
- * throttling settings, sites keyed per thread, and OpenMP teams.
+ * throttling settings, sites keyed per thread, calls under way at a
+ * dying process's end, and OpenMP teams.
  */
 #include "hp_event.h"
 #include "hp_site.h"
@@ -24,6 +25,20 @@ uint32_t hp_event_site_keyed(hp_thread *t, uint64_t key, uintptr_t addr, uint32_
             hp_map_put(&t->site_cache, key, site);
     }
     return site;
+}
+
+void hp_event_calls_under_way(uint64_t now, uint32_t (*node_of)(hp_thread *t, uintptr_t ra,
+                                                               uint32_t id))
+{
+    uint32_t n = hp_thread_count();
+    for (uint32_t i = 0; i < n; i++) {
+        hp_thread *t = hp_thread_get(i);
+        uint64_t start = t ? __atomic_load_n(&t->call_start, __ATOMIC_ACQUIRE) : 0;
+        if (!start || now <= start)
+            continue;
+        hp_event_time(t, node_of(t, t->call_ra, t->call_id), now - start);
+        hp_event_call_end(t);
+    }
 }
 
 void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region)

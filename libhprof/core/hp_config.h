@@ -21,6 +21,7 @@ typedef struct hp_config {
     uint64_t throttle_ns;    /* HPROF_THROTTLE_NS: mean below which to throttle */
     const char *filter;      /* HPROF_FILTER rule file or NULL */
     uint32_t task_trace;     /* HPROF_TASK_TRACE: timeline events per thread, 0: none */
+    int signals;             /* HPROF_SIGNALS: write the records of a dying process */
 } hp_config;
 
 extern hp_config hp_cfg;

@@ -106,6 +106,13 @@ static inline void hp_event_exit_unordered(hp_thread *t, hprof_frame *f)
 /* ------------------------------------------------- leaves and call sites */
 
 /* The node of `site` under the current context (created on first use). */
+/* The calling thread's records if it has any, NULL otherwise (never makes
+ * it a recording thread). */
+static inline hp_thread *hp_event_attached_thread(void)
+{
+    return hp_tls_self;
+}
+
 static inline uint32_t hp_event_node(hp_thread *t, uint32_t site)
 {
     return hp_cct_child(t, t->current, site);
@@ -123,6 +130,29 @@ static inline __attribute__((always_inline)) void hp_event_time(hp_thread *t, ui
 {
     hp_node_add(hp_node_at(t, node), ticks);
 }
+
+/* A blocking call (an MPI call) under way since start, made at return
+ * address ra (id: the source's own number for it): if the process dies
+ * in it, the end of the run still records it (hp_event_calls_under_way).
+ * Three stores; hp_event_call_end clears it. */
+static inline __attribute__((always_inline)) void hp_event_call_begin(hp_thread *t, uintptr_t ra,
+                                                                      uint32_t id, uint64_t start)
+{
+    t->call_ra = ra;
+    t->call_id = id;
+    __atomic_store_n(&t->call_start, start, __ATOMIC_RELEASE);
+}
+
+static inline __attribute__((always_inline)) void hp_event_call_end(hp_thread *t)
+{
+    __atomic_store_n(&t->call_start, 0, __ATOMIC_RELAXED);
+}
+
+/* At the end of a dying process: each thread's call under way counts as
+ * one call of its time so far at node_of(t, ra, id) (the source's node
+ * for it, under the thread's context), and is no longer under way. */
+void hp_event_calls_under_way(uint64_t now, uint32_t (*node_of)(hp_thread *t, uintptr_t ra,
+                                                               uint32_t id));
 
 /* One completed wait, hold or execution of `ticks` at site, under the
  * thread's current context. */

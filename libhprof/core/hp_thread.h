@@ -71,6 +71,9 @@ typedef struct hp_thread {
     uint32_t task_fold;   /* that task's node when its activation was folded, 0: not */
     uint64_t task_acc;    /* ticks of tasks run to completion at this task level */
     struct hp_task_trace *trace;  /* task timeline ring (HPROF_TASK_TRACE) */
+    uint64_t call_start;  /* a blocking call under way since then, 0: none */
+    uintptr_t call_ra;    /* its return address and its source's id for it */
+    uint32_t call_id;
     hp_site_memo memo[HP_MEMO_SIZE];
 } hp_thread;
 

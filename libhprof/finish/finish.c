@@ -8,6 +8,7 @@
 #include <string.h>
 #include "hp_clock.h"
 #include "hp_config.h"
+#include "hp_crash.h"
 #include "hp_finish.h"
 #include "hp_log.h"
 #include "hp_process.h"
@@ -94,12 +95,26 @@ void hp_finish_print(const hp_agg *agg, const hp_run_info *run, const char *path
     hp_summary_print(stderr, agg, &si);
 }
 
-void hp_finish_serial(void)
+const char *hp_finish_ending(uint32_t flags, const char *who, char *buf, size_t len)
+{
+    char name[32];
+    if (flags & HP_RANKF_SIGNALED)
+        snprintf(buf, len, "%s ended %s", hp_rank_ending(flags, name, sizeof name), who);
+    else if (flags & HP_RANKF_UNFINALIZED)
+        snprintf(buf, len, "%s exited without MPI_Finalize", who);
+    else
+        snprintf(buf, len, "%s ended", who);
+    return buf;
+}
+
+/* A process without MPI that ends normally (flags 0: the summary follows)
+ * or dies (a signal: one line instead of the summary). */
+static void finish_serial(uint32_t flags)
 {
     hp_run_info run;
     hp_rank_data rd;
     hp_agg agg;
-    char path[PATH_MAX] = "";
+    char path[PATH_MAX] = "", how[96];
 
     memset(&run, 0, sizeof run);
     if (hp_finish_take(&rd, &run, 0, 1) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
@@ -108,12 +123,28 @@ void hp_finish_serial(void)
         hp_run_info_free(&run);
         return;
     }
+    rd.info.flags |= flags;
     int written = hp_finish_write_local(&rd, &run, NULL, path, sizeof path) == 0;
     if (!written && path[0])
         hp_warn("cannot write profile %s: %s", path,
                 errno == ENOMEM ? "out of memory" : strerror(errno));
-    hp_finish_print(&agg, &run, written ? path : NULL);
+    if (!flags)
+        hp_finish_print(&agg, &run, written ? path : NULL);
+    else if (written)
+        hp_warn("%s; its records up to then are in %s", hp_finish_ending(flags, "the process", how, sizeof how),
+                path);
     hp_agg_free(&agg);
     hp_rank_data_free(&rd);
     hp_run_info_free(&run);
+}
+
+void hp_finish_serial(void)
+{
+    finish_serial(0);
+}
+
+void hp_finish_serial_dying(uint32_t flags, int sig)
+{
+    (void)sig;
+    finish_serial(flags);
 }

@@ -45,12 +45,30 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* The run's time stamp: set once for all ranks at MPI_Init (rank 0's),
+ * so that the files the ranks of a dying run write alone share a name. */
+static char run_stamp[32];
+
 static void time_stamp(char *buf, size_t len)
 {
+    if (run_stamp[0]) {
+        snprintf(buf, len, "%s", run_stamp);
+        return;
+    }
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(buf, len, "%Y%m%d-%H%M%S", &tm);
+}
+
+void hp_process_run_stamp(char *buf, size_t len)
+{
+    time_stamp(buf, len);
+}
+
+void hp_process_set_run_stamp(const char *stamp)
+{
+    snprintf(run_stamp, sizeof run_stamp, "%s", stamp);
 }
 
 /* The directory part of HPROF_OUTPUT into dir ("" for none), and the file

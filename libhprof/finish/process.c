@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "hp_clock.h"
 #include "hp_config.h"
+#include "hp_crash.h"
 #include "hp_finish.h"
 #include "hp_log.h"
 #include "hp_process.h"
@@ -149,10 +150,10 @@ static void at_exit(void)
 {
     if (mpi_started) {
         if (!mpi_finished)
-            hp_warn("the process exited without MPI_Finalize: its records were not written");
+            hp_crash_write_unfinalized();
         return;
     }
-    if (!no_report && anything_recorded())
+    if (!no_report && anything_recorded() && hp_crash_claim())
         hp_finish_serial();
 }
 
@@ -168,4 +169,6 @@ void hp_process_at_exit(void)
     start_ns = hp_unix_ns();
     start_ticks = hp_ticks();
     atexit(at_exit);
+    hp_crash_set_writer(hp_finish_serial_dying);
+    hp_crash_arm();
 }

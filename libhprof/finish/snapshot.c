@@ -134,11 +134,11 @@ static double min_seconds(uint64_t min)
  * MPI_Finalize) count as one call lasting until the end of the rank's
  * wall window (`now`), so they never outlast it. */
 static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_t base,
-                                   uint64_t now)
+                                   uint32_t nnodes, uint64_t now)
 {
     for (uint32_t s = 0; s < t->nactive; s++) {
         const hp_active *a = &t->active[s];
-        if (!a->depth || !a->start || a->node >= t->nnodes)
+        if (!a->depth || !a->start || a->node >= nnodes)
             continue; /* closed, or throttled (counted when entered) */
         hp_node_rec *r = &rd->nodes[base + a->node];
         double open = now > a->start ? hp_ticks_to_sec(now - a->start) : 0.0;
@@ -151,10 +151,12 @@ static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_
     }
 }
 
+/* One thread's first nnodes nodes and ncomms communication records: the
+ * counts read once, as a dying process's threads may still be adding. */
 static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
-                            uint32_t tno)
+                            uint32_t tno, uint32_t nnodes, uint32_t ncomms)
 {
-    for (uint32_t i = 0; i < t->nnodes; i++) {
+    for (uint32_t i = 0; i < nnodes; i++) {
         const hp_node *n = hp_node_at(t, i);
         hp_node_rec *r = &rd->nodes[rd->nnodes++];
         r->id = base + i;
@@ -166,14 +168,14 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
         /* A throttled node's time covers its timed entries only: scaling
          * it up by the count would charge the probes' own cost, which
          * throttling removed, and could exceed the parent's time. */
-        if (n->flags & HP_NODEF_THROTTLED)
+        if ((n->flags & HP_NODEF_THROTTLED) && n->site < rd->nsites)
             rd->sites[n->site].flags |= HP_SITEF_THROTTLED;
         r->min = min_seconds(n->min);
         r->max = hp_ticks_to_sec(n->max);
     }
-    for (uint32_t i = 0; i < t->ncomms; i++) {
+    for (uint32_t i = 0; i < ncomms; i++) {
         const hp_comm *c = hp_comm_at(t, i);
-        if (!c->count)
+        if (!c->count || c->node >= nnodes)
             continue;
         hp_comm_rec *r = &rd->comms[rd->ncomms++];
         r->node = base + c->node;
@@ -188,13 +190,26 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
     }
 }
 
-static int snapshot_threads(hp_rank_data *rd, uint64_t now)
+/* Each thread's node and communication counts, read once before the
+ * sites (a node's site is registered before the node): a dying process's
+ * threads may still be adding records while the snapshot reads. */
+static uint32_t *capture_counts(uint32_t *nt)
 {
-    uint32_t nt = hp_thread_count();
+    *nt = hp_thread_count();
+    uint32_t *counts = calloc(2 * (size_t)(*nt ? *nt : 1), sizeof *counts);
+    for (uint32_t i = 0; counts && i < *nt; i++) {
+        counts[2 * i] = hp_thread_get(i)->nnodes;
+        counts[2 * i + 1] = hp_thread_get(i)->ncomms;
+    }
+    return counts;
+}
+
+static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t nt, uint64_t now)
+{
     uint64_t nodes = 0, comms = 0;
     for (uint32_t i = 0; i < nt; i++) {
-        nodes += hp_thread_get(i)->nnodes;
-        comms += hp_thread_get(i)->ncomms;
+        nodes += counts[2 * i];
+        comms += counts[2 * i + 1];
     }
     rd->nodes = calloc(nodes ? nodes : 1, sizeof *rd->nodes);
     rd->comms = calloc(comms ? comms : 1, sizeof *rd->comms);
@@ -203,9 +218,9 @@ static int snapshot_threads(hp_rank_data *rd, uint64_t now)
     uint32_t base = 0;
     for (uint32_t i = 0; i < nt; i++) {
         const hp_thread *t = hp_thread_get(i);
-        snapshot_thread(rd, t, base, i);
-        close_open_activations(rd, t, base, now);
-        base += t->nnodes;
+        snapshot_thread(rd, t, base, i, counts[2 * i], counts[2 * i + 1]);
+        close_open_activations(rd, t, base, counts[2 * i], now);
+        base += counts[2 * i];
         rd->info.overflow_events += t->overflow_events;
     }
     rd->info.threads = nt;
@@ -277,10 +292,15 @@ static int snapshot_tasks(hp_rank_data *rd, uint64_t start_ticks)
 int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
 {
     strtab st = {rd, 0, {0}};
+    uint32_t nt;
+    uint32_t *counts = capture_counts(&nt);
+    if (!counts)
+        return -1;
     intern(&st, "");
     int rc = snapshot_sites(rd, &st);
     if (rc == 0)
-        rc = snapshot_threads(rd, end_ticks);
+        rc = snapshot_threads(rd, counts, nt, end_ticks);
+    free(counts);
     if (rc == 0)
         rc = snapshot_tasks(rd, start_ticks);
     hp_map_free(&st.index);

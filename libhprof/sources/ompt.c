@@ -437,13 +437,15 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
 /* Implicit tasks of idle workers still open when the profile is taken. */
 static void close_pending(void)
 {
-    hp_thread *self = hp_thread_self();
+    /* A thread that records nothing (the writer of a dying process) is
+     * not made a recording one: each idle worker's own thread then. */
+    hp_thread *self = hp_event_attached_thread();
     uint64_t now = hp_ticks();
     pthread_mutex_lock(&all_lock);
-    for (othread *o = all_othreads; o && self; o = o->next) {
+    for (othread *o = all_othreads; o; o = o->next) {
         itask *p = atomic_exchange(&o->pending, NULL);
         if (p)
-            itask_close(self, p, worker_end(p, now));
+            itask_close(self ? self : p->t, p, worker_end(p, now));
     }
     pthread_mutex_unlock(&all_lock);
 }

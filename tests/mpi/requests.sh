@@ -129,7 +129,7 @@ rc_hprof=$RC
 plain_run ab.plain 3 "$tmp/plain/abort"
 expect_eq "MPI_Abort: same exit status as without hprof" "$RC" "$rc_hprof"
 expect_eq "MPI_Abort: one line names the file of the aborting rank" "1" \
-    "$(grep -c "MPI_Abort (error code 3) on rank 1: its records are in $tmp/ab.rank1.hpf" "$tmp/ab.err")"
+    "$(grep -c "MPI_Abort (error code 3) on rank 1: its records up to then are in $tmp/ab.rank1.hpf" "$tmp/ab.err")"
 same_stdout "MPI_Abort: same stdout with and without hprof" "$tmp/ab.plain.out" "$tmp/ab.out"
 if [ -s "$tmp/ab.rank1.hpf" ]; then
     db=$tmp/ab.rank1.hpf
@@ -140,8 +140,9 @@ if [ -s "$tmp/ab.rank1.hpf" ]; then
         "$(comm_rows "$db" 1 MPI_Send $src "$(line_of "$S/$src" ab-extra)" 'sum(c.count), sum(c.bytes_sent)')"
     expect_eq "MPI_Abort: only rank 1 has records, flagged aborted" "1,4" \
         "$(q "$db" "SELECT group_concat(rank), group_concat(flags) FROM rank")"
-    expect_eq "MPI_Abort: hprof-query says which ranks are missing" 1 \
-        "$("$QUERY" "$db" 2>/dev/null | grep -c '^missing: *records of 2 of 3 ranks.*MPI_Abort on rank 1')"
+    expect_eq "MPI_Abort: hprof-query says which ranks are missing and how rank 1 ended" \
+        "missing:   ranks 0, 2 of 3 have no records in this profile;ended:     rank 1 by MPI_Abort (their records end there)" \
+        "$("$QUERY" "$db" 2>/dev/null | grep -E '^(missing|ended):' | oneline)"
 else
     notok "MPI_Abort: rank 1 leaves its records" "no $tmp/ab.rank1.hpf; stderr: $(tail -3 "$tmp/ab.err" | oneline)"
 fi

@@ -680,19 +680,25 @@ if ran_ok replace; then
 fi
 
 # ---------------------------------------------------------------- p. exit without MPI_Finalize
-# One rank, exit(0) after MPI_Init: one warning line, the same stdout, and
+# One rank, exit(0) after MPI_Init: one line naming the rank's own file
+# (its records, flagged HP_RANKF_UNFINALIZED = 16), the same stdout, and
 # the program's own exit status (Open MPI's mpirun may still complain).
 if [ -x "$T/nofinalize" ]; then
     RC=0
     HPROF_OUTPUT=$tmp/nf.hpf timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" -x HPROF_OUTPUT "$T/nofinalize" \
         >"$tmp/nf.out" 2>"$tmp/nf.err" </dev/null || RC=$?
-    check_profile "nofinalize" "$tmp/nf.hpf"
+    check_profile "nofinalize" "$tmp/nf.rank0.hpf"
     RC2=0
     timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" "$tmp/plain/nofinalize" >"$tmp/nf.plain.out" 2>/dev/null </dev/null || RC2=$?
-    expect_eq "no MPI_Finalize: one hprof warning line" 1 "$(grep -c '^hprof.*exited without MPI_Finalize' "$tmp/nf.err")"
+    expect_eq "no MPI_Finalize: one hprof line naming the rank's file" 1 \
+        "$(grep -c "^hprof.*rank 0 exited without MPI_Finalize: its records up to then are in $tmp/nf.rank0.hpf" "$tmp/nf.err")"
     same_stdout "no MPI_Finalize: same stdout as plain" "$tmp/nf.plain.out" "$tmp/nf.out"
     expect_eq "no MPI_Finalize: same exit status as plain" "$RC2" "$RC"
-    expect_eq "no MPI_Finalize: no profile written" no "$([ -e "$tmp/nf.hpf" ] && echo yes || echo no)"
+    expect_eq "no MPI_Finalize: no whole-run profile, the rank's own file instead" no,yes \
+        "$([ -e "$tmp/nf.hpf" ] && echo yes || echo no),$([ -s "$tmp/nf.rank0.hpf" ] && echo yes || echo no)"
+    expect_eq "no MPI_Finalize: the rank's barrier, flagged unfinalized" "1,16" \
+        "$(q "$tmp/nf.rank0.hpf" "SELECT sum(st.count), max(r.flags) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site JOIN rank r ON r.rank = st.rank WHERE s.name = 'MPI_Barrier'")"
 else
     notok "no MPI_Finalize" "$T/nofinalize not built"
 fi

@@ -196,7 +196,8 @@ cp "$dir/p.hpf" "$dir/-m.hpf"
 (cd "$dir" && "$abs_merge" -o m.db -- -m.hpf) >/dev/null 2>"$dir/err" ||
     fail "merge end-of-options: $(cat "$dir/err")"
 [ -f "$dir/m.db" ] || fail "merge end-of-options: $dir/m.db not written"
-expect_err merge-two-after-dashdash 2 "hprof-merge: more than one input file: -f (try --help)" \
+# after --, "-f" is an input: two inputs must be the per-rank files of one run
+expect_err merge-two-after-dashdash 2 "hprof-merge: $dir/p.hpf: not a per-rank profile (NAME.rank<N>.hpf): several inputs must be the per-rank files of one run" \
     $MERGE -- "$dir/p.hpf" -f
 
 # numbers: overflow, signs and spaces are refused with one line

@@ -1,0 +1,295 @@
+/*
+ * parts.c - a run given as the files its ranks wrote alone (parts.h):
+ * finding them by name or in a directory, reading them into one profile,
+ * and naming the ranks that left none.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sqlite3.h>
+#include "db.h"
+#include "hp_format.h"
+#include "parts.h"
+
+/* Does path end in ".rank<N>.hpf"?  Then *prefix_len is the length of
+ * what comes before ".rank" and *rank is N. */
+static int rank_file(const char *path, size_t *prefix_len, uint32_t *rank)
+{
+    static const char ext[] = ".hpf";
+    size_t n = strlen(path);
+    if (n < 10 || strcmp(path + n - 4, ext) != 0)
+        return 0;
+    size_t end = n - 4, d = end;
+    while (d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9')
+        d--;
+    if (d == end || end - d > 9 || d < 5 || strncmp(path + d - 5, ".rank", 5) != 0)
+        return 0;
+    *prefix_len = d - 5;
+    *rank = (uint32_t)strtoul(path + d, NULL, 10);
+    return 1;
+}
+
+static char *run_name(const char *path, size_t prefix_len)
+{
+    char *name = malloc(prefix_len + 5);
+    if (name) {
+        memcpy(name, path, prefix_len);
+        memcpy(name + prefix_len, ".hpf", 5);
+    }
+    return name;
+}
+
+static int add_file(hpf_input *in, const char *path)
+{
+    char **f = realloc(in->files, (in->nfiles + 1) * sizeof *f);
+    if (!f)
+        return -1;
+    in->files = f;
+    if (!(f[in->nfiles] = strdup(path)))
+        return -1;
+    in->nfiles++;
+    return 0;
+}
+
+void hpf_input_free(hpf_input *in)
+{
+    for (uint32_t i = 0; i < in->nfiles; i++)
+        free(in->files[i]);
+    free(in->files);
+    free(in->name);
+    memset(in, 0, sizeof *in);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The run name of per-rank file path, for comparison. */
+static int same_run(const char *a, const char *b)
+{
+    size_t la, lb;
+    uint32_t ra, rb;
+    return rank_file(a, &la, &ra) && rank_file(b, &lb, &rb) && la == lb &&
+           strncmp(a, b, la) == 0;
+}
+
+/* The per-rank files in dir (in name order), which must be of one run. */
+static int find_in_directory(const char *dir, hpf_input *in, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    const char *slash = dir[strlen(dir) - 1] == '/' ? "" : "/";
+    struct dirent *e;
+    char path[4096];
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        size_t plen;
+        uint32_t rank;
+        snprintf(path, sizeof path, "%s%s%s", dir, slash, e->d_name);
+        if (rank_file(e->d_name, &plen, &rank))
+            rc = add_file(in, path);
+    }
+    closedir(d);
+    if (rc != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!in->nfiles) {
+        snprintf(err, errlen, "%s: no per-rank profile (NAME.rank<N>.hpf) in this directory",
+                 dir);
+        return -1;
+    }
+    qsort(in->files, in->nfiles, sizeof *in->files, by_name);
+    size_t plen;
+    uint32_t rank;
+    rank_file(in->files[0], &plen, &rank);
+    if (!(in->name = run_name(in->files[0], plen))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 1; i < in->nfiles; i++) {
+        if (same_run(in->files[0], in->files[i]))
+            continue;
+        rank_file(in->files[i], &plen, &rank);
+        char *other = run_name(in->files[i], plen);
+        snprintf(err, errlen, "%s: holds the per-rank files of more than one run (%s, %s): "
+                 "name the files of one", dir, in->name, other ? other : "?");
+        free(other);
+        return -1;
+    }
+    return 0;
+}
+
+/* Files named one by one: all the per-rank files of one run. */
+static int find_named(int nargs, char *const *args, hpf_input *in, char *err, size_t errlen)
+{
+    for (int i = 0; i < nargs; i++) {
+        size_t plen;
+        uint32_t rank;
+        if (!rank_file(args[i], &plen, &rank)) {
+            snprintf(err, errlen, "%s: not a per-rank profile (NAME.rank<N>.hpf): several "
+                     "inputs must be the per-rank files of one run", args[i]);
+            return -1;
+        }
+        if (!in->name && !(in->name = run_name(args[i], plen)))
+            goto oom;
+        if (strncmp(in->name, args[i], plen) != 0 || strlen(in->name) != plen + 4) {
+            snprintf(err, errlen, "%s: not a file of the run %s (NAME.rank<N>.hpf)", args[i],
+                     in->name);
+            return -1;
+        }
+        if (add_file(in, args[i]))
+            goto oom;
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+int hpf_input_find(int nargs, char *const *args, hpf_input *in, char *err, size_t errlen)
+{
+    struct stat st;
+    int rc;
+    memset(in, 0, sizeof *in);
+    if (nargs == 1 && stat(args[0], &st) == 0 && S_ISDIR(st.st_mode))
+        rc = find_in_directory(args[0], in, err, errlen);
+    else if (nargs == 1)
+        rc = add_file(in, args[0]) || !(in->name = strdup(args[0])) ? -1 : 0;
+    else
+        rc = find_named(nargs, args, in, err, errlen);
+    if (rc == -1 && !err[0])
+        snprintf(err, errlen, "out of memory");
+    if (rc != 0)
+        hpf_input_free(in);
+    return rc;
+}
+
+/* Moves the ranks whose records part holds into out. */
+static int take_ranks(hpf_profile *out, hpf_profile *part, const char *first,
+                      const char *file, char *err, size_t errlen)
+{
+    if (part->nranks != out->nranks || strcmp(part->run.program ? part->run.program : "",
+                                              out->run.program ? out->run.program : "") != 0) {
+        snprintf(err, errlen, "%s: not of the same run as %s (%u ranks of %s, not %u of %s)",
+                 file, first, part->nranks, part->run.program ? part->run.program : "?",
+                 out->nranks, out->run.program ? out->run.program : "?");
+        return -1;
+    }
+    for (uint32_t r = 0; r < part->nranks; r++) {
+        if (part->ranks[r].info.flags & HP_RANKF_MISSING)
+            continue;
+        if (!(out->ranks[r].info.flags & HP_RANKF_MISSING)) {
+            snprintf(err, errlen, "%s: rank %u has records in this file and in an earlier one "
+                     "(%s, ...)", file, r, first);
+            return -1;
+        }
+        hp_rank_data swap = out->ranks[r];
+        out->ranks[r] = part->ranks[r];
+        part->ranks[r] = swap;
+    }
+    if (part->run.start_ns < out->run.start_ns)
+        out->run.start_ns = part->run.start_ns;
+    if (part->run.end_ns > out->run.end_ns)
+        out->run.end_ns = part->run.end_ns;
+    out->file_len += part->file_len;
+    return 0;
+}
+
+int hpf_read_input(const hpf_input *in, hpf_profile *out, char *err, size_t errlen)
+{
+    if (hpf_read(in->files[0], out, err, errlen))
+        return -1;
+    for (uint32_t i = 1; i < in->nfiles; i++) {
+        hpf_profile part;
+        if (hpf_read(in->files[i], &part, err, errlen)) {
+            hpf_free(out);
+            return -1;
+        }
+        int rc = take_ranks(out, &part, in->files[0], in->files[i], err, errlen);
+        hpf_free(&part);
+        if (rc) {
+            hpf_free(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int hpf_input_identity(const hpf_input *in, char *out, size_t len)
+{
+    char id[HPF_ID_LEN];
+    uint32_t crc = 0;
+    if (in->nfiles == 1)
+        return hpf_file_identity(in->files[0], out, len);
+    for (uint32_t i = 0; i < in->nfiles; i++) {
+        if (hpf_file_identity(in->files[i], id, sizeof id))
+            return -1;
+        crc = hp_crc32_update(crc, in->files[i], strlen(in->files[i]) + 1);
+        crc = hp_crc32_update(crc, id, strlen(id) + 1);
+    }
+    snprintf(out, len, "%u files:%08x", in->nfiles, crc);
+    return 0;
+}
+
+void hpf_missing_note(const hpf_profile *p, char *buf, size_t len)
+{
+    uint32_t missing = 0, listed = 0;
+    size_t at = 0;
+    buf[0] = 0;
+    for (uint32_t r = 0; r < p->nranks; r++)
+        missing += (p->ranks[r].info.flags & HP_RANKF_MISSING) != 0;
+    if (!missing)
+        return;
+    at += (size_t)snprintf(buf, len, "%s ", missing == 1 ? "rank" : "ranks");
+    for (uint32_t r = 0; r < p->nranks && at < len; r++) {
+        if (!(p->ranks[r].info.flags & HP_RANKF_MISSING))
+            continue;
+        if (listed++ == 8) {
+            at += (size_t)snprintf(buf + at, len - at, ", ...");
+            break;
+        }
+        at += (size_t)snprintf(buf + at, len - at, "%s%u", listed > 1 ? ", " : "", r);
+    }
+    if (at < len)
+        snprintf(buf + at, len - at, " of %u %s no records (no file holds them)", p->nranks,
+                 missing == 1 ? "has" : "have");
+}
+
+/* Records id as the database's source identity (run key source_id). */
+static int set_identity(const char *db_path, const char *id, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO run(key, value) "
+                                    "VALUES('source_id', ?)", -1, &st, NULL) == SQLITE_OK &&
+             sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC) == SQLITE_OK &&
+             sqlite3_step(st) == SQLITE_DONE;
+    if (!ok)
+        snprintf(err, errlen, "%s: cannot record the identity of its profiles: %s", db_path,
+                 db ? sqlite3_errmsg(db) : "cannot open");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return ok ? 0 : -1;
+}
+
+int hpf_input_db_write(const hpf_input *in, const hpf_profile *p, const char *db_path,
+                       int force, hpf_db_summary *sum, char *err, size_t errlen)
+{
+    char id[HPF_ID_LEN];
+    if (hpf_db_write(p, in->name, db_path, force, sum, err, errlen))
+        return -1;
+    if (in->nfiles == 1)
+        return 0;
+    if (hpf_input_identity(in, id, sizeof id) == 0 && set_identity(db_path, id, err, errlen))
+        return -1;
+    return 0;
+}

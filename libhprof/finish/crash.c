@@ -1,0 +1,245 @@
+/*
+ * crash.c - the records of a process that dies (hp_crash.h): the signal
+ * handlers, the thread that writes for them, and the hand-over of the
+ * signal to its previous disposition.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "hp_config.h"
+#include "hp_crash.h"
+#include "hp_format.h"
+#include "hp_log.h"
+
+static const int handled[] = {SIGTERM, SIGINT,  SIGHUP,  SIGXCPU, SIGUSR1, SIGUSR2,
+                              SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT};
+#define NHANDLED (sizeof handled / sizeof handled[0])
+
+enum { IDLE, WRITING, WRITTEN };
+
+static struct sigaction previous[NHANDLED];
+static _Atomic int installed[NHANDLED];
+static _Atomic int state = IDLE;
+static int wake_fd[2] = {-1, -1}, done_fd[2] = {-1, -1};
+static pthread_t writer_thread;
+static _Atomic int writer_running;
+static _Atomic(hp_crash_writer) writer_fn;
+static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int slot_of(int sig)
+{
+    for (unsigned i = 0; i < NHANDLED; i++)
+        if (handled[i] == sig)
+            return (int)i;
+    return -1;
+}
+
+/* Signals a program may send for its own purposes: when it handles one,
+ * the handler is the program's business. */
+static int is_request(int sig)
+{
+    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGXCPU ||
+           sig == SIGUSR1 || sig == SIGUSR2;
+}
+
+static int is_function(const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) ||
+           (sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN);
+}
+
+/* ---- the writing thread ---- */
+
+static void *writer_main(void *unused)
+{
+    sigset_t requests;
+    unsigned char sig;
+    (void)unused;
+    sigemptyset(&requests);
+    for (unsigned i = 0; i < NHANDLED; i++)
+        if (is_request(handled[i]))
+            sigaddset(&requests, handled[i]);
+    pthread_sigmask(SIG_BLOCK, &requests, NULL); /* they go to the program's threads */
+    for (;;) {
+        ssize_t n = read(wake_fd[0], &sig, 1);
+        if (n == 1)
+            break;
+        if (n < 0 && errno == EINTR)
+            continue;
+        return NULL;
+    }
+    hp_crash_writer w = atomic_load(&writer_fn);
+    if (w)
+        w(HP_RANKF_SIGNALED | (uint32_t)sig << HP_RANKF_SIGNAL_SHIFT, sig);
+    atomic_store(&state, WRITTEN);
+    unsigned char done = 1;
+    while (write(done_fd[1], &done, 1) < 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
+/* A forked child has no writing thread, and its pipes lead to the
+ * parent's: it writes nothing when it dies. */
+static void after_fork_in_child(void)
+{
+    atomic_store(&writer_running, 0);
+}
+
+static int start_writer(void)
+{
+    if (pipe2(wake_fd, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(done_fd, O_CLOEXEC) != 0)
+        return -1;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&writer_thread, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+        return -1;
+    pthread_atfork(NULL, NULL, after_fork_in_child);
+    atomic_store(&writer_running, 1);
+    return 0;
+}
+
+/* ---- the handler ---- */
+
+static void wait_written(void)
+{
+    struct pollfd p = {done_fd[0], POLLIN, 0};
+    int left = HP_CRASH_WAIT_MS;
+    while (left > 0) {
+        int n = poll(&p, 1, 100);
+        if (n > 0)
+            return;
+        if (n < 0 && errno != EINTR)
+            return;
+        left -= 100;
+    }
+}
+
+/* Hands sig to what handled it before us: the program's handler is
+ * called; the default action happens when this handler returns, as sig
+ * is raised again while blocked (a fault would also recur). */
+static void hand_over(int slot, int sig, siginfo_t *info, void *ctx)
+{
+    struct sigaction *old = &previous[slot];
+    sigaction(sig, old, NULL);
+    atomic_store(&installed[slot], 0);
+    if (old->sa_flags & SA_SIGINFO)
+        old->sa_sigaction(sig, info, ctx);
+    else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+        old->sa_handler(sig);
+    else
+        raise(sig);
+}
+
+static void chain(int slot, int sig, siginfo_t *info, void *ctx)
+{
+    struct sigaction *old = &previous[slot];
+    if (old->sa_flags & SA_SIGINFO)
+        old->sa_sigaction(sig, info, ctx);
+    else
+        old->sa_handler(sig);
+}
+
+static void on_signal(int sig, siginfo_t *info, void *ctx)
+{
+    int saved_errno = errno;
+    int slot = slot_of(sig);
+    if (slot < 0)
+        return;
+    int in_writer = atomic_load(&writer_running) &&
+                    pthread_equal(pthread_self(), writer_thread);
+    if (!in_writer && is_request(sig) && is_function(&previous[slot])) {
+        chain(slot, sig, info, ctx);
+        errno = saved_errno;
+        return;
+    }
+    int expected = IDLE;
+    if (!in_writer && atomic_load(&writer_running) &&
+        atomic_compare_exchange_strong(&state, &expected, WRITING)) {
+        unsigned char b = (unsigned char)sig;
+        if (write(wake_fd[1], &b, 1) == 1)
+            wait_written();
+    } else if (!in_writer && expected == WRITING && atomic_load(&writer_running)) {
+        wait_written();
+    }
+    hand_over(slot, sig, info, ctx);
+    errno = saved_errno;
+}
+
+/* ---- installation ---- */
+
+/* An alternate stack for the thread that arms the handlers (the main
+ * thread): a stack overflow there still reaches the handler. */
+static void use_alternate_stack(void)
+{
+    static char stack[64 * 1024];
+    stack_t ss = {.ss_sp = stack, .ss_size = sizeof stack, .ss_flags = 0};
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
+        return; /* the program has one */
+    sigaltstack(&ss, NULL);
+}
+
+static void install(unsigned slot)
+{
+    struct sigaction now, ours;
+    int sig = handled[slot];
+    if (sigaction(sig, NULL, &now) != 0)
+        return;
+    if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_signal)
+        return;
+    if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN)
+        return; /* ignored (nohup): it cannot end the process */
+    memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = on_signal;
+    ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigfillset(&ours.sa_mask);
+    previous[slot] = now;
+    if (sigaction(sig, &ours, NULL) == 0)
+        atomic_store(&installed[slot], 1);
+}
+
+void hp_crash_arm(void)
+{
+    if (!hp_cfg.signals)
+        return;
+    pthread_mutex_lock(&arm_lock);
+    if (!atomic_load(&writer_running) && wake_fd[0] < 0 && start_writer() != 0)
+        hp_warn("cannot start the thread that writes the records of a dying process: "
+                "a signal that ends it loses them");
+    if (atomic_load(&writer_running)) {
+        use_alternate_stack();
+        for (unsigned i = 0; i < NHANDLED; i++)
+            install(i);
+    }
+    pthread_mutex_unlock(&arm_lock);
+}
+
+void hp_crash_set_writer(hp_crash_writer w)
+{
+    atomic_store(&writer_fn, w);
+}
+
+int hp_crash_claim(void)
+{
+    int expected = IDLE;
+    return atomic_compare_exchange_strong(&state, &expected, WRITTEN);
+}
+
+void hp_crash_write_unfinalized(void)
+{
+    hp_crash_writer w = atomic_load(&writer_fn);
+    if (w && hp_crash_claim())
+        w(HP_RANKF_UNFINALIZED, 0);
+}
