@@ -333,7 +333,9 @@ void hp_scratch_free(hp_scratch *s, MPI_Status *user_st);
 
 int hp_reduce_summary(const hp_rank_data *rd, hp_agg *out);
 /* Writes the profile collectively; returns 0 and the chosen path (rank 0
- * only) or -1 after printing why. */
+ * only), 1 when that failed and every rank wrote its own file instead
+ * (path: the profile's name, NAME.hpf, whose NAME.rank<N>.hpf they are),
+ * or -1 after printing why. */
 int hp_write_profile(const hp_rank_data *rd, const hp_run_info *run,
                      char *path, size_t pathlen);
 

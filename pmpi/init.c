@@ -126,7 +126,8 @@ static void finish_run(void)
 
     take_rank_data(&rd);
     int agg_ok = hp_reduce_summary(&rd, &agg) == 0;
-    int written = hp_write_profile(&rd, &run, path, sizeof path) == 0;
+    int wrote = hp_write_profile(&rd, &run, path, sizeof path);
+    int written = wrote == 0;
 
     if (hp_world_rank == 0 && agg.overflow_ranks)
         hp_warn("HPROF_MAX_NODES=%llu reached on %u of %u ranks: %llu calls were "
@@ -136,6 +137,12 @@ static void finish_run(void)
         if (!agg_ok && hp_cfg.summary != HP_SUMMARY_OFF)
             hp_warn("the summary is incomplete (a rank ran out of memory)");
         hp_finish_print(&agg, &run, written ? path : NULL);
+        if (wrote == 1) { /* the summary named no file: the per-rank ones */
+            size_t n = strlen(path);
+            int ext = n > 4 && strcmp(path + n - 4, ".hpf") == 0;
+            fprintf(stderr, "hprof: drill down with: hprof-query %.*s.rank*.hpf\n",
+                    (int)(ext ? n - 4 : n), path);
+        }
     }
     hp_agg_free(&agg);
     hp_rank_data_free(&rd);

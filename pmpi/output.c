@@ -194,13 +194,14 @@ int hp_write_profile(const hp_rank_data *rd, const hp_run_info *run, char *path,
         usable = hp_process_profile_path(run->program, NULL, MPI_IO_PATH_MAX, path,
                                          pathlen) == 0;
     PMPI_Bcast(&usable, 1, MPI_INT, 0, comm);
-    int ok = 0;
+    int rc = -1;
     if (usable) {
         PMPI_Bcast(path, (int)pathlen, MPI_CHAR, 0, comm);
-        ok = write_collective(rd, run, path, comm, rank, size);
-        if (!ok)
-            write_per_rank(rd, run, path, comm, rank, size);
+        if (write_collective(rd, run, path, comm, rank, size))
+            rc = 0;
+        else if (write_per_rank(rd, run, path, comm, rank, size))
+            rc = 1;
     }
     PMPI_Comm_free(&comm);
-    return ok ? 0 : -1;
+    return rc;
 }

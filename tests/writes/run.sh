@@ -147,6 +147,8 @@ expect_eq "fb: the per-rank files named" \
     "hprof: the records are in one file per rank instead: $tmp/fb.rank0.hpf to $tmp/fb.rank2.hpf" \
     "$(warnings fb | grep 'one file per rank')"
 expect_eq "fb: no profile written as one file" "" "$WRITTEN"
+expect_eq "fb: the summary ends with the drill-down on the per-rank files" \
+    "hprof: drill down with: hprof-query $tmp/fb.rank*.hpf" "$(tail -1 "$tmp/fb.err")"
 expect_eq "fb: the stale partial file left alone, no NAME.hpf" "yes:no" \
     "$([ -e "$tmp/fb.hpf.partial" ] && echo yes || echo no):$([ -e "$tmp/fb.hpf" ] && echo yes || echo no)"
 for r in 0 1 2; do
