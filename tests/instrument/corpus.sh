@@ -4,7 +4,8 @@
 # compiled through hprof-cc with no fallback allowed (no hprof-cc warning),
 # run (stdout identical to the plain build) and its probes counted in the
 # profile against the ground truth in the snippet's header comment:
-#  - statement macros used without ';' and macros declaring variables;
+#  - statement macros used without ';' (also right before an else) and
+#    macros declaring variables;
 #  - a fallback's warning quotes the compiler's first error;
 #  - instrumented objects linked by any driver without -lhprof;
 #  - the one-word wrappers (hprof-gcc, hprof-mpicc) for `which $CC`;
@@ -61,6 +62,17 @@ check "statement macros: INIT left unwrapped, said so" \
     "# skipped call 28 init: macro expands to a declaration" \
     "$("$builddir/instrument/hprof-instrument" --list "$S/r_stmtmac.c" | grep '^#')"
 
+rm -rf me; mkdir me
+gcc -O2 -Wall -Wno-dangling-else "$S/r_macelse.c" -o me/plain 2>/dev/null
+"$HPCC" gcc -O2 -Wall -Wno-dangling-else "$S/r_macelse.c" -o me/inst 2>me/err
+check "statement macro before else: compiled instrumented, no warning, same stdout" "|7 1 7 8 3|7 1 7 8 3" \
+    "$(cat me/err)|$(me/plain)|$(HPROF_OUTPUT=me/p.hpf me/inst)"
+check "statement macro before else: the other call statements and their counts" \
+    "g@24=1;pick@30=2;both@30=2;" "$(calls me/p.hpf)"
+check "statement macro before else: its calls left unprobed, said so" \
+    "# skipped call 17 g: statement macro followed by else;# skipped call 23 g: statement macro followed by else;" \
+    "$("$builddir/instrument/hprof-instrument" --list "$S/r_macelse.c" | grep '^#' | tr '\n' ';')"
+
 # ---- a fallback quotes the compiler's first error -------------------------
 rm -rf fb; mkdir fb
 "$HPCC" gcc -Wall "$S/r_clash.c" -o fb/clash 2>fb/err
@@ -114,6 +126,21 @@ if have g++; then
     check "link: through hprof-cc g++: procedures and loop entered once" \
         "procedure scale@4=1;procedure sum_to@10=1;loop for@14=1;" \
         "$("$QUERY" ln/m.hpf --sql "SELECT s.kind || ' ' || s.name || '@' || s.line || '=' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind IN ('procedure', 'loop') GROUP BY s.id ORDER BY s.line, s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')"
+fi
+
+# Non-PIE: objects compiled -fno-pie, linked -no-pie (weak references to
+# absent probes then resolve to 0 at link time, not through the PLT).
+if have g++; then
+    "$HPCC" gcc -O2 -fno-pie -c "$S/r_link_a.c" -o ln/na.o 2>ln/nerr &&
+        "$HPCC" gcc -O2 -fno-pie -c "$S/r_link_b.c" -o ln/nb.o 2>>ln/nerr &&
+        g++ -no-pie -O2 "$S/r_link_main.cc" ln/na.o ln/nb.o -o ln/np.x 2>>ln/nerr
+    check "link -no-pie without -lhprof: links, same stdout, one warning" \
+        "|55 110|hprof: warning: instrumented code runs without the hprof runtime (libhprof was not linked): not measured" \
+        "$(cat ln/nerr)|$(ln/np.x 2>/dev/null)|$(ln/np.x 2>&1 >/dev/null)"
+    "$HPCC" g++ -no-pie -O2 "$S/r_link_main.cc" ln/na.o ln/nb.o -o ln/npm.x 2>ln/nmerr
+    check "link -no-pie through hprof-cc g++: measured, procedures and loop entered once" \
+        "55 110|procedure scale@4=1;procedure sum_to@10=1;loop for@14=1;" \
+        "$(HPROF_OUTPUT=ln/np.hpf ln/npm.x 2>&1)|$("$QUERY" ln/np.hpf --sql "SELECT s.kind || ' ' || s.name || '@' || s.line || '=' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind IN ('procedure', 'loop') GROUP BY s.id ORDER BY s.line, s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')"
 fi
 
 # ---- one-word compilers for builds that run `which $CC` ------------------
