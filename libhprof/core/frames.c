@@ -58,9 +58,10 @@ void hp_frames_thread_end(hp_frames **home, hp_thread *t)
     frames_free(s);
 }
 
-hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home)
+hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home, size_t size)
 {
-    hp_frames *s = calloc(1, sizeof *s);
+    assert(size >= sizeof(hp_frames));
+    hp_frames *s = calloc(1, size);
     if (!s)
         return NULL;
     s->t = t;

@@ -17,6 +17,7 @@
 #ifndef HP_FRAMES_H
 #define HP_FRAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "hp_event.h"
 
@@ -32,23 +33,19 @@ typedef struct hp_open {
  * so the compare with the innermost frame needs no test for emptiness. */
 #define HP_FRAMES_BASE 1u
 
-#define HP_SLOT_MEMO 64
-
+/* A source that keeps state of its own per stack (the tier-1 hooks'
+ * memos) allocates a struct that begins with the hp_frames: `size` below
+ * is that struct's size, zeroed when the stack is made. */
 typedef struct hp_frames {
     uint32_t n, cap;      /* n >= HP_FRAMES_BASE */
     hp_open *open;
     hp_thread *t;         /* the thread that owns the stack */
-    uint16_t slot_memo[HP_SLOT_MEMO];  /* tier 1: where return addresses were */
-    struct {                           /* tier 1: does an entry hook lie in fn? */
-        uintptr_t hook, fn;
-        int in_fn;
-    } owner_memo[HP_SLOT_MEMO];
 } hp_frames;
 
-/* A new stack for thread t, stored in *home (the owning source's
- * thread-local pointer; a thread has one per kind of code probe).  NULL
- * without memory. */
-hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home);
+/* A new stack for thread t of `size` bytes (at least sizeof(hp_frames)),
+ * stored in *home (the owning source's thread-local pointer; a thread has
+ * one per kind of code probe).  NULL without memory. */
+hp_frames *hp_frames_attach(hp_thread *t, hp_frames **home, size_t size);
 /* Thread t exits: its frames still open in *home end now, the stack is
  * freed and *home reset. */
 void hp_frames_thread_end(hp_frames **home, hp_thread *t);
@@ -57,15 +54,16 @@ void hp_frames_thread_end(hp_frames **home, hp_thread *t);
  * NULL), so that the hot path's one test of the owner covers both. */
 extern hp_frames hp_frames_none;
 
-/* The stack in *home for thread t: attached on first use, emptied when
- * the thread's records were replaced (unit tests free them). */
-static inline hp_frames *hp_frames_of(hp_thread *t, hp_frames **home)
+/* The stack in *home for thread t: attached on first use (size as in
+ * hp_frames_attach), emptied when the thread's records were replaced
+ * (unit tests free them). */
+static inline hp_frames *hp_frames_of(hp_thread *t, hp_frames **home, size_t size)
 {
     hp_frames *s = *home;
     if (__builtin_expect(s->t == t, 1))
         return s;
     if (s == &hp_frames_none)
-        return hp_frames_attach(t, home);
+        return hp_frames_attach(t, home, size);
     s->t = t;
     s->n = HP_FRAMES_BASE;
     return s;

@@ -32,8 +32,26 @@
 void __cyg_profile_func_enter(void *fn, void *call_site) HOOK;
 void __cyg_profile_func_exit(void *fn, void *call_site) HOOK;
 
+/* The hooks' frame stack with what they remember per entry hook (a
+ * function's frame layout and whether the hook lies in the function are
+ * the same at every call): indexed by the hook's address. */
+#define MEMO_SLOTS 64
+typedef struct hook_stack {
+    hp_frames frames;                 /* first: hook_frames points here */
+    uint16_t slot_memo[MEMO_SLOTS];   /* where return addresses were */
+    struct {                          /* does an entry hook lie in fn? */
+        uintptr_t hook, fn;
+        int in_fn;
+    } owner_memo[MEMO_SLOTS];
+} hook_stack;
+
 static __thread hp_frames *hook_frames
     __attribute__((tls_model("initial-exec"))) = &hp_frames_none;
+
+static inline hook_stack *memos(hp_frames *s)
+{
+    return (hook_stack *)s;
+}
 
 /* The stack pointer of the hook's caller. */
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
@@ -64,7 +82,7 @@ static RAW_STACK_READ uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
 static RAW_STACK_READ uintptr_t remembered_slot(hp_frames *s, uintptr_t hook, uintptr_t sp,
                                                 uintptr_t ra)
 {
-    uint16_t *m = &s->slot_memo[(hook >> 3) & (HP_SLOT_MEMO - 1)];
+    uint16_t *m = &memos(s)->slot_memo[(hook >> 3) & (MEMO_SLOTS - 1)];
     const uintptr_t *p = (const uintptr_t *)sp;
     if (__builtin_expect(p[*m] == ra, 1))
         return (uintptr_t)&p[*m];
@@ -115,18 +133,19 @@ static __attribute__((noinline)) int hook_in_fn_slow(hp_frames *s, uintptr_t hoo
     struct eh_bases b;
     pthread_once(&find_fde_once, find_fde_lookup);
     int in_fn = !find_fde || !find_fde((void *)(hook - 1), &b) || (uintptr_t)b.func == fn;
-    unsigned i = (hook >> 3) & (HP_SLOT_MEMO - 1);
-    s->owner_memo[i].hook = hook;
-    s->owner_memo[i].fn = fn;
-    s->owner_memo[i].in_fn = in_fn;
+    unsigned i = (hook >> 3) & (MEMO_SLOTS - 1);
+    memos(s)->owner_memo[i].hook = hook;
+    memos(s)->owner_memo[i].fn = fn;
+    memos(s)->owner_memo[i].in_fn = in_fn;
     return in_fn;
 }
 
 static inline int hook_in_fn(hp_frames *s, uintptr_t hook, uintptr_t fn)
 {
-    unsigned i = (hook >> 3) & (HP_SLOT_MEMO - 1);
-    if (__builtin_expect(s->owner_memo[i].hook == hook && s->owner_memo[i].fn == fn, 1))
-        return s->owner_memo[i].in_fn;
+    const hook_stack *h = memos(s);
+    unsigned i = (hook >> 3) & (MEMO_SLOTS - 1);
+    if (__builtin_expect(h->owner_memo[i].hook == hook && h->owner_memo[i].fn == fn, 1))
+        return h->owner_memo[i].in_fn;
     return hook_in_fn_slow(s, hook, fn);
 }
 
@@ -150,7 +169,7 @@ static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
 void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     hp_thread *t = hp_thread_self();
-    hp_frames *s = t ? hp_frames_of(t, &hook_frames) : NULL;
+    hp_frames *s = t ? hp_frames_of(t, &hook_frames, sizeof(hook_stack)) : NULL;
     if (!s)
         return;
     uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);

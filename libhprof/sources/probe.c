@@ -98,7 +98,7 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
     uint32_t site = u->ids[index];
     if (site == HP_NONE)
         return;
-    if (!(s = hp_frames_of(t, &probe_frames)))
+    if (!(s = hp_frames_of(t, &probe_frames, sizeof(hp_frames))))
         return;
     uintptr_t sp = CALLER_SP();
     uint32_t i = s->n;
