@@ -15,8 +15,9 @@
  *           MPI_Init): rank 1 raises it 3 times, the handler counts, and
  *           the run ends normally with MPI_Finalize (rank 1 prints the
  *           count: 3).
- *   serial - no MPI at all: NREG=5 OpenMP parallel regions (f-region),
- *           then the process raises SIGTERM (f-raise).
+ *   serial [SIG] - no MPI at all: NREG=5 OpenMP parallel regions
+ *           (f-region), then the process raises signal SIG (default
+ *           SIGTERM, f-raise).
  * Ground truth, per rank that took part: f-ring 20 calls, 800 bytes sent
  * to rank+1 and 800 received from rank-1; f-barrier 1 call.  Rank 0 prints
  * the token's final value before the end.
@@ -39,7 +40,7 @@ static void on_usr1(int sig)
     usr1_seen++;
 }
 
-static int serial(void)
+static int serial(int sig)
 {
     int sum = 0;
     for (int i = 0; i < NREG; i++) {
@@ -48,7 +49,7 @@ static int serial(void)
     }
     printf("serial: %d regions\n", NREG);
     fflush(stdout);
-    raise(SIGTERM); /* MARK:f-raise */
+    raise(sig); /* MARK:f-raise */
     return sum == 0;
 }
 
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     int rank, size;
     if (strcmp(mode, "serial") == 0)
-        return serial();
+        return serial(argc > 2 ? atoi(argv[2]) : SIGTERM);
     if (strcmp(mode, "usr1") == 0)
         signal(SIGUSR1, on_usr1);
     MPI_Init(&argc, &argv);

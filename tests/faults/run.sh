@@ -12,8 +12,10 @@
 # the invariants (--check).  Then: a missing rank is named; files of two
 # runs, a rank in two files and a directory without per-rank files are
 # refused with one line; a program's own SIGUSR1 handler runs and nothing
-# is written; a process without MPI that raises SIGTERM leaves its profile;
-# HPROF_SIGNALS=0 writes nothing.
+# is written; a process without MPI that raises SIGTERM (then each of
+# SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGUSR2, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+# SIGABRT) leaves its profile, flagged with the signal, and dies with the
+# plain program's status; HPROF_SIGNALS=0 writes nothing.
 #
 # usage: tests/faults/run.sh [BUILDDIR]
 set -euo pipefail
@@ -173,17 +175,21 @@ check_profile usr1 "$tmp/usr1.hpf"
 ring_checks "$tmp/usr1.hpf" usr1 "0 1 2"
 
 # ---- no MPI: SIGTERM raised by the process itself
+# serial_run SIGNUM VAR=VALUE... - $prog serial SIGNUM, no core file; sets RC.
 serial_run() {
+    local sig=$1
+    shift
     RC=0
     # (in a subshell: the shell's own "Terminated" line stays out of the log)
-    (env "$@" timeout 60 "$prog" serial >"$tmp/serial.out" 2>"$tmp/serial.err" </dev/null
+    (env "$@" bash -c 'ulimit -c 0; exec timeout 60 "$0" serial "$1"' "$prog" "$sig" \
+        >"$tmp/serial.out" 2>"$tmp/serial.err" </dev/null
      exit $?) 2>/dev/null || RC=$?
 }
-prog=$tmp/plain/faults serial_run OMP_NUM_THREADS=2
+prog=$tmp/plain/faults serial_run 15 OMP_NUM_THREADS=2
 plain_rc=$RC
 cp "$tmp/serial.out" "$tmp/serial.plain.out"
 rm -f "$tmp/serial.hpf"
-prog=$T/faults serial_run OMP_NUM_THREADS=2 HPROF_OUTPUT="$tmp/serial.hpf"
+prog=$T/faults serial_run 15 OMP_NUM_THREADS=2 HPROF_OUTPUT="$tmp/serial.hpf"
 expect_eq "serial: killed by its own SIGTERM as without hprof (143)" "143;143" "$plain_rc;$RC"
 same_stdout "serial: same stdout as without hprof" "$tmp/serial.plain.out" "$tmp/serial.out"
 expect_eq "serial: one line names the profile" 1 \
@@ -193,8 +199,19 @@ expect_eq "serial: $((5)) regions per thread, flagged ended by SIGTERM" "5,$SIGT
     "$(q "$tmp/serial.hpf" "SELECT sum(st.count), max(r.flags) FROM stat st JOIN node n ON n.id = st.node
         JOIN site s ON s.id = n.site JOIN rank r ON r.rank = st.rank
         WHERE s.name = 'parallel' AND s.line = $L_region GROUP BY st.thread ORDER BY st.thread")"
+# every other signal handled, raised the same way (no core files: ulimit)
+for sig in INT HUP XCPU USR1 USR2 SEGV BUS ILL FPE ABRT; do
+    num=$(kill -l "$sig")
+    rm -f "$tmp/serial.hpf"
+    prog=$tmp/plain/faults serial_run "$num" OMP_NUM_THREADS=2
+    plain_rc=$RC
+    prog=$T/faults serial_run "$num" OMP_NUM_THREADS=2 HPROF_OUTPUT="$tmp/serial.hpf"
+    expect_eq "serial SIG$sig: the same exit status as without hprof ($((128 + num))), one line, flags $((8 | num << 24))" \
+        "$plain_rc;$((128 + num));1;$((8 | num << 24))" \
+        "$RC;$RC;$(grep -c "^hprof: SIG$sig ended the process; its records up to then are in $tmp/serial.hpf" "$tmp/serial.err");$(q "$tmp/serial.hpf" "SELECT flags FROM rank")"
+done
 rm -f "$tmp/serial.hpf"
-prog=$T/faults serial_run OMP_NUM_THREADS=2 HPROF_OUTPUT="$tmp/serial.hpf" HPROF_SIGNALS=0
+prog=$T/faults serial_run 15 OMP_NUM_THREADS=2 HPROF_OUTPUT="$tmp/serial.hpf" HPROF_SIGNALS=0
 expect_eq "serial with HPROF_SIGNALS=0: the same death, nothing written" "143,no" \
     "$RC,$([ -e "$tmp/serial.hpf" ] && echo yes || echo no)"
 
