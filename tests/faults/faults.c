@@ -15,6 +15,9 @@
  *           MPI_Init): rank 1 raises it 3 times, the handler counts, and
  *           the run ends normally with MPI_Finalize (rank 1 prints the
  *           count: 3).
+ *   spin - no MPI: an OpenMP team whose threads meet at a barrier, then
+ *           spin in the region (f-spin) until the script sends SIGTERM,
+ *           at least 0.5 s after thread 0 printed "ready".
  *   serial [SIG] - no MPI at all: NREG=5 OpenMP parallel regions
  *           (f-region), then the process raises signal SIG (default
  *           SIGTERM, f-raise).
@@ -23,6 +26,7 @@
  * the token's final value before the end.
  */
 #include <mpi.h>
+#include <omp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +57,22 @@ static int serial(int sig)
     return sum == 0;
 }
 
+static int spin(void)
+{
+    volatile double x = 0;
+#pragma omp parallel /* MARK:f-spin */
+    {
+#pragma omp barrier
+        if (omp_get_thread_num() == 0) {
+            printf("ready\n");
+            fflush(stdout);
+        }
+        for (;;)
+            x += 1;
+    }
+    return x == 0;
+}
+
 static void ring(int rank, int size)
 {
     int token[10] = {0}, in[10];
@@ -79,6 +99,8 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     int rank, size;
+    if (strcmp(mode, "spin") == 0)
+        return spin();
     if (strcmp(mode, "serial") == 0)
         return serial(argc > 2 ? atoi(argv[2]) : SIGTERM);
     if (strcmp(mode, "usr1") == 0)

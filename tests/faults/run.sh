@@ -15,7 +15,8 @@
 # is written; a process without MPI that raises SIGTERM (then each of
 # SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGUSR2, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
 # SIGABRT) leaves its profile, flagged with the signal, and dies with the
-# plain program's status; HPROF_SIGNALS=0 writes nothing.
+# plain program's status; SIGTERM while an OpenMP team spins in its region
+# leaves the open region on each thread; HPROF_SIGNALS=0 writes nothing.
 #
 # usage: tests/faults/run.sh [BUILDDIR]
 set -euo pipefail
@@ -210,6 +211,24 @@ for sig in INT HUP XCPU USR1 USR2 SEGV BUS ILL FPE ABRT; do
         "$plain_rc;$((128 + num));1;$((8 | num << 24))" \
         "$RC;$RC;$(grep -c "^hprof: SIG$sig ended the process; its records up to then are in $tmp/serial.hpf" "$tmp/serial.err");$(q "$tmp/serial.hpf" "SELECT flags FROM rank")"
 done
+# SIGTERM while a team spins in its region: the open regions are closed
+# at the snapshot, at least the 0.5 s the script waited on each thread
+L_spin=$(line_of "$S/$src" f-spin)
+OMP_NUM_THREADS=2 HPROF_OUTPUT=$tmp/spin.hpf "$T/faults" spin >"$tmp/spin.out" 2>"$tmp/spin.err" </dev/null &
+pid=$!
+for ((i = 0; i < 600; i++)); do grep -q '^ready$' "$tmp/spin.out" 2>/dev/null && break; sleep 0.1; done
+sleep 0.5
+kill -TERM "$pid"
+RC=0
+wait "$pid" 2>/dev/null || RC=$?
+expect_eq "spin: killed by SIGTERM (143), one line" "143;1" \
+    "$RC;$(grep -c "^hprof: SIGTERM ended the process; its records up to then are in $tmp/spin.hpf" "$tmp/spin.err")"
+check_profile spin "$tmp/spin.hpf"
+expect_eq "spin: the open region once per thread, each at least 0.5 s" "1,1;1,1" \
+    "$(q "$tmp/spin.hpf" "SELECT sum(st.count), sum(st.time) >= 0.5 FROM stat st JOIN node n ON n.id = st.node
+        JOIN site s ON s.id = n.site WHERE s.name = 'parallel' AND s.line = $L_spin
+        GROUP BY st.thread ORDER BY st.thread")"
+
 rm -f "$tmp/serial.hpf"
 prog=$T/faults serial_run 15 OMP_NUM_THREADS=2 HPROF_OUTPUT="$tmp/serial.hpf" HPROF_SIGNALS=0
 expect_eq "serial with HPROF_SIGNALS=0: the same death, nothing written" "143,no" \
