@@ -57,7 +57,8 @@ check "a node's path has its depth in components" "0" \
 for opts in "--top 30" "--top 30 --depth 2" "--top 1000"; do
     n=${opts#--top }; n=${n%% *}
     "$QUERY" "$dir/deep.db" --format csv $opts >"$dir/lazy.csv" 2>&1
-    "$QUERY" "$dir/deep.db" --format csv ${opts/--top $n/--top 0} 2>&1 | head -n $((n + 1)) >"$dir/all.csv"
+    whole=$(echo "$opts" | sed "s/--top $n/--top 0/")
+    "$QUERY" "$dir/deep.db" --format csv $whole 2>&1 | head -n $((n + 1)) >"$dir/all.csv"
     check "listing $opts: the first rows of the whole listing ($n rows)" "$((n + 1)),same" \
         "$(wc -l <"$dir/lazy.csv"),$(cmp -s "$dir/lazy.csv" "$dir/all.csv" && echo same || echo differ)"
 done
