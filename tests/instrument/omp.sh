@@ -89,7 +89,8 @@ build() {
 build_opari2() {
     local name=$1 src=$2 b p2
     b=$(basename "$src" .c)
-    p2=$(opari2-config --cflags)
+    # (-I: the programs of tests/omp/src include truth.h, and this copies them)
+    p2="$(opari2-config --cflags) -I$(dirname "$src")"
     mkdir -p "$tmp/$name.d"
     cp "$src" "$tmp/$name.d/$b.c"
     if (cd "$tmp/$name.d" && opari2 "$b.c" "$b.mod.c" &&

@@ -55,7 +55,8 @@ export OMP_WAIT_POLICY=passive
 export OMPI_CC=gcc
 
 test_tmpdir pomp2
-CFLAGS="-fopenmp -g -O2"
+# (-I: the programs of tests/omp/src include truth.h, and build copies them)
+CFLAGS="-fopenmp -g -O2 -I$S"
 P2CFLAGS=$(opari2-config --cflags)
 
 # build NAME SRC - in $tmp: NAME (opari2-instrumented, -lhprof), NAME.gomp
