@@ -69,3 +69,57 @@ expect_truth_range() {
         notok "$name" "program's bounds (lo hi count) '$t', hprof '$g' (±${TRUTH_REL}x + ${TRUTH_EVENT_MS} ms/event)"
     fi
 }
+
+# The checks the scripts share (they need q and OMPJOIN of tests/lib.sh).
+#
+# truth_imbalance LABEL DB TRUTH FILE LINE NT REPS - imbalance.c's region
+# at FILE:LINE per thread of rank 0: region less its implicit barrier = the
+# iterations the program timed; the barrier between the least and the
+# most wait the program saw (threads paired by their work, k x STEP x
+# REPS); the master's fork + region + join = its time around the pragma.
+truth_imbalance() {
+    local label=$1 db=$2 tr=$3 file=$4 line=$5 nt=$6 reps=$7 rows k
+    expect_eq "$label: the program timed $reps iterations on each of $nt threads" \
+        "$(for ((k = 0; k < nt; k++)); do echo "$reps"; done)" "$(truth_counts "$tr" work)"
+    rows=$(q "$db" "SELECT round((r - b) * 1000, 3), round(b * 1000, 3) FROM (SELECT
+            sum(CASE WHEN s.name = 'parallel' THEN st.time ELSE 0 END) AS r,
+            sum(CASE WHEN s.name = 'implicit barrier' THEN st.time ELSE 0 END) AS b
+            $OMPJOIN WHERE st.rank = 0 AND s.kind = 'omp' AND s.name IN ('parallel', 'implicit barrier')
+            AND s.file LIKE '%/$file' AND s.line = $line GROUP BY st.thread) ORDER BY 1")
+    expect_truth "$label: per thread, region less its implicit barrier = its iterations as the program timed them" \
+        "$(truth "$tr" work)" "$(cut -d, -f1 <<<"$rows")"
+    expect_truth_range "$label: per thread, implicit barrier wait between the end of the team's last iteration and the master's return (program's clock)" \
+        "$(for ((k = 0; k < nt; k++)); do
+            echo "$(truth_by "$tr" work $k | cut -d' ' -f1) $(truth_by "$tr" barrier_lo $k) $(truth_by "$tr" barrier_hi $k)"
+        done | sort -g | awk '{ print $2, $4, $5 }')" "$(cut -d, -f2 <<<"$rows")"
+    expect_truth "$label: the master's fork + region + join = its time from the pragma to after the region (program)" \
+        "$(truth "$tr" wall)" "$(q "$db" "SELECT round(sum(st.time) * 1000, 3) $OMPJOIN WHERE st.rank = 0
+            AND s.kind = 'omp' AND s.name IN ('parallel', 'fork', 'join') AND s.file LIKE '%/$file' AND s.line = $line
+            AND st.thread IN (SELECT st.thread $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'fork'
+                              AND s.file LIKE '%/$file' AND s.line = $line)")"
+}
+
+# truth_times DB FILE NAME LINE - the times (ms) of construct NAME at
+# FILE:LINE per record of rank 0, ascending.
+truth_times() {
+    q "$1" "SELECT round(st.time * 1000, 3) $OMPJOIN WHERE st.rank = 0 AND s.kind = 'omp'
+            AND s.name = '$3' AND s.file LIKE '%/$2' AND s.line = $4 ORDER BY 1"
+}
+
+# truth_hold LABEL DB TRUTH FILE NAME LINE Q NT HOLD - construct NAME
+# ("critical", "lock") at FILE:LINE: once per thread of rank 0, its wait
+# and hold against the program's quantities Q_wait and Q_hold (critical.c's
+# header); the holds, spins of HOLD ms of wall time, >= NT x HOLD in all
+# (load lengthens a hold, never shortens it).
+truth_hold() {
+    local label=$1 db=$2 tr=$3 file=$4 name=$5 line=$6 qn=$7 nt=$8 hold=$9 k
+    expect_eq "$label: the program timed one $name wait and hold on each of $nt threads" \
+        "$(for ((k = 0; k < 2 * nt; k++)); do echo 1; done)" \
+        "$(truth_counts "$tr" "${qn}_wait"; truth_counts "$tr" "${qn}_hold")"
+    expect_truth "$label: $name wait per thread = the program's time from before it to inside it" \
+        "$(truth "$tr" "${qn}_wait")" "$(truth_times "$db" "$file" "$name wait" "$line")"
+    expect_truth "$label: $name hold per thread = the program's time inside it" \
+        "$(truth "$tr" "${qn}_hold")" "$(truth_times "$db" "$file" "$name" "$line")"
+    expect_cmp "$label: total $name hold >= $nt x HOLD = $((nt * hold)) ms" ge $((nt * hold)) \
+        "$(truth_times "$db" "$file" "$name" "$line" | awk '{ s += $1 } END { printf "%.3f\n", s }')"
+}

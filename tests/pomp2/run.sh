@@ -149,32 +149,8 @@ STEP=$(define_of "$S/$src" STEP_MS)
 REPS=$(define_of "$S/$src" REPS)
 L=$(line_of "$S/$src" imb-region)
 LE=$(awk -v l="$L" 'NR > l && /^        }$/ { print NR; exit }' "$S/$src")
-# imb_truth LABEL DB TRUTH - per thread (rank 0) against the program's own
-# measurement (imbalance.c's header, tests/truth.sh): region less its
-# implicit barrier = the iterations; the barrier between the least and the
-# most wait the program saw (threads paired by their work, k x STEP x
-# REPS); the master's fork + region + join = its time around the pragma.
-imb_truth() {
-    local rows
-    expect_eq "$1: the program timed $REPS iterations on each of $NT threads" \
-        "$(for ((k = 0; k < NT; k++)); do echo $REPS; done)" "$(truth_counts "$3" work)"
-    rows=$(q "$2" "SELECT round((r - b) * 1000, 3), round(b * 1000, 3) FROM (SELECT
-            sum(CASE WHEN s.name = 'parallel' THEN st.time ELSE 0 END) AS r,
-            sum(CASE WHEN s.name = 'implicit barrier' THEN st.time ELSE 0 END) AS b
-            $OMPJOIN WHERE st.rank = 0 AND s.kind = 'omp' AND s.name IN ('parallel', 'implicit barrier')
-            AND s.file LIKE '%/$src' AND s.line = $L GROUP BY st.thread) ORDER BY 1")
-    expect_truth "$1: per thread, region less its implicit barrier = its iterations as the program timed them" \
-        "$(truth "$3" work)" "$(cut -d, -f1 <<<"$rows")"
-    expect_truth_range "$1: per thread, implicit barrier wait between the end of the team's last iteration and the master's return (program's clock)" \
-        "$(for ((k = 0; k < NT; k++)); do
-            echo "$(truth_by "$3" work $k | cut -d' ' -f1) $(truth_by "$3" barrier_lo $k) $(truth_by "$3" barrier_hi $k)"
-        done | sort -g | awk '{ print $2, $4, $5 }')" "$(cut -d, -f2 <<<"$rows")"
-    expect_truth "$1: the master's fork + region + join = its time from the pragma to after the region (program)" \
-        "$(truth "$3" wall)" "$(q "$2" "SELECT round(sum(st.time) * 1000, 3) $OMPJOIN WHERE st.rank = 0
-            AND s.kind = 'omp' AND s.name IN ('parallel', 'fork', 'join') AND s.file LIKE '%/$src' AND s.line = $L
-            AND st.thread IN (SELECT st.thread $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'fork'
-                              AND s.file LIKE '%/$src' AND s.line = $L)")"
-}
+# imb_truth LABEL DB TRUTH - truth_imbalance (tests/truth.sh) of the region.
+imb_truth() { truth_imbalance "$1" "$2" "$3" $src "$L" "$NT" "$REPS"; }
 # imb_checks - one run of each build and its checks, under attempts (a
 # thread descheduled between the program's clock read and hprof's probe
 # is the one move the program cannot see).
@@ -216,21 +192,8 @@ HOLD=$(define_of "$S/$src" HOLD_MS)
 LR=$(line_of "$S/$src" crit-region)
 LC=$(line_of "$S/$src" crit-critical)
 LL=$(line_of "$S/$src" crit-lock)
-# crit_truth LABEL DB TRUTH NAME LINE Q - the waits and holds of construct
-# NAME at LINE per thread against the program's own measurement (its
-# quantities Q_wait, Q_hold: critical.c's header, tests/truth.sh); the
-# holds, spins of HOLD wall time, >= NT x HOLD in all (load lengthens a
-# hold, never shortens it).
-crit_truth() {
-    expect_eq "$1: the program timed one $4 wait and hold on each of $NT threads" \
-        "$(for ((k = 0; k < 2 * NT; k++)); do echo 1; done)" "$(truth_counts "$3" $6_wait; truth_counts "$3" $6_hold)"
-    expect_truth "$1: $4 wait per thread = the program's time from before the construct to inside it" \
-        "$(truth "$3" $6_wait)" "$(omp_times "$2" $src "$4 wait" "$5")"
-    expect_truth "$1: $4 hold per thread = the program's time inside it" \
-        "$(truth "$3" $6_hold)" "$(omp_times "$2" $src "$4" "$5")"
-    expect_cmp "$1: total $4 hold >= $NT x HOLD = $((NT * HOLD)) ms" ge "$((NT * HOLD))" \
-        "$(omp_total "$2" $src "$4" "$5")"
-}
+# crit_truth LABEL DB TRUTH NAME LINE Q - truth_hold (tests/truth.sh).
+crit_truth() { truth_hold "$1" "$2" "$3" $src "$4" "$5" "$6" "$NT" "$HOLD"; }
 # crit_checks - one run of each build and its checks (under attempts, as
 # imb_checks).
 crit_checks() {
