@@ -123,31 +123,11 @@ imb_forkjoin() {
 $(omp_nodes "$db" $src join "$L")"
 }
 # imb_times - the times of imb$NT against the program's own measurement
-# (imbalance.c's header, tests/truth.sh), per thread of rank 0.  The
-# threads are told apart by their work (k x STEP x REPS for k = 0..NT-1).
+# (imbalance.c's header, tests/truth.sh), per thread of rank 0: the
+# shared truth_imbalance, then hprof-query --threads' work column.
 imb_times() {
-    local tr=$tmp/imb$NT.truth rows mid half
-    expect_eq "imbalance/$NT: the program timed $REPS iterations on each of $NT threads" \
-        "$(for ((k = 0; k < NT; k++)); do echo $REPS; done)" "$(truth_counts "$tr" work)"
-    # per thread: region time, its implicit barrier (ms), by region less barrier
-    rows=$(q "$db" "SELECT round((r - b) * 1000, 3), round(b * 1000, 3) FROM (SELECT
-            sum(CASE WHEN s.name = 'parallel' THEN st.time ELSE 0 END) AS r,
-            sum(CASE WHEN s.name = 'implicit barrier' THEN st.time ELSE 0 END) AS b
-            $OMPJOIN WHERE st.rank = 0 AND s.kind = 'omp' AND s.name IN ('parallel', 'implicit barrier')
-            AND s.file LIKE '%/$src' AND s.line = $L GROUP BY st.thread) ORDER BY 1")
-    expect_truth "imbalance/$NT: per thread, region less its implicit barrier = its iterations as the program timed them" \
-        "$(truth "$tr" work)" "$(cut -d, -f1 <<<"$rows")"
-    # the barrier of the thread with the k-th least work between the least
-    # and the most wait the program saw (barrier_lo, barrier_hi)
-    expect_truth_range "imbalance/$NT: per thread, implicit barrier wait between the end of the team's last iteration and the master's return (program's clock)" \
-        "$(for ((k = 0; k < NT; k++)); do
-            echo "$(truth_by "$tr" work $k | cut -d' ' -f1) $(truth_by "$tr" barrier_lo $k) $(truth_by "$tr" barrier_hi $k)"
-        done | sort -g | awk '{ print $2, $4, $5 }')" "$(cut -d, -f2 <<<"$rows")"
-    expect_truth "imbalance/$NT: the master's fork + region + join = its time from the pragma to after the region (program)" \
-        "$(truth "$tr" wall)" "$(q "$db" "SELECT round(sum(st.time) * 1000, 3) $OMPJOIN WHERE st.rank = 0
-            AND s.kind = 'omp' AND s.name IN ('parallel', 'fork', 'join') AND s.file LIKE '%/$src' AND s.line = $L
-            AND st.thread IN (SELECT st.thread $OMPJOIN WHERE s.kind = 'omp' AND s.name = 'fork'
-                              AND s.file LIKE '%/$src' AND s.line = $L)")"
+    local tr=$tmp/imb$NT.truth mid half
+    truth_imbalance "imbalance/$NT" "$db" "$tr" $src "$L" "$NT" "$REPS"
     # hprof-query --threads: the work column (time less waits) per thread
     expect_truth "imbalance/$NT: --threads work per thread = its iterations as the program timed them" \
         "$(truth "$tr" work)" "$("$QUERY" "$db" --threads "$src:$L" --format csv 2>/dev/null |
@@ -206,17 +186,7 @@ crit_checks() {
         expect_eq "critical: $1 wait and hold once per thread at $src:$2" \
             "$NT,$NT;$NT,$NT" "$(omp_nodes "$db" $src "$1 wait" "$2")
 $(omp_nodes "$db" $src "$1" "$2")"
-        expect_eq "critical: the program timed one $1 wait and hold on each of $NT threads" \
-            "$(for ((k = 0; k < 2 * NT; k++)); do echo 1; done)" \
-            "$(truth_counts "$tr" $3_wait; truth_counts "$tr" $3_hold)"
-        # (the program's clock: truth.h; the queueing order is free)
-        expect_truth "critical: $1 wait per thread = the program's time from before the construct to inside it" \
-            "$(truth "$tr" $3_wait)" "$(omp_times "$db" $src "$1 wait" "$2")"
-        expect_truth "critical: $1 hold per thread = the program's time inside it" \
-            "$(truth "$tr" $3_hold)" "$(omp_times "$db" $src "$1" "$2")"
-        # a spin of HOLD_MS wall time: load can lengthen a hold, never shorten it
-        expect_cmp "critical: total $1 hold >= $NT x HOLD = $((NT * HOLD)) ms" ge "$((NT * HOLD))" \
-            "$(omp_sum "$db" $src "$1" "$2" "$2" "round(sum(st.time) * 1000, 3)")"
+        truth_hold critical "$db" "$tr" $src "$1" "$2" "$3" $NT "$HOLD"
     done
     for b in $(grep -n '#pragma omp barrier' "$S/$src" | cut -d: -f1); do
         expect_eq "critical: explicit barrier at $src:$b once per thread" "$NT" \
