@@ -99,28 +99,6 @@ total() {
             WHERE s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%$3' AND s.line = $4"
 }
 
-# expect_list NAME "EXPECTED..." "GOT..." ABS REL - numbers pairwise within
-# max(ABS, REL x expected).
-expect_list() {
-    local e g
-    e=$(printf '%s\n' "$2" | oneline)
-    g=$(printf '%s\n' "$3" | oneline)
-    if awk -v e="$e" -v g="$g" -v a="$4" -v r="$5" 'BEGIN {
-            n = split(e, E, /[ ;]+/); m = split(g, G, /[ ;]+/)
-            if (n != m) exit 1
-            for (i = 1; i <= n; i++) {
-                if (G[i] !~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) exit 1
-                tol = r * E[i]; if (tol < a) tol = a
-                d = G[i] - E[i]; if (d < 0) d = -d
-                if (d > tol) exit 1
-            }
-            exit 0 }'; then
-        ok "$1"
-    else
-        notok "$1" "expected '$e' (±max($4, $5×)) got '$g'"
-    fi
-}
-
 ms() { awk '{ printf "%.3f\n", $1 * 1000 }'; }
 
 # ---------------------------------------------------------------- builds
