@@ -51,6 +51,17 @@ if [ "$rc" != 0 ] || [ "$fail" != 0 ]; then
         cat "$f"
     done < <(find . -name test-suite.log -not -path './_build/*' 2>/dev/null)
     [ "$fail" != 0 ] || fail=1 # make check failed outside the tests (e.g. a build error)
+    # Every failed test and its failed checks again, compactly, right
+    # before the last line: a CI log that shows only the end of the output
+    # still names them (automake: NAME.trs has the result, NAME.log the
+    # script's output; the sanitized run's lines are in $log).
+    echo "check: failed tests and checks (log:line: check):"
+    while IFS= read -r trs; do
+        t=${trs%.trs}
+        echo "$(sed -n 's/^:test-result: *\([A-Z]*\).*/\1/p' "$trs" | grep -v PASS | head -1) ${t#./}"
+        grep -Hn '^not ok' "$t.log" 2>/dev/null | grep -v '# TODO' | cut -c1-300 || true
+    done < <(find . -name '*.trs' -not -path './_build/*' -exec grep -lE '^:test-result: *(FAIL|ERROR|XPASS)' {} + 2>/dev/null | sort)
+    grep -Hn '^not ok' "$log" 2>/dev/null | grep -v '# TODO' | cut -c1-300 || true
 fi
 echo "$pass passed, $fail failed"
 [ "$rc" = 0 ] && [ "$fail" = 0 ]

@@ -61,4 +61,4 @@ EXTRA_DIST += tests/exports.sh
 TESTS += tests/layout.sh
 EXTRA_DIST += tests/layout.sh
 EXTRA_DIST += tests/serial.sh
-EXTRA_DIST += tests/lib.sh
+EXTRA_DIST += tests/lib.sh tests/truth.sh

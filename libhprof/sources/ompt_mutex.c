@@ -89,6 +89,10 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 {
     (void)hint;
     (void)impl;
+    /* the clock first: the table's allocation on a thread's first wait
+     * (calloc, a new malloc arena: system calls the thread can be
+     * descheduled in) is part of the wait, not before it */
+    uint64_t now = hp_ticks();
     int rec = mutex_rec(kind);
     mutex_table *mt;
     if (rec < 0 || !(mt = mutexes()))
@@ -98,7 +102,7 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
         m = mutex_new_slot(mt);
     if (!m)
         return;
-    *m = (mutex_slot){id, ra, hp_ticks(), M_ACQUIRING, rec};
+    *m = (mutex_slot){id, ra, now, M_ACQUIRING, rec};
 }
 
 /* The hold of m begins at now. */

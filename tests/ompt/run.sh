@@ -41,6 +41,7 @@ export OMP_WAIT_POLICY=passive
 MPIFLAGS=(--oversubscribe --bind-to none)
 
 . "$srcdir/tests/lib.sh"
+. "$srcdir/tests/truth.sh"
 test_tmpdir ompt
 
 if ! command -v "$CLANG" >/dev/null || ! command -v "$MPICC" >/dev/null; then
@@ -65,16 +66,17 @@ build() {
         2>"$tmp/$name.build" || { notok "build $name" "$(head -3 "$tmp/$name.build" | oneline)"; return 1; }
 }
 
-# run NAME NP NT PROG ARGS... - profile in $tmp/NAME.hpf; stdout NAME.out.
+# run NAME NP NT PROG ARGS... - profile in $tmp/NAME.hpf; stdout NAME.out;
+# the program's own measurement NAME.truth (tests/truth.sh).
 run() {
     local name=$1 np=$2 nt=$3
     shift 3
     RC=0
     # hprof never overwrites a profile (it writes NAME.hpf.1): a rerun
     # under `attempts` must not read the previous run's.
-    rm -f "$tmp/$name.hpf" "$tmp/$name.db"
-    HPROF_OUTPUT=$tmp/$name.hpf OMP_NUM_THREADS=$nt timeout 300 "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" \
-        -x HPROF_OUTPUT -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$@" \
+    rm -f "$tmp/$name.hpf" "$tmp/$name.db" "$tmp/$name.truth"
+    HPROF_OUTPUT=$tmp/$name.hpf HPROF_TEST_TRUTH=$tmp/$name.truth OMP_NUM_THREADS=$nt timeout 300 \
+        "$MPIRUN" -np "$np" "${MPIFLAGS[@]}" -x HPROF_OUTPUT -x HPROF_TEST_TRUTH -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
     DB=$tmp/$name.hpf
     if [ "$RC" != 0 ] || [ ! -e "$DB" ]; then
@@ -95,28 +97,6 @@ per_thread() {
 total() {
     q "$1" "SELECT coalesce($5, 0) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
             WHERE s.kind = 'omp' AND s.name = '$2' AND s.file LIKE '%$3' AND s.line = $4"
-}
-
-# expect_list NAME "EXPECTED..." "GOT..." ABS REL - numbers pairwise within
-# max(ABS, REL x expected).
-expect_list() {
-    local e g
-    e=$(printf '%s\n' "$2" | oneline)
-    g=$(printf '%s\n' "$3" | oneline)
-    if awk -v e="$e" -v g="$g" -v a="$4" -v r="$5" 'BEGIN {
-            n = split(e, E, /[ ;]+/); m = split(g, G, /[ ;]+/)
-            if (n != m) exit 1
-            for (i = 1; i <= n; i++) {
-                if (G[i] !~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) exit 1
-                tol = r * E[i]; if (tol < a) tol = a
-                d = G[i] - E[i]; if (d < 0) d = -d
-                if (d > tol) exit 1
-            }
-            exit 0 }'; then
-        ok "$1"
-    else
-        notok "$1" "expected '$e' (±max($4, $5×)) got '$g'"
-    fi
 }
 
 ms() { awk '{ printf "%.3f\n", $1 * 1000 }'; }
@@ -160,112 +140,119 @@ identity() {
 }
 
 # ---------------------------------------------------------------- imbalance
-STEP=20
-REPS=3
 F=imbalance.c
+REPS=$(define_of "$O/$F" REPS)
 L=$(line_of "$O/$F" imb-region)
-for NT in 2 4; do
-    name=imb$NT
-    [ -e "$tmp/imbalance" ] && run $name 1 $NT "$tmp/imbalance" || continue
-    if [ $NT = 2 ]; then
-        cp "$tmp/$name.out" "$tmp/imbalance.out"
-        identity imbalance 1 $NT
-    fi
+# imb_checks NT - the run at NT threads and its checks (under `attempts`:
+# a thread descheduled between the program's clock read and hprof's probe
+# is the one move the program cannot see).
+imb_checks() {
+    local NT=$1 name=imb$1 TR rows
+    run $name 1 $NT "$tmp/imbalance" || return 0
     expect_eq "imbalance NT=$NT: region at the MARK line, $REPS per thread" \
         "$(for ((i = 0; i < NT; i++)); do echo $REPS; done)" \
         "$(per_thread "$DB" parallel $F "$L" 'sum(st.count)')"
-    # The implicit barrier is the one below the parallel node.
-    waits=$(q "$DB" "SELECT round(sum(st.time) * 1000, 3) FROM stat st JOIN node n ON n.id = st.node
-            JOIN site s ON s.id = n.site JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
-            WHERE st.rank = 0 AND s.name = 'implicit barrier' AND ps.name = 'parallel' AND ps.kind = 'omp'
-              AND ps.file LIKE '%$F' AND ps.line = $L GROUP BY st.thread ORDER BY 1")
-    ewait=$(for ((i = NT - 1; i >= 0; i--)); do echo $((REPS * i * STEP)); done | sort -n)
-    ework=$(for ((i = 0; i < NT; i++)); do echo $((REPS * i * STEP)); done)
-    epar=$(for ((i = 0; i < NT; i++)); do echo $((REPS * (NT - 1) * STEP)); done)
-    work=$(per_thread "$DB" loop $F "$L" 'sum(st.time)' 'sum(st.time)' | ms)
-    par=$(per_thread "$DB" parallel $F "$L" 'sum(st.time)' 'sum(st.time)' | ms)
-    if [ $NT = 2 ]; then
-        # 5%; a zero is allowed 5% of one thread's step over the run.
-        tol=$(awk -v s=$STEP -v r=$REPS 'BEGIN { print 0.05 * s * r }')
-        expect_list "imbalance NT=2: implicit-barrier wait per thread {0, STEP} x REPS within 5%" "$ewait" "$waits" "$tol" 0.05
-        expect_list "imbalance NT=2: loop (work) per thread {0, STEP} x REPS within 5%" "$ework" "$work" "$tol" 0.05
-        expect_list "imbalance NT=2: parallel per thread = REPS x max work within 5%" "$epar" "$par" "$tol" 0.05
+    # Times against the program's own measurement (imbalance.c's header,
+    # tests/truth.sh): load moves both alike.  The threads are told apart
+    # by their work (k x STEP x REPS for k = 0..NT-1).
+    TR=$tmp/$name.truth
+    expect_eq "imbalance NT=$NT: the program timed $REPS iterations on each of $NT threads" \
+        "$(for ((k = 0; k < NT; k++)); do echo $REPS; done)" "$(truth_counts "$TR" work)"
+    expect_truth "imbalance NT=$NT: loop (work) per thread = its iterations as the program timed them" \
+        "$(truth "$TR" work)" "$(per_thread "$DB" loop $F "$L" 'sum(st.time)' | ms)"
+    # per thread, by its loop time: loop, region, implicit barrier below it (ms)
+    rows=$(q "$DB" "SELECT round(coalesce(w.t, 0) * 1000, 3), round(p.t * 1000, 3), round(coalesce(b.t, 0) * 1000, 3) FROM
+            (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+             WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' AND s.line = $L GROUP BY st.thread) p
+            LEFT JOIN (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+             WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'loop' AND s.line = $L GROUP BY st.thread) w ON w.thread = p.thread
+            LEFT JOIN (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+             JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
+             WHERE st.rank = 0 AND s.name = 'implicit barrier' AND ps.name = 'parallel' AND ps.kind = 'omp'
+               AND ps.file LIKE '%$F' AND ps.line = $L GROUP BY st.thread) b ON b.thread = p.thread
+            ORDER BY 1")
+    # each thread's accounting: work + wait at the end barrier = its time in
+    # the region (2% + 0.5 ms per region: the edges between the records)
+    if [ -n "$rows" ] && printf '%s\n' "$rows" | awk -F, -v r=$REPS '{ d = $2 - $1 - $3; if (d < 0) d = -d; if (d > 0.02 * $2 + 0.5 * r) bad = 1 } END { exit bad }'; then
+        ok "imbalance NT=$NT: per thread, work + implicit-barrier wait = region time (2% + 0.5 ms per region)"
     else
-        # 4 spinning threads on 2 cores: a spin ends only when its thread
-        # is scheduled again, so the work shares stretch and the waits with
-        # them; what must hold is each thread's accounting: work + wait at
-        # the end barrier = its time in the region (within 2%), the least
-        # loaded thread waits about the longest work, the most loaded ~0.
-        tol=$(awk -v s=$STEP -v r=$REPS 'BEGIN { print 0.25 * s * r }')
-        expect_list "imbalance NT=4: loop work {0..3 STEP} x REPS (4 spinners on 2 cores: ±25% of a step)" "$ework" "$work" "$tol" 0.10
-        sums=$(q "$DB" "SELECT p.thread, round(p.t * 1000, 3), round((coalesce(w.t, 0) + coalesce(b.t, 0)) * 1000, 3) FROM
-                (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
-                 WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'parallel' AND s.line = $L GROUP BY st.thread) p
-                LEFT JOIN (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
-                 WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'loop' AND s.line = $L GROUP BY st.thread) w ON w.thread = p.thread
-                LEFT JOIN (SELECT st.thread, sum(st.time) t FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
-                 WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'implicit barrier' AND s.line = $L GROUP BY st.thread) b ON b.thread = p.thread
-                ORDER BY p.thread")
-        if [ -n "$sums" ] && printf '%s\n' "$sums" | awk -F, '{ d = $2 - $3; if (d < 0) d = -d; if (d > 0.02 * $2 + 0.5) bad = 1 } END { exit bad }'; then
-            ok "imbalance NT=4: per thread, work + implicit-barrier wait = region time within 2%"
-        else
-            notok "imbalance NT=4: per thread, work + implicit-barrier wait = region time within 2%" "thread,region,work+wait: $(printf '%s\n' "$sums" | oneline)"
-        fi
-        lo=$(printf '%s\n' "$waits" | head -1)
-        hi=$(printf '%s\n' "$waits" | tail -1)
-        maxw=$(printf '%s\n' "$work" | tail -1)
-        expect_cmp "imbalance NT=4: the most loaded thread waits < 5% of a step x REPS (ms)" lt "$(awk -v s=$STEP -v r=$REPS 'BEGIN { print 0.05 * s * r }')" "$lo"
-        expect_cmp "imbalance NT=4: the least loaded thread waits about the longest work, within 10% (ms)" within "$maxw" "$hi" \
-            "$(awk -v m="$maxw" 'BEGIN { print 0.10 * m }')"
+        notok "imbalance NT=$NT: per thread, work + implicit-barrier wait = region time (2% + 0.5 ms per region)" "work,region,wait: $(printf '%s\n' "$rows" | oneline)"
     fi
-done
+    # the barrier of the thread with the k-th least work between the least
+    # and the most wait the program saw (barrier_lo, barrier_hi)
+    expect_truth_range "imbalance NT=$NT: per thread, implicit barrier wait between the end of the team's last iteration and the master's return (program's clock)" \
+        "$(for ((k = 0; k < NT; k++)); do
+            echo "$(truth_by "$TR" work $k | cut -d' ' -f1) $(truth_by "$TR" barrier_lo $k) $(truth_by "$TR" barrier_hi $k)"
+        done | sort -g | awk '{ print $2, $4, $5 }')" "$(cut -d, -f3 <<<"$rows")"
+}
+if [ -e "$tmp/imbalance" ]; then
+    for NT in 2 4; do
+        attempts "imbalance NT=$NT" imb_checks $NT
+    done
+    if [ -e "$tmp/imb2.out" ]; then
+        cp "$tmp/imb2.out" "$tmp/imbalance.out"
+        identity imbalance 1 2
+    fi
+fi
 
 # ---------------------------------------------------------------- critical and locks
 F=critical.c
 Lc=$(line_of "$O/$F" crit-critical)
 Ll=$(line_of "$O/$F" crit-lock)
-HOLD=30
+HOLD=$(define_of "$O/$F" HOLD_MS)
 NT=4
-# crit_check DB NT HOLD REPS FILE LC LL LABEL - counts, holds, waits; prints
-# the failures of the wait checks (timing) as a status 1.
-if [ -e "$tmp/critical" ] && run crit 1 $NT "$tmp/critical"; then
-    cp "$tmp/crit.out" "$tmp/critical.out"
-    identity critical 1 $NT
+# crit_times LABEL N EVENTS - critical and lock wait and hold of $DB at
+# $F:$Lc/$Ll per thread against the program's own measurement $TR
+# (tests/truth.sh), EVENTS of each per thread; the holds, spins of HOLD
+# wall time, at least N x HOLD in all (load lengthens a hold, never
+# shortens it).
+crit_times() {
+    local c
+    expect_eq "$1: the program timed $3 critical and lock waits and holds per thread" \
+        "$(for ((k = 0; k < 4 * NT; k++)); do echo "$3"; done)" \
+        "$(for c in crit_wait crit_hold lock_wait lock_hold; do truth_counts "$TR" $c; done)"
+    for c in "critical crit $Lc" "lock lock $Ll"; do
+        set -- "$1" "$2" "$3" $c
+        expect_truth "$1: $4 wait per thread = the program's time from before it to inside it" \
+            "$(truth "$TR" $5_wait)" "$(per_thread "$DB" "$4 wait" $F "$6" 'sum(st.time)' | ms)"
+        expect_truth "$1: $4 hold per thread = the program's time inside it" \
+            "$(truth "$TR" $5_hold)" "$(per_thread "$DB" "$4" $F "$6" 'sum(st.time)' | ms)"
+        expect_cmp "$1: $4 hold total >= $2 x HOLD = $(($2 * HOLD)) ms" ge $(($2 * HOLD)) \
+            "$(total "$DB" "$4" $F "$6" 'sum(st.time)' | ms)"
+    done
+}
+# crit_checks - the run and its checks (under `attempts`, as imb_checks).
+crit_checks() {
+    run crit 1 $NT "$tmp/critical" || return 0
     expect_eq "critical NT=4: critical entries per thread at the MARK line" "1;1;1;1" \
         "$(per_thread "$DB" critical $F "$Lc" 'sum(st.count)')"
     expect_eq "critical NT=4: critical waits counted (one per entry)" $NT "$(total "$DB" 'critical wait' $F "$Lc" 'sum(st.count)')"
     expect_eq "critical NT=4: lock holds per thread at the omp_set_lock line" "1;1;1;1" \
         "$(per_thread "$DB" lock $F "$Ll" 'sum(st.count)')"
     expect_eq "critical NT=4: lock waits counted" $NT "$(total "$DB" 'lock wait' $F "$Ll" 'sum(st.count)')"
-    expect_cmp "critical NT=4: critical hold total = NT x HOLD within 5% (ms)" within $((NT * HOLD)) \
-        "$(total "$DB" critical $F "$Lc" 'sum(st.time)' | ms)" $(awk -v v=$((NT * HOLD)) 'BEGIN { print v * 0.05 }')
-    # libomp's lock waiters spin (yielding): 4 threads on 2 cores stretch
-    # the holder's spin now and then, hence 10% here.
-    expect_cmp "critical NT=4: lock hold total = NT x HOLD within 10% (ms)" within $((NT * HOLD)) \
-        "$(total "$DB" lock $F "$Ll" 'sum(st.time)' | ms)" $(awk -v v=$((NT * HOLD)) 'BEGIN { print v * 0.1 }')
-    EW=$((HOLD * NT * (NT - 1) / 2))
-    expect_cmp "critical NT=4: critical wait total = HOLD x (0+1+2+3) within 10% (ms)" within $EW \
-        "$(total "$DB" 'critical wait' $F "$Lc" 'sum(st.time)' | ms)" $(awk -v v=$EW 'BEGIN { print v * 0.1 }')
-    expect_cmp "critical NT=4: lock wait total = HOLD x (0+1+2+3) within 10% (ms)" within $EW \
-        "$(total "$DB" 'lock wait' $F "$Ll" 'sum(st.time)' | ms)" $(awk -v v=$EW 'BEGIN { print v * 0.1 }')
+    TR=$tmp/crit.truth
+    crit_times "critical NT=4" $NT 1
+}
+if [ -e "$tmp/critical" ]; then
+    attempts "critical NT=4" crit_checks
+    if [ -e "$tmp/crit.out" ]; then
+        cp "$tmp/crit.out" "$tmp/critical.out"
+        identity critical 1 $NT
+    fi
 fi
 
 F=critical_reps.c
 Lc=$(line_of "$S/$F" crr-critical)
 Ll=$(line_of "$S/$F" crr-lock)
-HOLD=20
-REPS=3
+HOLD=$(define_of "$S/$F" HOLD_MS)
+REPS=$(define_of "$S/$F" REPS)
 crr_checks() {
-    local NT=$1 EH EW
+    local NT=$1
     run crr$NT 1 $NT "$tmp/critical_reps" || return 0
     expect_eq "critical_reps NT=$NT: critical and lock entries = REPS x NT" "$((REPS * NT));$((REPS * NT))" \
         "$(total "$DB" critical $F "$Lc" 'sum(st.count)');$(total "$DB" lock $F "$Ll" 'sum(st.count)')"
-    EH=$((REPS * NT * HOLD))
-    EW=$((REPS * HOLD * NT * (NT - 1) / 2))
-    expect_list "critical_reps NT=$NT: critical and lock hold = REPS x NT x HOLD within 5% (ms)" "$EH;$EH" \
-        "$(total "$DB" critical $F "$Lc" 'sum(st.time)' | ms);$(total "$DB" lock $F "$Ll" 'sum(st.time)' | ms)" 0 0.05
-    expect_list "critical_reps NT=$NT: critical and lock wait = REPS x HOLD x (0+..+NT-1) within 10% (ms)" "$EW;$EW" \
-        "$(total "$DB" 'critical wait' $F "$Lc" 'sum(st.time)' | ms);$(total "$DB" 'lock wait' $F "$Ll" 'sum(st.time)' | ms)" 0 0.10
+    TR=$tmp/crr$NT.truth
+    crit_times "critical_reps NT=$NT" $((REPS * NT)) $REPS
 }
 if [ -e "$tmp/critical_reps" ]; then
     for NT in 2 4; do
@@ -350,9 +337,9 @@ nest_checks() {
     TASK=$(define_of "$S/$F" TASK_MS); MASTER=$(define_of "$S/$F" MASTER_MS)
     run nest 1 2 "$tmp/nesting" || return 0
     expect_eq "nesting: program output" "nesting: critical 2, dynamic $DYN, tasks 1, master 1" "$(cat "$tmp/nest.out")"
-    # (sorted as text: nest-loop's line is below nest-dynamic's, both 2 digits)
+    # (sorted as text, as SQLite's ORDER BY sorts them)
     expect_eq "nesting: child <- parent: count over the threads, every construct and user region" \
-"critical wait@$Lc <- loop@$Ll: 2
+"$(LC_ALL=C sort <<<"critical wait@$Lc <- loop@$Ll: 2
 critical@$Lc <- loop@$Ll: 2
 in-critical <- critical@$Lc: 2
 in-dynamic <- loop@$Ld: $DYN
@@ -363,7 +350,7 @@ loop@$Ld <- parallel@$Lr: 2
 master@$Lm <- parallel@$Lr: 1
 single@$Ls <- parallel@$Lr: 1
 task create@$Lt <- single@$Ls: 1
-task@$Lt <- single@$Ls: 1" \
+task@$Lt <- single@$Ls: 1")" \
         "$(q "$DB" "SELECT $(nest_label s) || ' <- ' || $(nest_label ps) || ': ' || sum(st.count)
             FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
             JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
@@ -372,14 +359,21 @@ task@$Lt <- single@$Ls: 1" \
             GROUP BY n.id HAVING sum(st.count) > 0 ORDER BY 1")"
     # times summed over the threads, ms: critical 2 x HOLD, in-critical
     # 2 x INNER, in-dynamic DYN x DYN_MS, task and in-task TASK, master and
-    # in-master MASTER; within 10% (+1 ms for the master and task nodes'
-    # own cost)
-    expect_list "nesting: critical, in-critical, in-dynamic, task, in-task, master, in-master (ms, 10%)" \
-        "$((2 * HOLD));$((2 * INNER));$((DYN * DYN_MS));$TASK;$TASK;$MASTER;$MASTER" \
-        "$(for x in "critical@$Lc" in-critical in-dynamic "task@$Lt" in-task "master@$Lm" in-master; do
-               q "$DB" "SELECT round(coalesce(sum(st.time), 0) * 1000, 3) FROM stat st JOIN node n ON n.id = st.node
-                   JOIN site s ON s.id = n.site WHERE st.rank = 0 AND $(nest_label s) = '$x'"
-           done)" 1 0.10
+    # in-master MASTER, as the program timed them (load stretches the
+    # spins: nesting.c's header, tests/truth.sh); the program timed each
+    # body the expected number of times
+    local x tq counts="" want=""
+    for x in "critical@$Lc critical 2" "in-critical in-critical 2" "in-dynamic in-dynamic $DYN" \
+        "task@$Lt task 1" "in-task in-task 1" "master@$Lm master 1" "in-master in-master 1"; do
+        set -- $x
+        counts+="$(truth_total "$tmp/nest.truth" "$2" | cut -d' ' -f2);"
+        want+="$3;"
+        expect_truth "nesting: $1 time (sum over the threads) = the program's" \
+            "$(truth_total "$tmp/nest.truth" "$2")" \
+            "$(q "$DB" "SELECT round(coalesce(sum(st.time), 0) * 1000, 3) FROM stat st JOIN node n ON n.id = st.node
+                   JOIN site s ON s.id = n.site WHERE st.rank = 0 AND $(nest_label s) = '$1'")"
+    done
+    expect_eq "nesting: the program timed critical, in-critical, in-dynamic, task, in-task, master, in-master" "$want" "$counts"
 }
 if [ -e "$tmp/nesting" ]; then
     attempts "nesting" nest_checks
@@ -458,8 +452,8 @@ fi
 
 # ---------------------------------------------------------------- ordered, atomic, flush
 # tests/omp/src/ordered.c at 2 and 4 threads: ordered wait/hold from
-# libomp's mutex callbacks (kind ordered): hold = ITERS x HOLD, wait = the
-# queueing HOLD x sum min(i, NT-1) (see ord_checks), ITERS/NT per thread;
+# libomp's mutex callbacks (kind ordered): hold and wait per thread = the
+# program's own measurement (see ord_checks), ITERS/NT per thread;
 # flushes from ompt_callback_flush, FLUSHES x (t+1) per thread (exact) at
 # the flush's line; clang makes the long double atomic a libatomic call
 # (no record).  Then the gcc object of the same program linked with
@@ -494,11 +488,10 @@ upto() { for ((i = 1; i <= $1; i++)); do echo $(($2 * i)); done; }
 times() { for ((i = 0; i < $1; i++)); do echo "$2"; done; }
 # ord_checks NT - the run at NT threads.  libomp's waiters for an ordered
 # block spin (yielding): at 4 threads on 2 cores they delay the holder and
-# the hand-over by milliseconds, so the times are checked to 5%/10% at 2
-# threads; at 4, the hold to 10% and the wait between the queueing less
-# 10% and 1.5 x it (the delays only add).
+# the hand-over by milliseconds; the times are checked against the
+# program's own measurement (ordered.c's header, tests/truth.sh).
 ord_checks() {
-    local NT=$1 queue hpct wlo whi
+    local NT=$1
     run ord$NT 1 $NT "$tmp/ordered" || return 0
     expect_eq "ordered NT=$NT: program output" \
         "ordered: $NT threads, $OITERS iterations in order 1, atomic sum $((OATOM * NT * (NT + 1) / 2))" \
@@ -507,14 +500,16 @@ ord_checks() {
         "$(times $((2 * NT)) $((OITERS / NT)))" \
         "$(per_thread "$DB" 'ordered wait' $F "$Lo" 'sum(st.count)')
 $(per_thread "$DB" ordered $F "$Lo" 'sum(st.count)')"
-    queue=$(awk -v n=$OITERS -v t=$NT -v h=$OHOLD 'BEGIN { for (i = 0; i < n; i++) s += (i < t - 1 ? i : t - 1) * h; print s }')
-    if [ "$NT" = 2 ]; then hpct=5 wlo=0.9 whi=1.1; else hpct=10 wlo=0.9 whi=1.5; fi
-    expect_cmp "ordered NT=$NT: hold total = ITERS x HOLD = $((OITERS * OHOLD)) ms ($hpct%)" within $((OITERS * OHOLD)) \
-        "$(total "$DB" ordered $F "$Lo" 'sum(st.time)' | ms)" "$(awk -v v=$((OITERS * OHOLD)) -v r=$hpct 'BEGIN { print v * r / 100 }')"
-    expect_cmp "ordered NT=$NT: wait total >= $wlo x the queueing HOLD x sum min(i, NT-1) = $queue ms" ge \
-        "$(awk -v v="$queue" -v r=$wlo 'BEGIN { print v * r }')" "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)"
-    expect_cmp "ordered NT=$NT: wait total <= $whi x the queueing ($queue ms)" le \
-        "$(awk -v v="$queue" -v r=$whi 'BEGIN { print v * r }')" "$(total "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)"
+    TR=$tmp/ord$NT.truth
+    expect_eq "ordered NT=$NT: the program timed $((OITERS / NT)) ordered waits and holds per thread" \
+        "$(times $((2 * NT)) $((OITERS / NT)))" "$(truth_counts "$TR" ord_wait; truth_counts "$TR" ord_hold)"
+    expect_truth "ordered NT=$NT: hold per thread = the program's time inside its ordered blocks" \
+        "$(truth "$TR" ord_hold)" "$(per_thread "$DB" ordered $F "$Lo" 'sum(st.time)' | ms)"
+    expect_truth "ordered NT=$NT: wait per thread = the program's time from its iterations' start to inside the blocks" \
+        "$(truth "$TR" ord_wait)" "$(per_thread "$DB" 'ordered wait' $F "$Lo" 'sum(st.time)' | ms)"
+    # spins of HOLD wall time: load lengthens a hold, never shortens it
+    expect_cmp "ordered NT=$NT: hold total >= ITERS x HOLD = $((OITERS * OHOLD)) ms" ge $((OITERS * OHOLD)) \
+        "$(total "$DB" ordered $F "$Lo" 'sum(st.time)' | ms)"
     expect_eq "ordered NT=$NT: flushes per thread FLUSHES x (1..$NT) at the flush's line (exact)" \
         "$(upto $NT "$OFLUSH")" "$(per_thread_range "$DB" flush "$Lf" "$Lf")"
     expect_eq "ordered NT=$NT: no atomic record (clang calls libatomic)" "" "$(per_thread_range "$DB" atomic 1 100000)"

@@ -3,11 +3,18 @@
  * thread of a team of NT enters a critical section (then a lock) at the
  * same moment and holds it HOLD_MS.  The holds sum to NT x HOLD_MS and the
  * waits, however the threads queue, to HOLD_MS x (0 + 1 + ... + NT-1).
+ *
+ * Its own measurement (truth.h, per thread): "crit_wait" from just before
+ * the critical construct to its first statement inside, "crit_hold" from
+ * there to the end of its last statement inside; "lock_wait" the time in
+ * omp_set_lock, "lock_hold" from its return to the call of omp_unset_lock.
  */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
 #include <time.h>
+
+#include "truth.h"
 
 #define HOLD_MS 30
 
@@ -20,6 +27,9 @@ static void spin_ms(double ms)
     while ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6 < ms);
 }
 
+enum { CRIT_WAIT, CRIT_HOLD, LOCK_WAIT, LOCK_HOLD };
+static const char *const truth_names[] = {"crit_wait", "crit_hold", "lock_wait", "lock_hold"};
+
 int main(int argc, char **argv)
 {
     int provided, rank, nt = 0, entered = 0;
@@ -29,22 +39,34 @@ int main(int argc, char **argv)
     omp_init_lock(&lock);
 #pragma omp parallel /* MARK:crit-region */
     {
+        int me = omp_get_thread_num();
 #pragma omp barrier
+        double t0 = truth_now(), t1, t2;
 #pragma omp critical /* MARK:crit-critical */
         {
+            t1 = truth_now();
             spin_ms(HOLD_MS);
             entered++;
+            t2 = truth_now();
         }
+        truth_add(CRIT_WAIT, me, t1 - t0);
+        truth_add(CRIT_HOLD, me, t2 - t1);
 #pragma omp barrier
+        t0 = truth_now();
         omp_set_lock(&lock); /* MARK:crit-lock */
+        t1 = truth_now();
         spin_ms(HOLD_MS);
+        t2 = truth_now();
         omp_unset_lock(&lock); /* MARK:crit-unlock */
+        truth_add(LOCK_WAIT, me, t1 - t0);
+        truth_add(LOCK_HOLD, me, t2 - t1);
 #pragma omp single
         nt = omp_get_num_threads();
     }
     omp_destroy_lock(&lock);
     if (rank == 0)
         printf("critical: %d threads, %d entries\n", nt, entered);
+    truth_write(rank, truth_names, 4);
     MPI_Finalize();
     return 0;
 }

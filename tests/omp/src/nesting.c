@@ -18,11 +18,18 @@
  *    nest-task) spinning TASK_MS: one single execution, the creation
  *    below the single's node (POMP2), one execution of TASK_MS.
  * It prints one line, the same with and without hprof.
+ *
+ * Its own measurement (truth.h, per thread) of those times, which load
+ * stretches: "critical" and "lock" (first to last statement of the hold),
+ * "in_critical" and "in_lock" (the user regions' spins), "loop_critical"
+ * (inside the loop's critical section) and "task" (the task's body).
  */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
 #include <time.h>
+
+#include "truth.h"
 
 #define HOLD_MS 20
 #define CRIT_MS 10
@@ -42,12 +49,18 @@ static void spin_ms(double ms)
     while ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6 < ms);
 }
 
-/* A user region named name that spins ms. */
-static void user_region(const char *name, double ms)
+enum { CRITICAL, IN_CRITICAL, LOCK, IN_LOCK, LOOP_CRITICAL, TASK };
+static const char *const truth_names[] = {"critical", "in_critical",   "lock",
+                                          "in_lock",  "loop_critical", "task"};
+
+/* A user region named name that spins ms, timed as quantity q. */
+static void user_region(const char *name, double ms, int q)
 {
     if (hprof_region_begin)
         hprof_region_begin(name);
+    double t0 = truth_now();
     spin_ms(ms);
+    truth_add(q, omp_get_thread_num(), truth_now() - t0);
     if (hprof_region_end)
         hprof_region_end(name);
 }
@@ -63,30 +76,38 @@ int main(int argc, char **argv)
     {
 #pragma omp critical /* MARK:nest-critical */
         {
-            user_region("in_critical", HOLD_MS);
+            double t0 = truth_now();
+            user_region("in_critical", HOLD_MS, IN_CRITICAL);
             entered++;
+            truth_add(CRITICAL, omp_get_thread_num(), truth_now() - t0);
         }
 #pragma omp barrier
         omp_set_lock(&lock); /* MARK:nest-lock */
-        user_region("in_lock", LOCK_MS);
+        double t0 = truth_now();
+        user_region("in_lock", LOCK_MS, IN_LOCK);
         locked++;
+        truth_add(LOCK, omp_get_thread_num(), truth_now() - t0);
         omp_unset_lock(&lock);
 #pragma omp barrier
 #pragma omp for schedule(static, 1) /* MARK:nest-loop */
         for (int i = 0; i < omp_get_num_threads(); i++) {
 #pragma omp critical(inner) /* MARK:nest-loop-critical */
             {
+                double t1 = truth_now();
                 spin_ms(CRIT_MS);
                 iters++;
+                truth_add(LOOP_CRITICAL, omp_get_thread_num(), truth_now() - t1);
             }
         }
 #pragma omp single /* MARK:nest-single */
         {
 #pragma omp task /* MARK:nest-task */
             {
+                double t1 = truth_now();
                 spin_ms(TASK_MS);
 #pragma omp atomic
                 tasks++;
+                truth_add(TASK, omp_get_thread_num(), truth_now() - t1);
             }
         }
     }
@@ -94,6 +115,7 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("nesting: %d critical entries, %d lock holds, %d loop iterations, %d task\n",
                entered, locked, iters, tasks);
+    truth_write(rank, truth_names, 6);
     MPI_Finalize();
     return 0;
 }

@@ -5,11 +5,19 @@
  * woken from a barrier can be late by milliseconds on a loaded VM, which
  * shortens the others' queueing; repeating averages that out.  Waits sum
  * to REPS x HOLD_MS x (0 + 1 + ... + NT-1), holds to REPS x NT x HOLD_MS.
+ *
+ * Its own measurement (tests/omp/src/truth.h, per thread, summed over the
+ * REPS): "crit_wait" from just before the critical construct to its first
+ * statement inside, "crit_hold" from there to the end of its last
+ * statement inside; "lock_wait" the time in omp_set_lock, "lock_hold" from
+ * its return to the call of omp_unset_lock.
  */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
 #include <time.h>
+
+#include "../../omp/src/truth.h"
 
 #define HOLD_MS 20
 #define REPS 3
@@ -23,6 +31,9 @@ static void spin_ms(double ms)
     while ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6 < ms);
 }
 
+enum { CRIT_WAIT, CRIT_HOLD, LOCK_WAIT, LOCK_HOLD };
+static const char *const truth_names[] = {"crit_wait", "crit_hold", "lock_wait", "lock_hold"};
+
 int main(int argc, char **argv)
 {
     int provided, rank, nt = 0, entered = 0;
@@ -34,22 +45,34 @@ int main(int argc, char **argv)
     spin_ms(5);
 #pragma omp parallel /* MARK:crr-region */
     for (int r = 0; r < REPS; r++) {
+        int me = omp_get_thread_num();
 #pragma omp barrier
+        double t0 = truth_now(), t1, t2;
 #pragma omp critical /* MARK:crr-critical */
         {
+            t1 = truth_now();
             spin_ms(HOLD_MS);
             entered++;
+            t2 = truth_now();
         }
+        truth_add(CRIT_WAIT, me, t1 - t0);
+        truth_add(CRIT_HOLD, me, t2 - t1);
 #pragma omp barrier
+        t0 = truth_now();
         omp_set_lock(&lock); /* MARK:crr-lock */
+        t1 = truth_now();
         spin_ms(HOLD_MS);
+        t2 = truth_now();
         omp_unset_lock(&lock);
+        truth_add(LOCK_WAIT, me, t1 - t0);
+        truth_add(LOCK_HOLD, me, t2 - t1);
 #pragma omp single
         nt = omp_get_num_threads();
     }
     omp_destroy_lock(&lock);
     if (rank == 0)
         printf("critical_reps: %d threads, %d entries\n", nt, entered);
+    truth_write(rank, truth_names, 4);
     MPI_Finalize();
     return 0;
 }

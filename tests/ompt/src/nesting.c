@@ -22,6 +22,12 @@
  *   parallel -> master -> in-master    1 each, MASTER_MS
  * and no record of these constructs anywhere else.  Built plain too: the
  * user API is then reached through weak references.
+ *
+ * Its own measurement (tests/omp/src/truth.h, per thread) of the times
+ * above, which load stretches: "critical" (first to last statement inside
+ * the critical section), "task" and "master" (likewise in their bodies),
+ * and each user region's spin: "in-critical", "in-dynamic", "in-task",
+ * "in-master".
  */
 #include <mpi.h>
 #include <omp.h>
@@ -29,6 +35,7 @@
 #include <time.h>
 
 #include "hprof.h"
+#include "../../omp/src/truth.h"
 
 #pragma weak hprof_region_begin
 #pragma weak hprof_region_end
@@ -57,12 +64,19 @@ static void spin(int ms)
     sink = x;
 }
 
-/* A user region of ms milliseconds (no region without hprof). */
-static void region(const char *name, int ms)
+enum { CRITICAL, TASK, MASTER, IN_CRITICAL, IN_DYNAMIC, IN_TASK, IN_MASTER };
+static const char *const truth_names[] = {"critical",    "task",    "master", "in-critical",
+                                          "in-dynamic", "in-task", "in-master"};
+
+/* A user region of ms milliseconds (no region without hprof), timed as
+ * quantity q. */
+static void region(const char *name, int ms, int q)
 {
     if (hprof_region_begin)
         hprof_region_begin(name);
+    double t0 = truth_now();
     spin(ms);
+    truth_add(q, omp_get_thread_num(), truth_now() - t0);
     if (hprof_region_end)
         hprof_region_end(name);
 }
@@ -78,14 +92,16 @@ int main(int argc, char **argv)
         for (int i = 0; i < NT; i++) {
 #pragma omp critical /* MARK:nest-critical */
             {
+                double t0 = truth_now();
                 spin(HOLD_MS - INNER_MS);
-                region("in-critical", INNER_MS);
+                region("in-critical", INNER_MS, IN_CRITICAL);
                 crit++;
+                truth_add(CRITICAL, omp_get_thread_num(), truth_now() - t0);
             }
         }
 #pragma omp for schedule(dynamic) nowait /* MARK:nest-dynamic */
         for (int i = 0; i < DYN; i++) {
-            region("in-dynamic", DYN_MS);
+            region("in-dynamic", DYN_MS, IN_DYNAMIC);
 #pragma omp atomic
             dyn++;
         }
@@ -93,18 +109,23 @@ int main(int argc, char **argv)
         {
 #pragma omp task if (0) /* MARK:nest-task */
             {
-                region("in-task", TASK_MS);
+                double t0 = truth_now();
+                region("in-task", TASK_MS, IN_TASK);
                 tasks++;
+                truth_add(TASK, omp_get_thread_num(), truth_now() - t0);
             }
         }
 #pragma omp master /* MARK:nest-master */
         {
-            region("in-master", MASTER_MS);
+            double t0 = truth_now();
+            region("in-master", MASTER_MS, IN_MASTER);
             masters++;
+            truth_add(MASTER, omp_get_thread_num(), truth_now() - t0);
         }
     }
     if (rank == 0)
         printf("nesting: critical %d, dynamic %d, tasks %d, master %d\n", crit, dyn, tasks, masters);
+    truth_write(rank, truth_names, 7);
     MPI_Finalize();
     return 0;
 }
