@@ -15,8 +15,9 @@
  *   e  per rank: the MPI share (rank_mpi) and the OpenMP wait share of
  *      thread time are at most 100%, and per thread the top-level nodes
  *      sum to at most the rank's wall time;
- *   f  a node's numbers agree: time >= 0, no time without calls,
- *      min <= max <= time <= calls x max.
+ *   f  a node's numbers agree: time >= 0, no time without calls (but a
+ *      task node: the fragments of untied tasks another thread completed
+ *      and counted), min <= max <= time <= calls x max.
  */
 #ifndef HPQ_CHECK_H
 #define HPQ_CHECK_H

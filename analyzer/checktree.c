@@ -275,7 +275,9 @@ static void check_numbers(hpq_checker *ck, group *g)
         if (t < 0 || mn < 0 || mx < 0)
             hpq_violation(ck, 'f', g->rank, g->thread, id, "negative time %.6f s (min %.6f,"
                           " max %.6f)", t, mn, mx);
-        else if (c == 0 && t > 0)
+        else if (c == 0 && t > 0 && ck->role[id] != HPQ_ROLE_TASK)
+            /* (a task node may: the fragments of untied tasks that another
+             * thread resumed and completed, and counted) */
             hpq_violation(ck, 'f', g->rank, g->thread, id, "time %.6f s with 0 calls", t);
         else if (c > 0 && mn > mx)
             hpq_violation(ck, 'f', g->rank, g->thread, id, "min %.6f s > max %.6f s", mn, mx);
@@ -297,7 +299,7 @@ static void check_creators(hpq_checker *ck, group *g)
         if (ck->role[id] != HPQ_ROLE_CREATE || g->count[id] == 0)
             continue;
         uint32_t c = nearest(ck, id, HPQ_ROLE_REGION, HPQ_ROLE_TASK);
-        if (c && (!g->here[c] || g->count[c] == 0))
+        if (c && (!g->here[c] || (g->count[c] == 0 && g->time[c] <= 0)))
             hpq_violation(ck, 'd', g->rank, g->thread, id, "%llu creations under %s, which"
                           " never ran on this thread (a task's children are where its"
                           " creator was)", (unsigned long long)g->count[id],

@@ -20,6 +20,10 @@
  *   e        MPI time 11 s: MPI share 110% of wall x 1 thread
  *   e-root   thread 1 runs main for 12 s > wall 10 s
  *   f        MPI_Allreduce min 0.6 s > max 0.4 s
+ *   untied   (holds) thread 1 ran only fragments (1 s) of tasks that thread 0
+ *            resumed and completed: thread 1's task@22 1 s with 0 runs,
+ *            thread 0's 3 s with 4 runs
+ *   f-zero   MPI_Allreduce 1 s with 0 calls (only task nodes may: untied)
  *   nested   (holds) thread 0's task@22 runs one more task@22 (0.5 s) nested in
  *            it, created there: 5 creations, 5 executions; --threads shows
  *            task_time 2 s on thread 0 (the nested task is inside it), 3 tasks
@@ -96,6 +100,11 @@ static int apply_variant(const char *v, hp_rank_info *ri)
         set_node(9, 1, 12.0, 12.0, 12.0);
     else if (strcmp(v, "f") == 0)
         set_node(7, 2, 1.0, 0.6, 0.4);
+    else if (strcmp(v, "untied") == 0) {
+        set_node(12, 0, 1.0, 0.0, 0.0);
+        set_node(5, 4, 3.0, 0.5, 1.0);
+    } else if (strcmp(v, "f-zero") == 0)
+        set_node(7, 0, 1.0, 0.0, 0.0);
     else if (strcmp(v, "nested") == 0) {
         set_node(13, 1, 0.125, 0.125, 0.125);
         set_node(14, 1, 0.5, 0.5, 0.5);
@@ -118,7 +127,7 @@ int main(int argc, char **argv)
     FILE *f;
 
     if (argc != 3 || apply_variant(argv[2], &rank.info) != 0) {
-        fprintf(stderr, "usage: mkcheck OUT.hpf ok|a|b|c|d|d-abort|e|e-root|f|nested\n");
+        fprintf(stderr, "usage: mkcheck OUT.hpf ok|a|b|c|d|d-abort|e|e-root|f|f-zero|untied|nested\n");
         return 2;
     }
     hp_encode_preamble(&b);
