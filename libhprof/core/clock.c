@@ -27,10 +27,12 @@ int hp_cpu_has_invariant_tsc(void)
 #endif
 }
 
-static void sleep_ms(unsigned ms)
+/* Waits us microseconds of CLOCK_MONOTONIC, spinning (a sleep would
+ * cost a scheduler round trip, often more than the wait itself). */
+static void spin_us(unsigned us)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0)
+    uint64_t end = hp_monotonic_ns() + (uint64_t)us * 1000u;
+    while (hp_monotonic_ns() < end)
         ;
 }
 
@@ -52,7 +54,7 @@ static void paired_reading(uint64_t *ticks, uint64_t *ns)
     }
 }
 
-void hp_clock_init(int force_monotonic, unsigned calib_ms)
+void hp_clock_init(int force_monotonic, unsigned calib_us)
 {
     hp_clock_use_tsc = !force_monotonic && hp_cpu_has_invariant_tsc();
     if (!hp_clock_use_tsc) {
@@ -60,7 +62,7 @@ void hp_clock_init(int force_monotonic, unsigned calib_ms)
         return;
     }
     paired_reading(&base_ticks, &base_ns);
-    sleep_ms(calib_ms ? calib_ms : 1);
+    spin_us(calib_us ? calib_us : 1);
     uint64_t ns, t;
     paired_reading(&t, &ns);
     ticks_per_sec = (double)(t - base_ticks) * 1e9 / (double)(ns - base_ns);
@@ -72,7 +74,9 @@ void hp_clock_refine(void)
         return;
     uint64_t ns, t;
     paired_reading(&t, &ns);
-    if (ns - base_ns > 100000000u) /* only a baseline of 100 ms or more */
+    /* the whole run as the baseline: each paired reading is good to tens
+     * of ns, so 1 ms gives the rate to 1e-4 and a long run far better */
+    if (ns - base_ns >= 1000000u)
         ticks_per_sec = (double)(t - base_ticks) * 1e9 / (double)(ns - base_ns);
 }
 

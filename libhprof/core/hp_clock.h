@@ -32,11 +32,13 @@ static inline __attribute__((always_inline)) uint64_t hp_ticks(void)
     return hp_monotonic_ns();
 }
 
-/* Detect the TSC and calibrate it for about `calib_ms` milliseconds.
+/* Detect the TSC and calibrate it over `calib_us` microseconds (spun):
+ * a first rate, for the few conversions made during the run.
  * force_monotonic != 0 skips the TSC (HPROF_CLOCK=monotonic). */
-void hp_clock_init(int force_monotonic, unsigned calib_ms);
+void hp_clock_init(int force_monotonic, unsigned calib_us);
 /* Recalibrate over the whole interval since hp_clock_init (called at the
- * end of a run: a long baseline gives a precise rate). */
+ * end of a run, 1 ms or more after the start: the records are converted
+ * with this rate, precise to 1e-4 at 1 ms and better the longer the run). */
 void hp_clock_refine(void);
 int hp_clock_kind(void);              /* HP_CLOCK_TSC or HP_CLOCK_MONOTONIC */
 double hp_clock_ticks_per_sec(void);

@@ -33,7 +33,7 @@ static void init_once(void)
 {
     hp_config_load();
     hp_log_set_verbose(hp_cfg.verbose);
-    hp_clock_init(hp_cfg.clock_monotonic, 20);
+    hp_clock_init(hp_cfg.clock_monotonic, 250);
     hp_records_set_max_nodes(hp_cfg.max_nodes);
     hp_throttle_set(hp_cfg.throttle_calls,
                     (uint64_t)(hp_cfg.throttle_ns * hp_clock_ticks_per_sec() / 1e9));

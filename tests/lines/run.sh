@@ -6,7 +6,9 @@
 # is its tail call) is built
 #  - with gcc (GOMP interposition) at -O0, -O1, -O2, -O3 and -O2 -flto,
 #  - with clang (OMPT) at -O0, -O1, -O2, -O3 and -O2 -flto,
-# linked with -lhprof (and once without), run on 2 threads, and the whole
+# (and with gcc -O2 once more, its debug information split off into a
+# file found by .gnu_debuglink), linked with -lhprof (and once without),
+# run on 2 threads, and the whole
 # list of OpenMP sites with records - construct, function, line, count -
 # must be exactly the program's ground truth: no other line, no outlined
 # function's name (`work._omp_fn.0`, `.omp_outlined._debug__.1`), no
@@ -115,6 +117,11 @@ check() {
         notok "$name: builds" "$(head -c 300 "$exe.cc" | oneline)"
         return
     fi
+    if [ -n "${SPLIT_DEBUG:-}" ] && ! { objcopy --only-keep-debug "$exe" "$exe.debug" &&
+        objcopy --strip-debug --add-gnu-debuglink="$exe.debug" "$exe"; } 2>>"$exe.cc"; then
+        notok "$name: debug information split off" "$(head -c 300 "$exe.cc" | oneline)"
+        return
+    fi
     local rc=0
     HPROF_OUTPUT=$exe.hpf timeout 120 "$exe" >"$exe.out" 2>"$exe.err" </dev/null || rc=$?
     if [ "$rc" != 0 ] || [ ! -s "$exe.hpf" ]; then
@@ -140,6 +147,9 @@ else
         check gomp "$CC_GCC" "$o" "-$o"
     done
     check gomp "$CC_GCC" flto -O2 -flto
+    # the debug information in a separate file found by .gnu_debuglink
+    # (hprof searches this machine only, unless DEBUGINFOD_URLS is set)
+    command -v objcopy >/dev/null && SPLIT_DEBUG=1 check gomp "$CC_GCC" O2-debuglink -O2
 fi
 
 syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)

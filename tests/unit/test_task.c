@@ -137,7 +137,7 @@ static void test_untied_fragments(void **state)
 
 int main(void)
 {
-    hp_clock_init(0, 20);
+    hp_clock_init(0, 20000);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_create_excludes_included_run, fresh_records),
         cmocka_unit_test_setup(test_folded_creations_untimed, fresh_records),
