@@ -85,11 +85,19 @@ static void *writer_main(void *unused)
     return NULL;
 }
 
-/* A forked child has no writing thread, and its pipes lead to the
- * parent's: it writes nothing when it dies. */
+/* A forked child (one that does not exec) holds a copy of its parent's
+ * records: it writes none of them, at exit or when it dies (the parent
+ * writes its own), and it has no writing thread (the pipes lead to the
+ * parent's). */
 static void after_fork_in_child(void)
 {
     atomic_store(&writer_running, 0);
+    atomic_store(&state, WRITTEN);
+}
+
+static void watch_forks(void)
+{
+    pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
 static int start_writer(void)
@@ -105,7 +113,6 @@ static int start_writer(void)
     pthread_attr_destroy(&attr);
     if (rc != 0)
         return -1;
-    pthread_atfork(NULL, NULL, after_fork_in_child);
     atomic_store(&writer_running, 1);
     return 0;
 }
@@ -212,6 +219,8 @@ static void install(unsigned slot)
 
 void hp_crash_arm(void)
 {
+    static pthread_once_t forks_once = PTHREAD_ONCE_INIT;
+    pthread_once(&forks_once, watch_forks);
     if (!hp_cfg.signals)
         return;
     pthread_mutex_lock(&arm_lock);

@@ -15,6 +15,9 @@
  *           MPI_Init): rank 1 raises it 3 times, the handler counts, and
  *           the run ends normally with MPI_Finalize (rank 1 prints the
  *           count: 3).
+ *   fork - no MPI: one OpenMP region, then the process forks; the child
+ *           calls exit(0) (its exit handlers run), the parent waits for it
+ *           and prints "fork: child exited 0".
  *   spin - no MPI: an OpenMP team whose threads meet at a barrier, then
  *           spin in the region (f-spin) until the script sends SIGTERM,
  *           at least 0.5 s after thread 0 printed "ready".
@@ -32,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NR 20
 #define NREG 5
@@ -55,6 +60,21 @@ static int serial(int sig)
     fflush(stdout);
     raise(sig); /* MARK:f-raise */
     return sum == 0;
+}
+
+static int forked(void)
+{
+    int n = 0, status = 0;
+#pragma omp parallel reduction(+ : n)
+    n += 1;
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0)
+        exit(0);
+    if (child < 0 || waitpid(child, &status, 0) != child)
+        return 1;
+    printf("fork: child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return n == 0;
 }
 
 static int spin(void)
@@ -101,6 +121,8 @@ int main(int argc, char **argv)
     int rank, size;
     if (strcmp(mode, "spin") == 0)
         return spin();
+    if (strcmp(mode, "fork") == 0)
+        return forked();
     if (strcmp(mode, "serial") == 0)
         return serial(argc > 2 ? atoi(argv[2]) : SIGTERM);
     if (strcmp(mode, "usr1") == 0)

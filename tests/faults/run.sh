@@ -16,7 +16,8 @@
 # SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGUSR2, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
 # SIGABRT) leaves its profile, flagged with the signal, and dies with the
 # plain program's status; SIGTERM while an OpenMP team spins in its region
-# leaves the open region on each thread; HPROF_SIGNALS=0 writes nothing.
+# leaves the open region on each thread; a forked child that calls exit()
+# writes nothing; HPROF_SIGNALS=0 writes nothing.
 #
 # usage: tests/faults/run.sh [BUILDDIR]
 set -euo pipefail
@@ -228,6 +229,17 @@ expect_eq "spin: the open region once per thread, each at least 0.5 s" "1,1;1,1"
     "$(q "$tmp/spin.hpf" "SELECT sum(st.count), sum(st.time) >= 0.5 FROM stat st JOIN node n ON n.id = st.node
         JOIN site s ON s.id = n.site WHERE s.name = 'parallel' AND s.line = $L_spin
         GROUP BY st.thread ORDER BY st.thread")"
+
+# a forked child that calls exit() writes nothing (its records are a copy
+# of its parent's): one profile, the parent's
+for sig_setting in 1 0; do
+    rm -rf "$tmp/fk" && mkdir "$tmp/fk"
+    RC=0
+    OMP_NUM_THREADS=2 HPROF_OUTPUT=$tmp/fk/ HPROF_SIGNALS=$sig_setting "$T/faults" fork \
+        >"$tmp/fk.out" 2>"$tmp/fk.err" </dev/null || RC=$?
+    expect_eq "fork (HPROF_SIGNALS=$sig_setting): the run ends normally, one profile in the directory" \
+        "0;fork: child exited 0;1" "$RC;$(cat "$tmp/fk.out");$(ls "$tmp/fk" | wc -l)"
+done
 
 rm -f "$tmp/serial.hpf"
 prog=$T/faults serial_run 15 OMP_NUM_THREADS=2 HPROF_OUTPUT="$tmp/serial.hpf" HPROF_SIGNALS=0
