@@ -35,7 +35,7 @@ static void before_init(void)
     hp_process_command_line(&run);
 }
 
-static void write_dying_rank(uint32_t flags, int sig);
+static void write_dying_rank(uint32_t flags);
 #define HP_LINGER_MS 250
 
 /* Rank 0's time stamp names every rank's files (a dying run's ranks
@@ -203,10 +203,9 @@ static void write_rank_alone(uint32_t flags, int code)
  * SIGTERM, then SIGKILL as soon as the first is gone: seen cutting a 2 ms
  * write), so a signalled rank lingers a little after writing, for the
  * others signalled with it to finish theirs. */
-static void write_dying_rank(uint32_t flags, int sig)
+static void write_dying_rank(uint32_t flags)
 {
     struct timespec linger = {0, HP_LINGER_MS * 1000000L};
-    (void)sig;
     hp_mpi_active = 0;
     write_rank_alone(flags, 0);
     hp_process_mpi_finished();

@@ -25,7 +25,6 @@ static const int handled[] = {SIGTERM, SIGINT,  SIGHUP,  SIGXCPU, SIGUSR1, SIGUS
 enum { IDLE, WRITING, WRITTEN };
 
 static struct sigaction previous[NHANDLED];
-static _Atomic int installed[NHANDLED];
 static _Atomic int state = IDLE;
 static int wake_fd[2] = {-1, -1}, done_fd[2] = {-1, -1};
 static pthread_t writer_thread;
@@ -77,7 +76,7 @@ static void *writer_main(void *unused)
     }
     hp_crash_writer w = atomic_load(&writer_fn);
     if (w)
-        w(HP_RANKF_SIGNALED | (uint32_t)sig << HP_RANKF_SIGNAL_SHIFT, sig);
+        w(HP_RANKF_SIGNALED | (uint32_t)sig << HP_RANKF_SIGNAL_SHIFT);
     atomic_store(&state, WRITTEN);
     unsigned char done = 1;
     while (write(done_fd[1], &done, 1) < 0 && errno == EINTR)
@@ -100,19 +99,30 @@ static void watch_forks(void)
     pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
+static void close_pipe(int fd[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fd[i] >= 0)
+            close(fd[i]);
+    fd[0] = fd[1] = -1;
+}
+
+/* 0, or -1 with nothing left open. */
 static int start_writer(void)
 {
-    if (pipe2(wake_fd, O_CLOEXEC) != 0)
-        return -1;
-    if (pipe2(done_fd, O_CLOEXEC) != 0)
-        return -1;
     pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&writer_thread, &attr, writer_main, NULL);
-    pthread_attr_destroy(&attr);
-    if (rc != 0)
+    int rc = -1;
+    if (pipe2(wake_fd, O_CLOEXEC) == 0 && pipe2(done_fd, O_CLOEXEC) == 0) {
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&writer_thread, &attr, writer_main, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc != 0) {
+        close_pipe(wake_fd);
+        close_pipe(done_fd);
         return -1;
+    }
     atomic_store(&writer_running, 1);
     return 0;
 }
@@ -136,19 +146,6 @@ static void wait_written(void)
 /* Hands sig to what handled it before us: the program's handler is
  * called; the default action happens when this handler returns, as sig
  * is raised again while blocked (a fault would also recur). */
-static void hand_over(int slot, int sig, siginfo_t *info, void *ctx)
-{
-    struct sigaction *old = &previous[slot];
-    sigaction(sig, old, NULL);
-    atomic_store(&installed[slot], 0);
-    if (old->sa_flags & SA_SIGINFO)
-        old->sa_sigaction(sig, info, ctx);
-    else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
-        old->sa_handler(sig);
-    else
-        raise(sig);
-}
-
 static void chain(int slot, int sig, siginfo_t *info, void *ctx)
 {
     struct sigaction *old = &previous[slot];
@@ -156,6 +153,15 @@ static void chain(int slot, int sig, siginfo_t *info, void *ctx)
         old->sa_sigaction(sig, info, ctx);
     else
         old->sa_handler(sig);
+}
+
+static void hand_over(int slot, int sig, siginfo_t *info, void *ctx)
+{
+    sigaction(sig, &previous[slot], NULL);
+    if (is_function(&previous[slot]))
+        chain(slot, sig, info, ctx);
+    else
+        raise(sig);
 }
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
@@ -213,8 +219,7 @@ static void install(unsigned slot)
     ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
     sigfillset(&ours.sa_mask);
     previous[slot] = now;
-    if (sigaction(sig, &ours, NULL) == 0)
-        atomic_store(&installed[slot], 1);
+    sigaction(sig, &ours, NULL);
 }
 
 void hp_crash_arm(void)
@@ -223,8 +228,9 @@ void hp_crash_arm(void)
     pthread_once(&forks_once, watch_forks);
     if (!hp_cfg.signals)
         return;
+    static int tried;
     pthread_mutex_lock(&arm_lock);
-    if (!atomic_load(&writer_running) && wake_fd[0] < 0 && start_writer() != 0)
+    if (!tried++ && start_writer() != 0)
         hp_warn("cannot start the thread that writes the records of a dying process: "
                 "a signal that ends it loses them");
     if (atomic_load(&writer_running)) {
@@ -250,5 +256,5 @@ void hp_crash_write_unfinalized(void)
 {
     hp_crash_writer w = atomic_load(&writer_fn);
     if (w && hp_crash_claim())
-        w(HP_RANKF_UNFINALIZED, 0);
+        w(HP_RANKF_UNFINALIZED);
 }

@@ -143,8 +143,7 @@ void hp_finish_serial(void)
     finish_serial(0);
 }
 
-void hp_finish_serial_dying(uint32_t flags, int sig)
+void hp_finish_serial_dying(uint32_t flags)
 {
-    (void)sig;
     finish_serial(flags);
 }

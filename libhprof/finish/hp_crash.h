@@ -23,9 +23,9 @@
 #define HP_CRASH_WAIT_MS 10000
 
 /* Writes the records of a dying process.  flags are HP_RANKF_* of the
- * rank (HP_RANKF_SIGNALED with the signal number, or
- * HP_RANKF_UNFINALIZED); sig is the signal, 0 for none. */
-typedef void (*hp_crash_writer)(uint32_t flags, int sig);
+ * rank: HP_RANKF_SIGNALED with the signal's number, or
+ * HP_RANKF_UNFINALIZED. */
+typedef void (*hp_crash_writer)(uint32_t flags);
 
 /* Installs the handlers over the default actions and the handlers found
  * there now (again after MPI_Init, whose library installs its own),

@@ -43,7 +43,7 @@ void hp_finish_print(const hp_agg *agg, const hp_run_info *run, const char *path
 void hp_finish_serial(void);
 /* The same for such a process that is dying (hp_crash.h's writer):
  * flags are the rank's HP_RANKF_*; one line instead of the summary. */
-void hp_finish_serial_dying(uint32_t flags, int sig);
+void hp_finish_serial_dying(uint32_t flags);
 /* How who ended (flags HP_RANKF_*): "SIGTERM ended rank 2", "rank 2
  * exited without MPI_Finalize". */
 const char *hp_finish_ending(uint32_t flags, const char *who, char *buf, size_t len);
