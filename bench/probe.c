@@ -4,8 +4,10 @@
  * only tiny() is instrumented (everything else is no_instrument_function).
  * Measures, in one process, in ns per iteration of a loop of ITERS:
  *   rdtsc2     two raw rdtsc reads (the floor of any timed probe)
- *   pair       hprof_enter + hprof_exit on a registered procedure site
- *              (tier 2's probe), timed unless the site is throttled
+ *   pair       the probe pair instrumented code runs (hprof_probe_enter +
+ *              hprof_probe_exit of hprof_probe.h) on a registered
+ *              procedure site, timed unless the site is throttled (then
+ *              the probes count it inline)
  *   tier1      a call of an instrumented function minus the same call of
  *              an uninstrumented one: the -finstrument-functions hooks
  *              (__cyg_profile_func_enter/exit, call site + procedure)
@@ -20,9 +22,10 @@
 #include <stdlib.h>
 #include <time.h>
 #include <x86intrin.h>
+#define HPROF_PROBE_WEAK
 #include "hprof_probe.h"
 
-#define NOI __attribute__((no_instrument_function))
+#define NOI __attribute__((no_instrument_function, noinline))
 
 static const hprof_site_info sites[] = {
     {HPROF_SITE_PROCEDURE, "bench_probe_site", "", 1, 1, -1},
@@ -69,8 +72,8 @@ NOI static double pair(long n)
     double t0 = now();
     for (long i = 0; i < n; i++) {
         hprof_frame f;
-        hprof_enter(&f, &unit, 0);
-        hprof_exit(&f);
+        hprof_probe_enter(&f, &unit, 0);
+        hprof_probe_exit(&f);
     }
     return (now() - t0) / (double)n;
 }

@@ -62,12 +62,42 @@ typedef struct hprof_frame {
     void *rec;                 /* the node's record, so closing needs no lookup */
 } hprof_frame;
 
+/* The part of a thread's records the probes read inline (the runtime's
+ * per-thread record begins with it).  A site whose node under a context is
+ * known is "fast" there (one context per site and thread): its probes,
+ * entered in that context, switch the context themselves, and either only
+ * bump the node's count (once throttling reduced it to a count) or take
+ * the start time, and on exit hand the end to hprof_exit_fast.  One slot
+ * per site id, `nfast` of them (0 while the runtime wants every probe to
+ * call it). */
+typedef struct hprof_probe_fast {
+    unsigned parent;           /* the context it is fast under, ~0u: none */
+    unsigned node;             /* the node entered there */
+    __UINT64_TYPE__ *count;    /* that node's count when only counted, else NULL */
+    unsigned long sp;          /* frame of its open fast activation */
+    unsigned long long start;  /* and its start, when timed */
+    void *rec;                 /* the node's record */
+} hprof_probe_fast;
+
+typedef struct hprof_probe_view {
+    unsigned current;          /* node of the calling context */
+    unsigned nfast;
+    hprof_probe_fast *fast;
+} hprof_probe_view;
+
+/* hprof_frame.node of activations the probes opened inline (their
+ * hprof_frame.saved_comm holds the node, .site the site when timed). */
+#define HPROF_FRAME_FAST 0xfffffffdu        /* counted only */
+#define HPROF_FRAME_FAST_TIMED 0xfffffffcu  /* timed: closed by hprof_exit_fast */
+
 /* Opens a procedure, loop, call-statement or communication-statement
  * probe.  For a communication statement, MPI calls made inside it record
  * their communication at this site instead of at their return address. */
 HPROF_PROBE_API void hprof_enter(hprof_frame *f, hprof_unit *unit, unsigned index);
 /* Closes the probe opened with f. */
 HPROF_PROBE_API void hprof_exit(hprof_frame *f);
+/* Closes a timed activation the probes opened inline. */
+HPROF_PROBE_API void hprof_exit_fast(hprof_frame *f);
 
 /* What "#pragma hprof region begin/end NAME" and "#pragma hprof off/on"
  * become (the same functions as in hprof.h). */
@@ -84,6 +114,7 @@ HPROF_PROBE_API void hprof_collect(int on);
 extern void hprof_probe_register_ref(hprof_unit *unit) __asm__("hprof_register_unit") __attribute__((weak));
 extern void hprof_probe_enter_ref(hprof_frame *f, hprof_unit *unit, unsigned index) __asm__("hprof_enter") __attribute__((weak));
 extern void hprof_probe_exit_ref(hprof_frame *f) __asm__("hprof_exit") __attribute__((weak));
+extern void hprof_probe_exit_fast_ref(hprof_frame *f) __asm__("hprof_exit_fast") __attribute__((weak));
 /* write(2) under another name: this header includes no system header, so
  * it cannot change what the instrumented source sees. */
 extern long hprof_probe_write(int fd, const void *buf, __SIZE_TYPE__ n) __asm__("write");
@@ -104,15 +135,54 @@ static __inline__ void hprof_probe_register(hprof_unit *unit)
     }
 }
 
-static __inline__ void hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
+/* The calling thread's view, NULL until its first probe (read only when
+ * the runtime is linked). */
+extern __thread hprof_probe_view *hprof_probe_thread
+    __attribute__((weak, tls_model("initial-exec")));
+
+/* A fast site entered in its context is opened here; everything else
+ * calls the runtime. */
+static __inline__ __attribute__((always_inline)) void
+hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
 {
-    if (hprof_probe_enter_ref)
+    if (hprof_probe_enter_ref) {
+        hprof_probe_view *v = hprof_probe_thread;
+        unsigned site = unit->ids[index];
+        if (v && site < v->nfast) {
+            hprof_probe_fast *s = &v->fast[site];
+            if (s->parent == v->current) {
+                s->sp = (unsigned long)f;
+                f->saved = v->current;
+                f->saved_comm = s->node;
+                v->current = s->node;
+                if (s->count) {
+                    ++*s->count;
+                    f->node = HPROF_FRAME_FAST;
+                } else {
+                    f->site = site;
+                    f->node = HPROF_FRAME_FAST_TIMED;
+#if defined(__x86_64__) || defined(__i386__)
+                    s->start = __builtin_ia32_rdtsc(); /* timed slots: TSC clock only */
+#endif
+                }
+                return;
+            }
+        }
         hprof_probe_enter_ref(f, unit, index);
+    } else {
+        f->node = 0xffffffffu; /* nothing opened: the exit does nothing */
+    }
 }
 
-static __inline__ void hprof_probe_exit(hprof_frame *f)
+/* A counted fast activation that is still the innermost one closes here
+ * (f->saved_comm holds its node); the rest calls the runtime. */
+static __inline__ __attribute__((always_inline)) void hprof_probe_exit(hprof_frame *f)
 {
-    if (hprof_probe_exit_ref)
+    if (f->node == HPROF_FRAME_FAST && hprof_probe_thread->current == f->saved_comm)
+        hprof_probe_thread->current = f->saved;
+    else if (f->node >= HPROF_FRAME_FAST_TIMED && f->node <= HPROF_FRAME_FAST)
+        hprof_probe_exit_fast_ref(f);
+    else if (hprof_probe_exit_ref)
         hprof_probe_exit_ref(f);
 }
 #endif

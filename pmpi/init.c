@@ -100,9 +100,10 @@ HP_MPI_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
 
 HP_MPI_API int MPI_Pcontrol(const int level, ...)
 {
-    if (level == 0)
+    if (level == 0) {
         hp_collecting = 0;
-    else if (level == 1)
+        hp_fast_disarm_all();
+    } else if (level == 1)
         hp_collecting = 1;
     else if (level == 2)
         hp_records_reset();

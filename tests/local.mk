@@ -26,6 +26,11 @@ TESTS += tests/unit/test_probe
 tests_unit_test_probe_SOURCES = tests/unit/test_probe.c
 tests_unit_test_probe_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_probe_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_fast
+TESTS += tests/unit/test_fast
+tests_unit_test_fast_SOURCES = tests/unit/test_fast.c
+tests_unit_test_fast_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_fast_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 if HAVE_MPI
 # The request table on its own: reqmap.c needs MPI's types, not MPI.
 check_PROGRAMS += tests/unit/test_reqmap

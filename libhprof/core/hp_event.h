@@ -33,6 +33,18 @@
 extern uint64_t hp_throttle_calls, hp_throttle_ticks;
 void hp_throttle_set(uint64_t calls, uint64_t ticks);
 
+/* After a timed activation of n: from now on only counted if it is hot
+ * and tiny; 1 when that starts now. */
+static inline int hp_event_throttle(hp_node *n)
+{
+    if (hp_throttle_calls && n->timed >= hp_throttle_calls &&
+        n->ticks < n->timed * hp_throttle_ticks && !(n->flags & HP_NODEF_THROTTLED)) {
+        n->flags |= HP_NODEF_THROTTLED;
+        return 1;
+    }
+    return 0;
+}
+
 /* Opens site (a communication statement when is_comm) under the current
  * context of t, filling f for hp_event_exit. */
 static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, int is_comm)
@@ -43,9 +55,16 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
         f->node = HP_FRAME_OFF;
         return;
     }
-    if (a->depth) {
+    if (a->depth || (__builtin_expect(site < t->nfast && t->fast[site].parent != HP_NO_NODE, 0) &&
+                     hp_fast_is_open(t, site))) {
+        /* recursion: a slow activation of the site is open, or its fast
+         * node is (the probes opened it inline) */
+        if (!a->depth)
+            a->node = t->fast[site].node;
         a->depth++;
-        hp_node_at(t, a->node)->count++;
+        hp_node *outer = hp_node_at(t, a->node);
+        outer->count++;
+        outer->flags |= HP_NODEF_FOLDED; /* recursive: never made fast */
         f->node = HP_FRAME_FOLDED;
         return;
     }
@@ -78,9 +97,7 @@ static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
     hp_node *n = f->rec;
     if (f->start) {
         hp_node_add(n, hp_ticks() - f->start);
-        if (hp_throttle_calls && n->timed >= hp_throttle_calls &&
-            n->ticks < n->timed * hp_throttle_ticks)
-            n->flags |= HP_NODEF_THROTTLED;
+        hp_event_throttle(n);
     }
     t->current = f->saved;
     t->comm_ctx = f->saved_comm;

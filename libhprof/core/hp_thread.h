@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "hp_map.h"
+#include "hprof_probe.h"
 
 typedef struct hp_node {
     uint32_t site;
@@ -24,6 +25,8 @@ typedef struct hp_node {
 } hp_node;
 
 #define HP_NODEF_THROTTLED 1u  /* entries are only counted, not timed */
+#define HP_NODEF_FAST 2u       /* entered by the probes inline under its parent (hp_fast.h) */
+#define HP_NODEF_FOLDED 4u     /* a recursive activation was folded into it */
 
 /* A site open on this thread's stack: recursion folding (DESIGN.md §3). */
 typedef struct hp_active {
@@ -49,10 +52,17 @@ typedef struct hp_site_memo {
 #define HP_CHUNK_BITS 8
 #define HP_CHUNK (1u << HP_CHUNK_BITS)
 
+/* Fast sites (hprof_probe.h): per site id, the context under which the
+ * site's node is only counted and the tier-2 probes handle it inline. */
+typedef hprof_probe_fast hp_fast;
+
 typedef struct hp_thread {
+    /* What instrumented code reads inline (hprof_probe_view, same layout). */
+    uint32_t current;     /* node of the current calling context */
+    uint32_t nfast;       /* fast[] entries the probes may use: nactive, or 0 */
+    hp_fast *fast;        /* nactive entries, indexed by site id */
     uint32_t id;          /* 0 for the first thread that recorded */
     uint32_t epoch;       /* records are zeroed when this lags hp_epoch */
-    uint32_t current;     /* node of the current calling context */
     uint32_t overflow;    /* node taking events past HPROF_MAX_NODES */
     hp_node **node_chunks;
     uint32_t nnodes, node_chunk_cap;
@@ -83,7 +93,10 @@ typedef struct hp_thread {
 /* Global collection state. */
 extern volatile int hp_collecting;     /* MPI_Pcontrol(0/1) */
 extern volatile uint32_t hp_epoch;     /* bumped by a reset */
-extern __thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec")));
+/* Exported under its public name: instrumented code reads the view at
+ * its start (hprof_probe.h). */
+extern __thread hp_thread *hp_tls_self __asm__("hprof_probe_thread")
+    __attribute__((tls_model("initial-exec")));
 
 hp_thread *hp_thread_attach(void);     /* slow path of hp_thread_self */
 void hp_thread_zero(hp_thread *t);     /* zero all counts, keep the tree */
@@ -134,6 +147,13 @@ static inline uint32_t hp_cct_child(hp_thread *t, uint32_t parent, uint32_t site
 /* The recursion-folding entry of `site` (grown on demand); NULL without
  * memory. */
 hp_active *hp_active_slow(hp_thread *t, uint32_t site);
+
+/* Sends every thread's probes to the runtime again (collection off, a
+ * reset); each thread's next slow probe lets them use their fast sites
+ * again (hp_fast.h). */
+void hp_fast_disarm_all(void);
+/* Whether the fast node of `site` is open on t's calling context. */
+int hp_fast_is_open(const hp_thread *t, uint32_t site);
 
 static inline hp_active *hp_active_of(hp_thread *t, uint32_t site)
 {

@@ -3,7 +3,9 @@
  * node and comm chunks, the calling-context tree, the node limit and the
  * epoch-based reset.  A lock is taken only when a thread attaches.
  */
+#include <assert.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,12 @@
 
 volatile int hp_collecting = 1;
 volatile uint32_t hp_epoch;
-__thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec")));
+__thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec"), visibility("default")));
+
+_Static_assert(offsetof(hp_thread, current) == offsetof(hprof_probe_view, current) &&
+                   offsetof(hp_thread, nfast) == offsetof(hprof_probe_view, nfast) &&
+                   offsetof(hp_thread, fast) == offsetof(hprof_probe_view, fast),
+               "hp_thread begins with the probes' view");
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static hp_thread **threads;
@@ -51,18 +58,42 @@ static void node_init(hp_node *n, uint32_t site, uint32_t parent)
     n->min = UINT64_MAX;
 }
 
+/* Grows the per-site tables (recursion folding, fast sites) to n entries. */
+static int grow_site_tables(hp_thread *t, uint32_t n)
+{
+    hp_fast *f = realloc(t->fast, sizeof *f * n);
+    if (!f)
+        return -1;
+    t->fast = f;
+    for (uint32_t i = t->nactive; i < n; i++)
+        f[i] = (hp_fast){.parent = HP_NO_NODE, .node = HP_NO_NODE};
+    hp_active *a = realloc(t->active, sizeof *a * n);
+    if (!a)
+        return -1;
+    memset(a + t->nactive, 0, sizeof *a * (n - t->nactive));
+    t->active = a;
+    t->nactive = n;
+    if (t->nfast)
+        t->nfast = n;
+    return 0;
+}
+
 hp_active *hp_active_slow(hp_thread *t, uint32_t site)
 {
     uint32_t n = t->nactive ? t->nactive : 64;
     while (n <= site)
         n *= 2;
-    hp_active *a = realloc(t->active, sizeof *a * n);
-    if (!a)
+    if (grow_site_tables(t, n) != 0)
         return NULL;
-    memset(a + t->nactive, 0, sizeof *a * (n - t->nactive));
-    t->active = a;
-    t->nactive = n;
-    return &a[site];
+    return &t->active[site];
+}
+
+void hp_fast_disarm_all(void)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (uint32_t i = 0; i < nthreads; i++)
+        __atomic_store_n(&threads[i]->nfast, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&registry_lock);
 }
 
 /* Appends a node without checking the limit; HP_NO_NODE without memory. */
@@ -136,6 +167,9 @@ void hp_thread_zero(hp_thread *t)
         n->min = UINT64_MAX;
         n->flags = 0;
     }
+    t->nfast = 0;
+    for (uint32_t i = 0; i < t->nactive; i++)
+        t->fast[i].parent = HP_NO_NODE;
     for (uint32_t i = 0; i < t->ncomms; i++) {
         hp_comm *c = hp_comm_at(t, i);
         c->count = c->sent = c->recv = c->tran = c->sync = c->max = 0;
@@ -314,6 +348,7 @@ void hp_records_defer_overflow_warning(void)
 void hp_records_reset(void)
 {
     hp_epoch++;
+    hp_fast_disarm_all();
 }
 
 static void thread_free(hp_thread *t)
@@ -328,6 +363,7 @@ static void thread_free(hp_thread *t)
     hp_map_free(&t->comm_index);
     hp_map_free(&t->site_cache);
     free(t->active);
+    free(t->fast);
     hp_task_trace_free(t->trace);
     free(t);
 }

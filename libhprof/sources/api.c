@@ -13,6 +13,8 @@ const char *hprof_version(void)
 void hprof_collect(int on)
 {
     hp_collecting = on != 0;
+    if (!on)
+        hp_fast_disarm_all();
 }
 
 void hprof_reset(void)

@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "hp_filter.h"
-#include "hp_frames.h"
+#include "hp_fast.h"
 #include "hp_source.h"
 #include "hp_runtime.h"
 #include "hp_site.h"
@@ -102,8 +102,8 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
         return;
     uintptr_t sp = CALLER_SP();
     uint32_t i = s->n;
-    if (__builtin_expect(s->open[i - 1].sp < sp, 0)) {
-        hp_frames_close_deeper(s, sp);
+    if (__builtin_expect(s->open[i - 1].sp < sp, 0) || hp_fast_innermost_gone(t, sp)) {
+        hp_fast_unwind(s, sp);
         i = s->n;
     }
     hp_open *o = hp_frames_next(s);
@@ -113,6 +113,8 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
     o->f.node = HP_FRAME_OFF;
     hp_frames_publish(s, i + 1);
     hp_event_enter(t, &o->f, site, u->sites[index].kind == HPROF_SITE_COMM);
+    hp_fast_opened_slow(t, &o->f);
+    hp_fast_enable(t);
     pf->node = i;
 }
 
@@ -122,20 +124,36 @@ void hprof_exit(hprof_frame *pf)
     hp_frames *s = probe_frames;
     if (i == HP_FRAME_OFF)
         return;
-    if (__builtin_expect(i + 1 != s->n, 0)) {
-        /* Frames above this one are callees a longjmp skipped; a frame
-         * not on the stack any more (at this stack level) was closed
-         * already. */
+    if (__builtin_expect(i + 1 != s->n, 0) || hp_fast_innermost_gone(s->t, s->open[i].sp)) {
+        /* Frames above this one are callees a longjmp skipped (fast ones
+         * too, below this function's stack) or this function's own; a
+         * frame not on the stack any more (at this stack level) was
+         * closed already. */
         if (i >= s->n || i < HP_FRAMES_BASE || s->open[i].sp != CALLER_SP())
             return;
+        hp_fast_unwind(s, s->open[i].sp);
         hp_frames_close_above(s, i + 1);
     }
+    int is_comm = hp_event_comm_statement(s->t) == s->open[i].f.node;
     hp_event_exit(s->t, &s->open[i].f);
+    if (!is_comm)
+        hp_fast_after_exit(s->t, &s->open[i].f);
     hp_frames_publish(s, i);
+}
+
+/* Closes a fast activation that needs the runtime (hprof_probe.h). */
+void hprof_exit_fast(hprof_frame *pf)
+{
+    hp_thread *t = hp_event_attached_thread();
+    if (t)
+        hp_fast_exit(probe_frames, t, pf);
 }
 
 static void probes_thread_end(hp_thread *t)
 {
+    hp_frames *s = probe_frames;
+    if (s->t == t)
+        hp_fast_unwind(s, UINTPTR_MAX); /* fast activations too */
     hp_frames_thread_end(&probe_frames, t);
 }
 

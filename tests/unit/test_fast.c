@@ -1,0 +1,246 @@
+/*
+ * test_fast.c - cmocka tests of fast sites (hp_fast.h): the probes that
+ * instrumented code runs inline (hprof_probe.h with HPROF_PROBE_WEAK, as
+ * hprof-instrument emits them).  Ground truth is the number of calls each
+ * test makes: a site is fast after its first slow exit, a throttled one is
+ * only counted, every count stays exact and every record lands under the
+ * right context; recursion into a fast activation folds into it; a
+ * longjmp out of fast activations closes them at the next probe; turning
+ * collection off stops the inline counting.
+ */
+#define HPROF_PROBE_WEAK /* the probes as hprof-instrument emits them */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include "hp_clock.h"
+#include "hp_event.h"
+#include "hp_process.h"
+#include "hp_runtime.h"
+#include "hprof.h"
+#include "hprof_probe.h"
+
+enum { OUTER, INNER, INNER2, LEAF, NSITES };
+
+static const hprof_site_info sites[NSITES] = {
+    [OUTER] = {HPROF_SITE_PROCEDURE, "outer", "", 10, 20, -1},
+    [INNER] = {HPROF_SITE_LOOP, "for", "outer", 12, 18, OUTER},
+    [INNER2] = {HPROF_SITE_LOOP, "while", "outer", 14, 16, INNER},
+    [LEAF] = {HPROF_SITE_PROCEDURE, "leaf", "", 30, 31, -1},
+};
+static unsigned ids[NSITES];
+static hprof_unit unit = {"/src/fast_test.c", NSITES, sites, ids, 0};
+
+static int fresh(void **state)
+{
+    (void)state;
+    hp_threads_free_all();
+    hp_records_set_max_nodes(1000000);
+    hp_throttle_set(0, 0);
+    hp_collecting = 1;
+    return 0;
+}
+
+/* Timed fast sites need the TSC as the clock (the probes read it inline). */
+static void need_tsc(void)
+{
+    if (!hp_clock_use_tsc) {
+        printf("# skipped: no TSC clock here, timed sites are not made fast\n");
+        skip();
+    }
+}
+
+static hp_node *node_under(uint32_t parent, unsigned index)
+{
+    hp_thread *t = hp_thread_self();
+    for (uint32_t i = 0; i < t->nnodes; i++)
+        if (hp_node_at(t, i)->site == ids[index] && hp_node_at(t, i)->parent == parent)
+            return hp_node_at(t, i);
+    return NULL;
+}
+
+static uint32_t index_of(const hp_node *n)
+{
+    hp_thread *t = hp_thread_self();
+    for (uint32_t i = 0; i < t->nnodes; i++)
+        if (hp_node_at(t, i) == n)
+            return i;
+    return HP_NO_NODE;
+}
+
+static unsigned nodes_of(unsigned index)
+{
+    hp_thread *t = hp_thread_self();
+    unsigned n = 0;
+    for (uint32_t i = 0; i < t->nnodes; i++)
+        n += hp_node_at(t, i)->site == ids[index];
+    return n;
+}
+
+static void leaf(void)
+{
+    hprof_frame f __attribute__((cleanup(hprof_probe_exit)));
+    hprof_probe_enter(&f, &unit, LEAF);
+}
+
+static void outer(int n)
+{
+    hprof_frame f __attribute__((cleanup(hprof_probe_exit)));
+    hprof_probe_enter(&f, &unit, OUTER);
+    for (int i = 0; i < n; i++) {
+        hprof_frame l __attribute__((cleanup(hprof_probe_exit)));
+        hprof_probe_enter(&l, &unit, INNER);
+        leaf();
+    }
+}
+
+static void test_fast_after_first_exit(void **state)
+{
+    (void)state;
+    need_tsc();
+    hp_thread *t = hp_thread_self();
+    for (int i = 0; i < 100; i++)
+        outer(7);
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    hp_node *o = node_under(HP_ROOT_NODE, OUTER);
+    hp_node *in = node_under(index_of(o), INNER);
+    hp_node *l = node_under(index_of(in), LEAF);
+    assert_non_null(l);
+    assert_int_equal(o->count, 100);
+    assert_int_equal(o->timed, 100);
+    assert_int_equal(in->count, 700);
+    assert_int_equal(l->count, 700);
+    assert_int_equal(l->timed, 700);
+    assert_true(o->flags & HP_NODEF_FAST);
+    assert_true(l->flags & HP_NODEF_FAST);
+    assert_int_equal(nodes_of(LEAF), 1);
+    assert_true(l->ticks <= in->ticks && in->ticks <= o->ticks);
+}
+
+static void test_throttled_counted_inline(void **state)
+{
+    (void)state;
+    need_tsc();
+    hp_thread *t = hp_thread_self();
+    /* Throttle after 1000 timed calls with a mean below one second. */
+    hp_throttle_set(1000, (uint64_t)hp_clock_ticks_per_sec());
+    for (int i = 0; i < 5000; i++)
+        leaf();
+    hp_node *l = node_under(HP_ROOT_NODE, LEAF);
+    assert_int_equal(l->count, 5000);
+    assert_int_equal(l->timed, 1000);
+    assert_true(l->flags & HP_NODEF_THROTTLED);
+    assert_ptr_equal(t->fast[ids[LEAF]].count, &l->count);
+    /* In another context the site is not fast: the runtime records it. */
+    outer(3);
+    hp_node *in = node_under(index_of(node_under(HP_ROOT_NODE, OUTER)), INNER);
+    assert_int_equal(node_under(index_of(in), LEAF)->count, 3);
+    assert_int_equal(l->count, 5000);
+    assert_int_equal(t->current, HP_ROOT_NODE);
+}
+
+static void test_collect_off_stops_inline_counting(void **state)
+{
+    (void)state;
+    hp_throttle_set(10, (uint64_t)hp_clock_ticks_per_sec());
+    for (int i = 0; i < 100; i++)
+        leaf();
+    hprof_collect(0);
+    for (int i = 0; i < 50; i++)
+        leaf();
+    hprof_collect(1);
+    for (int i = 0; i < 20; i++)
+        leaf();
+    assert_int_equal(node_under(HP_ROOT_NODE, LEAF)->count, 120);
+}
+
+/* Recursion that starts inside a fast activation folds into it. */
+static void recurse(int depth)
+{
+    hprof_frame f __attribute__((cleanup(hprof_probe_exit)));
+    hprof_probe_enter(&f, &unit, LEAF);
+    if (depth > 0) {
+        hprof_frame l __attribute__((cleanup(hprof_probe_exit)));
+        hprof_probe_enter(&l, &unit, INNER2);
+        recurse(depth - 1);
+    }
+}
+
+static void test_recursion_into_fast_folds(void **state)
+{
+    (void)state;
+    need_tsc();
+    hp_thread *t = hp_thread_self();
+    for (int i = 0; i < 10; i++)
+        recurse(0); /* fast from the second call on */
+    hp_node *l = node_under(HP_ROOT_NODE, LEAF);
+    assert_true(l->flags & HP_NODEF_FAST);
+    recurse(3); /* 4 activations of leaf: one node */
+    assert_int_equal(l->count, 14);
+    assert_int_equal(l->timed, 11);
+    assert_int_equal(nodes_of(LEAF), 1);
+    assert_int_equal(node_under(index_of(l), INNER2)->count, 3);
+    assert_int_equal(t->active[ids[LEAF]].depth, 0);
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    /* A site folded into is recursive: the runtime keeps it from then on. */
+    assert_true(l->flags & HP_NODEF_FOLDED);
+}
+
+static jmp_buf env;
+
+/* Returns when called with -1, throws with 0. */
+static void thrower(int how)
+{
+    hprof_frame f __attribute__((cleanup(hprof_probe_exit)));
+    hprof_probe_enter(&f, &unit, INNER);
+    if (how == 0)
+        longjmp(env, 1);
+}
+
+/* Each round: thrower returns (so its site is fast from the first round
+ * on), then throws out of a fast activation; the next probe closes it. */
+static void test_longjmp_closes_fast(void **state)
+{
+    (void)state;
+    need_tsc();
+    hp_thread *volatile t = hp_thread_self();
+    for (int i = 0; i < 5; i++) {
+        hprof_frame o __attribute__((cleanup(hprof_probe_exit)));
+        hprof_probe_enter(&o, &unit, OUTER);
+        volatile uint32_t outer_node = t->current;
+        thrower(-1);
+        if (setjmp(env) == 0)
+            thrower(0);
+        {
+            hprof_frame l __attribute__((cleanup(hprof_probe_exit)));
+            hprof_probe_enter(&l, &unit, LEAF);
+            assert_int_equal(hp_node_at(t, t->current)->parent, outer_node);
+        }
+        assert_int_equal(t->current, outer_node);
+    }
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    hp_node *o = node_under(HP_ROOT_NODE, OUTER);
+    hp_node *in = node_under(index_of(o), INNER);
+    assert_true(in->flags & HP_NODEF_FAST);
+    assert_int_equal(in->count, 10);
+    assert_int_equal(in->timed, 10);
+    assert_int_equal(node_under(index_of(o), LEAF)->count, 5);
+    assert_true(in->ticks <= o->ticks);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_fast_after_first_exit, fresh),
+        cmocka_unit_test_setup(test_throttled_counted_inline, fresh),
+        cmocka_unit_test_setup(test_collect_off_stops_inline_counting, fresh),
+        cmocka_unit_test_setup(test_recursion_into_fast_folds, fresh),
+        cmocka_unit_test_setup(test_longjmp_closes_fast, fresh),
+    };
+    hp_process_no_exit_report();
+    hp_runtime_init();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
