@@ -58,11 +58,11 @@ half=$((cores / 2 > 0 ? cores / 2 : 1))
 # Sizes: the timed size of each kernel and example (quick: tiny).
 if [ "$quick" = 0 ]; then
     declare -A size=([force]=150 [dispatch]=5000000 [tasks]=8388608 [jacobi]="1024 1000" [lizhang]="")
-    probe_iters=10000000 wrap_calls=1000000 omp_reps=20000 fixed_rounds=21
-    cg_lo=100000 cg_hi=200000 wrap_lo=30000 wrap_hi=60000
+    probe_iters=10000000 wrap_calls=1000000 fixed_rounds=21
+    cg_lo=100000 cg_hi=200000 wrap_lo=10000 wrap_hi=20000
 else
     declare -A size=([force]=4 [dispatch]=200000 [tasks]=131072 [jacobi]="128 50" [lizhang]="")
-    probe_iters=100000 wrap_calls=30000 omp_reps=2000 fixed_rounds=3
+    probe_iters=100000 wrap_calls=30000 fixed_rounds=3
     cg_lo=20000 cg_hi=40000 wrap_lo=3000 wrap_hi=6000
 fi
 kernels="force dispatch tasks"
@@ -323,7 +323,7 @@ include() {
 }
 
 per_event_ns() {
-    ROUNDS=$rounds PROBE_ITERS=$probe_iters WRAPCOST_CALLS=$wrap_calls OMP_REPS=$omp_reps \
+    ROUNDS=$rounds PROBE_ITERS=$probe_iters WRAPCOST_CALLS=$wrap_calls \
         RUN_PARTS="mpi probe omp" bash "$srcdir/bench/run.sh" "$builddir"
 }
 

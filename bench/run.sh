@@ -16,7 +16,7 @@
 # table shows the wrapper's cost before and after a change in one session.
 # usage: bench/run.sh [BUILDDIR]   (default: the current directory)
 # Env: ROUNDS (default 5), MPICC, MPIRUN, PROBE_ITERS (default 10^7),
-#      WRAPCOST_CALLS (default 10^6), OMP_REPS (default 20000),
+#      WRAPCOST_CALLS (default 10^6),
 #      BASELINE (a build tree), RUN_PARTS (default "mpi probe programs omp":
 #      the sections to run; bench/record.sh measures the programs itself).
 set -euo pipefail
@@ -227,7 +227,7 @@ for r in $(seq 1 "$rounds"); do
             [ -x "$tmp/omp.$cc.$v" ] || continue
             HPROF_OUTPUT=$tmp/prof/omp-$r-$cc-$v.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=2 \
                 OMP_WAIT_POLICY=active "$MPIRUN" -np 1 --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY \
-                -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$tmp/omp.$cc.$v" "${OMP_REPS:-20000}" </dev/null 2>/dev/null |
+                -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$tmp/omp.$cc.$v" </dev/null 2>/dev/null |
                 awk -v k="$cc.$v" '$1 == "ompbench" { print k "\tparallel\t" $3; print k "\tbarrier\t" $5; print k "\ttask\t" $7 }' \
                     >>"$tmp/omp.results"
         done
