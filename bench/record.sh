@@ -121,7 +121,10 @@ build() {
     fi
     local v
     for v in tier0 tier1 tier2; do
-        [ ! -x "$b.$v" ] || ldd "$b.$v" | grep -q 'libhprof\.so' || echo "$p $v" >>"$tmp/nolib"
+        [ -x "$b.$v" ] || continue
+        # not ldd | grep -q: with pipefail, ldd's SIGPIPE would count as "not found"
+        ldd "$b.$v" >"$tmp/ldd.txt"
+        grep -q 'libhprof\.so' "$tmp/ldd.txt" || echo "$p $v" >>"$tmp/nolib"
     done
 }
 
@@ -149,7 +152,8 @@ measure() {
     rm -rf "$tmp/prof"/*
     t0=$(date +%s%N)
     HPROF_OUTPUT=$tmp/prof/$tag.hpf HPROF_SUMMARY=off /usr/bin/time -f %M -o "$tmp/$tag.rss" \
-        "${cmd[@]}" "$@" </dev/null >"$tmp/$tag.out" 2>>"$tmp/run.err"
+        "${cmd[@]}" "$@" </dev/null >"$tmp/$tag.out" 2>>"$tmp/run.err" ||
+        echo "exit status $?" >>"$tmp/$tag.out" # differs from plain: shows in the table
     t1=$(date +%s%N)
     find "$tmp/prof" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }' >"$tmp/$tag.hpf"
     awk -v a="$t0" -v b="$t1" '$1 == "kernel" { k = $3 } END { printf "%.6f\n", k != "" ? k : (b - a) / 1e9 }' "$tmp/$tag.out"
@@ -265,8 +269,8 @@ memory_table() {
     } >>"$md"
     for p in $kernels; do
         for v in $variants; do
-            printf '| %s | %s | %s | %s | %s | %s |\n' "$p" "$v" "$(cat "$tmp/$p.$v.1x.rss")" \
-                "$(cat "$tmp/$p.$v.10x.rss")" "$(cat "$tmp/$p.$v.1x.hpf")" "$(cat "$tmp/$p.$v.10x.hpf")" >>"$md"
+            printf '| %s | %s | %s | %s | %s | %s |\n' "$p" "$v" "$(tail -1 "$tmp/$p.$v.1x.rss")" \
+                "$(tail -1 "$tmp/$p.$v.10x.rss")" "$(cat "$tmp/$p.$v.1x.hpf")" "$(cat "$tmp/$p.$v.10x.hpf")" >>"$md"
             for len in 1x 10x; do
                 kb=$(tail -1 "$tmp/$p.$v.$len.rss")
                 bytes=$(cat "$tmp/$p.$v.$len.hpf")
@@ -296,7 +300,7 @@ md_to_csv() {
                 v = trim(c[i])
                 if (v ~ /^[-+]?[0-9][0-9.,]*([eE][-+]?[0-9]+)?( ?(ns|us|µs|ms|s|kB|B|%))?$/) {
                     gsub(/[ ,a-zµ%B]+$/, "", v); gsub(/,/, "", v); num[i] = v + 0
-                } else if (v != "" && v != "-")
+                } else if (v != "" && v != "-" && v != "–" && v !~ /^[-+]?(nan|inf)$/)
                     item = item (item == "" ? "" : " / ") v
             }
             for (i in num) print q(sec) "," q(item) ",\"\"," q(h[i]) "," q(num[i]) ",\"\""
@@ -364,7 +368,8 @@ instructions() {
     unset HPROF_OUTPUT HPROF_SUMMARY
     echo
     echo "callgrind, 1 rank (no mpirun), the difference between two iteration counts ($cg_lo and $cg_hi;"
-    echo "wrapcost: $wrap_lo and $wrap_hi), instructions per event:"
+    echo "wrapcost: $wrap_lo and $wrap_hi), instructions per event (per iteration of the measuring loop: its own"
+    echo "2-3 instructions included):"
     echo
     echo "| event | instructions |"
     echo "|---|---:|"
