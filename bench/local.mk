@@ -1,16 +1,23 @@
-# bench/local.mk - `make bench`: wrapper-cost and ping-pong benchmarks of
-# plain vs -lhprof builds, probe costs of tiers 1 and 2, whole-program
-# overhead of the examples (bench/run.sh); first and second hprof-query on
-# a 10^6-node profile (bench/query.sh, alone: `make bench-query`); the
-# fixed cost of a run (bench/fixed.sh, alone: `make bench-fixed`).  Never
-# part of `make check`.
+# bench/local.mk - `make bench`: the record of hprof's overhead
+# (bench/record.sh: bench.md and bench.csv in bench/results/ of the build
+# tree, or BENCH_OUT): the bench kernels (bench/kernels/) and the examples
+# at tiers 0/1/2, per-event costs in ns (bench/run.sh) and in instructions
+# (callgrind), profile size and peak memory, the fixed cost of a run
+# (bench/fixed.sh).  `make bench-readme` puts bench.md between the bench
+# markers of README.md (bench/readme.sh).  `make bench-run`: bench/run.sh's
+# tables alone; `make bench-query`: first and second hprof-query on a
+# 10^6-node profile (bench/query.sh); `make bench-fixed`: the fixed cost
+# alone.  Never part of `make check`.
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/pingpong.c bench/wrapcost.c bench/ompbench.c \
-	bench/probe.c
-.PHONY: bench bench-query bench-fixed
+	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/dispatch.c \
+	bench/kernels/tasks.c
+.PHONY: bench bench-run bench-readme bench-query bench-fixed
 bench: all
+	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
+bench-readme:
+	bash $(top_srcdir)/bench/readme.sh $${BENCH_OUT:-$(abs_top_builddir)/bench/results}/bench.md $(top_srcdir)/README.md
+bench-run: all
 	$(SHELL) $(top_srcdir)/bench/run.sh $(abs_top_builddir)
-	$(MAKE) $(AM_MAKEFLAGS) bench-query
-	$(MAKE) $(AM_MAKEFLAGS) bench-fixed
 bench-fixed: all
 	bash $(top_srcdir)/bench/fixed.sh $(abs_top_builddir)
 bench-query: all tests/unit/mkdeep$(EXEEXT)

@@ -14,12 +14,17 @@
  * Run it with HPROF_THROTTLE_NS=0 for the timed cost and with the default
  * throttling for the throttled cost (the sites throttle after their first
  * 10^5 calls; a warm-up of 2 x 10^5 calls comes first).
- * Output: "probe KEY NS" lines on stdout.
- * usage: probe [ITERS]     (default 10^7; one MPI rank is enough)
+ * Output: "probe KEY NS" lines on stdout.  With a MODE, only that loop
+ * runs after the warm-up (pair, tier1: the instrumented call, call: its
+ * uninstrumented twin), without MPI (MPI_Init under callgrind costs
+ * seconds), for instruction counts: bench/record.sh runs callgrind at two
+ * ITERS and divides the difference.
+ * usage: probe [ITERS [MODE]]   (default 10^7; one MPI rank is enough)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <x86intrin.h>
 #define HPROF_PROBE_WEAK
@@ -89,11 +94,22 @@ NOI static double calls(void (*fn)(unsigned), long n)
 NOI int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 10000000L;
-    MPI_Init(&argc, &argv);
+    const char *mode = argc > 2 ? argv[2] : "";
+    if (!*mode)
+        MPI_Init(&argc, &argv);
     hprof_register_unit(&unit);
     pair(200000);                  /* warm-up (and throttling, if on) */
     calls(tiny, 200000);
     calls(tiny_plain, 200000);
+    if (*mode) {
+        if (strcmp(mode, "pair") == 0)
+            pair(n);
+        else if (strcmp(mode, "tier1") == 0)
+            calls(tiny, n);
+        else
+            calls(tiny_plain, n);
+        return 0;
+    }
     double r = rdtsc2(n), p = pair(n), r2 = rdtsc2(n);
     double c = calls(tiny, n), cp = calls(tiny_plain, n);
     printf("probe rdtsc2 %.2f\n", (r + r2) / 2);

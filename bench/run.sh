@@ -16,7 +16,9 @@
 # table shows the wrapper's cost before and after a change in one session.
 # usage: bench/run.sh [BUILDDIR]   (default: the current directory)
 # Env: ROUNDS (default 5), MPICC, MPIRUN, PROBE_ITERS (default 10^7),
-#      BASELINE (a build tree).
+#      WRAPCOST_CALLS (default 10^6),
+#      BASELINE (a build tree), RUN_PARTS (default "mpi probe programs omp":
+#      the sections to run; bench/record.sh measures the programs itself).
 set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,22 +37,27 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/prof"
+before=
+[ -z "${BASELINE:-}" ] || before=$(cd "$BASELINE" && pwd)/pmpi/.libs
 
 # median: the median of the numbers on stdin.
+# want PART - true if RUN_PARTS names the section PART.
+want() { case " ${RUN_PARTS:-mpi probe programs omp} " in *" $1 "*) return 0 ;; esac; return 1; }
+
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
+if want mpi; then
 echo "bench: building plain and -lhprof variants" >&2
 for b in pingpong wrapcost; do
     "$MPICC" -O2 -g "$srcdir/bench/$b.c" -o "$tmp/$b.plain"
     "$MPICC" -O2 -g "$srcdir/bench/$b.c" -o "$tmp/$b.hprof" -L"$libdir" -lhprof -Wl,-rpath,"$libdir"
-    if ! ldd "$tmp/$b.hprof" | grep -q 'libhprof\.so'; then
+    if ! ldd "$tmp/$b.hprof" | grep 'libhprof\.so' >/dev/null; then  # not -q: ldd's SIGPIPE fails the pipe
         echo "bench: $b.hprof does not depend on libhprof.so (wrappers not linked?)" >&2
         exit 1
     fi
 done
 variants="plain hprof"
 if [ -n "${BASELINE:-}" ]; then
-    before=$(cd "$BASELINE" && pwd)/pmpi/.libs
     [ -e "$before/libhprof.so" ] || { echo "bench: no $before/libhprof.so (BASELINE)" >&2; exit 1; }
     for b in pingpong wrapcost; do
         "$MPICC" -O2 -g "$srcdir/bench/$b.c" -o "$tmp/$b.before" -L"$before" -lhprof -Wl,-rpath,"$before"
@@ -60,9 +67,10 @@ fi
 
 # run VARIANT BENCH - one run; appends "VARIANT<TAB>KEY<TAB>VALUE" lines to results.
 run() {
-    local out
+    local out args=()
+    [ "$2" = wrapcost ] && args=("${WRAPCOST_CALLS:-1000000}")
     out=$(HPROF_OUTPUT=$tmp/prof HPROF_SUMMARY=off "$MPIRUN" -np 2 --bind-to none \
-        -x HPROF_OUTPUT -x HPROF_SUMMARY "$tmp/$2.$1" </dev/null)
+        -x HPROF_OUTPUT -x HPROF_SUMMARY "$tmp/$2.$1" "${args[@]}" </dev/null)
     printf '%s\n' "$out" | awk -v v="$1" '
         $1 == "pingpong" { printf "%s\tpingpong %s B one-way latency (us)\t%s\n", v, $2, $3 }
         $1 == "wrapcost" { printf "%s\t%s (ns per call)\t%s\n", v, $2, $3 }' >>"$tmp/results"
@@ -106,8 +114,10 @@ awk -F'\t' -v baseline="${BASELINE:-}" '
                 printf "| %s | %.3f | %.3f | %.2f | %+.1f ns |\n", key, p, h, (p > 0 ? h / p : 0), (h - p) * f
         }
     }' "$tmp/results"
+fi
 
 # ---------------------------------------------------------------- probe cost
+if want probe; then
 echo "bench: probe cost (bench/probe.c)" >&2
 "$MPICC" -O2 -g -finstrument-functions -I"$srcdir/libhprof" "$srcdir/bench/probe.c" -o "$tmp/probe" \
     -L"$libdir" -lhprof -Wl,-rpath,"$libdir"
@@ -122,7 +132,7 @@ for r in $(seq 1 "$rounds"); do
 done
 pm() { awk -F'\t' -v m="$1" -v k="$2" '$1 == m && $2 == k { print $3 }' "$tmp/probe.results" | median; }
 echo
-echo "probe cost: medians of $rounds runs of 10^7 iterations (ns per iteration)"
+echo "probe cost: medians of $rounds runs of ${PROBE_ITERS:-10000000} iterations (ns per iteration)"
 echo
 echo "| probe | ns | two rdtsc reads (same run) | ratio |"
 echo "|---|---:|---:|---:|"
@@ -137,16 +147,19 @@ for mode in timed throttled; do
         awk -v w="$what" -v v="$v" -v r="$rd" 'BEGIN { printf "| %s | %.1f | %.1f | %.2f |\n", w, v, r, v / r }'
     done
 done
+fi
 
 # ---------------------------------------------------------------- whole programs
 hpcc=$builddir/instrument/hprof-cc
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir   # hprof-cc: this build tree
+if want programs; then
 variants="plain tier0 tier1"
 [ -x "$hpcc" ] && variants="$variants tier2"
 echo "bench: whole programs ($variants)" >&2
 build_prog() {  # NAME SRC EXTRA_FLAGS...
     local name=$1 src=$2
     shift 2
+    # shellcheck disable=SC2054  # the comma belongs to -Wl,-rpath,DIR
     local link=(-L"$libdir" -lhprof -Wl,-rpath,"$libdir")
     "$MPICC" -g -O2 "$@" "$src" -o "$tmp/$name.plain" -lm
     "$MPICC" -g -O2 "$@" "$src" -o "$tmp/$name.tier0" "${link[@]}" -lm
@@ -174,27 +187,29 @@ echo
 echo "whole-program overhead: medians of $rounds alternating runs, 2 ranks x 1 thread, elapsed seconds of mpirun (start-up included)"
 echo
 printf '| program | plain |'
-for v in $variants; do [ $v = plain ] || printf ' %s | ratio |' "$v"; done
+for v in $variants; do [ "$v" = plain ] || printf ' %s | ratio |' "$v"; done
 echo
 printf '|---|---:|'
-for v in $variants; do [ $v = plain ] || printf -- '---:|---:|'; done
+for v in $variants; do [ "$v" = plain ] || printf -- '---:|---:|'; done
 echo
 for p in lizhang jacobi; do
     base=$(awk -F'\t' -v p=$p '$1 == p && $2 == "plain" { print $3 }' "$tmp/prog.results" | median)
     printf '| %s | %.3f |' "$p" "$base"
     for v in $variants; do
-        [ $v != plain ] || continue
-        m=$(awk -F'\t' -v p=$p -v v=$v '$1 == p && $2 == v { print $3 }' "$tmp/prog.results" | median)
+        [ "$v" != plain ] || continue
+        m=$(awk -F'\t' -v p=$p -v v="$v" '$1 == p && $2 == v { print $3 }' "$tmp/prog.results" | median)
         awk -v m="$m" -v b="$base" 'BEGIN { printf " %.3f | %.3f |", m, m / b }'
     done
     echo
 done
 [ -x "$hpcc" ] || echo "(tier 2 not measured: $hpcc not built)"
+fi
 
 # ---------------------------------------------------------------- OpenMP overheads
 # EPCC-syncbench-like: us per empty parallel region, barrier and tiny task, 1 rank
 # x 2 threads, plain vs -lhprof, with gcc (GOMP interposition) and clang
 # (OMPT), variants alternating.
+want omp || exit 0
 echo "bench: OpenMP overheads (bench/ompbench.c)" >&2
 for cc in gcc clang; do
     command -v $cc >/dev/null || continue
@@ -234,7 +249,7 @@ for what in parallel barrier task; do
         p=$(awk -F'\t' -v k=$cc.plain -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
         b=$(awk -F'\t' -v k=$cc.before -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
         h=$(awk -F'\t' -v k=$cc.hprof -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)
-        [ -n "$p" ] && [ -n "$h" ] || continue
+        { [ -n "$p" ] && [ -n "$h" ]; } || continue
         if [ -n "$b" ]; then
             awk -v w=$what -v c="$cc ($src)" -v p="$p" -v b="$b" -v h="$h" \
                 'BEGIN { printf "| %s | %s | %.3f | %.3f | %.3f | %.2f | %+.3f | %+.3f |\n", w, c, p, b, h, h / p, b - p, h - p }'

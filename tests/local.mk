@@ -58,6 +58,7 @@ include tests/io/local.mk
 include tests/shares/local.mk
 include tests/fuzz/local.mk
 include tests/writes/local.mk
+include tests/bench/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif
