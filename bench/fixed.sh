@@ -2,7 +2,8 @@
 # bench/fixed.sh - the fixed cost of a run (`make bench`, or `make
 # bench-fixed` alone; never part of `make check`): a trivial OpenMP program
 # (one parallel region, no MPI, OMP_WAIT_POLICY=passive) built plain and
-# with -lhprof, with gcc (GOMP) and, when it builds, clang (OMPT); ROUNDS
+# with -lhprof, with gcc (GOMP) and, when it builds, clang (OMPT), and
+# instrumented with hprof-cc gcc (tier 2); ROUNDS
 # alternating runs of
 # each, the medians of their elapsed milliseconds and what hprof adds
 # (start-up, the end of run: resolution, snapshot, writing the profile).
@@ -41,6 +42,16 @@ for cc in gcc clang; do
             -Wl,-rpath,"$dir" && progs+=("$cc.$name")
     done
 done
+# Tier 2: the same program instrumented by each build's hprof-cc (its
+# probes, unit registration and static tables), against gcc's plain run.
+for l in "${libs[@]}"; do
+    name=${l%%:*} dir=${l#*:}
+    tree=$(cd "$dir/../.." && pwd)
+    [ -x "$tree/instrument/hprof-cc" ] && [ -f "$tmp/gcc.plain" ] || continue
+    HPROF_BUILDDIR=$tree HPROF_SRCDIR=$tree "$tree/instrument/hprof-cc" gcc -O2 -g -fopenmp \
+        "$tmp/triv.c" -o "$tmp/t2.$name" -L"$dir" -Wl,-rpath,"$dir" >/dev/null 2>&1 &&
+        progs+=("t2.$name")
+done
 
 # ms PROG - elapsed milliseconds of one run (profile written to $tmp)
 ms() {
@@ -64,10 +75,12 @@ for l in "${libs[@]}"; do printf ' %s | added |' "${l%%:*}"; done
 printf '\n|---|---:|'
 for l in "${libs[@]}"; do printf -- '---:|---:|'; done
 printf '\n'
-for cc in gcc clang; do
-    [ -f "$tmp/$cc.plain.times" ] || continue
-    plain=$(median "$cc.plain")
-    printf '| %s | %s |' "$cc" "$plain"
+for cc in gcc clang t2; do
+    base=$cc what=$cc
+    [ "$cc" = t2 ] && base=gcc what="gcc, tier 2 (hprof-cc)"
+    [ -f "$tmp/$base.plain.times" ] || continue
+    plain=$(median "$base.plain")
+    printf '| %s | %s |' "$what" "$plain"
     for l in "${libs[@]}"; do
         name=${l%%:*}
         [ -f "$tmp/$cc.$name.times" ] || { printf ' - | - |'; continue; }
