@@ -21,6 +21,10 @@
  * points to. */
 enum { HP_OMPT_IMPLICIT = 1, HP_OMPT_EXPLICIT = 2, HP_OMPT_LEAGUE = 3 };
 
+/* The site of construct `what` at code address ra (hp_omp_site, through
+ * a per-thread memo: ompt_site.c). */
+uint32_t hp_ompt_site(hp_thread *t, const void *ra, int what);
+
 /* The thread's records when collecting, else NULL. */
 static inline hp_thread *hp_ompt_rec_thread(void)
 {
@@ -30,7 +34,7 @@ static inline hp_thread *hp_ompt_rec_thread(void)
 /* One completed occurrence of construct `what` at code address ra. */
 static inline void hp_ompt_record(hp_thread *t, const void *ra, int what, uint64_t ticks)
 {
-    hp_event_leaf(t, hp_omp_site(t, (uintptr_t)ra, 0, what), ticks);
+    hp_event_leaf(t, hp_ompt_site(t, ra, what), ticks);
 }
 
 /* Opens construct `what` at ra as a frame f of this thread (HP_FRAME_OFF
@@ -42,7 +46,7 @@ static inline void hp_ompt_frame_open(hprof_frame *f, const void *ra, int what)
         f->node = HP_FRAME_OFF;
         return;
     }
-    hp_event_enter(t, f, hp_omp_site(t, (uintptr_t)ra, 0, what), 0);
+    hp_event_enter(t, f, hp_ompt_site(t, ra, what), 0);
 }
 
 /* Closes f on this thread, the one that opened it (collecting or not:

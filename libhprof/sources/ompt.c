@@ -265,7 +265,7 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     tm->fork_ra = fork_ra;
     tm->ra = ra;
     tm->nslots = requested;
-    hp_event_team_fork(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
+    hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL));
     tm->begin = hp_ticks();
     pd->ptr = tm;
 }
@@ -314,9 +314,8 @@ static void itask_close(hp_thread *self, itask *it, uint64_t end)
         return;
     it->opened = 0;
     if (it->wait_start && hp_collecting && end > it->wait_start)
-        hp_event_wait(it->t, hp_omp_site(self, (uintptr_t)it->wait_ra, 0,
-                                              HP_OMP_IMPLICIT_BARRIER),
-                           end - it->wait_start, it->wait_mark);
+        hp_event_wait(it->t, hp_ompt_site(self, it->wait_ra, HP_OMP_IMPLICIT_BARRIER),
+                      end - it->wait_start, it->wait_mark);
     it->wait_start = 0;
     /* The region node ends at `end`, not now. */
     uint64_t now = hp_ticks();
@@ -525,8 +524,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     }
     hp_thread *t = rec_thread();
     if (t)
-        hp_event_wait(t, hp_omp_site(t, (uintptr_t)s.ra, 0, s.what), now - s.start,
-                           s.mark);
+        hp_event_wait(t, hp_ompt_site(t, s.ra, s.what), now - s.start, s.mark);
 }
 
 /* A taskgroup's wait is reported at its end: its begin is noted. */
@@ -658,18 +656,15 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
         return;
     if (taskloop_ra && hp_ompt_in_runtime(ra))
         ra = taskloop_ra;   /* a task of the running taskloop */
-    etask *e = calloc(1, sizeof *e);
+    etask *e = malloc(sizeof *e);   /* not calloc: malloc's per-thread cache */
     if (!e)
         return;
-    e->type = T_EXPLICIT;
-    e->tied = !(flags & ompt_task_untied);
-    e->site = hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK);
-    e->ra = ra;
-    e->id = hp_event_task_new_id(t);
+    *e = (etask){.type = T_EXPLICIT, .tied = !(flags & ompt_task_untied), .ra = ra,
+                 .site = hp_ompt_site(t, ra, HP_OMP_TASK), .id = hp_event_task_new_id(t)};
     new_data->ptr = e;
     if (hp_collecting) {
         hp_task_clock c = hp_event_task_create_start(t);   /* a callback: no duration */
-        hp_event_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id, &c);
+        hp_event_task_created(t, hp_ompt_site(t, ra, HP_OMP_TASK_CREATE), e->id, &c);
     }
 }
 
