@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <stddef.h>
 #include "hp_ompt.h"
 #include "hp_ompt_codeptr.h"
@@ -258,13 +259,12 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     close_outside(t, enc_data);
     if (requested < 1)
         requested = 1;
-    team *tm = calloc(1, sizeof *tm + requested * sizeof(itask *));
+    /* malloc, not calloc: glibc's calloc skips the per-thread cache */
+    team *tm = malloc(sizeof *tm + requested * sizeof(itask *));
     if (!tm)
         return;
-    tm->type = T_TEAM;
-    tm->fork_ra = fork_ra;
-    tm->ra = ra;
-    tm->nslots = requested;
+    *tm = (team){.type = T_TEAM, .ra = ra, .fork_ra = fork_ra, .nslots = requested};
+    memset(tm->slot, 0, requested * sizeof(itask *));
     hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL));
     tm->begin = hp_ticks();
     pd->ptr = tm;
@@ -346,16 +346,12 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
     uint64_t now = hp_ticks();
     if (index)
         close_previous(t, now);
-    itask *it = calloc(1, sizeof *it);
+    itask *it = malloc(sizeof *it);
     if (!it)
         return;
-    it->type = T_IMPLICIT;
-    it->index = index;
-    it->scope_base = ot_self ? ot_self->nscopes : 0;
-    it->t = t;
-    it->ra = tm->ra;
-    it->fork_ra = tm->fork_ra;
-    it->team = index == 0 ? tm : NULL;
+    *it = (itask){.type = T_IMPLICIT, .index = index, .t = t, .ra = tm->ra,
+                  .fork_ra = tm->fork_ra, .team = index == 0 ? tm : NULL,
+                  .scope_base = ot_self ? ot_self->nscopes : 0};
     atomic_init(&it->state, S_RUN);
     atomic_init(&it->refs, index && index < tm->nslots ? 2 : 1);
     if (index == 0 && hp_collecting)
@@ -656,7 +652,7 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
         return;
     if (taskloop_ra && hp_ompt_in_runtime(ra))
         ra = taskloop_ra;   /* a task of the running taskloop */
-    etask *e = malloc(sizeof *e);   /* not calloc: malloc's per-thread cache */
+    etask *e = malloc(sizeof *e);
     if (!e)
         return;
     *e = (etask){.type = T_EXPLICIT, .tied = !(flags & ompt_task_untied), .ra = ra,
