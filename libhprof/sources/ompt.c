@@ -167,32 +167,37 @@ static scope *scope_push(int cls, int what, const void *ra, uint64_t now)
     othread *o = ot();
     if (!o)
         return NULL;
-    if (!hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
+    if (o->nscopes >= o->scope_cap &&
+        !hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
         o->lost++;
         return NULL;
     }
     scope *s = &o->scopes[o->nscopes++];
-    *s = (scope){now, hp_event_wait_mark(hp_tls_self), ra, cls, what, open_tasks,
-                 {.node = HP_FRAME_OFF}};
+    s->start = now;   /* field by field: f needs its node only (hp_ompt_frame_open) */
+    s->mark = hp_event_wait_mark(hp_tls_self);
+    s->ra = ra;
+    s->cls = cls;
+    s->what = what;
+    s->owner = open_tasks;
+    s->f.node = HP_FRAME_OFF;
     return s;
 }
 
 /* The innermost open scope of class cls, popped, if the running task
- * began it; 0 if none. */
-static int scope_pop(int cls, scope *out)
+ * began it (valid until the next push); NULL if none. */
+static scope *scope_pop(int cls)
 {
     othread *o = ot_self;
     if (!o)
-        return 0;
+        return NULL;
     if (o->lost) {
         o->lost--;
-        return 0;
+        return NULL;
     }
     if (!o->nscopes || o->scopes[o->nscopes - 1].cls != cls ||
         o->scopes[o->nscopes - 1].owner != open_tasks)
-        return 0;
-    *out = o->scopes[--o->nscopes];
-    return 1;
+        return NULL;
+    return &o->scopes[--o->nscopes];
 }
 
 /* Ends the scopes above the first `base` of this thread (those a task
@@ -501,12 +506,13 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
         }
         return;
     }
-    scope s;
+    scope task_wait, *s = NULL;
     if (e && e->wait_start) {
-        s = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what, e,
-                    {.node = HP_FRAME_OFF}};
+        task_wait = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what, e,
+                            {.node = HP_FRAME_OFF}};
+        s = &task_wait;
         e->wait_start = 0;
-    } else if (e || !scope_pop(C_WAIT, &s)) {
+    } else if (e || !(s = scope_pop(C_WAIT))) {
         return;
     }
     if (it && what == HP_OMP_IMPLICIT_BARRIER) {
@@ -520,7 +526,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     }
     hp_thread *t = rec_thread();
     if (t)
-        hp_event_wait(t, hp_ompt_site(t, s.ra, s.what), now - s.start, s.mark);
+        hp_event_wait(t, hp_ompt_site(t, s->ra, s->what), now - s->start, s->mark);
 }
 
 /* A taskgroup's wait is reported at its end: its begin is noted. */
@@ -529,13 +535,12 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 {
     (void)pd;
     (void)td;
-    scope s;
     if (kind != ompt_sync_region_taskgroup)
         return;
     if (endpoint == ompt_scope_begin)
         scope_push(C_GROUP, HP_OMP_TASKWAIT, ra, 0);
     else
-        scope_pop(C_GROUP, &s);
+        scope_pop(C_GROUP);
 }
 
 /* ---- worksharing, single, master/masked ---- */
@@ -555,9 +560,9 @@ static void work_scope(ompt_scope_endpoint_t endpoint, int what, const void *ra,
             hp_ompt_frame_open(&s->f, ra, what);
         return;
     }
-    scope s;
-    if (scope_pop(C_WORK, &s))
-        hp_ompt_frame_close(&s.f);
+    scope *s = scope_pop(C_WORK);
+    if (s)
+        hp_ompt_frame_close(&s->f);
 }
 
 /* A hold (ompt_mutex.c) is a frame on the scope stack, so that a task
@@ -576,10 +581,10 @@ int hp_ompt_hold_close(uint64_t key)
     scope *top = o && o->nscopes ? &o->scopes[o->nscopes - 1] : NULL;
     if (!top || top->cls != C_HOLD || top->start != key)
         return 0;
-    scope s;
-    if (!scope_pop(C_HOLD, &s))
+    scope *s = scope_pop(C_HOLD);
+    if (!s)
         return 0;
-    hp_ompt_frame_close(&s.f);
+    hp_ompt_frame_close(&s->f);
     return 1;
 }
 

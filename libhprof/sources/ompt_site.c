@@ -30,19 +30,24 @@ static unsigned memo_index(const void *ra, int what)
     return (unsigned)((a >> 4) ^ (a >> 12) ^ ((uintptr_t)what * 37u)) & (MEMO_SLOTS - 1);
 }
 
-uint32_t hp_ompt_site(hp_thread *t, const void *ra, int what)
+/* Not memoized yet (or evicted): the registry's site, kept. */
+static __attribute__((noinline)) uint32_t memo_miss(hp_thread *t, const void *ra, int what)
 {
-    memo_slot *m = memo;
-    if (__builtin_expect(m != NULL, 1)) {
-        memo_slot *s = &m[memo_index(ra, what)];
-        if (s->ra == ra && s->what1 == (uint32_t)what + 1)
-            return s->site;
-    } else {
-        m = memo = calloc(MEMO_SLOTS, sizeof *m);
-    }
+    memo_slot *m = memo ? memo : (memo = calloc(MEMO_SLOTS, sizeof *m));
     uint32_t site = hp_omp_site(t, (uintptr_t)ra, 0, what);
     if (m && site != HP_SITE_OVERFLOW)
         m[memo_index(ra, what)] = (memo_slot){ra, (uint32_t)what + 1, site};
     return site;
+}
+
+uint32_t hp_ompt_site(hp_thread *t, const void *ra, int what)
+{
+    const memo_slot *m = memo;
+    if (__builtin_expect(m != NULL, 1)) {
+        m += memo_index(ra, what);
+        if (m->ra == ra && m->what1 == (uint32_t)what + 1)
+            return m->site;
+    }
+    return memo_miss(t, ra, what);
 }
 #endif
