@@ -13,6 +13,7 @@
 #ifndef HP_OMPT_H
 #define HP_OMPT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
@@ -24,6 +25,11 @@ enum { HP_OMPT_IMPLICIT = 1, HP_OMPT_EXPLICIT = 2, HP_OMPT_LEAGUE = 3 };
 /* The site of construct `what` at code address ra (hp_omp_site, through
  * a per-thread memo: ompt_site.c). */
 uint32_t hp_ompt_site(hp_thread *t, const void *ra, int what);
+
+/* The tool's state of a region or task: from per-thread free lists
+ * (ompt_pool.c); freed with its size, on any thread. */
+void *hp_ompt_alloc(size_t size);
+void hp_ompt_free(void *obj, size_t size);
 
 /* The thread's records when collecting, else NULL. */
 static inline hp_thread *hp_ompt_rec_thread(void)

@@ -264,8 +264,7 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     close_outside(t, enc_data);
     if (requested < 1)
         requested = 1;
-    /* malloc, not calloc: glibc's calloc skips the per-thread cache */
-    team *tm = malloc(sizeof *tm + requested * sizeof(itask *));
+    team *tm = hp_ompt_alloc(sizeof *tm + requested * sizeof(itask *));
     if (!tm)
         return;
     *tm = (team){.type = T_TEAM, .ra = ra, .fork_ra = fork_ra, .nslots = requested};
@@ -293,13 +292,13 @@ static void on_parallel_end(ompt_data_t *pd, ompt_data_t *enc_data, int flags,
     if (t && tm->join_start)
         record(t, tm->ra, HP_OMP_JOIN, hp_ticks() - tm->join_start);
     pd->ptr = NULL;
-    free(tm);
+    hp_ompt_free(tm, sizeof *tm + tm->nslots * sizeof(itask *));
 }
 
 static void itask_unref(itask *it)
 {
     if (atomic_fetch_sub(&it->refs, 1) == 1)
-        free(it);
+        hp_ompt_free(it, sizeof *it);
 }
 
 /* When a worker's part of the region ended: the release the master
@@ -351,7 +350,7 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
     uint64_t now = hp_ticks();
     if (index)
         close_previous(t, now);
-    itask *it = malloc(sizeof *it);
+    itask *it = hp_ompt_alloc(sizeof *it);
     if (!it)
         return;
     *it = (itask){.type = T_IMPLICIT, .index = index, .t = t, .ra = tm->ra,
@@ -390,7 +389,7 @@ static void master_end(hp_thread *t, itask *it, uint64_t now)
         itask_close(t, it, now);
     if (tm)
         tm->join_start = hp_ticks();
-    free(it);
+    hp_ompt_free(it, sizeof *it);
 }
 
 /* A worker's part ends (libomp 14: when it is woken for the next region). */
@@ -657,7 +656,7 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
         return;
     if (taskloop_ra && hp_ompt_in_runtime(ra))
         ra = taskloop_ra;   /* a task of the running taskloop */
-    etask *e = malloc(sizeof *e);
+    etask *e = hp_ompt_alloc(sizeof *e);
     if (!e)
         return;
     *e = (etask){.type = T_EXPLICIT, .tied = !(flags & ompt_task_untied), .ra = ra,
@@ -722,7 +721,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
             task_close(p, done);
         if (done) {
             prior->ptr = NULL;
-            free(p);
+            hp_ompt_free(p, sizeof *p);
         }
     }
     etask *n = explicit_task(next);
