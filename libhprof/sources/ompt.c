@@ -74,6 +74,7 @@ typedef struct etask {
     int type;                 /* T_EXPLICIT */
     int tied;                 /* runs on one thread (else per fragment) */
     int state;                /* E_NEW (untied: also switched out), E_OPEN, E_CLOSED */
+    _Atomic int claims;       /* completion, close by a task below it: the 2nd frees */
     uint32_t site;            /* HP_OMP_TASK site of the construct */
     const void *ra;           /* the construct's code address */
     uint64_t id;              /* the task instance */
@@ -684,22 +685,24 @@ static void task_open(etask *e)
 /* Closes e (done: completed, else an untied task switched out) and,
  * first, any task still open above it on this thread (a task suspended
  * there that will not come back: counted as ended). */
-static void task_close(etask *e, int done)
+static int task_close(etask *e, int done)
 {
     hp_thread *t = hp_tls_self;
     if (e->state != E_OPEN || e->owner != t)
-        return;
+        return 0;
     etask *x = open_tasks;
     while (x && x != e)
         x = x->below;
     if (!x)
-        return;
+        return 0;
     while (open_tasks != e) {
         x = open_tasks;
         scopes_cut(x->scope_base);
         open_tasks = x->below;
         hp_event_task_end(t, &x->run);
         x->state = E_CLOSED;
+        if (atomic_fetch_add(&x->claims, 1) == 1)
+            hp_ompt_free(x, sizeof *x);   /* it completed already */
     }
     scopes_cut(e->scope_base);   /* constructs it leaves open (untied, switched out) */
     open_tasks = e->below;
@@ -708,6 +711,7 @@ static void task_close(etask *e, int done)
     else
         hp_event_task_suspend(t, &e->run);
     e->state = done ? E_CLOSED : E_NEW;
+    return 1;
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
@@ -717,11 +721,13 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
     if (p) {
         int done = status == ompt_task_complete || status == ompt_task_cancel ||
                    status == ompt_task_detach;
-        if (done || !p->tied)
-            task_close(p, done);
+        int closed = (done || !p->tied) && task_close(p, done);
+        /* A completed task still open on another thread's list, or closed
+         * there by a task below it, is freed by the second of the two. */
         if (done) {
             prior->ptr = NULL;
-            hp_ompt_free(p, sizeof *p);
+            if (closed || p->state == E_NEW || atomic_fetch_add(&p->claims, 1) == 1)
+                hp_ompt_free(p, sizeof *p);
         }
     }
     etask *n = explicit_task(next);
