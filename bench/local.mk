@@ -3,15 +3,16 @@
 # tree, or BENCH_OUT): the bench kernels (bench/kernels/) and the examples
 # at tiers 0/1/2, per-event costs in ns (bench/run.sh) and in instructions
 # (callgrind), profile size and peak memory, the fixed cost of a run
-# (bench/fixed.sh).  `make bench-readme` puts bench.md between the bench
+# (bench/fixed.sh), OpenMP constructs in instructions, GOMP vs OMPT
+# (bench/ompcost.sh; alone: `make bench-ompcost`).  `make bench-readme` puts bench.md between the bench
 # markers of README.md (bench/readme.sh).  `make bench-run`: bench/run.sh's
 # tables alone; `make bench-query`: first and second hprof-query on a
 # 10^6-node profile (bench/query.sh); `make bench-fixed`: the fixed cost
 # alone.  Never part of `make check`.
-EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/pingpong.c bench/wrapcost.c bench/ompbench.c \
+EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/dispatch.c \
 	bench/kernels/tasks.c
-.PHONY: bench bench-run bench-readme bench-query bench-fixed
+.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost
 bench: all
 	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
 bench-readme:
@@ -22,3 +23,5 @@ bench-fixed: all
 	bash $(top_srcdir)/bench/fixed.sh $(abs_top_builddir)
 bench-query: all tests/unit/mkdeep$(EXEEXT)
 	bash $(top_srcdir)/bench/query.sh $(abs_top_builddir)
+bench-ompcost: all
+	bash $(top_srcdir)/bench/ompcost.sh $(abs_top_builddir)

@@ -206,7 +206,7 @@ done
 fi
 
 # ---------------------------------------------------------------- OpenMP overheads
-# EPCC-syncbench-like: us per empty parallel region, barrier and tiny task, 1 rank
+# EPCC-syncbench-like: us per construct (bench/ompbench.c), 1 rank
 # x 2 threads, plain vs -lhprof, with gcc (GOMP interposition) and clang
 # (OMPT), variants alternating.
 want omp || exit 0
@@ -228,7 +228,7 @@ for r in $(seq 1 "$rounds"); do
             HPROF_OUTPUT=$tmp/prof/omp-$r-$cc-$v.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=2 \
                 OMP_WAIT_POLICY=active "$MPIRUN" -np 1 --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY \
                 -x OMP_NUM_THREADS -x OMP_WAIT_POLICY "$tmp/omp.$cc.$v" </dev/null 2>/dev/null |
-                awk -v k="$cc.$v" '$1 == "ompbench" { print k "\tparallel\t" $3; print k "\tbarrier\t" $5; print k "\ttask\t" $7 }' \
+                awk -v k="$cc.$v" '$1 == "ompbench" { print k "\t" $2 "\t" $3 }' \
                     >>"$tmp/omp.results"
         done
     done
@@ -243,7 +243,7 @@ else
     echo "| construct | compiler (source) | plain | hprof | ratio | added |"
     echo "|---|---|---:|---:|---:|---:|"
 fi
-for what in parallel barrier task; do
+for what in $(awk -F'\t' '!seen[$2]++ { print $2 }' "$tmp/omp.results"); do
     for cc in gcc clang; do
         src=GOMP; [ $cc = clang ] && src=OMPT
         p=$(awk -F'\t' -v k=$cc.plain -v w=$what '$1 == k && $2 == w { print $3 }' "$tmp/omp.results" | median)

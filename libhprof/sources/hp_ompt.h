@@ -13,6 +13,7 @@
 #ifndef HP_OMPT_H
 #define HP_OMPT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include HP_OMPT_HEADER
 #include "hp_omp.h"
@@ -20,6 +21,15 @@
 /* The first int of what a task_data or parallel_data pointer of the tool
  * points to. */
 enum { HP_OMPT_IMPLICIT = 1, HP_OMPT_EXPLICIT = 2, HP_OMPT_LEAGUE = 3 };
+
+/* The site of construct `what` at code address ra (hp_omp_site, through
+ * a per-thread memo: ompt_site.c). */
+uint32_t hp_ompt_site(hp_thread *t, const void *ra, int what);
+
+/* The tool's state of a region or task: from per-thread free lists
+ * (ompt_pool.c); freed with its size, on any thread. */
+void *hp_ompt_alloc(size_t size);
+void hp_ompt_free(void *obj, size_t size);
 
 /* The thread's records when collecting, else NULL. */
 static inline hp_thread *hp_ompt_rec_thread(void)
@@ -30,7 +40,7 @@ static inline hp_thread *hp_ompt_rec_thread(void)
 /* One completed occurrence of construct `what` at code address ra. */
 static inline void hp_ompt_record(hp_thread *t, const void *ra, int what, uint64_t ticks)
 {
-    hp_event_leaf(t, hp_omp_site(t, (uintptr_t)ra, 0, what), ticks);
+    hp_event_leaf(t, hp_ompt_site(t, ra, what), ticks);
 }
 
 /* Opens construct `what` at ra as a frame f of this thread (HP_FRAME_OFF
@@ -42,7 +52,7 @@ static inline void hp_ompt_frame_open(hprof_frame *f, const void *ra, int what)
         f->node = HP_FRAME_OFF;
         return;
     }
-    hp_event_enter(t, f, hp_omp_site(t, (uintptr_t)ra, 0, what), 0);
+    hp_event_enter(t, f, hp_ompt_site(t, ra, what), 0);
 }
 
 /* Closes f on this thread, the one that opened it (collecting or not:

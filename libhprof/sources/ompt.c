@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <stddef.h>
 #include "hp_ompt.h"
 #include "hp_ompt_codeptr.h"
@@ -73,6 +74,7 @@ typedef struct etask {
     int type;                 /* T_EXPLICIT */
     int tied;                 /* runs on one thread (else per fragment) */
     int state;                /* E_NEW (untied: also switched out), E_OPEN, E_CLOSED */
+    _Atomic int claims;       /* completion, close by a task below it: the 2nd frees */
     uint32_t site;            /* HP_OMP_TASK site of the construct */
     const void *ra;           /* the construct's code address */
     uint64_t id;              /* the task instance */
@@ -166,32 +168,37 @@ static scope *scope_push(int cls, int what, const void *ra, uint64_t now)
     othread *o = ot();
     if (!o)
         return NULL;
-    if (!hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
+    if (o->nscopes >= o->scope_cap &&
+        !hp_stack_room((void **)&o->scopes, &o->scope_cap, o->nscopes, sizeof(scope))) {
         o->lost++;
         return NULL;
     }
     scope *s = &o->scopes[o->nscopes++];
-    *s = (scope){now, hp_event_wait_mark(hp_tls_self), ra, cls, what, open_tasks,
-                 {.node = HP_FRAME_OFF}};
+    s->start = now;   /* field by field: f needs its node only (hp_ompt_frame_open) */
+    s->mark = hp_event_wait_mark(hp_tls_self);
+    s->ra = ra;
+    s->cls = cls;
+    s->what = what;
+    s->owner = open_tasks;
+    s->f.node = HP_FRAME_OFF;
     return s;
 }
 
 /* The innermost open scope of class cls, popped, if the running task
- * began it; 0 if none. */
-static int scope_pop(int cls, scope *out)
+ * began it (valid until the next push); NULL if none. */
+static scope *scope_pop(int cls)
 {
     othread *o = ot_self;
     if (!o)
-        return 0;
+        return NULL;
     if (o->lost) {
         o->lost--;
-        return 0;
+        return NULL;
     }
     if (!o->nscopes || o->scopes[o->nscopes - 1].cls != cls ||
         o->scopes[o->nscopes - 1].owner != open_tasks)
-        return 0;
-    *out = o->scopes[--o->nscopes];
-    return 1;
+        return NULL;
+    return &o->scopes[--o->nscopes];
 }
 
 /* Ends the scopes above the first `base` of this thread (those a task
@@ -258,14 +265,12 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     close_outside(t, enc_data);
     if (requested < 1)
         requested = 1;
-    team *tm = calloc(1, sizeof *tm + requested * sizeof(itask *));
+    team *tm = hp_ompt_alloc(sizeof *tm + requested * sizeof(itask *));
     if (!tm)
         return;
-    tm->type = T_TEAM;
-    tm->fork_ra = fork_ra;
-    tm->ra = ra;
-    tm->nslots = requested;
-    hp_event_team_fork(t, &tm->ctx, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_PARALLEL));
+    *tm = (team){.type = T_TEAM, .ra = ra, .fork_ra = fork_ra, .nslots = requested};
+    memset(tm->slot, 0, requested * sizeof(itask *));
+    hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL));
     tm->begin = hp_ticks();
     pd->ptr = tm;
 }
@@ -288,13 +293,13 @@ static void on_parallel_end(ompt_data_t *pd, ompt_data_t *enc_data, int flags,
     if (t && tm->join_start)
         record(t, tm->ra, HP_OMP_JOIN, hp_ticks() - tm->join_start);
     pd->ptr = NULL;
-    free(tm);
+    hp_ompt_free(tm, sizeof *tm + tm->nslots * sizeof(itask *));
 }
 
 static void itask_unref(itask *it)
 {
     if (atomic_fetch_sub(&it->refs, 1) == 1)
-        free(it);
+        hp_ompt_free(it, sizeof *it);
 }
 
 /* When a worker's part of the region ended: the release the master
@@ -314,9 +319,8 @@ static void itask_close(hp_thread *self, itask *it, uint64_t end)
         return;
     it->opened = 0;
     if (it->wait_start && hp_collecting && end > it->wait_start)
-        hp_event_wait(it->t, hp_omp_site(self, (uintptr_t)it->wait_ra, 0,
-                                              HP_OMP_IMPLICIT_BARRIER),
-                           end - it->wait_start, it->wait_mark);
+        hp_event_wait(it->t, hp_ompt_site(self, it->wait_ra, HP_OMP_IMPLICIT_BARRIER),
+                      end - it->wait_start, it->wait_mark);
     it->wait_start = 0;
     /* The region node ends at `end`, not now. */
     uint64_t now = hp_ticks();
@@ -347,16 +351,12 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
     uint64_t now = hp_ticks();
     if (index)
         close_previous(t, now);
-    itask *it = calloc(1, sizeof *it);
+    itask *it = hp_ompt_alloc(sizeof *it);
     if (!it)
         return;
-    it->type = T_IMPLICIT;
-    it->index = index;
-    it->scope_base = ot_self ? ot_self->nscopes : 0;
-    it->t = t;
-    it->ra = tm->ra;
-    it->fork_ra = tm->fork_ra;
-    it->team = index == 0 ? tm : NULL;
+    *it = (itask){.type = T_IMPLICIT, .index = index, .t = t, .ra = tm->ra,
+                  .fork_ra = tm->fork_ra, .team = index == 0 ? tm : NULL,
+                  .scope_base = ot_self ? ot_self->nscopes : 0};
     atomic_init(&it->state, S_RUN);
     atomic_init(&it->refs, index && index < tm->nslots ? 2 : 1);
     if (index == 0 && hp_collecting)
@@ -390,7 +390,7 @@ static void master_end(hp_thread *t, itask *it, uint64_t now)
         itask_close(t, it, now);
     if (tm)
         tm->join_start = hp_ticks();
-    free(it);
+    hp_ompt_free(it, sizeof *it);
 }
 
 /* A worker's part ends (libomp 14: when it is woken for the next region). */
@@ -506,12 +506,13 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
         }
         return;
     }
-    scope s;
+    scope task_wait, *s = NULL;
     if (e && e->wait_start) {
-        s = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what, e,
-                    {.node = HP_FRAME_OFF}};
+        task_wait = (scope){e->wait_start, e->wait_mark, e->wait_ra, C_WAIT, e->wait_what, e,
+                            {.node = HP_FRAME_OFF}};
+        s = &task_wait;
         e->wait_start = 0;
-    } else if (e || !scope_pop(C_WAIT, &s)) {
+    } else if (e || !(s = scope_pop(C_WAIT))) {
         return;
     }
     if (it && what == HP_OMP_IMPLICIT_BARRIER) {
@@ -525,8 +526,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     }
     hp_thread *t = rec_thread();
     if (t)
-        hp_event_wait(t, hp_omp_site(t, (uintptr_t)s.ra, 0, s.what), now - s.start,
-                           s.mark);
+        hp_event_wait(t, hp_ompt_site(t, s->ra, s->what), now - s->start, s->mark);
 }
 
 /* A taskgroup's wait is reported at its end: its begin is noted. */
@@ -535,13 +535,12 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 {
     (void)pd;
     (void)td;
-    scope s;
     if (kind != ompt_sync_region_taskgroup)
         return;
     if (endpoint == ompt_scope_begin)
         scope_push(C_GROUP, HP_OMP_TASKWAIT, ra, 0);
     else
-        scope_pop(C_GROUP, &s);
+        scope_pop(C_GROUP);
 }
 
 /* ---- worksharing, single, master/masked ---- */
@@ -561,9 +560,9 @@ static void work_scope(ompt_scope_endpoint_t endpoint, int what, const void *ra,
             hp_ompt_frame_open(&s->f, ra, what);
         return;
     }
-    scope s;
-    if (scope_pop(C_WORK, &s))
-        hp_ompt_frame_close(&s.f);
+    scope *s = scope_pop(C_WORK);
+    if (s)
+        hp_ompt_frame_close(&s->f);
 }
 
 /* A hold (ompt_mutex.c) is a frame on the scope stack, so that a task
@@ -582,10 +581,10 @@ int hp_ompt_hold_close(uint64_t key)
     scope *top = o && o->nscopes ? &o->scopes[o->nscopes - 1] : NULL;
     if (!top || top->cls != C_HOLD || top->start != key)
         return 0;
-    scope s;
-    if (!scope_pop(C_HOLD, &s))
+    scope *s = scope_pop(C_HOLD);
+    if (!s)
         return 0;
-    hp_ompt_frame_close(&s.f);
+    hp_ompt_frame_close(&s->f);
     return 1;
 }
 
@@ -658,18 +657,15 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
         return;
     if (taskloop_ra && hp_ompt_in_runtime(ra))
         ra = taskloop_ra;   /* a task of the running taskloop */
-    etask *e = calloc(1, sizeof *e);
+    etask *e = hp_ompt_alloc(sizeof *e);
     if (!e)
         return;
-    e->type = T_EXPLICIT;
-    e->tied = !(flags & ompt_task_untied);
-    e->site = hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK);
-    e->ra = ra;
-    e->id = hp_event_task_new_id(t);
+    *e = (etask){.type = T_EXPLICIT, .tied = !(flags & ompt_task_untied), .ra = ra,
+                 .site = hp_ompt_site(t, ra, HP_OMP_TASK), .id = hp_event_task_new_id(t)};
     new_data->ptr = e;
     if (hp_collecting) {
         hp_task_clock c = hp_event_task_create_start(t);   /* a callback: no duration */
-        hp_event_task_created(t, hp_omp_site(t, (uintptr_t)ra, 0, HP_OMP_TASK_CREATE), e->id, &c);
+        hp_event_task_created(t, hp_ompt_site(t, ra, HP_OMP_TASK_CREATE), e->id, &c);
     }
 }
 
@@ -689,22 +685,24 @@ static void task_open(etask *e)
 /* Closes e (done: completed, else an untied task switched out) and,
  * first, any task still open above it on this thread (a task suspended
  * there that will not come back: counted as ended). */
-static void task_close(etask *e, int done)
+static int task_close(etask *e, int done)
 {
     hp_thread *t = hp_tls_self;
     if (e->state != E_OPEN || e->owner != t)
-        return;
+        return 0;
     etask *x = open_tasks;
     while (x && x != e)
         x = x->below;
     if (!x)
-        return;
+        return 0;
     while (open_tasks != e) {
         x = open_tasks;
         scopes_cut(x->scope_base);
         open_tasks = x->below;
         hp_event_task_end(t, &x->run);
         x->state = E_CLOSED;
+        if (atomic_fetch_add(&x->claims, 1) == 1)
+            hp_ompt_free(x, sizeof *x);   /* it completed already */
     }
     scopes_cut(e->scope_base);   /* constructs it leaves open (untied, switched out) */
     open_tasks = e->below;
@@ -713,6 +711,7 @@ static void task_close(etask *e, int done)
     else
         hp_event_task_suspend(t, &e->run);
     e->state = done ? E_CLOSED : E_NEW;
+    return 1;
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
@@ -722,11 +721,13 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
     if (p) {
         int done = status == ompt_task_complete || status == ompt_task_cancel ||
                    status == ompt_task_detach;
-        if (done || !p->tied)
-            task_close(p, done);
+        int closed = (done || !p->tied) && task_close(p, done);
+        /* A completed task still open on another thread's list, or closed
+         * there by a task below it, is freed by the second of the two. */
         if (done) {
             prior->ptr = NULL;
-            free(p);
+            if (closed || p->state == E_NEW || atomic_fetch_add(&p->claims, 1) == 1)
+                hp_ompt_free(p, sizeof *p);
         }
     }
     etask *n = explicit_task(next);

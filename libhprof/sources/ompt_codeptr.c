@@ -22,6 +22,7 @@ typedef struct range {
 
 static range ranges[MAX_RANGES];
 static int nranges;
+static uintptr_t ranges_lo, ranges_hi;   /* the span of all ranges: a quick "no" */
 
 typedef struct wanted {
     uintptr_t runtime_fn, self_fn, loader_base;
@@ -62,12 +63,20 @@ void hp_ompt_codeptr_init(void)
                 (uintptr_t)hp_ompt_codeptr_init, (uintptr_t)getauxval(AT_BASE)};
     nranges = 0;
     dl_iterate_phdr(add_module, &w);
+    ranges_lo = UINTPTR_MAX;
+    ranges_hi = 0;
+    for (int i = 0; i < nranges; i++) {
+        ranges_lo = ranges[i].lo < ranges_lo ? ranges[i].lo : ranges_lo;
+        ranges_hi = ranges[i].hi > ranges_hi ? ranges[i].hi : ranges_hi;
+    }
 }
 
 /* The range holding ra, or NULL. */
 static const range *range_of(const void *ra)
 {
     uintptr_t a = (uintptr_t)ra;
+    if (a < ranges_lo || a >= ranges_hi)
+        return NULL;   /* the user's code, typically: the executable lies below the libraries */
     for (int i = 0; i < nranges; i++)
         if (a >= ranges[i].lo && a < ranges[i].hi)
             return &ranges[i];
