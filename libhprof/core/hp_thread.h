@@ -16,12 +16,12 @@
 typedef struct hp_node {
     uint32_t site;
     uint32_t parent;      /* node index, HP_NONE for the root */
-    uint32_t last_child;  /* cache of the last child looked up */
+    uint32_t last_child;  /* cache of the last child looked up (and prev_child) */
     uint32_t last_comm;   /* cache of the last comm record looked up */
     uint64_t count, ticks, min, max;
     uint64_t timed;       /* how many of count were timed (see throttling) */
     uint32_t flags;       /* HP_NODEF_* */
-    uint32_t reserved;
+    uint32_t prev_child;  /* the child looked up before last_child */
 } hp_node;
 
 #define HP_NODEF_THROTTLED 1u  /* entries are only counted, not timed */
@@ -139,8 +139,14 @@ uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site);
 static inline uint32_t hp_cct_child(hp_thread *t, uint32_t parent, uint32_t site)
 {
     hp_node *p = hp_node_at(t, parent);
-    if (p->last_child != HP_NO_NODE && hp_node_at(t, p->last_child)->site == site)
-        return p->last_child;
+    uint32_t last = p->last_child, prev = p->prev_child;
+    if (last != HP_NO_NODE && hp_node_at(t, last)->site == site)
+        return last;
+    if (prev != HP_NO_NODE && hp_node_at(t, prev)->site == site) {
+        p->prev_child = last; /* two children entered in turn: both hit */
+        p->last_child = prev;
+        return prev;
+    }
     return hp_cct_child_slow(t, parent, site);
 }
 

@@ -54,6 +54,7 @@ static void node_init(hp_node *n, uint32_t site, uint32_t parent)
     n->site = site;
     n->parent = parent;
     n->last_child = HP_NO_NODE;
+    n->prev_child = HP_NO_NODE;
     n->last_comm = HP_NO_NODE;
     n->min = UINT64_MAX;
 }
@@ -203,7 +204,11 @@ uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site)
         if (child == HP_NO_NODE || hp_map_put(&t->children, key, child) != 0)
             return overflow(t);
     }
-    hp_node_at(t, parent)->last_child = child;
+    hp_node *p = hp_node_at(t, parent);
+    if (p->last_child != child) {
+        p->prev_child = p->last_child;
+        p->last_child = child;
+    }
     return child;
 }
 
