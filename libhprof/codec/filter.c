@@ -98,6 +98,19 @@ int hp_filter_allows(const hp_filter *f, const char *func, const char *file)
     return allow;
 }
 
+int hp_filter_names(const hp_filter *f, const char *func)
+{
+    int verdict = -1;
+    if (!f || !func)
+        return -1;
+    for (size_t i = 0; i < f->n; i++) {
+        const rule *r = &f->rules[i];
+        if (!r->on_file && fnmatch(r->glob, func, 0) == 0)
+            verdict = r->include;
+    }
+    return verdict;
+}
+
 void hp_filter_free(hp_filter *f)
 {
     if (!f)

@@ -23,6 +23,11 @@ hp_filter *hp_filter_load(const char *path, char *err, size_t errlen);
 /* 1 when a procedure named func in file is to be measured, else 0.  A
  * NULL filter allows everything; func or file may be NULL (unknown). */
 int hp_filter_allows(const hp_filter *f, const char *func, const char *file);
+/* What the function rules alone say of procedure func: 1 when the last
+ * `function` rule matching it is an include rule (an explicit request to
+ * measure it: hprof-instrument then probes it even when its policy finds
+ * it tiny), 0 when it is an exclude rule, -1 when none matches. */
+int hp_filter_names(const hp_filter *f, const char *func);
 void hp_filter_free(hp_filter *f);
 
 #endif

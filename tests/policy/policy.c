@@ -1,0 +1,65 @@
+/*
+ * policy.c - ground truth of hprof-instrument's default policy and of
+ * hprof-query --suggest-filter (tests/policy/run.sh).
+ *
+ * Sites (line numbers are asserted by the script):
+ *   tiny()        straight-line leaf, called N_TINY = 1000000 times from
+ *                 the loop of work(): not probed by default (nor its call
+ *                 statement); with --procedures=all: 1000000 calls.
+ *   big()         a leaf with a loop and 6 statements: probed (not tiny),
+ *                 called N_BIG = 20000 times, each call runs INNER = 400
+ *                 iterations (mean well above 300 ns).
+ *   work()        outer loop (N_TINY iterations: probed, it calls tiny),
+ *                 a loop nest: outer loop (1 entry, probed: outermost) with
+ *                 a nested call-free loop (N_OUT = 100 entries: not probed
+ *                 by default; 100 entries with --loops=all), and a loop
+ *                 calling big() (1 entry, probed; its call statement
+ *                 20000 calls).
+ *   main()        probed, 1 call.
+ * stdout: one line "sum S" (the same plain and instrumented).
+ */
+#include <stdio.h>
+
+#define N_TINY 1000000
+#define N_BIG 20000
+#define N_OUT 100
+#define INNER 400
+
+static volatile unsigned sink;
+
+static unsigned tiny(unsigned x)
+{
+    return x * 2654435761u + 1u;
+}
+
+static unsigned big(unsigned x)
+{
+    unsigned i, s = x;
+    for (i = 0; i < INNER; i++)
+        s = s * 31u + i;
+    s ^= s >> 7;
+    sink = s;
+    return s;
+}
+
+static unsigned work(void)
+{
+    unsigned i, j, s = 0;
+    unsigned a[N_OUT];
+    for (i = 0; i < N_TINY; i++)
+        s += tiny(i);
+    for (i = 0; i < N_OUT; i++) {
+        for (j = 0; j < N_OUT; j++)
+            s += i * j;
+        a[i] = s;
+    }
+    for (i = 0; i < N_BIG; i++)
+        s ^= big(i + a[i % N_OUT]);
+    return s;
+}
+
+int main(void)
+{
+    printf("sum %u\n", work());
+    return 0;
+}
