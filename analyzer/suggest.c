@@ -1,0 +1,79 @@
+/*
+ * suggest.c - hprof-query --suggest-filter: a filter file (hp_filter.h
+ * grammar) that excludes the procedures whose probes cost about as much as
+ * what they measure.  A procedure is named when it was called at least
+ * HPQ_SUGGEST_MIN_CALLS times (so a rarely called cheap procedure keeps
+ * its probe) and its mean inclusive time per call is below factor times
+ * the cost of a timed probe pair.  The run records no calibrated probe
+ * cost yet: the cost is the constant HPQ_PROBE_PAIR_NS.  Each rule is
+ * preceded by a comment line with its count and mean.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "report.h"
+
+#define HPQ_PROBE_PAIR_NS 30.0       /* a timed tier-2 probe pair, this machine's order */
+#define HPQ_SUGGEST_MIN_CALLS 10000
+
+/* Procedures of the run with their calls and outermost inclusive time
+ * (all ranks and threads), cheapest first. */
+static const char *const procedures_sql =
+    "SELECT s.name, SUM(st.calls), SUM(st.time) FROM site_time st JOIN site s ON s.id = st.site"
+    " WHERE s.kind = 'procedure' AND s.name IS NOT NULL AND s.name <> 'main'"
+    " GROUP BY s.name HAVING SUM(st.calls) >= ?1 AND SUM(st.time) < ?2 * SUM(st.calls)"
+    " ORDER BY SUM(st.time) / SUM(st.calls), s.name";
+
+static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
+{
+    sqlite3_stmt *st;
+    double limit_ns = factor * HPQ_PROBE_PAIR_NS;
+    int rc, n = 0;
+
+    if (sqlite3_prepare_v2(ctx->db, procedures_sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(ctx->err, ctx->errlen, "suggest-filter: %s", sqlite3_errmsg(ctx->db));
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, HPQ_SUGGEST_MIN_CALLS);
+    sqlite3_bind_double(st, 2, limit_ns * 1e-9);
+    fprintf(out, "# hprof-query --suggest-filter: procedures called >= %d times whose mean\n"
+                 "# time per call is below %g x the probe cost (%g ns a timed probe pair,\n"
+                 "# a constant: the run records no calibrated cost) = %g ns\n",
+            HPQ_SUGGEST_MIN_CALLS, factor, HPQ_PROBE_PAIR_NS, limit_ns);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        sqlite3_int64 calls = sqlite3_column_int64(st, 1);
+        double mean_ns = 1e9 * sqlite3_column_double(st, 2) / (double)calls;
+        if (!name || strpbrk(name, " \t\r\n#*?["))
+            continue;   /* not a C name: the grammar could not say it */
+        fprintf(out, "# %s: %lld calls, mean %.1f ns per call\nexclude function %s\n", name,
+                (long long)calls, mean_ns, name);
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(ctx->err, ctx->errlen, "suggest-filter: %s", sqlite3_errmsg(ctx->db));
+        return -1;
+    }
+    if (n == 0)
+        fputs("# no procedure qualifies\n", out);
+    return 0;
+}
+
+int hpq_suggest_filter(const hpq_ctx *ctx, const char *path, double factor)
+{
+    FILE *out = path ? fopen(path, "w") : ctx->out;
+    int rc;
+
+    if (!out) {
+        snprintf(ctx->err, ctx->errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    rc = write_rules(ctx, out, factor);
+    if (path && fclose(out) != 0 && rc == 0) {
+        snprintf(ctx->err, ctx->errlen, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
