@@ -31,4 +31,5 @@ instrument/hpi_mpi_kinds.h: $(top_srcdir)/pmpi/mpi_spec.txt $(top_srcdir)/pmpi/g
 	$(AM_V_GEN)mkdir -p instrument && $(PYTHON3) $(top_srcdir)/pmpi/gen_wrappers.py \
 		--instrument $(top_srcdir)/pmpi/mpi_spec.txt $@
 include tests/instrument/local.mk
+include tests/policy/local.mk
 endif

@@ -2,7 +2,7 @@
  * policy.c - ground truth of hprof-instrument's default policy and of
  * hprof-query --suggest-filter (tests/policy/run.sh).
  *
- * Sites (line numbers are asserted by the script):
+ * Sites (the script finds their lines by the MARK comments):
  *   tiny()        straight-line leaf, called N_TINY = 1000000 times from
  *                 the loop of work(): not probed by default (nor its call
  *                 statement); with --procedures=all: 1000000 calls.
@@ -27,39 +27,39 @@
 
 static volatile unsigned sink;
 
-static unsigned tiny(unsigned x)
+static unsigned tiny(unsigned x) /* MARK:tiny */
 {
     return x * 2654435761u + 1u;
 }
 
-static unsigned big(unsigned x)
+static unsigned big(unsigned x) /* MARK:big */
 {
     unsigned i, s = x;
-    for (i = 0; i < INNER; i++)
+    for (i = 0; i < INNER; i++) /* MARK:bigloop */
         s = s * 31u + i;
     s ^= s >> 7;
     sink = s;
     return s;
 }
 
-static unsigned work(void)
+static unsigned work(void) /* MARK:work */
 {
     unsigned i, j, s = 0;
     unsigned a[N_OUT];
-    for (i = 0; i < N_TINY; i++)
-        s += tiny(i);
-    for (i = 0; i < N_OUT; i++) {
-        for (j = 0; j < N_OUT; j++)
+    for (i = 0; i < N_TINY; i++) /* MARK:tinyloop */
+        s += tiny(i); /* MARK:tinycall */
+    for (i = 0; i < N_OUT; i++) { /* MARK:outer */
+        for (j = 0; j < N_OUT; j++) /* MARK:inner */
             s += i * j;
         a[i] = s;
     }
-    for (i = 0; i < N_BIG; i++)
-        s ^= big(i + a[i % N_OUT]);
+    for (i = 0; i < N_BIG; i++) /* MARK:bigcallloop */
+        s ^= big(i + a[i % N_OUT]); /* MARK:bigcall */
     return s;
 }
 
-int main(void)
+int main(void) /* MARK:main */
 {
-    printf("sum %u\n", work());
+    printf("sum %u\n", work()); /* MARK:workcall */
     return 0;
 }
