@@ -25,21 +25,73 @@ static const char *const procedures_sql =
     " GROUP BY s.name HAVING SUM(st.calls) >= ?1 AND SUM(st.time) < ?2 * SUM(st.calls)"
     " ORDER BY SUM(st.time) / SUM(st.calls), s.name";
 
-static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
+/* Loops of the run, the same way: label (for@file:line), file name
+ * without directories, line, entries and time. */
+static const char *const loops_sql =
+    "SELECT MIN(s.label), replace(s.file, rtrim(s.file, replace(s.file, '/', '')), ''),"
+    " s.line, SUM(st.calls), SUM(st.time) FROM site_time st JOIN site s ON s.id = st.site"
+    " WHERE s.kind = 'loop' AND s.file IS NOT NULL AND s.line > 0"
+    " GROUP BY s.file, s.line HAVING SUM(st.calls) >= ?1 AND SUM(st.time) < ?2 * SUM(st.calls)"
+    " ORDER BY SUM(st.time) / SUM(st.calls), s.file, s.line";
+
+static sqlite3_stmt *prepare(const hpq_ctx *ctx, const char *sql, double limit_ns)
 {
     sqlite3_stmt *st;
-    double limit_ns = factor * HPQ_PROBE_PAIR_NS;
-    int rc, n = 0;
 
-    if (sqlite3_prepare_v2(ctx->db, procedures_sql, -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(ctx->db, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(ctx->err, ctx->errlen, "suggest-filter: %s", sqlite3_errmsg(ctx->db));
-        return -1;
+        return NULL;
     }
     sqlite3_bind_int64(st, 1, HPQ_SUGGEST_MIN_CALLS);
     sqlite3_bind_double(st, 2, limit_ns * 1e-9);
-    fprintf(out, "# hprof-query --suggest-filter: procedures called >= %d times whose mean\n"
-                 "# time per call is below %g x the probe cost (%g ns a timed probe pair,\n"
-                 "# a constant: the run records no calibrated cost) = %g ns\n",
+    return st;
+}
+
+static int finish(const hpq_ctx *ctx, sqlite3_stmt *st, int rc)
+{
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(ctx->err, ctx->errlen, "suggest-filter: %s", sqlite3_errmsg(ctx->db));
+        return -1;
+    }
+    return 0;
+}
+
+/* The loop rules; adds their number to *n. */
+static int write_loop_rules(const hpq_ctx *ctx, FILE *out, double limit_ns, int *n)
+{
+    sqlite3_stmt *st = prepare(ctx, loops_sql, limit_ns);
+    int rc;
+
+    if (!st)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *label = (const char *)sqlite3_column_text(st, 0);
+        const char *file = (const char *)sqlite3_column_text(st, 1);
+        sqlite3_int64 entries = sqlite3_column_int64(st, 3);
+        double mean_ns = 1e9 * sqlite3_column_double(st, 4) / (double)entries;
+        if (!file || !*file || strpbrk(file, " \t\r\n#*?[:"))
+            continue;
+        fprintf(out, "# %s: %lld entries, mean %.1f ns per entry\nexclude loop %s:%d\n",
+                label ? label : "loop", (long long)entries, mean_ns, file,
+                sqlite3_column_int(st, 2));
+        ++*n;
+    }
+    return finish(ctx, st, rc);
+}
+
+static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
+{
+    double limit_ns = factor * HPQ_PROBE_PAIR_NS;
+    sqlite3_stmt *st = prepare(ctx, procedures_sql, limit_ns);
+    int rc, n = 0;
+
+    if (!st)
+        return -1;
+    fprintf(out, "# hprof-query --suggest-filter: procedures called and loops entered >= %d\n"
+                 "# times whose mean time per call or entry is below %g x the probe cost\n"
+                 "# (%g ns a timed probe pair, a constant: the run records no calibrated\n"
+                 "# cost) = %g ns\n",
             HPQ_SUGGEST_MIN_CALLS, factor, HPQ_PROBE_PAIR_NS, limit_ns);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
@@ -51,13 +103,10 @@ static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
                 (long long)calls, mean_ns, name);
         n++;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        snprintf(ctx->err, ctx->errlen, "suggest-filter: %s", sqlite3_errmsg(ctx->db));
+    if (finish(ctx, st, rc) < 0 || write_loop_rules(ctx, out, limit_ns, &n) < 0)
         return -1;
-    }
     if (n == 0)
-        fputs("# no procedure qualifies\n", out);
+        fputs("# no procedure or loop qualifies\n", out);
     return 0;
 }
 

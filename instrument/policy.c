@@ -12,7 +12,8 @@
  *    construct;
  *  - a call statement of a tiny procedure of the file (timing the call
  *    costs what timing the procedure would), or of a procedure the filter
- *    excludes.
+ *    excludes;
+ *  - a loop an `exclude loop FILE:LINE` rule of the filter names.
  *
  * --loops=all and --procedures=all restore the probes of the first two
  * (and the third's tiny part).  An `include function X` rule of the filter
@@ -110,14 +111,21 @@ static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
     }
 }
 
-static void hpi_policy_loops(hpi_unit *u, const hpi_opts *o, const unsigned char *is_omp)
+static void hpi_policy_loops(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
+                             const unsigned char *is_omp)
 {
     size_t i;
 
     for (i = 0; i < u->nsites; i++) {
         hpi_site *t = &u->sites[i];
         int proc;
-        if (t->kind != HPROF_SITE_LOOP || t->skip || o->all_loops)
+        if (t->kind != HPROF_SITE_LOOP || t->skip)
+            continue;
+        if (!hp_filter_allows_loop(f, u->src.path, t->line)) {
+            t->unprobed = "the filter excludes the loop";
+            continue;
+        }
+        if (o->all_loops)
             continue;
         proc = hpi_proc_of(u, (int)i);
         if (proc >= 0 && u->sites[proc].unprobed)
@@ -179,7 +187,7 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0)
             loops[p] = 1;
     hpi_policy_procs(u, o, f, is_omp, loops);
-    hpi_policy_loops(u, o, is_omp);
+    hpi_policy_loops(u, o, f, is_omp);
     hpi_policy_calls(u, f);
     hp_filter_free(f);
     free(is_omp);

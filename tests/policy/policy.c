@@ -12,9 +12,12 @@
  *   work()        outer loop (N_TINY iterations: probed, it calls tiny),
  *                 a loop nest: outer loop (1 entry, probed: outermost) with
  *                 a nested call-free loop (N_OUT = 100 entries: not probed
- *                 by default; 100 entries with --loops=all), and a loop
- *                 calling big() (1 entry, probed; its call statement
- *                 20000 calls).
+ *                 by default; 100 entries with --loops=all), a second
+ *                 nest: outer loop (1 entry) with a 3-iteration call-free
+ *                 loop (N_SHORT = 20000 entries: not probed by default;
+ *                 with --loops=all 20000 entries of a few ns, which
+ *                 --suggest-filter names), and a loop calling big() (1
+ *                 entry, probed; its call statement 20000 calls).
  *   main()        probed, 1 call.
  * stdout: one line "sum S" (the same plain and instrumented).
  */
@@ -24,6 +27,7 @@
 #define N_BIG 20000
 #define N_OUT 100
 #define INNER 400
+#define N_SHORT 20000
 
 static volatile unsigned sink;
 
@@ -53,6 +57,9 @@ static unsigned work(void) /* MARK:work */
             s += i * j;
         a[i] = s;
     }
+    for (i = 0; i < N_SHORT; i++) /* MARK:shortouter */
+        for (j = 0; j < 3; j++) /* MARK:short */
+            s += i ^ j;
     for (i = 0; i < N_BIG; i++) /* MARK:bigcallloop */
         s ^= big(i + a[i % N_OUT]); /* MARK:bigcall */
     return s;

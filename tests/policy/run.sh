@@ -3,14 +3,16 @@
 # and hprof-query --suggest-filter, against the ground truth stated in
 # tests/policy/policy.c:
 #  - default build: the tiny leaf procedure, its call statement and the
-#    nested call-free loop are in the site table flagged "not probed"
+#    two nested call-free loops are in the site table flagged "not probed"
 #    (no node, "(not probed)" in --flat, "unprobed" in --list); every other
 #    site has its exact count;
 #  - --loops=all --procedures=all: every site has its exact count;
 #  - an `include function tiny` filter rule keeps tiny probed;
 #  - --suggest-filter on the all-probed run names tiny (1000000 calls) and
-#    not big (20000 calls of ~2 us); rebuilt with that filter, tiny has no
-#    procedure site and its call statement no probe;
+#    the short nested loop (20000 entries of a few ns), not big (20000
+#    calls of ~2 us) nor the 100-entry nested loop; rebuilt with that
+#    filter, tiny has no procedure site, its call statement and the short
+#    loop no probe;
 #  - stdout identical plain and instrumented; `hprof-query --check` on
 #    every profile.
 # usage: tests/policy/run.sh [BUILDDIR]
@@ -37,6 +39,8 @@ L_TINYLOOP=$(line_of "$SRC" tinyloop)
 L_TINYCALL=$(line_of "$SRC" tinycall)
 L_OUTER=$(line_of "$SRC" outer)
 L_INNER=$(line_of "$SRC" inner)
+L_SHORTOUTER=$(line_of "$SRC" shortouter)
+L_SHORT=$(line_of "$SRC" short)
 L_BIGCALLLOOP=$(line_of "$SRC" bigcallloop)
 L_BIGCALL=$(line_of "$SRC" bigcall)
 L_MAIN=$(line_of "$SRC" main)
@@ -44,6 +48,7 @@ L_WORKCALL=$(line_of "$SRC" workcall)
 N_TINY=$(define_of "$SRC" N_TINY)
 N_BIG=$(define_of "$SRC" N_BIG)
 N_OUT=$(define_of "$SRC" N_OUT)
+N_SHORT=$(define_of "$SRC" N_SHORT)
 
 gcc -O2 "$SRC" -o plain 2>build.err || { notok "plain build" "$(head -3 build.err)"; }
 ./plain >plain.out
@@ -61,49 +66,56 @@ build() {
     check_profile "$name" "$name.hpf"
 }
 
-# counts DB: "kind line calls" of every site, by line and kind; a site
-# with no node (not probed) has calls "-"
+# counts DB [excluded]: "kind,line,calls,flag" of every site, by line and
+# kind; a site with no node has calls "-"; flag is 1 when the site has the
+# flag "not probed" (512), or with "excluded", "excluded" (8)
 counts() {
+    local bit=512
+    [ "${2:-}" = excluded ] && bit=8
     q "$1" "SELECT s.kind AS kind, s.line AS line, COALESCE((SELECT SUM(st.count) FROM node n
             JOIN stat st ON st.node = n.id WHERE n.site = s.id), '-') AS calls,
-            (s.flags & 512) != 0 AS unprobed FROM site s WHERE s.line > 0 ORDER BY s.line, s.kind"
+            (s.flags & $bit) != 0 AS flag FROM site s WHERE s.line > 0 ORDER BY s.line, s.kind"
 }
 
 # ---- the default policy ---------------------------------------------------
 expect_eq "list: default policy marks the tiny procedure, its call, the nested loop" \
-    "unprobed procedure $L_TINY tiny;unprobed call $L_TINYCALL tiny;unprobed loop $L_INNER for;policy: loops=default procedures=default tiny=5 statements" \
+    "unprobed procedure $L_TINY tiny;unprobed call $L_TINYCALL tiny;unprobed loop $L_INNER for;unprobed loop $L_SHORT for;policy: loops=default procedures=default tiny=5 statements" \
     "$("$INST" --list "$SRC" | awk '$1 == "unprobed" || $1 == "policy:" { print $1 == "policy:" ? $0 : $1 " " $2 " " $3 " " $5 }')"
 expect_eq "list: --loops=all --procedures=all probe everything" 0 \
     "$("$INST" --list --loops=all --procedures=all "$SRC" | grep -c '^unprobed')"
 
-# expected DASH_TINY DASH_INNER: the counts rows, "-" for the sites not probed
+# expected TINY INNER SHORT: the counts rows ("kind,line,calls,unprobed"),
+# each argument a count or "-" for the sites not probed
 expected() {
-    local tiny=$1 inner=$2 t=$N_TINY
-    [ "$tiny" = - ] && t=-
-    printf '%s\n' "procedure,$L_TINY,$t,$([ "$t" = - ] && echo 1 || echo 0)" \
+    local t=$1 in=$2 sh=$3
+    flag() { [ "$1" = - ] && echo 1 || echo 0; }
+    printf '%s\n' "procedure,$L_TINY,$t,$(flag "$t")" \
         "procedure,$L_BIG,$N_BIG,0" "loop,$L_BIGLOOP,$N_BIG,0" "procedure,$L_WORK,1,0" \
-        "loop,$L_TINYLOOP,1,0" "call,$L_TINYCALL,$t,$([ "$t" = - ] && echo 1 || echo 0)" \
-        "loop,$L_OUTER,1,0" "loop,$L_INNER,$inner,$([ "$inner" = - ] && echo 1 || echo 0)" \
+        "loop,$L_TINYLOOP,1,0" "call,$L_TINYCALL,$t,$(flag "$t")" \
+        "loop,$L_OUTER,1,0" "loop,$L_INNER,$in,$(flag "$in")" \
+        "loop,$L_SHORTOUTER,1,0" "loop,$L_SHORT,$sh,$(flag "$sh")" \
         "loop,$L_BIGCALLLOOP,1,0" "call,$L_BIGCALL,$N_BIG,0" "procedure,$L_MAIN,1,0" \
         "call,$L_WORKCALL,1,0"
 }
 
 if build def; then
-    expect_eq "default: counts (- = not probed, flag 512)" "$(expected - -)" "$(counts def.hpf)"
-    expect_eq "default: --flat lists the three as not probed, with no calls" \
-        "tiny,procedure (not probed),;tiny@policy.c:$L_TINYCALL,call (not probed),;for@policy.c:$L_INNER,loop (not probed)," \
+    expect_eq "default: counts (- = not probed, flag 512)" "$(expected - - -)" "$(counts def.hpf)"
+    expect_eq "default: --flat lists the four as not probed, with no calls" \
+        "tiny,procedure (not probed),;tiny@policy.c:$L_TINYCALL,call (not probed),;for@policy.c:$L_INNER,loop (not probed),;for@policy.c:$L_SHORT,loop (not probed)," \
         "$("$QUERY" def.db --flat --format csv --top 0 | awk -F, '$3 ~ /not probed/ { print $2 "," $3 "," $4 }' | oneline)"
 fi
 
 # ---- everything probed ------------------------------------------------------
 if build all --loops=all --procedures=all; then
-    expect_eq "all: every site counted" "$(expected "$N_TINY" $((N_OUT)))" "$(counts all.hpf)"
+    expect_eq "all: every site counted" "$(expected "$N_TINY" "$N_OUT" "$N_SHORT")" "$(counts all.hpf)"
     expect_eq "all: --flat has nothing not probed" 0 \
         "$("$QUERY" all.db --flat --format csv --top 0 | grep -c 'not probed')"
     if "$QUERY" all.db --suggest-filter -o suggested.txt 2>sug.err; then
-        expect_eq "suggest-filter: names tiny only" "exclude function tiny" "$(grep -v '^#' suggested.txt)"
+        expect_eq "suggest-filter: names tiny and the short loop only" \
+            "exclude function tiny;exclude loop policy.c:$L_SHORT" "$(grep -v '^#' suggested.txt)"
         expect_eq "suggest-filter: the rule's comment gives count and mean" \
-            "# tiny: $N_TINY calls, mean" "$(grep '^# tiny:' suggested.txt | sed 's/ mean .*/ mean/')"
+            "# tiny: $N_TINY calls, mean;# for@policy.c:$L_SHORT: $N_SHORT entries, mean" \
+            "$(grep -E '^# (tiny|for@)' suggested.txt | sed 's/ mean .*/ mean/')"
         expect_eq "suggest-filter: factor 0.001 names nothing" "" \
             "$("$QUERY" all.db --suggest-filter --suggest-factor 0.001 | grep -v '^#')"
     else
@@ -111,10 +123,20 @@ if build all --loops=all --procedures=all; then
     fi
 fi
 
+# ---- the suggested filter at run time (HPROF_FILTER) ------------------------
+if [ -s suggested.txt ] && [ -x all ]; then
+    HPROF_FILTER=$tmp/suggested.txt HPROF_OUTPUT=rt.hpf ./all >rt.out
+    expect_eq "HPROF_FILTER=suggested: stdout as plain" "$(cat plain.out)" "$(cat rt.out)"
+    check_profile rt rt.hpf
+    expect_eq "HPROF_FILTER=suggested: tiny, its call and the short loop excluded (flag 8), no node" \
+        "procedure,$L_TINY,-;call,$L_TINYCALL,-;loop,$L_SHORT,-" \
+        "$(counts rt.hpf excluded | awk -F, '$4 == 1 { print $1 "," $2 "," $3 }' | oneline)"
+fi
+
 # ---- rebuilt with the suggested filter --------------------------------------
 if [ -s suggested.txt ] && build filt --loops=all --procedures=all --filter suggested.txt; then
-    expect_eq "filtered: tiny has no procedure site, its call is not probed" \
-        "$(expected "$N_TINY" $((N_OUT)) | grep -v "^procedure,$L_TINY," | sed "s/^call,$L_TINYCALL,.*/call,$L_TINYCALL,-,1/")" \
+    expect_eq "filtered: tiny has no procedure site, its call and the short loop are not probed" \
+        "$(expected "$N_TINY" "$N_OUT" - | grep -v "^procedure,$L_TINY," | sed "s/^call,$L_TINYCALL,.*/call,$L_TINYCALL,-,1/")" \
         "$(counts filt.hpf)"
 fi
 
@@ -122,7 +144,7 @@ fi
 printf 'include function tiny\n' >include.txt
 if build incl --filter include.txt; then
     expect_eq "include rule: tiny and its call probed, the nested loop not" \
-        "$(expected "$N_TINY" -)" "$(counts incl.hpf)"
+        "$(expected "$N_TINY" - -)" "$(counts incl.hpf)"
 fi
 
 echo "$pass passed, $fail failed"

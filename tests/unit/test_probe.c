@@ -373,9 +373,33 @@ static void test_filter_rules(void **state)
     fclose(bad);
     assert_null(hp_filter_load(filter_path, err, sizeof err));
     char want[512];
-    snprintf(want, sizeof want, "%s:2: expected 'include|exclude function|file GLOB'",
-             filter_path);
+    snprintf(want, sizeof want, "%s:2: expected 'include|exclude function|file GLOB'"
+             " or 'include|exclude loop FILE:LINE'", filter_path);
     assert_string_equal(err, want);
+    /* loop rules: FILE:LINE, FILE a glob on the path or the bare name */
+    FILE *loops = fopen(filter_path, "w");
+    fputs("exclude loop solver.c:12\nexclude loop */lib/*.c:7\ninclude loop /a/solver.c:12\n"
+          "exclude function solver\n", loops);
+    fclose(loops);
+    hp_filter *lf = hp_filter_load(filter_path, err, sizeof err);
+    assert_non_null(lf);
+    assert_false(hp_filter_allows_loop(lf, "/b/solver.c", 12));
+    assert_true(hp_filter_allows_loop(lf, "/a/solver.c", 12));  /* later include wins */
+    assert_true(hp_filter_allows_loop(lf, "/b/solver.c", 13));
+    assert_false(hp_filter_allows_loop(lf, "/x/lib/m.c", 7));
+    assert_true(hp_filter_allows_loop(lf, "m.c", 7));
+    assert_true(hp_filter_allows_loop(NULL, "m.c", 7));
+    assert_true(hp_filter_allows(lf, "main", "solver.c"));     /* loop rules name no function */
+    assert_false(hp_filter_allows(lf, "solver", "solver.c"));
+    hp_filter_free(lf);
+    static const char *const bad_loops[] = {"exclude loop solver.c\n", "exclude loop :3\n",
+                                            "exclude loop a.c:0\n", "exclude loop a.c:3x\n"};
+    for (size_t i = 0; i < sizeof bad_loops / sizeof bad_loops[0]; i++) {
+        loops = fopen(filter_path, "w");
+        fputs(bad_loops[i], loops);
+        fclose(loops);
+        assert_null(hp_filter_load(filter_path, err, sizeof err));
+    }
     assert_null(hp_filter_load("/nonexistent/filter", err, sizeof err));
     assert_string_equal(err, "/nonexistent/filter: No such file or directory");
 }
