@@ -1,11 +1,13 @@
 /*
  * suggest.c - hprof-query --suggest-filter: a filter file (hp_filter.h
- * grammar) that excludes the procedures whose probes cost about as much as
- * what they measure.  A procedure is named when it was called at least
- * HPQ_SUGGEST_MIN_CALLS times (so a rarely called cheap procedure keeps
- * its probe) and its mean inclusive time per call is below factor times
- * the cost of a timed probe pair.  The run records no calibrated probe
- * cost yet: the cost is the constant HPQ_PROBE_PAIR_NS.  Each rule is
+ * grammar) that excludes the procedures and loops whose probes cost about
+ * as much as what they measure.  A site is named when it was entered at
+ * least HPQ_SUGGEST_MIN_CALLS times (so a rarely run cheap one keeps its
+ * probe) and its mean inclusive time per call (entry) is below factor
+ * times the cost of a timed probe pair: the mean over the ranks of the
+ * calibrated cost the run recorded (table rank_cost, kind "probe timed",
+ * else "hook timed": the intrusion compensation's calibration), or, for a
+ * run that recorded none, the constant HPQ_PROBE_PAIR_NS.  Each rule is
  * preceded by a comment line with its count and mean.
  */
 #include <errno.h>
@@ -80,9 +82,29 @@ static int write_loop_rules(const hpq_ctx *ctx, FILE *out, double limit_ns, int 
     return finish(ctx, st, rc);
 }
 
+/* The calibrated cost of a timed probe pair in ns, or 0 when the run
+ * recorded none (no rank_cost table: a profile without calibration). */
+static double calibrated_cost_ns(const hpq_ctx *ctx)
+{
+    static const char *const sql =
+        "SELECT COALESCE((SELECT AVG(outside) FROM rank_cost WHERE kind = 'probe timed'),"
+        " (SELECT AVG(outside) FROM rank_cost WHERE kind = 'hook timed'), 0)";
+    sqlite3_stmt *st;
+    double ns = 0;
+
+    if (sqlite3_prepare_v2(ctx->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;   /* no such table */
+    if (sqlite3_step(st) == SQLITE_ROW)
+        ns = 1e9 * sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return ns > 0 ? ns : 0;
+}
+
 static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
 {
-    double limit_ns = factor * HPQ_PROBE_PAIR_NS;
+    double cost_ns = calibrated_cost_ns(ctx);
+    int calibrated = cost_ns > 0;
+    double limit_ns = factor * (calibrated ? cost_ns : HPQ_PROBE_PAIR_NS);
     sqlite3_stmt *st = prepare(ctx, procedures_sql, limit_ns);
     int rc, n = 0;
 
@@ -90,9 +112,10 @@ static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
         return -1;
     fprintf(out, "# hprof-query --suggest-filter: procedures called and loops entered >= %d\n"
                  "# times whose mean time per call or entry is below %g x the probe cost\n"
-                 "# (%g ns a timed probe pair, a constant: the run records no calibrated\n"
-                 "# cost) = %g ns\n",
-            HPQ_SUGGEST_MIN_CALLS, factor, HPQ_PROBE_PAIR_NS, limit_ns);
+                 "# (%.3g ns a timed probe pair, %s) = %.3g ns\n",
+            HPQ_SUGGEST_MIN_CALLS, factor, calibrated ? cost_ns : HPQ_PROBE_PAIR_NS,
+            calibrated ? "calibrated in the run" : "a constant: the run records no calibrated cost",
+            limit_ns);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         sqlite3_int64 calls = sqlite3_column_int64(st, 1);

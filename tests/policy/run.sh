@@ -118,6 +118,14 @@ if build all --loops=all --procedures=all; then
             "$(grep -E '^# (tiny|for@)' suggested.txt | sed 's/ mean .*/ mean/')"
         expect_eq "suggest-filter: factor 0.001 names nothing" "" \
             "$("$QUERY" all.db --suggest-filter --suggest-factor 0.001 | grep -v '^#')"
+        # a run that recorded a calibrated probe cost (rank_cost, from the
+        # intrusion compensation's calibration) uses it: 1 us makes the
+        # limit 10 us, above big's mean (~2 us)
+        cp all.db cal.db
+        python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE IF NOT EXISTS rank_cost(rank INTEGER, kind TEXT, outside REAL, inside REAL)"); c.execute("DELETE FROM rank_cost"); c.execute("INSERT INTO rank_cost VALUES(0, \"probe timed\", 1e-6, 0)"); c.commit()' cal.db
+        expect_eq "suggest-filter: a calibrated cost of 1 us: names big too, says so" \
+            "# (1e+03 ns a timed probe pair, calibrated in the run) = 1e+04 ns;exclude function tiny;exclude function big" \
+            "$("$QUERY" cal.db --suggest-filter | grep -E '^(# \(|exclude function)')"
     else
         notok "suggest-filter" "$(cat sug.err)"
     fi
