@@ -47,8 +47,8 @@ static uint32_t register_site(const hprof_unit *u, unsigned i, const uint32_t *s
                                                                    : HP_NONE;
     uint32_t id = hp_site_add_static((uint32_t)si->kind, si->name, si->func, u->file,
                                      si->line, si->end_line, parent, HP_NONE);
-    if (id == HP_NONE || id == HP_SITE_OVERFLOW) {
-        *probed = 1;
+    if (id == HP_NONE) {
+        *probed = 1; /* the registry is full: its probes record in the overflow site */
         return HP_SITE_OVERFLOW;
     }
     if (si->flags & HPROF_SITEINFO_UNPROBED) {
