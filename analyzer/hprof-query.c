@@ -18,7 +18,9 @@ typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
     int ninputs;
     const char *comm_site, *ranks_site, *threads_site, *sql;
-    int flat, tasks, task_trace, check;
+    int flat, tasks, task_trace, check, suggest;
+    const char *output;     /* -o FILE of --suggest-filter */
+    double suggest_factor;
     hpq_options opt;
 } query_args;
 
@@ -38,6 +40,12 @@ static void usage(FILE *out)
           "  --tasks           tasks created per (parent construct, child construct)\n"
           "  --task-trace      the task timeline (HPROF_TASK_TRACE) as Chrome trace JSON\n"
           "  --sql QUERY       run an SQL query on the database\n"
+          "  --suggest-filter  write a filter file (HPROF_FILTER, hprof-cc --filter)\n"
+          "                    excluding the procedures and loops run >= 10000 times\n"
+          "                    whose mean time per call is below K x the probe cost\n"
+          "                    (the run's calibrated cost, else 30 ns)\n"
+          "  --suggest-factor K  that multiple (default 10)\n"
+          "  -o FILE           with --suggest-filter: write it to FILE, not stdout\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
@@ -97,7 +105,7 @@ static int parse_format(const char *s, hpq_format *f)
 static int takes_value(const char *name)
 {
     static const char *const names[] = {"--comm", "--ranks", "--threads", "--sql", "--depth",
-                                        "--top", "--format"};
+                                        "--top", "--format", "--suggest-factor", "-o"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -121,6 +129,13 @@ static int apply_option(query_args *a, const char *name, const char *value)
     } else if (strcmp(name, "--top") == 0) {
         if (parse_count(value, &a->opt.top))
             return usage_error("--top needs a number >= 0, not ", value);
+    } else if (strcmp(name, "--suggest-factor") == 0) {
+        char *end;
+        a->suggest_factor = strtod(value, &end);
+        if (end == value || *end || !(a->suggest_factor > 0))
+            return usage_error("--suggest-factor needs a number > 0, not ", value);
+    } else if (strcmp(name, "-o") == 0) {
+        a->output = value;
     } else if (strcmp(name, "--format") == 0) {
         if (parse_format(value, &a->opt.format))
             return usage_error("--format must be text, csv or json, not ", value);
@@ -138,6 +153,7 @@ static int parse_args(int argc, char **argv, query_args *a)
         return usage_error("too many arguments", NULL);
     a->opt.depth = -1;
     a->opt.top = 30;
+    a->suggest_factor = 10.0;
     int options_end = 0;
     for (int i = 1; i < argc; i++) {
         char name[32];
@@ -163,6 +179,8 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->task_trace = 1;
         else if (strcmp(name, "--check") == 0 && !eq)
             a->check = 1;
+        else if (strcmp(name, "--suggest-filter") == 0 && !eq)
+            a->suggest = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
         else if (!takes_value(name))
@@ -180,9 +198,11 @@ static int parse_args(int argc, char **argv, query_args *a)
         return usage_error("no profile or database given", NULL);
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
-            (a->sql != NULL) + (a->check != 0) > 1)
+            (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) > 1)
         return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace,"
-                           " --sql and --check exclude each other", NULL);
+                           " --sql, --check and --suggest-filter exclude each other", NULL);
+    if (a->output && !a->suggest)
+        return usage_error("-o goes with --suggest-filter", NULL);
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     return -1;
@@ -192,6 +212,8 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
 {
     if (a->flat)
         return hpq_report_flat(ctx);
+    if (a->suggest)
+        return hpq_suggest_filter(ctx, a->output, a->suggest_factor);
     if (a->comm_site)
         return hpq_report_comm(ctx, a->comm_site);
     if (a->ranks_site)

@@ -20,6 +20,7 @@
 #include "sitesel.h"
 
 #define TIME_DECIMALS 6
+_Static_assert(HP_SITEF_UNPROBED == 512u, "the flat listing's SQL names HP_SITEF_UNPROBED");
 
 int hpq_db_error(const hpq_ctx *ctx)
 {
@@ -165,7 +166,13 @@ int hpq_report_flat(const hpq_ctx *ctx)
     return print_listing(ctx,
                          "SELECT site, label, kind, calls, time, mean, max, imbalance,"
                          " 100.0 * time / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) AS pct"
-                         " FROM site_time ORDER BY time DESC, site",
+                         " FROM site_time"
+                         /* sites the instrumenter left without a probe:
+                          * no calls, no time (theirs is their parent's) */
+                         " UNION ALL SELECT id, label, kind || ' (not probed)', NULL, NULL,"
+                         " NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
+                         " AND id NOT IN (SELECT site FROM site_time)"
+                         " ORDER BY time DESC, site",
                          NULL);
 }
 

@@ -28,6 +28,10 @@ typedef struct hpq_ctx {
 /* Each returns 0, or -1 with a one-line message in ctx->err. */
 int hpq_report_tree(const hpq_ctx *ctx);
 int hpq_report_flat(const hpq_ctx *ctx);
+/* A filter file excluding the procedures called often whose mean time per
+ * call is below factor x the probe cost (suggest.c), to path or, when
+ * path is NULL, ctx->out. */
+int hpq_suggest_filter(const hpq_ctx *ctx, const char *path, double factor);
 int hpq_report_comm(const hpq_ctx *ctx, const char *site);
 int hpq_report_ranks(const hpq_ctx *ctx, const char *site);
 /* Per-thread table of an OpenMP construct: its time, the waits and holds

@@ -322,6 +322,8 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
         } else {
             e = HPI_NONE;
         }
+        if (w->first_site < w->u->nsites)
+            w->u->sites[w->first_site].nstmts++;
         w->prev_end = prev;
         w->nosite += atomic;
         hpi_walk_kid(w, kc);
@@ -331,6 +333,23 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
     w->prev_end = HPI_NONE;
     hpi_macro_decls(w, k.v, k.n);
     free(k.v);
+}
+
+/* A call expression (any: library, function pointer; not a __builtin)
+ * marks every loop and the procedure around it as making calls. */
+static void hpi_note_call(hpi_walk *w, CXCursor c)
+{
+    CXCursor ref = clang_getCursorReferenced(c);
+    CXString str = clang_getCursorSpelling(ref);
+    const char *name = clang_getCString(str);
+    int builtin = name && strncmp(name, "__builtin", 9) == 0;
+    int p;
+
+    clang_disposeString(str);
+    if (builtin || w->nosite)
+        return;
+    for (p = w->parent; p >= 0; p = w->u->sites[p].parent)
+        w->u->sites[p].calls = 1;
 }
 
 static void hpi_walk_node(hpi_walk *w, CXCursor c)
@@ -347,6 +366,7 @@ static void hpi_walk_node(hpi_walk *w, CXCursor c)
         hpi_walk_loop(w, c);
         break;
     case CXCursor_CallExpr:
+        hpi_note_call(w, c);
         hpi_walk_call(w, c);
         break;
     case CXCursor_CompoundStmt:

@@ -26,7 +26,8 @@ typedef struct hpi_ins {
 
 static void hpi_put_pomp_funcs(FILE *fp, const hpi_unit *u);
 
-/* Emitted index of each site (-1: no probe) and its emitted parent. */
+/* Emitted index of each site (-1: not in the table, skipped) and its
+ * emitted parent; a site the policy left unprobed is in the table. */
 static int *hpi_number(const hpi_unit *u, int **parents, int *count)
 {
     int *map = malloc((u->nsites + 1) * sizeof *map);
@@ -133,10 +134,11 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
         hpi_put_cstr(fp, t->name);
         fputs(", ", fp);
         hpi_put_cstr(fp, t->func);
-        fprintf(fp, ", %u, %u, %d},\n", t->line, t->end_line, par[i]);
+        fprintf(fp, ", %u, %u, %d, %uu},\n", t->line, t->end_line, par[i],
+                t->unprobed ? HPROF_SITEINFO_UNPROBED : 0u);
     }
     if (n == 0)
-        fputs("  {0, \"\", \"\", 0, 0, -1}\n", fp);
+        fputs("  {0, \"\", \"\", 0, 0, -1, 0u}\n", fp);
     fprintf(fp, "};\nstatic unsigned __hprof_ids[%d];\n"
                 "static hprof_unit __hprof_unit = {", n ? n : 1);
     hpi_put_cstr(fp, u->src.path);
@@ -279,7 +281,7 @@ static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par
         return -1;
     for (i = 0; i < u->nsites; i++) {
         const hpi_site *t = &u->sites[i];
-        if (map[i] < 0)
+        if (map[i] < 0 || t->unprobed)
             continue;
         ins[m].off = ins[m].end = t->open_off;
         ins[m].key = t->nest_key ? t->nest_key : t->open_off;
@@ -385,10 +387,16 @@ void hpi_list(const hpi_unit *u, FILE *fp)
 
     if (!map)
         return;
-    for (i = 0; i < u->nsites; i++)
-        if (map[i] >= 0)
-            fprintf(fp, "%s %u %u %s %d\n", hpi_kind_name(u->sites[i].kind),
-                    u->sites[i].line, u->sites[i].end_line, u->sites[i].name, par[i]);
+    for (i = 0; i < u->nsites; i++) {
+        const hpi_site *t = &u->sites[i];
+        if (map[i] < 0)
+            continue;
+        fprintf(fp, "%s%s %u %u %s %d", t->unprobed ? "unprobed " : "", hpi_kind_name(t->kind),
+                t->line, t->end_line, t->name, par[i]);
+        if (t->unprobed)
+            fprintf(fp, ": %s", t->unprobed);
+        fputc('\n', fp);
+    }
     for (i = 0; i < u->nsites; i++)
         if (map[i] < 0)
             fprintf(fp, "# skipped %s %u %s: %s\n", hpi_kind_name(u->sites[i].kind),

@@ -71,6 +71,11 @@ typedef struct hpi_site {
                             construct is split (omp_split.c), else none */
     int semi;            /* EXPR made by a statement macro used without a
                             ';' after it: the closer supplies the ';' */
+    int calls;           /* procedure, loop: its body makes a call (any
+                            call expression, library calls too) */
+    unsigned nstmts;     /* procedure: statements of its body, at any depth */
+    const char *unprobed;/* why the policy (policy.c) puts no probe on a
+                            site that stays in the table, NULL if probed */
 } hpi_site;
 
 typedef struct hpi_opts {
@@ -84,6 +89,8 @@ typedef struct hpi_opts {
     int ncflags;
     int omp;                 /* POMP2 rewriting of OpenMP: -1 auto (on when
                                 the file has omp pragmas), 0 off, 1 on */
+    int all_loops;           /* --loops=all: no loop left unprobed */
+    int all_procs;           /* --procedures=all: no procedure or call left unprobed */
 } hpi_opts;
 
 /* A text edit of the OpenMP (POMP2) rewriting: replaces [off, end)
@@ -158,6 +165,12 @@ void hpi_omp_free(hpi_unit *u);
 /* control.c: the control pragmas (#pragma hprof region/on/off/
  * noinstrument/instrument, #pragma omp inst ...), after hpi_collect. */
 int hpi_control(hpi_unit *u);
+
+/* policy.c: which sites of the table get no probe (hpi_site.unprobed),
+ * after hpi_control.  A procedure is tiny below this many statements. */
+#define HPI_TINY_STMTS 5
+int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
+void hpi_policy_describe(const hpi_opts *o, FILE *fp);
 
 /* emit.c */
 int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen);

@@ -2,13 +2,17 @@
  * main.c - the hprof-instrument command line:
  *
  *   hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...
- *                    [--omp | --no-omp] [--] FILE.c [compiler flags...]
+ *                    [--omp | --no-omp] [--loops=all] [--procedures=all]
+ *                    [--] FILE.c [compiler flags...]
  *
  * Parses FILE.c with libclang using the compiler flags (-I -D -U -std
  * -include ...; the rest are ignored) and writes FILE.inst.c (or OUT) with
  * probes for procedures, loops, call and communication statements; --list
  * prints the site table instead ("KIND LINE END_LINE NAME PARENT", then
- * "# skipped ..." lines).  HPROF_FILTER and HPROF_COMM_FUNCS (a,b,c) are
+ * "# skipped ..." lines; a site the policy (policy.c) leaves without a
+ * probe is listed "unprobed KIND ...: why", and a last line states the
+ * policy).  --loops=all and --procedures=all probe every loop and every
+ * procedure and call.  HPROF_FILTER and HPROF_COMM_FUNCS (a,b,c) are
  * read from the environment too.  On any failure: one line
  * "hprof-instrument: FILE: REASON", exit status 1, nothing written.
  * --omp (the default when the file has "#pragma omp" lines) also rewrites
@@ -24,7 +28,8 @@
 static void hpi_usage(FILE *fp)
 {
     fputs("usage: hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...\n"
-          "                        [--omp | --no-omp] [--] FILE.c [compiler flags...]\n", fp);
+          "                        [--omp | --no-omp] [--loops=all] [--procedures=all]\n"
+          "                        [--] FILE.c [compiler flags...]\n", fp);
 }
 
 static int hpi_fail(const char *file, const char *why)
@@ -108,6 +113,10 @@ int main(int argc, char **argv)
             o.omp = 1;
         else if (strcmp(a, "--no-omp") == 0)
             o.omp = 0;
+        else if (strcmp(a, "--loops=all") == 0)
+            o.all_loops = 1;
+        else if (strcmp(a, "--procedures=all") == 0)
+            o.all_procs = 1;
         else if (strcmp(a, "--filter") == 0 && i + 1 < argc)
             o.filter = argv[++i];
         else if (strcmp(a, "--comm-func") == 0 && i + 1 < argc) {
@@ -149,8 +158,12 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         rc = -1;
     }
-    if (rc == 0 && o.list)
+    if (rc == 0)
+        rc = hpi_policy(&u, &o, err, sizeof err);
+    if (rc == 0 && o.list) {
         hpi_list(&u, stdout);
+        hpi_policy_describe(&o, stdout);
+    }
     else if (rc == 0)
         rc = hpi_emit(&u, o.out ? o.out : out, err, sizeof err);
     if (rc == 0 && !o.list)

@@ -38,7 +38,13 @@ typedef struct hprof_site_info {
     unsigned line;         /* first line (the call's line for call statements) */
     unsigned end_line;     /* last line */
     int parent;            /* index of the enclosing procedure or loop, -1 if none */
+    unsigned flags;        /* HPROF_SITEINFO_* */
 } hprof_site_info;
+
+/* hprof_site_info flags.  UNPROBED: the instrumenter's policy put no probe
+ * on the site (a nested call-free loop, a tiny procedure, a call of one):
+ * it is in the static tables, its time is its parent's. */
+#define HPROF_SITEINFO_UNPROBED 1u
 
 typedef struct hprof_unit {
     const char *file;              /* source file as the compiler saw it */

@@ -8,10 +8,13 @@
 #include <string.h>
 #include "hp_filter.h"
 
+enum { ON_FUNCTION, ON_FILE, ON_LOOP };
+
 typedef struct rule {
     int include;     /* 1 include, 0 exclude */
-    int on_file;     /* 1: GLOB matches the file, 0: the function */
-    char *glob;
+    int on;          /* ON_*: what GLOB matches */
+    unsigned line;   /* ON_LOOP: the loop's first line */
+    char *glob;      /* ON_LOOP: the file part of FILE:LINE */
 } rule;
 
 struct hp_filter {
@@ -19,7 +22,7 @@ struct hp_filter {
     size_t n, cap;
 };
 
-static int add_rule(hp_filter *f, int include, int on_file, const char *glob)
+static int add_rule(hp_filter *f, int include, int on, unsigned line, const char *glob)
 {
     if (f->n == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 16;
@@ -32,9 +35,23 @@ static int add_rule(hp_filter *f, int include, int on_file, const char *glob)
     if (!(f->rules[f->n].glob = strdup(glob)))
         return -1;
     f->rules[f->n].include = include;
-    f->rules[f->n].on_file = on_file;
+    f->rules[f->n].on = on;
+    f->rules[f->n].line = line;
     f->n++;
     return 0;
+}
+
+/* "FILE:LINE" of a loop rule: LINE a number > 0 after the last ':'. */
+static int add_loop_rule(hp_filter *f, int include, char *spec)
+{
+    char *colon = strrchr(spec, ':'), *end;
+    if (!colon || colon == spec || !colon[1])
+        return -1;
+    unsigned long line = strtoul(colon + 1, &end, 10);
+    if (*end || line == 0 || line > 0xffffffffUL)
+        return -1;
+    *colon = 0;
+    return add_rule(f, include, ON_LOOP, (unsigned)line, spec) == 0 ? 0 : -2;
 }
 
 /* Parses one line; returns 0 (rule added or blank), -1 (syntax), -2 (memory). */
@@ -51,10 +68,12 @@ static int parse_line(hp_filter *f, char *line)
     if ((!include && strcmp(action, "exclude") != 0) || !what || !glob ||
         (extra && extra[0] != '#'))
         return -1;
-    int on_file = strcmp(what, "file") == 0;
-    if (!on_file && strcmp(what, "function") != 0)
+    if (strcmp(what, "loop") == 0)
+        return add_loop_rule(f, include, glob);
+    int on = strcmp(what, "file") == 0 ? ON_FILE : ON_FUNCTION;
+    if (on == ON_FUNCTION && strcmp(what, "function") != 0)
         return -1;
-    return add_rule(f, include, on_file, glob) == 0 ? 0 : -2;
+    return add_rule(f, include, on, 0, glob) == 0 ? 0 : -2;
 }
 
 hp_filter *hp_filter_load(const char *path, char *err, size_t errlen)
@@ -76,7 +95,8 @@ hp_filter *hp_filter_load(const char *path, char *err, size_t errlen)
     if (rc == 0)
         return f;
     if (rc == -1)
-        snprintf(err, errlen, "%s:%u: expected 'include|exclude function|file GLOB'",
+        snprintf(err, errlen, "%s:%u: expected 'include|exclude function|file GLOB'"
+                 " or 'include|exclude loop FILE:LINE'",
                  path, lineno);
     else
         snprintf(err, errlen, "%s: out of memory", path);
@@ -91,8 +111,39 @@ int hp_filter_allows(const hp_filter *f, const char *func, const char *file)
         return 1;
     for (size_t i = 0; i < f->n; i++) {
         const rule *r = &f->rules[i];
-        const char *subject = r->on_file ? file : func;
+        if (r->on == ON_LOOP)
+            continue;
+        const char *subject = r->on == ON_FILE ? file : func;
         if (subject && fnmatch(r->glob, subject, 0) == 0)
+            allow = r->include;
+    }
+    return allow;
+}
+
+int hp_filter_names(const hp_filter *f, const char *func)
+{
+    int verdict = -1;
+    if (!f || !func)
+        return -1;
+    for (size_t i = 0; i < f->n; i++) {
+        const rule *r = &f->rules[i];
+        if (r->on == ON_FUNCTION && fnmatch(r->glob, func, 0) == 0)
+            verdict = r->include;
+    }
+    return verdict;
+}
+
+int hp_filter_allows_loop(const hp_filter *f, const char *file, unsigned line)
+{
+    int allow = 1;
+    if (!f || !file)
+        return 1;
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    for (size_t i = 0; i < f->n; i++) {
+        const rule *r = &f->rules[i];
+        if (r->on == ON_LOOP && r->line == line &&
+            (fnmatch(r->glob, file, 0) == 0 || fnmatch(r->glob, base, 0) == 0))
             allow = r->include;
     }
     return allow;

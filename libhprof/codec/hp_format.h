@@ -107,6 +107,12 @@ enum hp_site_kind {
                                    inlined: keyed by the address of its entry
                                    hook inside the caller, named by the
                                    inlined call's own line */
+#define HP_SITEF_UNPROBED 512u  /* tier-2 static site the instrumenter's
+                                   policy left without a probe (nested
+                                   call-free loop, tiny procedure, call of
+                                   one): never recorded, its time is in its
+                                   parent's; hprof-query shows it "not
+                                   probed" */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {

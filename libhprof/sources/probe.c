@@ -5,6 +5,7 @@
  * (hp_frames.h).
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hp_filter.h"
 #include "hp_fast.h"
@@ -16,42 +17,74 @@ static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* An earlier site of the unit that is the same statement: same kind,
  * name, line and parent (two calls of one function on one line are one
- * call statement, keyed by its line as in the paper).  HP_NONE if none. */
-static uint32_t same_statement(const hprof_unit *u, unsigned i)
+ * call statement, keyed by its line as in the paper).  Its index, or -1. */
+static int same_statement(const hprof_unit *u, unsigned i)
 {
     const hprof_site_info *si = &u->sites[i];
     for (unsigned j = i; j-- > 0 && i - j <= 16;) {
         const hprof_site_info *sj = &u->sites[j];
         if (sj->kind == si->kind && sj->line == si->line && sj->parent == si->parent &&
             strcmp(sj->name, si->name) == 0)
-            return u->ids[j];
+            return (int)j;
     }
-    return HP_NONE;
+    return -1;
 }
 
-static uint32_t register_site(const hprof_unit *u, unsigned i)
+/* Adds site i of u to the registry (its parent is site_of[parent]) and
+ * returns its id; *probed is 0 when its probes must do nothing: the
+ * instrumenter left it unprobed, or HPROF_FILTER excludes it. */
+static uint32_t register_site(const hprof_unit *u, unsigned i, const uint32_t *site_of,
+                              int *probed)
 {
     const hprof_site_info *si = &u->sites[i];
-    uint32_t same = same_statement(u, i);
-    if (same != HP_NONE)
-        return same;
-    uint32_t parent = si->parent >= 0 && (unsigned)si->parent < i ? u->ids[si->parent]
+    int same = same_statement(u, i);
+    if (same >= 0) {
+        *probed = u->ids[same] != HP_NONE;
+        return site_of[same];
+    }
+    *probed = 0;
+    uint32_t parent = si->parent >= 0 && (unsigned)si->parent < i ? site_of[si->parent]
                                                                    : HP_NONE;
     uint32_t id = hp_site_add_static((uint32_t)si->kind, si->name, si->func, u->file,
                                      si->line, si->end_line, parent, HP_NONE);
-    if (id == HP_NONE)
+    if (id == HP_NONE) {
+        *probed = 1; /* the registry is full: its probes record in the overflow site */
         return HP_SITE_OVERFLOW;
+    }
+    if (si->flags & HPROF_SITEINFO_UNPROBED) {
+        hp_site_get(id)->flags |= HP_SITEF_UNPROBED;
+        return id; /* no probe was emitted; any probe does nothing */
+    }
     if (si->kind == HPROF_SITE_CALL && strncmp(si->name, "MPI_", 4) == 0)
         hp_site_get(id)->flags |= HP_SITEF_MPI; /* a local MPI call (hp_mpi.h) */
     const hp_filter *filter = hp_runtime_filter();
     const char *proc = si->kind == HPROF_SITE_PROCEDURE ? si->name : si->func;
     int excluded = !hp_filter_allows(filter, proc, u->file) ||
-                   (si->kind == HPROF_SITE_CALL && !hp_filter_allows(filter, si->name, NULL));
+                   (si->kind == HPROF_SITE_CALL && !hp_filter_allows(filter, si->name, NULL)) ||
+                   (si->kind == HPROF_SITE_LOOP && !hp_filter_allows_loop(filter, u->file, si->line));
     if (excluded) {
         hp_site_get(id)->flags |= HP_SITEF_EXCLUDED;
-        return HP_NONE; /* probes of this site do nothing */
+        return id; /* probes of this site do nothing */
     }
+    *probed = 1;
     return id;
+}
+
+/* The registry ids of the unit's sites, for their children's parents
+ * (u->ids holds HP_NONE for a site whose probes do nothing). */
+static void register_sites(hprof_unit *u)
+{
+    uint32_t stack_ids[256];
+    uint32_t *site_of = u->nsites <= 256 ? stack_ids : malloc(u->nsites * sizeof *site_of);
+    for (unsigned i = 0; i < u->nsites; i++) {
+        int probed;
+        uint32_t id = register_site(u, i, site_of ? site_of : u->ids, &probed);
+        if (site_of)
+            site_of[i] = id;
+        u->ids[i] = probed ? id : HP_NONE;
+    }
+    if (site_of != stack_ids)
+        free(site_of);
 }
 
 void hprof_register_unit(hprof_unit *u)
@@ -59,8 +92,7 @@ void hprof_register_unit(hprof_unit *u)
     hp_runtime_init();
     pthread_mutex_lock(&register_lock);
     if (!__atomic_load_n(&u->registered, __ATOMIC_ACQUIRE)) {
-        for (unsigned i = 0; i < u->nsites; i++)
-            u->ids[i] = register_site(u, i);
+        register_sites(u);
         __atomic_store_n(&u->registered, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&register_lock);

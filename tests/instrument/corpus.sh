@@ -21,6 +21,10 @@ srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
 S=$srcdir/tests/instrument/src
 HPCC=$builddir/instrument/hprof-cc
+# The snippets test where probes go, so their ground truth is every site
+# probed: their tiny functions and call-free loops need ALL (the default
+# policy leaves them unprobed; tests/policy checks it).
+ALL="--loops=all --procedures=all"
 QUERY=$builddir/analyzer/hprof-query
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
 export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 HPROF_SUMMARY=off
@@ -47,7 +51,7 @@ for cc in gcc clang; do
     have $cc || continue
     rm -rf sm; mkdir sm
     $cc -O2 -Wall -Wextra "$S/r_stmtmac.c" -o sm/plain 2>/dev/null
-    "$HPCC" $cc -O2 -Wall -Wextra "$S/r_stmtmac.c" -o sm/inst 2>sm/err
+    "$HPCC" $ALL $cc -O2 -Wall -Wextra "$S/r_stmtmac.c" -o sm/inst 2>sm/err
     check "statement macros ($cc): compiled instrumented, no warning" "" "$(cat sm/err)"
     check "statement macros ($cc): stdout plain and instrumented" "7 3 7 3;7 3 7 3" \
         "$(sm/plain);$(HPROF_OUTPUT=sm/p.hpf sm/inst)"
@@ -55,7 +59,7 @@ for cc in gcc clang; do
         "g@15=1;g@22=1;g@29=1;first@30=1;" "$(calls sm/p.hpf)"
 done
 rm -rf da; mkdir da
-"$HPCC" gcc -O2 -Wall -Wextra "$S/r_declarg.c" -o da/inst 2>da/err
+"$HPCC" $ALL gcc -O2 -Wall -Wextra "$S/r_declarg.c" -o da/inst 2>da/err
 check "declaring macro: the call in its argument keeps its probe" "|4 1|put@16=1;" \
     "$(cat da/err)|$(HPROF_OUTPUT=da/p.hpf da/inst)|$(calls da/p.hpf)"
 check "statement macros: INIT left unwrapped, said so" \
@@ -64,7 +68,7 @@ check "statement macros: INIT left unwrapped, said so" \
 
 rm -rf me; mkdir me
 gcc -O2 -Wall -Wno-dangling-else "$S/r_macelse.c" -o me/plain 2>/dev/null
-"$HPCC" gcc -O2 -Wall -Wno-dangling-else "$S/r_macelse.c" -o me/inst 2>me/err
+"$HPCC" $ALL gcc -O2 -Wall -Wno-dangling-else "$S/r_macelse.c" -o me/inst 2>me/err
 check "statement macro before else: compiled instrumented, no warning, same stdout" "|7 1 7 8 3|7 1 7 8 3" \
     "$(cat me/err)|$(me/plain)|$(HPROF_OUTPUT=me/p.hpf me/inst)"
 check "statement macro before else: the other call statements and their counts" \
@@ -107,8 +111,8 @@ fi
 
 # ---- instrumented objects linked by any driver ---------------------------
 rm -rf ln; mkdir ln
-"$HPCC" gcc -O2 -Wall -c "$S/r_link_a.c" -o ln/a.o 2>ln/err &&
-    "$HPCC" gcc -O2 -Wall -c "$S/r_link_b.c" -o ln/b.o 2>>ln/err
+"$HPCC" $ALL gcc -O2 -Wall -c "$S/r_link_a.c" -o ln/a.o 2>ln/err &&
+    "$HPCC" $ALL gcc -O2 -Wall -c "$S/r_link_b.c" -o ln/b.o 2>>ln/err
 check "link: two C units instrumented, no warning" "" "$(cat ln/err)"
 for drv in g++ mpicxx; do
     have $drv || continue
@@ -120,7 +124,7 @@ for drv in g++ mpicxx; do
         "$(ln/$drv.x 2>&1 >/dev/null | wc -l) $(ln/$drv.x 2>&1 >/dev/null | head -1)"
 done
 if have g++; then
-    "$HPCC" g++ -O2 "$S/r_link_main.cc" ln/a.o ln/b.o -o ln/m.x 2>ln/merr
+    "$HPCC" $ALL g++ -O2 "$S/r_link_main.cc" ln/a.o ln/b.o -o ln/m.x 2>ln/merr
     check "link: through hprof-cc g++: measured, no warning" "55 110|" \
         "$(HPROF_OUTPUT=ln/m.hpf ln/m.x 2>ln/mrun)|$(cat ln/merr ln/mrun)"
     check "link: through hprof-cc g++: procedures and loop entered once" \
@@ -131,13 +135,13 @@ fi
 # Non-PIE: objects compiled -fno-pie, linked -no-pie (weak references to
 # absent probes then resolve to 0 at link time, not through the PLT).
 if have g++; then
-    "$HPCC" gcc -O2 -fno-pie -c "$S/r_link_a.c" -o ln/na.o 2>ln/nerr &&
-        "$HPCC" gcc -O2 -fno-pie -c "$S/r_link_b.c" -o ln/nb.o 2>>ln/nerr &&
+    "$HPCC" $ALL gcc -O2 -fno-pie -c "$S/r_link_a.c" -o ln/na.o 2>ln/nerr &&
+        "$HPCC" $ALL gcc -O2 -fno-pie -c "$S/r_link_b.c" -o ln/nb.o 2>>ln/nerr &&
         g++ -no-pie -O2 "$S/r_link_main.cc" ln/na.o ln/nb.o -o ln/np.x 2>>ln/nerr
     check "link -no-pie without -lhprof: links, same stdout, one warning" \
         "|55 110|hprof: warning: instrumented code runs without the hprof runtime (libhprof was not linked): not measured" \
         "$(cat ln/nerr)|$(ln/np.x 2>/dev/null)|$(ln/np.x 2>&1 >/dev/null)"
-    "$HPCC" g++ -no-pie -O2 "$S/r_link_main.cc" ln/na.o ln/nb.o -o ln/npm.x 2>ln/nmerr
+    "$HPCC" $ALL g++ -no-pie -O2 "$S/r_link_main.cc" ln/na.o ln/nb.o -o ln/npm.x 2>ln/nmerr
     check "link -no-pie through hprof-cc g++: measured, procedures and loop entered once" \
         "55 110|procedure scale@4=1;procedure sum_to@10=1;loop for@14=1;" \
         "$(HPROF_OUTPUT=ln/np.hpf ln/npm.x 2>&1)|$("$QUERY" ln/np.hpf --sql "SELECT s.kind || ' ' || s.name || '@' || s.line || '=' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind IN ('procedure', 'loop') GROUP BY s.id ORDER BY s.line, s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')"
@@ -150,7 +154,7 @@ for w in gcc mpicc; do
     got=$(PATH=$builddir/instrument:$PATH; CC=hprof-$w; which $CC)
     check "one word: which hprof-$w" "$builddir/instrument/hprof-$w" "$got"
     (PATH=$builddir/instrument:$PATH; CC=hprof-$w
-     $CC -O2 -Wall -c "$S/r_stmtmac.c" -o ow/$w.o && $CC ow/$w.o -o ow/$w) 2>ow/err.$w
+     $CC $ALL -O2 -Wall -c "$S/r_stmtmac.c" -o ow/$w.o && $CC ow/$w.o -o ow/$w) 2>ow/err.$w
     check "one word: hprof-$w compiles and links instrumented, no warning" "" "$(cat ow/err.$w)"
     check "one word: hprof-$w program's stdout and call statements" "7 3 7 3 g@15=1;g@22=1;g@29=1;first@30=1;" \
         "$(HPROF_OUTPUT=ow/$w.hpf ow/$w) $(calls ow/$w.hpf)"

@@ -26,7 +26,8 @@
 void __cyg_profile_func_enter(void *fn, void *call_site);
 void __cyg_profile_func_exit(void *fn, void *call_site);
 
-enum { FIB, FIB_CALL, EVEN, ODD, EVEN_CALL, ODD_CALL, LEAF, LOOP, COMM, SKIPPED, NSITES };
+enum { FIB, FIB_CALL, EVEN, ODD, EVEN_CALL, ODD_CALL, LEAF, LOOP, COMM, SKIPPED, TINY, TINY_LOOP,
+       NSITES };
 
 static const hprof_site_info sites[NSITES] = {
     [FIB] = {HPROF_SITE_PROCEDURE, "fib", "", 10, 14, -1},
@@ -39,6 +40,9 @@ static const hprof_site_info sites[NSITES] = {
     [LOOP] = {HPROF_SITE_LOOP, "for", "leaf", 40, 41, LEAF},
     [COMM] = {HPROF_SITE_COMM, "MPI_Send", "leaf", 41, 41, LOOP},
     [SKIPPED] = {HPROF_SITE_PROCEDURE, "helper_skip", "", 50, 51, -1},
+    /* left unprobed by the instrumenter's policy */
+    [TINY] = {HPROF_SITE_PROCEDURE, "tiny", "", 60, 62, -1, HPROF_SITEINFO_UNPROBED},
+    [TINY_LOOP] = {HPROF_SITE_LOOP, "for", "tiny", 61, 61, TINY, HPROF_SITEINFO_UNPROBED},
 };
 static unsigned ids[NSITES];
 /* Under AddressSanitizer (tests/sanitize.sh) the first allocations of a
@@ -250,6 +254,45 @@ static void test_filter_excludes_at_run_time(void **state)
     assert_int_equal(nodes_of(SKIPPED), 0);
 }
 
+/* The registered site named name of kind kind, or NULL. */
+static const hp_site *site_named(const char *name, uint32_t kind, uint32_t *id)
+{
+    for (*id = 0; *id < hp_site_count(); ++*id) {
+        const hp_site *s = hp_site_get(*id);
+        if (s->name && s->kind == kind && strcmp(s->name, name) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+static void test_unprobed_sites_stay_in_table(void **state)
+{
+    (void)state;
+    hprof_frame f;
+    uint32_t tiny_id, loop_id;
+    const hp_site *tiny = site_named("tiny", HP_KIND_PROCEDURE, &tiny_id);
+    /* in the registry, flagged, with their static parent */
+    assert_non_null(tiny);
+    assert_true(tiny->flags & HP_SITEF_UNPROBED);
+    assert_false(tiny->flags & HP_SITEF_EXCLUDED);
+    const hp_site *loop = NULL;
+    for (loop_id = 0; loop_id < hp_site_count() && !loop; loop_id++)
+        if (hp_site_get(loop_id)->kind == HP_KIND_LOOP && hp_site_get(loop_id)->line == 61)
+            loop = hp_site_get(loop_id);
+    assert_non_null(loop);
+    assert_true(loop->flags & HP_SITEF_UNPROBED);
+    assert_int_equal(loop->parent, tiny_id);
+    /* their probes get no id and record nothing */
+    assert_int_equal(ids[TINY], HP_NONE);
+    assert_int_equal(ids[TINY_LOOP], HP_NONE);
+    assert_false(hp_site_get(ids[LEAF])->flags & HP_SITEF_UNPROBED);
+    hprof_enter(&f, &unit, TINY);
+    hprof_exit(&f);
+    hp_thread *t = hp_thread_self();
+    for (uint32_t i = 0; i < t->nnodes; i++)
+        assert_int_not_equal(hp_node_at(t, i)->site, tiny_id);
+}
+
 /* The node of the user region `name` on this thread and how many such
  * nodes there are. */
 static hp_node *region_node(const char *name, unsigned *count, uint32_t *index)
@@ -320,14 +363,43 @@ static void test_filter_rules(void **state)
     assert_false(hp_filter_allows(f, "main", "/x/vendor/z.c"));
     assert_true(hp_filter_allows(f, "main", "/x/src/z.c"));
     assert_true(hp_filter_allows(NULL, "anything", NULL));
+    /* the function rules alone: include (explicit), exclude, none */
+    assert_int_equal(hp_filter_names(f, "helper_keep"), 1);
+    assert_int_equal(hp_filter_names(f, "helper_skip"), 0);
+    assert_int_equal(hp_filter_names(f, "main"), -1);  /* only a file rule matches it */
+    assert_int_equal(hp_filter_names(NULL, "main"), -1);
     FILE *bad = fopen(filter_path, "w");
     fputs("exclude function a\nskip function b\n", bad);
     fclose(bad);
     assert_null(hp_filter_load(filter_path, err, sizeof err));
     char want[512];
-    snprintf(want, sizeof want, "%s:2: expected 'include|exclude function|file GLOB'",
-             filter_path);
+    snprintf(want, sizeof want, "%s:2: expected 'include|exclude function|file GLOB'"
+             " or 'include|exclude loop FILE:LINE'", filter_path);
     assert_string_equal(err, want);
+    /* loop rules: FILE:LINE, FILE a glob on the path or the bare name */
+    FILE *loops = fopen(filter_path, "w");
+    fputs("exclude loop solver.c:12\nexclude loop */lib/*.c:7\ninclude loop /a/solver.c:12\n"
+          "exclude function solver\n", loops);
+    fclose(loops);
+    hp_filter *lf = hp_filter_load(filter_path, err, sizeof err);
+    assert_non_null(lf);
+    assert_false(hp_filter_allows_loop(lf, "/b/solver.c", 12));
+    assert_true(hp_filter_allows_loop(lf, "/a/solver.c", 12));  /* later include wins */
+    assert_true(hp_filter_allows_loop(lf, "/b/solver.c", 13));
+    assert_false(hp_filter_allows_loop(lf, "/x/lib/m.c", 7));
+    assert_true(hp_filter_allows_loop(lf, "m.c", 7));
+    assert_true(hp_filter_allows_loop(NULL, "m.c", 7));
+    assert_true(hp_filter_allows(lf, "main", "solver.c"));     /* loop rules name no function */
+    assert_false(hp_filter_allows(lf, "solver", "solver.c"));
+    hp_filter_free(lf);
+    static const char *const bad_loops[] = {"exclude loop solver.c\n", "exclude loop :3\n",
+                                            "exclude loop a.c:0\n", "exclude loop a.c:3x\n"};
+    for (size_t i = 0; i < sizeof bad_loops / sizeof bad_loops[0]; i++) {
+        loops = fopen(filter_path, "w");
+        fputs(bad_loops[i], loops);
+        fclose(loops);
+        assert_null(hp_filter_load(filter_path, err, sizeof err));
+    }
     assert_null(hp_filter_load("/nonexistent/filter", err, sizeof err));
     assert_string_equal(err, "/nonexistent/filter: No such file or directory");
 }
@@ -481,6 +553,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_comm_statement_context, fresh),
         cmocka_unit_test_setup(test_filter_excludes_at_run_time, fresh),
         cmocka_unit_test(test_filter_rules),
+        cmocka_unit_test_setup(test_unprobed_sites_stay_in_table, fresh),
         cmocka_unit_test_setup(test_cyg_hooks, fresh),
         cmocka_unit_test_setup(test_cyg_hooks_of_inlined_copy, fresh),
         cmocka_unit_test_setup(test_longjmp_closes_skipped, fresh),

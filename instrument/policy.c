@@ -1,0 +1,202 @@
+/*
+ * policy.c - which sites are worth a probe.  By default hprof-instrument
+ * probes procedures, loops that make a call or hold an OpenMP construct,
+ * outermost loops, and call and communication statements; these stay in
+ * the site table with no probe (hpi_site.unprobed, HPROF_SITEINFO_UNPROBED),
+ * their time measured in their parent's:
+ *
+ *  - a tiny procedure: its body makes no call, holds no OpenMP construct,
+ *    and has no loop or fewer than HPI_TINY_STMTS statements (main never
+ *    is tiny), with its loops;
+ *  - a loop nested in another loop that makes no call and holds no OpenMP
+ *    construct;
+ *  - a call statement of a tiny procedure of the file (timing the call
+ *    costs what timing the procedure would), or of a procedure the filter
+ *    excludes;
+ *  - a loop an `exclude loop FILE:LINE` rule of the filter names.
+ *
+ * --loops=all and --procedures=all restore the probes of the first two
+ * (and the third's tiny part).  An `include function X` rule of the filter
+ * that names X keeps X's procedure probe and the probes of its calls.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpi.h"
+#include "hprof_probe.h"
+#include "hp_filter.h"
+
+/* 1 when directive d is an OpenMP pragma ("# pragma omp ..."). */
+static int hpi_dir_is_omp(const hpi_src *src, const hpi_dir *d)
+{
+    char *text = hpi_dir_text(src, d);
+    const char *p = text;
+    int omp = 0;
+
+    if (!text)
+        return 0;
+    p += strspn(p, " \t#");
+    if (strncmp(p, "pragma", 6) == 0) {
+        p += 6;
+        p += strspn(p, " \t");
+        omp = strncmp(p, "omp", 3) == 0 && (p[3] == 0 || p[3] == ' ' || p[3] == '\t');
+    }
+    free(text);
+    return omp;
+}
+
+/* 1 when an OpenMP pragma starts in [a, b) (a loop's range starts at the
+ * pragmas that bind it). */
+static int hpi_has_omp(const hpi_src *src, const unsigned char *is_omp, size_t a, size_t b)
+{
+    size_t i;
+
+    for (i = 0; i < src->ndirs; i++)
+        if (is_omp[i] && src->dirs[i].start >= a && src->dirs[i].start < b)
+            return 1;
+    return 0;
+}
+
+static int hpi_site_has_omp(const hpi_unit *u, const unsigned char *is_omp, const hpi_site *t)
+{
+    size_t a = t->kind == HPROF_SITE_PROCEDURE ? t->start : t->open_off;
+
+    if (t->par_bound)
+        return 1;   /* bound to a combined parallel construct (maybe a macro's _Pragma) */
+    return hpi_has_omp(&u->src, is_omp, a, t->close_off);
+}
+
+/* The procedure site around site i. */
+static int hpi_proc_of(const hpi_unit *u, int i)
+{
+    while (i >= 0 && u->sites[i].kind != HPROF_SITE_PROCEDURE)
+        i = u->sites[i].parent;
+    return i;
+}
+
+/* 1 when a loop site encloses site i. */
+static int hpi_nested(const hpi_unit *u, int i)
+{
+    int p;
+
+    for (p = u->sites[i].parent; p >= 0; p = u->sites[p].parent)
+        if (u->sites[p].kind == HPROF_SITE_LOOP)
+            return 1;
+    return 0;
+}
+
+/* 1 when the filter's last rule matching procedure name is an include
+ * rule naming it (not its file): an explicit request to measure it. */
+static int hpi_forced(const hp_filter *f, const char *name)
+{
+    return f && hp_filter_names(f, name) == 1;
+}
+
+static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
+                             const unsigned char *is_omp, const char *loops)
+{
+    size_t i;
+
+    for (i = 0; i < u->nsites; i++) {
+        hpi_site *t = &u->sites[i];
+        if (t->kind != HPROF_SITE_PROCEDURE || t->skip || o->all_procs)
+            continue;
+        if (t->calls || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
+            hpi_site_has_omp(u, is_omp, t))
+            continue;
+        if (!loops[i])
+            t->unprobed = "tiny procedure: straight-line, no call";
+        else if (t->nstmts < HPI_TINY_STMTS)
+            t->unprobed = "tiny procedure: fewer statements than the policy's threshold, no call";
+    }
+}
+
+static void hpi_policy_loops(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
+                             const unsigned char *is_omp)
+{
+    size_t i;
+
+    for (i = 0; i < u->nsites; i++) {
+        hpi_site *t = &u->sites[i];
+        int proc;
+        if (t->kind != HPROF_SITE_LOOP || t->skip)
+            continue;
+        if (!hp_filter_allows_loop(f, u->src.path, t->line)) {
+            t->unprobed = "the filter excludes the loop";
+            continue;
+        }
+        if (o->all_loops)
+            continue;
+        proc = hpi_proc_of(u, (int)i);
+        if (proc >= 0 && u->sites[proc].unprobed)
+            t->unprobed = "loop of a tiny procedure";
+        else if (hpi_nested(u, (int)i) && !t->calls && !hpi_site_has_omp(u, is_omp, t))
+            t->unprobed = "nested loop without calls or OpenMP";
+    }
+}
+
+/* The procedure site of this unit named name, or NULL. */
+static const hpi_site *hpi_find_proc(const hpi_unit *u, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < u->nsites; i++)
+        if (u->sites[i].kind == HPROF_SITE_PROCEDURE && strcmp(u->sites[i].name, name) == 0)
+            return &u->sites[i];
+    return NULL;
+}
+
+static void hpi_policy_calls(hpi_unit *u, const hp_filter *f)
+{
+    size_t i;
+
+    for (i = 0; i < u->nsites; i++) {
+        hpi_site *t = &u->sites[i];
+        const hpi_site *callee;
+        if (t->kind != HPROF_SITE_CALL || t->skip)
+            continue;
+        if (f && !hp_filter_allows(f, t->name, NULL))
+            t->unprobed = "the filter excludes the callee";
+        else if ((callee = hpi_find_proc(u, t->name)) && callee->unprobed && !callee->skip)
+            t->unprobed = "call of a tiny procedure";
+    }
+}
+
+int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
+{
+    unsigned char *is_omp = calloc(u->src.ndirs + 1, 1);
+    char *loops = calloc(u->nsites + 1, 1);
+    hp_filter *f = NULL;
+    size_t i;
+    int p;
+
+    if (!is_omp || !loops) {
+        free(is_omp);
+        free(loops);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (o->filter && !(f = hp_filter_load(o->filter, err, errlen))) {
+        free(is_omp);
+        free(loops);
+        return -1;
+    }
+    for (i = 0; i < u->src.ndirs; i++)
+        is_omp[i] = (unsigned char)hpi_dir_is_omp(&u->src, &u->src.dirs[i]);
+    for (i = 0; i < u->nsites; i++)
+        if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0)
+            loops[p] = 1;
+    hpi_policy_procs(u, o, f, is_omp, loops);
+    hpi_policy_loops(u, o, f, is_omp);
+    hpi_policy_calls(u, f);
+    hp_filter_free(f);
+    free(is_omp);
+    free(loops);
+    return 0;
+}
+
+void hpi_policy_describe(const hpi_opts *o, FILE *fp)
+{
+    fprintf(fp, "policy: loops=%s procedures=%s tiny=%d statements\n",
+            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_STMTS);
+}

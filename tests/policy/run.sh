@@ -1,0 +1,159 @@
+#!/bin/bash
+# tests/policy/run.sh - hprof-instrument's default instrumentation policy
+# and hprof-query --suggest-filter, against the ground truth stated in
+# tests/policy/policy.c:
+#  - default build: the tiny leaf procedure, its call statement and the
+#    two nested call-free loops are in the site table flagged "not probed"
+#    (no node, "(not probed)" in --flat, "unprobed" in --list); every other
+#    site has its exact count;
+#  - --loops=all --procedures=all: every site has its exact count;
+#  - an `include function tiny` filter rule keeps tiny probed;
+#  - --suggest-filter on the all-probed run names tiny (1000000 calls) and
+#    the short nested loop (20000 entries of a few ns), not big (20000
+#    calls of ~2 us) nor the 100-entry nested loop; rebuilt with that
+#    filter, tiny has no procedure site, its call statement and the short
+#    loop no probe;
+#  - stdout identical plain and instrumented; `hprof-query --check` on
+#    every profile.
+# usage: tests/policy/run.sh [BUILDDIR]
+set -uo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+QUERY=$builddir/analyzer/hprof-query
+INST=$builddir/instrument/hprof-instrument
+HPCC=$builddir/instrument/hprof-cc
+SRC=$srcdir/tests/policy/policy.c
+export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir HPROF_SUMMARY=off
+unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP
+
+. "$srcdir/tests/lib.sh"
+test_tmpdir policy
+cd "$tmp" || exit 1
+
+L_TINY=$(line_of "$SRC" tiny)
+L_BIG=$(line_of "$SRC" big)
+L_BIGLOOP=$(line_of "$SRC" bigloop)
+L_WORK=$(line_of "$SRC" work)
+L_TINYLOOP=$(line_of "$SRC" tinyloop)
+L_TINYCALL=$(line_of "$SRC" tinycall)
+L_OUTER=$(line_of "$SRC" outer)
+L_INNER=$(line_of "$SRC" inner)
+L_SHORTOUTER=$(line_of "$SRC" shortouter)
+L_SHORT=$(line_of "$SRC" short)
+L_BIGCALLLOOP=$(line_of "$SRC" bigcallloop)
+L_BIGCALL=$(line_of "$SRC" bigcall)
+L_MAIN=$(line_of "$SRC" main)
+L_WORKCALL=$(line_of "$SRC" workcall)
+N_TINY=$(define_of "$SRC" N_TINY)
+N_BIG=$(define_of "$SRC" N_BIG)
+N_OUT=$(define_of "$SRC" N_OUT)
+N_SHORT=$(define_of "$SRC" N_SHORT)
+
+gcc -O2 "$SRC" -o plain 2>build.err || { notok "plain build" "$(head -3 build.err)"; }
+./plain >plain.out
+
+# build NAME HPCC-OPTIONS...: an instrumented binary, run once into NAME.hpf
+build() {
+    local name=$1
+    shift
+    if ! "$HPCC" "$@" gcc -O2 "$SRC" -o "$name" 2>"$name.err" || grep -q 'hprof-cc: warning' "$name.err"; then
+        notok "$name: build" "$(head -3 "$name.err" | oneline)"
+        return 1
+    fi
+    HPROF_OUTPUT=$name.hpf "./$name" >"$name.out"
+    expect_eq "$name: stdout as plain" "$(cat plain.out)" "$(cat "$name.out")"
+    check_profile "$name" "$name.hpf"
+}
+
+# counts DB [excluded]: "kind,line,calls,flag" of every site, by line and
+# kind; a site with no node has calls "-"; flag is 1 when the site has the
+# flag "not probed" (512), or with "excluded", "excluded" (8)
+counts() {
+    local bit=512
+    [ "${2:-}" = excluded ] && bit=8
+    q "$1" "SELECT s.kind AS kind, s.line AS line, COALESCE((SELECT SUM(st.count) FROM node n
+            JOIN stat st ON st.node = n.id WHERE n.site = s.id), '-') AS calls,
+            (s.flags & $bit) != 0 AS flag FROM site s WHERE s.line > 0 ORDER BY s.line, s.kind"
+}
+
+# ---- the default policy ---------------------------------------------------
+expect_eq "list: default policy marks the tiny procedure, its call, the nested loop" \
+    "unprobed procedure $L_TINY tiny;unprobed call $L_TINYCALL tiny;unprobed loop $L_INNER for;unprobed loop $L_SHORT for;policy: loops=default procedures=default tiny=5 statements" \
+    "$("$INST" --list "$SRC" | awk '$1 == "unprobed" || $1 == "policy:" { print $1 == "policy:" ? $0 : $1 " " $2 " " $3 " " $5 }')"
+expect_eq "list: --loops=all --procedures=all probe everything" 0 \
+    "$("$INST" --list --loops=all --procedures=all "$SRC" | grep -c '^unprobed')"
+
+# expected TINY INNER SHORT: the counts rows ("kind,line,calls,unprobed"),
+# each argument a count or "-" for the sites not probed
+expected() {
+    local t=$1 in=$2 sh=$3
+    flag() { [ "$1" = - ] && echo 1 || echo 0; }
+    printf '%s\n' "procedure,$L_TINY,$t,$(flag "$t")" \
+        "procedure,$L_BIG,$N_BIG,0" "loop,$L_BIGLOOP,$N_BIG,0" "procedure,$L_WORK,1,0" \
+        "loop,$L_TINYLOOP,1,0" "call,$L_TINYCALL,$t,$(flag "$t")" \
+        "loop,$L_OUTER,1,0" "loop,$L_INNER,$in,$(flag "$in")" \
+        "loop,$L_SHORTOUTER,1,0" "loop,$L_SHORT,$sh,$(flag "$sh")" \
+        "loop,$L_BIGCALLLOOP,1,0" "call,$L_BIGCALL,$N_BIG,0" "procedure,$L_MAIN,1,0" \
+        "call,$L_WORKCALL,1,0"
+}
+
+if build def; then
+    expect_eq "default: counts (- = not probed, flag 512)" "$(expected - - -)" "$(counts def.hpf)"
+    expect_eq "default: --flat lists the four as not probed, with no calls" \
+        "tiny,procedure (not probed),;tiny@policy.c:$L_TINYCALL,call (not probed),;for@policy.c:$L_INNER,loop (not probed),;for@policy.c:$L_SHORT,loop (not probed)," \
+        "$("$QUERY" def.db --flat --format csv --top 0 | awk -F, '$3 ~ /not probed/ { print $2 "," $3 "," $4 }' | oneline)"
+fi
+
+# ---- everything probed ------------------------------------------------------
+if build all --loops=all --procedures=all; then
+    expect_eq "all: every site counted" "$(expected "$N_TINY" "$N_OUT" "$N_SHORT")" "$(counts all.hpf)"
+    expect_eq "all: --flat has nothing not probed" 0 \
+        "$("$QUERY" all.db --flat --format csv --top 0 | grep -c 'not probed')"
+    if "$QUERY" all.db --suggest-filter -o suggested.txt 2>sug.err; then
+        expect_eq "suggest-filter: names tiny and the short loop only" \
+            "exclude function tiny;exclude loop policy.c:$L_SHORT" "$(grep -v '^#' suggested.txt)"
+        expect_eq "suggest-filter: the rule's comment gives count and mean" \
+            "# tiny: $N_TINY calls, mean;# for@policy.c:$L_SHORT: $N_SHORT entries, mean" \
+            "$(grep -E '^# (tiny|for@)' suggested.txt | sed 's/ mean .*/ mean/')"
+        expect_eq "suggest-filter: factor 0.001 names nothing" "" \
+            "$("$QUERY" all.db --suggest-filter --suggest-factor 0.001 | grep -v '^#')"
+        # a run that recorded a calibrated probe cost (rank_cost, from the
+        # intrusion compensation's calibration) uses it: 1 us makes the
+        # limit 10 us, above big's mean (~2 us)
+        cp all.db cal.db
+        python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE IF NOT EXISTS rank_cost(rank INTEGER, kind TEXT, outside REAL, inside REAL)"); c.execute("DELETE FROM rank_cost"); c.execute("INSERT INTO rank_cost VALUES(0, \"probe timed\", 1e-6, 0)"); c.commit()' cal.db
+        expect_eq "suggest-filter: a calibrated cost of 1 us: names big too, says so" \
+            "# (1e+03 ns a timed probe pair, calibrated in the run) = 1e+04 ns;exclude function tiny;exclude function big" \
+            "$("$QUERY" cal.db --suggest-filter | grep -E '^(# \(|exclude function)')"
+    else
+        notok "suggest-filter" "$(cat sug.err)"
+    fi
+fi
+
+# ---- the suggested filter at run time (HPROF_FILTER) ------------------------
+if [ -s suggested.txt ] && [ -x all ]; then
+    HPROF_FILTER=$tmp/suggested.txt HPROF_OUTPUT=rt.hpf ./all >rt.out
+    expect_eq "HPROF_FILTER=suggested: stdout as plain" "$(cat plain.out)" "$(cat rt.out)"
+    check_profile rt rt.hpf
+    expect_eq "HPROF_FILTER=suggested: tiny, its call and the short loop excluded (flag 8), no node" \
+        "procedure,$L_TINY,-;call,$L_TINYCALL,-;loop,$L_SHORT,-" \
+        "$(counts rt.hpf excluded | awk -F, '$4 == 1 { print $1 "," $2 "," $3 }' | oneline)"
+fi
+
+# ---- rebuilt with the suggested filter --------------------------------------
+if [ -s suggested.txt ] && build filt --loops=all --procedures=all --filter suggested.txt; then
+    expect_eq "filtered: tiny has no procedure site, its call and the short loop are not probed" \
+        "$(expected "$N_TINY" "$N_OUT" - | grep -v "^procedure,$L_TINY," | sed "s/^call,$L_TINYCALL,.*/call,$L_TINYCALL,-,1/")" \
+        "$(counts filt.hpf)"
+fi
+
+# ---- an include rule keeps a tiny procedure probed ------------------------
+printf 'include function tiny\n' >include.txt
+if build incl --filter include.txt; then
+    expect_eq "include rule: tiny and its call probed, the nested loop not" \
+        "$(expected "$N_TINY" - -)" "$(counts incl.hpf)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
