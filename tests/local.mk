@@ -23,12 +23,12 @@ tests_unit_test_omp_pragma_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_omp_pragma_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_probe
 TESTS += tests/unit/test_probe
-tests_unit_test_probe_SOURCES = tests/unit/test_probe.c
+tests_unit_test_probe_SOURCES = tests/unit/test_probe.c tests/unit/tree_util.h
 tests_unit_test_probe_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_probe_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 check_PROGRAMS += tests/unit/test_fast
 TESTS += tests/unit/test_fast
-tests_unit_test_fast_SOURCES = tests/unit/test_fast.c
+tests_unit_test_fast_SOURCES = tests/unit/test_fast.c tests/unit/tree_util.h
 tests_unit_test_fast_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_fast_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 if HAVE_MPI

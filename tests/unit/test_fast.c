@@ -22,6 +22,7 @@
 #include "hp_runtime.h"
 #include "hprof.h"
 #include "hprof_probe.h"
+#include "tree_util.h"
 
 enum { OUTER, INNER, INNER2, LEAF, NSITES };
 
@@ -73,11 +74,7 @@ static uint32_t index_of(const hp_node *n)
 
 static unsigned nodes_of(unsigned index)
 {
-    hp_thread *t = hp_thread_self();
-    unsigned n = 0;
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        n += hp_node_at(t, i)->site == ids[index];
-    return n;
+    return tree_nodes_of_site(ids[index]);
 }
 
 static void leaf(void)

@@ -22,6 +22,7 @@
 #include "hp_snapshot.h"
 #include "hprof.h"
 #include "hprof_probe.h"
+#include "tree_util.h"
 
 void __cyg_profile_func_enter(void *fn, void *call_site);
 void __cyg_profile_func_exit(void *fn, void *call_site);
@@ -76,11 +77,7 @@ static hp_node *node_of(unsigned index)
 
 static unsigned nodes_of(unsigned index)
 {
-    hp_thread *t = hp_thread_self();
-    unsigned n = 0;
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        n += hp_node_at(t, i)->site == ids[index];
-    return n;
+    return tree_nodes_of_site(ids[index]);
 }
 
 static int fib(int n)
