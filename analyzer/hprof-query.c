@@ -13,12 +13,15 @@
 #include "qopen.h"
 #include "report.h"
 #include "check.h"
+#include "db.h"
+#include "dbcomp.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
     int ninputs;
     const char *comm_site, *ranks_site, *threads_site, *sql;
     int flat, tasks, task_trace, check;
+    int raw;                /* --raw: times as measured, not compensated */
     hpq_options opt;
 } query_args;
 
@@ -45,6 +48,8 @@ static void usage(FILE *out)
           "  --depth N         list calling contexts down to depth N\n"
           "  --top N           list at most N rows (default 30, 0 = all)\n"
           "  --format F        text, csv or json (default text)\n"
+          "  --raw             times as measured; by default the calibrated cost of the\n"
+          "                    measurement is subtracted (intrusion compensation)\n"
           "  --help            this text\n"
           "  --                end of options: the arguments after it are inputs\n"
           "SITE is file:line, a function or MPI name, or a node id #N.\n", out);
@@ -163,6 +168,8 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->task_trace = 1;
         else if (strcmp(name, "--check") == 0 && !eq)
             a->check = 1;
+        else if (strcmp(name, "--raw") == 0 && !eq)
+            a->raw = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
         else if (!takes_value(name))
@@ -223,7 +230,10 @@ int main(int argc, char **argv)
     }
     hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
     status = 0;
-    if (a.check) {
+    if (a.raw && hpq_use_raw_times(db, hpf_db_view_sql(), err, sizeof err)) {
+        print_error(err, NULL, "");
+        status = 1;
+    } else if (a.check) {
         status = hpq_check(&ctx);
         if (status < 0)
             print_error(err, NULL, "");

@@ -200,11 +200,11 @@ int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
     if (hp_overhead_view(rd, &shown, &st) != 0)
         return -1;
     int rc = agg_from_records(a, &shown);
-    hp_overhead_view_free(rd, &shown);
     a->overhead_max = st.overhead;
     a->overhead_sum = st.overhead_total;
     a->compensated_ranks = shown.nodes != rd->nodes;
     a->comp_clamps = st.clamped_zero + st.clamped_fit;
+    hp_overhead_view_free(rd, &shown);
     return rc;
 }
 

@@ -1,0 +1,129 @@
+#!/bin/bash
+# tests/compensate/run.sh - intrusion compensation against ground truth
+# (README-comp.md): tests/compensate/tiny_calls.c built plain and in tier 2
+# (hprof-cc, every procedure and call probed), run in the same test:
+#   - the plain build times its parent() itself (the ground truth);
+#   - the instrumented build's raw parent time is at least 20% above it
+#     (else the test could show nothing), and parent's compensated
+#     inclusive time (hprof-query, the default) is within 5% of it;
+#   - exact counts (parent 1, call leaf and procedure leaf CALLS each), the
+#     same stdout, hprof-query --check on every profile, the summary's
+#     overhead line, and no trace of the start-up calibration in the
+#     profile (its sites and its scratch thread);
+#   - once with throttling off (HPROF_THROTTLE_NS=0: every call timed) and
+#     once by default (leaf's probes throttled: counted only).
+# Each mode alternates 3 plain and 3 instrumented runs and compares the
+# fastest of each (the runs least disturbed by other work on the machine);
+# a mode whose checks fail is run again (attempts, tests/lib.sh).
+#
+# usage: tests/compensate/run.sh [BUILDDIR]   (default: the current directory)
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+QUERY=$builddir/analyzer/hprof-query
+HPCC=$builddir/instrument/hprof-cc
+SRC=$srcdir/tests/compensate/tiny_calls.c
+CC=${CC:-gcc}
+
+. "$srcdir/tests/lib.sh"
+test_tmpdir compensate
+
+if [ ! -x "$HPCC" ] || [ ! -x "$QUERY" ]; then
+    skipped "intrusion compensation" "hprof-cc or hprof-query not built"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
+unset HPROF_FILTER HPROF_THROTTLE_CALLS HPROF_THROTTLE_NS HPROF_COMPENSATE HPROF_SUMMARY
+
+CALLS=$(define_of "$SRC" CALLS)
+"$CC" -O2 -o "$tmp/plain" "$SRC"
+"$HPCC" "$CC" -O2 -o "$tmp/inst" "$SRC"
+
+# calc EXPR - floating-point arithmetic.
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+
+same_stdout() {
+    if cmp -s "$2" "$3"; then ok "$1"; else notok "$1" "expected '$(oneline <"$2")' got '$(oneline <"$3")'"; fi
+}
+
+# parent_time DB [--raw] - procedure parent's inclusive time in seconds.
+parent_time() {
+    "$QUERY" "$1" ${2:-} --format csv --sql "SELECT printf('%.6f', st.time) FROM stat st
+        JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+        WHERE s.kind = 'procedure' AND s.name = 'parent'" 2>/dev/null | tail -1
+}
+
+# run_mode NAME THROTTLE_NS - 3 plain and 3 instrumented runs, alternating;
+# the checks on the fastest of each.
+run_mode() {
+    local name=$1 throttle=$2 i best_plain= best_inst= best_run= t
+    for i in 1 2 3; do
+        TINY_CALLS_TIME=$tmp/plain.time "$tmp/plain" >"$tmp/plain.out"
+        t=$(cat "$tmp/plain.time")
+        if [ -z "$best_plain" ] || awk -v a="$t" -v b="$best_plain" 'BEGIN { exit !(a < b) }'; then
+            best_plain=$t
+        fi
+        rm -f "$tmp/$name.$i.hpf" "$tmp/$name.$i.db"
+        env ${throttle:+HPROF_THROTTLE_NS=$throttle} HPROF_OUTPUT="$tmp/$name.$i.hpf" \
+            TINY_CALLS_TIME="$tmp/inst.time" "$tmp/inst" >"$tmp/$name.out" 2>"$tmp/$name.$i.err"
+        t=$(cat "$tmp/inst.time")
+        if [ -z "$best_inst" ] || awk -v a="$t" -v b="$best_inst" 'BEGIN { exit !(a < b) }'; then
+            best_inst=$t
+            best_run=$i
+        fi
+    done
+    local db=$tmp/$name.$best_run.hpf raw comp
+    same_stdout "$name: stdout as without hprof" "$tmp/plain.out" "$tmp/$name.out"
+    check_profile "$name" "$db"
+    expect_eq "$name: calls of parent, call leaf, procedure leaf" "1;$CALLS;$CALLS" \
+        "$(q "$db" "SELECT SUM(st.count) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site WHERE (s.kind, s.name) IN (('procedure', 'parent'),
+            ('call', 'leaf'), ('procedure', 'leaf')) GROUP BY s.kind, s.name
+            ORDER BY s.name DESC, s.kind")"
+    raw=$(parent_time "$db" --raw)
+    comp=$(parent_time "$db")
+    echo "# $name: plain parent $best_plain s, instrumented raw $raw s, compensated $comp s"
+    expect_cmp "$name: raw parent time >= 1.2 x plain $best_plain s" ge \
+        "$(calc "$best_plain * 1.2")" "$raw"
+    expect_cmp "$name: compensated parent time within 5% of plain" within "$best_plain" \
+        "$comp" "$(calc "$best_plain * 0.05")"
+    if grep -q "^hprof: estimated measurement overhead [0-9.e-]* s ([0-9.]*%), subtracted" \
+        "$tmp/$name.$best_run.err"; then
+        ok "$name: summary states the estimated overhead"
+    else
+        notok "$name: summary states the estimated overhead" \
+            "$(grep overhead "$tmp/$name.$best_run.err" | oneline)"
+    fi
+}
+
+# No trace of the calibration: its sites (the probe unit "hprof
+# calibration", the MPI and OpenMP paths' call sites) and its scratch
+# thread never reach the profile, whose costs it did fill.
+no_trace() {
+    local db=$tmp/$1.1.hpf
+    expect_eq "$1: no calibration sites, one thread" "0;1" \
+        "$(q "$db" "SELECT COUNT(*) FROM site WHERE name IN ('hprof calibration', 'MPI_Send',
+            'barrier') OR file = 'hprof calibration'")
+$(q "$db" "SELECT threads FROM rank")"
+    expect_eq "$1: calibrated probe costs stored, inside <= outside" "probe counted,1;probe timed,1" \
+        "$(q "$db" "SELECT kind, outside > 0 AND inside <= outside AND outside < 1e-6
+            FROM rank_cost WHERE kind LIKE 'probe%' ORDER BY kind")"
+}
+
+attempts "throttling off" run_mode timed 0
+attempts "throttled (default)" run_mode throttled ""
+no_trace throttled
+
+# HPROF_COMPENSATE=off: the summary shows raw times and says so.
+HPROF_COMPENSATE=off HPROF_OUTPUT=$tmp/off.hpf "$tmp/inst" >/dev/null 2>"$tmp/off.err"
+if grep -q "^hprof: estimated measurement overhead .*, not subtracted" "$tmp/off.err"; then
+    ok "HPROF_COMPENSATE=off: overhead stated, not subtracted"
+else
+    notok "HPROF_COMPENSATE=off: overhead stated, not subtracted" "$(grep overhead "$tmp/off.err" | oneline)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
