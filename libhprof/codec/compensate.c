@@ -130,7 +130,8 @@ static void fit_children(const hp_rank_data *rd, double *time, const uint32_t *h
         scale[i] = 1.0;
         if (held[i] > time[i]) {
             scale[i] = time[i] / held[i];
-            stats->clamped_fit++;
+            if (held[i] > time[i] * (1 + 1e-9)) /* more than rounding */
+                stats->clamped_fit++;
         }
     }
     free(scale);

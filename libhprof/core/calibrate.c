@@ -178,7 +178,7 @@ static void reset_node(hp_thread *t, uint32_t node, int counted)
 
 static hp_cost_ticks measure(hp_thread *t, const kind_path *p)
 {
-    hp_cost_ticks best = {INFINITY, INFINITY};
+    hp_cost_ticks best = {HUGE_VAL, HUGE_VAL};
     p->one(); /* makes the node (and seeds the site) */
     uint32_t node = hp_cct_child(t, HP_ROOT_NODE, p->site);
     const hp_node *n = hp_node_at(t, node);
@@ -192,8 +192,8 @@ static hp_cost_ticks measure(hp_thread *t, const kind_path *p)
         double inside = (double)n->ticks / PER_BATCH;
         if (n->count != PER_BATCH)
             return (hp_cost_ticks){0, 0}; /* the path did not record: no estimate */
-        best.outside = fmin(best.outside, outside);
-        best.inside = fmin(best.inside, inside);
+        best.outside = outside < best.outside ? outside : best.outside;
+        best.inside = inside < best.inside ? inside : best.inside;
     }
     if (best.inside > best.outside)
         best.inside = best.outside;
