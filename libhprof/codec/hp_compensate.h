@@ -20,8 +20,10 @@
  *
  * Then R' is clamped to >= 0, and the children of each node that ran (a
  * node with calls or time, not a thread's root) are scaled down together
- * when they sum to more than the node, so the compensated tree keeps the
- * checker's rule a (hprof-query --check).  min and max scale with the
+ * when they sum to more than the node (plus what they exceeded it by in
+ * the raw times: records inconsistent as measured stay so for the
+ * checker), so compensation never breaks the checker's rule a
+ * (hprof-query --check).  min and max scale with the
  * node's time (rule f: min <= max <= time <= calls x max still holds).
  */
 #ifndef HP_COMPENSATE_H

@@ -73,7 +73,7 @@ static hp_comm_rec comms[] = {
 
 static void set_node(uint32_t id, uint64_t count, double time, double min, double max)
 {
-    nodes[id].count = count;
+    nodes[id].count = nodes[id].timed = count;
     nodes[id].time = time;
     nodes[id].min = min;
     nodes[id].max = max;

@@ -155,8 +155,9 @@ static void test_clamps(void **state)
     assert_int_equal(st.clamped_fit, 1);    /* node 1 */
 }
 
-/* Without costs (a version 2-3 file) nothing changes; a v3 node record
- * reads as all calls timed. */
+/* Without costs (a version 2-3 file) nothing changes, not even children
+ * that exceed their parent as measured; a v3 node record reads as all
+ * calls timed. */
 static void test_no_costs(void **state)
 {
     (void)state;
@@ -170,6 +171,12 @@ static void test_no_costs(void **state)
     assert_int_equal(hp_compensate_in_place(&rd, NULL), 0);
     NEAR(nodes[1].time, 0.5, 0);
     NEAR(nodes[2].time, 0.25, 0);
+    /* children over their parent as measured stay so (the checker's to see) */
+    nodes[2].time = 0.75;
+    hp_comp_stats st;
+    assert_int_equal(hp_compensate_in_place(&rd, &st), 0);
+    NEAR(nodes[2].time, 0.75, 0);
+    assert_int_equal(st.clamped_fit, 0);
 
     unsigned char rec[HP_NODE_REC_LEN];
     hp_node_rec in = node(4, 2, S_LOOP, 9, 3, 0.125), out;
