@@ -12,9 +12,8 @@
 #     profile (its sites and its scratch thread);
 #   - once with throttling off (HPROF_THROTTLE_NS=0: every call timed) and
 #     once by default (leaf's probes throttled: counted only).
-# Each mode alternates 3 plain and 3 instrumented runs and compares the
-# fastest of each (the runs least disturbed by other work on the machine);
-# a mode whose checks fail is run again (attempts, tests/lib.sh).
+# Each mode alternates 5 plain and 5 instrumented runs and compares the
+# medians; a mode whose checks fail is run again (attempts, tests/lib.sh).
 #
 # usage: tests/compensate/run.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
@@ -56,46 +55,48 @@ parent_time() {
         WHERE s.kind = 'procedure' AND s.name = 'parent'" 2>/dev/null | tail -1
 }
 
-# run_mode NAME THROTTLE_NS - 3 plain and 3 instrumented runs, alternating;
-# the checks on the fastest of each.
+# median - the middle one of the numbers on stdin.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# run_mode NAME THROTTLE_NS - RUNS plain and RUNS instrumented runs,
+# alternating; the checks on the medians (each run's profile checked).
+RUNS=5
 run_mode() {
-    local name=$1 throttle=$2 i best_plain= best_inst= best_run= t
-    for i in 1 2 3; do
+    local name=$1 throttle=$2 i plain raw comp
+    : >"$tmp/plain.times"
+    : >"$tmp/$name.raw"
+    : >"$tmp/$name.comp"
+    for i in $(seq $RUNS); do
         TINY_CALLS_TIME=$tmp/plain.time "$tmp/plain" >"$tmp/plain.out"
-        t=$(cat "$tmp/plain.time")
-        if [ -z "$best_plain" ] || awk -v a="$t" -v b="$best_plain" 'BEGIN { exit !(a < b) }'; then
-            best_plain=$t
-        fi
-        rm -f "$tmp/$name.$i.hpf" "$tmp/$name.$i.db"
-        env ${throttle:+HPROF_THROTTLE_NS=$throttle} HPROF_OUTPUT="$tmp/$name.$i.hpf" \
-            TINY_CALLS_TIME="$tmp/inst.time" "$tmp/inst" >"$tmp/$name.out" 2>"$tmp/$name.$i.err"
-        t=$(cat "$tmp/inst.time")
-        if [ -z "$best_inst" ] || awk -v a="$t" -v b="$best_inst" 'BEGIN { exit !(a < b) }'; then
-            best_inst=$t
-            best_run=$i
-        fi
+        cat "$tmp/plain.time" >>"$tmp/plain.times"
+        rm -f "$tmp/$name.hpf" "$tmp/$name.db"
+        env ${throttle:+HPROF_THROTTLE_NS=$throttle} HPROF_OUTPUT="$tmp/$name.hpf" \
+            TINY_CALLS_TIME="$tmp/inst.time" "$tmp/inst" >"$tmp/$name.out" 2>"$tmp/$name.err"
+        check_profile "$name run $i" "$tmp/$name.hpf"
+        parent_time "$tmp/$name.hpf" --raw >>"$tmp/$name.raw"
+        parent_time "$tmp/$name.hpf" >>"$tmp/$name.comp"
     done
-    local db=$tmp/$name.$best_run.hpf raw comp
+    plain=$(median <"$tmp/plain.times")
+    raw=$(median <"$tmp/$name.raw")
+    comp=$(median <"$tmp/$name.comp")
+    local db=$tmp/$name.hpf
     same_stdout "$name: stdout as without hprof" "$tmp/plain.out" "$tmp/$name.out"
-    check_profile "$name" "$db"
     expect_eq "$name: calls of parent, call leaf, procedure leaf" "1;$CALLS;$CALLS" \
         "$(q "$db" "SELECT SUM(st.count) FROM stat st JOIN node n ON n.id = st.node
             JOIN site s ON s.id = n.site WHERE (s.kind, s.name) IN (('procedure', 'parent'),
             ('call', 'leaf'), ('procedure', 'leaf')) GROUP BY s.kind, s.name
             ORDER BY s.name DESC, s.kind")"
-    raw=$(parent_time "$db" --raw)
-    comp=$(parent_time "$db")
-    echo "# $name: plain parent $best_plain s, instrumented raw $raw s, compensated $comp s"
-    expect_cmp "$name: raw parent time >= 1.2 x plain $best_plain s" ge \
-        "$(calc "$best_plain * 1.2")" "$raw"
-    expect_cmp "$name: compensated parent time within 5% of plain" within "$best_plain" \
-        "$comp" "$(calc "$best_plain * 0.05")"
+    echo "# $name: medians of $RUNS runs: plain parent $plain s, instrumented raw $raw s," \
+        "compensated $comp s"
+    expect_cmp "$name: raw parent time >= 1.2 x plain $plain s" ge "$(calc "$plain * 1.2")" "$raw"
+    expect_cmp "$name: compensated parent time within 5% of plain" within "$plain" \
+        "$comp" "$(calc "$plain * 0.05")"
     if grep -q "^hprof: estimated measurement overhead [0-9.e-]* s ([0-9.]*%), subtracted" \
-        "$tmp/$name.$best_run.err"; then
+        "$tmp/$name.err"; then
         ok "$name: summary states the estimated overhead"
     else
         notok "$name: summary states the estimated overhead" \
-            "$(grep overhead "$tmp/$name.$best_run.err" | oneline)"
+            "$(grep overhead "$tmp/$name.err" | oneline)"
     fi
 }
 
@@ -103,7 +104,7 @@ run_mode() {
 # calibration", the MPI and OpenMP paths' call sites) and its scratch
 # thread never reach the profile, whose costs it did fill.
 no_trace() {
-    local db=$tmp/$1.1.hpf
+    local db=$tmp/$1.hpf
     expect_eq "$1: no calibration sites, one thread" "0;1" \
         "$(q "$db" "SELECT COUNT(*) FROM site WHERE name IN ('hprof calibration', 'MPI_Send',
             'barrier') OR file = 'hprof calibration'")
