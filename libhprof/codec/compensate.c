@@ -50,13 +50,22 @@ static const hp_site_rec *site_of(const hp_rank_data *rd, const hp_node_rec *n)
     return n->site < rd->nsites ? &rd->sites[n->site] : &root;
 }
 
+/* What a call counted only costs: throttled, or (a site never throttled)
+ * a recursive activation folded into its outermost one. */
+static hp_event_cost counted_cost(const hp_rank_data *rd, const hp_site_rec *s)
+{
+    if (hp_cost_kind_of(s, 0) == HP_COST_PROBE_COUNTED && !(s->flags & HP_SITEF_THROTTLED))
+        return rd->info.cost[HP_COST_PROBE_FOLDED];
+    return cost_of(rd, s, 0);
+}
+
 /* The outside cost of n's own events: its timed and its counted calls. */
 static double own_outside(const hp_rank_data *rd, const hp_node_rec *n)
 {
     const hp_site_rec *s = site_of(rd, n);
     uint64_t timed = n->timed <= n->count ? n->timed : n->count;
     return (double)timed * cost_of(rd, s, 1).outside +
-           (double)(n->count - timed) * cost_of(rd, s, 0).outside;
+           (double)(n->count - timed) * counted_cost(rd, s).outside;
 }
 
 /* The share of the events beneath n that lie in its raw time. */

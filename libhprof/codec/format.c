@@ -119,7 +119,8 @@ void hp_node_rec_get_v3(const unsigned char *p, hp_node_rec *r)
 const char *hp_cost_kind_name(uint32_t kind)
 {
     static const char *const names[HP_COST_KINDS] = {
-        "probe timed", "probe counted", "hook timed", "hook counted", "mpi", "omp"};
+        "probe timed", "probe counted", "hook timed", "hook counted", "mpi", "omp",
+        "probe folded"};
     return kind < HP_COST_KINDS ? names[kind] : NULL;
 }
 

@@ -8,6 +8,8 @@
  * Per node n (site kind -> event kind, hp_cost_kind_of), with C calls of
  * which T were timed and raw time R:
  *   own outside cost  O(n) = T x outside(timed kind) + (C - T) x outside(counted kind)
+ * (counted: "probe counted" for a throttled site, "probe folded" for the
+ * recursive activations of one never throttled)
  *   subtree cost      S(n) = O(n) + sum of S(c) over the children c of n
  *   compensated time  R'(n) = R - T x inside(timed kind) - f x sum of S(c)
  * where f = T / C for a node of a throttled site and 1 otherwise.  A

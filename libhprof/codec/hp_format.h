@@ -161,7 +161,10 @@ enum hp_cost_kind {
     HP_COST_HOOK_COUNTED = 3,
     HP_COST_MPI = 4,            /* an MPI wrapper's bookkeeping per call */
     HP_COST_OMP = 5,            /* an OpenMP hook's bookkeeping per event */
-    HP_COST_KINDS = 6
+    HP_COST_PROBE_FOLDED = 6,   /* tier-2 probe pair of a recursive activation
+                                   (folded into the outermost: counted only);
+                                   tier-1 folded calls cost as counted ones */
+    HP_COST_KINDS = 7
 };
 
 typedef struct hp_event_cost {

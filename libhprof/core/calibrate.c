@@ -59,6 +59,31 @@ static __attribute__((noinline)) void one_probe_pair(void)
     hprof_exit(&f);
 }
 
+/* A recursive activation: the same site again while its outermost
+ * activation (opened by the first call, closed by close_folding) is open,
+ * folded into it (counted only). */
+static hprof_frame folding_outer;
+static int folding_open;
+
+static __attribute__((noinline)) void one_folded_pair(void)
+{
+    hprof_frame f;
+    if (__builtin_expect(!folding_open, 0)) {
+        hprof_enter(&folding_outer, &probe_unit, 0);
+        folding_open = 1;
+    }
+    hprof_enter(&f, &probe_unit, 0);
+    __asm__ volatile("" ::: "memory");
+    hprof_exit(&f);
+}
+
+static void close_folding(void)
+{
+    if (folding_open)
+        hprof_exit(&folding_outer);
+    folding_open = 0;
+}
+
 /* The first event of a dynamic kind from a call site puts its site in the
  * scratch record's site cache (its key is the caller's return address):
  * the site registry never sees it.  The one_* functions below are not
@@ -157,6 +182,7 @@ static const kind_path paths[] = {
     {HP_COST_HOOK_COUNTED, one_hook_pair, SITE_HOOK_CALL, 1},
     {HP_COST_MPI, one_mpi_call, SITE_MPI, 0},
     {HP_COST_OMP, one_omp_event, SITE_OMP, 0},
+    {HP_COST_PROBE_FOLDED, one_folded_pair, SITE_PROBE, 0},
 };
 #define NPATHS (sizeof paths / sizeof paths[0])
 #define FIRST_HOOK 2   /* the two tier-1 kinds: measured at the end of the run */
@@ -212,6 +238,7 @@ static void measure_here(size_t from, size_t to)
     hp_tls_self = t;
     for (size_t i = from; i < to; i++)
         hp_event_cost_ticks[paths[i].kind] = measure(t, &paths[i]);
+    close_folding();
     hp_sources_thread_end(t); /* the probes' and hooks' frame stacks */
     hp_tls_self = NULL;
     hp_thread_scratch_free(t);

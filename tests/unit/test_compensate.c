@@ -66,6 +66,7 @@ static void set_costs(hp_rank_data *rd)
     rd->info.cost[HP_COST_HOOK_TIMED] = (hp_event_cost){2e-3, 1e-3};
     rd->info.cost[HP_COST_MPI] = (hp_event_cost){5e-4, 1e-4};
     rd->info.cost[HP_COST_OMP] = (hp_event_cost){3e-4, 1e-4};
+    rd->info.cost[HP_COST_PROBE_FOLDED] = (hp_event_cost){1e-4, 0};
 }
 
 static void test_kinds(void **state)
@@ -124,6 +125,28 @@ static void test_tree(void **state)
     /* min and max scale with the time: procedure B 0.36 / 0.4 */
     NEAR(mx[3], 0.4 * 0.9, EPS);
     NEAR(mn[3], 0.002 * 0.9, EPS);
+}
+
+/* Recursion: a procedure of a site never throttled, entered 50 times, 1
+ * of them timed (the outermost), the 49 others folded into it; its call
+ * statement inside likewise (49 calls, 1 timed). */
+static void test_folded(void **state)
+{
+    (void)state;
+    hp_rank_data rd;
+    set_costs(&rd);
+    hp_node_rec nodes[] = {node(0, HP_NONE, S_ROOT, 0, 0, 1.0),
+                           node(1, 0, S_PROC_A, 50, 1, 0.5),
+                           node(2, 1, S_CALL_B, 49, 1, 0.4)};
+    rd.nodes = nodes;
+    rd.nnodes = 3;
+    double t[3], mn[3], mx[3];
+    hp_comp_stats st;
+    assert_int_equal(hp_compensate(&rd, t, mn, mx, &st), 0);
+    NEAR(t[2], 0.4 - 4e-4, EPS);
+    /* 0.5 - 4e-4 - (1e-3 + 48 x 1e-4): f = 1, not 1/50 (not throttled) */
+    NEAR(t[1], 0.5 - 4e-4 - (1e-3 + 48 * 1e-4), EPS);
+    NEAR(st.overhead, 1e-3 + 49 * 1e-4 + 1e-3 + 48 * 1e-4, EPS);
 }
 
 /* A node compensated below 0 is 0 and what it holds scales to 0; children
@@ -195,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_tree),
         cmocka_unit_test(test_clamps),
+        cmocka_unit_test(test_folded),
         cmocka_unit_test(test_no_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
