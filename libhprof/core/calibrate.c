@@ -84,10 +84,13 @@ static void close_folding(void)
     folding_open = 0;
 }
 
-/* The first event of a dynamic kind from a call site puts its site in the
- * scratch record's site cache (its key is the caller's return address):
- * the site registry never sees it.  The one_* functions below are not
- * inlined, so each kind has one call site. */
+/* The first event of a dynamic kind from a call site on a scratch record
+ * (scratch_serial counts them) puts its site in the record's site cache
+ * (its key is the caller's return address): the site registry never sees
+ * it.  The one_* functions below are not inlined, so each kind has one
+ * call site. */
+static unsigned scratch_serial;
+
 static void seed_site(uint64_t key, uint32_t site)
 {
     hp_thread *t = hp_tls_self;
@@ -100,10 +103,12 @@ static __attribute__((noinline, no_instrument_function)) void hooked_function(vo
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     static uintptr_t seeded;
-    if (__builtin_expect(ra != seeded, 0)) {
+    static unsigned seeded_in;
+    if (__builtin_expect(ra != seeded || seeded_in != scratch_serial, 0)) {
         seed_site(hp_site_key(ra, HP_KIND_CALL), SITE_HOOK_CALL);
         seed_site(hp_site_key((uintptr_t)hooked_function, HP_KIND_PROCEDURE), SITE_HOOK_PROC);
         seeded = ra;
+        seeded_in = scratch_serial;
     }
     __cyg_profile_func_enter((void *)hooked_function, (void *)ra);
     __asm__ volatile("" ::: "memory");
@@ -122,9 +127,11 @@ static __attribute__((noinline)) void mpi_wrapper(void)
     hp_thread *t = hp_thread_self();
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     static uintptr_t seeded;
-    if (__builtin_expect(ra != seeded, 0)) {
+    static unsigned seeded_in;
+    if (__builtin_expect(ra != seeded || seeded_in != scratch_serial, 0)) {
         seed_site(hp_site_key(ra, HP_KIND_COMM), SITE_MPI);
         seeded = ra;
+        seeded_in = scratch_serial;
     }
     uint64_t t0 = hp_ticks();
     hp_event_call_begin(t, ra, 0, t0);
@@ -151,9 +158,11 @@ static __attribute__((noinline)) void omp_hook(void)
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     uint64_t key = hp_site_key(ra, HP_KIND_OMP);
     static uintptr_t seeded;
-    if (__builtin_expect(ra != seeded, 0)) {
+    static unsigned seeded_in;
+    if (__builtin_expect(ra != seeded || seeded_in != scratch_serial, 0)) {
         seed_site(key, SITE_OMP);
         seeded = ra;
+        seeded_in = scratch_serial;
     }
     uint64_t mark = hp_event_wait_mark(t), t0 = hp_ticks();
     __asm__ volatile("" ::: "memory");
@@ -236,6 +245,7 @@ static void measure_here(size_t from, size_t to)
     if (!t)
         return;
     hp_tls_self = t;
+    scratch_serial++;
     for (size_t i = from; i < to; i++)
         hp_event_cost_ticks[paths[i].kind] = measure(t, &paths[i]);
     close_folding();

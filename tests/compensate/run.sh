@@ -9,7 +9,8 @@
 #   - exact counts (parent 1, call leaf and procedure leaf CALLS each), the
 #     same stdout, hprof-query --check on every profile, the summary's
 #     overhead line, and no trace of the start-up calibration in the
-#     profile (its sites and its scratch thread);
+#     profile (its sites and its scratch thread; in tier 1 too, whose hook
+#     costs are measured at the end of the run);
 #   - once with throttling off (HPROF_THROTTLE_NS=0: every call timed) and
 #     once by default (leaf's probes throttled: counted only).
 # Each mode alternates 5 plain and 5 instrumented runs and compares the
@@ -114,6 +115,21 @@ $(q "$db" "SELECT threads FROM rank")"
             FROM rank_cost WHERE kind LIKE 'probe%' ORDER BY kind")"
 }
 
+# Tier 1: the hooks' costs are measured at the end of the run, again
+# without a trace (no site of calibrate.c's hooked function).
+tier1_no_trace() {
+    "$CC" -O2 -finstrument-functions -o "$tmp/tier1" "$SRC" -L"$builddir/pmpi/.libs" \
+        -Wl,-rpath,"$builddir/pmpi/.libs" -lhprof
+    HPROF_SUMMARY=off HPROF_OUTPUT=$tmp/tier1.hpf "$tmp/tier1" >/dev/null
+    check_profile "tier 1" "$tmp/tier1.hpf"
+    expect_eq "tier 1: no calibration sites; hook costs stored" "0;hook counted,1;hook timed,1" \
+        "$(q "$tmp/tier1.hpf" "SELECT COUNT(*) FROM site WHERE name = 'hooked_function'
+            OR func = 'hooked_function' OR file LIKE '%calibrate.c'")
+$(q "$tmp/tier1.hpf" "SELECT kind, outside > 0 AND inside <= outside FROM rank_cost
+            WHERE kind LIKE 'hook%' ORDER BY kind")"
+}
+
+tier1_no_trace
 attempts "throttling off" run_mode timed 0
 attempts "throttled (default)" run_mode throttled ""
 no_trace throttled
