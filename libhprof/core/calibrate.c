@@ -37,7 +37,8 @@ enum {
     SITE_HOOK_CALL = HP_SITE_OVERFLOW,
     SITE_PROBE = 2,
     SITE_MPI = 3,
-    SITE_OMP = 4
+    SITE_OMP = 4,
+    SITE_PROBE_INNER = 5
 };
 
 void __cyg_profile_func_enter(void *fn, void *call_site);
@@ -45,18 +46,23 @@ void __cyg_profile_func_exit(void *fn, void *call_site);
 
 /* ------------------------------------------------- one event per kind */
 
-/* Tier 2: an instrumented procedure's probe pair around an empty body. */
-static const hprof_site_info probe_site[1] = {
+/* Tier 2: a call of an instrumented function with an empty body: two
+ * nested probe pairs, the call statement's and the procedure's (probes
+ * come nested: a pair costs more between the clock reads of another). */
+static const hprof_site_info probe_sites[2] = {
+    {HPROF_SITE_CALL, "hprof calibration", "hprof calibration", 1, 1, -1},
     {HPROF_SITE_PROCEDURE, "hprof calibration", "", 1, 1, -1}};
-static unsigned probe_ids[1] = {SITE_PROBE};
-static hprof_unit probe_unit = {"hprof calibration", 1, probe_site, probe_ids, 1};
+static unsigned probe_ids[2] = {SITE_PROBE, SITE_PROBE_INNER};
+static hprof_unit probe_unit = {"hprof calibration", 2, probe_sites, probe_ids, 1};
 
-static __attribute__((noinline)) void one_probe_pair(void)
+static __attribute__((noinline)) void one_probed_call(void)
 {
-    hprof_frame f;
-    hprof_enter(&f, &probe_unit, 0);
+    hprof_frame call, proc;
+    hprof_enter(&call, &probe_unit, 0);
+    hprof_enter(&proc, &probe_unit, 1);
     __asm__ volatile("" ::: "memory");
-    hprof_exit(&f);
+    hprof_exit(&proc);
+    hprof_exit(&call);
 }
 
 /* A recursive activation: the same site again while its outermost
@@ -180,51 +186,54 @@ static __attribute__((noinline)) void one_omp_event(void)
 typedef struct kind_path {
     uint32_t kind;
     void (*one)(void);
-    uint32_t site;       /* the site of the node that times the event */
-    int counted;         /* run with the node throttled (counted only) */
+    unsigned events;     /* events of the kind in one run of `one` */
+    uint32_t site;       /* the site of the node under the root it opens */
+    uint32_t inner;      /* the site of the node it opens inside that one,
+                            HP_NONE: none */
+    int inside_inner;    /* 1: the inner node's window is an event's, 0:
+                            the outer node's */
+    int counted;         /* run with the nodes throttled (counted only) */
 } kind_path;
 
 static const kind_path paths[] = {
-    {HP_COST_PROBE_TIMED, one_probe_pair, SITE_PROBE, 0},
-    {HP_COST_PROBE_COUNTED, one_probe_pair, SITE_PROBE, 1},
-    {HP_COST_HOOK_TIMED, one_hook_pair, SITE_HOOK_CALL, 0},
-    {HP_COST_HOOK_COUNTED, one_hook_pair, SITE_HOOK_CALL, 1},
-    {HP_COST_MPI, one_mpi_call, SITE_MPI, 0},
-    {HP_COST_OMP, one_omp_event, SITE_OMP, 0},
-    {HP_COST_PROBE_FOLDED, one_folded_pair, SITE_PROBE, 0},
+    {HP_COST_PROBE_TIMED, one_probed_call, 2, SITE_PROBE, SITE_PROBE_INNER, 1, 0},
+    {HP_COST_PROBE_COUNTED, one_probed_call, 2, SITE_PROBE, SITE_PROBE_INNER, 1, 1},
+    {HP_COST_HOOK_TIMED, one_hook_pair, 1, SITE_HOOK_CALL, SITE_HOOK_PROC, 0, 0},
+    {HP_COST_HOOK_COUNTED, one_hook_pair, 1, SITE_HOOK_CALL, SITE_HOOK_PROC, 0, 1},
+    {HP_COST_MPI, one_mpi_call, 1, SITE_MPI, HP_NONE, 0, 0},
+    {HP_COST_OMP, one_omp_event, 1, SITE_OMP, HP_NONE, 0, 0},
+    {HP_COST_PROBE_FOLDED, one_folded_pair, 1, SITE_PROBE, HP_NONE, 0, 0},
 };
 #define NPATHS (sizeof paths / sizeof paths[0])
 #define FIRST_HOOK 2   /* the two tier-1 kinds: measured at the end of the run */
 
-/* The node's numbers start afresh; throttled (with the tier-1 procedure
- * node under it) when the kind is the counted one. */
-static void reset_node(hp_thread *t, uint32_t node, int counted)
+/* A node's numbers start afresh; throttled when `counted`. */
+static void reset_node(hp_node *n, int counted)
 {
-    hp_node *n = hp_node_at(t, node);
     n->count = n->timed = n->ticks = n->max = 0;
     n->min = UINT64_MAX;
     n->flags = counted ? HP_NODEF_THROTTLED : 0;
-    if (n->site == SITE_HOOK_CALL) {
-        hp_node *proc = hp_node_at(t, hp_cct_child(t, node, SITE_HOOK_PROC));
-        proc->count = proc->timed = proc->ticks = 0;
-        proc->flags = n->flags;
-    }
 }
 
 static hp_cost_ticks measure(hp_thread *t, const kind_path *p)
 {
     hp_cost_ticks best = {HUGE_VAL, HUGE_VAL};
-    p->one(); /* makes the node (and seeds the site) */
+    p->one(); /* makes the nodes (and seeds the sites) */
     uint32_t node = hp_cct_child(t, HP_ROOT_NODE, p->site);
-    const hp_node *n = hp_node_at(t, node);
+    hp_node *n = hp_node_at(t, node);
+    hp_node *inner = p->inner == HP_NONE ? NULL : hp_node_at(t, hp_cct_child(t, node, p->inner));
+    const hp_node *window = p->inside_inner ? inner : n;
+    assert(window);
     for (int b = 0; b < BATCHES; b++) {
-        reset_node(t, node, p->counted);
+        reset_node(n, p->counted);
+        if (inner)
+            reset_node(inner, p->counted);
         uint64_t t0 = hp_ticks();
         for (unsigned i = 0; i < PER_BATCH; i++)
             p->one();
         uint64_t t1 = hp_ticks();
-        double outside = (double)(t1 - t0) / PER_BATCH;
-        double inside = (double)n->ticks / PER_BATCH;
+        double outside = (double)(t1 - t0) / (PER_BATCH * p->events);
+        double inside = (double)window->ticks / PER_BATCH;
         if (n->count != PER_BATCH)
             return (hp_cost_ticks){0, 0}; /* the path did not record: no estimate */
         best.outside = outside < best.outside ? outside : best.outside;

@@ -110,7 +110,8 @@ no_trace() {
         "$(q "$db" "SELECT COUNT(*) FROM site WHERE name IN ('hprof calibration', 'MPI_Send',
             'barrier') OR file = 'hprof calibration'")
 $(q "$db" "SELECT threads FROM rank")"
-    expect_eq "$1: calibrated probe costs stored, inside <= outside" "probe counted,1;probe timed,1" \
+    expect_eq "$1: calibrated probe costs stored, inside <= outside" \
+        "probe counted,1;probe folded,1;probe timed,1" \
         "$(q "$db" "SELECT kind, outside > 0 AND inside <= outside AND outside < 1e-6
             FROM rank_cost WHERE kind LIKE 'probe%' ORDER BY kind")"
 }
