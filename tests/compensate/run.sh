@@ -13,7 +13,7 @@
 #     costs are measured at the end of the run);
 #   - once with throttling off (HPROF_THROTTLE_NS=0: every call timed) and
 #     once by default (leaf's probes throttled: counted only).
-# Each mode alternates 5 plain and 5 instrumented runs and compares the
+# Each mode alternates 7 plain and 7 instrumented runs and compares the
 # medians; a mode whose checks fail is run again (attempts, tests/lib.sh).
 #
 # usage: tests/compensate/run.sh [BUILDDIR]   (default: the current directory)
@@ -61,7 +61,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # run_mode NAME THROTTLE_NS - RUNS plain and RUNS instrumented runs,
 # alternating; the checks on the medians (each run's profile checked).
-RUNS=5
+RUNS=7
 run_mode() {
     local name=$1 throttle=$2 i plain raw comp
     : >"$tmp/plain.times"
