@@ -402,6 +402,12 @@ static void test_config(void **state)
     assert_non_null(strstr(err, "HPROF_TASK_TRACE='lots'"));
     assert_int_equal(parse_with("HPROF_OUTPUT", "/tmp/x.hpf", &cfg, err), 0);
     assert_string_equal(cfg.output, "/tmp/x.hpf");
+    assert_int_equal(parse_with("HPROF_COMPENSATE", "off", &cfg, err), 0);
+    assert_int_equal(cfg.compensate, 0);
+    assert_int_equal(parse_with("HPROF_COMPENSATE", "on", &cfg, err), 0);
+    assert_int_equal(cfg.compensate, 1);
+    assert_int_equal(parse_with("HPROF_COMPENSATE", "1", &cfg, err), -1);
+    assert_string_equal(err, "HPROF_COMPENSATE='1' is not one of off|on");
 }
 
 /* Malformed numbers, a directory as filter, a device as output: each is
