@@ -15,20 +15,24 @@
 #include <unistd.h>
 #include <sqlite3.h>
 #include "db.h"
+#include "dbcomp.h"
 #include "merge.h"
 
 static const char *const schema_sql =
     "CREATE TABLE run(key TEXT PRIMARY KEY, value);\n"
     "CREATE TABLE rank(rank INTEGER PRIMARY KEY, host TEXT, pid INTEGER,"
     " threads INTEGER, start_ns INTEGER, end_ns INTEGER, wall REAL, mpi_time REAL,"
-    " overflow_events INTEGER, flags INTEGER, omp_threads INTEGER);\n"
+    " overflow_events INTEGER, flags INTEGER, omp_threads INTEGER, overhead REAL,"
+    " overhead_sum REAL, comp_clamps INTEGER);\n"
+    "CREATE TABLE rank_cost(rank INTEGER, kind TEXT, outside REAL, inside REAL);\n"
     "CREATE TABLE site(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, func TEXT,"
     " file TEXT, line INTEGER, end_line INTEGER, parent INTEGER, callee INTEGER,"
     " flags INTEGER, module TEXT, offset INTEGER, label TEXT);\n"
     "CREATE TABLE node(id INTEGER PRIMARY KEY, parent INTEGER, site INTEGER,"
     " depth INTEGER, outer INTEGER, lo INTEGER, hi INTEGER);\n"
     "CREATE TABLE stat(node INTEGER, rank INTEGER, thread INTEGER, count INTEGER,"
-    " time REAL, min REAL, max REAL);\n"
+    " time REAL, min REAL, max REAL, timed INTEGER, raw_time REAL, raw_min REAL,"
+    " raw_max REAL);\n"
     "CREATE TABLE comm(node INTEGER, rank INTEGER, thread INTEGER, peer INTEGER,"
     " count INTEGER, bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL,"
     " min REAL, max REAL);\n"
@@ -148,6 +152,7 @@ typedef struct writer {
     const hpf_merged *m;
     char *err;
     size_t errlen;
+    hpf_comp comp;      /* compensated times per rank (dbcomp.h) */
 } writer;
 
 static int db_fail(writer *w, const char *what)
@@ -284,11 +289,37 @@ static int write_run(writer *w, const char *source)
     return rc;
 }
 
+/* The calibrated event costs of each rank present (none for a file of
+ * format 2-3). */
+static int write_rank_costs(writer *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (prepare(w, "INSERT INTO rank_cost VALUES(?, ?, ?, ?)", &st))
+        return -1;
+    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
+        const hp_rank_info *ri = &w->p->ranks[r].info;
+        if (ri->flags & HP_RANKF_MISSING)
+            continue;
+        for (uint32_t k = 0; k < HP_COST_KINDS && rc == 0; k++) {
+            if (ri->cost[k].outside <= 0 && ri->cost[k].inside <= 0)
+                continue;
+            sqlite3_bind_int64(st, 1, ri->rank);
+            bind_text(st, 2, hp_cost_kind_name(k));
+            sqlite3_bind_double(st, 3, ri->cost[k].outside);
+            sqlite3_bind_double(st, 4, ri->cost[k].inside);
+            rc = step(w, st);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int write_ranks(writer *w)
 {
     sqlite3_stmt *st;
     int rc = 0;
-    if (prepare(w, "INSERT INTO rank VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+    if (prepare(w, "INSERT INTO rank VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
         return -1;
     for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
         const hp_rank_info *ri = &w->p->ranks[r].info;
@@ -305,10 +336,14 @@ static int write_ranks(writer *w)
         sqlite3_bind_int64(st, 9, (int64_t)ri->overflow_events);
         sqlite3_bind_int64(st, 10, ri->flags);
         sqlite3_bind_int64(st, 11, ri->omp_threads);
+        const hp_comp_stats *cs = &w->comp.stats[r];
+        sqlite3_bind_double(st, 12, cs->overhead);
+        sqlite3_bind_double(st, 13, cs->overhead_total);
+        sqlite3_bind_int64(st, 14, (int64_t)(cs->clamped_zero + cs->clamped_fit));
         rc = step(w, st);
     }
     sqlite3_finalize(st);
-    return rc;
+    return rc ? rc : write_rank_costs(w);
 }
 
 static int write_sites(writer *w)
@@ -443,9 +478,15 @@ static void bind_stat(const writer *w, sqlite3_stmt *st, int at, void *cursor)
     sqlite3_bind_int64(st, at + 2, c->rank);
     sqlite3_bind_int64(st, at + 3, nd->thread);
     sqlite3_bind_int64(st, at + 4, (int64_t)nd->count);
-    sqlite3_bind_double(st, at + 5, nd->time);
-    sqlite3_bind_double(st, at + 6, nd->min);
-    sqlite3_bind_double(st, at + 7, nd->max);
+    const double *comp = w->comp.values[c->rank];
+    uint32_t n = w->p->ranks[c->rank].nnodes;
+    sqlite3_bind_double(st, at + 5, comp[c->i]);
+    sqlite3_bind_double(st, at + 6, comp[n + c->i]);
+    sqlite3_bind_double(st, at + 7, comp[2 * n + c->i]);
+    sqlite3_bind_int64(st, at + 8, (int64_t)nd->timed);
+    sqlite3_bind_double(st, at + 9, nd->time);
+    sqlite3_bind_double(st, at + 10, nd->min);
+    sqlite3_bind_double(st, at + 11, nd->max);
     c->i++;
     skip_empty_ranks(w, c);
 }
@@ -457,7 +498,7 @@ static int write_stats(writer *w)
     for (uint32_t r = 0; r < w->p->nranks; r++)
         n += w->p->ranks[r].nnodes;
     skip_empty_ranks(w, &c);
-    return insert_rows(w, "stat", 7, n, bind_stat, &c);
+    return insert_rows(w, "stat", 11, n, bind_stat, &c);
 }
 
 static int write_comms(writer *w)
@@ -538,8 +579,12 @@ static int write_all(writer *w, const char *source)
 static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *source,
                      const char *tmp, char *err, size_t errlen)
 {
-    writer w = {NULL, p, m, err, errlen};
+    writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}};
     int rc = -1;
+    if (hpf_comp_make(p, &w.comp) != 0) {
+        snprintf(err, errlen, "out of memory compensating the times");
+        return -1;
+    }
     /* Millions of inserts: no allocation statistics (a global mutex per
      * malloc; fails harmlessly once SQLite is initialized) and no mutex on
      * a connection only this thread uses. */
@@ -554,6 +599,7 @@ static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *sour
         snprintf(err, errlen, "%s: cannot close database", tmp);
         rc = -1;
     }
+    hpf_comp_free(&w.comp);
     return rc;
 }
 
@@ -618,6 +664,11 @@ int hpf_file_identity(const char *path, char *out, size_t len)
     }
     snprintf(out, len, "%llu:%08x", (unsigned long long)size, crc);
     return 0;
+}
+
+const char *hpf_db_view_sql(void)
+{
+    return view_sql;
 }
 
 char *hpf_default_db_path(const char *profile)

@@ -26,6 +26,9 @@ int hpf_db_write(const hpf_profile *p, const char *source, const char *db_path, 
 #define HPF_ID_LEN 40
 int hpf_file_identity(const char *path, char *out, size_t len);
 
+/* The definitions of the database's views (for hpq_use_raw_times). */
+const char *hpf_db_view_sql(void);
+
 /* PROFILE.hpf -> PROFILE.db, anything else -> NAME.db.  malloc'ed. */
 char *hpf_default_db_path(const char *profile);
 

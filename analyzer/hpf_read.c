@@ -23,6 +23,7 @@ typedef struct reader {
     const char *name;
     char *err;
     size_t errlen;
+    uint32_t version;     /* the file's format version */
 } reader;
 
 /* One section being decoded: its header position, payload bounds and a
@@ -320,6 +321,25 @@ static int read_run(reader *r, size_t *pos, hpf_profile *out)
     return 0;
 }
 
+/* The calibrated event costs (version 4): kinds this reader does not
+ * know (a later version's) are read and left out. */
+static int read_costs(reader *r, section *s, hp_rank_info *ri)
+{
+    size_t at = s->pos;
+    uint32_t n;
+    if (get_u32(r, s, "cost kind count", &n) || check_count(r, s, at, n, 16, "cost"))
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        hp_event_cost c;
+        if (get_time(r, s, "cost outside", &c.outside) ||
+            get_time(r, s, "cost inside", &c.inside))
+            return -1;
+        if (k < HP_COST_KINDS)
+            ri->cost[k] = c;
+    }
+    return 0;
+}
+
 static int read_rank_info(reader *r, size_t *pos, uint32_t rank, hp_rank_info *ri)
 {
     section s;
@@ -340,6 +360,7 @@ static int read_rank_info(reader *r, size_t *pos, uint32_t rank, hp_rank_info *r
         get_time(r, &s, "MPI time", &ri->mpi_time) ||
         get_count(r, &s, "overflow events", &ri->overflow_events) ||
         get_str(r, &s, "host name", &ri->host) ||
+        (r->version >= 4 && read_costs(r, &s, ri)) ||
         close_section(r, &s))
         return -1;
     *pos = s.end;
@@ -448,6 +469,9 @@ static int check_node_values(reader *r, size_t at, const hp_node_rec *nd, uint32
         bad_time(r, at + 32, nd->min, "min", where) ||
         bad_time(r, at + 40, nd->max, "max", where))
         return -1;
+    if (nd->timed > nd->count)
+        return fail(r, at + 48, "%s: %llu timed calls of %llu", where,
+                    (unsigned long long)nd->timed, (unsigned long long)nd->count);
     return 0;
 }
 
@@ -480,16 +504,19 @@ static int read_nodes(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 {
     section s;
     uint32_t n;
-    if (open_section(r, *pos, HP_SEC_NODE, rank, &s) ||
-        record_count(r, &s, HP_NODE_REC_LEN, &n))
+    size_t len = r->version >= 4 ? HP_NODE_REC_LEN : HP_NODE_REC_LEN_V3;
+    if (open_section(r, *pos, HP_SEC_NODE, rank, &s) || record_count(r, &s, len, &n))
         return -1;
     rd->nodes = calloc(n ? n : 1, sizeof *rd->nodes);
     if (!rd->nodes)
         return fail(r, s.at, "out of memory");
     rd->nnodes = n;
     for (uint32_t i = 0; i < n; i++) {
-        size_t at = s.start + (size_t)i * HP_NODE_REC_LEN;
-        hp_node_rec_get(r->data + at, &rd->nodes[i]);
+        size_t at = s.start + (size_t)i * len;
+        if (r->version >= 4)
+            hp_node_rec_get(r->data + at, &rd->nodes[i]);
+        else
+            hp_node_rec_get_v3(r->data + at, &rd->nodes[i]);
         if (check_node(r, at, rd, rank, i))
             return -1;
     }
@@ -636,11 +663,14 @@ static int read_end(reader *r, size_t *pos, uint32_t nranks)
 int hpf_decode(const unsigned char *data, size_t len, const char *name,
                hpf_profile *out, char *err, size_t errlen)
 {
-    reader r = {data, len, name, err, errlen};
+    reader r = {data, len, name, err, errlen, 0};
     size_t pos = HP_PREAMBLE_LEN;
     memset(out, 0, sizeof *out);
     out->file_len = len;
-    if (check_preamble(&r, out) || read_run(&r, &pos, out))
+    if (check_preamble(&r, out))
+        goto failed;
+    r.version = out->version;
+    if (read_run(&r, &pos, out))
         goto failed;
     out->ranks = calloc(out->run.nranks, sizeof *out->ranks);
     if (!out->ranks) {

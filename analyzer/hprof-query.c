@@ -13,6 +13,8 @@
 #include "qopen.h"
 #include "report.h"
 #include "check.h"
+#include "db.h"
+#include "dbcomp.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
@@ -21,6 +23,7 @@ typedef struct query_args {
     int flat, tasks, task_trace, check, suggest;
     const char *output;     /* -o FILE of --suggest-filter */
     double suggest_factor;
+    int raw;                /* --raw: times as measured, not compensated */
     hpq_options opt;
 } query_args;
 
@@ -53,6 +56,8 @@ static void usage(FILE *out)
           "  --depth N         list calling contexts down to depth N\n"
           "  --top N           list at most N rows (default 30, 0 = all)\n"
           "  --format F        text, csv or json (default text)\n"
+          "  --raw             times as measured; by default the calibrated cost of the\n"
+          "                    measurement is subtracted (intrusion compensation)\n"
           "  --help            this text\n"
           "  --                end of options: the arguments after it are inputs\n"
           "SITE is file:line, a function or MPI name, or a node id #N.\n", out);
@@ -181,6 +186,8 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->check = 1;
         else if (strcmp(name, "--suggest-filter") == 0 && !eq)
             a->suggest = 1;
+        else if (strcmp(name, "--raw") == 0 && !eq)
+            a->raw = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
         else if (!takes_value(name))
@@ -245,7 +252,10 @@ int main(int argc, char **argv)
     }
     hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
     status = 0;
-    if (a.check) {
+    if (a.raw && hpq_use_raw_times(db, hpf_db_view_sql(), err, sizeof err)) {
+        print_error(err, NULL, "");
+        status = 1;
+    } else if (a.check) {
         status = hpq_check(&ctx);
         if (status < 0)
             print_error(err, NULL, "");

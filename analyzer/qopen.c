@@ -53,6 +53,12 @@ static int db_is_of(const char *db_path, const char *id)
         same = v && strcmp(v, id) == 0;
     }
     sqlite3_finalize(st);
+    st = NULL;
+    /* a database merged before the raw times were kept (format 4) */
+    if (same && sqlite3_prepare_v2(db, "SELECT raw_time FROM stat LIMIT 0", -1, &st,
+                                   NULL) != SQLITE_OK)
+        same = 0;
+    sqlite3_finalize(st);
     sqlite3_close(db);
     return same;
 }

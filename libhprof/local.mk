@@ -13,7 +13,8 @@ noinst_LTLIBRARIES += libhprof/libhpcodec.la libhprof/libhpcore.la
 libhprof_libhpcodec_la_SOURCES = \
 	libhprof/codec/hp_format.h libhprof/codec/format.c \
 	libhprof/codec/hp_profile.h libhprof/codec/encode.c \
-	libhprof/codec/hp_filter.h libhprof/codec/filter.c
+	libhprof/codec/hp_filter.h libhprof/codec/filter.c \
+	libhprof/codec/hp_compensate.h libhprof/codec/compensate.c
 libhprof_libhpcodec_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 
 libhprof_libhpcore_la_SOURCES = \
@@ -30,6 +31,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/core/hp_task.h libhprof/core/task.c \
 	libhprof/core/hp_source.h libhprof/core/source.c \
 	libhprof/core/hp_runtime.h libhprof/core/runtime.c \
+	libhprof/core/hp_calibrate.h libhprof/core/calibrate.c \
 	libhprof/hprof_probe.h libhprof/sources/probe.c \
 	libhprof/hprof.h libhprof/sources/api.c libhprof/sources/region.c \
 	libhprof/sources/cyg.c \
@@ -53,6 +55,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
+	libhprof/finish/hp_overhead.h libhprof/finish/overhead.c \
 	libhprof/finish/hp_process.h libhprof/finish/process.c libhprof/finish/path.c \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c \
 	libhprof/finish/hp_crash.h libhprof/finish/crash.c

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hp_mpi.h"
+#include "hp_calibrate.h"
 #include "hp_crash.h"
 #include "hp_finish.h"
 #include "hp_format.h"
@@ -124,6 +125,7 @@ static void finish_run(void)
     char path[PATH_MAX] = "";
 
     take_rank_data(&rd);
+    hp_calibrate_hooks(rd.info.cost);
     int agg_ok = hp_reduce_summary(&rd, &agg) == 0;
     int wrote = hp_write_profile(&rd, &run, path, sizeof path);
     int written = wrote == 0;

@@ -123,6 +123,11 @@ static void encode_rank_info(hp_buf *b, const hp_rank_info *ri)
     hp_buf_put_f64(b, ri->mpi_time);
     hp_buf_put_u64(b, ri->overflow_events);
     hp_buf_put_str(b, ri->host);
+    hp_buf_put_u32(b, HP_COST_KINDS);
+    for (uint32_t k = 0; k < HP_COST_KINDS; k++) {
+        hp_buf_put_f64(b, ri->cost[k].outside);
+        hp_buf_put_f64(b, ri->cost[k].inside);
+    }
     section_end(b, at);
 }
 

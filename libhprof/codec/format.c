@@ -94,9 +94,16 @@ void hp_node_rec_put(unsigned char *p, const hp_node_rec *r)
     hp_put_f64(p + 24, r->time);
     hp_put_f64(p + 32, r->min);
     hp_put_f64(p + 40, r->max);
+    hp_put_u64(p + 48, r->timed);
 }
 
 void hp_node_rec_get(const unsigned char *p, hp_node_rec *r)
+{
+    hp_node_rec_get_v3(p, r);
+    r->timed = hp_get_u64(p + 48);
+}
+
+void hp_node_rec_get_v3(const unsigned char *p, hp_node_rec *r)
 {
     r->id = hp_get_u32(p);
     r->parent = hp_get_u32(p + 4);
@@ -106,6 +113,15 @@ void hp_node_rec_get(const unsigned char *p, hp_node_rec *r)
     r->time = hp_get_f64(p + 24);
     r->min = hp_get_f64(p + 32);
     r->max = hp_get_f64(p + 40);
+    r->timed = r->count;
+}
+
+const char *hp_cost_kind_name(uint32_t kind)
+{
+    static const char *const names[HP_COST_KINDS] = {
+        "probe timed", "probe counted", "hook timed", "hook counted", "mpi", "omp",
+        "probe folded"};
+    return kind < HP_COST_KINDS ? names[kind] : NULL;
 }
 
 void hp_comm_rec_put(unsigned char *p, const hp_comm_rec *r)

@@ -18,7 +18,10 @@
  *   RANK  u32 rank, u32 threads (that recorded), u32 pid, u32 flags
  *         (HP_RANKF_*), u32 OpenMP threads (omp_get_max_threads, 0: none),
  *         u64 start, u64 end (unix ns), f64 wall, f64 mpi time,
- *         u64 overflow events, str hostname
+ *         u64 overflow events, str hostname,
+ *         (version 4:) u32 n, n x (f64 outside, f64 inside): the event
+ *         costs calibrated on this rank at start-up, seconds per event,
+ *         indexed by enum hp_cost_kind (see there)
  *   STRS  u32 count, count x str          (indexed from 0; 0 is "")
  *   SITE  n x hp_site_rec                 (n = length / record size)
  *   NODE  n x hp_node_rec
@@ -40,10 +43,12 @@
 
 #define HP_FORMAT_MAGIC "\x89HPF\r\n\x1a\n"
 #define HP_FORMAT_MAGIC_LEN 8
-#define HP_FORMAT_VERSION 3u
+#define HP_FORMAT_VERSION 4u
 /* Oldest version a reader accepts.  Version 3 added the peer HP_PEER_FILE
  * and the site flag HP_SITEF_MPI; a version 2 file is a version 3 file
- * that uses neither. */
+ * that uses neither.  Version 4 added the calibrated event costs to RANK
+ * and `timed` to the node record (56 bytes, 48 before: a version 2-3 node
+ * has timed = count and its rank no costs, so nothing is compensated). */
 #define HP_FORMAT_MIN_VERSION 2u
 #define HP_PREAMBLE_LEN 16u
 #define HP_SECTION_HEADER_LEN 16u
@@ -132,18 +137,49 @@ typedef struct hp_site_rec {
 } hp_site_rec;
 #define HP_SITE_REC_LEN 56u
 
-/* One calling-context node of one thread: 48 bytes. */
+/* One calling-context node of one thread: 56 bytes (48 in versions 2-3,
+ * without timed).  Times are raw, as measured (the analyzer and the
+ * summary compensate them with the rank's event costs, hp_compensate.h). */
 typedef struct hp_node_rec {
     uint32_t id;
     uint32_t parent;   /* node id or HP_NONE for a root */
     uint32_t site;     /* site id */
     uint32_t thread;   /* thread number within the rank, 0 = first */
     uint64_t count;
-    double time;       /* inclusive seconds */
+    double time;       /* inclusive seconds of the timed calls */
     double min;
     double max;
+    uint64_t timed;    /* calls of count that were timed (<= count): the
+                          others were throttled or folded (counted only) */
 } hp_node_rec;
-#define HP_NODE_REC_LEN 48u
+#define HP_NODE_REC_LEN 56u
+#define HP_NODE_REC_LEN_V3 48u
+
+/* Event kinds whose cost is calibrated at start-up (RANK, version 4).
+ * "outside": what one event (an enter/exit pair, one MPI call's or one
+ * OpenMP hook's bookkeeping) adds to the time of every node enclosing it;
+ * "inside": the part of it inside the event's own node's timing window
+ * (added to that node's own time per timed call).  Append only. */
+enum hp_cost_kind {
+    HP_COST_PROBE_TIMED = 0,    /* tier-2 probe pair, timed */
+    HP_COST_PROBE_COUNTED = 1,  /* tier-2 probe pair, throttled or folded */
+    HP_COST_HOOK_TIMED = 2,     /* tier-1 hook pair (call site + procedure) */
+    HP_COST_HOOK_COUNTED = 3,
+    HP_COST_MPI = 4,            /* an MPI wrapper's bookkeeping per call */
+    HP_COST_OMP = 5,            /* an OpenMP hook's bookkeeping per event */
+    HP_COST_PROBE_FOLDED = 6,   /* tier-2 probe pair of a recursive activation
+                                   (folded into the outermost: counted only);
+                                   tier-1 folded calls cost as counted ones */
+    HP_COST_KINDS = 7
+};
+
+typedef struct hp_event_cost {
+    double outside, inside;     /* seconds per event */
+} hp_event_cost;
+
+/* The name of a cost kind ("probe timed", ...; the analyzer's rank_cost
+ * table uses it), NULL past the last. */
+const char *hp_cost_kind_name(uint32_t kind);
 
 /* Communication of one node with one peer: 64 bytes.  peer is a world
  * rank, HP_PEER_ALL for the time of a collective, or HP_PEER_FILE for
@@ -245,7 +281,9 @@ uint32_t hp_crc32_update(uint32_t crc, const void *data, size_t len);
 void hp_site_rec_put(unsigned char *p, const hp_site_rec *r);
 void hp_site_rec_get(const unsigned char *p, hp_site_rec *r);
 void hp_node_rec_put(unsigned char *p, const hp_node_rec *r);
+/* _get reads the version 4 record; _get_v3 a version 2-3 one (timed = count). */
 void hp_node_rec_get(const unsigned char *p, hp_node_rec *r);
+void hp_node_rec_get_v3(const unsigned char *p, hp_node_rec *r);
 void hp_comm_rec_put(unsigned char *p, const hp_comm_rec *r);
 void hp_comm_rec_get(const unsigned char *p, hp_comm_rec *r);
 void hp_task_rec_put(unsigned char *p, const hp_task_rec *r);

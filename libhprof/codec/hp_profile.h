@@ -25,6 +25,8 @@ typedef struct hp_rank_info {
     double wall, mpi_time;
     uint64_t overflow_events;
     char *host;
+    hp_event_cost cost[HP_COST_KINDS];  /* calibrated event costs; all 0:
+                                           unknown (a version 2-3 file) */
 } hp_rank_info;
 
 typedef struct hp_rank_data {

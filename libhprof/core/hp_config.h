@@ -22,6 +22,8 @@ typedef struct hp_config {
     const char *filter;      /* HPROF_FILTER rule file or NULL */
     uint32_t task_trace;     /* HPROF_TASK_TRACE: timeline events per thread, 0: none */
     int signals;             /* HPROF_SIGNALS: write the records of a dying process */
+    int compensate;          /* HPROF_COMPENSATE=on|off: the summary shows times with
+                                the measurement's calibrated cost taken out (on) */
 } hp_config;
 
 extern hp_config hp_cfg;

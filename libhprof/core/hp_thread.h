@@ -99,6 +99,10 @@ extern __thread hp_thread *hp_tls_self __asm__("hprof_probe_thread")
     __attribute__((tls_model("initial-exec")));
 
 hp_thread *hp_thread_attach(void);     /* slow path of hp_thread_self */
+/* Records of a thread that is not in the registry, so never in a profile
+ * (the start-up calibration's, hp_calibrate.h); NULL without memory. */
+hp_thread *hp_thread_scratch_new(void);
+void hp_thread_scratch_free(hp_thread *t);
 void hp_thread_zero(hp_thread *t);     /* zero all counts, keep the tree */
 
 static inline __attribute__((always_inline)) hp_thread *hp_thread_self(void)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "hp_calibrate.h"
 #include "hp_clock.h"
 #include "hp_config.h"
 #include "hp_event.h"
@@ -34,6 +35,7 @@ static void init_once(void)
     hp_config_load();
     hp_log_set_verbose(hp_cfg.verbose);
     hp_clock_init(hp_cfg.clock_monotonic, 250);
+    hp_calibrate(); /* before throttling is set: its batches stay timed */
     hp_records_set_max_nodes(hp_cfg.max_nodes);
     hp_throttle_set(hp_cfg.throttle_calls,
                     (uint64_t)(hp_cfg.throttle_ns * hp_clock_ticks_per_sec() / 1e9));

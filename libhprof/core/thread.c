@@ -124,26 +124,52 @@ static void make_exit_key(void)
     exit_key_ok = pthread_key_create(&exit_key, thread_exits) == 0;
 }
 
-hp_thread *hp_thread_attach(void)
+static void thread_free(hp_thread *t);
+
+/* A thread's records with their root and overflow nodes, not registered. */
+static hp_thread *thread_new(void)
 {
     hp_thread *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
     if (node_append(t, HP_NO_NODE, HP_SITE_ROOT) != HP_ROOT_NODE ||
         (t->overflow = node_append(t, HP_ROOT_NODE, HP_SITE_OVERFLOW)) == HP_NO_NODE) {
-        free(t);
+        thread_free(t);
         return NULL;
     }
     hp_site_count(); /* makes sure the reserved sites exist */
     t->current = HP_ROOT_NODE;
     t->comm_ctx = HP_NO_NODE;
+    t->epoch = hp_epoch;
+    return t;
+}
+
+hp_thread *hp_thread_scratch_new(void)
+{
+    return thread_new();
+}
+
+void hp_thread_scratch_free(hp_thread *t)
+{
+    if (!t)
+        return;
+    /* its nodes past the root and overflow counted towards the limit */
+    atomic_fetch_sub(&total_nodes, t->nnodes - 2);
+    thread_free(t);
+}
+
+hp_thread *hp_thread_attach(void)
+{
+    hp_thread *t = thread_new();
+    if (!t)
+        return NULL;
     pthread_mutex_lock(&registry_lock);
     if (nthreads == threads_cap) {
         uint32_t cap = threads_cap ? threads_cap * 2 : 16;
         hp_thread **n = realloc(threads, sizeof *n * cap);
         if (!n) {
             pthread_mutex_unlock(&registry_lock);
-            free(t);
+            thread_free(t);
             return NULL;
         }
         threads = n;

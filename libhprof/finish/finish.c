@@ -12,6 +12,7 @@
 #include "hp_finish.h"
 #include "hp_log.h"
 #include "hp_process.h"
+#include "hp_calibrate.h"
 #include "hp_resolve.h"
 #include "hp_snapshot.h"
 #include "hp_source.h"
@@ -117,7 +118,10 @@ static void finish_serial(uint32_t flags)
     char path[PATH_MAX] = "", how[96];
 
     memset(&run, 0, sizeof run);
-    if (hp_finish_take(&rd, &run, 0, 1) != 0 || hp_agg_from_rank(&agg, &rd) != 0) {
+    int taken = hp_finish_take(&rd, &run, 0, 1) == 0;
+    if (taken && !flags)
+        hp_calibrate_hooks(rd.info.cost);
+    if (!taken || hp_agg_from_rank(&agg, &rd) != 0) {
         hp_warn("out of memory at exit: no profile written");
         hp_rank_data_free(&rd);
         hp_run_info_free(&run);

@@ -44,6 +44,13 @@ typedef struct hp_agg {
     uint32_t overflow_ranks;  /* ranks that reached HPROF_MAX_NODES */
     double omp_wait, omp_thread_time;  /* OpenMP waits; threads x wall */
     double omp_loss;          /* serial time x idle threads (loss of parallelism) */
+    /* Intrusion compensation (hp_overhead.h): the estimated cost of the
+     * measurement on a rank's busiest thread (max over ranks) and summed
+     * over threads and ranks; ranks whose times are shown compensated;
+     * nodes clamped (below 0, or children scaled to fit). */
+    double overhead_max, overhead_sum;
+    uint32_t compensated_ranks;
+    uint64_t comp_clamps;
     uint32_t nrows, cap;
     hp_agg_row *rows;
 } hp_agg;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_snapshot.h"
+#include "hp_calibrate.h"
 #include "hp_clock.h"
 #include "hp_map.h"
 #include "hp_site.h"
@@ -143,6 +144,7 @@ static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_
         hp_node_rec *r = &rd->nodes[base + a->node];
         double open = now > a->start ? hp_ticks_to_sec(now - a->start) : 0.0;
         r->count++;
+        r->timed++;
         r->time += open;
         if (r->count == 1 || open < r->min)
             r->min = open;
@@ -164,6 +166,7 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
         r->site = n->site;
         r->thread = tno;
         r->count = n->count;
+        r->timed = n->timed <= n->count ? n->timed : n->count;
         r->time = hp_ticks_to_sec(n->ticks);
         /* A throttled node's time covers its timed entries only: scaling
          * it up by the count would charge the probes' own cost, which
@@ -307,6 +310,7 @@ int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
     if (rc != 0)
         return -1;
     rd->info.mpi_time = hp_rank_mpi_time(rd);
+    hp_calibrated_costs(rd->info.cost);
     if (hp_records_overflowed())
         rd->info.flags |= HP_RANKF_OVERFLOW;
     return 0;

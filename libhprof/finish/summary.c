@@ -4,6 +4,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "hp_config.h"
+#include "hp_overhead.h"
 #include "hp_snapshot.h"
 #include "hp_summary.h"
 
@@ -187,7 +189,26 @@ static double parallelism_loss(const hp_rank_data *rd)
     return serial > 0 ? serial * (rd->info.omp_threads - 1) : 0;
 }
 
+static int agg_from_records(hp_agg *a, const hp_rank_data *rd);
+
+/* The table of a rank's records as the summary shows them: compensated
+ * unless HPROF_COMPENSATE=off (hp_overhead.h). */
 int hp_agg_from_rank(hp_agg *a, const hp_rank_data *rd)
+{
+    hp_rank_data shown;
+    hp_comp_stats st;
+    if (hp_overhead_view(rd, &shown, &st) != 0)
+        return -1;
+    int rc = agg_from_records(a, &shown);
+    a->overhead_max = st.overhead;
+    a->overhead_sum = st.overhead_total;
+    a->compensated_ranks = shown.nodes != rd->nodes;
+    a->comp_clamps = st.clamped_zero + st.clamped_fit;
+    hp_overhead_view_free(rd, &shown);
+    return rc;
+}
+
+static int agg_from_records(hp_agg *a, const hp_rank_data *rd)
 {
     memset(a, 0, sizeof *a);
     for (uint32_t i = 0; i < rd->nnodes; i++) {
@@ -267,6 +288,10 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
     into->omp_wait += from->omp_wait;
     into->omp_thread_time += from->omp_thread_time;
     into->omp_loss += from->omp_loss;
+    into->overhead_max = dmax(into->overhead_max, from->overhead_max);
+    into->overhead_sum += from->overhead_sum;
+    into->compensated_ranks += from->compensated_ranks;
+    into->comp_clamps += from->comp_clamps;
     return 0;
 }
 
@@ -290,6 +315,10 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
     hp_buf_put_f64(b, a->omp_wait);
     hp_buf_put_f64(b, a->omp_thread_time);
     hp_buf_put_f64(b, a->omp_loss);
+    hp_buf_put_f64(b, a->overhead_max);
+    hp_buf_put_f64(b, a->overhead_sum);
+    hp_buf_put_u32(b, a->compensated_ranks);
+    hp_buf_put_u64(b, a->comp_clamps);
     hp_buf_put_u32(b, a->nrows);
     for (uint32_t i = 0; i < a->nrows; i++) {
         const hp_agg_row *r = &a->rows[i];
@@ -402,6 +431,10 @@ int hp_agg_decode(hp_agg *a, const unsigned char *p, size_t len)
     a->omp_wait = rd_f64(&rd);
     a->omp_thread_time = rd_f64(&rd);
     a->omp_loss = rd_f64(&rd);
+    a->overhead_max = rd_f64(&rd);
+    a->overhead_sum = rd_f64(&rd);
+    a->compensated_ranks = rd_u32(&rd);
+    a->comp_clamps = rd_u64(&rd);
     uint32_t nrows = rd_u32(&rd);
     for (uint32_t i = 0; i < nrows && !rd.bad; i++)
         if (decode_row(&rd, a) != 0)
@@ -523,6 +556,21 @@ static void print_mpi_share(FILE *out, const hp_agg *a)
             a->mpi_pct_max);
 }
 
+/* The estimated cost of the measurement: on the busiest thread of the
+ * rank that has most, against the longest rank's wall time. */
+static void print_overhead(FILE *out, const hp_agg *a)
+{
+    if (a->overhead_max <= 0)
+        return;
+    double pct = a->wall_max > 0 ? 100.0 * a->overhead_max / a->wall_max : 0.0;
+    if (a->compensated_ranks)
+        fprintf(out, "hprof: estimated measurement overhead %.3g s (%.1f%%), subtracted "
+                     "(HPROF_COMPENSATE=off to see raw times)\n", a->overhead_max, pct);
+    else
+        fprintf(out, "hprof: estimated measurement overhead %.3g s (%.1f%%), not subtracted "
+                     "(HPROF_COMPENSATE=off)\n", a->overhead_max, pct);
+}
+
 void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
 {
     int comm = 0;
@@ -537,6 +585,7 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
         fprintf(out, "hprof: %u rank%s x %u thread%s, wall %.3f s (max over ranks)\n", a->nranks,
                 a->nranks == 1 ? "" : "s", a->threads_max, a->threads_max == 1 ? "" : "s",
                 a->wall_max);
+    print_overhead(out, a);
     if (a->omp_loss > 0)
         fprintf(out, "hprof: OpenMP loss of parallelism %.1f%% of thread time (serial code while "
                      "the other threads idle: %.4f thread-s)\n",

@@ -26,9 +26,10 @@ fuzz=$tmp/fuzz_profile
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$srcdir/libhprof/codec" -I"$srcdir/analyzer" -I"$builddir" \
     "$srcdir/tests/fuzz/fuzz_profile.c" \
-    "$srcdir"/analyzer/{hpf_read,keymap,nodemap,merge,db,check,checktree,report,report_tree,endings}.c \
+    "$srcdir"/analyzer/{hpf_read,keymap,nodemap,merge,db,dbcomp,check,checktree,report,report_tree,endings}.c \
     "$srcdir"/analyzer/{sitesel,table,trace}.c "$srcdir/libhprof/codec/format.c" \
-    "$srcdir/libhprof/codec/encode.c" -lsqlite3 -lm -o "$fuzz" 2>"$tmp/build.err"; then
+    "$srcdir/libhprof/codec/encode.c" "$srcdir/libhprof/codec/compensate.c" -lsqlite3 -lm \
+    -o "$fuzz" 2>"$tmp/build.err"; then
     if grep -q "fuzzer" "$tmp/build.err"; then
         echo "# SKIP fuzz: clang cannot link libFuzzer: $(head -1 "$tmp/build.err")"
         exit 77

@@ -13,6 +13,13 @@ TESTS += tests/unit/test_config.sh
 EXTRA_DIST += tests/unit/test_config.sh
 
 if HAVE_CMOCKA
+# intrusion compensation's arithmetic on hand-made trees
+check_PROGRAMS += tests/unit/test_compensate
+TESTS += tests/unit/test_compensate
+tests_unit_test_compensate_SOURCES = tests/unit/test_compensate.c
+tests_unit_test_compensate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_compensate_LDADD = libhprof/libhpcodec.la $(CMOCKA_LIBS)
+
 check_PROGRAMS += tests/unit/test_format
 tests_unit_test_format_SOURCES = tests/unit/test_format.c
 tests_unit_test_format_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyzer

@@ -50,21 +50,21 @@ static hp_site_rec sites[] = {
 };
 static hp_node_rec nodes[] = {
     /* id parent site thread count time min max */
-    {0, HP_NONE, 0, 0, 1, 10.0, 10.0, 10.0},
-    {1, 0, 1, 0, 1, 10.0, 10.0, 10.0},
-    {2, 1, 2, 0, 1, 6.0, 6.0, 6.0},
-    {3, 2, 3, 0, 1, 1.0, 1.0, 1.0},
-    {4, 2, 4, 0, 4, 0.5, 0.125, 0.125},
-    {5, 2, 5, 0, 2, 2.0, 1.0, 1.0},
-    {6, 2, 6, 0, 1, 1.5, 1.5, 1.5},
-    {7, 1, 7, 0, 2, 1.0, 0.5, 0.5},
-    {8, HP_NONE, 0, 1, 1, 6.0, 6.0, 6.0},
-    {9, 8, 1, 1, 0, 0.0, 0.0, 0.0},
-    {10, 9, 2, 1, 1, 6.0, 6.0, 6.0},
-    {11, 10, 3, 1, 1, 2.0, 2.0, 2.0},
-    {12, 10, 5, 1, 2, 2.0, 1.0, 1.0},
-    {13, 5, 4, 0, 0, 0.0, 0.0, 0.0},   /* nested: a creation in a task */
-    {14, 5, 5, 0, 0, 0.0, 0.0, 0.0},   /* nested: a task run in a task */
+    {0, HP_NONE, 0, 0, 1, 10.0, 10.0, 10.0, 1},
+    {1, 0, 1, 0, 1, 10.0, 10.0, 10.0, 1},
+    {2, 1, 2, 0, 1, 6.0, 6.0, 6.0, 1},
+    {3, 2, 3, 0, 1, 1.0, 1.0, 1.0, 1},
+    {4, 2, 4, 0, 4, 0.5, 0.125, 0.125, 4},
+    {5, 2, 5, 0, 2, 2.0, 1.0, 1.0, 2},
+    {6, 2, 6, 0, 1, 1.5, 1.5, 1.5, 1},
+    {7, 1, 7, 0, 2, 1.0, 0.5, 0.5, 2},
+    {8, HP_NONE, 0, 1, 1, 6.0, 6.0, 6.0, 1},
+    {9, 8, 1, 1, 0, 0.0, 0.0, 0.0, 0},
+    {10, 9, 2, 1, 1, 6.0, 6.0, 6.0, 1},
+    {11, 10, 3, 1, 1, 2.0, 2.0, 2.0, 1},
+    {12, 10, 5, 1, 2, 2.0, 1.0, 1.0, 2},
+    {13, 5, 4, 0, 0, 0.0, 0.0, 0.0, 0},   /* nested: a creation in a task */
+    {14, 5, 5, 0, 0, 0.0, 0.0, 0.0, 0},   /* nested: a task run in a task */
 };
 static hp_comm_rec comms[] = {
     /* node peer count sent recv tran sync min max */
@@ -73,7 +73,7 @@ static hp_comm_rec comms[] = {
 
 static void set_node(uint32_t id, uint64_t count, double time, double min, double max)
 {
-    nodes[id].count = count;
+    nodes[id].count = nodes[id].timed = count;
     nodes[id].time = time;
     nodes[id].min = min;
     nodes[id].max = max;
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
     hp_run_info run = {1, HP_CLOCK_TSC, 2.5e9, 1000000000ull, 11000000000ull, "./app", 1,
                        argv_run};
     hp_rank_data rank = {{0, 2, 100, 0, 2, 1000000000ull, 11000000000ull, 10.0, 1.0, 0,
-                          "node0"},
+                          "node0", {{0, 0}}},
                          COUNT(strings), strings, COUNT(sites), sites, COUNT(nodes), nodes,
                          COUNT(comms), comms, 0, NULL};
     hp_buf b = {0};

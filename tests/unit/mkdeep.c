@@ -61,15 +61,15 @@ int main(int argc, char **argv)
         uint32_t c = (i - 1) / depth, d = (i - 1) % depth + 1;   /* chain, depth in it */
         uint32_t site = d == 1 ? c % NSITES + 1 : (c / NSITES + d) % NSITES + 1;
         double t = (depth - d + 1) * 1e-3;
-        recs[i] = (hp_node_rec){i, d == 1 ? 0 : i - 1, site, 0, 1, t, t, t};
+        recs[i] = (hp_node_rec){i, d == 1 ? 0 : i - 1, site, 0, 1, t, t, t, 1};
         if (d == 1)
             root_time += t;
     }
-    recs[0] = (hp_node_rec){0, HP_NONE, 0, 0, 1, root_time, root_time, root_time};
+    recs[0] = (hp_node_rec){0, HP_NONE, 0, 0, 1, root_time, root_time, root_time, 1};
     char *args[] = {"./deep"};
     hp_run_info run = {1, HP_CLOCK_TSC, 2.5e9, 1000000000ull,
                        1000000000ull + (uint64_t)(root_time * 1e9), "./deep", 1, args};
-    hp_rank_data rd = {{0, 1, 100, 0, 0, run.start_ns, run.end_ns, root_time, 0.0, 0, "node0"},
+    hp_rank_data rd = {{0, 1, 100, 0, 0, run.start_ns, run.end_ns, root_time, 0.0, 0, "node0", {{0, 0}}},
                        NSITES + 2, strings, NSITES + 1, sites, nodes + 1, recs, 0, NULL, 0, NULL};
     hp_buf b = {0};
     hp_encode_preamble(&b);

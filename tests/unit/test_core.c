@@ -353,7 +353,7 @@ static int parse_with(const char *name, const char *value, hp_config *cfg, char 
     memset(env_table, 0, sizeof env_table);
     env_table[0][0] = name;
     env_table[0][1] = value;
-    hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1};
+    hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1};
     *cfg = def;
     int rc = hp_config_parse(cfg, fake_getenv, err, 256);
     last_output = cfg->output;
@@ -402,6 +402,12 @@ static void test_config(void **state)
     assert_non_null(strstr(err, "HPROF_TASK_TRACE='lots'"));
     assert_int_equal(parse_with("HPROF_OUTPUT", "/tmp/x.hpf", &cfg, err), 0);
     assert_string_equal(cfg.output, "/tmp/x.hpf");
+    assert_int_equal(parse_with("HPROF_COMPENSATE", "off", &cfg, err), 0);
+    assert_int_equal(cfg.compensate, 0);
+    assert_int_equal(parse_with("HPROF_COMPENSATE", "on", &cfg, err), 0);
+    assert_int_equal(cfg.compensate, 1);
+    assert_int_equal(parse_with("HPROF_COMPENSATE", "1", &cfg, err), -1);
+    assert_string_equal(err, "HPROF_COMPENSATE='1' is not one of off|on");
 }
 
 /* Malformed numbers, a directory as filter, a device as output: each is
@@ -540,8 +546,8 @@ static void test_agg_mpi_share_threads(void **state)
     static hp_node_rec nodes[10];
     memset(nodes, 0, sizeof nodes);
     for (uint32_t t = 0; t < 5; t++) {
-        nodes[2 * t] = (hp_node_rec){2 * t, HP_NONE, 0, t, 0, 0, 0, 0};
-        nodes[2 * t + 1] = (hp_node_rec){2 * t + 1, 2 * t, t < 4 ? 2 : 3, t, 10, 1.5, 0, 0};
+        nodes[2 * t] = (hp_node_rec){2 * t, HP_NONE, 0, t, 0, 0, 0, 0, 0};
+        nodes[2 * t + 1] = (hp_node_rec){2 * t + 1, 2 * t, t < 4 ? 2 : 3, t, 10, 1.5, 0, 0, 10};
     }
     rd.nodes = nodes;
     rd.nnodes = 10;

@@ -27,10 +27,10 @@ static hp_site_rec sites0[] = {
     {3, HP_KIND_COMM, 4, 1, 2, 9, 9, 1, HP_NONE, HP_SITEF_COLLECTIVE, 0, 0, 0},
 };
 static hp_node_rec nodes0[] = {
-    {0, HP_NONE, 0, 0, 1, 5.0, 5.0, 5.0},
-    {1, 0, 1, 0, 1, 4.5, 4.5, 4.5},
-    {2, 1, 2, 0, 10, 1.25, 0.0625, 0.25},
-    {3, 1, 3, 0, 3, 0.75, 0.125, 0.5},
+    {0, HP_NONE, 0, 0, 1, 5.0, 5.0, 5.0, 1},
+    {1, 0, 1, 0, 1, 4.5, 4.5, 4.5, 1},
+    {2, 1, 2, 0, 10, 1.25, 0.0625, 0.25, 7}, /* 3 calls counted only */
+    {3, 1, 3, 0, 3, 0.75, 0.125, 0.5, 3},
 };
 static hp_comm_rec comms0[] = {
     {2, 1, 10, 800, 0, 1.0, 0.25, 0.0625, 0.25},
@@ -44,10 +44,10 @@ static hp_site_rec sites1[] = {
     {2, HP_KIND_PROCEDURE, 3, 3, 4, 3, 30, HP_NONE, HP_NONE, 0, 0, 0, 0},
 };
 static hp_node_rec nodes1[] = {
-    {0, HP_NONE, 0, 0, 1, 5.5, 5.5, 5.5},
-    {1, 0, 2, 0, 1, 5.0, 5.0, 5.0},
-    {2, 1, 1, 0, 10, 2.5, 0.125, 0.5},
-    {3, HP_NONE, 0, 1, 1, 3.0, 3.0, 3.0},
+    {0, HP_NONE, 0, 0, 1, 5.5, 5.5, 5.5, 1},
+    {1, 0, 2, 0, 1, 5.0, 5.0, 5.0, 1},
+    {2, 1, 1, 0, 10, 2.5, 0.125, 0.5, 10},
+    {3, HP_NONE, 0, 1, 1, 3.0, 3.0, 3.0, 1},
 };
 static hp_comm_rec comms1[] = {
     {2, 0, 10, 0, 800, 2.0, 0.5, 0.125, 0.5},
@@ -63,9 +63,11 @@ static char *argv_run[] = {"./prog", "--size", "big arg"};
 static hp_run_info fixture_run = {2, HP_CLOCK_MONOTONIC, 1e9, 123456789ull, 987654321ull,
                                   "./prog", 3, argv_run};
 static hp_rank_data fixture_ranks[2] = {
-    {{0, 1, 4242, 0, 4, 100, 200, 5.0, 1.75, 0, "host-a"}, COUNT(strings0), strings0,
+    {{0, 1, 4242, 0, 4, 100, 200, 5.0, 1.75, 0, "host-a", {{2.5e-8, 1.25e-8}, {1.5e-8, 0}}},
+     COUNT(strings0), strings0,
      COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0, 0, NULL},
-    {{1, 2, 4343, HP_RANKF_OVERFLOW, 0, 110, 210, 5.5, 2.5, 17, "host-b"}, COUNT(strings1),
+    {{1, 2, 4343, HP_RANKF_OVERFLOW, 0, 110, 210, 5.5, 2.5, 17, "host-b", {{0, 0}}},
+     COUNT(strings1),
      strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1, COUNT(comms1), comms1,
      COUNT(tasks1), tasks1},
 };
@@ -164,6 +166,7 @@ static void compare_rank(const hp_rank_data *a, const hp_rank_data *b)
     assert_true(a->info.mpi_time == b->info.mpi_time);
     assert_int_equal(a->info.overflow_events, b->info.overflow_events);
     assert_string_equal(a->info.host, b->info.host);
+    assert_memory_equal(a->info.cost, b->info.cost, sizeof a->info.cost);
     assert_int_equal(a->nstrings, b->nstrings);
     for (uint32_t i = 0; i < a->nstrings; i++)
         assert_string_equal(a->strings[i], b->strings[i]);
@@ -177,6 +180,7 @@ static void compare_rank(const hp_rank_data *a, const hp_rank_data *b)
         assert_int_equal(x->site, y->site);
         assert_int_equal(x->thread, y->thread);
         assert_int_equal(x->count, y->count);
+        assert_int_equal(x->timed, y->timed);
         assert_true(x->time == y->time && x->min == y->min && x->max == y->max);
     }
     assert_int_equal(a->ncomms, b->ncomms);
@@ -222,6 +226,64 @@ static void test_round_trip(void **state)
     assert_null(p.ranks);
 }
 
+/* The fixture re-laid as a version 3 file (RANK without the event costs,
+ * 48-byte nodes without timed), as hprof wrote before: it still reads,
+ * every call counted as timed and no costs. */
+static void append_section_as_v3(hp_buf *v3, uint32_t tag, const unsigned char *pl,
+                                 uint64_t len)
+{
+    size_t at = v3->len;
+    hp_put_u32(hp_buf_reserve(v3, HP_SECTION_HEADER_LEN), tag);
+    if (tag == HP_SEC_RANK) {
+        size_t keep = (size_t)len - 4 - 16 * HP_COST_KINDS;
+        memcpy(hp_buf_reserve(v3, keep), pl, keep);
+    } else if (tag == HP_SEC_NODE) {
+        for (size_t i = 0; i < len / HP_NODE_REC_LEN; i++)
+            memcpy(hp_buf_reserve(v3, HP_NODE_REC_LEN_V3), pl + i * HP_NODE_REC_LEN,
+                   HP_NODE_REC_LEN_V3);
+    } else {
+        memcpy(hp_buf_reserve(v3, (size_t)len), pl, (size_t)len);
+        if (tag == HP_SEC_END)
+            hp_put_u64(v3->data + at + HP_SECTION_HEADER_LEN + 4, v3->len);
+    }
+    uint64_t plen = v3->len - at - HP_SECTION_HEADER_LEN;
+    hp_put_u64(v3->data + at + 8, plen);
+    hp_put_u32(v3->data + at + 4, hp_crc32(v3->data + at + HP_SECTION_HEADER_LEN, plen));
+}
+
+static void test_version3_file(void **state)
+{
+    hp_buf v3 = {0};
+    hpf_profile p;
+    char err[512];
+    (void)state;
+    memcpy(hp_buf_reserve(&v3, HP_PREAMBLE_LEN), encoded.data, HP_PREAMBLE_LEN);
+    hp_put_u32(v3.data + 8, 3);
+    for (size_t pos = HP_PREAMBLE_LEN; pos < encoded.len;) {
+        uint64_t len = hp_get_u64(encoded.data + pos + 8);
+        append_section_as_v3(&v3, hp_get_u32(encoded.data + pos),
+                             encoded.data + pos + HP_SECTION_HEADER_LEN, len);
+        pos += HP_SECTION_HEADER_LEN + len;
+    }
+    assert_false(v3.failed);
+    if (read_bytes(v3.data, v3.len, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(p.version, 3);
+    for (int r = 0; r < 2; r++) {
+        const hp_rank_data *a = &p.ranks[r], *b = &fixture_ranks[r];
+        assert_int_equal(a->nnodes, b->nnodes);
+        for (uint32_t i = 0; i < a->nnodes; i++) {
+            assert_int_equal(a->nodes[i].timed, a->nodes[i].count);
+            assert_true(a->nodes[i].time == b->nodes[i].time);
+        }
+        for (int k = 0; k < HP_COST_KINDS; k++)
+            assert_true(a->info.cost[k].outside == 0 && a->info.cost[k].inside == 0);
+        assert_string_equal(a->info.host, b->info.host);
+    }
+    hpf_free(&p);
+    hp_buf_free(&v3);
+}
+
 /* ---- corruption classes ---- */
 
 static void test_checksum(void **state)
@@ -262,9 +324,9 @@ static void test_version(void **state)
 {
     (void)state;
     hp_put_u32(encoded.data + 8, 99);
-    expect_error(8, "unsupported format version 99 (this reader supports 2 to 3)");
+    expect_error(8, "unsupported format version 99 (this reader supports 2 to 4)");
     hp_put_u32(encoded.data + 8, 1);
-    expect_error(8, "unsupported format version 1 (this reader supports 2 to 3)");
+    expect_error(8, "unsupported format version 1 (this reader supports 2 to 4)");
 }
 
 static void test_wrong_tag(void **state)
@@ -293,8 +355,8 @@ static void test_record_size(void **state)
     (void)state;
     size_t sec = find_section(HP_SEC_NODE, 0);
     shrink_payload(sec);
-    expect_error(sec, "NODE section of rank 0 payload length 191 is not a multiple of"
-                      " the record size 48");
+    expect_error(sec, "NODE section of rank 0 payload length 223 is not a multiple of"
+                      " the record size 56");
 }
 
 static void test_string_payload(void **state)
@@ -548,6 +610,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version3_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_tag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_string_payload, setup, teardown),

@@ -1,0 +1,33 @@
+/*
+ * dbcomp.h - intrusion compensation in the database (README-comp.md):
+ * at merge time every rank's node times are compensated with the costs
+ * its profile recorded (hp_compensate.h) into stat.time, min and max; the
+ * raw times stay beside them (stat.raw_time, raw_min, raw_max), the costs
+ * in rank_cost and the estimate of each rank's overhead in rank.  A query
+ * with --raw sees the raw times under the usual names.
+ */
+#ifndef HPF_DBCOMP_H
+#define HPF_DBCOMP_H
+
+#include <sqlite3.h>
+#include "hp_compensate.h"
+#include "hpf_read.h"
+
+/* Compensated times of every rank of p: comp[r] holds 3 x nnodes values
+ * (time, min, max); stats[r] what compensating rank r did.  0, or -1
+ * without memory (nothing to free then). */
+typedef struct hpf_comp {
+    uint32_t nranks;
+    double **values;
+    hp_comp_stats *stats;
+} hpf_comp;
+int hpf_comp_make(const hpf_profile *p, hpf_comp *c);
+void hpf_comp_free(hpf_comp *c);
+
+/* Makes this connection's queries see the raw times: a temporary `stat`
+ * view with the raw columns under the names time, min and max, and the
+ * database's views again as temporary ones over it (view_sql: the
+ * database's view definitions).  0, or -1 with the message in err. */
+int hpq_use_raw_times(sqlite3 *db, const char *view_sql, char *err, size_t errlen);
+
+#endif
