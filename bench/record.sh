@@ -334,9 +334,12 @@ per_event_ns() {
 }
 
 # ---------------------------------------------------------------- instructions
-# ir CMD... - total instructions of CMD under callgrind (all threads).
+# ir CMD... - total instructions of CMD under callgrind (all threads); with
+# CG_TOGGLE=FN only those made inside FN (the start-up's calibration spins
+# on the clock, so a whole run's count moves by more than a cheap event's).
 ir() {
-    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$@" >/dev/null 2>"$tmp/cg.err" </dev/null
+    valgrind --tool=callgrind ${CG_TOGGLE:+--toggle-collect="$CG_TOGGLE"} \
+        --callgrind-out-file="$tmp/cg.out" "$@" >/dev/null 2>"$tmp/cg.err" </dev/null
     sed -n 's/^summary: *//p; s/^totals: *//p' "$tmp/cg.out" | head -1
 }
 
@@ -360,10 +363,10 @@ instructions() {
     "$MPICC" -O2 -g "$srcdir/bench/wrapcost.c" -o "$b/wrapcost.plain"
     "$MPICC" -O2 -g "$srcdir/bench/wrapcost.c" -o "$b/wrapcost.hprof" -L"$libdir" -lhprof "-Wl,-rpath,$libdir"
     export HPROF_OUTPUT=$tmp/prof/cg.hpf HPROF_SUMMARY=off
-    pt=$(HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" pair)
-    pth=$(HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" pair)
-    t1=$(HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" tier1)
-    c0=$(per_iter "$cg_lo" "$cg_hi" "$b/probe" call)
+    pt=$(CG_TOGGLE=pair HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" pair)
+    pth=$(CG_TOGGLE=pair HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" pair)
+    t1=$(CG_TOGGLE=calls HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" tier1)
+    c0=$(CG_TOGGLE=calls per_iter "$cg_lo" "$cg_hi" "$b/probe" call)
     # wrapcost CALLS makes ~3 CALLS wrapped calls (Send, Iprobe, Irecv+Isend+Waitall).
     wp=$(per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.plain")
     wh=$(per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.hprof")

@@ -127,7 +127,8 @@ extern long hprof_probe_write(int fd, const void *buf, __SIZE_TYPE__ n) __asm__(
 /* One for the whole program (a weak definition in every instrumented unit). */
 int hprof_probe_warned __attribute__((weak));
 
-static __inline__ void hprof_probe_register(hprof_unit *unit)
+static __inline__ __attribute__((no_instrument_function)) void
+hprof_probe_register(hprof_unit *unit)
 {
     static const char msg[] = "hprof: warning: instrumented code runs without the hprof "
                               "runtime (libhprof was not linked): not measured\n";
@@ -147,8 +148,9 @@ extern __thread hprof_probe_view *hprof_probe_thread
     __attribute__((weak, tls_model("initial-exec")));
 
 /* A fast site entered in its context is opened here; everything else
- * calls the runtime. */
-static __inline__ __attribute__((always_inline)) void
+ * calls the runtime.  The probes are no functions of the program's:
+ * -finstrument-functions (tier 1 beside tier 2) must not hook them. */
+static __inline__ __attribute__((always_inline, no_instrument_function)) void
 hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
 {
     if (hprof_probe_enter_ref) {
@@ -182,7 +184,8 @@ hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
 
 /* A counted fast activation that is still the innermost one closes here
  * (f->saved_comm holds its node); the rest calls the runtime. */
-static __inline__ __attribute__((always_inline)) void hprof_probe_exit(hprof_frame *f)
+static __inline__ __attribute__((always_inline, no_instrument_function)) void
+hprof_probe_exit(hprof_frame *f)
 {
     if (f->node == HPROF_FRAME_FAST && hprof_probe_thread->current == f->saved_comm)
         hprof_probe_thread->current = f->saved;
