@@ -4,10 +4,11 @@
 # plain and in tier 2 (hprof-cc --procedures=all: leaf is a tiny procedure
 # the default policy leaves unprobed), run in the same test:
 #   - the plain build times its parent() itself (the ground truth);
-#   - the instrumented build's raw parent time is at least 20% above it
-#     with timed probes, 10% with throttled ones (else the test could show
-#     nothing: see run_mode's callers), and parent's compensated
-#     inclusive time (hprof-query, the default) is within 5% of it;
+#   - with timed probes (HPROF_THROTTLE_NS=0), the instrumented build's
+#     raw parent time is at least 20% above it (else the test could show
+#     nothing; throttled probes cost too little: see run_mode's callers),
+#     and parent's compensated inclusive time (hprof-query, the default)
+#     is within 5% of it;
 #   - exact counts (parent 1, call leaf and procedure leaf CALLS each), the
 #     same stdout, hprof-query --check on every profile, the summary's
 #     overhead line, and no trace of the start-up calibration in the
@@ -61,11 +62,12 @@ parent_time() {
 # median - the middle one of the numbers on stdin.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# run_mode NAME THROTTLE_NS - RUNS plain and RUNS instrumented runs,
-# alternating; the checks on the medians (each run's profile checked).
+# run_mode NAME THROTTLE_NS TIMING - RUNS plain and RUNS instrumented runs,
+# alternating; the checks on the medians (each run's profile checked), the
+# timing ones when TIMING is 1.
 RUNS=7
 run_mode() {
-    local name=$1 throttle=$2 above=$3 i plain raw comp
+    local name=$1 throttle=$2 timing=$3 i plain raw comp
     : >"$tmp/plain.times"
     : >"$tmp/$name.raw"
     : >"$tmp/$name.comp"
@@ -91,9 +93,11 @@ run_mode() {
             ORDER BY s.name DESC, s.kind")"
     echo "# $name: medians of $RUNS runs: plain parent $plain s, instrumented raw $raw s," \
         "compensated $comp s"
-    expect_cmp "$name: raw parent time >= $above x plain $plain s" ge "$(calc "$plain * $above")" "$raw"
-    expect_cmp "$name: compensated parent time within 5% of plain" within "$plain" \
-        "$comp" "$(calc "$plain * 0.05")"
+    if [ "$timing" = 1 ]; then
+        expect_cmp "$name: raw parent time >= 1.2 x plain $plain s" ge "$(calc "$plain * 1.2")" "$raw"
+        expect_cmp "$name: compensated parent time within 5% of plain" within "$plain" \
+            "$comp" "$(calc "$plain * 0.05")"
+    fi
     if grep -q "^hprof: estimated measurement overhead [0-9.e-]* s ([0-9.]*%), subtracted" \
         "$tmp/$name.err"; then
         ok "$name: summary states the estimated overhead"
@@ -133,12 +137,13 @@ $(q "$tmp/tier1.hpf" "SELECT kind, outside > 0 AND inside <= outside FROM rank_c
 }
 
 tier1_no_trace
-# Timed probes make the raw time at least 20% longer than the plain run.
-# Throttled sites are counted by the probes inline (hp_fast.h), a few ns a
-# pair: 1.1 x still puts the raw time twice the 5% tolerance away, so the
-# compensated check fails unless the compensation works.
-attempts "throttling off" run_mode timed 0 1.2
-attempts "throttled (default)" run_mode throttled "" 1.1
+# Timed probes make the raw time some 40-50% longer than the plain run.
+# Throttled, the leaf's probes are counted inline (hp_fast.h), 1-3 ns a
+# pair: parent's raw time is then 3-14% above plain, as much as its
+# run-to-run spread on this machine, so there is no timing to check; the
+# rest (counts, --check, the overhead line) is checked as with timing.
+attempts "throttling off" run_mode timed 0 1
+attempts "throttled (default)" run_mode throttled "" 0
 no_trace throttled
 
 # HPROF_COMPENSATE=off: the summary shows raw times and says so.
