@@ -33,6 +33,9 @@
 #define STEP(x) ((x) = ((x) ^ ((x) >> 7)) + 0x9e3779b97f4a7c15ull)
 #define ROUND(a, b, c, d, e, f, g, h) \
     (STEP(a), STEP(b), STEP(c), STEP(d), STEP(e), STEP(f), STEP(g), STEP(h))
+#define ROUNDS4(...) (ROUND(__VA_ARGS__), ROUND(__VA_ARGS__), ROUND(__VA_ARGS__), ROUND(__VA_ARGS__))
+#define ROUNDS16(...) \
+    (ROUNDS4(__VA_ARGS__), ROUNDS4(__VA_ARGS__), ROUNDS4(__VA_ARGS__), ROUNDS4(__VA_ARGS__))
 
 static unsigned long long lane[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 
@@ -40,54 +43,9 @@ __attribute__((noinline)) static void leaf(void)
 {
     unsigned long long a = lane[0], b = lane[1], c = lane[2], d = lane[3];
     unsigned long long e = lane[4], f = lane[5], g = lane[6], h = lane[7];
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
-    ROUND(a, b, c, d, e, f, g, h);
+    ROUNDS16(a, b, c, d, e, f, g, h);
+    ROUNDS16(a, b, c, d, e, f, g, h);
+    ROUNDS16(a, b, c, d, e, f, g, h);
     lane[0] = a, lane[1] = b, lane[2] = c, lane[3] = d;
     lane[4] = e, lane[5] = f, lane[6] = g, lane[7] = h;
 }

@@ -49,7 +49,7 @@ static hp_site_rec sites[] = {
     {7, HP_KIND_COMM, 8, 1, 2, 40, 40, 1, NOSITE, HP_SITEF_COLLECTIVE, 0, 0, 0},
 };
 static hp_node_rec nodes[] = {
-    /* id parent site thread count time min max */
+    /* id parent site thread count time min max timed */
     {0, HP_NONE, 0, 0, 1, 10.0, 10.0, 10.0, 1},
     {1, 0, 1, 0, 1, 10.0, 10.0, 10.0, 1},
     {2, 1, 2, 0, 1, 6.0, 6.0, 6.0, 1},

@@ -23,7 +23,7 @@ static hp_site_rec sites0[] = {
     {5, HP_KIND_PROCEDURE, 5, 5, 2, 100, 120, NOSITE, NOSITE, 0, 0, 0, 0},
 };
 static hp_node_rec nodes0[] = {
-    /* id parent site thread count time min max */
+    /* id parent site thread count time min max timed */
     {0, HP_NONE, 0, 0, 1, 10.0, 10.0, 10.0, 1},
     {1, 0, 1, 0, 1, 10.0, 10.0, 10.0, 1},
     {2, 1, 2, 0, 5, 8.0, 1.5, 1.75, 5},
