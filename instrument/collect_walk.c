@@ -154,7 +154,8 @@ int hpi_duplicate(hpi_walk *w, int kind, size_t open, size_t close)
     return 0;
 }
 
-static void hpi_walk_call(hpi_walk *w, CXCursor c)
+/* Makes the site of a call statement; 1 when it made one (not skipped). */
+static int hpi_walk_call(hpi_walk *w, CXCursor c)
 {
     CXCursor ref = clang_getCursorReferenced(c);
     CXString str;
@@ -174,7 +175,7 @@ static void hpi_walk_call(hpi_walk *w, CXCursor c)
     if (clang_getCursorKind(ref) != CXCursor_FunctionDecl ||
         clang_Location_isInSystemHeader(clang_getCursorLocation(ref))) {
         hpi_walk_kids(w, c);
-        return;
+        return 0;
     }
     str = clang_getCursorSpelling(ref);
     name = clang_getCString(str);
@@ -182,7 +183,7 @@ static void hpi_walk_call(hpi_walk *w, CXCursor c)
     if (kind == 0 || w->nosite || hpi_range(w, c, &s, &e) < 0) {
         clang_disposeString(str);
         hpi_walk_kids(w, c);
-        return;
+        return 0;
     }
     if (hpi_macro_at(w, s)) {
         skip = hpi_macro_check(w, s, e, 0);
@@ -203,6 +204,7 @@ static void hpi_walk_call(hpi_walk *w, CXCursor c)
         w->u->sites[idx].semi = semi;
     }
     hpi_walk_kids(w, c);
+    return idx >= 0 && !skip;
 }
 
 /* Local variables: the initializer takes probes, the type (VLA sizes,
@@ -335,21 +337,50 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
     free(k.v);
 }
 
-/* A call expression (any: library, function pointer; not a __builtin)
- * marks every loop and the procedure around it as making calls. */
-static void hpi_note_call(hpi_walk *w, CXCursor c)
+/* The C library's arithmetic (math.h) that compilers turn into a few
+ * instructions or a short leaf: a call of it is no call for the policy. */
+static const char *const hpi_math_calls[] = {
+    "sqrt", "cbrt", "hypot", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "fabs",
+    "fmin", "fmax", "fma", "fmod", "copysign", "exp", "exp2", "expm1", "log", "log2",
+    "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sinh", "cosh", "tanh", "erf", "erfc", NULL};
+
+static int hpi_math_call(const char *name)
+{
+    size_t n = strlen(name), i;
+
+    for (i = 0; hpi_math_calls[i]; i++) {
+        size_t m = strlen(hpi_math_calls[i]);
+        if (strncmp(name, hpi_math_calls[i], m) == 0 &&
+            (n == m || (n == m + 1 && (name[m] == 'f' || name[m] == 'l'))))
+            return 1;
+    }
+    return 0;
+}
+
+/* A call expression (any: library, function pointer; not a __builtin nor
+ * math.h's arithmetic from a system header) marks every loop and the
+ * procedure around it as making calls, and, unless it is a call statement
+ * of the program (own_site: hpi_walk_call made its site), as making one
+ * that the policy cannot judge (calls_out). */
+static void hpi_note_call(hpi_walk *w, CXCursor c, int own_site)
 {
     CXCursor ref = clang_getCursorReferenced(c);
     CXString str = clang_getCursorSpelling(ref);
     const char *name = clang_getCString(str);
     int builtin = name && strncmp(name, "__builtin", 9) == 0;
+    int math = name && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
+               clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) && hpi_math_call(name);
     int p;
 
     clang_disposeString(str);
-    if (builtin || w->nosite)
+    if (builtin || math || w->nosite)
         return;
-    for (p = w->parent; p >= 0; p = w->u->sites[p].parent)
+    for (p = w->parent; p >= 0; p = w->u->sites[p].parent) {
         w->u->sites[p].calls = 1;
+        if (!own_site)
+            w->u->sites[p].calls_out = 1;
+    }
 }
 
 static void hpi_walk_node(hpi_walk *w, CXCursor c)
@@ -366,8 +397,7 @@ static void hpi_walk_node(hpi_walk *w, CXCursor c)
         hpi_walk_loop(w, c);
         break;
     case CXCursor_CallExpr:
-        hpi_note_call(w, c);
-        hpi_walk_call(w, c);
+        hpi_note_call(w, c, hpi_walk_call(w, c));
         break;
     case CXCursor_CompoundStmt:
         hpi_walk_compound(w, c);

@@ -72,7 +72,10 @@ typedef struct hpi_site {
     int semi;            /* EXPR made by a statement macro used without a
                             ';' after it: the closer supplies the ';' */
     int calls;           /* procedure, loop: its body makes a call (any
-                            call expression, library calls too) */
+                            call expression, library calls too, but not
+                            math.h's arithmetic) */
+    int calls_out;       /* ... one that is no call statement of the program
+                            (a library function, a function pointer) */
     unsigned nstmts;     /* procedure: statements of its body, at any depth */
     const char *unprobed;/* why the policy (policy.c) puts no probe on a
                             site that stays in the table, NULL if probed */

@@ -9,7 +9,8 @@
  *    and has no loop or fewer than HPI_TINY_STMTS statements (main never
  *    is tiny), with its loops;
  *  - a loop nested in another loop that makes no call and holds no OpenMP
- *    construct;
+ *    construct (calls of math.h's arithmetic, and of tiny procedures of
+ *    the file, whose calls are unprobed, do not count);
  *  - a call statement of a tiny procedure of the file (timing the call
  *    costs what timing the procedure would), or of a procedure the filter
  *    excludes;
@@ -111,6 +112,37 @@ static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
     }
 }
 
+/* 1 when site a encloses site i. */
+static int hpi_encloses(const hpi_unit *u, int a, int i)
+{
+    int p;
+
+    for (p = u->sites[i].parent; p >= 0; p = u->sites[p].parent)
+        if (p == a)
+            return 1;
+    return 0;
+}
+
+/* 1 when loop i makes a call worth its probe: one the policy cannot judge,
+ * or a call or communication statement inside it that keeps its probe
+ * (sites come parents first, so those inside follow i). */
+static int hpi_loop_calls(const hpi_unit *u, size_t i)
+{
+    size_t j;
+
+    if (u->sites[i].calls_out)
+        return 1;
+    if (!u->sites[i].calls)
+        return 0;
+    for (j = i + 1; j < u->nsites; j++) {
+        const hpi_site *t = &u->sites[j];
+        if ((t->kind == HPROF_SITE_CALL || t->kind == HPROF_SITE_COMM) && !t->unprobed &&
+            hpi_encloses(u, (int)i, (int)j))
+            return 1;
+    }
+    return 0;
+}
+
 static void hpi_policy_loops(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
                              const unsigned char *is_omp)
 {
@@ -130,7 +162,7 @@ static void hpi_policy_loops(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
         proc = hpi_proc_of(u, (int)i);
         if (proc >= 0 && u->sites[proc].unprobed)
             t->unprobed = "loop of a tiny procedure";
-        else if (hpi_nested(u, (int)i) && !t->calls && !hpi_site_has_omp(u, is_omp, t))
+        else if (hpi_nested(u, (int)i) && !hpi_loop_calls(u, i) && !hpi_site_has_omp(u, is_omp, t))
             t->unprobed = "nested loop without calls or OpenMP";
     }
 }
@@ -187,8 +219,8 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0)
             loops[p] = 1;
     hpi_policy_procs(u, o, f, is_omp, loops);
-    hpi_policy_loops(u, o, f, is_omp);
     hpi_policy_calls(u, f);
+    hpi_policy_loops(u, o, f, is_omp);
     hp_filter_free(f);
     free(is_omp);
     free(loops);

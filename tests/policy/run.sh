@@ -7,6 +7,9 @@
 #    (no node, "(not probed)" in --flat, "unprobed" in --list); every other
 #    site has its exact count;
 #  - --loops=all --procedures=all: every site has its exact count;
+#  - tests/policy/calls.c: calls of math.h's arithmetic and of tiny
+#    procedures leave a nested loop unprobed; calls of a probed procedure,
+#    through a pointer or of another library function do not;
 #  - an `include function tiny` filter rule keeps tiny probed;
 #  - --suggest-filter on the all-probed run names tiny (1000000 calls) and
 #    the short nested loop (20000 entries of a few ns), not big (20000
@@ -83,6 +86,20 @@ expect_eq "list: default policy marks the tiny procedure, its call, the nested l
     "$("$INST" --list "$SRC" | awk '$1 == "unprobed" || $1 == "policy:" { print $1 == "policy:" ? $0 : $1 " " $2 " " $3 " " $5 }')"
 expect_eq "list: --loops=all --procedures=all probe everything" 0 \
     "$("$INST" --list --loops=all --procedures=all "$SRC" | grep -c '^unprobed')"
+
+# ---- which calls count (tests/policy/calls.c) ---------------------------
+CALLS_SRC=$srcdir/tests/policy/calls.c
+expect_eq "list: a nested loop calling only math.h and a tiny procedure is not probed; loops calling a probed procedure, a pointer, a library function are" \
+    "unprobed procedure $(line_of "$CALLS_SRC" shift) shift;unprobed procedure $(line_of "$CALLS_SRC" twice) twice;unprobed loop $(line_of "$CALLS_SRC" mathloop) for;unprobed call $(($(line_of "$CALLS_SRC" mathloop) + 1)) shift" \
+    "$("$INST" --list "$CALLS_SRC" | awk '$1 == "unprobed" { print $1 " " $2 " " $3 " " $5 }')"
+gcc -O2 "$CALLS_SRC" -o calls.plain -lm 2>build.err || notok "calls.c: plain build" "$(head -3 build.err | oneline)"
+if "$HPCC" gcc -O2 "$CALLS_SRC" -o calls.inst -lm 2>calls.err; then
+    HPROF_OUTPUT=calls.hpf ./calls.inst >calls.out
+    expect_eq "calls.c: stdout as plain" "$(./calls.plain)" "$(cat calls.out)"
+    check_profile "calls.c" calls.hpf
+else
+    notok "calls.c: build" "$(head -3 calls.err | oneline)"
+fi
 
 # expected TINY INNER SHORT: the counts rows ("kind,line,calls,unprobed"),
 # each argument a count or "-" for the sites not probed
