@@ -8,6 +8,9 @@
  *              hprof_probe_exit of hprof_probe.h) on a registered
  *              procedure site, timed unless the site is throttled (then
  *              the probes count it inline)
+ *   leaf       the same on a leaf site (HPROF_SITEINFO_LEAF: a call-free
+ *              loop, say), which once throttled is counted inline without
+ *              switching the calling context
  *   tier1      a call of an instrumented function minus the same call of
  *              an uninstrumented one: the -finstrument-functions hooks
  *              (__cyg_profile_func_enter/exit, call site + procedure)
@@ -15,7 +18,7 @@
  * throttling for the throttled cost (the sites throttle after their first
  * 10^5 calls; a warm-up of 2 x 10^5 calls comes first).
  * Output: "probe KEY NS" lines on stdout.  With a MODE, only that loop
- * runs after the warm-up (pair, tier1: the instrumented call, call: its
+ * runs after the warm-up (pair, leaf, tier1: the instrumented call, call: its
  * uninstrumented twin), without MPI (MPI_Init under callgrind costs
  * seconds), for instruction counts: bench/record.sh runs callgrind at two
  * ITERS and divides the difference.
@@ -33,10 +36,11 @@
 #define NOI __attribute__((no_instrument_function, noinline))
 
 static const hprof_site_info sites[] = {
-    {HPROF_SITE_PROCEDURE, "bench_probe_site", "", 1, 1, -1},
+    {HPROF_SITE_PROCEDURE, "bench_probe_site", "", 1, 1, -1, 0},
+    {HPROF_SITE_LOOP, "for", "bench_probe_site", 2, 2, -1, HPROF_SITEINFO_LEAF},
 };
-static unsigned ids[1];
-static hprof_unit unit = {"bench/probe.c", 1, sites, ids, 0};
+static unsigned ids[2];
+static hprof_unit unit = {"bench/probe.c", 2, sites, ids, 0};
 
 static volatile unsigned sink;
 
@@ -72,15 +76,26 @@ NOI static double rdtsc2(long n)
     return t / (double)n;
 }
 
-NOI static double pair(long n)
+static inline __attribute__((always_inline, no_instrument_function)) double
+pair_of(unsigned site, long n)
 {
     double t0 = now();
     for (long i = 0; i < n; i++) {
         hprof_frame f;
-        hprof_probe_enter(&f, &unit, 0);
+        hprof_probe_enter(&f, &unit, site);
         hprof_probe_exit(&f);
     }
     return (now() - t0) / (double)n;
+}
+
+NOI static double pair(long n)
+{
+    return pair_of(0, n);
+}
+
+NOI static double leaf(long n)
+{
+    return pair_of(1, n);
 }
 
 NOI static double calls(void (*fn)(unsigned), long n)
@@ -99,21 +114,25 @@ NOI int main(int argc, char **argv)
         MPI_Init(&argc, &argv);
     hprof_register_unit(&unit);
     pair(200000);                  /* warm-up (and throttling, if on) */
+    leaf(200000);
     calls(tiny, 200000);
     calls(tiny_plain, 200000);
     if (*mode) {
         if (strcmp(mode, "pair") == 0)
             pair(n);
+        else if (strcmp(mode, "leaf") == 0)
+            leaf(n);
         else if (strcmp(mode, "tier1") == 0)
             calls(tiny, n);
         else
             calls(tiny_plain, n);
         return 0;
     }
-    double r = rdtsc2(n), p = pair(n), r2 = rdtsc2(n);
+    double r = rdtsc2(n), p = pair(n), l = leaf(n), r2 = rdtsc2(n);
     double c = calls(tiny, n), cp = calls(tiny_plain, n);
     printf("probe rdtsc2 %.2f\n", (r + r2) / 2);
     printf("probe pair %.2f\n", p);
+    printf("probe leaf %.2f\n", l);
     printf("probe tier1 %.2f\n", c - cp);
     MPI_Finalize();
     return 0;

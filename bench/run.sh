@@ -138,10 +138,11 @@ echo "| probe | ns | two rdtsc reads (same run) | ratio |"
 echo "|---|---:|---:|---:|"
 for mode in timed throttled; do
     rd=$(pm $mode rdtsc2)
-    for k in pair tier1; do
+    for k in pair leaf tier1; do
         v=$(pm $mode $k)
         case $k in
         pair) what="enter+exit pair (tier 2 probe), $mode" ;;
+        leaf) what="enter+exit pair of a leaf site (tier 2 probe: a call-free loop), $mode" ;;
         tier1) what="tier 1 call (-finstrument-functions hooks: call site + procedure), $mode" ;;
         esac
         awk -v w="$what" -v v="$v" -v r="$rd" 'BEGIN { printf "| %s | %.1f | %.1f | %.2f |\n", w, v, r, v / r }'

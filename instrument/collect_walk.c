@@ -362,7 +362,8 @@ static int hpi_math_call(const char *name)
  * math.h's arithmetic from a system header) marks every loop and the
  * procedure around it as making calls, and, unless it is a call statement
  * of the program (own_site: hpi_walk_call made its site), as making one
- * that the policy cannot judge (calls_out). */
+ * that the policy cannot judge (calls_out) and that may record (opaque,
+ * also where no site can be made). */
 static void hpi_note_call(hpi_walk *w, CXCursor c, int own_site)
 {
     CXCursor ref = clang_getCursorReferenced(c);
@@ -374,9 +375,13 @@ static void hpi_note_call(hpi_walk *w, CXCursor c, int own_site)
     int p;
 
     clang_disposeString(str);
-    if (builtin || math || w->nosite)
+    if (builtin || math)
         return;
     for (p = w->parent; p >= 0; p = w->u->sites[p].parent) {
+        if (!own_site)
+            w->u->sites[p].opaque = 1;
+        if (w->nosite)
+            continue;
         w->u->sites[p].calls = 1;
         if (!own_site)
             w->u->sites[p].calls_out = 1;

@@ -135,7 +135,7 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
         fputs(", ", fp);
         hpi_put_cstr(fp, t->func);
         fprintf(fp, ", %u, %u, %d, %uu},\n", t->line, t->end_line, par[i],
-                t->unprobed ? HPROF_SITEINFO_UNPROBED : 0u);
+                (t->unprobed ? HPROF_SITEINFO_UNPROBED : 0u) | (t->leaf ? HPROF_SITEINFO_LEAF : 0u));
     }
     if (n == 0)
         fputs("  {0, \"\", \"\", 0, 0, -1, 0u}\n", fp);
@@ -395,6 +395,8 @@ void hpi_list(const hpi_unit *u, FILE *fp)
                 t->line, t->end_line, t->name, par[i]);
         if (t->unprobed)
             fprintf(fp, ": %s", t->unprobed);
+        else if (t->leaf)
+            fputs(": leaf", fp);
         fputc('\n', fp);
     }
     for (i = 0; i < u->nsites; i++)

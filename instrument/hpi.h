@@ -74,6 +74,12 @@ typedef struct hpi_site {
     int calls;           /* procedure, loop: its body makes a call (any
                             call expression, library calls too, but not
                             math.h's arithmetic) */
+    int opaque;          /* procedure, loop: its body makes a call that is
+                            no site (a library, a function pointer, a call
+                            where no site can be: anything may record
+                            there), not counting math.h's arithmetic */
+    int leaf;            /* probed, and nothing inside records (policy.c,
+                            HPROF_SITEINFO_LEAF) */
     int calls_out;       /* ... one that is no call statement of the program
                             (a library function, a function pointer) */
     unsigned nstmts;     /* procedure: statements of its body, at any depth */

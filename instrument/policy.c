@@ -16,6 +16,13 @@
  *    excludes;
  *  - a loop an `exclude loop FILE:LINE` rule of the filter names.
  *
+ * A probed procedure or loop inside which nothing can record is a leaf
+ * (hpi_site.leaf, HPROF_SITEINFO_LEAF): every site inside it is unprobed
+ * (calls only of tiny procedures of the file), it makes no other call but
+ * of math.h's arithmetic and holds no OpenMP or hprof pragma; not when
+ * the file is compiled with -finstrument-functions too (the hooks of the
+ * tiny procedures record).  Once throttled its probes only count it.
+ *
  * --loops=all and --procedures=all restore the probes of the first two
  * (and the third's tiny part).  An `include function X` rule of the filter
  * that names X keeps X's procedure probe and the probes of its calls.
@@ -27,9 +34,10 @@
 #include "hprof_probe.h"
 #include "hp_filter.h"
 
-/* 1 when directive d is an OpenMP pragma ("# pragma omp ..."). */
-static int hpi_dir_is_omp(const hpi_src *src, const hpi_dir *d)
+/* 1 when directive d is a pragma of `word` ("# pragma omp ..."). */
+static int hpi_dir_is_pragma(const hpi_src *src, const hpi_dir *d, const char *word)
 {
+    size_t n = strlen(word);
     char *text = hpi_dir_text(src, d);
     const char *p = text;
     int omp = 0;
@@ -40,14 +48,14 @@ static int hpi_dir_is_omp(const hpi_src *src, const hpi_dir *d)
     if (strncmp(p, "pragma", 6) == 0) {
         p += 6;
         p += strspn(p, " \t");
-        omp = strncmp(p, "omp", 3) == 0 && (p[3] == 0 || p[3] == ' ' || p[3] == '\t');
+        omp = strncmp(p, word, n) == 0 && (p[n] == 0 || p[n] == ' ' || p[n] == '\t');
     }
     free(text);
     return omp;
 }
 
-/* 1 when an OpenMP pragma starts in [a, b) (a loop's range starts at the
- * pragmas that bind it). */
+/* 1 when a pragma marked in is_omp starts in [a, b) (a loop's range
+ * starts at the pragmas that bind it). */
 static int hpi_has_omp(const hpi_src *src, const unsigned char *is_omp, size_t a, size_t b)
 {
     size_t i;
@@ -194,35 +202,91 @@ static void hpi_policy_calls(hpi_unit *u, const hp_filter *f)
     }
 }
 
+/* 1 when site t, inside a probed procedure or loop, may record there. */
+static int hpi_records(const hpi_unit *u, const hpi_site *t)
+{
+    const hpi_site *callee;
+
+    if (t->skip)
+        return 1;   /* no probe, but a call or loop all the same */
+    if (t->kind == HPROF_SITE_CALL)
+        return !t->unprobed || !(callee = hpi_find_proc(u, t->name)) || !callee->unprobed ||
+               callee->skip || callee->opaque;
+    return t->kind == HPROF_SITE_COMM || !t->unprobed;
+}
+
+static int hpi_instrument_functions(const hpi_opts *o)
+{
+    int i;
+
+    for (i = 0; i < o->ncflags; i++)
+        if (strcmp(o->cflags[i], "-finstrument-functions") == 0)
+            return 1;
+    return 0;
+}
+
+/* Marks the leaves (see the top of the file); pragmas: is_omp and
+ * is_hprof of the unit's directives. */
+static void hpi_policy_leaves(hpi_unit *u, const hpi_opts *o, const unsigned char *is_omp,
+                              const unsigned char *is_hprof)
+{
+    char *inner = calloc(u->nsites + 1, 1);   /* something inside records */
+    size_t i;
+    int p;
+
+    if (!inner || hpi_instrument_functions(o)) {
+        free(inner);
+        return;
+    }
+    for (i = 0; i < u->nsites; i++)
+        if (hpi_records(u, &u->sites[i]))
+            for (p = u->sites[i].parent; p >= 0; p = u->sites[p].parent)
+                inner[p] = 1;
+    for (i = 0; i < u->nsites; i++) {
+        hpi_site *t = &u->sites[i];
+        t->leaf = (t->kind == HPROF_SITE_PROCEDURE || t->kind == HPROF_SITE_LOOP) && !t->skip &&
+                  !t->unprobed && !inner[i] && !t->opaque && !hpi_site_has_omp(u, is_omp, t) &&
+                  !hpi_site_has_omp(u, is_hprof, t);
+    }
+    free(inner);
+}
+
 int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 {
     unsigned char *is_omp = calloc(u->src.ndirs + 1, 1);
+    unsigned char *is_hprof = calloc(u->src.ndirs + 1, 1);
     char *loops = calloc(u->nsites + 1, 1);
     hp_filter *f = NULL;
     size_t i;
     int p;
 
-    if (!is_omp || !loops) {
+    if (!is_omp || !is_hprof || !loops) {
         free(is_omp);
+        free(is_hprof);
         free(loops);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (o->filter && !(f = hp_filter_load(o->filter, err, errlen))) {
         free(is_omp);
+        free(is_hprof);
         free(loops);
         return -1;
     }
-    for (i = 0; i < u->src.ndirs; i++)
-        is_omp[i] = (unsigned char)hpi_dir_is_omp(&u->src, &u->src.dirs[i]);
+    for (i = 0; i < u->src.ndirs; i++) {
+        is_omp[i] = (unsigned char)hpi_dir_is_pragma(&u->src, &u->src.dirs[i], "omp");
+        is_hprof[i] = (unsigned char)hpi_dir_is_pragma(&u->src, &u->src.dirs[i], "hprof");
+    }
     for (i = 0; i < u->nsites; i++)
         if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0)
             loops[p] = 1;
     hpi_policy_procs(u, o, f, is_omp, loops);
     hpi_policy_calls(u, f);
     hpi_policy_loops(u, o, f, is_omp);
+    hpi_policy_leaves(u, o, is_omp, is_hprof);
     hp_filter_free(f);
     free(is_omp);
+    free(is_hprof);
     free(loops);
     return 0;
 }

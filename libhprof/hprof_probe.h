@@ -43,8 +43,13 @@ typedef struct hprof_site_info {
 
 /* hprof_site_info flags.  UNPROBED: the instrumenter's policy put no probe
  * on the site (a nested call-free loop, a tiny procedure, a call of one):
- * it is in the static tables, its time is its parent's. */
+ * it is in the static tables, its time is its parent's.  LEAF: a probed
+ * procedure or loop inside which nothing can record (no probed site, no
+ * call but of tiny procedures of its file and math.h's arithmetic, no
+ * OpenMP construct): once throttled, its probes only count it, without
+ * making it the calling context. */
 #define HPROF_SITEINFO_UNPROBED 1u
+#define HPROF_SITEINFO_LEAF 2u
 
 typedef struct hprof_unit {
     const char *file;              /* source file as the compiler saw it */
@@ -73,16 +78,21 @@ typedef struct hprof_frame {
  * known is "fast" there (one context per site and thread): its probes,
  * entered in that context, switch the context themselves, and either only
  * bump the node's count (once throttling reduced it to a count) or take
- * the start time, and on exit hand the end to hprof_exit_fast.  One slot
- * per site id, `nfast` of them (0 while the runtime wants every probe to
- * call it). */
+ * the start time, and on exit hand the end to hprof_exit_fast.  A leaf
+ * site (HPROF_SITEINFO_LEAF) once only counted is fast under `leaf`
+ * instead: its probes bump the count and nothing else (nothing inside it
+ * records, so it need not be the context).  One slot per site id, `nfast`
+ * of them (0 while the runtime wants every probe to call it). */
 typedef struct hprof_probe_fast {
     unsigned parent;           /* the context it is fast under, ~0u: none */
     unsigned node;             /* the node entered there */
     __UINT64_TYPE__ *count;    /* that node's count when only counted, else NULL */
+    unsigned leaf;             /* the context it is a counted leaf under, ~0u: none */
+    unsigned pad_;
     unsigned long sp;          /* frame of its open fast activation */
     unsigned long long start;  /* and its start, when timed */
     void *rec;                 /* the node's record */
+    void *pad2_[2];            /* 64 bytes: a slot's address is one shift */
 } hprof_probe_fast;
 
 typedef struct hprof_probe_view {
@@ -95,6 +105,7 @@ typedef struct hprof_probe_view {
  * hprof_frame.saved_comm holds the node, .site the site when timed). */
 #define HPROF_FRAME_FAST 0xfffffffdu        /* counted only */
 #define HPROF_FRAME_FAST_TIMED 0xfffffffcu  /* timed: closed by hprof_exit_fast */
+#define HPROF_FRAME_LEAF 0xfffffffbu        /* a leaf counted: nothing to close */
 
 /* Opens a procedure, loop, call-statement or communication-statement
  * probe.  For a communication statement, MPI calls made inside it record
@@ -142,8 +153,8 @@ hprof_probe_register(hprof_unit *unit)
     }
 }
 
-/* The calling thread's view, NULL until its first probe (read only when
- * the runtime is linked). */
+/* The calling thread's view: an empty one (no fast sites) until its first
+ * probe (read only when the runtime is linked). */
 extern __thread hprof_probe_view *hprof_probe_thread
     __attribute__((weak, tls_model("initial-exec")));
 
@@ -155,19 +166,25 @@ hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
 {
     if (hprof_probe_enter_ref) {
         hprof_probe_view *v = hprof_probe_thread;
-        unsigned site = unit->ids[index];
-        if (v && site < v->nfast) {
+        unsigned long site = unit->ids[index];
+        if (site < v->nfast) {
             hprof_probe_fast *s = &v->fast[site];
-            if (s->parent == v->current) {
+            unsigned current = v->current;
+            if (s->leaf == current) {
+                ++*s->count;
+                f->node = HPROF_FRAME_LEAF;
+                return;
+            }
+            if (s->parent == current) {
                 s->sp = (unsigned long)f;
-                f->saved = v->current;
+                f->saved = current;
                 f->saved_comm = s->node;
                 v->current = s->node;
                 if (s->count) {
                     ++*s->count;
                     f->node = HPROF_FRAME_FAST;
                 } else {
-                    f->site = site;
+                    f->site = (unsigned)site;
                     f->node = HPROF_FRAME_FAST_TIMED;
 #if defined(__x86_64__) || defined(__i386__)
                     s->start = __builtin_ia32_rdtsc(); /* timed slots: TSC clock only */
@@ -182,11 +199,14 @@ hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
     }
 }
 
-/* A counted fast activation that is still the innermost one closes here
- * (f->saved_comm holds its node); the rest calls the runtime. */
+/* A counted leaf has nothing to close; a counted fast activation that is
+ * still the innermost one closes here (f->saved_comm holds its node); the
+ * rest calls the runtime. */
 static __inline__ __attribute__((always_inline, no_instrument_function)) void
 hprof_probe_exit(hprof_frame *f)
 {
+    if (f->node == HPROF_FRAME_LEAF)
+        return;
     if (f->node == HPROF_FRAME_FAST && hprof_probe_thread->current == f->saved_comm)
         hprof_probe_thread->current = f->saved;
     else if (f->node >= HPROF_FRAME_FAST_TIMED && f->node <= HPROF_FRAME_FAST)

@@ -34,7 +34,9 @@ uint32_t hp_cost_kind_of(const hp_site_rec *s, int timed)
     default:
         return HP_COST_KINDS;
     }
-    return timed ? HP_COST_PROBE_TIMED : HP_COST_PROBE_COUNTED;
+    if (timed)
+        return HP_COST_PROBE_TIMED;
+    return s->flags & HP_SITEF_LEAF ? HP_COST_PROBE_LEAF : HP_COST_PROBE_COUNTED;
 }
 
 static hp_event_cost cost_of(const hp_rank_data *rd, const hp_site_rec *s, int timed)

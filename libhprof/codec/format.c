@@ -120,7 +120,7 @@ const char *hp_cost_kind_name(uint32_t kind)
 {
     static const char *const names[HP_COST_KINDS] = {
         "probe timed", "probe counted", "hook timed", "hook counted", "mpi", "omp",
-        "probe folded"};
+        "probe folded", "probe leaf"};
     return kind < HP_COST_KINDS ? names[kind] : NULL;
 }
 

@@ -118,6 +118,10 @@ enum hp_site_kind {
                                    one): never recorded, its time is in its
                                    parent's; hprof-query shows it "not
                                    probed" */
+#define HP_SITEF_LEAF 1024u     /* tier-2 probed procedure or loop inside which
+                                   nothing records (HPROF_SITEINFO_LEAF): once
+                                   throttled, its probes only count it inline
+                                   (cost kind HP_COST_PROBE_LEAF) */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {
@@ -170,7 +174,9 @@ enum hp_cost_kind {
     HP_COST_PROBE_FOLDED = 6,   /* tier-2 probe pair of a recursive activation
                                    (folded into the outermost: counted only);
                                    tier-1 folded calls cost as counted ones */
-    HP_COST_KINDS = 7
+    HP_COST_PROBE_LEAF = 7,     /* tier-2 probe pair of a leaf site counted
+                                   inline (HP_SITEF_LEAF, throttled) */
+    HP_COST_KINDS = 8
 };
 
 typedef struct hp_event_cost {

@@ -40,7 +40,8 @@ enum {
     SITE_PROBE = 2,
     SITE_MPI = 3,
     SITE_OMP = 4,
-    SITE_PROBE_INNER = 5
+    SITE_PROBE_INNER = 5,
+    SITE_PROBE_LEAF = 6
 };
 
 void __cyg_profile_func_enter(void *fn, void *call_site);
@@ -53,11 +54,12 @@ void __cyg_profile_func_exit(void *fn, void *call_site);
  * come nested: a pair costs more between the clock reads of another), as
  * instrumented code runs them: inline once the sites are fast (hp_fast.h),
  * which a hot site is from its second call on. */
-static const hprof_site_info probe_sites[2] = {
+static const hprof_site_info probe_sites[3] = {
     {HPROF_SITE_CALL, "hprof calibration", "hprof calibration", 1, 1, -1, 0},
-    {HPROF_SITE_PROCEDURE, "hprof calibration", "", 1, 1, -1, 0}};
-static unsigned probe_ids[2] = {SITE_PROBE, SITE_PROBE_INNER};
-static hprof_unit probe_unit = {"hprof calibration", 2, probe_sites, probe_ids, 1};
+    {HPROF_SITE_PROCEDURE, "hprof calibration", "", 1, 1, -1, 0},
+    {HPROF_SITE_LOOP, "for", "hprof calibration", 1, 1, -1, HPROF_SITEINFO_LEAF}};
+static unsigned probe_ids[3] = {SITE_PROBE, SITE_PROBE_INNER, SITE_PROBE_LEAF};
+static hprof_unit probe_unit = {"hprof calibration", 3, probe_sites, probe_ids, 1};
 
 static __attribute__((noinline)) void one_probed_call(void)
 {
@@ -98,6 +100,24 @@ static __attribute__((noinline)) void one_probed_work(void)
     work_body();
     hprof_probe_exit(&proc);
     hprof_probe_exit(&call);
+}
+
+/* A leaf site (a call-free loop, say) counted inline: one pair that
+ * leaves the context alone. */
+static __attribute__((noinline)) void one_leaf_pair(void)
+{
+    hprof_frame f;
+    hprof_probe_enter(&f, &probe_unit, 2);
+    __asm__ volatile("" ::: "memory");
+    hprof_probe_exit(&f);
+}
+
+static __attribute__((noinline)) void one_leaf_work(void)
+{
+    hprof_frame f;
+    hprof_probe_enter(&f, &probe_unit, 2);
+    work_body();
+    hprof_probe_exit(&f);
 }
 
 static __attribute__((noinline)) void one_work(void)
@@ -232,34 +252,46 @@ typedef struct kind_path {
                             HP_NONE: none */
     int inside_inner;    /* 1: the inner node's window is an event's, 0:
                             the outer node's */
-    int counted;         /* run with the nodes throttled (counted only) */
+    int counted;         /* run with the nodes throttled (counted only): */
+    int leaf;            /* as a leaf (hprof_probe_fast.leaf) */
     void (*with_work)(void); /* `one` around a body of work (NULL: none): */
     void (*work)(void);      /* the outside cost is what it adds to `work` */
 } kind_path;
 
 static const kind_path paths[] = {
-    {HP_COST_PROBE_TIMED, one_probed_call, 2, SITE_PROBE, SITE_PROBE_INNER, 1, 0,
+    {HP_COST_PROBE_TIMED, one_probed_call, 2, SITE_PROBE, SITE_PROBE_INNER, 1, 0, 0,
      one_probed_work, one_work},
-    {HP_COST_PROBE_COUNTED, one_probed_call, 2, SITE_PROBE, SITE_PROBE_INNER, 1, 1,
+    {HP_COST_PROBE_COUNTED, one_probed_call, 2, SITE_PROBE, SITE_PROBE_INNER, 1, 1, 0,
      one_probed_work, one_work},
-    {HP_COST_HOOK_TIMED, one_hook_pair, 1, SITE_HOOK_CALL, SITE_HOOK_PROC, 0, 0, NULL, NULL},
-    {HP_COST_HOOK_COUNTED, one_hook_pair, 1, SITE_HOOK_CALL, SITE_HOOK_PROC, 0, 1, NULL, NULL},
-    {HP_COST_MPI, one_mpi_call, 1, SITE_MPI, HP_NONE, 0, 0, NULL, NULL},
-    {HP_COST_OMP, one_omp_event, 1, SITE_OMP, HP_NONE, 0, 0, NULL, NULL},
-    {HP_COST_PROBE_FOLDED, one_folded_pair, 1, SITE_PROBE, HP_NONE, 0, 0, NULL, NULL},
+    {HP_COST_HOOK_TIMED, one_hook_pair, 1, SITE_HOOK_CALL, SITE_HOOK_PROC, 0, 0, 0, NULL, NULL},
+    {HP_COST_HOOK_COUNTED, one_hook_pair, 1, SITE_HOOK_CALL, SITE_HOOK_PROC, 0, 1, 0, NULL,
+     NULL},
+    {HP_COST_MPI, one_mpi_call, 1, SITE_MPI, HP_NONE, 0, 0, 0, NULL, NULL},
+    {HP_COST_OMP, one_omp_event, 1, SITE_OMP, HP_NONE, 0, 0, 0, NULL, NULL},
+    {HP_COST_PROBE_FOLDED, one_folded_pair, 1, SITE_PROBE, HP_NONE, 0, 0, 0, NULL, NULL},
+    {HP_COST_PROBE_LEAF, one_leaf_pair, 1, SITE_PROBE_LEAF, HP_NONE, 0, 1, 1, one_leaf_work,
+     one_work},
 };
 #define NPATHS (sizeof paths / sizeof paths[0])
 #define FIRST_HOOK 2   /* the two tier-1 kinds: measured at the end of the run */
 
 /* A node's numbers start afresh; throttled when `counted` (a fast node
- * is then counted by the probes inline, else timed by them). */
-static void reset_node(hp_thread *t, hp_node *n, int counted)
+ * is then counted by the probes inline, as a leaf when `leaf`, else timed
+ * by them).  The scratch sites are in no registry: their slots are set
+ * here, not by hp_fast_counted. */
+static void reset_node(hp_thread *t, hp_node *n, int counted, int leaf)
 {
     n->count = n->timed = n->ticks = n->max = 0;
     n->min = UINT64_MAX;
     n->flags = (n->flags & HP_NODEF_FAST) | (counted ? HP_NODEF_THROTTLED : 0);
-    if (n->flags & HP_NODEF_FAST)
-        t->fast[n->site].count = counted ? &n->count : NULL;
+    if (!(n->flags & HP_NODEF_FAST))
+        return;
+    hp_fast *f = &t->fast[n->site];
+    f->count = counted ? &n->count : NULL;
+    if (counted && leaf && f->parent != HP_NO_NODE) {
+        f->leaf = f->parent;
+        f->parent = HP_NO_NODE;
+    }
 }
 
 /* The measuring loop's own cost per run of `one` (an indirect call of an
@@ -295,9 +327,9 @@ static hp_cost_ticks measure(hp_thread *t, const kind_path *p)
     const hp_node *window = p->inside_inner ? inner : n;
     assert(window);
     for (int b = 0; b < BATCHES; b++) {
-        reset_node(t, n, p->counted);
+        reset_node(t, n, p->counted, p->leaf);
         if (inner)
-            reset_node(t, inner, p->counted);
+            reset_node(t, inner, p->counted, p->leaf);
         void (*volatile one)(void) = p->one;
         uint64_t t0 = hp_ticks();
         for (unsigned i = 0; i < PER_BATCH; i++)
@@ -330,14 +362,14 @@ static void measure_here(size_t from, size_t to)
     assert(hp_tls_self == NULL);
     if (!t)
         return;
-    hp_tls_self = t;
+    hp_tls_set(t);
     scratch_serial++;
     baseline = loop_ticks(one_nothing);
     for (size_t i = from; i < to; i++)
         hp_event_cost_ticks[paths[i].kind] = measure(t, &paths[i]);
     close_folding();
     hp_sources_thread_end(t); /* the probes' and hooks' frame stacks */
-    hp_tls_self = NULL;
+    hp_tls_set(NULL);
     hp_thread_scratch_free(t);
 }
 
@@ -392,9 +424,9 @@ void hp_calibrate_hooks(hp_event_cost costs[HP_COST_KINDS])
     if (hp_event_cost_ticks[HP_COST_HOOK_TIMED].outside > 0 || !hooks_used())
         return;
     hp_thread *self = hp_tls_self;
-    hp_tls_self = NULL;
+    hp_tls_set(NULL);
     measure_here(FIRST_HOOK, FIRST_HOOK + 2);
-    hp_tls_self = self;
+    hp_tls_set(self);
     log_costs(hp_ticks() - t0);
     hp_calibrated_costs(costs);
 }

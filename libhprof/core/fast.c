@@ -6,6 +6,7 @@
 #include <assert.h>
 #include "hp_clock.h"
 #include "hp_fast.h"
+#include "hp_site.h"
 
 /* Makes `node` fast under its parent: counted only if it is throttled,
  * else timed, which needs the TSC as the clock (the probes read it
@@ -20,12 +21,26 @@ static void arm(hp_thread *t, uint32_t node)
         return; /* probes read the TSC inline: timed slots need it as the clock */
     hp_fast *f = &t->fast[n->site];
     f->node = node;
-    f->count = counted ? &n->count : NULL;
+    f->count = NULL;
     f->rec = n;
     f->sp = UINTPTR_MAX;
     __asm__ volatile("" ::: "memory"); /* a signal handler's probe sees it whole */
     f->parent = n->parent;
     n->flags |= HP_NODEF_FAST;
+    if (counted)
+        hp_fast_counted(f, n);
+}
+
+void hp_fast_counted(hp_fast *f, hp_node *n)
+{
+    assert(f->node != HP_NO_NODE && f->rec == n);
+    f->count = &n->count;
+    if (n->site >= hp_site_count() || !(hp_site_get(n->site)->flags & HP_SITEF_LEAF) ||
+        f->parent == HP_NO_NODE)
+        return;
+    f->leaf = f->parent;
+    __asm__ volatile("" ::: "memory"); /* a signal handler's probe counts it once */
+    f->parent = HP_NO_NODE;
 }
 
 void hp_fast_after_exit(hp_thread *t, const hprof_frame *f)
@@ -35,10 +50,10 @@ void hp_fast_after_exit(hp_thread *t, const hprof_frame *f)
     assert(f->site < t->nactive);
     hp_fast *s = &t->fast[f->site];
     const hp_node *n = f->rec;
-    if (s->parent == HP_NO_NODE)
+    if (s->parent == HP_NO_NODE && s->leaf == HP_NO_NODE)
         arm(t, f->node);
     else if (s->node == f->node && !s->count && (n->flags & HP_NODEF_THROTTLED))
-        s->count = &hp_node_at(t, f->node)->count;
+        hp_fast_counted(s, hp_node_at(t, f->node));
 }
 
 int hp_fast_is_open(const hp_thread *t, uint32_t site)
@@ -65,13 +80,13 @@ static hp_fast *innermost_fast(hp_thread *t)
 static void close_fast(hp_thread *t, hp_fast *f, uint64_t now)
 {
     hp_node *n = f->rec;
+    f->sp = UINTPTR_MAX;
+    t->current = n->parent;
     if (!f->count) {
         hp_node_add(n, now > f->start ? now - f->start : 0);
         if (hp_event_throttle(n))
-            f->count = &n->count;
+            hp_fast_counted(f, n);
     }
-    f->sp = UINTPTR_MAX;
-    t->current = n->parent;
 }
 
 void hp_fast_unwind(hp_frames *s, uintptr_t sp)

@@ -22,6 +22,11 @@
  * counted there once throttled. */
 void hp_fast_after_exit(hp_thread *t, const hprof_frame *f);
 
+/* Slot f of the node n, just throttled (no activation of it open), only
+ * counts it from now on: in place, or, for a leaf site (HP_SITEF_LEAF),
+ * without switching the context (hprof_probe_fast.leaf). */
+void hp_fast_counted(hp_fast *f, hp_node *n);
+
 /* A slow probe opened f's node: if that node is a fast one, its open
  * activation is not an inline one. */
 static inline void hp_fast_opened_slow(hp_thread *t, const hprof_frame *f)
@@ -57,9 +62,9 @@ static inline void hp_fast_exit(hp_frames *s, hp_thread *t, const hprof_frame *f
                              mine->sp == (uintptr_t)f && !mine->count, 1)) {
             hp_node *n = mine->rec;
             hp_node_add(n, hp_ticks() - mine->start);
-            if (__builtin_expect(hp_event_throttle(n), 0))
-                mine->count = &n->count;
             t->current = n->parent;
+            if (__builtin_expect(hp_event_throttle(n), 0))
+                hp_fast_counted(mine, n);
             return;
         }
     }

@@ -93,10 +93,21 @@ typedef struct hp_thread {
 /* Global collection state. */
 extern volatile int hp_collecting;     /* MPI_Pcontrol(0/1) */
 extern volatile uint32_t hp_epoch;     /* bumped by a reset */
-/* Exported under its public name: instrumented code reads the view at
- * its start (hprof_probe.h). */
-extern __thread hp_thread *hp_tls_self __asm__("hprof_probe_thread")
+/* The calling thread's records, NULL until it has some. */
+extern __thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec")));
+/* The same for instrumented code (hprof_probe.h), which reads it at the
+ * thread's records' start: an empty view (no fast sites) until then, so
+ * that the probes need not test for NULL. */
+extern __thread hprof_probe_view *hp_tls_view __asm__("hprof_probe_thread")
     __attribute__((tls_model("initial-exec")));
+extern hprof_probe_view hp_view_none;
+
+/* Makes t (NULL: none) the calling thread's records. */
+static inline void hp_tls_set(hp_thread *t)
+{
+    hp_tls_self = t;
+    hp_tls_view = t ? (hprof_probe_view *)t : &hp_view_none;
+}
 
 hp_thread *hp_thread_attach(void);     /* slow path of hp_thread_self */
 /* Records of a thread that is not in the registry, so never in a profile

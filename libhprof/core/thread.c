@@ -16,7 +16,10 @@
 
 volatile int hp_collecting = 1;
 volatile uint32_t hp_epoch;
-__thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec"), visibility("default")));
+__thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec")));
+hprof_probe_view hp_view_none = {HP_NO_NODE, 0, NULL};
+__thread hprof_probe_view *hp_tls_view __attribute__((tls_model("initial-exec"), visibility("default"))) =
+    &hp_view_none;
 
 _Static_assert(offsetof(hp_thread, current) == offsetof(hprof_probe_view, current) &&
                    offsetof(hp_thread, nfast) == offsetof(hprof_probe_view, nfast) &&
@@ -67,7 +70,7 @@ static int grow_site_tables(hp_thread *t, uint32_t n)
         return -1;
     t->fast = f;
     for (uint32_t i = t->nactive; i < n; i++)
-        f[i] = (hp_fast){.parent = HP_NO_NODE, .node = HP_NO_NODE};
+        f[i] = (hp_fast){.parent = HP_NO_NODE, .node = HP_NO_NODE, .leaf = HP_NO_NODE};
     hp_active *a = realloc(t->active, sizeof *a * n);
     if (!a)
         return -1;
@@ -179,7 +182,7 @@ hp_thread *hp_thread_attach(void)
     threads[nthreads++] = t;
     t->epoch = hp_epoch;
     pthread_mutex_unlock(&registry_lock);
-    hp_tls_self = t;
+    hp_tls_set(t);
     pthread_once(&exit_key_once, make_exit_key);
     if (exit_key_ok)
         pthread_setspecific(exit_key, t);
@@ -196,7 +199,7 @@ void hp_thread_zero(hp_thread *t)
     }
     t->nfast = 0;
     for (uint32_t i = 0; i < t->nactive; i++)
-        t->fast[i].parent = HP_NO_NODE;
+        t->fast[i].parent = t->fast[i].leaf = HP_NO_NODE;
     for (uint32_t i = 0; i < t->ncomms; i++) {
         hp_comm *c = hp_comm_at(t, i);
         c->count = c->sent = c->recv = c->tran = c->sync = c->max = 0;
@@ -408,5 +411,5 @@ void hp_threads_free_all(void)
     atomic_store(&total_nodes, 0);
     atomic_store(&overflow_warned, 0);
     pthread_mutex_unlock(&registry_lock);
-    hp_tls_self = NULL;
+    hp_tls_set(NULL);
 }

@@ -55,6 +55,9 @@ static uint32_t register_site(const hprof_unit *u, unsigned i, const uint32_t *s
         hp_site_get(id)->flags |= HP_SITEF_UNPROBED;
         return id; /* no probe was emitted; any probe does nothing */
     }
+    if ((si->flags & HPROF_SITEINFO_LEAF) &&
+        (si->kind == HPROF_SITE_PROCEDURE || si->kind == HPROF_SITE_LOOP))
+        hp_site_get(id)->flags |= HP_SITEF_LEAF; /* nothing inside records */
     if (si->kind == HPROF_SITE_CALL && strncmp(si->name, "MPI_", 4) == 0)
         hp_site_get(id)->flags |= HP_SITEF_MPI; /* a local MPI call (hp_mpi.h) */
     const hp_filter *filter = hp_runtime_filter();

@@ -16,6 +16,10 @@
 #    calls of ~2 us) nor the 100-entry nested loop; rebuilt with that
 #    filter, tiny has no procedure site, its call statement and the short
 #    loop no probe;
+#  - tests/policy/leaf.c: the leaves its header names (": leaf" in
+#    --list, none with -finstrument-functions); run, the leaves have the
+#    site flag 1024, the two entered 300000 times are throttled (flag 16,
+#    so counted inline as leaves) and every count is exact;
 #  - stdout identical plain and instrumented; `hprof-query --check` on
 #    every profile.
 # usage: tests/policy/run.sh [BUILDDIR]
@@ -170,6 +174,33 @@ printf 'include function tiny\n' >include.txt
 if build incl --filter include.txt; then
     expect_eq "include rule: tiny and its call probed, the nested loop not" \
         "$(expected "$N_TINY" - -)" "$(counts incl.hpf)"
+fi
+
+# ---- leaves (tests/policy/leaf.c) -------------------------------------------
+LEAF_SRC=$srcdir/tests/policy/leaf.c
+N_FILL=$(define_of "$LEAF_SRC" N_FILL)
+leaf_lines() { for m in "$@"; do printf '%s;' "$(line_of "$LEAF_SRC" "$m")"; done; }
+expect_eq "leaf.c: --list marks exactly the three call-free loops as leaves" \
+    "$(leaf_lines plainloop mathloop sumloop)" \
+    "$("$INST" --list "$LEAF_SRC" -fopenmp | awk '/: leaf$/ { printf "%s;", $2 }')"
+expect_eq "leaf.c: no leaf when compiled with -finstrument-functions" 0 \
+    "$("$INST" --list "$LEAF_SRC" -fopenmp -finstrument-functions | grep -c ': leaf$')"
+gcc -O2 -fopenmp "$LEAF_SRC" -o leaf.plain -lm 2>build.err || notok "leaf.c: plain build" "$(head -3 build.err | oneline)"
+if "$HPCC" gcc -O2 -fopenmp "$LEAF_SRC" -o leaf.inst -lm 2>leaf.err && ! grep -q 'hprof-cc: warning' leaf.err; then
+    OMP_NUM_THREADS=2 HPROF_OUTPUT=leaf.hpf ./leaf.inst >leaf.out
+    expect_eq "leaf.c: stdout as plain" "$(OMP_NUM_THREADS=2 ./leaf.plain)" "$(cat leaf.out)"
+    check_profile "leaf.c" leaf.hpf
+    # line,calls,leaf,throttled of the loops and of fill (fill is hot too)
+    expect_eq "leaf.c: exact counts; leaves flagged 1024, the hot ones throttled (16)" \
+        "$(line_of "$LEAF_SRC" fill),$N_FILL,0,1;$(line_of "$LEAF_SRC" plainloop),$N_FILL,1,1;$(line_of "$LEAF_SRC" mathloop),$N_FILL,1,1;$(line_of "$LEAF_SRC" sumloop),1,1,0;$(line_of "$LEAF_SRC" probedloop),1,0,0" \
+        "$(q leaf.hpf "SELECT s.line AS line, (SELECT SUM(st.count) FROM node n JOIN stat st ON st.node = n.id
+             WHERE n.site = s.id) AS calls, (s.flags & 1024) != 0 AS leaf, (s.flags & 16) != 0 AS thr FROM site s
+             WHERE s.line IN ($(line_of "$LEAF_SRC" fill), $(line_of "$LEAF_SRC" plainloop),
+             $(line_of "$LEAF_SRC" mathloop), $(line_of "$LEAF_SRC" sumloop),
+             $(line_of "$LEAF_SRC" probedloop)) AND s.kind IN ('loop', 'procedure')
+             ORDER BY s.line" | oneline)"
+else
+    notok "leaf.c: build" "$(head -3 leaf.err | oneline)"
 fi
 
 echo "$pass passed, $fail failed"

@@ -76,6 +76,11 @@ static void test_kinds(void **state)
     assert_int_equal(hp_cost_kind_of(&sites[S_ROOT], 1), HP_COST_KINDS);
     assert_int_equal(hp_cost_kind_of(&sites[S_PROC_A], 1), HP_COST_PROBE_TIMED);
     assert_int_equal(hp_cost_kind_of(&sites[S_LOOP], 0), HP_COST_PROBE_COUNTED);
+    hp_site_rec leaf = sites[S_LOOP];
+    leaf.flags |= HP_SITEF_LEAF;
+    assert_int_equal(hp_cost_kind_of(&leaf, 0), HP_COST_PROBE_LEAF);
+    assert_int_equal(hp_cost_kind_of(&leaf, 1), HP_COST_PROBE_TIMED);
+    assert_string_equal(hp_cost_kind_name(HP_COST_PROBE_LEAF), "probe leaf");
     assert_int_equal(hp_cost_kind_of(&sites[S_OMP], 0), HP_COST_OMP);
     assert_int_equal(hp_cost_kind_of(&sites[S_MPI], 1), HP_COST_MPI);
     assert_int_equal(hp_cost_kind_of(&sites[S_HOOK_CALL], 1), HP_COST_HOOK_TIMED);

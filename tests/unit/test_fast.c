@@ -6,7 +6,10 @@
  * only counted, every count stays exact and every record lands under the
  * right context; recursion into a fast activation folds into it; a
  * longjmp out of fast activations closes them at the next probe; turning
- * collection off stops the inline counting.
+ * collection off stops the inline counting.  A leaf site (nothing inside
+ * it records) once throttled is counted without becoming the context,
+ * with the same exact counts; a non-leaf throttled site still switches
+ * the context.
  */
 #define HPROF_PROBE_WEAK /* the probes as hprof-instrument emits them */
 #include <stdarg.h>
@@ -24,13 +27,14 @@
 #include "hprof_probe.h"
 #include "tree_util.h"
 
-enum { OUTER, INNER, INNER2, LEAF, NSITES };
+enum { OUTER, INNER, INNER2, LEAF, TRUE_LEAF, NSITES };
 
 static const hprof_site_info sites[NSITES] = {
     [OUTER] = {HPROF_SITE_PROCEDURE, "outer", "", 10, 20, -1},
     [INNER] = {HPROF_SITE_LOOP, "for", "outer", 12, 18, OUTER},
     [INNER2] = {HPROF_SITE_LOOP, "while", "outer", 14, 16, INNER},
     [LEAF] = {HPROF_SITE_PROCEDURE, "leaf", "", 30, 31, -1},
+    [TRUE_LEAF] = {HPROF_SITE_LOOP, "for", "leaf", 40, 41, -1, HPROF_SITEINFO_LEAF},
 };
 static unsigned ids[NSITES];
 static hprof_unit unit = {"/src/fast_test.c", NSITES, sites, ids, 0};
@@ -228,6 +232,87 @@ static void test_longjmp_closes_fast(void **state)
     assert_true(in->ticks <= o->ticks);
 }
 
+/* A call-free loop's probes around a body that notes the context it
+ * runs in. */
+static uint32_t seen_current;
+
+static void true_leaf(void)
+{
+    hprof_frame f __attribute__((cleanup(hprof_probe_exit)));
+    hprof_probe_enter(&f, &unit, TRUE_LEAF);
+    seen_current = hp_thread_self()->current;
+}
+
+static void under_outer(int n)
+{
+    hprof_frame f __attribute__((cleanup(hprof_probe_exit)));
+    hprof_probe_enter(&f, &unit, OUTER);
+    for (int i = 0; i < n; i++)
+        true_leaf();
+}
+
+static void test_leaf_counted_without_context(void **state)
+{
+    (void)state;
+    need_tsc();
+    hp_thread *t = hp_thread_self();
+    hp_throttle_set(1000, (uint64_t)hp_clock_ticks_per_sec());
+    for (int i = 0; i < 999; i++)
+        true_leaf(); /* timed: the leaf is the context inside */
+    hp_node *l = node_under(HP_ROOT_NODE, TRUE_LEAF);
+    assert_int_equal(seen_current, index_of(l));
+    for (int i = 0; i < 4001; i++)
+        true_leaf();
+    assert_int_equal(l->count, 5000);
+    assert_int_equal(l->timed, 1000);
+    assert_true(l->flags & HP_NODEF_THROTTLED);
+    hp_fast *s = &t->fast[ids[TRUE_LEAF]];
+    assert_int_equal(s->leaf, HP_ROOT_NODE);
+    assert_int_equal(s->parent, HP_NO_NODE);
+    assert_ptr_equal(s->count, &l->count);
+    assert_int_equal(seen_current, HP_ROOT_NODE); /* counted: the context stayed */
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    /* Under another context the runtime records it, and it stays a leaf
+     * counted under the root only (one context per site). */
+    under_outer(2000);
+    hp_node *o = node_under(HP_ROOT_NODE, OUTER);
+    hp_node *l2 = node_under(index_of(o), TRUE_LEAF);
+    assert_int_equal(l2->count, 2000);
+    assert_int_equal(l2->timed, 1000);
+    assert_int_equal(l->count, 5000);
+    assert_int_equal(s->leaf, HP_ROOT_NODE);
+    assert_int_equal(nodes_of(TRUE_LEAF), 2);
+    /* Collection off: the inline counting stops, and starts again. */
+    hprof_collect(0);
+    for (int i = 0; i < 50; i++)
+        true_leaf();
+    hprof_collect(1);
+    for (int i = 0; i < 20; i++)
+        true_leaf();
+    assert_int_equal(l->count, 5020);
+    assert_int_equal(t->current, HP_ROOT_NODE);
+}
+
+/* The same site without the leaf flag: throttled, it is counted inline
+ * but still becomes the context. */
+static void test_non_leaf_counted_switches_context(void **state)
+{
+    (void)state;
+    need_tsc();
+    hp_throttle_set(10, (uint64_t)hp_clock_ticks_per_sec());
+    hp_thread *t = hp_thread_self();
+    for (int i = 0; i < 100; i++) {
+        hprof_frame f __attribute__((cleanup(hprof_probe_exit)));
+        hprof_probe_enter(&f, &unit, LEAF);
+        seen_current = t->current;
+    }
+    hp_node *l = node_under(HP_ROOT_NODE, LEAF);
+    assert_int_equal(l->count, 100);
+    assert_true(l->flags & HP_NODEF_THROTTLED);
+    assert_int_equal(seen_current, index_of(l));
+    assert_int_equal(t->fast[ids[LEAF]].leaf, HP_NO_NODE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +321,8 @@ int main(void)
         cmocka_unit_test_setup(test_collect_off_stops_inline_counting, fresh),
         cmocka_unit_test_setup(test_recursion_into_fast_folds, fresh),
         cmocka_unit_test_setup(test_longjmp_closes_fast, fresh),
+        cmocka_unit_test_setup(test_leaf_counted_without_context, fresh),
+        cmocka_unit_test_setup(test_non_leaf_counted_switches_context, fresh),
     };
     hp_process_no_exit_report();
     hp_runtime_init();
