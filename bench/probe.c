@@ -82,7 +82,7 @@ pair_of(unsigned site, long n)
     double t0 = now();
     for (long i = 0; i < n; i++) {
         hprof_frame f;
-        hprof_probe_enter(&f, &unit, site);
+        hprof_probe_enter_in(&f, &unit, ids, site); /* as instrumented code does */
         hprof_probe_exit(&f);
     }
     return (now() - t0) / (double)n;

@@ -94,12 +94,12 @@ static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
     case HPI_WRAP_PROC:
         fprintf(fp, " hprof_frame __hprof_pf __attribute__((cleanup(hprof_probe_exit))); "
                     "int __hprof_pe __attribute__((unused)) = "
-                    "(hprof_probe_enter(&__hprof_pf, __hprof_u(), %d), 0);", k);
+                    "(hprof_probe_enter_in(&__hprof_pf, __hprof_u(), __hprof_i(), %d), 0);", k);
         break;
     case HPI_WRAP_BLOCK:
         fprintf(fp, "{ hprof_frame __hprof_lf%d __attribute__((cleanup(hprof_probe_exit))); "
                     "int __hprof_le%d __attribute__((unused)) = "
-                    "(hprof_probe_enter(&__hprof_lf%d, __hprof_u(), %d), 0); ", k, k, k, k);
+                    "(hprof_probe_enter_in(&__hprof_lf%d, __hprof_u(), __hprof_i(), %d), 0); ", k, k, k, k);
         if (in->site->open_line) {
             fprintf(fp, "\n#line %u ", in->site->open_line);
             hpi_put_cstr(fp, u->src.path);
@@ -108,7 +108,7 @@ static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
         break;
     default:
         fprintf(fp, "(__extension__ ({ hprof_frame __hprof_cf%d __attribute__((cleanup(hprof_probe_exit))); "
-                    "hprof_probe_enter(&__hprof_cf%d, __hprof_u(), %d); ", k, k, k);
+                    "hprof_probe_enter_in(&__hprof_cf%d, __hprof_u(), __hprof_i(), %d); ", k, k, k);
         break;
     }
 }
@@ -148,6 +148,7 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
             hpi_src_line(&u->src, u->src.len ? u->src.len - 1 : 0));
     hpi_put_cstr(fp, u->src.path);
     fputs("\nstatic hprof_unit *__hprof_u(void) { return &__hprof_unit; } "
+          "static const unsigned *__hprof_i(void) { return __hprof_ids; } "
           "__attribute__((constructor)) static void __hprof_register(void) "
           "{ hprof_probe_register(&__hprof_unit); }", fp);
     hpi_put_pomp_funcs(fp, u);
@@ -312,7 +313,8 @@ static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par
           "#include \"hprof_probe.h\"\n", fp);
     hpi_put_pomp_decls(fp, u);
     fputs("#pragma GCC diagnostic pop\n"
-          "static hprof_unit *__hprof_u(void) __attribute__((unused));\n#line 1 ", fp);
+          "static hprof_unit *__hprof_u(void) __attribute__((unused));\n"
+          "static const unsigned *__hprof_i(void) __attribute__((unused));\n#line 1 ", fp);
     hpi_put_cstr(fp, u->src.path);
     fputc('\n', fp);
     for (i = 0; i < m; i++) {

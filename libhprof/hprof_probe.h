@@ -162,11 +162,11 @@ extern __thread hprof_probe_view *hprof_probe_thread
  * calls the runtime.  The probes are no functions of the program's:
  * -finstrument-functions (tier 1 beside tier 2) must not hook them. */
 static __inline__ __attribute__((always_inline, no_instrument_function)) void
-hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
+hprof_probe_enter_in(hprof_frame *f, hprof_unit *unit, const unsigned *ids, unsigned index)
 {
     if (hprof_probe_enter_ref) {
         hprof_probe_view *v = hprof_probe_thread;
-        unsigned long site = unit->ids[index];
+        unsigned long site = ids[index];
         if (site < v->nfast) {
             hprof_probe_fast *s = &v->fast[site];
             unsigned current = v->current;
@@ -197,6 +197,14 @@ hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
     } else {
         f->node = 0xffffffffu; /* nothing opened: the exit does nothing */
     }
+}
+
+/* The same through the unit (instrumented code passes its static array
+ * of site ids, unit->ids, itself: the probe then reads one word less). */
+static __inline__ __attribute__((always_inline, no_instrument_function)) void
+hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
+{
+    hprof_probe_enter_in(f, unit, unit->ids, index);
 }
 
 /* A counted leaf has nothing to close; a counted fast activation that is

@@ -64,8 +64,8 @@ static hprof_unit probe_unit = {"hprof calibration", 3, probe_sites, probe_ids, 
 static __attribute__((noinline)) void one_probed_call(void)
 {
     hprof_frame call, proc;
-    hprof_probe_enter(&call, &probe_unit, 0);
-    hprof_probe_enter(&proc, &probe_unit, 1);
+    hprof_probe_enter_in(&call, &probe_unit, probe_ids, 0);
+    hprof_probe_enter_in(&proc, &probe_unit, probe_ids, 1);
     __asm__ volatile("" ::: "memory");
     hprof_probe_exit(&proc);
     hprof_probe_exit(&call);
@@ -95,8 +95,8 @@ static inline __attribute__((always_inline)) void work_body(void)
 static __attribute__((noinline)) void one_probed_work(void)
 {
     hprof_frame call, proc;
-    hprof_probe_enter(&call, &probe_unit, 0);
-    hprof_probe_enter(&proc, &probe_unit, 1);
+    hprof_probe_enter_in(&call, &probe_unit, probe_ids, 0);
+    hprof_probe_enter_in(&proc, &probe_unit, probe_ids, 1);
     work_body();
     hprof_probe_exit(&proc);
     hprof_probe_exit(&call);
@@ -107,7 +107,7 @@ static __attribute__((noinline)) void one_probed_work(void)
 static __attribute__((noinline)) void one_leaf_pair(void)
 {
     hprof_frame f;
-    hprof_probe_enter(&f, &probe_unit, 2);
+    hprof_probe_enter_in(&f, &probe_unit, probe_ids, 2);
     __asm__ volatile("" ::: "memory");
     hprof_probe_exit(&f);
 }
@@ -115,7 +115,7 @@ static __attribute__((noinline)) void one_leaf_pair(void)
 static __attribute__((noinline)) void one_leaf_work(void)
 {
     hprof_frame f;
-    hprof_probe_enter(&f, &probe_unit, 2);
+    hprof_probe_enter_in(&f, &probe_unit, probe_ids, 2);
     work_body();
     hprof_probe_exit(&f);
 }
