@@ -32,4 +32,5 @@ instrument/hpi_mpi_kinds.h: $(top_srcdir)/pmpi/mpi_spec.txt $(top_srcdir)/pmpi/g
 		--instrument $(top_srcdir)/pmpi/mpi_spec.txt $@
 include tests/instrument/local.mk
 include tests/policy/local.mk
+include tests/tier1policy/local.mk
 endif
