@@ -8,7 +8,7 @@
 #    step 200 and none for add, step_once, sq; the hooked procedures sit at
 #    the same file:line as in a by-hand `gcc -g -finstrument-functions`
 #    build (the copy keeps every line, hprof-cc adds -g);
-#  - --procedures=all: add 300000, address_add 300, main 1, sq 1000,
+#  - --procedures=all: add 150000, address_add 300, main 1, sq 1000,
 #    step 200, step_once 100000 (those of the by-hand build too);
 #  - --filter `exclude function step`: address_add 300, main 1, no step;
 #  - --procedures=all --filter `exclude function add`: no add, address_add

@@ -4,7 +4,7 @@
  *
  * Procedures (the script finds their lines by the MARK comments):
  *   add()          tiny: one straight-line statement, no call; called
- *                  N_AA * N_INNER = 300000 times, all from address_add().
+ *                  N_AA * N_INNER = 150000 times, all from address_add().
  *   address_add()  not tiny (a loop that calls add); its name contains
  *                  add's: called N_AA = 300 times from main().
  *   step()         not tiny (a loop that calls step_once); its name is
