@@ -49,6 +49,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir # hprof-cc: this build tree
+unset HPROF_TIER   # hprof-cc: tier 2 unless --tier=1 is given
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-record.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/prof" "$out"

@@ -26,6 +26,7 @@ K=$srcdir/bench/kernels
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir HPROF_SUMMARY=off
+unset HPROF_TIER
 . "$srcdir/tests/lib.sh"
 test_tmpdir bench-kernels
 
