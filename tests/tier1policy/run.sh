@@ -13,6 +13,7 @@
 #  - --filter `exclude function step`: address_add 300, main 1, no step;
 #  - --procedures=all --filter `exclude function add`: no add, address_add
 #    300 and the rest as with --procedures=all (whole names, not parts);
+#  - the same default counts built with clang;
 #  - HPROF_TIER=1 with the hprof-gcc copy = --tier=1;
 #  - nested.c (libclang cannot parse it): one warning, compiled as is with
 #    every procedure hooked: twice 1000 calls;
@@ -125,6 +126,18 @@ printf 'exclude function add\n' >add.txt
 if build fadd --procedures=all --filter add.txt; then
     expect_eq "--procedures=all, filter 'exclude function add': no add, address_add kept" \
         "$(printf '%s\n' "$ALL" | tr ';' '\n' | grep -v '^add,' | oneline)" "$(procs fadd.hpf)"
+fi
+
+# ---- clang honours the attribute too ---------------------------------------
+if command -v clang >/dev/null; then
+    if "$HPCC" --tier=1 clang -O2 "$SRC" -o clang1 2>clang1.err && [ ! -s clang1.err ]; then
+        run clang1
+        expect_eq "clang: address_add, main, step counted; add, step_once, sq no node" "$DEF" "$(procs clang1.hpf)"
+    else
+        notok "clang: build without warnings" "$(head -3 clang1.err | oneline)"
+    fi
+else
+    skipped "clang" "clang not installed"
 fi
 
 # ---- HPROF_TIER=1 and the hprof-gcc copy ----------------------------------
