@@ -13,6 +13,7 @@
 #  - --filter `exclude function step`: address_add 300, main 1, no step;
 #  - --procedures=all --filter `exclude function add`: no add, address_add
 #    300 and the rest as with --procedures=all (whole names, not parts);
+#  - --filter `include function add`: add 150000 and the default ones;
 #  - the same default counts built with clang;
 #  - HPROF_TIER=1 with the hprof-gcc copy = --tier=1;
 #  - nested.c (libclang cannot parse it): one warning, compiled as is with
@@ -126,6 +127,12 @@ printf 'exclude function add\n' >add.txt
 if build fadd --procedures=all --filter add.txt; then
     expect_eq "--procedures=all, filter 'exclude function add': no add, address_add kept" \
         "$(printf '%s\n' "$ALL" | tr ';' '\n' | grep -v '^add,' | oneline)" "$(procs fadd.hpf)"
+fi
+
+printf 'include function add\n' >incl.txt
+if build incl --filter incl.txt; then
+    expect_eq "filter 'include function add': the tiny add hooked, step_once and sq not" \
+        "add,$((N_AA * N_INNER));$DEF" "$(procs incl.hpf)"
 fi
 
 # ---- clang honours the attribute too ---------------------------------------
