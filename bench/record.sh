@@ -7,8 +7,10 @@
 #   - whole programs: the bench kernels (bench/kernels/: force, dispatch,
 #     tasks; their own timer of the kernel part) and the bundled examples
 #     (lizhang, jacobi: elapsed time of mpirun), each built plain, tier 0
-#     (-lhprof), tier 1 (-finstrument-functions -lhprof) and tier 2
-#     (instrument/hprof-cc of this build tree, default policy), the
+#     (-lhprof), tier 1 (instrument/hprof-cc --tier=1 of this build tree:
+#     -finstrument-functions, default policy: tiny procedures unhooked),
+#     tier1raw (-finstrument-functions -lhprof by hand: every procedure
+#     hooked) and tier 2 (instrument/hprof-cc, default policy), the
 #     variants ALTERNATING in ROUNDS rounds; the ratio to plain of the same
 #     round, median and spread (min-max); every variant's stdout, timer line
 #     aside, must equal plain's (else "differs" in the table);
@@ -47,6 +49,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir # hprof-cc: this build tree
+unset HPROF_TIER   # hprof-cc: tier 2 unless --tier=1 is given
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-record.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/prof" "$out"
@@ -67,8 +70,12 @@ else
 fi
 kernels="force dispatch tasks"
 examples="lizhang jacobi"
-variants="plain tier0 tier1"
-[ -x "$hpcc" ] && variants="$variants tier2"
+# tier 1 and tier 2 are hprof-cc's builds; tier1raw is tier 1 by hand
+if [ -x "$hpcc" ]; then
+    variants="plain tier0 tier1 tier1raw tier2"
+else
+    variants="plain tier0 tier1raw"
+fi
 
 say() { echo "record: [${SECONDS}s] $*" >&2; }
 
@@ -107,22 +114,26 @@ header() {
 }
 
 # ---------------------------------------------------------------- whole programs
-# build PROG SRC FLAGS... - PROG.plain, .tier0, .tier1, .tier2 in $tmp/bin.
+# build PROG SRC FLAGS... - PROG.plain, .tier0, .tier1, .tier1raw, .tier2 in $tmp/bin.
 build() {
     local p=$1 src=$2 b=$tmp/bin/$1
     shift 2
     local link=(-L"$libdir" -lhprof "-Wl,-rpath,$libdir")
     "$MPICC" -g -O2 "$@" "$src" -o "$b.plain" -lm
     "$MPICC" -g -O2 "$@" "$src" -o "$b.tier0" "${link[@]}" -lm
-    "$MPICC" -g -O2 -finstrument-functions "$@" "$src" -o "$b.tier1" "${link[@]}" -lm
-    # A tier-2 build that fails is reported, not fatal: its runs fail, and
-    # the table shows "output differs".
+    "$MPICC" -g -O2 -finstrument-functions "$@" "$src" -o "$b.tier1raw" "${link[@]}" -lm
+    # A tier-1 or tier-2 build that fails is reported, not fatal: its runs
+    # fail, and the table shows "output differs".
+    if [ -x "$hpcc" ] && ! { "$hpcc" --tier=1 "$MPICC" -g -O2 "$@" -c "$src" -o "$b.t1.o" &&
+        "$hpcc" --tier=1 "$MPICC" "$@" "$b.t1.o" -o "$b.tier1" "${link[@]}" -lm; }; then
+        say "hprof-cc --tier=1 failed to build $p"
+    fi
     if [ -x "$hpcc" ] && ! { "$hpcc" "$MPICC" -g -O2 "$@" -c "$src" -o "$b.o" &&
         "$hpcc" "$MPICC" "$@" "$b.o" -o "$b.tier2" "${link[@]}" -lm; }; then
         say "hprof-cc failed to build $p (tier 2)"
     fi
     local v
-    for v in tier0 tier1 tier2; do
+    for v in tier0 tier1 tier1raw tier2; do
         [ -x "$b.$v" ] || continue
         # not ldd | grep -q: with pipefail, ldd's SIGPIPE would count as "not found"
         ldd "$b.$v" >"$tmp/ldd.txt"
@@ -219,6 +230,8 @@ programs_table() {
         echo "Ratio to plain in the same round: median (min–max) of $rounds alternating rounds. Kernels: their own"
         echo "timer of the kernel part (force: 2 ranks × $half threads; dispatch: serial; tasks: $cores threads, no MPI)."
         echo "Examples: elapsed time of \`mpirun\` with 2 ranks × 1 thread, start-up included. Plain: median seconds."
+        echo "tier0: \`-lhprof\`; tier1: \`hprof-cc --tier=1\` (-finstrument-functions, tiny procedures unhooked);"
+        echo "tier1raw: \`-finstrument-functions -lhprof\` by hand (every procedure hooked); tier2: \`hprof-cc\`."
         echo
         printf '| program | plain s |'
         for v in $variants; do [ "$v" = plain ] || printf ' %s |' "$v"; done

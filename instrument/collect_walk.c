@@ -486,6 +486,17 @@ static void hpi_check_jumps(hpi_walk *w, size_t first)
     }
 }
 
+/* Where the definition fn, whose body opens at body, starts in the main
+ * file (its first specifier), or HPI_NONE. */
+static size_t hpi_decl_start(hpi_walk *w, CXCursor fn, size_t body)
+{
+    size_t off;
+
+    if (hpi_off(w, clang_getRangeStart(clang_getCursorExtent(fn)), &off) < 0 || off >= body)
+        return HPI_NONE;
+    return off;
+}
+
 void hpi_walk_function(hpi_walk *w, CXCursor fn)
 {
     const hpi_src *src = &w->u->src;
@@ -518,6 +529,7 @@ void hpi_walk_function(hpi_walk *w, CXCursor fn)
         return;
     if (hpi_off(w, clang_getCursorLocation(fn), &loc) == 0 && loc < s)
         w->u->sites[idx].line = hpi_src_line(src, loc);
+    w->u->sites[idx].decl_off = hpi_decl_start(w, fn, s);
     w->u->sites[idx].wrap = HPI_WRAP_PROC;
     w->u->sites[idx].open_off = s + 1;
     if (hpi_macro_at(w, s) || src->text[s] != '{' || src->text[e - 1] != '}')

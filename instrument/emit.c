@@ -72,7 +72,7 @@ static int hpi_ins_cmp(const void *a, const void *b)
     return x->open ? c : -c;
 }
 
-static void hpi_put_cstr(FILE *fp, const char *s)
+void hpi_put_cstr(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (; *s; s++) {
@@ -338,25 +338,19 @@ static int hpi_write(FILE *fp, const hpi_unit *u, const int *map, const int *par
     return ferror(fp) ? -1 : 0;
 }
 
-int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen)
+int hpi_emit_file(const char *out, int (*write)(FILE *fp, const void *arg), const void *arg,
+                  char *err, size_t errlen)
 {
     char tmp[4096];
-    int *par = NULL, n = 0, rc;
-    int *map = hpi_number(u, &par, &n);
     FILE *fp;
+    int rc;
 
-    if (!map) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid());
     if (!(fp = fopen(tmp, "w"))) {
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        free(map);
-        free(par);
         return -1;
     }
-    rc = hpi_write(fp, u, map, par, n);
+    rc = write(fp, arg);
     if (fclose(fp) != 0)
         rc = -1;
     if (rc == 0 && rename(tmp, out) != 0)
@@ -365,6 +359,37 @@ int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write %s: %s", out, strerror(errno));
         unlink(tmp);
     }
+    return rc;
+}
+
+/* What hpi_write needs, for hpi_emit_file. */
+typedef struct hpi_emit_arg {
+    const hpi_unit *u;
+    const int *map, *par;
+    int n;
+} hpi_emit_arg;
+
+static int hpi_write_unit(FILE *fp, const void *arg)
+{
+    const hpi_emit_arg *a = arg;
+    return hpi_write(fp, a->u, a->map, a->par, a->n);
+}
+
+int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen)
+{
+    hpi_emit_arg a;
+    int *par = NULL, n = 0, rc;
+    int *map = hpi_number(u, &par, &n);
+
+    if (!map) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    a.u = u;
+    a.map = map;
+    a.par = par;
+    a.n = n;
+    rc = hpi_emit_file(out, hpi_write_unit, &a, err, errlen);
     free(map);
     free(par);
     return rc;

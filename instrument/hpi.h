@@ -85,6 +85,8 @@ typedef struct hpi_site {
     unsigned nstmts;     /* procedure: statements of its body, at any depth */
     const char *unprobed;/* why the policy (policy.c) puts no probe on a
                             site that stays in the table, NULL if probed */
+    size_t decl_off;     /* procedure: where its definition starts (its
+                            first specifier), (size_t)-1 if unknown */
 } hpi_site;
 
 typedef struct hpi_opts {
@@ -100,6 +102,8 @@ typedef struct hpi_opts {
                                 the file has omp pragmas), 0 off, 1 on */
     int all_loops;           /* --loops=all: no loop left unprobed */
     int all_procs;           /* --procedures=all: no procedure or call left unprobed */
+    int tier1;               /* --tier=1: mark the procedures the policy leaves
+                                unprobed no_instrument_function (tier1.c) */
 } hpi_opts;
 
 /* A text edit of the OpenMP (POMP2) rewriting: replaces [off, end)
@@ -184,6 +188,18 @@ void hpi_policy_describe(const hpi_opts *o, FILE *fp);
 /* emit.c */
 int hpi_emit(const hpi_unit *u, const char *out, char *err, size_t errlen);
 void hpi_list(const hpi_unit *u, FILE *fp);
+/* Writes out through a temporary file renamed into place: write(fp, arg)
+ * returns 0 or -1; on failure nothing is left at out. */
+int hpi_emit_file(const char *out, int (*write)(FILE *fp, const void *arg), const void *arg,
+                  char *err, size_t errlen);
+/* s as a C string literal. */
+void hpi_put_cstr(FILE *fp, const char *s);
+
+/* tier1.c: --tier=1, the policy applied to -finstrument-functions hooks:
+ * a copy of the unit with __attribute__((no_instrument_function)) on the
+ * definitions of the procedures the policy or the filter leaves without a
+ * probe (every line keeps its number), or with list, their table. */
+int hpi_tier1(const hpi_unit *u, const hpi_opts *o, const char *out, char *err, size_t errlen);
 
 /* The text of directive d on one line: continuations joined, comments
  * removed, quoted text kept, trailing space cut (malloc'ed; omp_clause.c). */

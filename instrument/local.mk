@@ -8,7 +8,7 @@ bin_PROGRAMS += instrument/hprof-instrument
 instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/source.c instrument/hpi_collect.h instrument/collect.c \
 	instrument/collect_walk.c instrument/collect_loop.c instrument/collect_macro.c \
-	instrument/emit.c instrument/policy.c \
+	instrument/emit.c instrument/policy.c instrument/tier1.c \
 	instrument/omp.c instrument/hpi_omp.h instrument/omp_clause.c \
 	instrument/omp_construct.c instrument/omp_split.c instrument/control.c
 nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
@@ -32,4 +32,5 @@ instrument/hpi_mpi_kinds.h: $(top_srcdir)/pmpi/mpi_spec.txt $(top_srcdir)/pmpi/g
 		--instrument $(top_srcdir)/pmpi/mpi_spec.txt $@
 include tests/instrument/local.mk
 include tests/policy/local.mk
+include tests/tier1policy/local.mk
 endif

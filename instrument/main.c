@@ -3,7 +3,7 @@
  *
  *   hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...
  *                    [--omp | --no-omp] [--loops=all] [--procedures=all]
- *                    [--] FILE.c [compiler flags...]
+ *                    [--tier=1] [--] FILE.c [compiler flags...]
  *
  * Parses FILE.c with libclang using the compiler flags (-I -D -U -std
  * -include ...; the rest are ignored) and writes FILE.inst.c (or OUT) with
@@ -19,6 +19,11 @@
  * the OpenMP constructs into POMP2 calls as OPARI2 does (see omp.c);
  * --list then prints "omp LINE END_LINE TYPE INDEX" per POMP2 region and
  * "# omp LINE: why" for the omp pragmas left as they were.
+ * --tier=1 writes no probes but the policy's choice for gcc's and clang's
+ * -finstrument-functions hooks (tier1.c): the same text with the
+ * definitions of the procedures left unprobed (tiny ones, those the filter
+ * excludes) marked no_instrument_function; --list then prints
+ * "hooked|unhooked procedure LINE NAME[: why]" per procedure.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +34,7 @@ static void hpi_usage(FILE *fp)
 {
     fputs("usage: hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...\n"
           "                        [--omp | --no-omp] [--loops=all] [--procedures=all]\n"
-          "                        [--] FILE.c [compiler flags...]\n", fp);
+          "                        [--tier=1] [--] FILE.c [compiler flags...]\n", fp);
 }
 
 static int hpi_fail(const char *file, const char *why)
@@ -78,6 +83,17 @@ static int hpi_add_comm(hpi_opts *o, const char *list)
     return 0;
 }
 
+/* Collects the sites.  In tier 1 every procedure is collected: the
+ * filter's verdict on a name is applied to the hooks by tier1.c. */
+static int hpi_collect_for(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
+{
+    hpi_opts all = *o;
+
+    if (o->tier1)
+        all.filter = NULL;
+    return hpi_collect(u, &all, err, errlen);
+}
+
 static char *hpi_default_out(const char *file)
 {
     size_t n = strlen(file);
@@ -117,6 +133,10 @@ int main(int argc, char **argv)
             o.all_loops = 1;
         else if (strcmp(a, "--procedures=all") == 0)
             o.all_procs = 1;
+        else if (strcmp(a, "--tier=1") == 0)
+            o.tier1 = 1;
+        else if (strcmp(a, "--tier=2") == 0)
+            o.tier1 = 0;
         else if (strcmp(a, "--filter") == 0 && i + 1 < argc)
             o.filter = argv[++i];
         else if (strcmp(a, "--comm-func") == 0 && i + 1 < argc) {
@@ -151,22 +171,26 @@ int main(int argc, char **argv)
         free(out);
         return hpi_fail(o.file, err);
     }
+    if (o.tier1)
+        o.omp = 0;   /* GOMP or OMPT record OpenMP at run time */
     if (o.omp < 0)
         o.omp = hpi_omp_has_pragmas(&u.src);
-    rc = hpi_collect(&u, &o, err, sizeof err);
+    rc = hpi_collect_for(&u, &o, err, sizeof err);
     if (rc == 0 && hpi_control(&u) < 0) {
         snprintf(err, sizeof err, "out of memory");
         rc = -1;
     }
     if (rc == 0)
         rc = hpi_policy(&u, &o, err, sizeof err);
-    if (rc == 0 && o.list) {
+    if (rc == 0 && o.tier1)
+        rc = hpi_tier1(&u, &o, o.out ? o.out : out, err, sizeof err);
+    else if (rc == 0 && o.list) {
         hpi_list(&u, stdout);
         hpi_policy_describe(&o, stdout);
     }
     else if (rc == 0)
         rc = hpi_emit(&u, o.out ? o.out : out, err, sizeof err);
-    if (rc == 0 && !o.list)
+    if (rc == 0 && !o.list && !o.tier1)
         hpi_warn_unrecorded(&u, o.file);
     if (rc != 0)
         hpi_fail(o.file, err);

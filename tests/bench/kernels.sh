@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/bench/kernels.sh - smoke test of the bench kernels (bench/kernels/,
-# timed by `make bench`, never here): each builds plain, tier 1
-# (-finstrument-functions -lhprof) and tier 2 (instrument/hprof-cc of this
-# build tree; "# SKIP" when it is not built), runs at a tiny size, and
+# timed by `make bench`, never here): each builds plain, tier1raw
+# (-finstrument-functions -lhprof by hand), tier 1 and tier 2
+# (instrument/hprof-cc --tier=1 and hprof-cc of this build tree; "# SKIP"
+# when it is not built), runs at a tiny size, and
 # prints the same stdout in every variant, the "kernel NAME SECONDS" timer
 # line aside.  Ground truth of the programs' own counts (their header
 # comments):
@@ -25,6 +26,7 @@ K=$srcdir/bench/kernels
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir HPROF_SUMMARY=off
+unset HPROF_TIER
 . "$srcdir/tests/lib.sh"
 test_tmpdir bench-kernels
 
@@ -34,7 +36,9 @@ build() {
     shift 2
     case $v in
     plain) "$MPICC" -g -O2 "$@" "$K/$n.c" -o "$tmp/$n.$v" ;;
-    tier1) "$MPICC" -g -O2 -finstrument-functions "$@" "$K/$n.c" -o "$tmp/$n.$v" "${link[@]}" ;;
+    tier1raw) "$MPICC" -g -O2 -finstrument-functions "$@" "$K/$n.c" -o "$tmp/$n.$v" "${link[@]}" ;;
+    tier1) "$HPCC" --tier=1 "$MPICC" -g -O2 "$@" -c "$K/$n.c" -o "$tmp/$n.t1.o" &&
+        "$HPCC" --tier=1 "$MPICC" "$@" "$tmp/$n.t1.o" -o "$tmp/$n.$v" "${link[@]}" ;;
     tier2) "$HPCC" "$MPICC" -g -O2 "$@" -c "$K/$n.c" -o "$tmp/$n.o" &&
         "$HPCC" "$MPICC" "$@" "$tmp/$n.o" -o "$tmp/$n.$v" "${link[@]}" ;;
     esac 2>>"$tmp/build.err"
@@ -52,8 +56,8 @@ run() {
     grep -v '^kernel ' "$tmp/$n.$v.raw" >"$tmp/$n.$v.out" || true
 }
 
-variants="plain tier1"
-if [ -x "$HPCC" ]; then variants="$variants tier2"; fi
+variants="plain tier1raw"
+if [ -x "$HPCC" ]; then variants="plain tier1 tier1raw tier2"; fi
 for spec in "force 2 -fopenmp" "dispatch 1000" "tasks 65536 -fopenmp"; do
     read -r n size flags <<<"$spec"
     for v in $variants; do
@@ -71,7 +75,7 @@ for spec in "force 2 -fopenmp" "dispatch 1000" "tasks 65536 -fopenmp"; do
         expect_eq "$n: $v wrote a profile" 1 "$(find "$tmp" -name "$n.$v.hpf*" | head -1 | wc -l)"
     done
 done
-[ -x "$HPCC" ] || skipped "tier 2 variants" "instrumenter not built ($HPCC)"
+[ -x "$HPCC" ] || skipped "tier 1 and tier 2 variants" "instrumenter not built ($HPCC)"
 expect_eq "dispatch 1000: dispatches" 22128 "$(awk '$1 == "dispatches" { print $3 }' "$tmp/dispatch.plain.out")"
 expect_eq "tasks 65536: tasks created" 2046 "$(awk '$1 == "tasks" { print $3 }' "$tmp/tasks.plain.out")"
 expect_eq "force: one checksum line" 1 "$(grep -c '^checksum force ' "$tmp/force.plain.out")"

@@ -28,7 +28,7 @@ ALL="--loops=all --procedures=all"
 QUERY=$builddir/analyzer/hprof-query
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
 export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 HPROF_SUMMARY=off
-unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP
+unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP HPROF_TIER
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-corpus.XXXXXX")
 if [ "${HPROF_KEEP_TMP:-0}" = 1 ]; then echo "# keeping $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi

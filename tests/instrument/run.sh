@@ -33,7 +33,7 @@ export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2
 export HPROF_SUMMARY=off
-unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP
+unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP HPROF_TIER
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-inst.XXXXXX")
 if [ "${HPROF_KEEP_TMP:-0}" = 1 ]; then echo "# keeping $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi

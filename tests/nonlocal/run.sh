@@ -34,7 +34,7 @@ SRC=$srcdir/tests/nonlocal/interp.c
 . "$srcdir/tests/lib.sh"
 test_tmpdir nonlocal
 export HPROF_SUMMARY=off HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
-unset HPROF_FILTER HPROF_KEEP HPROF_COMM_FUNCS HPROF_MAX_NODES
+unset HPROF_FILTER HPROF_KEEP HPROF_COMM_FUNCS HPROF_MAX_NODES HPROF_TIER
 
 for f in "$QUERY" "$LIBDIR/libhprof.so" "$SRC"; do
     if [ ! -e "$f" ]; then

@@ -32,7 +32,7 @@ INST=$builddir/instrument/hprof-instrument
 HPCC=$builddir/instrument/hprof-cc
 SRC=$srcdir/tests/policy/policy.c
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir HPROF_SUMMARY=off
-unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP
+unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP HPROF_TIER
 
 . "$srcdir/tests/lib.sh"
 test_tmpdir policy

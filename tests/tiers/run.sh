@@ -110,7 +110,7 @@ have_t2=0
 [ -x "$HPCC" ] && have_t2=1
 # hprof-cc: use this build tree's instrumenter, header and library.
 export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
-unset HPROF_FILTER HPROF_KEEP HPROF_COMM_FUNCS
+unset HPROF_FILTER HPROF_KEEP HPROF_COMM_FUNCS HPROF_TIER
 
 # Builds: plain, tier 1, tier 2 (when the instrumenter is built).
 mkdir -p "$tmp/bin"
