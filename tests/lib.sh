@@ -14,6 +14,18 @@ test_tmpdir() {
     fi
 }
 
+# instrumenter_env - this build tree's hprof-query, hprof-instrument and
+# hprof-cc as $QUERY, $INST, $HPCC (needs $srcdir, $builddir); hprof-cc
+# told to use the tree and to build tier 2; the user's filter and
+# settings that change what it does unset.
+instrumenter_env() {
+    QUERY=$builddir/analyzer/hprof-query
+    INST=$builddir/instrument/hprof-instrument
+    HPCC=$builddir/instrument/hprof-cc
+    export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir HPROF_SUMMARY=off
+    unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP HPROF_TIER
+}
+
 pass=0
 fail=0
 skip=0

@@ -27,14 +27,10 @@ set -uo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
-QUERY=$builddir/analyzer/hprof-query
-INST=$builddir/instrument/hprof-instrument
-HPCC=$builddir/instrument/hprof-cc
 SRC=$srcdir/tests/policy/policy.c
-export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir HPROF_SUMMARY=off
-unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP HPROF_TIER
 
 . "$srcdir/tests/lib.sh"
+instrumenter_env
 test_tmpdir policy
 cd "$tmp" || exit 1
 

@@ -25,16 +25,12 @@ set -uo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
-QUERY=$builddir/analyzer/hprof-query
-INST=$builddir/instrument/hprof-instrument
-HPCC=$builddir/instrument/hprof-cc
 LIBDIR=$builddir/pmpi/.libs
 SRC=$srcdir/tests/tier1policy/t1policy.c
 NESTED=$srcdir/tests/tier1policy/nested.c
-export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir HPROF_SUMMARY=off
-unset HPROF_FILTER HPROF_COMM_FUNCS HPROF_KEEP HPROF_TIER
 
 . "$srcdir/tests/lib.sh"
+instrumenter_env
 test_tmpdir tier1policy
 cd "$tmp" || exit 1
 
