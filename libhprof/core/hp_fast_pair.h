@@ -43,22 +43,30 @@ static inline void hp_fast_pair_frame_clear(hprof_frame *f)
     f->rec = NULL;
 }
 
+/* The fast slots of a pair: its call and its procedure. */
+typedef struct hp_fast_pair {
+    hp_fast *call, *proc;
+} hp_fast_pair;
+
 /* Whether call (under the current context) and proc (under call's node)
- * are fast there: then the source pushes their frames and opens them
- * with hp_fast_pair_start. */
-static inline int hp_fast_pair_ready(const hp_thread *t, uint32_t call, uint32_t proc)
+ * are fast there: then *pair names their slots, and the source pushes
+ * their frames and opens them with hp_fast_pair_start. */
+static inline __attribute__((always_inline)) int hp_fast_pair_ready(const hp_thread *t, uint32_t call, uint32_t proc,
+                                     hp_fast_pair *pair)
 {
     if (__builtin_expect(call >= t->nfast || proc >= t->nfast, 0))
         return 0;
-    const hp_fast *c = &t->fast[call], *p = &t->fast[proc];
+    hp_fast *c = &t->fast[call], *p = &t->fast[proc];
+    pair->call = c;
+    pair->proc = p;
     return c->parent == t->current && p->parent == c->node;
 }
 
 /* Opens the pair hp_fast_pair_ready accepted, at stack address sp:
  * counts or start times, then the context. */
-static inline void hp_fast_pair_start(hp_thread *t, uint32_t call, uint32_t proc, uintptr_t sp)
+static inline __attribute__((always_inline)) void hp_fast_pair_start(hp_thread *t, const hp_fast_pair *pair, uintptr_t sp)
 {
-    hp_fast *c = &t->fast[call], *p = &t->fast[proc];
+    hp_fast *c = pair->call, *p = pair->proc;
     if (c->count && p->count) {
         ++*c->count;
         ++*p->count;
@@ -76,7 +84,7 @@ static inline void hp_fast_pair_start(hp_thread *t, uint32_t call, uint32_t proc
 }
 
 /* Closes one fast activation, the innermost one, at now (if timed). */
-static inline void hp_fast_pair_close_one(hp_fast *s, uint64_t now)
+static inline __attribute__((always_inline)) void hp_fast_pair_close_one(hp_fast *s, uint64_t now)
 {
     if (!s->count) {
         hp_node *n = s->rec;
@@ -97,17 +105,16 @@ void hp_fast_pair_close_slow(hp_thread *t, uint32_t call, uint32_t proc, uintptr
  * stack address sp, fast and slow, innermost first. */
 void hp_fast_pair_unwind(hp_frames *s, uintptr_t sp);
 
-/* Closes the pair of call and proc opened at sp (its procedure the
- * innermost activation, the common case, inline). */
-static inline void hp_fast_pair_close(hp_thread *t, uint32_t call, uint32_t proc, uintptr_t sp)
+/* Closes the pair of call and proc opened at sp if its procedure is the
+ * innermost activation (the common case, inline); 0 (nothing done) if
+ * not: then hp_fast_pair_close_slow. */
+static inline __attribute__((always_inline)) int hp_fast_pair_close(hp_thread *t, uint32_t call, uint32_t proc, uintptr_t sp)
 {
     hp_fast *c = &t->fast[call], *p = &t->fast[proc];
     if (__builtin_expect(p->sp != sp || c->sp != sp || t->current != p->node ||
                              c->parent == HP_NO_NODE,
-                         0)) {
-        hp_fast_pair_close_slow(t, call, proc, sp);
-        return;
-    }
+                         0))
+        return 0;
     if (c->count && p->count) {
         c->sp = p->sp = UINTPTR_MAX;
     } else {
@@ -116,6 +123,7 @@ static inline void hp_fast_pair_close(hp_thread *t, uint32_t call, uint32_t proc
         hp_fast_pair_close_one(c, now);
     }
     t->current = c->parent;
+    return 1;
 }
 
 #endif

@@ -54,8 +54,9 @@ typedef struct pair_memo {            /* one pair seen before */
     uintptr_t hook, ra;               /* the key: entry hook, return address */
     uint32_t call, proc;              /* its two sites */
     uint16_t off;                     /* return-address slot: words above sp */
-    uint8_t in_fn;                    /* the hook lies in fn (hook_in_fn) */
     uint8_t inlined;                  /* call keyed by the hook (inlined) */
+    uint8_t alone_ok;                 /* the same sites when the hook's frame
+                                         shares no slot: inlined == !in_fn */
 } pair_memo;
 typedef struct hook_stack {
     hp_frames frames;                 /* first: hook_frames points here */
@@ -220,8 +221,8 @@ static void remember_pair(hp_frames *s, uintptr_t hook, uintptr_t ra, uintptr_t 
     m->call = call;
     m->proc = proc;
     m->off = (uint16_t)((slot - sp) / sizeof(void *));
-    m->in_fn = (uint8_t)in_fn;
     m->inlined = (uint8_t)inlined;
+    m->alone_ok = inlined == !in_fn;
 }
 
 /* The entry hook's fast path: a pair remembered, nothing for the slot
@@ -239,25 +240,26 @@ static inline __attribute__((always_inline)) int enter_fast(hp_frames *s, hp_thr
     const hp_open *top = &s->open[s->n - 1];
     if (__builtin_expect(*slotp != ra || top->sp < slot || s->n + 2 > s->cap, 0))
         return 0;
-    int shared = top->sp == slot;
-    if (shared && (top->ra != ra || top->hook == hook))
-        return 0; /* the frame at the slot is gone: the slow path closes it */
-    if ((shared || !m->in_fn) != m->inlined)
+    if (top->sp == slot) {
+        /* an inlined call shares its frame's slot; else the frame that
+         * had it is gone, and the slow path closes it */
+        if (top->ra != ra || top->hook == hook || !m->inlined)
+            return 0;
+    } else if (!m->alone_ok) {
         return 0;
-    if (!hp_fast_pair_ready(t, m->call, m->proc))
+    }
+    hp_fast_pair pair;
+    if (!hp_fast_pair_ready(t, m->call, m->proc, &pair))
         return 0;
     hp_open *o = &s->open[s->n];
-    uintptr_t frame_hook = m->inlined ? top->hook : hook;
-    for (int i = 0; i < 2; i++) {
-        o[i].sp = slot;
-        o[i].ra = ra;
-        o[i].hook = frame_hook;
-        o[i].fn = fn;
-    }
+    o[0].sp = o[1].sp = slot;   /* the call's frame: what the slot logic reads */
+    o[1].ra = ra;               /* the procedure's, the pair's top */
+    o[1].hook = m->inlined ? top->hook : hook;
+    o[1].fn = fn;
     hp_fast_pair_frame_set(&o[0].f, m->call);
     hp_fast_pair_frame_set(&o[1].f, m->proc);
     hp_frames_publish(s, s->n + 2);
-    hp_fast_pair_start(t, m->call, m->proc, slot);
+    hp_fast_pair_start(t, &pair, slot);
     return 1;
 }
 
@@ -337,21 +339,22 @@ static __attribute__((noinline)) void close_skipped(hp_frames *s, uintptr_t fn, 
             close_top(s);
 }
 
-void __cyg_profile_func_exit(void *fn, void *call_site)
+/* The exit hook's slow path: frames a longjmp left above fn's pair are
+ * closed first; then fn's pair, a slow one or a fast one that is not the
+ * innermost activation any more. */
+static __attribute__((noinline)) void exit_slow(hp_frames *s, uintptr_t fn, uintptr_t ra,
+                                                uintptr_t sp)
 {
-    hp_frames *s = hook_frames;
-    uintptr_t ra = (uintptr_t)call_site;
-    if (s->t != hp_tls_self || !s->t)
-        return;
     const hp_open *top = &s->open[s->n - 1];
-    if (__builtin_expect(top->ra != ra || top->fn != (uintptr_t)fn, 0)) {
-        close_skipped(s, (uintptr_t)fn, ra, CALLER_SP());
+    if (top->ra != ra || top->fn != fn) {
+        close_skipped(s, fn, ra, sp);
         top = &s->open[s->n - 1];
-        if (top->ra != ra || top->fn != (uintptr_t)fn)
+        if (top->ra != ra || top->fn != fn)
             return; /* not entered through the hooks: nothing to close */
     }
-    if (__builtin_expect(hp_fast_pair_frame(&top->f), 1)) {
-        hp_fast_pair_close(s->t, top[-1].f.site, top->f.site, top->sp);
+    if (hp_fast_pair_frame(&top->f)) {
+        if (!hp_fast_pair_close(s->t, top[-1].f.site, top->f.site, top->sp))
+            hp_fast_pair_close_slow(s->t, top[-1].f.site, top->f.site, top->sp);
     } else {
         hprof_frame *call = &s->open[s->n - 2].f, *proc = &s->open[s->n - 1].f;
         hp_event_exit(s->t, proc);
@@ -360,6 +363,22 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
         hp_fast_after_exit(s->t, call);
     }
     hp_frames_publish(s, s->n - 2);
+}
+
+void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+    hp_frames *s = hook_frames;
+    uintptr_t ra = (uintptr_t)call_site;
+    if (s->t != hp_tls_self || !s->t)
+        return;
+    const hp_open *top = &s->open[s->n - 1];
+    if (__builtin_expect(top->ra == ra && top->fn == (uintptr_t)fn && hp_fast_pair_frame(&top->f),
+                         1) &&
+        hp_fast_pair_close(s->t, top[-1].f.site, top->f.site, top->sp)) {
+        hp_frames_publish(s, s->n - 2);
+        return;
+    }
+    exit_slow(s, (uintptr_t)fn, ra, CALLER_SP());
 }
 
 static void hooks_thread_end(hp_thread *t)
