@@ -26,9 +26,10 @@
  * closed without the event boundary's slow path, when the slot logic
  * above has nothing to do: every open frame lies above the new slot, or
  * the innermost one is the frame an inlined call shares.  Its frames are
- * pushed like the slow path's (hp_fast_pair_open fills them), so that the
- * slot logic sees the same stack; closing frames goes through
- * hp_fast_pair_unwind, which closes fast activations and slow frames alike.
+ * pushed like the slow path's (marked as fast ones), so that the slot
+ * logic sees the same stack; closing frames goes through
+ * hp_fast_pair_unwind, which closes fast activations and slow frames
+ * alike, innermost first.
  */
 #define _GNU_SOURCE
 #include <assert.h>
