@@ -194,8 +194,9 @@ static inline int hook_in_fn(hp_frames *s, uintptr_t hook, uintptr_t fn)
 
 /* Opens one of the pair; its state stays on the stack even when nothing
  * is recorded, so that the exit hook pops what the entry pushed. */
-static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
-                     uintptr_t fn)
+static inline __attribute__((always_inline)) hp_open *push(hp_frames *s, uintptr_t slot,
+                                                           uintptr_t ra, uintptr_t hook,
+                                                           uintptr_t fn)
 {
     hp_open *o = hp_frames_next(s);
     if (o) {
