@@ -235,7 +235,9 @@ static inline __attribute__((always_inline)) int enter_fast(hp_frames *s, hp_thr
                                                             uintptr_t hook, uintptr_t sp)
 {
     const pair_memo *m = pair_of(s, hook, ra);
-    if (__builtin_expect(m->hook != hook || m->ra != ra, 0))
+    hp_fast_pair pair;
+    if (__builtin_expect(m->hook != hook || m->ra != ra, 0) ||
+        !hp_fast_pair_ready(t, m->call, m->proc, &pair))
         return 0;
     const uintptr_t *slotp = (const uintptr_t *)sp + m->off;
     uintptr_t slot = (uintptr_t)slotp;
@@ -250,9 +252,6 @@ static inline __attribute__((always_inline)) int enter_fast(hp_frames *s, hp_thr
     } else if (!m->alone_ok) {
         return 0;
     }
-    hp_fast_pair pair;
-    if (!hp_fast_pair_ready(t, m->call, m->proc, &pair))
-        return 0;
     hp_open *o = &s->open[s->n];
     o[0].sp = o[1].sp = slot;   /* the call's frame: what the slot logic reads */
     o[1].ra = ra;               /* the procedure's, the pair's top */
