@@ -43,30 +43,26 @@ static inline void hp_fast_pair_frame_clear(hprof_frame *f)
     f->rec = NULL;
 }
 
-/* The fast slots of a pair: its call and its procedure. */
-typedef struct hp_fast_pair {
-    hp_fast *call, *proc;
-} hp_fast_pair;
-
 /* Whether call (under the current context) and proc (under call's node)
- * are fast there: then *pair names their slots, and the source pushes
- * their frames and opens them with hp_fast_pair_start. */
-static inline __attribute__((always_inline)) int hp_fast_pair_ready(const hp_thread *t, uint32_t call, uint32_t proc,
-                                     hp_fast_pair *pair)
+ * are fast there: then the source pushes their frames and opens them
+ * with hp_fast_pair_start. */
+static inline __attribute__((always_inline)) int hp_fast_pair_ready(const hp_thread *t,
+                                                                    uint32_t call, uint32_t proc)
 {
     if (__builtin_expect(call >= t->nfast || proc >= t->nfast, 0))
         return 0;
-    hp_fast *c = &t->fast[call], *p = &t->fast[proc];
-    pair->call = c;
-    pair->proc = p;
+    const hp_fast *c = &t->fast[call], *p = &t->fast[proc];
     return c->parent == t->current && p->parent == c->node;
 }
 
-/* Opens the pair hp_fast_pair_ready accepted, at stack address sp:
- * counts or start times, then the context. */
-static inline __attribute__((always_inline)) void hp_fast_pair_start(hp_thread *t, const hp_fast_pair *pair, uintptr_t sp)
+/* Opens the pair of call and proc hp_fast_pair_ready accepted, at stack
+ * address sp: counts or start times, then the context.  The slots are
+ * looked up again: a signal handler's hooks may have grown the table
+ * since. */
+static inline __attribute__((always_inline)) void hp_fast_pair_start(hp_thread *t, uint32_t call,
+                                                                     uint32_t proc, uintptr_t sp)
 {
-    hp_fast *c = pair->call, *p = pair->proc;
+    hp_fast *c = &t->fast[call], *p = &t->fast[proc];
     if (c->count && p->count) {
         ++*c->count;
         ++*p->count;

@@ -235,9 +235,8 @@ static inline __attribute__((always_inline)) int enter_fast(hp_frames *s, hp_thr
                                                             uintptr_t hook, uintptr_t sp)
 {
     const pair_memo *m = pair_of(s, hook, ra);
-    hp_fast_pair pair;
     if (__builtin_expect(m->hook != hook || m->ra != ra, 0) ||
-        !hp_fast_pair_ready(t, m->call, m->proc, &pair))
+        !hp_fast_pair_ready(t, m->call, m->proc))
         return 0;
     const uintptr_t *slotp = (const uintptr_t *)sp + m->off;
     uintptr_t slot = (uintptr_t)slotp;
@@ -260,7 +259,7 @@ static inline __attribute__((always_inline)) int enter_fast(hp_frames *s, hp_thr
     hp_fast_pair_frame_set(&o[0].f, m->call);
     hp_fast_pair_frame_set(&o[1].f, m->proc);
     hp_frames_publish(s, s->n + 2);
-    hp_fast_pair_start(t, &pair, slot);
+    hp_fast_pair_start(t, m->call, m->proc, slot);
     return 1;
 }
 
