@@ -52,7 +52,9 @@ void __cyg_profile_func_exit(void *fn, void *call_site) HOOK;
 #define MEMO_SLOTS 64
 #define PAIR_SLOTS 256
 typedef struct pair_memo {            /* one pair seen before */
-    uintptr_t hook, ra;               /* the key: entry hook, return address */
+    uintptr_t hook, ra;               /* the key: entry hook, return address
+                                         (a hook call passes one fn, a
+                                         constant of the compiled code) */
     uint32_t call, proc;              /* its two sites */
     uint16_t off;                     /* return-address slot: words above sp */
     uint8_t inlined;                  /* call keyed by the hook (inlined) */
@@ -284,10 +286,17 @@ static __attribute__((noinline)) void enter_slow(uintptr_t fn, uintptr_t ra, uin
     }
     if (!hp_collecting)
         return;
-    uint32_t call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
-                            : dynamic_site(t, ra, HP_KIND_CALL, 0);
-    uint32_t site = dynamic_site(t, fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
-    hp_site_link_callee(call, site);
+    uint32_t call, site;
+    const pair_memo *m = pair_of(s, hook, ra);
+    if (m->hook == hook && m->ra == ra && m->inlined == inlined) {
+        call = m->call; /* seen before, in another context */
+        site = m->proc;
+    } else {
+        call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
+                       : dynamic_site(t, ra, HP_KIND_CALL, 0);
+        site = dynamic_site(t, fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
+        hp_site_link_callee(call, site);
+    }
     hp_event_enter(t, &proc[-1].f, call, 0);
     hp_fast_opened_slow(t, &proc[-1].f);
     hp_event_enter(t, &proc->f, site, 0);
