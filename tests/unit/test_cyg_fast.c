@@ -6,6 +6,8 @@
  *  - a pair is slow the first time and fast from the second call on (the
  *    body of each call sees whether its pair was opened fast), counts
  *    and timed counts exact, the procedure's time within its call's;
+ *  - a pair in a second context (its sites fast in the first one) is
+ *    recorded by the slow path there, at the same sites, exactly;
  *  - once throttled, a pair is only counted, exactly;
  *  - collection off: no pair is counted;
  *  - a recursive procedure is folded and its pairs stay slow;
@@ -126,6 +128,52 @@ static void test_fast_from_second_call(void **state)
     assert_true((c->flags & HP_NODEF_FAST) && (p->flags & HP_NODEF_FAST));
     assert_true(p->ticks <= c->ticks);
     assert_int_equal(tree_nodes_of_site(watched), 1);
+}
+
+/* Another instrumented function, whose body calls `hooked` 50 times. */
+static char *inner_ra;
+
+static void fifty_inner_calls(void)
+{
+    for (int i = 0; i < 50; i++)
+        hooked(inner_ra, note_fast);
+}
+
+static __attribute__((noinline)) void outer_hooked(char *ra, void (*body)(void))
+{
+    volatile uintptr_t slot = (uintptr_t)ra;
+    __cyg_profile_func_enter((void *)(uintptr_t)outer_hooked, (void *)slot);
+    body();
+    __cyg_profile_func_exit((void *)(uintptr_t)outer_hooked, (void *)slot);
+}
+
+static void test_second_context_slow(void **state)
+{
+    (void)state;
+    need_tsc();
+    hp_thread *t = hp_thread_self();
+    inner_ra = (char *)(uintptr_t)test_second_context_slow + 16;
+    char *outer_ra = inner_ra + 8;
+    watched = proc_site((void *)(uintptr_t)hooked);
+    fast_seen = 0;
+    for (int i = 0; i < 50; i++) /* at the root: fast from the second on */
+        hooked(inner_ra, note_fast);
+    outer_hooked(outer_ra, fifty_inner_calls); /* the same pair, in outer */
+    assert_int_equal(fast_seen, 49);
+    uint32_t call = call_site(inner_ra);
+    hp_node *c0 = node_under(HP_ROOT_NODE, call);
+    hp_node *oc = node_under(HP_ROOT_NODE, call_site(outer_ra));
+    hp_node *o = node_under(index_of(oc), proc_site((void *)(uintptr_t)outer_hooked));
+    hp_node *c1 = node_under(index_of(o), call);
+    assert_non_null(c1);
+    assert_int_equal(c0->count, 50);
+    assert_int_equal(node_under(index_of(c0), watched)->count, 50);
+    assert_int_equal(c1->count, 50);
+    assert_int_equal(c1->timed, 50);
+    assert_int_equal(node_under(index_of(c1), watched)->count, 50);
+    assert_int_equal(tree_nodes_of_site(call), 2);
+    assert_int_equal(tree_nodes_of_site(watched), 2);
+    assert_int_equal(t->current, HP_ROOT_NODE);
 }
 
 static void test_throttled_pair_counted(void **state)
@@ -364,6 +412,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_fast_from_second_call, fresh),
+        cmocka_unit_test_setup(test_second_context_slow, fresh),
         cmocka_unit_test_setup(test_throttled_pair_counted, fresh),
         cmocka_unit_test_setup(test_collect_off_counts_nothing, fresh),
         cmocka_unit_test_setup(test_recursion_stays_slow, fresh),
