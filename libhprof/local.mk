@@ -27,7 +27,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/core/hp_stack.h libhprof/core/stack.c \
 	libhprof/core/hp_event.h libhprof/core/event.c \
 	libhprof/core/hp_frames.h libhprof/core/frames.c \
-	libhprof/core/hp_fast.h libhprof/core/fast.c \
+	libhprof/core/hp_fast.h libhprof/core/hp_fast_pair.h libhprof/core/fast.c \
 	libhprof/core/hp_task.h libhprof/core/task.c \
 	libhprof/core/hp_source.h libhprof/core/source.c \
 	libhprof/core/hp_runtime.h libhprof/core/runtime.c \

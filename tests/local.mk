@@ -31,6 +31,11 @@ TESTS += tests/unit/test_fast
 tests_unit_test_fast_SOURCES = tests/unit/test_fast.c tests/unit/tree_util.h
 tests_unit_test_fast_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_fast_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_cyg_fast
+TESTS += tests/unit/test_cyg_fast
+tests_unit_test_cyg_fast_SOURCES = tests/unit/test_cyg_fast.c tests/unit/tree_util.h
+tests_unit_test_cyg_fast_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_cyg_fast_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 if HAVE_MPI
 # The request table on its own: reqmap.c needs MPI's types, not MPI.
 check_PROGRAMS += tests/unit/test_reqmap

@@ -36,7 +36,7 @@ fi
 # The functional tests; the timing comparisons of the OpenMP scripts and
 # the fuzzer (which builds its own sanitized target) are left to the
 # normal build: a sanitizer slows code unevenly.
-tests="tests/unit/test_core tests/unit/test_task tests/unit/test_probe tests/unit/test_omp_pragma
+tests="tests/unit/test_core tests/unit/test_task tests/unit/test_probe tests/unit/test_cyg_fast tests/unit/test_omp_pragma
        tests/unit/test_threads
        tests/unit/test_format tests/unit/test_query.sh tests/unit/test_check.sh
        tests/unit/test_deep.sh tests/instrument/run.sh tests/tasks/rec.sh"

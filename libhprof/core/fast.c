@@ -5,7 +5,7 @@
  */
 #include <assert.h>
 #include "hp_clock.h"
-#include "hp_fast.h"
+#include "hp_fast_pair.h"
 #include "hp_site.h"
 
 /* Makes `node` fast under its parent: counted only if it is throttled,
@@ -129,4 +129,63 @@ void hp_fast_exit_slow(hp_frames *s, hp_thread *t, const hprof_frame *f)
         }
     }
     close_fast(t, mine, now);
+}
+
+/* ------------------------------------------- pairs of the tier-1 hooks
+ * (hp_fast_pair.h): the exit of a pair that is not the innermost
+ * activation any more, or not open any more. */
+
+const char hp_fast_pair_mark;
+
+/* Closes the fast activation of site opened at sp if it is still open,
+ * with what it left open inside that the table knows (fast activations);
+ * the context goes back to its parent, as a slow frame's exit does. */
+static void pair_close_one(hp_thread *t, uint32_t site, uintptr_t sp, uint64_t now)
+{
+    assert(site < t->nactive);
+    hp_fast *mine = &t->fast[site];
+    if (mine->sp != sp)
+        return; /* closed already (gone at an earlier event) */
+    if (!hp_fast_is_open(t, site)) {
+        mine->sp = UINTPTR_MAX; /* not on the context any more (reset) */
+        return;
+    }
+    while (t->current != mine->node) {
+        hp_fast *in = innermost_fast(t);
+        if (!in)
+            break;
+        close_fast(t, in, now);
+    }
+    hp_fast_pair_close_one(mine, now);
+    t->current = hp_node_at(t, mine->node)->parent;
+}
+
+void hp_fast_pair_close_slow(hp_thread *t, uint32_t call, uint32_t proc, uintptr_t sp)
+{
+    uint64_t now = hp_ticks();
+    pair_close_one(t, proc, sp, now);
+    pair_close_one(t, call, sp, now);
+}
+
+void hp_fast_pair_unwind(hp_frames *s, uintptr_t sp)
+{
+    hp_thread *t = s->t;
+    uint64_t now = hp_ticks();
+    for (;;) {
+        hp_fast *f = innermost_fast(t);
+        if (f && f->sp < sp) {
+            close_fast(t, f, now);
+            continue;
+        }
+        const hp_open *top = &s->open[s->n - 1];
+        if (top->sp >= sp) /* open[0] lies above every stack */
+            return;
+        if (s->n >= HP_FRAMES_BASE + 2 && hp_fast_pair_frame(&top->f)) {
+            pair_close_one(t, top->f.site, top->sp, now);
+            pair_close_one(t, top[-1].f.site, top->sp, now);
+            hp_frames_publish(s, s->n - 2);
+        } else {
+            hp_frames_close_above(s, s->n - 1);
+        }
+    }
 }

@@ -56,9 +56,10 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
         return;
     }
     if (a->depth || (__builtin_expect(site < t->nfast && t->fast[site].parent != HP_NO_NODE, 0) &&
-                     hp_fast_is_open(t, site))) {
+                     t->fast[site].sp != UINTPTR_MAX && hp_fast_is_open(t, site))) {
         /* recursion: a slow activation of the site is open, or its fast
-         * node is (the probes opened it inline) */
+         * node is (the probes opened it inline; a fast slot whose sp is
+         * UINTPTR_MAX has none open, hp_fast.h) */
         if (!a->depth)
             a->node = t->fast[site].node;
         a->depth++;

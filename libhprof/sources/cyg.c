@@ -18,11 +18,25 @@
  *    return address.  That call is a call site of its own, keyed by the
  *    hook's return address, which lies in the inlined code; the end of
  *    the run names it by the inlined call's line (resolve.c).
+ *
+ * The fast path: a pair seen before (memo per thread keyed by the entry
+ * hook and the return address: its slot's offset, whether it is inlined,
+ * its two sites) whose call site is fast under the current context and
+ * procedure fast under the call's node (hp_fast_pair.h) is opened and
+ * closed without the event boundary's slow path, when the slot logic
+ * above has nothing to do: every open frame lies above the new slot, or
+ * the innermost one is the frame an inlined call shares.  Its frames are
+ * pushed like the slow path's (marked as fast ones), so that the slot
+ * logic sees the same stack; closing frames goes through
+ * hp_fast_pair_unwind, which closes fast activations and slow frames
+ * alike, innermost first.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <dlfcn.h>
 #include <pthread.h>
-#include "hp_frames.h"
+#include <string.h>
+#include "hp_fast_pair.h"
 #include "hp_source.h"
 #include "hp_site.h"
 
@@ -36,6 +50,17 @@ void __cyg_profile_func_exit(void *fn, void *call_site) HOOK;
  * function's frame layout and whether the hook lies in the function are
  * the same at every call): indexed by the hook's address. */
 #define MEMO_SLOTS 64
+#define PAIR_SLOTS 256
+typedef struct pair_memo {            /* one pair seen before */
+    uintptr_t hook, ra;               /* the key: entry hook, return address
+                                         (a hook call passes one fn, a
+                                         constant of the compiled code) */
+    uint32_t call, proc;              /* its two sites */
+    uint16_t off;                     /* return-address slot: words above sp */
+    uint8_t inlined;                  /* call keyed by the hook (inlined) */
+    uint8_t alone_ok;                 /* the same sites when the hook's frame
+                                         shares no slot: inlined == !in_fn */
+} pair_memo;
 typedef struct hook_stack {
     hp_frames frames;                 /* first: hook_frames points here */
     uint16_t slot_memo[MEMO_SLOTS];   /* where return addresses were */
@@ -43,6 +68,7 @@ typedef struct hook_stack {
         uintptr_t hook, fn;
         int in_fn;
     } owner_memo[MEMO_SLOTS];
+    pair_memo pairs[PAIR_SLOTS];      /* the fast path's */
 } hook_stack;
 
 static __thread hp_frames *hook_frames
@@ -51,6 +77,25 @@ static __thread hp_frames *hook_frames
 static inline hook_stack *memos(hp_frames *s)
 {
     return (hook_stack *)s;
+}
+
+static inline pair_memo *pair_of(hp_frames *s, uintptr_t hook, uintptr_t ra)
+{
+    return &memos(s)->pairs[((hook ^ ra) >> 1) & (PAIR_SLOTS - 1)];
+}
+
+/* The stack for thread t; a stack that served records since replaced
+ * (unit tests) forgets its pairs, whose sites may be gone. */
+static hp_frames *stack_of(hp_thread *t)
+{
+    hp_frames *s = hook_frames;
+    if (__builtin_expect(s->t == t, 1))
+        return s;
+    int reused = s != &hp_frames_none;
+    s = hp_frames_of(t, &hook_frames, sizeof(hook_stack));
+    if (s && reused)
+        memset(memos(s)->pairs, 0, sizeof memos(s)->pairs);
+    return s;
 }
 
 /* The stack pointer of the hook's caller. */
@@ -96,13 +141,13 @@ static RAW_STACK_READ uintptr_t remembered_slot(hp_frames *s, uintptr_t hook, ui
 static int inlined_or_close(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook)
 {
     if (__builtin_expect(s->open[s->n - 1].sp < slot, 0))
-        hp_frames_close_deeper(s, slot);
+        hp_fast_pair_unwind(s, slot); /* fast pairs and slow frames */
     if (s->open[s->n - 1].sp != slot)
         return 0;
     const hp_open *top = &s->open[s->n - 1];
     if (top->ra == ra && top->hook != hook)
         return 1;
-    hp_frames_close_deeper(s, slot + 1);
+    hp_fast_pair_unwind(s, slot + 1);
     return 0;
 }
 
@@ -151,8 +196,9 @@ static inline int hook_in_fn(hp_frames *s, uintptr_t hook, uintptr_t fn)
 
 /* Opens one of the pair; its state stays on the stack even when nothing
  * is recorded, so that the exit hook pops what the entry pushed. */
-static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
-                     uintptr_t fn)
+static inline __attribute__((always_inline)) hp_open *push(hp_frames *s, uintptr_t slot,
+                                                           uintptr_t ra, uintptr_t hook,
+                                                           uintptr_t fn)
 {
     hp_open *o = hp_frames_next(s);
     if (o) {
@@ -160,37 +206,127 @@ static hp_open *push(hp_frames *s, uintptr_t slot, uintptr_t ra, uintptr_t hook,
         o->ra = ra;
         o->hook = hook;
         o->fn = fn;
-        o->f.node = HP_FRAME_OFF;
+        hp_fast_pair_frame_clear(&o->f);
         hp_frames_publish(s, s->n + 1);
     }
     return o;
 }
 
-void __cyg_profile_func_enter(void *fn, void *call_site)
+/* Remembers a pair the slow path recorded, for the fast path (its sites
+ * may be the registry's overflow site: the slow path would take the same
+ * again). */
+static void remember_pair(hp_frames *s, uintptr_t hook, uintptr_t ra, uintptr_t sp,
+                          uintptr_t slot, int in_fn, int inlined, uint32_t call, uint32_t proc)
+{
+    assert(slot >= sp && (slot - sp) / sizeof(void *) < SLOT_SEARCH);
+    pair_memo *m = pair_of(s, hook, ra);
+    m->hook = hook;
+    m->ra = ra;
+    m->call = call;
+    m->proc = proc;
+    m->off = (uint16_t)((slot - sp) / sizeof(void *));
+    m->inlined = (uint8_t)inlined;
+    m->alone_ok = inlined == !in_fn;
+}
+
+/* The entry hook's fast path: a pair remembered, nothing for the slot
+ * logic to do (no frame at or below the slot but the one an inlined call
+ * shares), both sites fast (hp_fast_pair.h).  1 if it opened the pair. */
+static inline __attribute__((always_inline)) int enter_fast(hp_frames *s, hp_thread *t,
+                                                            uintptr_t fn, uintptr_t ra,
+                                                            uintptr_t hook, uintptr_t sp)
+{
+    const pair_memo *m = pair_of(s, hook, ra);
+    if (__builtin_expect(m->hook != hook || m->ra != ra, 0) ||
+        !hp_fast_pair_ready(t, m->call, m->proc))
+        return 0;
+    const uintptr_t *slotp = (const uintptr_t *)sp + m->off;
+    uintptr_t slot = (uintptr_t)slotp;
+    const hp_open *top = &s->open[s->n - 1];
+    if (__builtin_expect(*slotp != ra || top->sp < slot || s->n + 2 > s->cap, 0))
+        return 0;
+    if (top->sp == slot) {
+        /* an inlined call shares its frame's slot; else the frame that
+         * had it is gone, and the slow path closes it */
+        if (top->ra != ra || top->hook == hook || !m->inlined)
+            return 0;
+    } else if (!m->alone_ok) {
+        return 0;
+    }
+    hp_open *o = &s->open[s->n];
+    o[0].sp = o[1].sp = slot;   /* the call's frame: what the slot logic reads */
+    o[1].ra = ra;               /* the procedure's, the pair's top */
+    o[1].hook = m->inlined ? top->hook : hook;
+    o[1].fn = fn;
+    hp_fast_pair_frame_set(&o[0].f, m->call);
+    hp_fast_pair_frame_set(&o[1].f, m->proc);
+    hp_frames_publish(s, s->n + 2);
+    hp_fast_pair_start(t, m->call, m->proc, slot);
+    return 1;
+}
+
+static __attribute__((noinline)) void enter_slow(uintptr_t fn, uintptr_t ra, uintptr_t hook,
+                                                 uintptr_t sp)
 {
     hp_thread *t = hp_thread_self();
-    hp_frames *s = t ? hp_frames_of(t, &hook_frames, sizeof(hook_stack)) : NULL;
+    hp_frames *s = t ? stack_of(t) : NULL;
     if (!s)
         return;
-    uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);
-    uintptr_t slot = remembered_slot(s, hook, CALLER_SP() - sizeof(void *), ra);
-    int inlined = inlined_or_close(s, slot, ra, hook) || !hook_in_fn(s, hook, (uintptr_t)fn);
+    uintptr_t slot = remembered_slot(s, hook, sp, ra);
+    int shared = inlined_or_close(s, slot, ra, hook);
+    int in_fn = hook_in_fn(s, hook, fn);
+    int inlined = shared || !in_fn;
     uintptr_t frame_hook = inlined ? s->open[s->n - 1].hook : hook;
-    if (!push(s, slot, ra, frame_hook, (uintptr_t)fn))
+    if (!push(s, slot, ra, frame_hook, fn))
         return;
-    hp_open *proc = push(s, slot, ra, frame_hook, (uintptr_t)fn);
+    hp_open *proc = push(s, slot, ra, frame_hook, fn);
     if (!proc) {
         hp_frames_publish(s, s->n - 1);
         return;
     }
     if (!hp_collecting)
         return;
-    uint32_t call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
-                            : dynamic_site(t, ra, HP_KIND_CALL, 0);
-    uint32_t site = dynamic_site(t, (uintptr_t)fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
-    hp_site_link_callee(call, site);
+    uint32_t call, site;
+    const pair_memo *m = pair_of(s, hook, ra);
+    if (m->hook == hook && m->ra == ra && m->inlined == inlined) {
+        call = m->call; /* seen before, in another context */
+        site = m->proc;
+    } else {
+        call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
+                       : dynamic_site(t, ra, HP_KIND_CALL, 0);
+        site = dynamic_site(t, fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
+        hp_site_link_callee(call, site);
+    }
     hp_event_enter(t, &proc[-1].f, call, 0);
+    hp_fast_opened_slow(t, &proc[-1].f);
     hp_event_enter(t, &proc->f, site, 0);
+    hp_fast_opened_slow(t, &proc->f);
+    hp_fast_enable(t);
+    remember_pair(s, hook, ra, sp, slot, in_fn, inlined, call, site);
+}
+
+RAW_STACK_READ void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+    uintptr_t ra = (uintptr_t)call_site, hook = (uintptr_t)__builtin_return_address(0);
+    uintptr_t sp = CALLER_SP() - sizeof(void *);
+    hp_thread *t = hp_event_attached_thread();
+    hp_frames *s = hook_frames;
+    if (__builtin_expect(s->t == t && t, 1) && enter_fast(s, t, (uintptr_t)fn, ra, hook, sp))
+        return;
+    enter_slow((uintptr_t)fn, ra, hook, sp);
+}
+
+/* Closes the innermost frame of s, a fast one (hp_fast_pair.h) or not. */
+static void close_top(hp_frames *s)
+{
+    const hp_open *top = &s->open[s->n - 1];
+    if (s->n >= HP_FRAMES_BASE + 2 && hp_fast_pair_frame(&top->f)) {
+        /* the pair's procedure frame: its call's frame goes with it */
+        hp_fast_pair_close_slow(s->t, top[-1].f.site, top->f.site, top->sp);
+        hp_frames_publish(s, s->n - 2);
+        return;
+    }
+    hp_frames_close_above(s, s->n - 1);
 }
 
 /* The exit hook of function fn finds fn's pair innermost, unless a
@@ -203,12 +339,39 @@ static __attribute__((noinline)) void close_skipped(hp_frames *s, uintptr_t fn, 
                                                      uintptr_t sp)
 {
     uintptr_t slot = return_slot(sp - sizeof(void *), ra);
-    hp_frames_close_deeper(s, slot);
+    hp_fast_pair_unwind(s, slot);
     uint32_t k = s->n;
     while (k >= HP_FRAMES_BASE + 2 && s->open[k - 1].sp == slot && s->open[k - 1].fn != fn)
         k -= 2;
     if (k >= HP_FRAMES_BASE + 2 && s->open[k - 1].sp == slot)
-        hp_frames_close_above(s, k);
+        while (s->n > k)
+            close_top(s);
+}
+
+/* The exit hook's slow path: frames a longjmp left above fn's pair are
+ * closed first; then fn's pair, a slow one or a fast one that is not the
+ * innermost activation any more. */
+static __attribute__((noinline)) void exit_slow(hp_frames *s, uintptr_t fn, uintptr_t ra,
+                                                uintptr_t sp)
+{
+    const hp_open *top = &s->open[s->n - 1];
+    if (top->ra != ra || top->fn != fn) {
+        close_skipped(s, fn, ra, sp);
+        top = &s->open[s->n - 1];
+        if (top->ra != ra || top->fn != fn)
+            return; /* not entered through the hooks: nothing to close */
+    }
+    if (hp_fast_pair_frame(&top->f)) {
+        if (!hp_fast_pair_close(s->t, top[-1].f.site, top->f.site, top->sp))
+            hp_fast_pair_close_slow(s->t, top[-1].f.site, top->f.site, top->sp);
+    } else {
+        hprof_frame *call = &s->open[s->n - 2].f, *proc = &s->open[s->n - 1].f;
+        hp_event_exit(s->t, proc);
+        hp_event_exit(s->t, call);
+        hp_fast_after_exit(s->t, proc);
+        hp_fast_after_exit(s->t, call);
+    }
+    hp_frames_publish(s, s->n - 2);
 }
 
 void __cyg_profile_func_exit(void *fn, void *call_site)
@@ -218,19 +381,20 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
     if (s->t != hp_tls_self || !s->t)
         return;
     const hp_open *top = &s->open[s->n - 1];
-    if (__builtin_expect(top->ra != ra || top->fn != (uintptr_t)fn, 0)) {
-        close_skipped(s, (uintptr_t)fn, ra, CALLER_SP());
-        top = &s->open[s->n - 1];
-        if (top->ra != ra || top->fn != (uintptr_t)fn)
-            return; /* not entered through the hooks: nothing to close */
+    if (__builtin_expect(top->ra == ra && top->fn == (uintptr_t)fn && hp_fast_pair_frame(&top->f),
+                         1) &&
+        hp_fast_pair_close(s->t, top[-1].f.site, top->f.site, top->sp)) {
+        hp_frames_publish(s, s->n - 2);
+        return;
     }
-    hp_event_exit(s->t, &s->open[s->n - 1].f);
-    hp_event_exit(s->t, &s->open[s->n - 2].f);
-    hp_frames_publish(s, s->n - 2);
+    exit_slow(s, (uintptr_t)fn, ra, CALLER_SP());
 }
 
 static void hooks_thread_end(hp_thread *t)
 {
+    hp_frames *s = hook_frames;
+    if (s->t == t)
+        hp_fast_pair_unwind(s, UINTPTR_MAX); /* fast pairs too */
     hp_frames_thread_end(&hook_frames, t);
 }
 
