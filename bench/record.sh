@@ -380,6 +380,7 @@ instructions() {
     pth=$(CG_TOGGLE=pair HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" pair)
     plh=$(CG_TOGGLE=leaf HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" leaf)
     t1=$(CG_TOGGLE=calls HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" tier1)
+    t1h=$(CG_TOGGLE=calls HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" tier1)
     c0=$(CG_TOGGLE=calls per_iter "$cg_lo" "$cg_hi" "$b/probe" call)
     # wrapcost CALLS makes ~3 CALLS wrapped calls (Send, Iprobe, Irecv+Isend+Waitall).
     wp=$(per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.plain")
@@ -396,6 +397,7 @@ instructions() {
     echo "| tier-2 probe pair (enter+exit), throttled | $pth |"
     echo "| tier-2 probe pair of a leaf site (nothing inside records: a call-free loop), throttled | $plh |"
     echo "| tier-1 call (hooks: call site + procedure), timed, added | $(awk -v a="$t1" -v b="$c0" 'BEGIN { printf "%.1f", a - b }') |"
+    echo "| tier-1 call (hooks: call site + procedure), throttled, added | $(awk -v a="$t1h" -v b="$c0" 'BEGIN { printf "%.1f", a - b }') |"
     echo "| MPI wrapper, added per call (mean of MPI_Send(PROC_NULL), MPI_Iprobe, Irecv+Isend+Waitall(self)) | $(awk -v a="$wh" -v b="$wp" 'BEGIN { printf "%.1f", (a - b) / 3 }') |"
 }
 
