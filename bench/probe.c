@@ -8,6 +8,8 @@
  *              hprof_probe_exit of hprof_probe.h) on a registered
  *              procedure site, timed unless the site is throttled (then
  *              the probes count it inline)
+ *   once       the pair as the probes of a site that runs once per
+ *              activation of its procedure are (called, not inlined)
  *   leaf       the same on a leaf site (HPROF_SITEINFO_LEAF: a call-free
  *              loop, say), which once throttled is counted inline without
  *              switching the calling context
@@ -18,7 +20,7 @@
  * throttling for the throttled cost (the sites throttle after their first
  * 10^5 calls; a warm-up of 2 x 10^5 calls comes first).
  * Output: "probe KEY NS" lines on stdout.  With a MODE, only that loop
- * runs after the warm-up (pair, leaf, tier1: the instrumented call, call: its
+ * runs after the warm-up (pair, leaf, once, tier1: the instrumented call, call: its
  * uninstrumented twin), without MPI (MPI_Init under callgrind costs
  * seconds), for instruction counts: bench/record.sh runs callgrind at two
  * ITERS and divides the difference.
@@ -98,6 +100,19 @@ NOI static double leaf(long n)
     return pair_of(1, n);
 }
 
+/* The same pair as the probes of a site outside any loop of its
+ * procedure: called, not inlined (hprof_probe_enter_once). */
+NOI static double once(long n)
+{
+    double t0 = now();
+    for (long i = 0; i < n; i++) {
+        hprof_frame f;
+        hprof_probe_enter_once(&f, &unit, ids, 0);
+        hprof_probe_exit_once(&f);
+    }
+    return (now() - t0) / (double)n;
+}
+
 NOI static double calls(void (*fn)(unsigned), long n)
 {
     double t0 = now();
@@ -115,6 +130,7 @@ NOI int main(int argc, char **argv)
     hprof_register_unit(&unit);
     pair(200000);                  /* warm-up (and throttling, if on) */
     leaf(200000);
+    once(200000);
     calls(tiny, 200000);
     calls(tiny_plain, 200000);
     if (*mode) {
@@ -122,17 +138,20 @@ NOI int main(int argc, char **argv)
             pair(n);
         else if (strcmp(mode, "leaf") == 0)
             leaf(n);
+        else if (strcmp(mode, "once") == 0)
+            once(n);
         else if (strcmp(mode, "tier1") == 0)
             calls(tiny, n);
         else
             calls(tiny_plain, n);
         return 0;
     }
-    double r = rdtsc2(n), p = pair(n), l = leaf(n), r2 = rdtsc2(n);
+    double r = rdtsc2(n), p = pair(n), l = leaf(n), o = once(n), r2 = rdtsc2(n);
     double c = calls(tiny, n), cp = calls(tiny_plain, n);
     printf("probe rdtsc2 %.2f\n", (r + r2) / 2);
     printf("probe pair %.2f\n", p);
     printf("probe leaf %.2f\n", l);
+    printf("probe once %.2f\n", o);
     printf("probe tier1 %.2f\n", c - cp);
     MPI_Finalize();
     return 0;

@@ -379,6 +379,8 @@ instructions() {
     pt=$(CG_TOGGLE=pair HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" pair)
     pth=$(CG_TOGGLE=pair HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" pair)
     plh=$(CG_TOGGLE=leaf HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" leaf)
+    pot=$(CG_TOGGLE=once HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" once)
+    poh=$(CG_TOGGLE=once HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" once)
     t1=$(CG_TOGGLE=calls HPROF_THROTTLE_NS=0 per_iter "$cg_lo" "$cg_hi" "$b/probe" tier1)
     t1h=$(CG_TOGGLE=calls HPROF_THROTTLE_NS=1000 per_iter "$cg_lo" "$cg_hi" "$b/probe" tier1)
     c0=$(CG_TOGGLE=calls per_iter "$cg_lo" "$cg_hi" "$b/probe" call)
@@ -395,6 +397,8 @@ instructions() {
     echo "|---|---:|"
     echo "| tier-2 probe pair (enter+exit), timed | $pt |"
     echo "| tier-2 probe pair (enter+exit), throttled | $pth |"
+    echo "| tier-2 probe pair called, not inlined (a site outside any loop of its procedure), timed | $pot |"
+    echo "| tier-2 probe pair called, not inlined, throttled | $poh |"
     echo "| tier-2 probe pair of a leaf site (nothing inside records: a call-free loop), throttled | $plh |"
     echo "| tier-1 call (hooks: call site + procedure), timed, added | $(awk -v a="$t1" -v b="$c0" 'BEGIN { printf "%.1f", a - b }') |"
     echo "| tier-1 call (hooks: call site + procedure), throttled, added | $(awk -v a="$t1h" -v b="$c0" 'BEGIN { printf "%.1f", a - b }') |"

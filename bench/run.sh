@@ -138,10 +138,11 @@ echo "| probe | ns | two rdtsc reads (same run) | ratio |"
 echo "|---|---:|---:|---:|"
 for mode in timed throttled; do
     rd=$(pm $mode rdtsc2)
-    for k in pair leaf tier1; do
+    for k in pair once leaf tier1; do
         v=$(pm $mode $k)
         case $k in
         pair) what="enter+exit pair (tier 2 probe), $mode" ;;
+        once) what="enter+exit pair called, not inlined (a site outside any loop of its procedure), $mode" ;;
         leaf) what="enter+exit pair of a leaf site (tier 2 probe: a call-free loop), $mode" ;;
         tier1) what="tier 1 call (-finstrument-functions hooks: call site + procedure), $mode" ;;
         esac

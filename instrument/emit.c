@@ -86,20 +86,36 @@ void hpi_put_cstr(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
+/* 1 when site t lies inside a loop of its procedure: its probes run many
+ * times per activation and are inlined (hprof_probe_enter_in); the
+ * others run once per activation and are called (hprof_probe_enter_once),
+ * which leaves the procedure's own code as the compiler makes it. */
+static int hpi_in_loop(const hpi_unit *u, const hpi_site *t)
+{
+    int p;
+
+    for (p = t->parent; p >= 0 && u->sites[p].kind != HPROF_SITE_PROCEDURE; p = u->sites[p].parent)
+        if (u->sites[p].kind == HPROF_SITE_LOOP)
+            return 1;
+    return 0;
+}
+
 static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
 {
     int k = in->idx;
+    const char *how = hpi_in_loop(u, in->site) ? "in" : "once";
+    const char *exit = hpi_in_loop(u, in->site) ? "hprof_probe_exit" : "hprof_probe_exit_once";
 
     switch (in->site->wrap) {
     case HPI_WRAP_PROC:
-        fprintf(fp, " hprof_frame __hprof_pf __attribute__((cleanup(hprof_probe_exit))); "
+        fprintf(fp, " hprof_frame __hprof_pf __attribute__((cleanup(%s))); "
                     "int __hprof_pe __attribute__((unused)) = "
-                    "(hprof_probe_enter_in(&__hprof_pf, __hprof_u(), __hprof_i(), %d), 0);", k);
+                    "(hprof_probe_enter_%s(&__hprof_pf, __hprof_u(), __hprof_i(), %d), 0);", exit, how, k);
         break;
     case HPI_WRAP_BLOCK:
-        fprintf(fp, "{ hprof_frame __hprof_lf%d __attribute__((cleanup(hprof_probe_exit))); "
+        fprintf(fp, "{ hprof_frame __hprof_lf%d __attribute__((cleanup(%s))); "
                     "int __hprof_le%d __attribute__((unused)) = "
-                    "(hprof_probe_enter_in(&__hprof_lf%d, __hprof_u(), __hprof_i(), %d), 0); ", k, k, k, k);
+                    "(hprof_probe_enter_%s(&__hprof_lf%d, __hprof_u(), __hprof_i(), %d), 0); ", k, exit, k, how, k, k);
         if (in->site->open_line) {
             fprintf(fp, "\n#line %u ", in->site->open_line);
             hpi_put_cstr(fp, u->src.path);
@@ -107,8 +123,8 @@ static void hpi_put_open(FILE *fp, const hpi_unit *u, const hpi_ins *in)
         }
         break;
     default:
-        fprintf(fp, "(__extension__ ({ hprof_frame __hprof_cf%d __attribute__((cleanup(hprof_probe_exit))); "
-                    "hprof_probe_enter_in(&__hprof_cf%d, __hprof_u(), __hprof_i(), %d); ", k, k, k);
+        fprintf(fp, "(__extension__ ({ hprof_frame __hprof_cf%d __attribute__((cleanup(%s))); "
+                    "hprof_probe_enter_%s(&__hprof_cf%d, __hprof_u(), __hprof_i(), %d); ", k, exit, how, k, k);
         break;
     }
 }

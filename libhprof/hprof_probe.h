@@ -115,6 +115,12 @@ HPROF_PROBE_API void hprof_enter(hprof_frame *f, hprof_unit *unit, unsigned inde
 HPROF_PROBE_API void hprof_exit(hprof_frame *f);
 /* Closes a timed activation the probes opened inline. */
 HPROF_PROBE_API void hprof_exit_fast(hprof_frame *f);
+/* hprof_enter and hprof_exit called from a function of the probes' own,
+ * out of line: sp is the instrumented function's stack pointer at the
+ * call (what hprof_enter/exit take from their caller's frame). */
+HPROF_PROBE_API void hprof_enter_at(hprof_frame *f, hprof_unit *unit, unsigned index,
+                                    unsigned long sp);
+HPROF_PROBE_API void hprof_exit_at(hprof_frame *f, unsigned long sp);
 
 /* What "#pragma hprof region begin/end NAME" and "#pragma hprof off/on"
  * become (the same functions as in hprof.h). */
@@ -124,7 +130,7 @@ HPROF_PROBE_API void hprof_collect(int on);
 
 #ifdef HPROF_PROBE_WEAK
 /* What the probes of an instrumented unit call (hprof-instrument defines
- * HPROF_PROBE_WEAK before including this file): the three functions
+ * HPROF_PROBE_WEAK before including this file): the functions
  * above as weak references, so that an instrumented object links with any
  * driver -- g++, mpicxx, a libtool link that adds no -lhprof -- and then
  * runs unmeasured after one warning.  Linked with libhprof, they call it. */
@@ -132,6 +138,10 @@ extern void hprof_probe_register_ref(hprof_unit *unit) __asm__("hprof_register_u
 extern void hprof_probe_enter_ref(hprof_frame *f, hprof_unit *unit, unsigned index) __asm__("hprof_enter") __attribute__((weak));
 extern void hprof_probe_exit_ref(hprof_frame *f) __asm__("hprof_exit") __attribute__((weak));
 extern void hprof_probe_exit_fast_ref(hprof_frame *f) __asm__("hprof_exit_fast") __attribute__((weak));
+extern void hprof_probe_enter_at_ref(hprof_frame *f, hprof_unit *unit, unsigned index,
+                                     unsigned long sp) __asm__("hprof_enter_at") __attribute__((weak));
+extern void hprof_probe_exit_at_ref(hprof_frame *f, unsigned long sp) __asm__("hprof_exit_at")
+    __attribute__((weak));
 /* write(2) under another name: this header includes no system header, so
  * it cannot change what the instrumented source sees. */
 extern long hprof_probe_write(int fd, const void *buf, __SIZE_TYPE__ n) __asm__("write");
@@ -158,69 +168,118 @@ hprof_probe_register(hprof_unit *unit)
 extern __thread hprof_probe_view *hprof_probe_thread
     __attribute__((weak, tls_model("initial-exec")));
 
-/* A fast site entered in its context is opened here; everything else
- * calls the runtime.  The probes are no functions of the program's:
+/* A fast site entered in its context is opened here (1), else 0: the
+ * caller calls the runtime.  The probes are no functions of the program's:
  * -finstrument-functions (tier 1 beside tier 2) must not hook them. */
+static __inline__ __attribute__((always_inline, no_instrument_function)) int
+hprof_probe_enter_fast(hprof_frame *f, const unsigned *ids, unsigned index)
+{
+    hprof_probe_view *v = hprof_probe_thread;
+    unsigned long site = ids[index];
+    if (site < v->nfast) {
+        hprof_probe_fast *s = &v->fast[site];
+        unsigned current = v->current;
+        if (s->leaf == current) {
+            ++*s->count;
+            f->node = HPROF_FRAME_LEAF;
+            return 1;
+        }
+        if (s->parent == current) {
+            s->sp = (unsigned long)f;
+            f->saved = current;
+            f->saved_comm = s->node;
+            v->current = s->node;
+            if (s->count) {
+                ++*s->count;
+                f->node = HPROF_FRAME_FAST;
+            } else {
+                f->site = (unsigned)site;
+                f->node = HPROF_FRAME_FAST_TIMED;
+#if defined(__x86_64__) || defined(__i386__)
+                s->start = __builtin_ia32_rdtsc(); /* timed slots: TSC clock only */
+#endif
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Opens a probe: inline when its site is fast, else through the runtime
+ * (instrumented code passes its static array of site ids, unit->ids,
+ * itself: the probe then reads one word less). */
 static __inline__ __attribute__((always_inline, no_instrument_function)) void
 hprof_probe_enter_in(hprof_frame *f, hprof_unit *unit, const unsigned *ids, unsigned index)
 {
     if (hprof_probe_enter_ref) {
-        hprof_probe_view *v = hprof_probe_thread;
-        unsigned long site = ids[index];
-        if (site < v->nfast) {
-            hprof_probe_fast *s = &v->fast[site];
-            unsigned current = v->current;
-            if (s->leaf == current) {
-                ++*s->count;
-                f->node = HPROF_FRAME_LEAF;
-                return;
-            }
-            if (s->parent == current) {
-                s->sp = (unsigned long)f;
-                f->saved = current;
-                f->saved_comm = s->node;
-                v->current = s->node;
-                if (s->count) {
-                    ++*s->count;
-                    f->node = HPROF_FRAME_FAST;
-                } else {
-                    f->site = (unsigned)site;
-                    f->node = HPROF_FRAME_FAST_TIMED;
-#if defined(__x86_64__) || defined(__i386__)
-                    s->start = __builtin_ia32_rdtsc(); /* timed slots: TSC clock only */
-#endif
-                }
-                return;
-            }
-        }
-        hprof_probe_enter_ref(f, unit, index);
+        if (!hprof_probe_enter_fast(f, ids, index))
+            hprof_probe_enter_ref(f, unit, index);
     } else {
         f->node = 0xffffffffu; /* nothing opened: the exit does nothing */
     }
 }
 
-/* The same through the unit (instrumented code passes its static array
- * of site ids, unit->ids, itself: the probe then reads one word less). */
+/* The same through the unit. */
 static __inline__ __attribute__((always_inline, no_instrument_function)) void
 hprof_probe_enter(hprof_frame *f, hprof_unit *unit, unsigned index)
 {
     hprof_probe_enter_in(f, unit, unit->ids, index);
 }
 
-/* A counted leaf has nothing to close; a counted fast activation that is
- * still the innermost one closes here (f->saved_comm holds its node); the
- * rest calls the runtime. */
+/* Closes a counted activation inline (1): a counted leaf has nothing to
+ * close; a counted fast activation that is still the innermost one
+ * restores the context (f->saved_comm holds its node). */
+static __inline__ __attribute__((always_inline, no_instrument_function)) int
+hprof_probe_exit_counted(hprof_frame *f)
+{
+    if (f->node == HPROF_FRAME_LEAF)
+        return 1;
+    if (f->node == HPROF_FRAME_FAST && hprof_probe_thread->current == f->saved_comm) {
+        hprof_probe_thread->current = f->saved;
+        return 1;
+    }
+    return 0;
+}
+
+/* Closes the probe f: inline, or through the runtime. */
 static __inline__ __attribute__((always_inline, no_instrument_function)) void
 hprof_probe_exit(hprof_frame *f)
 {
-    if (f->node == HPROF_FRAME_LEAF)
+    if (hprof_probe_exit_counted(f))
         return;
-    if (f->node == HPROF_FRAME_FAST && hprof_probe_thread->current == f->saved_comm)
-        hprof_probe_thread->current = f->saved;
-    else if (f->node >= HPROF_FRAME_FAST_TIMED && f->node <= HPROF_FRAME_FAST)
+    if (f->node >= HPROF_FRAME_FAST_TIMED && f->node <= HPROF_FRAME_FAST)
         hprof_probe_exit_fast_ref(f);
     else if (hprof_probe_exit_ref)
         hprof_probe_exit_ref(f);
+}
+
+/* The probes of a site that runs once per activation of its procedure (the
+ * procedure itself, and what is not inside a loop of it): called, not
+ * inlined, so that the procedure's code stays what the compiler makes of
+ * it without them -- an interpreter's loop elsewhere in the procedure
+ * keeps its registers and its layout.  They tell the runtime the stack
+ * level of the instrumented function (their own canonical frame address:
+ * its stack pointer at the call), as the inline probes' calls do. */
+static __attribute__((noinline, unused, no_instrument_function)) void
+hprof_probe_enter_once(hprof_frame *f, hprof_unit *unit, const unsigned *ids, unsigned index)
+{
+    if (hprof_probe_enter_at_ref) {
+        if (!hprof_probe_enter_fast(f, ids, index))
+            hprof_probe_enter_at_ref(f, unit, index, (unsigned long)__builtin_dwarf_cfa());
+    } else {
+        f->node = 0xffffffffu;
+    }
+}
+
+static __attribute__((noinline, unused, no_instrument_function)) void
+hprof_probe_exit_once(hprof_frame *f)
+{
+    if (hprof_probe_exit_counted(f))
+        return;
+    if (f->node >= HPROF_FRAME_FAST_TIMED && f->node <= HPROF_FRAME_FAST)
+        hprof_probe_exit_fast_ref(f);
+    else if (hprof_probe_exit_at_ref)
+        hprof_probe_exit_at_ref(f, (unsigned long)__builtin_dwarf_cfa());
 }
 #endif
 

@@ -121,7 +121,9 @@ static __thread hp_frames *probe_frames
 /* The stack pointer of hprof_enter's caller (its canonical frame address). */
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
-void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
+/* Opens site index of u for the instrumented function whose stack
+ * pointer is sp. */
+static inline void enter_at(hprof_frame *pf, hprof_unit *u, unsigned index, uintptr_t sp)
 {
     hp_thread *t;
     hp_frames *s;
@@ -135,7 +137,6 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
         return;
     if (!(s = hp_frames_of(t, &probe_frames, sizeof(hp_frames))))
         return;
-    uintptr_t sp = CALLER_SP();
     uint32_t i = s->n;
     if (__builtin_expect(s->open[i - 1].sp < sp, 0) || hp_fast_innermost_gone(t, sp)) {
         hp_fast_unwind(s, sp);
@@ -153,7 +154,19 @@ void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
     pf->node = i;
 }
 
-void hprof_exit(hprof_frame *pf)
+void hprof_enter(hprof_frame *pf, hprof_unit *u, unsigned index)
+{
+    enter_at(pf, u, index, CALLER_SP());
+}
+
+void hprof_enter_at(hprof_frame *pf, hprof_unit *u, unsigned index, unsigned long sp)
+{
+    enter_at(pf, u, index, sp);
+}
+
+/* Closes the probe pf of the instrumented function whose stack pointer
+ * is sp. */
+static inline void exit_at(hprof_frame *pf, uintptr_t sp)
 {
     uint32_t i = pf->node;
     hp_frames *s = probe_frames;
@@ -164,7 +177,7 @@ void hprof_exit(hprof_frame *pf)
          * too, below this function's stack) or this function's own; a
          * frame not on the stack any more (at this stack level) was
          * closed already. */
-        if (i >= s->n || i < HP_FRAMES_BASE || s->open[i].sp != CALLER_SP())
+        if (i >= s->n || i < HP_FRAMES_BASE || s->open[i].sp != sp)
             return;
         hp_fast_unwind(s, s->open[i].sp);
         hp_frames_close_above(s, i + 1);
@@ -174,6 +187,16 @@ void hprof_exit(hprof_frame *pf)
     if (!is_comm)
         hp_fast_after_exit(s->t, &s->open[i].f);
     hp_frames_publish(s, i);
+}
+
+void hprof_exit(hprof_frame *pf)
+{
+    exit_at(pf, CALLER_SP());
+}
+
+void hprof_exit_at(hprof_frame *pf, unsigned long sp)
+{
+    exit_at(pf, sp);
 }
 
 /* Closes a fast activation that needs the runtime (hprof_probe.h). */

@@ -81,7 +81,7 @@ check "statement macro before else: its calls left unprobed, said so" \
 rm -rf fb; mkdir fb
 "$HPCC" gcc -Wall "$S/r_clash.c" -o fb/clash 2>fb/err
 check "fallback: one warning with the first error of the instrumented copy" \
-    "1 hprof-cc: warning: $S/r_clash.c not instrumented: the instrumented source does not compile: $S/r_clash.c:8:42: error:" \
+    "1 hprof-cc: warning: $S/r_clash.c not instrumented: the instrumented source does not compile: $S/r_clash.c:8:44: error:" \
     "$(grep -c hprof-cc fb/err) $(grep hprof-cc fb/err | sed 's/\(error:\).*/\1/')"
 check "fallback: the original runs" 5 "$(fb/clash)"
 

@@ -336,7 +336,7 @@ if have gcc && [ -x "$QUERY" ]; then
         check "regions: no probe and no POMP2 call between noinstrument and instrument" "0 2" \
             "$(sed -n '/NOINST-START/,/NOINST-END/p' rg/m_regions.inst.c | grep -c 'hprof_probe_enter\|POMP2_') $(grep -c NOINST-START rg/m_regions.inst.c)"
         check "regions: OpenMP rewritten and probes kept outside noinstrument" "yes yes" \
-            "$(grep -q POMP2_Parallel_fork rg/m_regions.inst.c && echo yes) $(grep -q 'hprof_probe_enter_in(.*spin(4)' rg/m_regions.inst.c && echo yes)"
+            "$(grep -q POMP2_Parallel_fork rg/m_regions.inst.c && echo yes) $(grep -q 'hprof_probe_enter_[a-z]*(.*spin(4)' rg/m_regions.inst.c && echo yes)"
         check "regions: pragmas replaced by calls on their own lines" \
             "72:hprof_region_begin(\"outer\"); 80:; 81:hprof_region_begin(\"seed\"); 85:hprof_collect(0); 93:hprof_collect(1);" \
             "$(awk '/^#line 1 /{f=1;n=0;next} f{n++; if (n==72||n==80||n==81||n==85||n==93) printf "%d:%s ", n, $0}' rg/m_regions.inst.c | sed 's/ $//')"

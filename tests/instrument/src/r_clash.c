@@ -2,10 +2,10 @@
  * its probes call (hprof_probe.h; tests/instrument/corpus.sh): its
  * instrumented copy cannot compile, so hprof-cc compiles it as is after
  * one warning quoting the compiler's first error (gcc: line 8, column
- * 42).  Ground truth: prints "5". */
+ * 44).  Ground truth: prints "5". */
 #include <stdio.h>
 
-#define hprof_probe_enter_in(f, u, d, i) probe_name_taken_by_the_program
+#define hprof_probe_enter_once(f, u, d, i) probe_name_taken_by_the_program
 
 static int five(void) { return 5; }
 
