@@ -56,6 +56,15 @@ MPIFLAGS=$(mpicc --showme:compile 2>/dev/null)
 got=$("$INST" --list --comm-func exchange -- "$S/list_nest.c" $MPIFLAGS 2>&1)
 check "list: nested loops, calls, comm, named wrapper" "$(cat "$S/list_nest.expected")" "$got"
 
+# Probes inside a loop of their procedure are inlined, the others (the
+# procedure's own, its top-level loops and statements) called: by site
+# index of the list above, 8-11 and 13 are inside loops.
+"$INST" --comm-func exchange -o ln.inst.c -- "$S/list_nest.c" $MPIFLAGS 2>/dev/null
+check "probes: inlined inside loops, called outside" \
+    "once 0;once 1;once 2;once 3;once 4;once 5;once 6;once 7;in 8;in 9;in 10;in 11;once 12;in 13;once 14" \
+    "$(grep -o 'hprof_probe_enter_[a-z]*(&__hprof_[a-z]*[0-9]*, __hprof_u(), __hprof_i(), [0-9]*)' ln.inst.c |
+        sed 's/hprof_probe_enter_\([a-z]*\)(.*, \([0-9]*\))/\1 \2/' | tr '\n' ';' | sed 's/;$//')"
+
 got=$(HPROF_COMM_FUNCS=exchange "$INST" --list "$S/list_nest.c" $MPIFLAGS 2>&1 | grep -c '^comm .* exchange ')
 check "list: HPROF_COMM_FUNCS names a wrapper" 1 "$got"
 
