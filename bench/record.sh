@@ -26,7 +26,7 @@
 #     constructs under GOMP and OMPT) when it exists;
 #   - the fixed cost of a run (bench/fixed.sh).
 # usage: bench/record.sh [BUILDDIR]   (default: the current directory)
-# Env: ROUNDS (default 3, so that `make bench` takes < 5 min on 2 cores; 1
+# Env: ROUNDS (default 5: `make bench` takes about 4.3 min on 2 cores; 1
 #      in quick mode), BENCH_OUT (default BUILDDIR/bench/results),
 #      HPROF_BENCH_QUICK=1 (1 round, tiny sizes: tests the script in about a
 #      minute, its figures mean nothing), MPICC, MPIRUN.
@@ -35,7 +35,7 @@ set -euo pipefail
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
 quick=${HPROF_BENCH_QUICK:-0}
-[ "$quick" = 0 ] && rounds=${ROUNDS:-3} || rounds=${ROUNDS:-1}
+[ "$quick" = 0 ] && rounds=${ROUNDS:-5} || rounds=${ROUNDS:-1}
 out=${BENCH_OUT:-$builddir/bench/results}
 MPICC=${MPICC:-mpicc}
 MPIRUN=${MPIRUN:-mpirun}
