@@ -89,16 +89,24 @@ static void close_fast(hp_thread *t, hp_fast *f, uint64_t now)
     }
 }
 
+/* Closes the innermost activation if it is a fast one recorded below
+ * stack address sp (gone), at now: 1 if it did. */
+static int close_fast_gone(hp_thread *t, uintptr_t sp, uint64_t now)
+{
+    hp_fast *f = innermost_fast(t);
+    if (!f || f->sp >= sp)
+        return 0;
+    close_fast(t, f, now);
+    return 1;
+}
+
 void hp_fast_unwind(hp_frames *s, uintptr_t sp)
 {
     hp_thread *t = s->t;
     uint64_t now = hp_ticks();
     for (;;) {
-        hp_fast *f = innermost_fast(t);
-        if (f && f->sp < sp) {
-            close_fast(t, f, now);
+        if (close_fast_gone(t, sp, now))
             continue;
-        }
         if (s->open[s->n - 1].sp < sp) { /* open[0] lies above every stack */
             hp_frames_close_above(s, s->n - 1);
             continue;
@@ -172,11 +180,8 @@ void hp_fast_pair_unwind(hp_frames *s, uintptr_t sp)
     hp_thread *t = s->t;
     uint64_t now = hp_ticks();
     for (;;) {
-        hp_fast *f = innermost_fast(t);
-        if (f && f->sp < sp) {
-            close_fast(t, f, now);
+        if (close_fast_gone(t, sp, now))
             continue;
-        }
         const hp_open *top = &s->open[s->n - 1];
         if (top->sp >= sp) /* open[0] lies above every stack */
             return;

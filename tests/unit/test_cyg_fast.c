@@ -36,24 +36,7 @@
 void __cyg_profile_func_enter(void *fn, void *call_site);
 void __cyg_profile_func_exit(void *fn, void *call_site);
 
-static int fresh(void **state)
-{
-    (void)state;
-    hp_threads_free_all();
-    hp_records_set_max_nodes(1000000);
-    hp_throttle_set(0, 0);
-    hp_collecting = 1;
-    return 0;
-}
 
-/* Timed fast nodes need the TSC as the clock (hp_fast.h). */
-static void need_tsc(void)
-{
-    if (!hp_clock_use_tsc) {
-        printf("# skipped: no TSC clock here, timed nodes are not made fast\n");
-        skip();
-    }
-}
 
 /* The procedure site of fn and the call site at return address ra. */
 static uint32_t proc_site(void *fn)
@@ -68,20 +51,12 @@ static uint32_t call_site(const char *ra)
 
 static hp_node *node_under(uint32_t parent, uint32_t site)
 {
-    hp_thread *t = hp_thread_self();
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        if (hp_node_at(t, i)->site == site && hp_node_at(t, i)->parent == parent)
-            return hp_node_at(t, i);
-    return NULL;
+    return tree_node_under(parent, site);
 }
 
 static uint32_t index_of(const hp_node *n)
 {
-    hp_thread *t = hp_thread_self();
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        if (hp_node_at(t, i) == n)
-            return i;
-    return HP_NO_NODE;
+    return tree_index_of(n);
 }
 
 /* Pairs whose body found them opened fast: the innermost activation is
@@ -109,7 +84,7 @@ static __attribute__((noinline)) void hooked(char *ra, void (*body)(void))
 static void test_fast_from_second_call(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     char *ra = (char *)(uintptr_t)test_fast_from_second_call + 16;
     watched = proc_site((void *)(uintptr_t)hooked);
@@ -150,7 +125,7 @@ static __attribute__((noinline)) void outer_hooked(char *ra, void (*body)(void))
 static void test_second_context_slow(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     inner_ra = (char *)(uintptr_t)test_second_context_slow + 16;
     char *outer_ra = inner_ra + 8;
@@ -269,7 +244,7 @@ static __attribute__((noinline)) void hooked_copy(char *ra, void (*body)(void))
 static void test_inlined_copy_fast(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     char *ra = (char *)(uintptr_t)test_inlined_copy_fast + 32;
     watched = proc_site((void *)(uintptr_t)inlined_fn);
@@ -362,7 +337,7 @@ static void round_body(void)
 
 static void longjmp_rounds(int rounds)
 {
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     char *ra_o = (char *)(uintptr_t)longjmp_rounds + 16;
     ra_t = ra_o + 8;
@@ -411,14 +386,14 @@ static void test_longjmp_deeper(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_fast_from_second_call, fresh),
-        cmocka_unit_test_setup(test_second_context_slow, fresh),
-        cmocka_unit_test_setup(test_throttled_pair_counted, fresh),
-        cmocka_unit_test_setup(test_collect_off_counts_nothing, fresh),
-        cmocka_unit_test_setup(test_recursion_stays_slow, fresh),
-        cmocka_unit_test_setup(test_inlined_copy_fast, fresh),
-        cmocka_unit_test_setup(test_longjmp_same_slot, fresh),
-        cmocka_unit_test_setup(test_longjmp_deeper, fresh),
+        cmocka_unit_test_setup(test_fast_from_second_call, tree_fresh),
+        cmocka_unit_test_setup(test_second_context_slow, tree_fresh),
+        cmocka_unit_test_setup(test_throttled_pair_counted, tree_fresh),
+        cmocka_unit_test_setup(test_collect_off_counts_nothing, tree_fresh),
+        cmocka_unit_test_setup(test_recursion_stays_slow, tree_fresh),
+        cmocka_unit_test_setup(test_inlined_copy_fast, tree_fresh),
+        cmocka_unit_test_setup(test_longjmp_same_slot, tree_fresh),
+        cmocka_unit_test_setup(test_longjmp_deeper, tree_fresh),
     };
     hp_process_no_exit_report();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,41 +39,14 @@ static const hprof_site_info sites[NSITES] = {
 static unsigned ids[NSITES];
 static hprof_unit unit = {"/src/fast_test.c", NSITES, sites, ids, 0};
 
-static int fresh(void **state)
-{
-    (void)state;
-    hp_threads_free_all();
-    hp_records_set_max_nodes(1000000);
-    hp_throttle_set(0, 0);
-    hp_collecting = 1;
-    return 0;
-}
-
-/* Timed fast sites need the TSC as the clock (the probes read it inline). */
-static void need_tsc(void)
-{
-    if (!hp_clock_use_tsc) {
-        printf("# skipped: no TSC clock here, timed sites are not made fast\n");
-        skip();
-    }
-}
-
 static hp_node *node_under(uint32_t parent, unsigned index)
 {
-    hp_thread *t = hp_thread_self();
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        if (hp_node_at(t, i)->site == ids[index] && hp_node_at(t, i)->parent == parent)
-            return hp_node_at(t, i);
-    return NULL;
+    return tree_node_under(parent, ids[index]);
 }
 
 static uint32_t index_of(const hp_node *n)
 {
-    hp_thread *t = hp_thread_self();
-    for (uint32_t i = 0; i < t->nnodes; i++)
-        if (hp_node_at(t, i) == n)
-            return i;
-    return HP_NO_NODE;
+    return tree_index_of(n);
 }
 
 static unsigned nodes_of(unsigned index)
@@ -101,7 +74,7 @@ static void outer(int n)
 static void test_fast_after_first_exit(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     for (int i = 0; i < 100; i++)
         outer(7);
@@ -124,7 +97,7 @@ static void test_fast_after_first_exit(void **state)
 static void test_throttled_counted_inline(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     /* Throttle after 1000 timed calls with a mean below one second. */
     hp_throttle_set(1000, (uint64_t)hp_clock_ticks_per_sec());
@@ -173,7 +146,7 @@ static void recurse(int depth)
 static void test_recursion_into_fast_folds(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     for (int i = 0; i < 10; i++)
         recurse(0); /* fast from the second call on */
@@ -206,7 +179,7 @@ static void thrower(int how)
 static void test_longjmp_closes_fast(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *volatile t = hp_thread_self();
     for (int i = 0; i < 5; i++) {
         hprof_frame o __attribute__((cleanup(hprof_probe_exit)));
@@ -254,7 +227,7 @@ static void under_outer(int n)
 static void test_leaf_counted_without_context(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_thread *t = hp_thread_self();
     hp_throttle_set(1000, (uint64_t)hp_clock_ticks_per_sec());
     for (int i = 0; i < 999; i++)
@@ -298,7 +271,7 @@ static void test_leaf_counted_without_context(void **state)
 static void test_non_leaf_counted_switches_context(void **state)
 {
     (void)state;
-    need_tsc();
+    tree_need_tsc();
     hp_throttle_set(10, (uint64_t)hp_clock_ticks_per_sec());
     hp_thread *t = hp_thread_self();
     for (int i = 0; i < 100; i++) {
@@ -316,13 +289,13 @@ static void test_non_leaf_counted_switches_context(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_fast_after_first_exit, fresh),
-        cmocka_unit_test_setup(test_throttled_counted_inline, fresh),
-        cmocka_unit_test_setup(test_collect_off_stops_inline_counting, fresh),
-        cmocka_unit_test_setup(test_recursion_into_fast_folds, fresh),
-        cmocka_unit_test_setup(test_longjmp_closes_fast, fresh),
-        cmocka_unit_test_setup(test_leaf_counted_without_context, fresh),
-        cmocka_unit_test_setup(test_non_leaf_counted_switches_context, fresh),
+        cmocka_unit_test_setup(test_fast_after_first_exit, tree_fresh),
+        cmocka_unit_test_setup(test_throttled_counted_inline, tree_fresh),
+        cmocka_unit_test_setup(test_collect_off_stops_inline_counting, tree_fresh),
+        cmocka_unit_test_setup(test_recursion_into_fast_folds, tree_fresh),
+        cmocka_unit_test_setup(test_longjmp_closes_fast, tree_fresh),
+        cmocka_unit_test_setup(test_leaf_counted_without_context, tree_fresh),
+        cmocka_unit_test_setup(test_non_leaf_counted_switches_context, tree_fresh),
     };
     hp_process_no_exit_report();
     hp_runtime_init();

@@ -57,15 +57,6 @@ static unsigned ids[NSITES];
 
 static hprof_unit unit = {"/src/probe_test.c", NSITES, sites, ids, 0};
 
-static int fresh(void **state)
-{
-    (void)state;
-    hp_threads_free_all();
-    hp_records_set_max_nodes(1000000);
-    hp_throttle_set(0, 0);
-    return 0;
-}
-
 static hp_node *node_of(unsigned index)
 {
     hp_thread *t = hp_thread_self();
@@ -543,18 +534,18 @@ int main(int argc, char **argv)
     snprintf(filter_path, sizeof filter_path, "%s", given);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registration),
-        cmocka_unit_test_setup(test_direct_recursion_folded, fresh),
-        cmocka_unit_test_setup(test_mutual_recursion_folded, fresh),
-        cmocka_unit_test_setup(test_throttling, fresh),
-        cmocka_unit_test_setup(test_no_throttling_when_slow, fresh),
-        cmocka_unit_test_setup(test_comm_statement_context, fresh),
-        cmocka_unit_test_setup(test_filter_excludes_at_run_time, fresh),
+        cmocka_unit_test_setup(test_direct_recursion_folded, tree_fresh),
+        cmocka_unit_test_setup(test_mutual_recursion_folded, tree_fresh),
+        cmocka_unit_test_setup(test_throttling, tree_fresh),
+        cmocka_unit_test_setup(test_no_throttling_when_slow, tree_fresh),
+        cmocka_unit_test_setup(test_comm_statement_context, tree_fresh),
+        cmocka_unit_test_setup(test_filter_excludes_at_run_time, tree_fresh),
         cmocka_unit_test(test_filter_rules),
-        cmocka_unit_test_setup(test_unprobed_sites_stay_in_table, fresh),
-        cmocka_unit_test_setup(test_cyg_hooks, fresh),
-        cmocka_unit_test_setup(test_cyg_hooks_of_inlined_copy, fresh),
-        cmocka_unit_test_setup(test_longjmp_closes_skipped, fresh),
-        cmocka_unit_test_setup(test_user_regions, fresh),
+        cmocka_unit_test_setup(test_unprobed_sites_stay_in_table, tree_fresh),
+        cmocka_unit_test_setup(test_cyg_hooks, tree_fresh),
+        cmocka_unit_test_setup(test_cyg_hooks_of_inlined_copy, tree_fresh),
+        cmocka_unit_test_setup(test_longjmp_closes_skipped, tree_fresh),
+        cmocka_unit_test_setup(test_user_regions, tree_fresh),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(filter_path);
