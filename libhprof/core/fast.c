@@ -35,8 +35,7 @@ void hp_fast_counted(hp_fast *f, hp_node *n)
 {
     assert(f->node != HP_NO_NODE && f->rec == n);
     f->count = &n->count;
-    if (n->site >= hp_site_count() || !(hp_site_get(n->site)->flags & HP_SITEF_LEAF) ||
-        f->parent == HP_NO_NODE)
+    if (!(hp_site_flags(n->site) & HP_SITEF_LEAF) || f->parent == HP_NO_NODE)
         return;
     f->leaf = f->parent;
     __asm__ volatile("" ::: "memory"); /* a signal handler's probe counts it once */

@@ -44,6 +44,10 @@ uint32_t hp_site_dynamic(uintptr_t addr, uint32_t kind, const char *name,
 uint32_t hp_site_dynamic_keyed(uint64_t key, uintptr_t addr, uint32_t kind,
                                const char *name, uint32_t flags);
 uint32_t hp_site_count(void);
+/* Site id's flags without the lock (a signal handler's probe may ask); 0
+ * for an id the registry has not given out (a calibration's scratch
+ * sites). */
+uint32_t hp_site_flags(uint32_t id);
 hp_site *hp_site_get(uint32_t id);
 /* Forget every site but the two reserved ones (unit tests only). */
 void hp_site_registry_reset(void);

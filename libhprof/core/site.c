@@ -34,7 +34,7 @@ static uint32_t append_locked(void)
     hp_site *s = &chunks[c][id & (CHUNK_SIZE - 1)];
     memset(s, 0, sizeof *s);
     s->parent = s->callee = HP_NONE;
-    nsites++;
+    __atomic_store_n(&nsites, id + 1, __ATOMIC_RELEASE); /* hp_site_flags reads it unlocked */
     return id;
 }
 
@@ -108,6 +108,13 @@ uint32_t hp_site_count(void)
     uint32_t n = nsites;
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+uint32_t hp_site_flags(uint32_t id)
+{
+    if (id >= __atomic_load_n(&nsites, __ATOMIC_ACQUIRE))
+        return 0;
+    return __atomic_load_n(&hp_site_get(id)->flags, __ATOMIC_RELAXED);
 }
 
 hp_site *hp_site_get(uint32_t id)
