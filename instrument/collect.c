@@ -254,6 +254,8 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         goto oom;
     if (hpi_omp_macros(&w) < 0)
         goto oom;
+    if (o->tier1 && hpi_collect_once(&w) < 0)
+        goto oom;
     rc = 0;
     goto out;
 oom:

@@ -163,9 +163,12 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
     fprintf(fp, ", %d, __hprof_sites, __hprof_ids, 0};\n#line %u ", n,
             hpi_src_line(&u->src, u->src.len ? u->src.len - 1 : 0));
     hpi_put_cstr(fp, u->src.path);
-    fputs("\nstatic hprof_unit *__hprof_u(void) { return &__hprof_unit; } "
-          "static const unsigned *__hprof_i(void) { return __hprof_ids; } "
-          "__attribute__((constructor)) static void __hprof_register(void) "
+    /* never hooked: -finstrument-functions (tier 1) must not see them */
+    fputs("\n__attribute__((no_instrument_function)) static hprof_unit *__hprof_u(void) "
+          "{ return &__hprof_unit; } "
+          "__attribute__((no_instrument_function)) static const unsigned *__hprof_i(void) "
+          "{ return __hprof_ids; } "
+          "__attribute__((constructor, no_instrument_function)) static void __hprof_register(void) "
           "{ hprof_probe_register(&__hprof_unit); }", fp);
     hpi_put_pomp_funcs(fp, u);
     fputc('\n', fp);
@@ -282,9 +285,11 @@ static void hpi_put_pomp_funcs(FILE *fp, const hpi_unit *u)
 {
     if (!u->nregions)
         return;
-    fprintf(fp, " static POMP2_Region_handle *__hprof_pr(int i) { return &__hprof_pomp_h[i]; } "
-                "static const char *__hprof_ctc(int i) { return __hprof_pomp_ctc[i]; } "
-                "__attribute__((constructor)) static void __hprof_pomp_register(void) "
+    fprintf(fp, " __attribute__((no_instrument_function)) static POMP2_Region_handle *__hprof_pr(int i) "
+                "{ return &__hprof_pomp_h[i]; } "
+                "__attribute__((no_instrument_function)) static const char *__hprof_ctc(int i) "
+                "{ return __hprof_pomp_ctc[i]; } "
+                "__attribute__((constructor, no_instrument_function)) static void __hprof_pomp_register(void) "
                 "{ int i; POMP2_Init(); for (i = 0; i < %lu; i++) POMP2_Assign_handle(&__hprof_pomp_h[i], __hprof_pomp_ctc[i]); }",
             (unsigned long)u->nregions);
 }

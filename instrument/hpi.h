@@ -87,6 +87,9 @@ typedef struct hpi_site {
                             site that stays in the table, NULL if probed */
     size_t decl_off;     /* procedure: where its definition starts (its
                             first specifier), (size_t)-1 if unknown */
+    int once;            /* procedure: static and called once, by a direct
+                            call from another function (the compiler
+                            inlines it; set for --tier=1 only) */
 } hpi_site;
 
 typedef struct hpi_opts {

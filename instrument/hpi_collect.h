@@ -2,7 +2,8 @@
  * hpi_collect.h - what the files of the site collection share
  * (collect.c parses the unit and drives the walk, collect_walk.c walks a
  * function's statements, collect_loop.c places loop probes,
- * collect_macro.c answers questions about macro invocations): the state
+ * collect_macro.c answers questions about macro invocations,
+ * collect_once.c finds the procedures called once): the state
  * of the walk and the helpers they all use.
  */
 #ifndef HPI_COLLECT_H
@@ -109,5 +110,10 @@ void hpi_walk_function(hpi_walk *w, CXCursor fn);
 
 /* collect_loop.c */
 void hpi_walk_loop(hpi_walk *w, CXCursor c);
+
+/* collect_once.c: sets hpi_site.once on the procedures called once
+ * (static, named once in the unit, by a direct call from another
+ * function); -1 out of memory. */
+int hpi_collect_once(hpi_walk *w);
 
 #endif

@@ -8,6 +8,7 @@ bin_PROGRAMS += instrument/hprof-instrument
 instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/source.c instrument/hpi_collect.h instrument/collect.c \
 	instrument/collect_walk.c instrument/collect_loop.c instrument/collect_macro.c \
+	instrument/collect_once.c \
 	instrument/emit.c instrument/policy.c instrument/tier1.c \
 	instrument/omp.c instrument/hpi_omp.h instrument/omp_clause.c \
 	instrument/omp_construct.c instrument/omp_split.c instrument/control.c

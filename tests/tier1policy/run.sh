@@ -3,7 +3,7 @@
 # policy applied to -finstrument-functions hooks, against the ground truth
 # stated in tests/tier1policy/t1policy.c and nested.c:
 #  - hprof-instrument --tier=1 --list: add, step_once, sq unhooked (tiny),
-#    address_add, step, main hooked;
+#    main hooked, address_add and step probed (static, called once);
 #  - default build (no -g given): procedure nodes address_add 300, main 1,
 #    step 200 and none for add, step_once, sq; the hooked procedures sit at
 #    the same file:line as in a by-hand `gcc -g -finstrument-functions`
@@ -18,6 +18,10 @@
 #  - HPROF_TIER=1 with the hprof-gcc copy = --tier=1;
 #  - nested.c (libclang cannot parse it): one warning, compiled as is with
 #    every procedure hooked: twice 1000 calls;
+#  - once.c: the static procedure called once (work) gets a probe instead
+#    of hooks and is inlined into main as in the plain build (no symbol
+#    left, gcc and clang), with exact counts; those called twice, also
+#    through a pointer, recursively, or not static stay hooked;
 #  - stdout identical plain and instrumented; `hprof-query --check` on
 #    every profile.
 # usage: tests/tier1policy/run.sh [BUILDDIR]
@@ -81,10 +85,10 @@ ALL="add,$((N_AA * N_INNER));address_add,$N_AA;main,1;sq,$N_SQ;step,$N_STEP;step
 DEF="address_add,$N_AA;main,1;step,$N_STEP"
 
 # ---- the policy's choice --------------------------------------------------
-expect_eq "list: tiny add, step_once, sq unhooked; address_add, step, main hooked" \
-    "unhooked $L_ADD add;hooked $L_AA address_add;unhooked $L_ONCE step_once;hooked $L_STEP step;unhooked $L_SQ sq;hooked $L_MAIN main;policy: tier=1 procedures=default tiny=5 statements" \
+expect_eq "list: tiny add, step_once, sq unhooked; main hooked; address_add, step probed" \
+    "unhooked $L_ADD add;probed $L_AA address_add;unhooked $L_ONCE step_once;probed $L_STEP step;unhooked $L_SQ sq;hooked $L_MAIN main;policy: tier=1 procedures=default tiny=5 statements" \
     "$("$INST" --tier=1 --list "$SRC" | awk '$1 == "policy:" { print; next } { print $1 " " $3 " " $4 }' | sed 's/:$//')"
-expect_eq "list --procedures=all: every procedure hooked" 0 \
+expect_eq "list --procedures=all: every procedure hooked or probed" 0 \
     "$("$INST" --tier=1 --procedures=all --list "$SRC" | grep -c '^unhooked')"
 
 # ---- the by-hand tier 1 build: every procedure hooked ----------------------
@@ -166,6 +170,43 @@ if "$HPCC" --tier=1 gcc -O2 "$NESTED" -o nested 2>nested.err; then
                          JOIN site s ON s.id = n.site WHERE s.kind = 'procedure' AND s.name = 'twice'")"
 else
     notok "nested.c: build falls back" "$(head -3 nested.err | oneline)"
+fi
+
+# ---- once.c: a probe instead of hooks where hooks would stop inlining ---------
+ONCE=$srcdir/tests/tier1policy/once.c
+N_WORK=$(define_of "$ONCE" N_WORK)
+N_DOWN=$(define_of "$ONCE" N_DOWN)
+expect_eq "once.c list: work probed; twice, pointed, countdown, shared, main hooked" \
+    "probed $(line_of "$ONCE" work) work;hooked $(line_of "$ONCE" twice) twice;hooked $(line_of "$ONCE" pointed) pointed;hooked $(line_of "$ONCE" countdown) countdown;hooked $(line_of "$ONCE" shared) shared;hooked $(line_of "$ONCE" main) main" \
+    "$("$INST" --tier=1 --list "$ONCE" | awk '$2 == "procedure" { print $1 " " $3 " " $4 }' | sed 's/:$//')"
+# once_build CC: the plain and the tier 1 build, run and checked
+once_build() {
+    local cc=$1
+    "$cc" -O2 "$ONCE" -o "once.$cc.plain" 2>build.err || notok "once.c: $cc plain build" "$(head -3 build.err | oneline)"
+    if ! "$HPCC" --tier=1 "$cc" -O2 "$ONCE" -o "once.$cc" 2>"once.$cc.err" || [ -s "once.$cc.err" ]; then
+        notok "once.c: $cc build without warnings" "$(head -3 "once.$cc.err" | oneline)"
+        return
+    fi
+    HPROF_OUTPUT=once.$cc.hpf "./once.$cc" >"once.$cc.out"
+    expect_eq "once.c $cc: stdout as plain" "$("./once.$cc.plain")" "$(cat "once.$cc.out")"
+    check_profile "once.c $cc" "once.$cc.hpf"
+    if nm "once.$cc.plain" | grep -q ' t work$'; then
+        skipped "once.c $cc: work inlined" "$cc does not inline work even without hooks"
+    else
+        expect_eq "once.c $cc: work inlined into main as in the plain build" 0 \
+            "$(nm "once.$cc" | grep -c ' t work$')"
+    fi
+    expect_eq "once.c $cc: exact counts, work right under main" \
+        "countdown,$((N_DOWN + 1));main,1;pointed,2;shared,1;twice,2;work,$N_WORK;main" \
+        "$(procs "once.$cc.hpf")
+$(q "once.$cc.hpf" "SELECT ps.name FROM node n JOIN site s ON s.id = n.site JOIN node p ON p.id = n.parent
+                    JOIN site ps ON ps.id = p.site WHERE s.kind = 'procedure' AND s.name = 'work'")"
+}
+once_build gcc
+if command -v clang >/dev/null; then
+    once_build clang
+else
+    skipped "once.c clang" "clang not installed"
 fi
 
 echo "$pass passed, $fail failed"
