@@ -44,4 +44,8 @@
 void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
                          const char **name, int *line);
 
+/* Drops the source files read for hp_omp_pragma_place (at the end of a
+ * resolution: they are read once per resolution, not once per site). */
+void hp_omp_pragma_forget(void);
+
 #endif

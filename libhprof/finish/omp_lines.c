@@ -8,6 +8,7 @@
 #include "hp_omp_lines.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
+#include "hp_symindex.h"
 
 #define GCC_OUTLINED "._omp_fn."
 #define GCC_COPY "._omp_cpyfn."
@@ -135,7 +136,7 @@ static char *gcc_enclosing_name(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     GElf_Sym sym;
     GElf_Off off = 0;
-    if (!dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL))
+    if (!hp_sym_at(mod, pc, &off, &sym))
         return NULL;
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = hp_resolve_unit(mod, pc - off, &bias);
@@ -277,7 +278,7 @@ int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int
     GElf_Sym sym;
     GElf_Off off = 0;
     if (!func || !strstr(func, GCC_OUTLINED) ||
-        !dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) || sym.st_size == 0)
+        !hp_sym_at(mod, pc, &off, &sym) || sym.st_size == 0)
         return NULL;
     Dwarf_Addr entry = pc - off, bias = 0;
     Dwarf_Die *cu = hp_resolve_unit(mod, entry, &bias);
@@ -324,7 +325,7 @@ int hp_omp_ends_single(Dwfl_Module *mod, uintptr_t ra, int line)
 {
     GElf_Sym sym;
     GElf_Off off = 0;
-    if (line <= 0 || !dwfl_module_addrinfo(mod, ra - 1, &off, &sym, NULL, NULL, NULL))
+    if (line <= 0 || !hp_sym_at(mod, ra - 1, &off, &sym))
         return 0;
     uintptr_t entry = ra - 1 - off;
     uint32_t n = hp_site_count();

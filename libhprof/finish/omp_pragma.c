@@ -60,50 +60,115 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A source file read once per resolution (a run's OpenMP sites of one
+ * file would otherwise each read it up to their lines): its text with
+ * every newline made a NUL, and where each line starts. */
+typedef struct file_text {
+    char *path;
+    char *text;
+    char **line;   /* line[i]: line i + 1 */
+    int nlines;
+} file_text;
+
+static file_text *files;
+static size_t nfiles;
+
+static int read_whole(const char *path, file_text *ft)
+{
+    FILE *f = fopen(path, "r");
+    size_t cap = 0, len = 0;
+    char *text = NULL;
+    if (!f)
+        return -1;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            char *more = realloc(text, cap = cap ? cap * 2 : 65536);
+            if (!more) {
+                free(text);
+                fclose(f);
+                return -1;
+            }
+            text = more;
+        }
+        size_t got = fread(text + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    text[len] = '\0';
+    int n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    n += len > 0 && text[len - 1] != '\n';
+    ft->line = malloc(((size_t)n + 1) * sizeof *ft->line);
+    if (!ft->line) {
+        free(text);
+        return -1;
+    }
+    ft->nlines = 0;
+    for (size_t i = 0; i < len;) {
+        ft->line[ft->nlines++] = text + i;
+        char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            break;
+        *nl = '\0';
+        i = (size_t)(nl - text) + 1;
+    }
+    ft->text = text;
+    return 0;
+}
+
+/* The file's lines, read at its first use in this resolution; NULL when
+ * it cannot be read. */
+static const file_text *file_lines(const char *path)
+{
+    for (size_t i = 0; i < nfiles; i++)
+        if (strcmp(files[i].path, path) == 0)
+            return files[i].text ? &files[i] : NULL;
+    file_text *more = realloc(files, (nfiles + 1) * sizeof *files);
+    if (!more)
+        return NULL;
+    files = more;
+    file_text *ft = &files[nfiles];
+    memset(ft, 0, sizeof *ft);
+    if (!(ft->path = strdup(path)))
+        return NULL;
+    nfiles++;
+    if (read_whole(path, ft) != 0) {
+        ft->text = NULL;
+        return NULL;
+    }
+    return ft;
+}
+
+void hp_omp_pragma_forget(void)
+{
+    for (size_t i = 0; i < nfiles; i++) {
+        free(files[i].path);
+        free(files[i].text);
+        free(files[i].line);
+    }
+    free(files);
+    files = NULL;
+    nfiles = 0;
+}
+
 /* Lines lo..hi of a source file. */
 typedef struct source {
-    char **text;   /* text[i]: line lo + i, without its newline */
+    char *const *text;   /* text[i]: line lo + i */
     int lo, hi;
 } source;
 
-static void free_source(source *src)
-{
-    for (int i = 0; src->text && i <= src->hi - src->lo; i++)
-        free(src->text[i]);
-    free(src->text);
-    src->text = NULL;
-}
-
-/* Reads lines lo..hi of file (hi lowered to the file's end); 0 if done. */
+/* Lines lo..hi of file (hi lowered to the file's end); 0 if done. */
 static int load_source(const char *file, int lo, int hi, source *src)
 {
+    const file_text *ft = file && lo > 0 && hi >= lo ? file_lines(file) : NULL;
+    if (!ft || ft->nlines < lo)
+        return -1;
     src->lo = lo;
-    src->hi = hi;
-    src->text = file && lo > 0 && hi >= lo ? calloc((size_t)(hi - lo + 1), sizeof(char *)) : NULL;
-    FILE *f = src->text ? fopen(file, "r") : NULL;
-    if (!f) {
-        free(src->text);
-        src->text = NULL;
-        return -1;
-    }
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int lineno = 0;
-    while (lineno < hi && (len = getline(&buf, &cap, f)) >= 0) {
-        if (++lineno < lo)
-            continue;
-        if (len > 0 && buf[len - 1] == '\n')
-            buf[len - 1] = '\0';
-        src->text[lineno - lo] = strdup(buf);
-    }
-    free(buf);
-    fclose(f);
-    if (lineno < lo) {
-        free_source(src);
-        return -1;
-    }
-    src->hi = lineno;
+    src->hi = hi < ft->nlines ? hi : ft->nlines;
+    src->text = ft->line + (lo - 1);
     return 0;
 }
 
@@ -268,7 +333,6 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
         if (at)
             *name = "implicit barrier";
     }
-    free_source(&src);
     if (at)
         *line = at;
 }

@@ -17,6 +17,7 @@
 #include "hp_omp_pragma.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
+#include "hp_symindex.h"
 #include "hp_tailcall.h"
 
 /* Is a file named debuglink where the .gnu_debuglink rules look for it:
@@ -256,7 +257,7 @@ static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
     Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
     GElf_Sym sym;
     GElf_Off off = 1;
-    return mod && dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) && off == 0;
+    return mod && hp_sym_at(mod, pc, &off, &sym) && off == 0;
 }
 
 /* For an MPI call site, or an OpenMP region, reached through a tail call:
@@ -322,7 +323,7 @@ static int omp_keyed_by_entry(Dwfl_Module *mod, const hp_site *s, Dwarf_Addr pc)
     GElf_Sym sym;
     GElf_Off off = 1;
     return s->kind == HP_KIND_OMP && !(s->flags & HP_SITEF_ENTRY) &&
-           dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) && off == 0 &&
+           hp_sym_at(mod, pc, &off, &sym) && off == 0 &&
            GELF_ST_TYPE(sym.st_info) == STT_FUNC;
 }
 
@@ -358,7 +359,7 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     }
     s->func = entry ? NULL : innermost_function(mod, pc);
     if (!s->func) {
-        const char *fn = dwfl_module_addrname(mod, pc);
+        const char *fn = hp_sym_at(mod, pc, NULL, NULL);
         s->func = fn ? strdup(fn) : NULL;
     }
     int lineno = 0;
@@ -393,6 +394,8 @@ int hp_resolve_dynamic_sites(void)
             s->offset = s->addr;
         }
     }
+    hp_sym_forget();
+    hp_omp_pragma_forget();
     dwfl_end(dwfl);
     return resolved;
 }

@@ -15,6 +15,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hp_symindex.h"
 #include "hp_tailcall.h"
 
 #if defined(__x86_64__)
@@ -124,7 +125,7 @@ static const char *function_at(Dwfl *dwfl, uintptr_t addr, GElf_Sym *sym)
 {
     Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
     GElf_Off off = 1;
-    const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, sym, NULL, NULL, NULL)
+    const char *name = mod ? hp_sym_at(mod, addr, &off, sym)
                            : NULL;
     if (!name || off != 0 || GELF_ST_TYPE(sym->st_info) != STT_FUNC)
         return NULL;

@@ -4,7 +4,8 @@
  * task at the first own line holding a directive of its kind, single and
  * ordered at the next directive of their kind (else the nearest), a
  * loop's end at the nearest, inside the outlined function's lines,
- * everything else left alone.
+ * everything else left alone; each file read once until
+ * hp_omp_pragma_forget.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,12 +158,34 @@ static void test_no_source(void **state)
     assert_int_equal(line, 8);
 }
 
+/* A file is read once per resolution (until hp_omp_pragma_forget): a
+ * site placed after the file changed still sees the text read first. */
+static void test_read_once(void **state)
+{
+    (void)state;
+    const char *name;
+    int region[] = {8, 11, 16, 21, 22};
+    hp_omp_pragma_forget();
+    assert_int_equal(placed(region, 5, 1, "parallel", 11, &name), 8);
+    FILE *f = fopen(path, "w");   /* the region's pragma moves to line 11 */
+    assert_non_null(f);
+    for (size_t i = 0; i < sizeof source / sizeof source[0]; i++)
+        fprintf(f, "%s\n", i == 7 ? "" : i == 10 ? "#pragma omp parallel" : source[i]);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(placed(region, 5, 1, "parallel", 11, &name), 8);
+    hp_omp_pragma_forget();
+    assert_int_equal(placed(region, 5, 1, "parallel", 11, &name), 11);
+    hp_omp_pragma_forget();
+    assert_int_equal(write_source(NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entry_sites),
         cmocka_unit_test(test_call_sites),
         cmocka_unit_test(test_no_source),
+        cmocka_unit_test(test_read_once),
     };
     return cmocka_run_group_tests(tests, write_source, remove_source);
 }
