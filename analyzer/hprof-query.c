@@ -60,7 +60,9 @@ static void usage(FILE *out)
           "                    measurement is subtracted (intrusion compensation)\n"
           "  --help            this text\n"
           "  --                end of options: the arguments after it are inputs\n"
-          "SITE is file:line, a function or MPI name, or a node id #N.\n", out);
+          "SITE is file:line, a function or MPI name, a label as the reports print it\n"
+          "(parallel@app.c:42: one of the constructs of a line), a site id site:N\n"
+          "(--flat's site column) or a node id #N.\n", out);
 }
 
 /* Every message is one line: what it quotes (an argument, a label of the

@@ -1,5 +1,7 @@
 /*
- * sitesel.c - SITE argument resolution for hprof-query (see sitesel.h).
+ * sitesel.c - SITE argument resolution for hprof-query (see sitesel.h):
+ * a node id, a site id (site:N), a label as the reports print it, a
+ * file:line, or a function or MPI name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +98,29 @@ static int find_by_file_line(sqlite3 *db, const char *spec, const char *colon,
     }
     sqlite3_finalize(st);
     free(file);
+    return rc;
+}
+
+/* The sites whose column `col` (the printed label, or the site id) is
+ * spec: a label such as "parallel@eam.c:327" names one construct of a
+ * line that holds several. */
+static int find_by_column(sqlite3 *db, const char *col, const char *spec, candidates *c)
+{
+    char sql[128];
+    sqlite3_stmt *st;
+    int rc = -1;
+    snprintf(sql, sizeof sql, "SELECT id, kind, label, name FROM site WHERE %s = ?1 ORDER BY id",
+             col);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (strcmp(col, "id") == 0)
+            sqlite3_bind_int64(st, 1, atoll(spec));
+        else
+            sqlite3_bind_text(st, 1, spec, -1, SQLITE_STATIC);
+        rc = 0;
+        while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+            rc = add_candidate(c, st);
+    }
+    sqlite3_finalize(st);
     return rc;
 }
 
@@ -291,7 +316,7 @@ static int choose(candidates *c, const char *spec, const char *db_path, enum hpq
         }
         list_candidates(c, list, sizeof list);
         snprintf(err, errlen, "'%s' is ambiguous, it matches %zu sites: %s;"
-                 " use file:line or a node id #N", spec, c->n, list);
+                 " name one by its label, site:N or a node id #N", spec, c->n, list);
         return -1;
     }
     return 0;
@@ -314,7 +339,11 @@ int hpq_select(sqlite3 *db, const char *db_path, const char *spec, enum hpq_want
     memset(sel, 0, sizeof *sel);
     if (is_number(spec) || (spec[0] == '#' && is_number(spec + 1)))
         return select_node(db, db_path, spec, want, sel, err, errlen);
-    if (colon && colon > spec && is_number(colon + 1))
+    if (strncmp(spec, "site:", 5) == 0 && is_number(spec + 5))
+        rc = find_by_column(db, "id", spec + 5, &c);
+    else if (strchr(spec, '@') && ((rc = find_by_column(db, "label", spec, &c)) != 0 || c.n > 0))
+        ;   /* a construct's label as the reports print it names its site */
+    else if (colon && colon > spec && is_number(colon + 1))
         rc = find_by_file_line(db, spec, colon, &c);
     else
         rc = find_by_name(db, spec, &c);

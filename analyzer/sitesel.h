@@ -1,7 +1,9 @@
 /*
- * sitesel.h - resolving the SITE argument of hprof-query (--comm, --ranks)
- * to merged nodes of the database: "file:line", a function or MPI name,
- * or a node id "#N" / "N".
+ * sitesel.h - resolving the SITE argument of hprof-query (--comm, --ranks,
+ * --threads) to merged nodes of the database: a node id "#N" / "N", a
+ * site id "site:N" (the site column of --flat), a label as the reports
+ * print it ("parallel@eam.c:327": one of the constructs of a line),
+ * "file:line", or a function or MPI name.
  */
 #ifndef HPQ_SITESEL_H
 #define HPQ_SITESEL_H

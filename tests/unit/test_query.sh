@@ -116,6 +116,16 @@ expect_out ranks-node "rank,calls,time,tran,sync
 0,0,0,0,0
 1,5,2,1.25,0.75" $QUERY "$dir/p.db" --ranks '#7' --format csv
 
+# a site by the label the reports print (one of two MPI_Send sites), or by
+# its id (--flat's site column: 5 is MPI_Allreduce@app.c:50)
+expect_out ranks-label "rank,calls,time,tran,sync
+0,0,0,0,0
+1,1,0.25,0.125,0.125" $QUERY "$dir/p.db" --ranks 'MPI_Send@app.c:60' --format csv
+expect_out ranks-site-id "rank,calls,time,tran,sync
+0,2,0.5,0.25,0.25
+1,2,1,0.5,0.5" $QUERY "$dir/p.db" --ranks site:5 --format csv
+expect_out flat-site-5 "5,MPI_Allreduce@app.c:50" sh -c "$QUERY '$dir/p.db' --flat --format csv | cut -d, -f1,2 | grep '^5,'"
+
 expect_out sql-quoting 'a,b
 "x,""y""",' $QUERY "$dir/p.db" --sql "SELECT 'x,\"y\"' AS a, NULL AS b" --format csv
 
@@ -140,8 +150,10 @@ expect_out query-profile "rank
 # errors: one line, exit 1 at run time, 2 for usage
 expect_err unknown-site 1 "hprof-query: no site matches 'nosuch' in $dir/p.db" \
     $QUERY "$dir/p.db" --ranks nosuch
-expect_err ambiguous 1 "hprof-query: 'MPI_Send' is ambiguous, it matches 2 sites: MPI_Send@app.c:42 (comm), MPI_Send@app.c:60 (comm); use file:line or a node id #N" \
+expect_err ambiguous 1 "hprof-query: 'MPI_Send' is ambiguous, it matches 2 sites: MPI_Send@app.c:42 (comm), MPI_Send@app.c:60 (comm); name one by its label, site:N or a node id #N" \
     $QUERY "$dir/p.db" --ranks MPI_Send
+expect_err unknown-site-id 1 "hprof-query: no site matches 'site:99' in $dir/p.db" \
+    $QUERY "$dir/p.db" --ranks site:99
 expect_err bad-sql 1 "hprof-query: $dir/p.db: no such table: nosuch" \
     $QUERY "$dir/p.db" --sql "SELECT * FROM nosuch"
 expect_err bad-option 2 "hprof-query: unknown option --bogus (try --help)" \
