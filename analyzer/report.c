@@ -193,12 +193,27 @@ int hpq_report_tasks(const hpq_ctx *ctx)
  * ("with"), or is a collective ("all"); NULL when no bytes tell (zero-byte
  * messages). */
 
+/* The peer columns: in JSON a number (null for a communicator's whole
+ * group or a file) and the flags "all" and "file", so that the peer
+ * column has one type; in text and CSV '*all*' and 'file' in its place. */
+static char *peer_columns(const hpq_ctx *ctx)
+{
+    char *cols;
+    int rc = ctx->opt->format == HPQ_JSON
+                 ? asprintf(&cols, "CASE WHEN peer IN (%d, %d) THEN NULL ELSE peer END AS peer,"
+                                   " peer = %d AS \"all\", peer = %d AS file,",
+                            HP_PEER_ALL, HP_PEER_FILE, HP_PEER_ALL, HP_PEER_FILE)
+                 : asprintf(&cols, "CASE peer WHEN %d THEN '*all*' WHEN %d THEN 'file' ELSE peer"
+                                   " END AS peer,", HP_PEER_ALL, HP_PEER_FILE);
+    return rc < 0 ? NULL : cols;
+}
+
 static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank)
 {
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm.peer";
-    char *sql;
-    if (asprintf(&sql,
-                 "SELECT %sCASE peer WHEN %d THEN '*all*' WHEN %d THEN 'file' ELSE peer END AS peer,"
+    char *sql, *peer = peer_columns(ctx);
+    if (!peer || asprintf(&sql,
+                 "SELECT %s%s"
                  " CASE WHEN peer = %d THEN 'all'"
                  "  WHEN SUM(bytes_sent) > 0 AND SUM(bytes_recv) > 0 THEN 'with'"
                  "  WHEN SUM(bytes_sent) > 0 THEN 'to' WHEN SUM(bytes_recv) > 0 THEN 'from'"
@@ -206,11 +221,12 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
                  " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
                  " MIN(min) AS min, MAX(max) AS max"
                  " FROM comm WHERE node IN (%s) GROUP BY %s ORDER BY %s",
-                 by_rank ? "rank, " : "", HP_PEER_ALL, HP_PEER_FILE, HP_PEER_ALL, sel->nodes, group,
-                 group) < 0) {
+                 by_rank ? "rank, " : "", peer, HP_PEER_ALL, sel->nodes, group, group) < 0) {
+        free(peer);
         hpq_oom(ctx);
         return NULL;
     }
+    free(peer);
     hpq_table *t = hpq_query_table(ctx, sql);
     free(sql);
     if (t)

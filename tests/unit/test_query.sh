@@ -104,6 +104,11 @@ expect_out comm-file-line "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,ma
 expect_out comm-from "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max
 0,from,5,0,5000,1.25,0.75,0.2,0.3" $QUERY "$dir/p.db" --comm MPI_Recv --format csv
 
+# in JSON a peer is a number, null for a whole communicator, with flags
+expect_out comm-json '[
+  {"peer": null, "all": 1, "file": 0, "dir": "all", "count": 4, "bytes_sent": 32, "bytes_recv": 32, "tran": 0.75, "sync": 0.75, "min": 0.125, "max": 0.5}
+]' $QUERY "$dir/p.db" --comm MPI_Allreduce --format json
+
 expect_out ranks "rank,calls,time,tran,sync
 0,5,6,0,0
 1,8,10,0,0" $QUERY "$dir/p.db" --ranks compute --format csv
