@@ -4,12 +4,14 @@
  * Perfetto): a process per rank, a thread per thread, a slice per task
  * execution and per task creation, and a flow arrow from each creation to
  * its execution when both are in the trace.  Times are microseconds since
- * the earliest rank's start.
+ * the earliest rank's start.  With --format csv, the same events as a
+ * table (seconds).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
+#include "report_util.h"
 
 static const char *const events_sql =
     "SELECT t.rank, t.thread, t.kind, t.id, t.parent, t.team,"
@@ -89,9 +91,35 @@ static void print_flow(FILE *out, const trace_event *ev)
             ev->rank, ev->thread, ts);
 }
 
+/* --format csv: the events as a table (seconds since the earliest rank's
+ * start), one row per task creation and execution. */
+static int task_trace_csv(const hpq_ctx *ctx)
+{
+    hpq_table *t = hpq_query_table(ctx,
+        "SELECT t.rank, t.thread, t.kind, s.label AS site, t.id, t.parent, t.team,"
+        " t.begin + (r.start_ns - (SELECT MIN(start_ns) FROM rank)) / 1e9 AS begin,"
+        " t.end + (r.start_ns - (SELECT MIN(start_ns) FROM rank)) / 1e9 AS end"
+        " FROM task t JOIN rank r ON r.rank = t.rank JOIN site s ON s.id = t.site"
+        " ORDER BY t.rank, t.thread, begin, t.kind DESC");
+    if (!t)
+        return -1;
+    int rc = -1;
+    if (t->failed)
+        hpq_oom(ctx);
+    else if (t->nrows == 0)
+        snprintf(ctx->err, ctx->errlen, "%s: no task timeline (run the program with "
+                 "HPROF_TASK_TRACE=N)", ctx->db_path);
+    else
+        rc = hpq_print_table(ctx, t);
+    hpq_table_free(t);
+    return rc;
+}
+
 int hpq_report_task_trace(const hpq_ctx *ctx)
 {
     sqlite3_stmt *st;
+    if (ctx->opt->format == HPQ_CSV)
+        return task_trace_csv(ctx);
     if (sqlite3_prepare_v2(ctx->db, events_sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(ctx->err, ctx->errlen, "%s: %s", ctx->db_path, sqlite3_errmsg(ctx->db));
         return -1;

@@ -8,7 +8,7 @@
 #   pomp   hprof-cc mpicc (gcc) --omp      (tier 2, POMP2 from hprof-instrument)
 #   opari2 opari2 + gcc -lhprof            (POMP2 from opari2)
 # and run with 2 ranks x 2 threads and HPROF_TASK_TRACE.  Checked through
-# hprof-query (--tasks, --task-trace, --sql):
+# hprof-query (--tasks, --task-trace in JSON and CSV, --sql):
 #  - stdout identical to the plain build;
 #  - waits leave out the tasks run meanwhile: per thread, taskwait and
 #    barrier waits never add up to more than the time in the region;
@@ -203,6 +203,14 @@ PY
             "$((2 * NP * tasks)) $((NP * tasks)) $((NP * tasks)) $((NP * tasks))" "$got"
     else
         notok "$kind: --task-trace" "$(oneline <"$tmp/$kind.json.err")"
+    fi
+    local csv=$tmp/$kind.csv
+    if "$QUERY" "$db" --task-trace --format csv >"$csv" 2>"$tmp/$kind.csv.err"; then
+        expect_eq "$kind: --task-trace --format csv: a row per creation and per execution" \
+            "rank,thread,kind,site,id,parent,team,begin,end $((NP * tasks)) $((NP * tasks))" \
+            "$(head -1 "$csv") $(grep -c ',create,' "$csv") $(grep -c ',run,' "$csv")"
+    else
+        notok "$kind: --task-trace --format csv" "$(oneline <"$tmp/$kind.csv.err")"
     fi
 }
 
