@@ -112,7 +112,7 @@ static void decimals(hpq_table *t, const char *cols, int n)
 
 void hpq_time_columns(hpq_table *t)
 {
-    decimals(t, "time,mean,max,min,tran,sync,wall,mpi_time,work,ibarrier,barrier,crit_wait,"
+    decimals(t, "time,excl,mean,max,min,tran,sync,wall,mpi_time,work,ibarrier,barrier,crit_wait,"
                 "crit_hold,lock_wait,lock_hold,task_time,taskwait,ord_wait,ord_hold", TIME_DECIMALS);
     decimals(t, "imbalance", 2);
     decimals(t, "pct", 1);

@@ -72,6 +72,7 @@ typedef struct tree_node {
     char *label;
     int64_t calls;
     double time, mean, max, imbalance;
+    double excl;                /* exclusive time, < 0 until known */
     int has_kids;               /* it has children (known before they are loaded) */
     int loaded;                 /* kids[] holds all its children, sorted */
     size_t nkids;
@@ -86,6 +87,7 @@ typedef struct tree {
     size_t nblocks, cap;
     tree_node *root;
     sqlite3_stmt *kids_st;      /* lazy: the children of node ?1 */
+    sqlite3_stmt *excl_st;      /* lazy: the exclusive time of node ?1 */
     double nranks;
 } tree;
 
@@ -101,6 +103,7 @@ static void tree_free(tree *tr)
     free(tr->blocks);
     free(tr->block_len);
     sqlite3_finalize(tr->kids_st);
+    sqlite3_finalize(tr->excl_st);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -133,6 +136,40 @@ static int by_time_desc(const void *a, const void *b)
     if (x->time != y->time)
         return x->time < y->time ? 1 : -1;
     return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Exclusive time: per rank and thread, a node's time less its
+ * children's, at least 0, then summed. */
+static const char *const excl_all_sql =
+    "SELECT a.node, SUM(MAX(0, a.t - COALESCE(b.k, 0))) FROM"
+    " (SELECT node, rank, thread, SUM(time) AS t FROM stat GROUP BY node, rank, thread) a"
+    " LEFT JOIN (SELECT n.parent AS node, c.rank AS rank, c.thread AS thread, SUM(c.time) AS k"
+    "  FROM stat c JOIN node n ON n.id = c.node GROUP BY n.parent, c.rank, c.thread) b"
+    " ON b.node = a.node AND b.rank = a.rank AND b.thread = a.thread GROUP BY a.node";
+static const char *const excl_one_sql =
+    "SELECT SUM(MAX(0, a.t - COALESCE(b.k, 0))) FROM"
+    " (SELECT rank, thread, SUM(time) AS t FROM stat WHERE node = ?1 GROUP BY rank, thread) a"
+    " LEFT JOIN (SELECT c.rank AS rank, c.thread AS thread, SUM(c.time) AS k FROM stat c"
+    "  JOIN node n ON n.id = c.node WHERE n.parent = ?1 GROUP BY c.rank, c.thread) b"
+    " ON b.rank = a.rank AND b.thread = a.thread";
+
+static int load_all_exclusive(const hpq_ctx *ctx, tree *tr)
+{
+    hpq_table *t = hpq_query_table(ctx, excl_all_sql);
+    if (!t)
+        return -1;
+    tree_node *nodes = tr->blocks[0];
+    size_t n = tr->block_len[0];
+    for (size_t i = 0; i < n; i++)
+        nodes[i].excl = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        int64_t id = hpq_cell_at(t, r, 0)->i;
+        if (id >= 1 && (size_t)id <= n)
+            nodes[id - 1].excl = hpq_cell_at(t, r, 1)->d;
+    }
+    int failed = t->failed;
+    hpq_table_free(t);
+    return failed ? hpq_oom(ctx) : 0;
 }
 
 /* ---- the whole tree at once ---- */
@@ -171,7 +208,7 @@ static int load_all_nodes(const hpq_ctx *ctx, tree *tr)
     }
     tr->root = t->nrows ? &nodes[0] : NULL;
     hpq_table_free(t);
-    return 0;
+    return tr->root ? load_all_exclusive(ctx, tr) : 0;
 }
 
 /* Links children to parents (parents precede children) and sorts them. */
@@ -238,6 +275,7 @@ static int read_node(const tree *tr, sqlite3_stmt *st, tree_node *nd)
     nd->has_kids = sqlite3_column_int(st, 7) != 0;
     nd->mean = tr->nranks > 0 ? nd->time / tr->nranks : 0;
     nd->imbalance = nd->time > 0 ? nd->max * tr->nranks / nd->time : 0;
+    nd->excl = -1;
     return nd->label ? 0 : -1;
 }
 
@@ -291,8 +329,22 @@ static int load_root(const hpq_ctx *ctx, tree *tr)
     if (rc)
         return -1;
     tr->root = n ? &nodes[0] : NULL;
+    if (sqlite3_prepare_v2(ctx->db, excl_one_sql, -1, &tr->excl_st, NULL) != SQLITE_OK)
+        return hpq_db_error(ctx);
     return prepare_nodes(ctx, "n.parent = ?1", "SELECT id FROM node WHERE parent = ?1",
                          &tr->kids_st);
+}
+
+/* The exclusive time of a node loaded lazily (listed rows only). */
+static int lazy_exclusive(const hpq_ctx *ctx, tree *tr, tree_node *nd)
+{
+    if (nd->excl >= 0)
+        return 0;
+    sqlite3_bind_int64(tr->excl_st, 1, nd->id);
+    int rc = sqlite3_step(tr->excl_st);
+    nd->excl = rc == SQLITE_ROW ? sqlite3_column_double(tr->excl_st, 0) : 0;
+    sqlite3_reset(tr->excl_st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
 }
 
 /* Makes nd's children known, sorted by decreasing time. */
@@ -336,6 +388,9 @@ static void add_tree_row(hpq_table *t, const tree_node *nd, double total, int in
     hpq_set_real(t, 6, nd->max);
     hpq_set_real(t, 7, nd->imbalance);
     hpq_set_real(t, 8, total > 0 ? 100.0 * nd->time / total : 0);
+    if (nd->parent > 0)
+        hpq_set_int(t, 9, nd->parent);
+    hpq_set_real(t, 10, nd->excl > 0 ? nd->excl : 0);
 }
 
 /* The root row is the run's thread time: per rank its wall time times its
@@ -348,6 +403,9 @@ static void root_carries_total(const hpq_ctx *ctx, tree_node *root, double total
     root->mean = nranks > 0 ? total / nranks : 0;
     root->max = hpq_query_double(ctx, "SELECT MAX(wall * MAX(threads, 1)) FROM rank");
     root->imbalance = root->mean > 0 ? root->max / root->mean : 0;
+    double kids = hpq_query_double(ctx, "SELECT SUM(s.time) FROM stat s JOIN node n"
+                                        " ON n.id = s.node WHERE n.parent = 1");
+    root->excl = total > kids ? total - kids : 0;
 }
 
 /* Depth-first walk, children by decreasing time, within --depth / --top.
@@ -366,6 +424,8 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
         tree_node *nd = stack[--sp];
         if (nd->calls == 0 && !nd->has_kids && nd != tr->root)
             continue; /* an unused leaf, such as an empty <overflow> */
+        if (tr->excl_st && (rc = lazy_exclusive(ctx, tr, nd)) != 0)
+            break;
         add_tree_row(t, nd, total, o->format == HPQ_TEXT);
         if (o->depth >= 0 && nd->depth >= o->depth)
             continue;
@@ -388,6 +448,24 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
     return rc;
 }
 
+/* "(N more rows; --top 0 lists them all)" when --top left rows out: the
+ * nodes within --depth that the listing would show (called, or with
+ * children). */
+static void print_more(const hpq_ctx *ctx, size_t shown)
+{
+    char sql[256];
+    if (ctx->opt->top == 0 || shown < (size_t)ctx->opt->top)
+        return;
+    snprintf(sql, sizeof sql,
+             "SELECT COUNT(*) FROM node n WHERE n.id = 1 OR ((%ld < 0 OR n.depth <= %ld) AND"
+             " (EXISTS (SELECT 1 FROM stat s WHERE s.node = n.id AND s.count > 0)"
+             " OR EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id)))",
+             ctx->opt->depth, ctx->opt->depth);
+    double all = hpq_query_double(ctx, sql);
+    if (all > (double)shown)
+        fprintf(ctx->out, "(%.0f more rows; --top 0 lists them all)\n", all - (double)shown);
+}
+
 static int load_tree(const hpq_ctx *ctx, tree *tr)
 {
     long top = ctx->opt->top;
@@ -400,8 +478,8 @@ static int load_tree(const hpq_ctx *ctx, tree *tr)
 
 int hpq_report_tree(const hpq_ctx *ctx)
 {
-    static const char *const cols[] = {"node", "depth", "site", "calls", "time",
-                                       "mean", "max", "imbalance", "pct"};
+    static const char *const cols[] = {"node", "depth", "site", "calls", "time", "mean",
+                                       "max", "imbalance", "pct", "parent", "excl"};
     tree tr = {0};
     hpq_table *t = NULL;
     int rc = -1;
@@ -411,7 +489,7 @@ int hpq_report_tree(const hpq_ctx *ctx)
         goto done;
     if (tr.root)
         root_carries_total(ctx, tr.root, total);
-    t = hpq_table_new(9, cols);
+    t = hpq_table_new(11, cols);
     if (!t) {
         hpq_oom(ctx);
         goto done;
@@ -426,6 +504,8 @@ int hpq_report_tree(const hpq_ctx *ctx)
     if (ctx->opt->format == HPQ_TEXT && print_header(ctx))
         goto done;
     rc = hpq_print_table(ctx, t);
+    if (rc == 0 && ctx->opt->format == HPQ_TEXT)
+        print_more(ctx, t->nrows);
 done:
     hpq_table_free(t);
     tree_free(&tr);

@@ -53,22 +53,29 @@ expect_err merge-usage 2 "hprof-merge: unknown option -x (try --help)" $MERGE -x
 
 # pct is a share of the thread time, wall x threads recording summed over
 # ranks: 10 x 1 + 12 x 2 = 34 s, which the root row carries (3 threads).
-expect_out listing "node,depth,site,calls,time,mean,max,imbalance,pct
-1,0,root,3,34,17,24,1.41176470588235,100
-2,1,main,2,22,11,12,1.09090909090909,64.7058823529412
-3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50
-5,3,compute,10,12.5,6.25,6.5,1.04,36.7647058823529
-7,3,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,5.88235294117647
-4,3,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,4.41176470588235
-6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235
-8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059
-9,1,compute,3,3.5,1.75,3.5,2,10.2941176470588" $QUERY "$dir/p.db" --format csv
+# excl: per rank and thread a node's time less its children's, summed:
+# main 10 - 8 - 0.5 (rank 0) + 12 - 9 - 1 - 0.25 (rank 1) = 3.25; loop
+# 8 - 1.5 - 6 + 9 - 2 - 6.5 = 1; the root's is the thread time its
+# children leave: 34 - 22 - 3.5 = 8.5
+expect_out listing "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
+1,0,root,3,34,17,24,1.41176470588235,100,,8.5
+2,1,main,2,22,11,12,1.09090909090909,64.7058823529412,1,3.25
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1
+5,3,compute,10,12.5,6.25,6.5,1.04,36.7647058823529,3,12.5
+7,3,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,5.88235294117647,3,2
+4,3,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,4.41176470588235,3,1.5
+6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5
+8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25
+9,1,compute,3,3.5,1.75,3.5,2,10.2941176470588,1,3.5" $QUERY "$dir/p.db" --format csv
+expect_out listing-all-at-once "$($QUERY "$dir/p.db" --format csv)" $QUERY "$dir/p.db" --format csv --top 0
 
-expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct
-1,0,root,3,34,17,24,1.41176470588235,100
-2,1,main,2,22,11,12,1.09090909090909,64.7058823529412
-3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50" \
+expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
+1,0,root,3,34,17,24,1.41176470588235,100,,8.5
+2,1,main,2,22,11,12,1.09090909090909,64.7058823529412,1,3.25
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1" \
     $QUERY "$dir/p.db" --format=csv --depth 2 --top 3
+expect_out more-rows "(3 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/p.db' --depth 2 --top 3 | tail -1"
+expect_out no-more-rows "9 1 compute" sh -c "$QUERY '$dir/p.db' --top 9 | tail -1 | awk '{ print \$1, \$2, \$3 }'"
 
 expect_out flat "site,label,kind,calls,time,mean,max,imbalance,pct
 1,root,root,3,26,13,16,1.23076923076923,76.4705882352941
