@@ -136,6 +136,7 @@ static int apply_option(query_args *a, const char *name, const char *value)
     } else if (strcmp(name, "--top") == 0) {
         if (parse_count(value, &a->opt.top))
             return usage_error("--top needs a number >= 0, not ", value);
+        a->opt.top_given = 1;
     } else if (strcmp(name, "--suggest-factor") == 0) {
         char *end;
         a->suggest_factor = strtod(value, &end);
@@ -212,6 +213,8 @@ static int parse_args(int argc, char **argv, query_args *a)
                            " --sql, --check and --suggest-filter exclude each other", NULL);
     if (a->output && !a->suggest)
         return usage_error("-o goes with --suggest-filter", NULL);
+    if (a->sql && !a->opt.top_given)
+        a->opt.top = 0;   /* a query's rows are all its own */
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     return -1;

@@ -34,9 +34,33 @@ int hpq_oom(const hpq_ctx *ctx)
     return -1;
 }
 
+/* The rows --top lets a report print: all of them in CSV and JSON unless
+ * --top was given. */
+static size_t rows_allowed(const hpq_ctx *ctx, size_t nrows)
+{
+    const hpq_options *o = ctx->opt;
+    if (o->top <= 0 || (o->format != HPQ_TEXT && !o->top_given) || nrows <= (size_t)o->top)
+        return nrows;
+    return (size_t)o->top;
+}
+
+void hpq_print_more(const hpq_ctx *ctx, double more)
+{
+    if (more > 0 && ctx->opt->format == HPQ_TEXT)
+        fprintf(ctx->out, "(%.0f more row%s; --top 0 lists them all)\n", more,
+                more == 1 ? "" : "s");
+}
+
+/* Prints t within --top, and in text a last line saying how many rows it
+ * left out. */
 int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t)
 {
-    return hpq_table_print(t, ctx->out, ctx->opt->format) ? hpq_oom(ctx) : 0;
+    hpq_table shown = *t;
+    shown.nrows = rows_allowed(ctx, t->nrows);
+    if (hpq_table_print(&shown, ctx->out, ctx->opt->format))
+        return hpq_oom(ctx);
+    hpq_print_more(ctx, (double)(t->nrows - shown.nrows));
+    return 0;
 }
 
 /* Runs `sql` (with an optional integer ?1) into a new table whose columns
@@ -157,6 +181,11 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
     if (title && ctx->opt->format == HPQ_TEXT)
         fprintf(ctx->out, "%s\n", title);
     int rc = hpq_print_table(ctx, t);
+    if (rc == 0 && ctx->opt->top && t->nrows == (size_t)ctx->opt->top &&
+        asprintf(&sql, "SELECT COUNT(*) FROM (%s)", select) >= 0) {
+        hpq_print_more(ctx, hpq_query_double(ctx, sql) - (double)t->nrows);
+        free(sql);
+    }
     hpq_table_free(t);
     return rc;
 }

@@ -13,6 +13,8 @@ typedef struct hpq_options {
     hpq_format format;
     long depth;        /* deepest level listed, -1 = all */
     long top;          /* rows listed, 0 = all */
+    int top_given;     /* --top was on the command line: CSV and JSON honour it
+                          too (text output always does) */
     int by_rank;       /* --comm: per (source rank, peer) */
 } hpq_options;
 

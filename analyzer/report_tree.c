@@ -461,9 +461,7 @@ static void print_more(const hpq_ctx *ctx, size_t shown)
              " (EXISTS (SELECT 1 FROM stat s WHERE s.node = n.id AND s.count > 0)"
              " OR EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id)))",
              ctx->opt->depth, ctx->opt->depth);
-    double all = hpq_query_double(ctx, sql);
-    if (all > (double)shown)
-        fprintf(ctx->out, "(%.0f more rows; --top 0 lists them all)\n", all - (double)shown);
+    hpq_print_more(ctx, hpq_query_double(ctx, sql) - (double)shown);
 }
 
 static int load_tree(const hpq_ctx *ctx, tree *tr)

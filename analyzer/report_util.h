@@ -21,7 +21,11 @@ double hpq_query_double(const hpq_ctx *ctx, const char *sql);
 /* Text-mode decimals of the time, imbalance and pct columns. */
 void hpq_time_columns(hpq_table *t);
 
-/* Prints t in the requested format; 0 or -1 (out of memory). */
+/* Prints t in the requested format, within --top (text output always,
+ * CSV and JSON when --top was given), with a last line in text saying how
+ * many rows it left out; 0 or -1 (out of memory). */
 int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t);
+/* "(N more rows; --top 0 lists them all)" in text output, when N > 0. */
+void hpq_print_more(const hpq_ctx *ctx, double more);
 
 #endif

@@ -75,6 +75,11 @@ expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct,parent,e
 3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1" \
     $QUERY "$dir/p.db" --format=csv --depth 2 --top 3
 expect_out more-rows "(3 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/p.db' --depth 2 --top 3 | tail -1"
+# --top in every report: text always (default 30), CSV and JSON when given
+expect_out flat-more "(5 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/p.db' --flat --top 3 | tail -1"
+expect_out comm-more "(1 more row; --top 0 lists them all)" sh -c "$QUERY '$dir/p.db' --comm main --top 2 | tail -1"
+expect_out comm-top-csv "3 4" sh -c "echo \$($QUERY '$dir/p.db' --comm main --top 2 --format csv | wc -l) \$($QUERY '$dir/p.db' --comm main --format csv | wc -l)"
+expect_out sql-no-default-top "10" sh -c "$QUERY '$dir/p.db' --sql 'SELECT id FROM node' | wc -l"
 expect_out no-more-rows "9 1 compute" sh -c "$QUERY '$dir/p.db' --top 9 | tail -1 | awk '{ print \$1, \$2, \$3 }'"
 
 expect_out flat "site,label,kind,calls,time,mean,max,imbalance,pct
