@@ -194,9 +194,9 @@ static int link_nodes(const hpq_ctx *ctx, hpq_ftree *tr)
 }
 
 /* The root carries the run's thread time, as the default report's root
- * row: per rank its wall time times its threads that recorded.  What the
- * threads' own roots did not record (a thread started late or ended
- * early) is the root's exclusive time. */
+ * row: per rank its wall time times its threads that recorded (the
+ * root's own records may hold no time).  Its exclusive time is what its
+ * children do not cover, clamped at 0. */
 static int root_carries_total(const hpq_ctx *ctx, hpq_ftree *tr)
 {
     sqlite3_stmt *st;
@@ -210,9 +210,11 @@ static int root_carries_total(const hpq_ctx *ctx, hpq_ftree *tr)
         return hpq_db_error(ctx);
     hpq_fnode *root = tr->root;
     if (root && total > 0) {
-        double excl = root->excl + (total - root->incl);
-        root->excl = excl > 0 ? excl : 0;
+        double kids = 0;
+        for (size_t i = 0; i < root->nkids; i++)
+            kids += root->kids[i]->incl;
         root->incl = total;
+        root->excl = total > kids ? total - kids : 0;
     }
     return 0;
 }

@@ -17,6 +17,7 @@
 #define TOP_HEIGHT 56.0     /* title and legend */
 #define CHAR_WIDTH 7.0      /* of the 12px monospace labels */
 #define MIN_TEXT_WIDTH 24.0
+#define MIN_WIDTH 0.001     /* px: narrower nodes are left out */
 
 static const struct {
     const char *name, *legend, *fill;
@@ -105,7 +106,8 @@ typedef struct layout {
 } layout;
 
 /* Draws nd at x (width w) and its children left to right inside it;
- * nodes without time have no width and are not drawn. */
+ * nodes narrower than MIN_WIDTH (no time, or too little to show) are
+ * left out. */
 static void draw(const layout *lo, const hpq_fnode *nd, double x, double w)
 {
     put_node(lo->out, nd, lo->root_time, x, w, lo->bottom - (nd->depth + 1) * ROW_HEIGHT);
@@ -115,7 +117,7 @@ static void draw(const layout *lo, const hpq_fnode *nd, double x, double w)
         double kw = k->incl * lo->scale;
         if (kw > end - cx)
             kw = end - cx;      /* never wider than what the parent has left */
-        if (kw > 0)
+        if (kw >= MIN_WIDTH)
             draw(lo, k, cx, kw);
         cx += kw;
     }
