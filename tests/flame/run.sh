@@ -24,7 +24,10 @@
 # SVG: 1180 px for the root's 34 s; loop@app.c:20 (17 s) is 590.000 px;
 # main's tooltip "inclusive 22.000000 s (64.71%)", "exclusive 3.250000 s
 # (9.56%)"; MPI_Send@app.c:42 (tran 1.0 > sync 0.5) is class mpi-tran,
-# main (a procedure) compute; 9 nodes with time, 9 rects.
+# main (a procedure) compute; 9 nodes with time, 9 rects.  The loop's
+# label made 'a;b<&>"' newline 'c' (a copy): folded 'a,b<&>"?c', the
+# SVG's title 'a;b&lt;&amp;&gt;&quot;?c'.  Emptied of records and nodes
+# (a copy), the profile's SVG has the root's rect only.
 #
 # Ground truth 2: real runs.  tests/mpi/late_sender (2 ranks): rank 0's
 # MPI_Recv waits 200 ms for a sender (sync ~0.2 s, tran ~0), so its node
@@ -149,6 +152,20 @@ expect_eq "unwritable OUT: one line naming it" "1,1" \
 mkdir "$tmp/out"
 "$QUERY" "$db" --flamegraph "$tmp/out/f.svg" >/dev/null 2>&1 || true
 expect_eq "a written SVG leaves no temporary file" "f.svg" "$(ls "$tmp/out" | oneline)"
+
+# a label with ';', markup and a newline (a copy): ',' and '?' in the
+# folded line, escaped in the SVG, which stays valid XML
+cp "$db" "$tmp/esc.db"
+sqlite3 "$tmp/esc.db" "UPDATE site SET label = 'a;b<&>\"' || char(10) || 'c' WHERE kind = 'loop'"
+expect_eq "a label's ';' and newline in a folded line" "main;a,b<&>\"?c 1000000" \
+    "$("$QUERY" "$tmp/esc.db" --folded | grep '^main;a' | grep -v ';a[^;]*;')"
+"$QUERY" "$tmp/esc.db" --flamegraph "$tmp/esc.svg" >/dev/null 2>&1 || true
+if xmllint --noout "$tmp/esc.svg" 2>/dev/null &&
+    grep -q '^<g><title>a;b&lt;&amp;&gt;&quot;?c$' "$tmp/esc.svg"; then
+    ok "a label with markup is escaped in the SVG"
+else
+    notok "a label with markup is escaped in the SVG" "invalid XML or no escaped title"
+fi
 
 # an empty profile: only the root
 cp "$db" "$tmp/empty.db"
