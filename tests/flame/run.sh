@@ -152,6 +152,8 @@ expect_eq "unwritable OUT: one line naming it" "1,1" \
 mkdir "$tmp/out"
 "$QUERY" "$db" --flamegraph "$tmp/out/f.svg" >/dev/null 2>&1 || true
 expect_eq "a written SVG leaves no temporary file" "f.svg" "$(ls "$tmp/out" | oneline)"
+(umask 027 && "$QUERY" "$db" --flamegraph "$tmp/out/g.svg" >/dev/null 2>&1) || true
+expect_eq "the SVG's mode is 0666 less the umask (027: 640)" 640 "$(stat -c %a "$tmp/out/g.svg")"
 
 # a label with ';', markup and a newline (a copy): ',' and '?' in the
 # folded line, escaped in the SVG, which stays valid XML
