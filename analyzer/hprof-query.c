@@ -15,13 +15,16 @@
 #include "check.h"
 #include "db.h"
 #include "dbcomp.h"
+#include "flame.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
     int ninputs;
     const char *comm_site, *ranks_site, *threads_site, *sql;
     int flat, tasks, task_trace, check, suggest;
-    const char *output;     /* -o FILE of --suggest-filter */
+    int folded;             /* --folded: folded stacks (flame.c) */
+    const char *flamegraph; /* --flamegraph FILE: the SVG (flame_svg.c) */
+    const char *output;     /* -o FILE of --suggest-filter or --folded */
     double suggest_factor;
     int raw;                /* --raw: times as measured, not compensated */
     hpq_options opt;
@@ -48,7 +51,10 @@ static void usage(FILE *out)
           "                    whose mean time per call is below K x the probe cost\n"
           "                    (the run's calibrated cost, else 30 ns)\n"
           "  --suggest-factor K  that multiple (default 10)\n"
-          "  -o FILE           with --suggest-filter: write it to FILE, not stdout\n"
+          "  -o FILE           with --suggest-filter or --folded: write it to FILE\n"
+          "  --folded          folded stacks: a line per calling context with exclusive\n"
+          "                    time, frame;frame;... MICROSECONDS (flame graph tools)\n"
+          "  --flamegraph OUT.svg  a self-contained SVG flame graph of the tree\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
@@ -112,7 +118,8 @@ static int parse_format(const char *s, hpq_format *f)
 static int takes_value(const char *name)
 {
     static const char *const names[] = {"--comm", "--ranks", "--threads", "--sql", "--depth",
-                                        "--top", "--format", "--suggest-factor", "-o"};
+                                        "--top", "--format", "--suggest-factor", "-o",
+                                        "--flamegraph"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -130,6 +137,8 @@ static int apply_option(query_args *a, const char *name, const char *value)
         a->threads_site = value;
     else if (strcmp(name, "--sql") == 0)
         a->sql = value;
+    else if (strcmp(name, "--flamegraph") == 0)
+        a->flamegraph = value;
     else if (strcmp(name, "--depth") == 0) {
         if (parse_count(value, &a->opt.depth))
             return usage_error("--depth needs a number >= 0, not ", value);
@@ -189,6 +198,8 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->check = 1;
         else if (strcmp(name, "--suggest-filter") == 0 && !eq)
             a->suggest = 1;
+        else if (strcmp(name, "--folded") == 0 && !eq)
+            a->folded = 1;
         else if (strcmp(name, "--raw") == 0 && !eq)
             a->raw = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
@@ -208,11 +219,13 @@ static int parse_args(int argc, char **argv, query_args *a)
         return usage_error("no profile or database given", NULL);
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
-            (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) > 1)
+            (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) + (a->folded != 0) +
+            (a->flamegraph != NULL) > 1)
         return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace,"
-                           " --sql, --check and --suggest-filter exclude each other", NULL);
-    if (a->output && !a->suggest)
-        return usage_error("-o goes with --suggest-filter", NULL);
+                           " --sql, --check, --suggest-filter, --folded and --flamegraph"
+                           " exclude each other", NULL);
+    if (a->output && !a->suggest && !a->folded)
+        return usage_error("-o goes with --suggest-filter or --folded", NULL);
     if (a->sql && !a->opt.top_given)
         a->opt.top = 0;   /* a query's rows are all its own */
     if (a->opt.by_rank && !a->comm_site)
@@ -238,6 +251,10 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_task_trace(ctx);
     if (a->sql)
         return hpq_report_sql(ctx, a->sql);
+    if (a->folded)
+        return hpq_report_folded(ctx, a->output);
+    if (a->flamegraph)
+        return hpq_report_flamegraph(ctx, a->flamegraph);
     return hpq_report_tree(ctx);
 }
 
@@ -267,9 +284,9 @@ int main(int argc, char **argv)
         if (status < 0)
             print_error(err, NULL, "");
         status = status != 0;
-    } else if (run_report(&a, &ctx)) {
+    } else if ((status = run_report(&a, &ctx)) != 0) {
         print_error(err, NULL, "");
-        status = 1;
+        status = status == -2 ? 2 : 1;     /* -2: the output file (flame_out.c) */
     }
     sqlite3_close(db);
     free(db_path);

@@ -70,6 +70,7 @@ include tests/shares/local.mk
 include tests/fuzz/local.mk
 include tests/writes/local.mk
 include tests/bench/local.mk
+include tests/flame/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

@@ -1,0 +1,64 @@
+/*
+ * flame.h - hprof-query's pictures of the calling-context tree: folded
+ * stacks (--folded) and a self-contained SVG flame graph (--flamegraph).
+ * flame.c loads the tree with inclusive and exclusive times and writes
+ * the folded stacks; flame_svg.c draws the SVG; flame_out.c writes a
+ * file whole or not at all.
+ */
+#ifndef HPQ_FLAME_H
+#define HPQ_FLAME_H
+
+#include <stdio.h>
+#include <stdint.h>
+#include "report.h"
+
+/* The colour class of a node, from its site. */
+typedef enum hpq_fclass {
+    HPQ_FC_ROOT,
+    HPQ_FC_COMPUTE,     /* procedures, loops, calls, regions, OpenMP bodies */
+    HPQ_FC_MPI_TRAN,    /* an MPI site whose transmission time >= its sync time */
+    HPQ_FC_MPI_SYNC,    /* an MPI site whose sync time is larger */
+    HPQ_FC_OMP_SYNC,    /* barriers, waits, taskwait, flush */
+    HPQ_FC_OMP_CONTROL, /* fork, join, task create */
+    HPQ_FC_COUNT
+} hpq_fclass;
+
+typedef struct hpq_fnode {
+    int64_t id, parent;
+    char *label;
+    hpq_fclass cls;
+    double incl;        /* summed over ranks and threads (seconds) */
+    double excl;        /* per rank and thread incl - children, >= 0, summed */
+    int depth;          /* 0 at the root */
+    size_t nkids;
+    struct hpq_fnode **kids;    /* sorted by label, then id */
+} hpq_fnode;
+
+typedef struct hpq_ftree {
+    hpq_fnode *nodes;   /* by increasing id */
+    size_t n;
+    hpq_fnode *root;
+    int max_depth;
+} hpq_ftree;
+
+/* Loads the tree; 0, or -1 with ctx->err set. */
+int hpq_ftree_load(const hpq_ctx *ctx, hpq_ftree *tr);
+void hpq_ftree_free(hpq_ftree *tr);
+
+/* Writer of one output: fn(ctx, tree, out) writes to out, 0 or -1. */
+typedef int (*hpq_fwriter)(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
+
+/* Writes through fn to path (a temporary file next to it, renamed when
+ * complete), or to ctx->out when path is NULL.  0; -1 with ctx->err set
+ * on a database error; -2 with ctx->err naming path when it cannot be
+ * written (nothing is left behind). */
+int hpq_write_output(const hpq_ctx *ctx, const char *path, hpq_fwriter fn);
+
+int hpq_write_folded(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
+int hpq_write_flamegraph(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
+
+/* The two reports: --folded [-o FILE] and --flamegraph FILE. */
+int hpq_report_folded(const hpq_ctx *ctx, const char *path);
+int hpq_report_flamegraph(const hpq_ctx *ctx, const char *path);
+
+#endif
