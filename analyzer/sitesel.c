@@ -101,37 +101,21 @@ static int find_by_file_line(sqlite3 *db, const char *spec, const char *colon,
     return rc;
 }
 
-/* The sites whose column `col` (the printed label, or the site id) is
- * spec: a label such as "parallel@eam.c:327" names one construct of a
- * line that holds several. */
-static int find_by_column(sqlite3 *db, const char *col, const char *spec, candidates *c)
+/* The sites matching `where` (an SQL condition on site with one
+ * parameter ?1: text when given, else num), in id order. */
+static int find_where(sqlite3 *db, const char *where, const char *text, int64_t num,
+                      candidates *c)
 {
-    char sql[128];
+    char sql[160];
     sqlite3_stmt *st;
     int rc = -1;
-    snprintf(sql, sizeof sql, "SELECT id, kind, label, name FROM site WHERE %s = ?1 ORDER BY id",
-             col);
+    snprintf(sql, sizeof sql, "SELECT id, kind, label, name FROM site WHERE %s ORDER BY id",
+             where);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (strcmp(col, "id") == 0)
-            sqlite3_bind_int64(st, 1, atoll(spec));
+        if (text)
+            sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
         else
-            sqlite3_bind_text(st, 1, spec, -1, SQLITE_STATIC);
-        rc = 0;
-        while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
-            rc = add_candidate(c, st);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int find_by_name(sqlite3 *db, const char *spec, candidates *c)
-{
-    sqlite3_stmt *st;
-    int rc = -1;
-    if (sqlite3_prepare_v2(db, "SELECT id, kind, label, name FROM site"
-                               " WHERE name = ?1 OR func = ?1 ORDER BY id", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, spec, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 1, num);
         rc = 0;
         while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
             rc = add_candidate(c, st);
@@ -340,13 +324,13 @@ int hpq_select(sqlite3 *db, const char *db_path, const char *spec, enum hpq_want
     if (is_number(spec) || (spec[0] == '#' && is_number(spec + 1)))
         return select_node(db, db_path, spec, want, sel, err, errlen);
     if (strncmp(spec, "site:", 5) == 0 && is_number(spec + 5))
-        rc = find_by_column(db, "id", spec + 5, &c);
-    else if (strchr(spec, '@') && ((rc = find_by_column(db, "label", spec, &c)) != 0 || c.n > 0))
+        rc = find_where(db, "id = ?1", NULL, atoll(spec + 5), &c);
+    else if (strchr(spec, '@') && ((rc = find_where(db, "label = ?1", spec, 0, &c)) != 0 || c.n > 0))
         ;   /* a construct's label as the reports print it names its site */
     else if (colon && colon > spec && is_number(colon + 1))
         rc = find_by_file_line(db, spec, colon, &c);
-    else
-        rc = find_by_name(db, spec, &c);
+    else  /* a function or MPI name, or the function sites are in */
+        rc = find_where(db, "name = ?1 OR func = ?1", spec, 0, &c);
     if (rc) {
         snprintf(err, errlen, "%s: %s", db_path, sqlite3_errmsg(db));
     } else if ((rc = choose(&c, spec, db_path, want, err, errlen)) == 0) {
