@@ -10,7 +10,6 @@
  */
 #include "config.h"
 #include <assert.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "flame.h"
@@ -272,7 +271,8 @@ static void put_path(FILE *out, const hpq_ftree *tr, const hpq_fnode *nd)
 
 static void fold_node(FILE *out, const hpq_ftree *tr, const hpq_fnode *nd)
 {
-    long long us = llround(nd->excl * 1e6);
+    /* exclusive time is never negative: round half up */
+    long long us = nd->excl > 0 ? (long long)(nd->excl * 1e6 + 0.5) : 0;
     if (us > 0) {
         put_path(out, tr, nd);
         fprintf(out, " %lld\n", us);

@@ -27,5 +27,5 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
-analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la -lm
+analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la
 
