@@ -19,16 +19,6 @@ static const char nodes_sql[] =
     "SELECT n.id, n.parent, COALESCE(s.label, ''), COALESCE(s.kind, ''),"
     " COALESCE(s.name, '') FROM node n LEFT JOIN site s ON s.id = n.site ORDER BY n.id";
 
-static const char times_sql[] =
-    "WITH own AS (SELECT node, rank, thread, SUM(time) AS t FROM stat"
-    "  GROUP BY node, rank, thread),"
-    " kids AS (SELECT n.parent AS node, s.rank AS rank, s.thread AS thread,"
-    "  SUM(s.time) AS t FROM stat s JOIN node n ON n.id = s.node"
-    "  WHERE n.parent IS NOT NULL GROUP BY n.parent, s.rank, s.thread)"
-    " SELECT o.node, SUM(o.t), SUM(MAX(o.t - COALESCE(k.t, 0), 0)) FROM own o"
-    " LEFT JOIN kids k ON k.node = o.node AND k.rank = o.rank AND k.thread = o.thread"
-    " GROUP BY o.node";
-
 static const char comm_sql[] =
     "SELECT node, SUM(tran), SUM(sync) FROM comm GROUP BY node";
 
@@ -113,7 +103,7 @@ static int load_nodes(const hpq_ctx *ctx, hpq_ftree *tr)
 static int load_times(const hpq_ctx *ctx, hpq_ftree *tr)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ctx->db, times_sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(ctx->db, hpq_node_times_sql, -1, &st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -37,14 +37,7 @@ static int write_file(const hpq_ctx *ctx, const hpq_ftree *tr, const char *path,
     }
     mode_t mask = umask(0);     /* mkstemp's file is 0600: as fopen's would be */
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return output_error(ctx, path, e);
-    }
-    FILE *out = fdopen(fd, "w");
+    FILE *out = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
     if (!out) {
         int e = errno;
         close(fd);

@@ -138,14 +138,8 @@ static int by_time_desc(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Exclusive time: per rank and thread, a node's time less its
- * children's, at least 0, then summed. */
-static const char *const excl_all_sql =
-    "SELECT a.node, SUM(MAX(0, a.t - COALESCE(b.k, 0))) FROM"
-    " (SELECT node, rank, thread, SUM(time) AS t FROM stat GROUP BY node, rank, thread) a"
-    " LEFT JOIN (SELECT n.parent AS node, c.rank AS rank, c.thread AS thread, SUM(c.time) AS k"
-    "  FROM stat c JOIN node n ON n.id = c.node GROUP BY n.parent, c.rank, c.thread) b"
-    " ON b.node = a.node AND b.rank = a.rank AND b.thread = a.thread GROUP BY a.node";
+/* The exclusive time of one node, as hpq_node_times_sql gives every
+ * node's (the lazy listing asks for the nodes it lists only). */
 static const char *const excl_one_sql =
     "SELECT SUM(MAX(0, a.t - COALESCE(b.k, 0))) FROM"
     " (SELECT rank, thread, SUM(time) AS t FROM stat WHERE node = ?1 GROUP BY rank, thread) a"
@@ -155,7 +149,7 @@ static const char *const excl_one_sql =
 
 static int load_all_exclusive(const hpq_ctx *ctx, tree *tr)
 {
-    hpq_table *t = hpq_query_table(ctx, excl_all_sql);
+    hpq_table *t = hpq_query_table(ctx, hpq_node_times_sql);
     if (!t)
         return -1;
     tree_node *nodes = tr->blocks[0];
@@ -165,7 +159,7 @@ static int load_all_exclusive(const hpq_ctx *ctx, tree *tr)
     for (size_t r = 0; r < t->nrows; r++) {
         int64_t id = hpq_cell_at(t, r, 0)->i;
         if (id >= 1 && (size_t)id <= n)
-            nodes[id - 1].excl = hpq_cell_at(t, r, 1)->d;
+            nodes[id - 1].excl = hpq_cell_at(t, r, 2)->d;
     }
     int failed = t->failed;
     hpq_table_free(t);

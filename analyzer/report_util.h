@@ -21,6 +21,11 @@ double hpq_query_double(const hpq_ctx *ctx, const char *sql);
 /* Text-mode decimals of the time, imbalance and pct columns. */
 void hpq_time_columns(hpq_table *t);
 
+/* Every node's inclusive and exclusive time (columns node, time, excl):
+ * per rank and thread the node's time less its children's, at least 0,
+ * then summed over ranks and threads. */
+extern const char hpq_node_times_sql[];
+
 /* Prints t in the requested format, within --top (text output always,
  * CSV and JSON when --top was given), with a last line in text saying how
  * many rows it left out; 0 or -1 (out of memory). */
