@@ -20,7 +20,7 @@
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
     int ninputs;
-    const char *comm_site, *ranks_site, *threads_site, *sql;
+    const char *comm_site, *ranks_site, *threads_site, *callers_site, *sql;
     int flat, tasks, task_trace, check, suggest;
     int folded;             /* --folded: folded stacks (flame.c) */
     const char *flamegraph; /* --flamegraph FILE: the SVG (flame_svg.c) */
@@ -42,6 +42,8 @@ static void usage(FILE *out)
           "  --comm SITE       per-destination table of communication site(s) SITE\n"
           "  --by-rank         with --comm: per source rank and destination\n"
           "  --ranks SITE      per-rank distribution of SITE\n"
+          "  --callers SITE    bottom-up: SITE merged over its calling contexts, then its\n"
+          "                    callers, their callers, ... with SITE's time under each\n"
           "  --threads SITE    per-thread table of an OpenMP construct (waits, holds, tasks)\n"
           "  --tasks           tasks created per (parent construct, child construct)\n"
           "  --task-trace      the task timeline (HPROF_TASK_TRACE) as Chrome trace JSON\n"
@@ -61,7 +63,10 @@ static void usage(FILE *out)
           "options:\n"
           "  --depth N         list calling contexts down to depth N\n"
           "  --top N           list at most N rows (default 30, 0 = all)\n"
-          "  --format F        text, csv or json (default text)\n"
+          "  --sort COLUMN[:asc|:desc]  rows by that column of the report (siblings in the\n"
+          "                    tree and --callers); numbers descending, text ascending\n"
+          "  --format F        text, csv or json (default text); hatchet: the top-down\n"
+          "                    listing as nested JSON for hatchet's GraphFrame.from_literal\n"
           "  --raw             times as measured; by default the calibrated cost of the\n"
           "                    measurement is subtracted (intrusion compensation)\n"
           "  --help            this text\n"
@@ -110,15 +115,39 @@ static int parse_format(const char *s, hpq_format *f)
         *f = HPQ_CSV;
     else if (strcmp(s, "json") == 0)
         *f = HPQ_JSON;
+    else if (strcmp(s, "hatchet") == 0)
+        *f = HPQ_HATCHET;
     else
         return -1;
     return 0;
 }
 
+/* COLUMN[:asc|:desc] into opt->sort and opt->sort_dir. */
+static int parse_sort(const char *s, hpq_options *opt)
+{
+    static char column[64];
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : strlen(s);
+    if (len == 0 || len >= sizeof column)
+        return -1;
+    if (!colon)
+        opt->sort_dir = 0;
+    else if (strcmp(colon, ":asc") == 0)
+        opt->sort_dir = -1;
+    else if (strcmp(colon, ":desc") == 0)
+        opt->sort_dir = 1;
+    else
+        return -1;
+    memcpy(column, s, len);
+    column[len] = 0;
+    opt->sort = column;
+    return 0;
+}
+
 static int takes_value(const char *name)
 {
-    static const char *const names[] = {"--comm", "--ranks", "--threads", "--sql", "--depth",
-                                        "--top", "--format", "--suggest-factor", "-o",
+    static const char *const names[] = {"--comm", "--ranks", "--threads", "--callers", "--sql", "--depth",
+                                        "--top", "--sort", "--format", "--suggest-factor", "-o",
                                         "--flamegraph"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
@@ -135,6 +164,8 @@ static int apply_option(query_args *a, const char *name, const char *value)
         a->ranks_site = value;
     else if (strcmp(name, "--threads") == 0)
         a->threads_site = value;
+    else if (strcmp(name, "--callers") == 0)
+        a->callers_site = value;
     else if (strcmp(name, "--sql") == 0)
         a->sql = value;
     else if (strcmp(name, "--flamegraph") == 0)
@@ -146,6 +177,9 @@ static int apply_option(query_args *a, const char *name, const char *value)
         if (parse_count(value, &a->opt.top))
             return usage_error("--top needs a number >= 0, not ", value);
         a->opt.top_given = 1;
+    } else if (strcmp(name, "--sort") == 0) {
+        if (parse_sort(value, &a->opt))
+            return usage_error("--sort needs COLUMN, COLUMN:asc or COLUMN:desc, not ", value);
     } else if (strcmp(name, "--suggest-factor") == 0) {
         char *end;
         a->suggest_factor = strtod(value, &end);
@@ -155,7 +189,7 @@ static int apply_option(query_args *a, const char *name, const char *value)
         a->output = value;
     } else if (strcmp(name, "--format") == 0) {
         if (parse_format(value, &a->opt.format))
-            return usage_error("--format must be text, csv or json, not ", value);
+            return usage_error("--format must be text, csv, json or hatchet, not ", value);
     }
     return 0;
 }
@@ -218,16 +252,24 @@ static int parse_args(int argc, char **argv, query_args *a)
     if (!a->ninputs)
         return usage_error("no profile or database given", NULL);
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
-            (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
+            (a->threads_site != NULL) + (a->callers_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
             (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) + (a->folded != 0) +
             (a->flamegraph != NULL) > 1)
-        return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace,"
+        return usage_error("--flat, --comm, --ranks, --threads, --callers, --tasks, --task-trace,"
                            " --sql, --check, --suggest-filter, --folded and --flamegraph"
                            " exclude each other", NULL);
     if (a->output && !a->suggest && !a->folded)
         return usage_error("-o goes with --suggest-filter or --folded", NULL);
     if (a->sql && !a->opt.top_given)
         a->opt.top = 0;   /* a query's rows are all its own */
+    if (a->opt.format == HPQ_HATCHET) {
+        if (a->flat || a->comm_site || a->ranks_site || a->threads_site || a->callers_site ||
+            a->tasks || a->task_trace || a->sql || a->check || a->suggest || a->folded ||
+            a->flamegraph)
+            return usage_error("--format hatchet is for the top-down listing only", NULL);
+        if (!a->opt.top_given)
+            a->opt.top = 0;   /* the whole tree unless --top prunes it */
+    }
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     return -1;
@@ -245,6 +287,8 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_ranks(ctx, a->ranks_site);
     if (a->threads_site)
         return hpq_report_threads(ctx, a->threads_site);
+    if (a->callers_site)
+        return hpq_report_callers(ctx, a->callers_site);
     if (a->tasks)
         return hpq_report_tasks(ctx);
     if (a->task_trace)

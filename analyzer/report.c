@@ -51,9 +51,37 @@ void hpq_print_more(const hpq_ctx *ctx, double more)
                 more == 1 ? "" : "s");
 }
 
+int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc)
+{
+    const char *name = ctx->opt->sort;
+    if (!name)
+        return -1;
+    int col = hpq_table_column(t, name);
+    if (col < 0) {
+        int n = snprintf(ctx->err, ctx->errlen, "--sort: this report has no column '%s'"
+                         " (its columns:", name);
+        for (int c = 0; c < t->ncols && n >= 0 && (size_t)n < ctx->errlen; c++)
+            n += snprintf(ctx->err + n, ctx->errlen - (size_t)n, "%s %s", c ? "," : "",
+                          t->names[c]);
+        if (n >= 0 && (size_t)n < ctx->errlen)
+            snprintf(ctx->err + n, ctx->errlen - (size_t)n, ")");
+        return -2;
+    }
+    *desc = ctx->opt->sort_dir > 0;
+    if (ctx->opt->sort_dir == 0) {
+        *desc = 1;      /* numbers: the largest first; text: alphabetical */
+        for (size_t r = 0; r < t->nrows; r++)
+            if (hpq_cell_at(t, r, col)->type != HPQ_NULL) {
+                *desc = hpq_cell_at(t, r, col)->type != HPQ_STR;
+                break;
+            }
+    }
+    return col;
+}
+
 /* Prints t within --top, and in text a last line saying how many rows it
  * left out. */
-int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t)
+int hpq_print_rows(const hpq_ctx *ctx, const hpq_table *t)
 {
     hpq_table shown = *t;
     shown.nrows = rows_allowed(ctx, t->nrows);
@@ -61,6 +89,18 @@ int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t)
         return hpq_oom(ctx);
     hpq_print_more(ctx, (double)(t->nrows - shown.nrows));
     return 0;
+}
+
+/* The rows sorted by --sort's column (a report's own order otherwise),
+ * then printed as hpq_print_rows does. */
+int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t)
+{
+    int desc, col = hpq_sort_column(ctx, t, &desc);
+    if (col == -2)
+        return -1;
+    if (col >= 0 && hpq_table_sort((hpq_table *)t, col, desc))
+        return hpq_oom(ctx);
+    return hpq_print_rows(ctx, t);
 }
 
 /* Runs `sql` (with an optional integer ?1) into a new table whose columns
@@ -179,7 +219,7 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
 {
     char limit[32] = "";
     char *sql;
-    if (ctx->opt->top)
+    if (ctx->opt->top && !ctx->opt->sort)   /* sorted: all rows, then --top */
         snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
     if (asprintf(&sql, "%s%s", select, limit) < 0)
         return hpq_oom(ctx);
@@ -191,7 +231,7 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
     if (title && ctx->opt->format == HPQ_TEXT)
         fprintf(ctx->out, "%s\n", title);
     int rc = hpq_print_table(ctx, t);
-    if (rc == 0 && ctx->opt->top && t->nrows == (size_t)ctx->opt->top &&
+    if (rc == 0 && limit[0] && t->nrows == (size_t)ctx->opt->top &&
         asprintf(&sql, "SELECT COUNT(*) FROM (%s)", select) >= 0) {
         hpq_print_more(ctx, hpq_query_double(ctx, sql) - (double)t->nrows);
         free(sql);
@@ -200,16 +240,32 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
     return rc;
 }
 
+/* Per site the rank whose time there is the largest (the lowest such
+ * rank) and that rank's thread whose time is the largest: outermost
+ * contexts only, as in site_time. */
+#define SITE_WORST_SQL                                                                     \
+    "WITH st AS (SELECT n.site AS site, s.rank AS rank, s.thread AS thread,"              \
+    "  SUM(s.time) AS t FROM stat s JOIN node n ON n.id = s.node WHERE n.outer"           \
+    "  GROUP BY n.site, s.rank, s.thread),"                                               \
+    " rk AS (SELECT site, rank, SUM(t) AS t FROM st GROUP BY site, rank),"                \
+    " wr AS (SELECT site, rank FROM (SELECT site, rank, ROW_NUMBER() OVER"                \
+    "  (PARTITION BY site ORDER BY t DESC, rank) AS k FROM rk WHERE t > 0) WHERE k = 1)," \
+    " wt AS (SELECT st.site AS site, st.rank AS rank, st.thread AS thread,"               \
+    "  ROW_NUMBER() OVER (PARTITION BY st.site ORDER BY st.t DESC, st.thread) AS k"      \
+    "  FROM st JOIN wr ON wr.site = st.site AND wr.rank = st.rank)"                       \
+    " SELECT site, rank, thread FROM wt WHERE k = 1"
+
 int hpq_report_flat(const hpq_ctx *ctx)
 {
     return print_listing(ctx,
-                         "SELECT site, label, kind, calls, time, mean, max, imbalance,"
-                         " 100.0 * time / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) AS pct"
-                         " FROM site_time"
+                         "SELECT t.site AS site, label, kind, calls, time, mean, max, imbalance,"
+                         " 100.0 * time / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) AS pct,"
+                         " w.rank AS worst_rank, w.thread AS worst_thread"
+                         " FROM site_time t LEFT JOIN (" SITE_WORST_SQL ") w ON w.site = t.site"
                          /* sites the instrumenter left without a probe:
                           * no calls, no time (theirs is their parent's) */
                          " UNION ALL SELECT id, label, kind || ' (not probed)', NULL, NULL,"
-                         " NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
+                         " NULL, NULL, NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
                          " AND id NOT IN (SELECT site FROM site_time)"
                          " ORDER BY time DESC, site",
                          NULL);
@@ -357,7 +413,8 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
     if (asprintf(&sql,
                  "SELECT r.rank AS rank, COALESCE(st.calls, 0) AS calls,"
                  " COALESCE(st.time, 0.0) AS time, COALESCE(cm.tran, 0.0) AS tran,"
-                 " COALESCE(cm.sync, 0.0) AS sync FROM rank r"
+                 " COALESCE(cm.sync, 0.0) AS sync, ROW_NUMBER() OVER"
+                 " (ORDER BY COALESCE(st.time, 0.0) DESC, r.rank) = 1 AS worst FROM rank r"
                  " LEFT JOIN (SELECT rank, SUM(count) AS calls, SUM(time) AS time FROM stat"
                  "  WHERE node IN (%s) GROUP BY rank) st ON st.rank = r.rank"
                  " LEFT JOIN (SELECT rank, SUM(tran) AS tran, SUM(sync) AS sync FROM comm"
@@ -458,7 +515,9 @@ static char *threads_sql(const char *nodes, const int *shown)
     for (size_t i = 0; i < NTHREAD_COLUMNS; i++)
         if (shown[i])
             append(&outer, ", %s", thread_columns[i].column);
-    append(&outer, " FROM (%s) ORDER BY rank, thread",
+    /* the slowest thread of each rank */
+    append(&outer, ", ROW_NUMBER() OVER (PARTITION BY rank ORDER BY time DESC, thread) = 1"
+                   " AS worst FROM (%s) ORDER BY rank, thread",
            b.failed || !b.data ? "" : (const char *)b.data);
     hp_buf_free(&b);
     b = outer;

@@ -16,6 +16,9 @@ typedef struct hpq_options {
     int top_given;     /* --top was on the command line: CSV and JSON honour it
                           too (text output always does) */
     int by_rank;       /* --comm: per (source rank, peer) */
+    const char *sort;  /* --sort COLUMN: rows (siblings in a tree) by it, or NULL */
+    int sort_dir;      /* --sort COLUMN:asc -1, :desc 1, else 0: numbers descending,
+                          text ascending */
 } hpq_options;
 
 typedef struct hpq_ctx {
@@ -39,6 +42,9 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site);
 /* Per-thread table of an OpenMP construct: its time, the waits and holds
  * recorded inside it, executions and tasks. */
 int hpq_report_threads(const hpq_ctx *ctx, const char *site);
+/* Bottom-up view of one site: the site over all its contexts, then its
+ * callers, theirs, ... each with the site's calls and time (callers.c). */
+int hpq_report_callers(const hpq_ctx *ctx, const char *site);
 /* Tasks created per (parent construct, child construct). */
 int hpq_report_tasks(const hpq_ctx *ctx);
 /* The task timeline (HPROF_TASK_TRACE) as Chrome trace-event JSON: a

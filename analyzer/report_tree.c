@@ -73,6 +73,7 @@ typedef struct tree_node {
     int64_t calls;
     double time, mean, max, imbalance;
     double excl;                /* exclusive time, < 0 until known */
+    int64_t worst_rank, worst_thread;   /* -1 until known, -2 when none (no time) */
     int has_kids;               /* it has children (known before they are loaded) */
     int loaded;                 /* kids[] holds all its children, sorted */
     size_t nkids;
@@ -88,6 +89,7 @@ typedef struct tree {
     tree_node *root;
     sqlite3_stmt *kids_st;      /* lazy: the children of node ?1 */
     sqlite3_stmt *excl_st;      /* lazy: the exclusive time of node ?1 */
+    sqlite3_stmt *worst_st;     /* the worst rank and thread of node ?1 */
     double nranks;
 } tree;
 
@@ -104,6 +106,7 @@ static void tree_free(tree *tr)
     free(tr->block_len);
     sqlite3_finalize(tr->kids_st);
     sqlite3_finalize(tr->excl_st);
+    sqlite3_finalize(tr->worst_st);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -130,12 +133,78 @@ static tree_node *new_block(tree *tr, size_t n)
     return b;
 }
 
-static int by_time_desc(const void *a, const void *b)
+/* The order of siblings: by time unless --sort names another column. */
+typedef enum sibling_key { BY_TIME, BY_EXCL, BY_CALLS, BY_MAX, BY_IMBALANCE, BY_LABEL,
+                           BY_ID } sibling_key;
+static struct {
+    sibling_key key;
+    int desc;
+} sibling_order = {BY_TIME, 1};
+
+static int compare_key(const tree_node *x, const tree_node *y)
 {
-    const tree_node *x = *(tree_node *const *)a, *y = *(tree_node *const *)b;
-    if (x->time != y->time)
-        return x->time < y->time ? 1 : -1;
+    double a, b;
+    switch (sibling_order.key) {
+    case BY_LABEL:
+        return strcmp(x->label, y->label);
+    case BY_ID:
+        return (x->id > y->id) - (x->id < y->id);
+    case BY_EXCL:
+        a = x->excl, b = y->excl;
+        break;
+    case BY_CALLS:
+        a = (double)x->calls, b = (double)y->calls;
+        break;
+    case BY_MAX:
+        a = x->max, b = y->max;
+        break;
+    case BY_IMBALANCE:
+        a = x->imbalance, b = y->imbalance;
+        break;
+    default:
+        a = x->time, b = y->time;
+    }
+    return (a > b) - (a < b);
+}
+
+static int by_sibling_order(const void *pa, const void *pb)
+{
+    const tree_node *x = *(tree_node *const *)pa, *y = *(tree_node *const *)pb;
+    int c = compare_key(x, y);
+    if (c)
+        return sibling_order.desc ? -c : c;
     return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sets sibling_order from --sort; -1 with the message when the column is
+ * not one siblings can be sorted by. */
+static int choose_sibling_order(const hpq_ctx *ctx, const hpq_table *t)
+{
+    static const struct {
+        const char *column;
+        sibling_key key;
+    } keys[] = {{"time", BY_TIME}, {"pct", BY_TIME}, {"mean", BY_TIME}, {"excl", BY_EXCL},
+                {"calls", BY_CALLS}, {"max", BY_MAX}, {"imbalance", BY_IMBALANCE},
+                {"site", BY_LABEL}, {"node", BY_ID}};
+    int desc, col = hpq_sort_column(ctx, t, &desc);
+    sibling_order.key = BY_TIME;
+    sibling_order.desc = 1;
+    if (col == -2)
+        return -1;
+    if (col == -1)
+        return 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(t->names[col], keys[i].column) == 0) {
+            sibling_order.key = keys[i].key;
+            /* an empty table cannot tell the column's type: text goes up */
+            sibling_order.desc = ctx->opt->sort_dir ? ctx->opt->sort_dir > 0
+                                                    : keys[i].key != BY_LABEL &&
+                                                          keys[i].key != BY_ID;
+            return 0;
+        }
+    snprintf(ctx->err, ctx->errlen, "--sort: the tree sorts siblings by time, pct, mean, excl,"
+             " calls, max, imbalance, site or node, not '%s'", t->names[col]);
+    return -1;
 }
 
 /* The exclusive time of one node, as hpq_node_times_sql gives every
@@ -167,6 +236,8 @@ static int load_all_exclusive(const hpq_ctx *ctx, tree *tr)
 }
 
 /* ---- the whole tree at once ---- */
+
+static int load_all_worst(const hpq_ctx *ctx, tree *tr);
 
 static int load_all_nodes(const hpq_ctx *ctx, tree *tr)
 {
@@ -202,7 +273,7 @@ static int load_all_nodes(const hpq_ctx *ctx, tree *tr)
     }
     tr->root = t->nrows ? &nodes[0] : NULL;
     hpq_table_free(t);
-    return tr->root ? load_all_exclusive(ctx, tr) : 0;
+    return tr->root && (load_all_exclusive(ctx, tr) || load_all_worst(ctx, tr)) ? -1 : 0;
 }
 
 /* Links children to parents (parents precede children) and sorts them. */
@@ -230,7 +301,7 @@ static int link_children(tree *tr)
         }
     }
     for (size_t i = 0; i < n; i++)
-        qsort(nodes[i].kids, nodes[i].nkids, sizeof *nodes[i].kids, by_time_desc);
+        qsort(nodes[i].kids, nodes[i].nkids, sizeof *nodes[i].kids, by_sibling_order);
     return 0;
 }
 
@@ -270,6 +341,7 @@ static int read_node(const tree *tr, sqlite3_stmt *st, tree_node *nd)
     nd->mean = tr->nranks > 0 ? nd->time / tr->nranks : 0;
     nd->imbalance = nd->time > 0 ? nd->max * tr->nranks / nd->time : 0;
     nd->excl = -1;
+    nd->worst_rank = nd->worst_thread = -1;
     return nd->label ? 0 : -1;
 }
 
@@ -341,7 +413,63 @@ static int lazy_exclusive(const hpq_ctx *ctx, tree *tr, tree_node *nd)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
 }
 
-/* Makes nd's children known, sorted by decreasing time. */
+/* The rank whose time in node ?1 is the largest (the lowest such rank),
+ * and its thread whose time there is the largest: no row when the node
+ * has no time. */
+static const char *const worst_one_sql =
+    "SELECT w.rank, (SELECT s.thread FROM stat s WHERE s.node = ?1 AND s.rank = w.rank"
+    "  ORDER BY s.time DESC, s.thread LIMIT 1)"
+    " FROM (SELECT rank, SUM(time) AS t FROM stat WHERE node = ?1 GROUP BY rank) w"
+    " WHERE w.t > 0 ORDER BY w.t DESC, w.rank LIMIT 1";
+
+/* The same for every node at once (the whole-tree listing). */
+static const char *const worst_all_sql =
+    "WITH nr AS (SELECT node, rank, SUM(time) AS t FROM stat GROUP BY node, rank),"
+    " w AS (SELECT node, rank FROM (SELECT node, rank, ROW_NUMBER() OVER"
+    "  (PARTITION BY node ORDER BY t DESC, rank) AS k FROM nr WHERE t > 0) WHERE k = 1),"
+    " nt AS (SELECT s.node AS node, s.thread AS thread, ROW_NUMBER() OVER"
+    "  (PARTITION BY s.node ORDER BY s.time DESC, s.thread) AS k"
+    "  FROM stat s JOIN w ON w.node = s.node AND w.rank = s.rank)"
+    " SELECT w.node, w.rank, nt.thread FROM w JOIN nt ON nt.node = w.node AND nt.k = 1";
+
+/* The worst rank and thread of a node, asked for the rows listed. */
+static int lazy_worst(const hpq_ctx *ctx, tree *tr, tree_node *nd)
+{
+    if (nd->worst_rank != -1)
+        return 0;
+    if (!tr->worst_st &&
+        sqlite3_prepare_v2(ctx->db, worst_one_sql, -1, &tr->worst_st, NULL) != SQLITE_OK)
+        return hpq_db_error(ctx);
+    sqlite3_bind_int64(tr->worst_st, 1, nd->id);
+    int rc = sqlite3_step(tr->worst_st);
+    nd->worst_rank = rc == SQLITE_ROW ? sqlite3_column_int64(tr->worst_st, 0) : -2;
+    nd->worst_thread = rc == SQLITE_ROW ? sqlite3_column_int64(tr->worst_st, 1) : -2;
+    sqlite3_reset(tr->worst_st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
+}
+
+static int load_all_worst(const hpq_ctx *ctx, tree *tr)
+{
+    hpq_table *t = hpq_query_table(ctx, worst_all_sql);
+    if (!t)
+        return -1;
+    tree_node *nodes = tr->blocks[0];
+    size_t n = tr->block_len[0];
+    for (size_t i = 0; i < n; i++)
+        nodes[i].worst_rank = nodes[i].worst_thread = -2;
+    for (size_t r = 0; r < t->nrows; r++) {
+        int64_t id = hpq_cell_at(t, r, 0)->i;
+        if (id >= 1 && (size_t)id <= n) {
+            nodes[id - 1].worst_rank = hpq_cell_at(t, r, 1)->i;
+            nodes[id - 1].worst_thread = hpq_cell_at(t, r, 2)->i;
+        }
+    }
+    int failed = t->failed;
+    hpq_table_free(t);
+    return failed ? hpq_oom(ctx) : 0;
+}
+
+/* Makes nd's children known, in sibling order. */
 static int load_children(const hpq_ctx *ctx, tree *tr, tree_node *nd)
 {
     tree_node *kids;
@@ -354,10 +482,13 @@ static int load_children(const hpq_ctx *ctx, tree *tr, tree_node *nd)
     nd->kids = calloc(n + 1, sizeof *nd->kids);
     if (!nd->kids)
         return hpq_oom(ctx);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         nd->kids[i] = &kids[i];
+        if (sibling_order.key == BY_EXCL && lazy_exclusive(ctx, tr, &kids[i]))
+            return -1;
+    }
     nd->nkids = n;
-    qsort(nd->kids, n, sizeof *nd->kids, by_time_desc);
+    qsort(nd->kids, n, sizeof *nd->kids, by_sibling_order);
     nd->loaded = 1;
     return 0;
 }
@@ -385,6 +516,10 @@ static void add_tree_row(hpq_table *t, const tree_node *nd, double total, int in
     if (nd->parent > 0)
         hpq_set_int(t, 9, nd->parent);
     hpq_set_real(t, 10, nd->excl > 0 ? nd->excl : 0);
+    if (nd->worst_rank >= 0)
+        hpq_set_int(t, 11, nd->worst_rank);
+    if (nd->worst_thread >= 0)
+        hpq_set_int(t, 12, nd->worst_thread);
 }
 
 /* The root row is the run's thread time: per rank its wall time times its
@@ -400,6 +535,11 @@ static void root_carries_total(const hpq_ctx *ctx, tree_node *root, double total
     double kids = hpq_query_double(ctx, "SELECT SUM(s.time) FROM stat s JOIN node n"
                                         " ON n.id = s.node WHERE n.parent = 1");
     root->excl = total > kids ? total - kids : 0;
+    /* every thread of a rank spans its wall time: no worst thread */
+    root->worst_rank = (int64_t)hpq_query_double(ctx, "SELECT rank FROM rank"
+                                                      " ORDER BY wall * MAX(threads, 1) DESC,"
+                                                      " rank LIMIT 1");
+    root->worst_thread = -2;
 }
 
 /* Depth-first walk, children by decreasing time, within --depth / --top.
@@ -418,7 +558,8 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
         tree_node *nd = stack[--sp];
         if (nd->calls == 0 && !nd->has_kids && nd != tr->root)
             continue; /* an unused leaf, such as an empty <overflow> */
-        if (tr->excl_st && (rc = lazy_exclusive(ctx, tr, nd)) != 0)
+        if (tr->excl_st && ((rc = lazy_exclusive(ctx, tr, nd)) != 0 ||
+                            (rc = lazy_worst(ctx, tr, nd)) != 0))
             break;
         add_tree_row(t, nd, total, o->format == HPQ_TEXT);
         if (o->depth >= 0 && nd->depth >= o->depth)
@@ -471,21 +612,21 @@ static int load_tree(const hpq_ctx *ctx, tree *tr)
 int hpq_report_tree(const hpq_ctx *ctx)
 {
     static const char *const cols[] = {"node", "depth", "site", "calls", "time", "mean",
-                                       "max", "imbalance", "pct", "parent", "excl"};
+                                       "max", "imbalance", "pct", "parent", "excl",
+                                       "worst_rank", "worst_thread"};
     tree tr = {0};
-    hpq_table *t = NULL;
+    hpq_table *t = hpq_table_new(13, cols);
     int rc = -1;
     double total = hpq_query_double(ctx, "SELECT SUM(wall * MAX(threads, 1)) FROM rank");
 
-    if (load_tree(ctx, &tr))
-        goto done;
-    if (tr.root)
-        root_carries_total(ctx, tr.root, total);
-    t = hpq_table_new(11, cols);
     if (!t) {
         hpq_oom(ctx);
         goto done;
     }
+    if (choose_sibling_order(ctx, t) || load_tree(ctx, &tr))
+        goto done;
+    if (tr.root)
+        root_carries_total(ctx, tr.root, total);
     if (walk_tree(ctx, &tr, t, total))
         goto done;
     hpq_time_columns(t);
@@ -495,7 +636,7 @@ int hpq_report_tree(const hpq_ctx *ctx)
     }
     if (ctx->opt->format == HPQ_TEXT && print_header(ctx))
         goto done;
-    rc = hpq_print_table(ctx, t);
+    rc = ctx->opt->format == HPQ_HATCHET ? hpq_print_hatchet(ctx, t) : hpq_print_rows(ctx, t);
     if (rc == 0 && ctx->opt->format == HPQ_TEXT)
         print_more(ctx, t->nrows);
 done:

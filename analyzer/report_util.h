@@ -26,11 +26,21 @@ void hpq_time_columns(hpq_table *t);
  * then summed over ranks and threads. */
 extern const char hpq_node_times_sql[];
 
-/* Prints t in the requested format, within --top (text output always,
+/* The column of t that --sort names and in *desc its direction; -1 when
+ * --sort was not given, -2 (message set) when t has no such column. */
+int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc);
+
+/* Prints t in the requested format, sorted by --sort's column, within --top (text output always,
  * CSV and JSON when --top was given), with a last line in text saying how
  * many rows it left out; 0 or -1 (out of memory). */
 int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t);
 /* "(N more rows; --top 0 lists them all)" in text output, when N > 0. */
 void hpq_print_more(const hpq_ctx *ctx, double more);
+/* The listing table of report_tree.c as nested JSON for hatchet's
+ * literal reader (hatchet.c); 0 or -1. */
+int hpq_print_hatchet(const hpq_ctx *ctx, const hpq_table *t);
+/* hpq_print_table without --sort: for the tree reports, whose rows keep
+ * their tree order (they sort siblings themselves). */
+int hpq_print_rows(const hpq_ctx *ctx, const hpq_table *t);
 
 #endif

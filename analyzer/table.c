@@ -2,6 +2,7 @@
  * table.c - in-memory result tables and their three renderings (see
  * table.h): aligned text, CSV and JSON.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,9 +361,72 @@ int hpq_table_print(const hpq_table *t, FILE *out, hpq_format format)
         return -1;
     if (format == HPQ_CSV)
         print_csv(t, out);
-    else if (format == HPQ_JSON)
+    else if (format == HPQ_JSON || format == HPQ_HATCHET)
         print_json(t, out);
     else
         print_text(t, out);
+    return 0;
+}
+
+/* ---- sorting (--sort) ---- */
+
+typedef struct sort_key {
+    const hpq_table *t;
+    int col, desc;
+} sort_key;
+
+static sort_key the_key;     /* qsort has no context argument; one sort at a time */
+
+/* NULL cells last whatever the direction; numbers by value, strings by
+ * strcmp; the earlier row first among equals (the sort is stable). */
+static int compare_rows(const void *a, const void *b)
+{
+    size_t ra = *(const size_t *)a, rb = *(const size_t *)b;
+    const hpq_cell *x = hpq_cell_at(the_key.t, ra, the_key.col);
+    const hpq_cell *y = hpq_cell_at(the_key.t, rb, the_key.col);
+    int c = 0;
+    if ((x->type == HPQ_NULL) != (y->type == HPQ_NULL))
+        return x->type == HPQ_NULL ? 1 : -1;
+    if (x->type == HPQ_STR || y->type == HPQ_STR) {
+        c = strcmp(x->s ? x->s : "", y->s ? y->s : "");
+    } else if (x->type != HPQ_NULL) {
+        double dx = x->type == HPQ_INT ? (double)x->i : x->d;
+        double dy = y->type == HPQ_INT ? (double)y->i : y->d;
+        c = dx < dy ? -1 : dx > dy;
+    }
+    if (c && the_key.desc)
+        c = -c;
+    return c ? c : (ra > rb) - (ra < rb);
+}
+
+int hpq_table_column(const hpq_table *t, const char *name)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (strcmp(t->names[c], name) == 0)
+            return c;
+    return -1;
+}
+
+int hpq_table_sort(hpq_table *t, int col, int desc)
+{
+    assert(col >= 0 && col < t->ncols);
+    size_t n = t->nrows, w = (size_t)t->ncols;
+    size_t *order = malloc((n + 1) * sizeof *order);
+    hpq_cell *cells = malloc((n * w + 1) * sizeof *cells);
+    if (!order || !cells) {
+        free(order);
+        free(cells);
+        return -1;
+    }
+    for (size_t r = 0; r < n; r++)
+        order[r] = r;
+    the_key = (sort_key){t, col, desc};
+    qsort(order, n, sizeof *order, compare_rows);
+    for (size_t r = 0; r < n; r++)
+        memcpy(&cells[r * w], &t->cells[order[r] * w], w * sizeof *cells);
+    free(t->cells);
+    t->cells = cells;
+    t->cap = n;
+    free(order);
     return 0;
 }

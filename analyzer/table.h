@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <sqlite3.h>
 
-typedef enum hpq_format { HPQ_TEXT, HPQ_CSV, HPQ_JSON } hpq_format;
+/* HPQ_HATCHET: nested JSON of the top-down listing only (hatchet.c);
+ * a table printed in it is printed as JSON. */
+typedef enum hpq_format { HPQ_TEXT, HPQ_CSV, HPQ_JSON, HPQ_HATCHET } hpq_format;
 typedef enum hpq_type { HPQ_NULL, HPQ_INT, HPQ_REAL, HPQ_STR } hpq_type;
 
 typedef struct hpq_cell {
@@ -51,5 +53,11 @@ void hpq_print_text_string(FILE *out, const char *s);
 /* s as a JSON string literal, quotes included. */
 void hpq_print_json_string(FILE *out, const char *s);
 int hpq_table_print(const hpq_table *t, FILE *out, hpq_format format);
+
+/* The index of the column called `name`, or -1. */
+int hpq_table_column(const hpq_table *t, const char *name);
+/* Reorders the rows by column `col`, descending when `desc`: NULLs last,
+ * ties in their former order.  0, or -1 when out of memory (t unchanged). */
+int hpq_table_sort(hpq_table *t, int col, int desc);
 
 #endif

@@ -7,6 +7,8 @@ tests_unit_mkprofile_LDADD = libhprof/libhpcore.la
 
 TESTS += tests/unit/test_query.sh
 EXTRA_DIST += tests/unit/test_query.sh
+TESTS += tests/unit/test_views.sh
+EXTRA_DIST += tests/unit/test_views.sh
 
 # HPROF_* values of the wrong kind (a directory, a device, " 5"), end to end
 TESTS += tests/unit/test_config.sh

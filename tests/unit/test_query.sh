@@ -57,22 +57,27 @@ expect_err merge-usage 2 "hprof-merge: unknown option -x (try --help)" $MERGE -x
 # main 10 - 8 - 0.5 (rank 0) + 12 - 9 - 1 - 0.25 (rank 1) = 3.25; loop
 # 8 - 1.5 - 6 + 9 - 2 - 6.5 = 1; the root's is the thread time its
 # children leave: 34 - 22 - 3.5 = 8.5
-expect_out listing "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
-1,0,root,3,34,17,24,1.41176470588235,100,,8.5
-2,1,main,2,22,11,12,1.09090909090909,64.7058823529412,1,3.25
-3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1
-5,3,compute,10,12.5,6.25,6.5,1.04,36.7647058823529,3,12.5
-7,3,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,5.88235294117647,3,2
-4,3,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,4.41176470588235,3,1.5
-6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5
-8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25
-9,1,compute,3,3.5,1.75,3.5,2,10.2941176470588,1,3.5" $QUERY "$dir/p.db" --format csv
+# worst_rank: the rank with the most time in the node (main 12 > 10, loop
+# 9 > 8, compute 6.5 > 6, Allreduce 1 > 0.5; MPI_Send@42 only on rank 0);
+# worst_thread: that rank's thread with the most (compute at the root runs
+# on rank 1's thread 1); the root's worst rank has the most wall x threads
+# (12 x 2 > 10 x 1) and no worst thread (every thread spans the wall)
+expect_out listing "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
+1,0,root,3,34,17,24,1.41176470588235,100,,8.5,1,
+2,1,main,2,22,11,12,1.09090909090909,64.7058823529412,1,3.25,1,0
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1,1,0
+5,3,compute,10,12.5,6.25,6.5,1.04,36.7647058823529,3,12.5,1,0
+7,3,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,5.88235294117647,3,2,1,0
+4,3,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,4.41176470588235,3,1.5,0,0
+6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5,1,0
+8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25,1,0
+9,1,compute,3,3.5,1.75,3.5,2,10.2941176470588,1,3.5,1,1" $QUERY "$dir/p.db" --format csv
 expect_out listing-all-at-once "$($QUERY "$dir/p.db" --format csv)" $QUERY "$dir/p.db" --format csv --top 0
 
-expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
-1,0,root,3,34,17,24,1.41176470588235,100,,8.5
-2,1,main,2,22,11,12,1.09090909090909,64.7058823529412,1,3.25
-3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1" \
+expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
+1,0,root,3,34,17,24,1.41176470588235,100,,8.5,1,
+2,1,main,2,22,11,12,1.09090909090909,64.7058823529412,1,3.25,1,0
+3,2,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1,1,0" \
     $QUERY "$dir/p.db" --format=csv --depth 2 --top 3
 expect_out more-rows "(3 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/p.db' --depth 2 --top 3 | tail -1"
 # --top in every report: text always (default 30), CSV and JSON when given
@@ -82,11 +87,14 @@ expect_out comm-top-csv "3 4" sh -c "echo \$($QUERY '$dir/p.db' --comm main --to
 expect_out sql-no-default-top "10" sh -c "$QUERY '$dir/p.db' --sql 'SELECT id FROM node' | wc -l"
 expect_out no-more-rows "9 1 compute" sh -c "$QUERY '$dir/p.db' --top 9 | tail -1 | awk '{ print \$1, \$2, \$3 }'"
 
-expect_out flat "site,label,kind,calls,time,mean,max,imbalance,pct
-1,root,root,3,26,13,16,1.23076923076923,76.4705882352941
-2,main,procedure,2,22,11,12,1.09090909090909,64.7058823529412
-3,loop@app.c:20,loop,10,17,8.5,9,1.05882352941176,50
-6,compute,procedure,13,16,8,10,1.25,47.0588235294118" $QUERY "$dir/p.db" --flat --top 4 --format csv
+# a site's worst rank and thread: compute has 6 s on rank 0, 6.5 + 3.5 on
+# rank 1, whose thread 0 has the 6.5; the root's records: 10 on rank 0,
+# 12 + 4 on rank 1 (thread 0 the 12)
+expect_out flat "site,label,kind,calls,time,mean,max,imbalance,pct,worst_rank,worst_thread
+1,root,root,3,26,13,16,1.23076923076923,76.4705882352941,1,0
+2,main,procedure,2,22,11,12,1.09090909090909,64.7058823529412,1,0
+3,loop@app.c:20,loop,10,17,8.5,9,1.05882352941176,50,1,0
+6,compute,procedure,13,16,8,10,1.25,47.0588235294118,1,0" $QUERY "$dir/p.db" --flat --top 4 --format csv
 
 expect_out sql "site,label,calls,time
 2,main,2,22
@@ -121,26 +129,27 @@ expect_out comm-json '[
   {"peer": null, "all": 1, "file": 0, "dir": "all", "count": 4, "bytes_sent": 32, "bytes_recv": 32, "tran": 0.75, "sync": 0.75, "min": 0.125, "max": 0.5}
 ]' $QUERY "$dir/p.db" --comm MPI_Allreduce --format json
 
-expect_out ranks "rank,calls,time,tran,sync
-0,5,6,0,0
-1,8,10,0,0" $QUERY "$dir/p.db" --ranks compute --format csv
+# worst: the rank with the most time (the lowest of equals)
+expect_out ranks "rank,calls,time,tran,sync,worst
+0,5,6,0,0,0
+1,8,10,0,0,1" $QUERY "$dir/p.db" --ranks compute --format csv
 
-expect_out ranks-comm "rank,calls,time,tran,sync
-0,5,1.5,1,0.5
-1,0,0,0,0" $QUERY "$dir/p.db" --ranks app.c:42 --format csv
+expect_out ranks-comm "rank,calls,time,tran,sync,worst
+0,5,1.5,1,0.5,1
+1,0,0,0,0,0" $QUERY "$dir/p.db" --ranks app.c:42 --format csv
 
-expect_out ranks-node "rank,calls,time,tran,sync
-0,0,0,0,0
-1,5,2,1.25,0.75" $QUERY "$dir/p.db" --ranks '#7' --format csv
+expect_out ranks-node "rank,calls,time,tran,sync,worst
+0,0,0,0,0,0
+1,5,2,1.25,0.75,1" $QUERY "$dir/p.db" --ranks '#7' --format csv
 
 # a site by the label the reports print (one of two MPI_Send sites), or by
 # its id (--flat's site column: 5 is MPI_Allreduce@app.c:50)
-expect_out ranks-label "rank,calls,time,tran,sync
-0,0,0,0,0
-1,1,0.25,0.125,0.125" $QUERY "$dir/p.db" --ranks 'MPI_Send@app.c:60' --format csv
-expect_out ranks-site-id "rank,calls,time,tran,sync
-0,2,0.5,0.25,0.25
-1,2,1,0.5,0.5" $QUERY "$dir/p.db" --ranks site:5 --format csv
+expect_out ranks-label "rank,calls,time,tran,sync,worst
+0,0,0,0,0,0
+1,1,0.25,0.125,0.125,1" $QUERY "$dir/p.db" --ranks 'MPI_Send@app.c:60' --format csv
+expect_out ranks-site-id "rank,calls,time,tran,sync,worst
+0,2,0.5,0.25,0.25,0
+1,2,1,0.5,0.5,1" $QUERY "$dir/p.db" --ranks site:5 --format csv
 expect_out flat-site-5 "5,MPI_Allreduce@app.c:50" sh -c "$QUERY '$dir/p.db' --flat --format csv | cut -d, -f1,2 | grep '^5,'"
 
 expect_out sql-quoting 'a,b
@@ -175,7 +184,7 @@ expect_err bad-sql 1 "hprof-query: $dir/p.db: no such table: nosuch" \
     $QUERY "$dir/p.db" --sql "SELECT * FROM nosuch"
 expect_err bad-option 2 "hprof-query: unknown option --bogus (try --help)" \
     $QUERY "$dir/p.db" --bogus
-expect_err bad-format 2 "hprof-query: --format must be text, csv or json, not xml (try --help)" \
+expect_err bad-format 2 "hprof-query: --format must be text, csv, json or hatchet, not xml (try --help)" \
     $QUERY "$dir/p.db" --format xml
 expect_err no-file 1 "hprof-query: $dir/none.db: No such file or directory" \
     $QUERY "$dir/none.db"

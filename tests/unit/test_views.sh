@@ -1,0 +1,164 @@
+#!/bin/sh
+# test_views.sh - hprof-query's views of issue 12 on known profiles:
+# --callers (bottom-up), --sort, and --format hatchet (nested JSON for
+# hatchet's literal reader).  mkprofile's numbers are derived in the
+# comments.  Run from the
+# build directory (as `make check` does) or with top_builddir set.
+set -u
+top=${top_builddir:-.}
+MKPROFILE=$top/tests/unit/mkprofile
+QUERY=$top/analyzer/hprof-query
+dir=$(mktemp -d "${TMPDIR:-/tmp}/test_views.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT
+failures=0 checks=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect_out NAME EXPECTED COMMAND... : stdout must equal EXPECTED, exit 0
+expect_out() {
+    name=$1 want=$2
+    shift 2
+    checks=$((checks + 1))
+    got=$("$@" 2>"$dir/err")
+    rc=$?
+    [ $rc -eq 0 ] || fail "$name: exit $rc: $(cat "$dir/err")"
+    [ "$got" = "$want" ] || fail "$name: got
+$got
+expected
+$want"
+}
+
+# expect_err NAME STATUS MESSAGE COMMAND... : one line on stderr, nothing
+# on stdout, exit STATUS
+expect_err() {
+    name=$1 status=$2 want=$3
+    shift 3
+    checks=$((checks + 1))
+    "$@" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ $rc -eq "$status" ] || fail "$name: exit $rc, expected $status"
+    [ "$(cat "$dir/err")" = "$want" ] || fail "$name: stderr: $(cat "$dir/err"), expected $want"
+    [ ! -s "$dir/out" ] || fail "$name: wrote to stdout: $(cat "$dir/out")"
+}
+
+$MKPROFILE "$dir/p.hpf" || exit 99
+$QUERY "$dir/p.hpf" --top 1 >/dev/null 2>&1 || exit 99
+db=$dir/p.db
+
+# ---- --callers ----
+# compute runs in two contexts: under loop@app.c:20 (node 5: rank 0 5
+# calls 6 s, rank 1 5 calls 6.5 s) and at the root on rank 1's thread 1
+# (node 9: 3 calls 3.5 s).  So 13 calls 16 s over 2 contexts; its callers
+# loop (10 calls 12.5 s) and the root (3 calls 3.5 s) add up to it; loop's
+# caller is main, main's the root.  pct of 34 thread-s.
+expect_out callers "id,parent,level,site,site_id,node,contexts,calls,time,pct
+1,,0,compute,6,,2,13,16,47.0588235294118
+2,1,1,loop@app.c:20,3,3,1,10,12.5,36.7647058823529
+3,2,2,main,2,2,1,10,12.5,36.7647058823529
+4,3,3,root,1,1,1,10,12.5,36.7647058823529
+5,1,1,root,1,1,1,3,3.5,10.2941176470588" $QUERY "$db" --callers compute --format csv
+expect_out callers-depth "1,,0,compute,6,,2,13,16
+2,1,1,loop@app.c:20,3,3,1,10,12.5
+3,1,1,root,1,1,1,3,3.5" \
+    sh -c "$QUERY '$db' --callers compute --depth 1 --format csv | tail -n +2 | cut -d, -f1-9"
+expect_out callers-depth0 "1,,0,compute,6,,2,13,16" \
+    sh -c "$QUERY '$db' --callers compute --depth 0 --format csv | tail -n +2 | cut -d, -f1-9"
+# sorted by calls, ascending: the root's 3 calls before loop's 10
+expect_out callers-sort "compute root loop@app.c:20 main root" \
+    sh -c "echo \$($QUERY '$db' --callers compute --sort calls:asc --format csv | tail -n +2 | cut -d, -f4)"
+expect_out callers-more "(3 more rows; --top 0 lists them all)" \
+    sh -c "$QUERY '$db' --callers compute --top 2 | tail -1"
+expect_out callers-top-csv "3" sh -c "$QUERY '$db' --callers compute --top 2 --format csv | wc -l"
+# a communication site by its label: one context, the node is given
+expect_out callers-send "1,,0,MPI_Send@app.c:42,4,4,1,5,1.5
+2,1,1,loop@app.c:20,3,3,1,5,1.5" \
+    sh -c "$QUERY '$db' --callers 'MPI_Send@app.c:42' --depth 1 --format csv | tail -n +2 | cut -d, -f1-9"
+expect_out callers-json-parses "5" sh -c "$QUERY '$db' --callers compute --format json |
+    python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'"
+expect_err callers-unknown 1 "hprof-query: no site matches 'nosuch' in $db" \
+    $QUERY "$db" --callers nosuch
+expect_err callers-sort-bad 1 "hprof-query: --sort: --callers sorts callers by time, pct, calls, contexts, site or site_id, not 'level'" \
+    $QUERY "$db" --callers compute --sort level
+
+# recursion: a copy where compute (node 5) calls itself (node 10, not
+# outer: its 2 calls and 1 s are inside node 5's); the callers view counts
+# outer contexts only, so compute keeps 2 contexts, 13 calls and 16 s
+cp "$db" "$dir/r.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute('INSERT INTO node VALUES (10, 5, 6, 4, 0, 10, 10)')
+db.execute('INSERT INTO stat VALUES (10, 0, 0, 2, 1.0, 0.5, 0.5, 2, 1.0, 0.5, 0.5)')
+db.commit()" "$dir/r.db" || exit 99
+expect_out callers-recursion "1,,0,compute,6,,2,13,16
+2,1,1,loop@app.c:20,3,3,1,10,12.5
+3,1,1,root,1,1,1,3,3.5" \
+    sh -c "$QUERY '$dir/r.db' --callers compute --depth 1 --format csv | tail -n +2 | cut -d, -f1-9"
+
+# ---- --sort ----
+# flat by calls: compute 13, loop 10, MPI_Recv 5, MPI_Send@42 5 (sites
+# of equal calls keep the listing's order, by time: 2 s before 1.5 s);
+# ascending: MPI_Send@60 1, main 2
+expect_out sort-flat "6 3 7 4" sh -c "echo \$($QUERY '$db' --flat --sort calls --top 4 --format csv | tail -n +2 | cut -d, -f1)"
+expect_out sort-flat-asc "8 2" sh -c "echo \$($QUERY '$db' --flat --sort calls:asc --top 2 --format csv | tail -n +2 | cut -d, -f1)"
+expect_out sort-flat-label "5 7 4 8" sh -c "echo \$($QUERY '$db' --flat --sort label --top 4 --format csv | tail -n +2 | cut -d, -f1)"
+expect_out sort-flat-more "(5 more rows; --top 0 lists them all)" sh -c "$QUERY '$db' --flat --sort calls --top 3 | tail -1"
+# the tree sorts siblings: by exclusive time main (3.25) comes after
+# compute (3.5) under the root; under main Allreduce (1.5) before loop (1)
+expect_out sort-tree-excl "1 9 2 6 3 5 7 4 8" sh -c "echo \$($QUERY '$db' --sort excl --format csv | tail -n +2 | cut -d, -f1)"
+expect_out sort-tree-lazy-all "$($QUERY "$db" --sort excl --format csv --top 0)" \
+    $QUERY "$db" --sort excl --format csv
+expect_out sort-ranks "1 0" sh -c "echo \$($QUERY '$db' --ranks compute --sort time --format csv | tail -n +2 | cut -d, -f1)"
+expect_err sort-unknown 1 "hprof-query: --sort: this report has no column 'nope' (its columns: site, label, kind, calls, time, mean, max, imbalance, pct, worst_rank, worst_thread)" \
+    $QUERY "$db" --flat --sort nope
+expect_err sort-tree-depth 1 "hprof-query: --sort: the tree sorts siblings by time, pct, mean, excl, calls, max, imbalance, site or node, not 'depth'" \
+    $QUERY "$db" --sort depth
+expect_err sort-usage 2 "hprof-query: --sort needs COLUMN, COLUMN:asc or COLUMN:desc, not calls:up (try --help)" \
+    $QUERY "$db" --flat --sort calls:up
+
+# ---- --format hatchet ----
+$QUERY "$db" --format hatchet >"$dir/h.json" 2>"$dir/err" || fail "hatchet: $(cat "$dir/err")"
+checks=$((checks + 1))
+python3 - "$dir/h.json" <<'PY' || fail "hatchet: the literal form does not hold"
+import json, sys
+roots = json.load(open(sys.argv[1]))
+assert isinstance(roots, list) and len(roots) == 1, roots
+seen = {}
+def walk(n, parent):
+    assert set(n) <= {"frame", "metrics", "children"}, n.keys()
+    f, m = n["frame"], n["metrics"]
+    assert isinstance(f["name"], str) and isinstance(f["type"], str)
+    assert m["parent"] == parent, (m, parent)
+    assert ("_hatchet_nid" in m) == (parent is not None)
+    if parent is not None:
+        assert m["_hatchet_nid"] == m["node"]
+    assert m["node"] not in seen
+    seen[m["node"]] = (f["name"], f["type"], m["time (inc)"], m["time"], m["calls"])
+    assert m["time"] >= 0 and m["time (inc)"] >= m["time"] - 1e-12
+    kids = n.get("children", [])
+    assert sum(k["metrics"]["time (inc)"] for k in kids) <= m["time (inc)"] + 1e-9
+    for k in kids:
+        walk(k, m["node"])
+walk(roots[0], None)
+# mkprofile's tree (test_query.sh derives these numbers)
+want = {1: ("root", "root", 34, 8.5, 3), 2: ("main", "procedure", 22, 3.25, 2),
+        3: ("loop@app.c:20", "loop", 17, 1, 10), 5: ("compute", "procedure", 12.5, 12.5, 10),
+        4: ("MPI_Send@app.c:42", "comm", 1.5, 1.5, 5), 9: ("compute", "procedure", 3.5, 3.5, 3)}
+for node, w in want.items():
+    assert seen[node] == w, (node, seen[node], w)
+assert len(seen) == 9, len(seen)
+assert roots[0]["metrics"]["worst_rank"] == 1 and roots[0]["metrics"]["worst_thread"] is None
+PY
+expect_out hatchet-depth "1 2 9" sh -c "$QUERY '$db' --format hatchet --depth 1 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+print(r[\"metrics\"][\"node\"], *[k[\"metrics\"][\"node\"] for k in r[\"children\"]])
+assert all(\"children\" not in k for k in r[\"children\"])'"
+expect_err hatchet-flat 2 "hprof-query: --format hatchet is for the top-down listing only (try --help)" \
+    $QUERY "$db" --flat --format hatchet
+
+echo "$checks checks, $failures failed"
+[ $failures -eq 0 ]
