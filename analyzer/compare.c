@@ -59,20 +59,38 @@ static int attach_runs(const hpq_ctx *ctx, char *const *paths, int npaths)
     return 0;
 }
 
+/* Text decimals by column name: times 6, shares 2, speedups and
+ * efficiencies 3. */
+static void compare_decimals(hpq_table *t)
+{
+    for (int c = 0; c < t->ncols; c++) {
+        const char *n = t->names[c];
+        if (strncmp(n, "d_", 2) == 0)
+            n += 2;
+        if (strncmp(n, "time", 4) == 0 || strcmp(n, "loss") == 0)
+            hpq_table_decimals(t, c, 6);
+        else if (strncmp(n, "share", 5) == 0)
+            hpq_table_decimals(t, c, 2);
+        else if (strncmp(n, "speedup", 7) == 0 || strncmp(n, "efficiency", 10) == 0)
+            hpq_table_decimals(t, c, 3);
+    }
+}
+
 /* ---- diff ---- */
 
 /* Per path (nodes) or label (sites) of run s: time, count, share of the
- * root's time. */
+ * run's thread time (each rank's wall x its threads, summed: the root row
+ * of the default report). */
 static char *diff_side_sql(const char *s, int sites)
 {
     if (sites)
         return sqlite3_mprintf(
             "SELECT label AS name, SUM(time) AS time, SUM(calls) AS count,"
-            " 100.0 * SUM(time) / (SELECT SUM(time) FROM %s.stat WHERE node = 1) AS share"
+            " 100.0 * SUM(time) / (SELECT SUM(wall * threads) FROM %s.rank) AS share"
             " FROM %s.site_time GROUP BY label", s, s);
     return sqlite3_mprintf(
         "SELECT p.path AS name, SUM(st.time) AS time, SUM(st.count) AS count,"
-        " 100.0 * SUM(st.time) / (SELECT SUM(time) FROM %s.stat WHERE node = 1) AS share"
+        " 100.0 * SUM(st.time) / (SELECT SUM(wall * threads) FROM %s.rank) AS share"
         " FROM %s.node_path p JOIN %s.stat st ON st.node = p.id GROUP BY p.path", s, s, s);
 }
 
@@ -133,12 +151,12 @@ int hpq_report_diff(const hpq_ctx *ctx, char *const *paths, int npaths)
         fprintf(ctx->out, " -> ");
         hpq_print_text_string(ctx->out, paths[1]);
         fprintf(ctx->out, " (nodes by path, sites by label; d_ = second - first; share in %%"
-                " of each run's root time)\n");
+                " of each run's thread time)\n");
         if (t->nrows == 0)
             fprintf(ctx->out, "no differences\n");
     }
     if (t->nrows > 0 || ctx->opt->format != HPQ_TEXT) {
-        hpq_time_columns(t);
+        compare_decimals(t);
         rc = hpq_print_table(ctx, t);
     }
     hpq_table_free(t);
@@ -258,7 +276,7 @@ int hpq_report_scaling(const hpq_ctx *ctx, char *const *paths, int npaths)
                     (long long)size[i].threads);
         }
     }
-    hpq_time_columns(t);
+    compare_decimals(t);
     int rc = hpq_print_table(ctx, t);
     hpq_table_free(t);
     return rc;
