@@ -79,19 +79,22 @@ static void compare_decimals(hpq_table *t)
 /* ---- diff ---- */
 
 /* Per path (nodes) or label (sites) of run s: time, count, share of the
- * run's thread time (each rank's wall x its threads, summed: the root row
- * of the default report). */
+ * run's thread time (each rank's wall x its threads, summed), which is the
+ * root's time, as in the default report (the root site is left to the
+ * root node). */
 static char *diff_side_sql(const char *s, int sites)
 {
     if (sites)
         return sqlite3_mprintf(
             "SELECT label AS name, SUM(time) AS time, SUM(calls) AS count,"
-            " 100.0 * SUM(time) / (SELECT SUM(wall * threads) FROM %s.rank) AS share"
-            " FROM %s.site_time GROUP BY label", s, s);
+            " 100.0 * SUM(time) / (SELECT SUM(wall * MAX(threads, 1)) FROM %s.rank) AS share"
+            " FROM %s.site_time WHERE kind != 'root' GROUP BY label", s, s);
     return sqlite3_mprintf(
-        "SELECT p.path AS name, SUM(st.time) AS time, SUM(st.count) AS count,"
-        " 100.0 * SUM(st.time) / (SELECT SUM(wall * threads) FROM %s.rank) AS share"
-        " FROM %s.node_path p JOIN %s.stat st ON st.node = p.id GROUP BY p.path", s, s, s);
+        "WITH tt AS (SELECT SUM(wall * MAX(threads, 1)) AS t FROM %s.rank),"
+        " n AS (SELECT p.path AS name, CASE WHEN p.path = '/' THEN (SELECT t FROM tt)"
+        "  ELSE SUM(st.time) END AS time, SUM(st.count) AS count"
+        "  FROM %s.node_path p JOIN %s.stat st ON st.node = p.id GROUP BY p.path)"
+        " SELECT name, time, count, 100.0 * time / (SELECT t FROM tt) AS share FROM n", s, s, s);
 }
 
 /* Nodes and sites of main (A) matched with r1's (B): those whose time or
@@ -180,13 +183,16 @@ static void run_size_of(const hpq_ctx *ctx, int i, run_size *r)
 }
 
 /* A node's time in a run: the longest any rank's thread spent in it (its
- * elapsed time on the critical rank). */
+ * elapsed time on the critical rank); the root's is the run's wall time
+ * (the longest rank's). */
 static char *scaling_side_sql(int i)
 {
     char s[16];
     schema_of(i, s, sizeof s);
-    return sqlite3_mprintf("n%d AS (SELECT p.path AS path, MAX(st.time) AS t FROM %s.node_path p"
-                           " JOIN %s.stat st ON st.node = p.id GROUP BY p.path)", i, s, s);
+    return sqlite3_mprintf("n%d AS (SELECT p.path AS path, CASE WHEN p.path = '/'"
+                           " THEN (SELECT MAX(wall) FROM %s.rank) ELSE MAX(st.time) END AS t"
+                           " FROM %s.node_path p JOIN %s.stat st ON st.node = p.id"
+                           " GROUP BY p.path)", i, s, s, s);
 }
 
 /* Appends to *sql (sqlite3_mprintf'd) and frees the old text. */
@@ -266,7 +272,7 @@ int hpq_report_scaling(const hpq_ctx *ctx, char *const *paths, int npaths)
         return -1;
     if (ctx->opt->format == HPQ_TEXT) {
         fprintf(ctx->out, "scaling relative to run 1 (time: the longest any thread of a rank"
-                " spent in the node; efficiency = speedup x resources_1 / resources_i,"
+                " spent in the node, the root's the wall time; efficiency = speedup x resources_1 / resources_i,"
                 " resources = ranks x threads; loss = time_%d - time_1 x resources_1 /"
                 " resources_%d)\n", npaths, npaths);
         for (int i = 0; i < npaths; i++) {

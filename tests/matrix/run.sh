@@ -21,9 +21,9 @@
 # thread time 34 s: 36.76% -> 38.24%.  The other way round they are added.
 #
 # scaling: copies with 4 and 8 ranks (rank rows doubled, 2 threads max:
-# resources 4, 8, 16) and every time divided by 2 and 4, except
+# resources 4, 8, 16) and every time (and wall) divided by 2 and 4, except
 # MPI_Allreduce@app.c:50, divided by 1 and 2.  Node time = the longest
-# thread: root 12, 6, 3 s (speedups 2 and 4, efficiency 1, loss 0);
+# thread, the root's the wall: root 12, 6, 3 s (speedups 2 and 4, efficiency 1, loss 0);
 # MPI_Allreduce 1, 1, 0.5 (speedups 1 and 2, efficiencies 0.5, loss
 # 0.5 - 1 x 4/16 = 0.25): listed first.
 #
@@ -33,7 +33,9 @@
 # examples/jacobi 64 50 at NP=4: rank r exchanges (N+2) doubles with r-1
 # (MPI_Sendrecv) and r+1 (MPI_Isend) every iteration: exactly the 6 cells
 # r -> r+-1, 50 messages and 50 x 66 x 8 = 26400 bytes each; its diff with
-# itself is empty.
+# itself is empty; scaling of it at NP=1, 2, 4: the ranks x threads of
+# each run's rank table, and the root's speedup and efficiency as they
+# follow from the runs' wall times (the longest rank) and ranks x threads.
 #
 # usage: tests/matrix/run.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
@@ -217,6 +219,25 @@ else
             "$(cells "$PROFILE")"
         "$QUERY" diff "$jdb" "$jdb" >"$tmp/jself.txt" 2>&1 || true
         expect_eq "jacobi: diff with itself is empty" "no differences" "$(tail -1 "$tmp/jself.txt")"
+        jdb4=$jdb
+        hp_run jac1 1 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 64 50
+        jdb1=${PROFILE%.hpf}.db
+        hp_run jac2 2 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 64 50
+        jdb2=${PROFILE%.hpf}.db
+        if ran_ok jac2; then
+            "$QUERY" scaling "$jdb1" "$jdb2" "$jdb4" >"$tmp/jsc.txt" 2>&1 || true
+            expect_eq "jacobi scaling: 1, 2, 4 ranks x the threads each recorded" \
+                "$(for d in "$jdb1" "$jdb2" "$jdb4"; do q "$d" "SELECT COUNT(*) || ' ranks x ' || MAX(threads) || ' threads' FROM rank"; done | oneline)" \
+                "$(sed -n 's/^run [0-9]: .* (\(.*\))$/\1/p' "$tmp/jsc.txt" | oneline)"
+            # the root's speedup and efficiency follow from the runs' wall times
+            rt() { q "$1" "SELECT MAX(wall) FROM rank"; }
+            res() { q "$1" "SELECT COUNT(*) * MAX(threads) FROM rank"; }
+            want=$(awk -v a="$(rt "$jdb1")" -v b="$(rt "$jdb2")" -v c="$(rt "$jdb4")" \
+                -v ra="$(res "$jdb1")" -v rb="$(res "$jdb2")" -v rc="$(res "$jdb4")" \
+                'BEGIN { printf "%.3f %.3f %.3f %.3f\n", a / b, a / b * ra / rb, a / c, a / c * ra / rc }')
+            expect_eq "jacobi scaling: the root's speedups and efficiencies ($want)" "$want" \
+                "$("$QUERY" scaling "$jdb1" "$jdb2" "$jdb4" --top 0 | awk '$1 == "/" { print $5, $6, $7, $8 }')"
+        fi
     fi
 fi
 
