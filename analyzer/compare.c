@@ -278,8 +278,9 @@ int hpq_report_scaling(const hpq_ctx *ctx, char *const *paths, int npaths)
         for (int i = 0; i < npaths; i++) {
             fprintf(ctx->out, "run %d: ", i + 1);
             hpq_print_text_string(ctx->out, paths[i]);
-            fprintf(ctx->out, " (%lld ranks x %lld threads)\n", (long long)size[i].ranks,
-                    (long long)size[i].threads);
+            fprintf(ctx->out, " (%lld rank%s x %lld thread%s)\n", (long long)size[i].ranks,
+                    size[i].ranks == 1 ? "" : "s", (long long)size[i].threads,
+                    size[i].threads == 1 ? "" : "s");
         }
     }
     compare_decimals(t);
