@@ -228,7 +228,7 @@ else
             "$QUERY" scaling "$jdb1" "$jdb2" "$jdb4" >"$tmp/jsc.txt" 2>&1 || true
             expect_eq "jacobi scaling: 1, 2, 4 ranks x the threads each recorded" \
                 "$(for d in "$jdb1" "$jdb2" "$jdb4"; do q "$d" "SELECT COUNT(*) || ' rank' || CASE COUNT(*) WHEN 1 THEN '' ELSE 's' END
-                    || ' x ' || MAX(threads) || ' thread' || CASE MAX(threads) WHEN 1 THEN '' ELSE 's' END FROM rank"; done | oneline)" \
+                    || ' x ' || MAX(threads) || ' thread' || CASE MAX(threads) WHEN 1 THEN '' ELSE 's' END AS size FROM rank"; done | oneline)" \
                 "$(sed -n 's/^run [0-9]: .* (\(.*\))$/\1/p' "$tmp/jsc.txt" | oneline)"
             # the root's speedup and efficiency follow from the runs' wall times
             rt() { q "$1" "SELECT MAX(wall) FROM rank"; }
