@@ -157,8 +157,10 @@ static void print_heat(const hpq_ctx *ctx, const heat *h, hpq_metric metric)
             fputc(shade_of(h->v[s * h->nbins + r], h->max), out);
         fputs("|\n", out);
     }
-    fprintf(out, "legend: \"%s\" from none to the max, '@' = %.6g %s", shades, h->max,
-            metric_names[metric]);
+    /* bytes and messages are whole numbers, times in seconds */
+    fprintf(out, "legend: \"%s\" from none to the max, '@' = %.*f %s", shades,
+            metric <= HPQ_M_MESSAGES ? 0 : 6, h->max, metric <= HPQ_M_MESSAGES ?
+            metric_names[metric] : metric == HPQ_M_TRAN ? "s transmission" : "s synchronization");
     if (h->max > 0)
         fprintf(out, " (%s %lld -> %lld)", h->block > 1 ? "block" : "rank",
                 (long long)h->max_from, (long long)h->max_to);

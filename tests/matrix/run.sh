@@ -98,6 +98,9 @@ expect_eq "mkprofile: collective left out and stated" 1 \
     "$(grep -c '^left out (not cells): collective traffic 0 bytes sent (0.00% of the 5100 bytes sent), 4 collective calls, 1.500000 s; file I/O 0 bytes$' "$tmp/p.txt" || true)"
 expect_eq "mkprofile: --metric messages legend" 1 \
     "$("$QUERY" --matrix "$db" --metric messages | grep -c "'@' = 5 messages" || true)"
+expect_eq "mkprofile: --metric tran and sync legends (both sides' time)" \
+    "'@' = 2.250000 s transmission (rank 0 -> 1);'@' = 1.250000 s synchronization (rank 0 -> 1)" \
+    "$(for m in tran sync; do "$QUERY" --matrix "$db" --metric $m | sed -n "s/^legend: .* from none to the max, //p"; done)"
 expect_eq "mkprofile: --matrix SITE (MPI_Send@app.c:60 only)" "1,0,100,1" \
     "$(cells "$db" MPI_Send@app.c:60)"
 expect_eq "mkprofile: --matrix=SITE form" "1,0,100,1" \
