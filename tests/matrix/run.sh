@@ -33,7 +33,9 @@
 # examples/jacobi 64 50 at NP=4: rank r exchanges (N+2) doubles with r-1
 # (MPI_Sendrecv) and r+1 (MPI_Isend) every iteration: exactly the 6 cells
 # r -> r+-1, 50 messages and 50 x 66 x 8 = 26400 bytes each; its diff with
-# itself is empty; scaling of it at NP=1, 2, 4: the ranks x threads of
+# itself is empty; its diff with 60 iterations: the halo sites
+# (MPI_Sendrecv, MPI_Isend) 200 -> 240 calls, the residual MPI_Allreduce
+# (every 10 iterations) 20 -> 24; scaling of it at NP=1, 2, 4: the ranks x threads of
 # each run's rank table, and the root's speedup and efficiency as they
 # follow from the runs' wall times (the longest rank) and ranks x threads.
 #
@@ -223,6 +225,18 @@ else
         "$QUERY" diff "$jdb" "$jdb" >"$tmp/jself.txt" 2>&1 || true
         expect_eq "jacobi: diff with itself is empty" "no differences" "$(tail -1 "$tmp/jself.txt")"
         jdb4=$jdb
+        hp_run jac60 4 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 64 60
+        if ran_ok jac60; then
+            JSRC=$srcdir/examples/jacobi.c
+            Lsr=$(line_of "$JSRC" HALO-SENDRECV)
+            Lis=$(line_of "$JSRC" HALO-ISEND)
+            Lar=$(line_of "$JSRC" RESIDUAL-ALLREDUCE)
+            "$QUERY" diff "$jdb" "${PROFILE%.hpf}.db" --format csv >"$tmp/j60.csv" 2>&1 || true
+            expect_eq "jacobi 50 -> 60 iterations: calls per site +4 ranks x 10 (halo), +4 x 1 (residual)" \
+                "MPI_Sendrecv@jacobi.c:$Lsr,changed,200,240,40;MPI_Isend@jacobi.c:$Lis,changed,200,240,40;MPI_Allreduce@jacobi.c:$Lar,changed,20,24,4" \
+                "$(for l in "MPI_Sendrecv@jacobi.c:$Lsr" "MPI_Isend@jacobi.c:$Lis" "MPI_Allreduce@jacobi.c:$Lar"; do
+                    awk -F, -v l="$l" '$1 == "site" && $2 == l { print $2","$3","$7","$8","$9 }' "$tmp/j60.csv"; done)"
+        fi
         hp_run jac1 1 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 64 50
         jdb1=${PROFILE%.hpf}.db
         hp_run jac2 2 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 64 50
