@@ -15,7 +15,7 @@
 #include "qopen.h"
 #include "report_util.h"
 
-#define MAX_RUNS 16
+#define MAX_RUNS 11      /* the first run and SQLite's default limit of 10 attached databases */
 
 /* The schema name of run i: "main" for the first, then r1, r2, ... */
 static void schema_of(int i, char *buf, size_t len)

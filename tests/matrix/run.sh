@@ -135,6 +135,8 @@ fails_one_line "--matrix of a non-hprof database" "$QUERY" --matrix "$tmp/other.
 fails_one_line "diff with a non-hprof database" "$QUERY" diff "$db" "$tmp/other.db"
 fails_one_line "diff of one run" "$QUERY" diff "$db"
 fails_one_line "scaling of one run" "$QUERY" scaling "$db"
+fails_one_line "scaling of 12 runs (SQLite attaches 10 to the first)" "$QUERY" scaling \
+    "$db" "$db" "$db" "$db" "$db" "$db" "$db" "$db" "$db" "$db" "$db" "$db"
 fails_one_line "--metric unknown" "$QUERY" --matrix "$db" --metric foo
 
 # diff
