@@ -16,6 +16,7 @@
 #include "db.h"
 #include "dbcomp.h"
 #include "flame.h"
+#include "matrix.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
@@ -27,12 +28,18 @@ typedef struct query_args {
     const char *output;     /* -o FILE of --suggest-filter or --folded */
     double suggest_factor;
     int raw;                /* --raw: times as measured, not compensated */
+    int matrix;             /* --matrix [SITE] (matrix.c) */
+    const char *matrix_site;
+    hpq_metric metric;      /* --metric of the matrix's heat map */
+    int compare;            /* 1: `diff A B`, 2: `scaling A B C...` (compare.c) */
     hpq_options opt;
 } query_args;
 
 static void usage(FILE *out)
 {
     fputs("usage: hprof-query [options] [--] FILE|DB|RANKFILES...|DIR [options]\n"
+          "       hprof-query diff [options] RUN_A RUN_B\n"
+          "       hprof-query scaling [options] RUN1 RUN2 [RUN3...]\n"
           "  FILE is a profile (.hpf, merged on first use into the database next to\n"
           "  it) or a database written by hprof-merge.  A run that died leaves\n"
           "  NAME.rank<N>.hpf per rank: name them all, or their directory, to merge\n"
@@ -45,6 +52,13 @@ static void usage(FILE *out)
           "  --callers SITE    bottom-up: SITE merged over its calling contexts, then its\n"
           "                    callers, their callers, ... with SITE's time under each\n"
           "  --threads SITE    per-thread table of an OpenMP construct (waits, holds, tasks)\n"
+          "  --matrix [SITE]   rank x rank point-to-point matrix (of SITE's communication):\n"
+          "                    a heat map in text, a row per sender -> receiver otherwise\n"
+          "  --metric M        the heat map's metric: bytes (default), messages, tran, sync\n"
+          "  diff A B          per calling context (path) and site (label): the change in\n"
+          "                    time, count and share from run A to run B\n"
+          "  scaling A B ...   per calling context: time per run, speedup and efficiency\n"
+          "                    relative to the first run (resources = ranks x threads)\n"
           "  --tasks           tasks created per (parent construct, child construct)\n"
           "  --task-trace      the task timeline (HPROF_TASK_TRACE) as Chrome trace JSON\n"
           "  --sql QUERY       run an SQL query on the database\n"
@@ -146,9 +160,9 @@ static int parse_sort(const char *s, hpq_options *opt)
 
 static int takes_value(const char *name)
 {
-    static const char *const names[] = {"--comm", "--ranks", "--threads", "--callers", "--sql", "--depth",
-                                        "--top", "--sort", "--format", "--suggest-factor", "-o",
-                                        "--flamegraph"};
+    static const char *const names[] = {"--comm", "--ranks", "--threads", "--callers", "--sql",
+                                        "--depth", "--top", "--sort", "--format",
+                                        "--suggest-factor", "-o", "--flamegraph", "--metric"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -170,6 +184,10 @@ static int apply_option(query_args *a, const char *name, const char *value)
         a->sql = value;
     else if (strcmp(name, "--flamegraph") == 0)
         a->flamegraph = value;
+    else if (strcmp(name, "--metric") == 0) {
+        if (hpq_parse_metric(value, &a->metric))
+            return usage_error("--metric must be bytes, messages, tran or sync, not ", value);
+    }
     else if (strcmp(name, "--depth") == 0) {
         if (parse_count(value, &a->opt.depth))
             return usage_error("--depth needs a number >= 0, not ", value);
@@ -194,6 +212,14 @@ static int apply_option(query_args *a, const char *name, const char *value)
     return 0;
 }
 
+static int file_exists(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
 /* Returns -1 to go on, or the exit status (0 after --help, 2 on errors). */
 static int parse_args(int argc, char **argv, query_args *a)
 {
@@ -205,8 +231,12 @@ static int parse_args(int argc, char **argv, query_args *a)
     a->opt.depth = -1;
     a->opt.top = 30;
     a->suggest_factor = 10.0;
-    int options_end = 0;
-    for (int i = 1; i < argc; i++) {
+    int options_end = 0, first = 1;
+    if (argc > 1 && (strcmp(argv[1], "diff") == 0 || strcmp(argv[1], "scaling") == 0)) {
+        a->compare = argv[1][0] == 'd' ? 1 : 2;
+        first = 2;
+    }
+    for (int i = first; i < argc; i++) {
         char name[32];
         const char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
         if (!options_end && strcmp(arg, "--") == 0) {
@@ -238,6 +268,10 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->raw = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
+        else if (strcmp(name, "--matrix") == 0) {
+            a->matrix = 1;                  /* --matrix=SITE, or --matrix [SITE] RUN */
+            a->matrix_site = eq ? eq + 1 : NULL;
+        }
         else if (!takes_value(name))
             return usage_error("unknown option ", arg);
         else if (eq)
@@ -254,10 +288,19 @@ static int parse_args(int argc, char **argv, query_args *a)
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->callers_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
             (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) + (a->folded != 0) +
-            (a->flamegraph != NULL) > 1)
+            (a->flamegraph != NULL) + (a->matrix != 0) + (a->compare != 0) > 1)
         return usage_error("--flat, --comm, --ranks, --threads, --callers, --tasks, --task-trace,"
-                           " --sql, --check, --suggest-filter, --folded and --flamegraph"
-                           " exclude each other", NULL);
+                           " --sql, --check, --suggest-filter, --folded, --flamegraph,"
+                           " --matrix, diff and scaling exclude each other", NULL);
+    if (a->matrix && !a->matrix_site && a->ninputs >= 2 && !file_exists(a->inputs[0])) {
+        a->matrix_site = a->inputs[0];     /* --matrix SITE RUN */
+        a->inputs++;
+        a->ninputs--;
+    }
+    if (a->compare == 1 && a->ninputs != 2)
+        return usage_error("diff needs two runs (profiles or databases)", NULL);
+    if (a->compare == 2 && a->ninputs < 2)
+        return usage_error("scaling needs at least two runs (profiles or databases)", NULL);
     if (a->output && !a->suggest && !a->folded)
         return usage_error("-o goes with --suggest-filter or --folded", NULL);
     if (a->sql && !a->opt.top_given)
@@ -277,6 +320,12 @@ static int parse_args(int argc, char **argv, query_args *a)
 
 static int run_report(const query_args *a, const hpq_ctx *ctx)
 {
+    if (a->compare == 1)
+        return hpq_report_diff(ctx, a->inputs, a->ninputs);
+    if (a->compare == 2)
+        return hpq_report_scaling(ctx, a->inputs, a->ninputs);
+    if (a->matrix)
+        return hpq_report_matrix(ctx, a->matrix_site, a->metric);
     if (a->flat)
         return hpq_report_flat(ctx);
     if (a->suggest)
@@ -312,7 +361,8 @@ int main(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
-    if (hpq_open(a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
+    /* diff and scaling open their first run here, the others in compare.c */
+    if (hpq_open(a.compare ? 1 : a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
         print_error(err, NULL, "");
         return 1;
     }

@@ -25,7 +25,8 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \
 	analyzer/flame.h analyzer/flame.c analyzer/flame_svg.c analyzer/flame_out.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
-	analyzer/table.h analyzer/table.c
+	analyzer/table.h analyzer/table.c \
+	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la
 

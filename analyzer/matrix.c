@@ -1,0 +1,265 @@
+/*
+ * matrix.c - hprof-query --matrix: the rank x rank point-to-point
+ * communication matrix (sender x receiver) from the `comm` table.
+ *
+ * A comm row is one (node, rank, thread, peer) of one side of the
+ * transfers.  Every message is counted once, from its sender: a row whose
+ * rank sent (bytes_sent > 0, or no bytes at all at a site named like a
+ * send) is cell rank -> peer with its bytes_sent and its transfers; a
+ * receiving row (bytes only received, or none at a receive site) adds
+ * nothing to bytes and messages but its transmission and synchronization
+ * time go to the message's cell peer -> rank.  A row that both sent and
+ * received with one peer (MPI_Sendrecv with dest = source) counts half its
+ * transfers as messages.  Times are therefore both sides' time spent on
+ * the pair's messages.  Collective sites (site flag 4), whole-communicator
+ * rows (peer -1) and file rows (peer -2) are not cells: the report says
+ * how much traffic they carried.
+ */
+#include "config.h"
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "matrix.h"
+#include "report_util.h"
+#include "sitesel.h"
+
+#define MAX_BINS 64
+static const char shades[] = " .:-=+*#%@";
+static const char *const metric_names[] = {"bytes", "messages", "tran", "sync"};
+
+int hpq_parse_metric(const char *s, hpq_metric *m)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, metric_names[i]) == 0) {
+            *m = (hpq_metric)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* The cells: sender, receiver, bytes, messages, tran, sync; `where` limits
+ * the rows (an SQL condition on c), `order` sorts them. */
+static char *cells_sql(const char *where, const char *order)
+{
+    char *sql;
+    if (asprintf(&sql,
+                 "WITH r AS (SELECT c.rank AS rank, c.peer AS peer, c.count AS count,"
+                 "  c.bytes_sent AS sent, c.bytes_recv AS recvd, c.tran AS tran, c.sync AS sync,"
+                 "  (c.bytes_sent = 0 AND (c.bytes_recv > 0 OR s.name NOT LIKE '%%send%%'))"
+                 "  AS rcv FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
+                 "  WHERE c.peer >= 0 AND (s.flags & 4) = 0 AND %s),"
+                 " m AS (SELECT CASE WHEN rcv THEN peer ELSE rank END AS sender,"
+                 "  CASE WHEN rcv THEN rank ELSE peer END AS receiver,"
+                 "  SUM(CASE WHEN rcv THEN 0 ELSE sent END) AS bytes,"
+                 "  SUM(CASE WHEN rcv THEN 0 WHEN recvd > 0 THEN count / 2 ELSE count END)"
+                 "  AS messages, SUM(tran) AS tran, SUM(sync) AS sync FROM r GROUP BY 1, 2)"
+                 " SELECT sender, receiver, bytes, messages, tran, sync FROM m"
+                 " WHERE bytes > 0 OR messages > 0 OR tran > 0 OR sync > 0 ORDER BY %s",
+                 where, order) < 0)
+        return NULL;
+    return sql;
+}
+
+/* What the matrix leaves out: collective bytes sent (per-peer rows of
+ * collective sites), collective calls (peer -1 rows), their time, file
+ * bytes (peer -2), and the point-to-point bytes for the share. */
+static char *leftout_sql(const char *where)
+{
+    char *sql;
+    if (asprintf(&sql,
+                 "SELECT COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) != 0"
+                 "  THEN c.bytes_sent END), 0) AS coll_bytes,"
+                 " COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.count END), 0) AS coll_calls,"
+                 " COALESCE(SUM(CASE WHEN c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)"
+                 "  THEN c.tran + c.sync END), 0) AS coll_time,"
+                 " COALESCE(SUM(CASE WHEN c.peer = -2 THEN c.bytes_sent + c.bytes_recv END), 0)"
+                 "  AS file_bytes,"
+                 " COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) = 0"
+                 "  THEN c.bytes_sent END), 0) AS p2p_bytes"
+                 " FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
+                 " WHERE %s", where) < 0)
+        return NULL;
+    return sql;
+}
+
+static double cell_value(const hpq_table *t, size_t row, int col)
+{
+    const hpq_cell *c = hpq_cell_at(t, row, col);
+    return c->type == HPQ_INT ? (double)c->i : c->type == HPQ_REAL ? c->d : 0.0;
+}
+
+/* ---- the text heat map ---- */
+
+typedef struct heat {
+    int nbins, block;   /* bins per side, ranks per bin */
+    double *v;          /* nbins x nbins, row = sender bin */
+    double max;
+    int64_t max_from, max_to;
+} heat;
+
+static int heat_fill(heat *h, const hpq_table *cells, int col, int64_t nranks)
+{
+    h->block = nranks > MAX_BINS ? (int)((nranks + MAX_BINS - 1) / MAX_BINS) : 1;
+    h->nbins = (int)((nranks + h->block - 1) / h->block);
+    h->v = calloc((size_t)h->nbins * (size_t)h->nbins + 1, sizeof *h->v);
+    if (!h->v)
+        return -1;
+    h->max = 0;
+    for (size_t r = 0; r < cells->nrows; r++) {
+        int64_t from = hpq_cell_at(cells, r, 0)->i, to = hpq_cell_at(cells, r, 1)->i;
+        if (from < 0 || to < 0 || from >= nranks || to >= nranks)
+            continue;
+        double *cell = &h->v[(from / h->block) * h->nbins + to / h->block];
+        *cell += cell_value(cells, r, col);
+        if (*cell > h->max) {
+            h->max = *cell;
+            h->max_from = from / h->block;
+            h->max_to = to / h->block;
+        }
+    }
+    return 0;
+}
+
+static char shade_of(double v, double max)
+{
+    if (!(v > 0) || !(max > 0))
+        return ' ';
+    int i = 1 + (int)(v / max * 9.0);
+    return shades[i > 9 ? 9 : i];
+}
+
+/* Column numbers of the bins, written downwards (tens then ones). */
+static void print_ruler(FILE *out, int nbins)
+{
+    if (nbins > 10) {
+        fprintf(out, "%8s", "");
+        for (int b = 0; b < nbins; b++)
+            fputc(b >= 10 ? '0' + (b / 10) % 10 : ' ', out);
+        fputc('\n', out);
+    }
+    fprintf(out, "%8s", "");
+    for (int b = 0; b < nbins; b++)
+        fputc('0' + b % 10, out);
+    fputc('\n', out);
+}
+
+static void print_heat(const hpq_ctx *ctx, const heat *h, hpq_metric metric)
+{
+    FILE *out = ctx->out;
+    if (h->block > 1)
+        fprintf(out, "(%d ranks per cell: ranks binned into %d blocks; a cell sums its"
+                " block's pairs)\n", h->block, h->nbins);
+    print_ruler(out, h->nbins);
+    for (int s = 0; s < h->nbins; s++) {
+        fprintf(out, "%6d |", s);
+        for (int r = 0; r < h->nbins; r++)
+            fputc(shade_of(h->v[s * h->nbins + r], h->max), out);
+        fputs("|\n", out);
+    }
+    /* bytes and messages are whole numbers, times in seconds */
+    fprintf(out, "legend: \"%s\" from none to the max, '@' = %.*f %s", shades,
+            metric <= HPQ_M_MESSAGES ? 0 : 6, h->max, metric <= HPQ_M_MESSAGES ?
+            metric_names[metric] : metric == HPQ_M_TRAN ? "s transmission" : "s synchronization");
+    if (h->max > 0)
+        fprintf(out, " (%s %lld -> %lld)", h->block > 1 ? "block" : "rank",
+                (long long)h->max_from, (long long)h->max_to);
+    fputc('\n', out);
+}
+
+static int print_leftout(const hpq_ctx *ctx, const char *where)
+{
+    char *sql = leftout_sql(where);
+    if (!sql)
+        return hpq_oom(ctx);
+    hpq_table *t = hpq_query_table(ctx, sql);
+    free(sql);
+    if (!t)
+        return -1;
+    assert(t->nrows == 1);
+    double coll = cell_value(t, 0, 0), calls = cell_value(t, 0, 1);
+    double time = cell_value(t, 0, 2), file = cell_value(t, 0, 3), p2p = cell_value(t, 0, 4);
+    fprintf(ctx->out, "left out (not cells): collective traffic %.0f bytes sent (%.2f%% of"
+            " the %.0f bytes sent), %.0f collective calls, %.6f s; file I/O %.0f bytes\n",
+            coll, coll + p2p > 0 ? 100.0 * coll / (coll + p2p) : 0.0, coll + p2p, calls, time,
+            file);
+    hpq_table_free(t);
+    return 0;
+}
+
+static int64_t rank_count(const hpq_ctx *ctx, const hpq_table *cells)
+{
+    int64_t n = (int64_t)hpq_query_double(ctx, "SELECT COALESCE(MAX(rank) + 1, 0) FROM rank");
+    for (size_t r = 0; r < cells->nrows; r++)
+        for (int c = 0; c < 2; c++)
+            if (hpq_cell_at(cells, r, c)->i >= n)
+                n = hpq_cell_at(cells, r, c)->i + 1;
+    return n;
+}
+
+static int print_text(const hpq_ctx *ctx, const char *where, const char *label,
+                      hpq_metric metric)
+{
+    static const char *const order[] = {"bytes DESC, 1, 2", "messages DESC, 1, 2",
+                                        "tran DESC, 1, 2", "sync DESC, 1, 2"};
+    char *sql = cells_sql(where, order[metric]);
+    if (!sql)
+        return hpq_oom(ctx);
+    hpq_table *cells = hpq_query_table(ctx, sql);
+    free(sql);
+    if (!cells)
+        return -1;
+    int rc = -1;
+    heat h = {0, 1, NULL, 0, 0, 0};
+    if (heat_fill(&h, cells, 2 + (int)metric, rank_count(ctx, cells))) {
+        hpq_oom(ctx);
+        goto done;
+    }
+    fprintf(ctx->out, "point-to-point communication matrix of ");
+    hpq_print_text_string(ctx->out, label);
+    fprintf(ctx->out, ": %s, rows = sender rank, columns = receiver rank (each message"
+            " counted once, at its sender)\n", metric_names[metric]);
+    print_heat(ctx, &h, metric);
+    if (print_leftout(ctx, where))
+        goto done;
+    fprintf(ctx->out, "\n%zu sender -> receiver pairs:\n", cells->nrows);
+    hpq_time_columns(cells);
+    rc = hpq_print_table(ctx, cells);
+done:
+    free(h.v);
+    hpq_table_free(cells);
+    return rc;
+}
+
+int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric)
+{
+    hpq_sel sel = {NULL, NULL};
+    char *where = NULL;
+    int rc = -1;
+    assert(metric >= HPQ_M_BYTES && metric <= HPQ_M_SYNC);
+    if (site && hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_COMM, &sel, ctx->err,
+                           ctx->errlen))
+        return -1;
+    if (asprintf(&where, site ? "c.node IN (%s)" : "1", site ? sel.nodes : "") < 0) {
+        where = NULL;
+        hpq_oom(ctx);
+        goto done;
+    }
+    if (ctx->opt->format == HPQ_TEXT) {
+        rc = print_text(ctx, where, site ? sel.label : "the run", metric);
+        goto done;
+    }
+    char *sql = cells_sql(where, "1, 2");
+    hpq_table *cells = sql ? hpq_query_table(ctx, sql) : NULL;
+    free(sql);
+    if (!sql)
+        hpq_oom(ctx);
+    if (cells)
+        rc = hpq_print_table(ctx, cells);
+    hpq_table_free(cells);
+done:
+    free(where);
+    if (site)
+        hpq_sel_free(&sel);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/*
+ * matrix.h - hprof-query's rank x rank communication matrix (--matrix)
+ * and its comparison of runs (diff, scaling: compare.c).
+ */
+#ifndef HPQ_MATRIX_H
+#define HPQ_MATRIX_H
+
+#include "report.h"
+
+typedef enum hpq_metric { HPQ_M_BYTES, HPQ_M_MESSAGES, HPQ_M_TRAN, HPQ_M_SYNC } hpq_metric;
+
+/* "bytes", "messages", "tran" or "sync"; -1 for anything else. */
+int hpq_parse_metric(const char *s, hpq_metric *m);
+
+/* The point-to-point matrix of the run, or of the communication sites
+ * `site` selects (NULL: all): a heat map of `metric` in text, one row per
+ * non-zero (sender, receiver) pair with every metric in CSV and JSON.
+ * 0, or -1 with the message in ctx->err. */
+int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric);
+
+/* `hprof-query diff A B` and `hprof-query scaling A B C...`: the runs are
+ * profiles or databases (opened as hpq_open does); ctx->db is the first,
+ * the others are attached.  0, or -1 with the message in ctx->err. */
+int hpq_report_diff(const hpq_ctx *ctx, char *const *paths, int npaths);
+int hpq_report_scaling(const hpq_ctx *ctx, char *const *paths, int npaths);
+
+#endif
