@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "qopen.h"
 #include "report.h"
 #include "check.h"
@@ -25,6 +26,8 @@ typedef struct query_args {
     int folded;             /* --folded: folded stacks (flame.c) */
     const char *flamegraph; /* --flamegraph FILE: the SVG (flame_svg.c) */
     const char *output;     /* -o FILE of --suggest-filter or --folded */
+    int overheads;          /* --overheads [PATH] (overheads.c) */
+    const char *overheads_path;
     double suggest_factor;
     int raw;                /* --raw: times as measured, not compensated */
     hpq_options opt;
@@ -55,6 +58,9 @@ static void usage(FILE *out)
           "  --folded          folded stacks: a line per calling context with exclusive\n"
           "                    time, frame;frame;... MICROSECONDS (flame graph tools)\n"
           "  --flamegraph OUT.svg  a self-contained SVG flame graph of the tree\n"
+          "  --overheads [PATH]  overhead classes per node of the subtree at PATH\n"
+          "                    (default the root; --overheads=PATH when PATH could be\n"
+          "                    a file name)\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
@@ -160,6 +166,15 @@ static int apply_option(query_args *a, const char *name, const char *value)
     return 0;
 }
 
+/* Is the argument after --overheads its PATH rather than the run?  A
+ * node id, or anything that is not an option and names no file. */
+static int is_overheads_path(const char *arg)
+{
+    if (arg[0] == '#')
+        return 1;
+    return arg[0] != '-' && access(arg, F_OK) != 0;
+}
+
 /* Returns -1 to go on, or the exit status (0 after --help, 2 on errors). */
 static int parse_args(int argc, char **argv, query_args *a)
 {
@@ -204,6 +219,13 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->raw = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
+        else if (strcmp(name, "--overheads") == 0) {
+            a->overheads = 1;
+            if (eq)
+                a->overheads_path = eq + 1;
+            else if (i + 1 < argc && is_overheads_path(argv[i + 1]))
+                a->overheads_path = argv[++i];
+        }
         else if (!takes_value(name))
             return usage_error("unknown option ", arg);
         else if (eq)
@@ -220,9 +242,10 @@ static int parse_args(int argc, char **argv, query_args *a)
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
             (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) + (a->folded != 0) +
-            (a->flamegraph != NULL) > 1)
+            (a->flamegraph != NULL) + (a->overheads != 0) > 1)
         return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace,"
-                           " --sql, --check, --suggest-filter, --folded and --flamegraph"
+                           " --sql, --check, --suggest-filter, --folded, --flamegraph"
+                           " and --overheads"
                            " exclude each other", NULL);
     if (a->output && !a->suggest && !a->folded)
         return usage_error("-o goes with --suggest-filter or --folded", NULL);
@@ -255,6 +278,8 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_folded(ctx, a->output);
     if (a->flamegraph)
         return hpq_report_flamegraph(ctx, a->flamegraph);
+    if (a->overheads)
+        return hpq_report_overheads(ctx, a->overheads_path);
     return hpq_report_tree(ctx);
 }
 
