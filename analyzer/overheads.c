@@ -139,7 +139,7 @@ static const char prepare_sql[] =
     "  GROUP BY n.parent, s.rank, s.thread),"
     " cs AS (SELECT node, rank, thread, SUM(sync) AS s FROM comm GROUP BY node, rank, thread)"
     " SELECT o.node AS node, o.rank AS rank, MAX(o.t - COALESCE(k.t, 0), 0) AS e,"
-    "  COALESCE(cs.s, 0) AS s FROM own o"
+    "  MAX(COALESCE(cs.s, 0), 0) AS s FROM own o"
     " LEFT JOIN kids k ON k.node = o.node AND k.rank = o.rank AND k.thread = o.thread"
     " LEFT JOIN cs ON cs.node = o.node AND cs.rank = o.rank AND cs.thread = o.thread;"
     "CREATE TEMP TABLE ovh_er AS SELECT e.node AS node, e.rank AS rank,"
@@ -195,15 +195,18 @@ static const char rows_sql[] =
 static const char root_sql[] =
     "SELECT SUM(loss), SUM(MAX(wall * t - other - loss, 0)) FROM ovh_rank";
 
-/* TEMP table ovh_sel(id): the nodes listed, the subtrees of `nodes`. */
+/* TEMP table ovh_sel(id): the nodes listed, the subtrees of `nodes`
+ * (with --depth D, down to D levels below them). */
 static int select_rows(const hpq_ctx *ctx, const char *nodes)
 {
     char *sql;
+    long depth = ctx->opt->depth;
     if (asprintf(&sql,
                  "DROP TABLE IF EXISTS temp.ovh_sel;"
                  "CREATE TEMP TABLE ovh_sel AS SELECT DISTINCT n.id AS id FROM ovh_node a"
-                 " JOIN ovh_node n ON n.lo BETWEEN a.lo AND a.hi WHERE a.id IN (%s)",
-                 nodes) < 0)
+                 " JOIN ovh_node n ON n.lo BETWEEN a.lo AND a.hi WHERE a.id IN (%s)"
+                 " AND (%ld < 0 OR n.depth <= a.depth + %ld)",
+                 nodes, depth, depth) < 0)
         return hpq_oom(ctx);
     int rc = exec(ctx, sql);
     free(sql);

@@ -127,6 +127,10 @@ expect_eq "mkprofile: --overheads '#3' lists loop@app.c:20's subtree" "3,4,5,7" 
     "$(ov "$db" '#3' | cut -d, -f1 | paste -sd,)"
 expect_eq "mkprofile: --overheads=loop@app.c:20 (the label) the same" "3,4,5,7" \
     "$(ov "$db" loop@app.c:20 | cut -d, -f1 | paste -sd,)"
+expect_eq "mkprofile: --depth 1 lists the root, main and compute" "1,2,9" \
+    "$(ov "$db" --depth 1 | cut -d, -f1 | paste -sd,)"
+expect_eq "mkprofile: --depth 0 below '#3' lists only it" "3" \
+    "$(ov "$db" '#3' --depth 0 | cut -d, -f1 | paste -sd,)"
 expect_eq "mkprofile: a subtree's rows are the tree's" "$(grep -E '^(3|4|5|7),' "$tmp/p.csv")" \
     "$(ov "$db" '#3')"
 "$QUERY" "$db" --overheads >"$tmp/p.txt" 2>&1 || true
