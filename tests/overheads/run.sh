@@ -42,6 +42,10 @@
 # threads): the master spins SERIAL_MS = 200 ms alone before the region
 # (after MPI_Init_thread, serial too): loss of parallelism = (0.2 s + init)
 # x 3 within 10% (tests/omp/gomp.sh's tolerance for the summary's figure).
+# tests/omp/src/critical.c (1 rank x 2 threads): both threads enter a
+# critical section (then a lock) at once and hold it HOLD_MS = 30 ms: the
+# waits sum to HOLD_MS x (0 + 1) = 30 ms (within 20%), synchronization;
+# the holds to >= 2 x HOLD_MS, computation.
 # examples/jacobi (2 ranks x 2 threads): the region's implicit barrier is
 # all synchronization, the region has no loss, fork and join are control
 # besides their loss, the root's loss is at most the summary's (which
@@ -197,6 +201,25 @@ sp_checks() {
     sums_and_signs serial_part "$sdb"
 }
 
+crit_checks() {
+    hp_run crit 1 -x OMP_NUM_THREADS=2 "$tmp/crit"
+    ran_ok crit || return 0
+    local cdb=${PROFILE%.hpf}.db hold c
+    "$QUERY" "$PROFILE" --sql "SELECT 1" >/dev/null 2>&1 || true
+    hold=$(define_of "$srcdir/tests/omp/src/critical.c" HOLD_MS)
+    ov "$cdb" >"$tmp/crit.csv"
+    for c in "critical $(line_of "$srcdir/tests/omp/src/critical.c" crit-critical)" \
+        "lock $(line_of "$srcdir/tests/omp/src/critical.c" crit-lock)"; do
+        set -- $c
+        expect_cmp "critical (2 threads): the $1 wait is synchronization, HOLD_MS x 1 = ${hold} ms (20%)" \
+            within "$(awk -v h="$hold" 'BEGIN { print h / 1000 }')" \
+            "$(col "$1 wait@critical.c:$2" 8 <"$tmp/crit.csv")" "$(awk -v h="$hold" 'BEGIN { print h / 5000 }')"
+        expect_cmp "critical: the $1 hold is computation, >= 2 x HOLD_MS" ge \
+            "$(awk -v h="$hold" 'BEGIN { print 2 * h / 1000 }')" "$(col "$1@critical.c:$2" 6 <"$tmp/crit.csv")"
+    done
+    sums_and_signs critical "$cdb"
+}
+
 jac_checks() {
     hp_run jac 2 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 256 200
     ran_ok jac || return 0
@@ -229,6 +252,12 @@ else
         attempts serial_part sp_checks
     else
         notok "serial_part builds" "$(head -c 300 "$tmp/sp.cc" | oneline)"
+    fi
+    if OMPI_CC=gcc "$MPICC" -fopenmp -g -O2 "$srcdir/tests/omp/src/critical.c" -o "$tmp/crit" \
+        -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/crit.cc"; then
+        attempts critical crit_checks
+    else
+        notok "critical builds" "$(head -c 300 "$tmp/crit.cc" | oneline)"
     fi
     attempts jacobi jac_checks
 fi
