@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "qopen.h"
 #include "report.h"
 #include "check.h"
@@ -26,6 +27,8 @@ typedef struct query_args {
     int folded;             /* --folded: folded stacks (flame.c) */
     const char *flamegraph; /* --flamegraph FILE: the SVG (flame_svg.c) */
     const char *output;     /* -o FILE of --suggest-filter or --folded */
+    int overheads;          /* --overheads [PATH] (overheads.c) */
+    const char *overheads_path;
     double suggest_factor;
     int raw;                /* --raw: times as measured, not compensated */
     int matrix;             /* --matrix [SITE] (matrix.c) */
@@ -71,6 +74,9 @@ static void usage(FILE *out)
           "  --folded          folded stacks: a line per calling context with exclusive\n"
           "                    time, frame;frame;... MICROSECONDS (flame graph tools)\n"
           "  --flamegraph OUT.svg  a self-contained SVG flame graph of the tree\n"
+          "  --overheads [PATH]  overhead classes per node of the subtree at PATH\n"
+          "                    (default the root; --overheads=PATH when PATH could be\n"
+          "                    a file name)\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
@@ -212,12 +218,14 @@ static int apply_option(query_args *a, const char *name, const char *value)
     return 0;
 }
 
-static int file_exists(const char *path)
+/* Is the argument after --matrix or --overheads their optional SITE or
+ * PATH rather than the run?  A node id, or anything that is not an option
+ * and names no file. */
+static int is_optional_value(const char *arg)
 {
-    FILE *f = fopen(path, "r");
-    if (f)
-        fclose(f);
-    return f != NULL;
+    if (arg[0] == '#')
+        return 1;
+    return arg[0] != '-' && access(arg, F_OK) != 0;
 }
 
 /* Returns -1 to go on, or the exit status (0 after --help, 2 on errors). */
@@ -268,9 +276,15 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->raw = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
-        else if (strcmp(name, "--matrix") == 0) {
-            a->matrix = 1;                  /* --matrix=SITE, or --matrix [SITE] RUN */
-            a->matrix_site = eq ? eq + 1 : NULL;
+        else if (strcmp(name, "--matrix") == 0 || strcmp(name, "--overheads") == 0) {
+            int matrix = strcmp(name, "--matrix") == 0;
+            const char **where = matrix ? &a->matrix_site : &a->overheads_path;
+            a->matrix |= matrix;
+            a->overheads |= !matrix;
+            if (eq)
+                *where = eq + 1;
+            else if (i + 1 < argc && is_optional_value(argv[i + 1]))
+                *where = argv[++i];
         }
         else if (!takes_value(name))
             return usage_error("unknown option ", arg);
@@ -288,15 +302,11 @@ static int parse_args(int argc, char **argv, query_args *a)
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->callers_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
             (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) + (a->folded != 0) +
-            (a->flamegraph != NULL) + (a->matrix != 0) + (a->compare != 0) > 1)
+            (a->flamegraph != NULL) + (a->matrix != 0) + (a->compare != 0) +
+            (a->overheads != 0) > 1)
         return usage_error("--flat, --comm, --ranks, --threads, --callers, --tasks, --task-trace,"
                            " --sql, --check, --suggest-filter, --folded, --flamegraph,"
-                           " --matrix, diff and scaling exclude each other", NULL);
-    if (a->matrix && !a->matrix_site && a->ninputs >= 2 && !file_exists(a->inputs[0])) {
-        a->matrix_site = a->inputs[0];     /* --matrix SITE RUN */
-        a->inputs++;
-        a->ninputs--;
-    }
+                           " --matrix, --overheads, diff and scaling exclude each other", NULL);
     if (a->compare == 1 && a->ninputs != 2)
         return usage_error("diff needs two runs (profiles or databases)", NULL);
     if (a->compare == 2 && a->ninputs < 2)
@@ -348,6 +358,8 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_folded(ctx, a->output);
     if (a->flamegraph)
         return hpq_report_flamegraph(ctx, a->flamegraph);
+    if (a->overheads)
+        return hpq_report_overheads(ctx, a->overheads_path);
     return hpq_report_tree(ctx);
 }
 

@@ -23,6 +23,7 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
 	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \
+	analyzer/overheads.c \
 	analyzer/flame.h analyzer/flame.c analyzer/flame_svg.c analyzer/flame_out.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c \

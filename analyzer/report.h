@@ -51,6 +51,9 @@ int hpq_report_tasks(const hpq_ctx *ctx);
  * slice per task execution and creation (process = rank, thread =
  * thread), an arrow from each creation to the execution (trace.c). */
 int hpq_report_task_trace(const hpq_ctx *ctx);
+/* Overhead classes per node of the subtree at path (NULL: the root):
+ * overheads.c. */
+int hpq_report_overheads(const hpq_ctx *ctx, const char *path);
 int hpq_report_sql(const hpq_ctx *ctx, const char *sql);
 
 #endif

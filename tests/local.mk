@@ -72,6 +72,7 @@ include tests/writes/local.mk
 include tests/bench/local.mk
 include tests/flame/local.mk
 include tests/matrix/local.mk
+include tests/overheads/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif
