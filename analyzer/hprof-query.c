@@ -16,6 +16,7 @@
 #include "db.h"
 #include "dbcomp.h"
 #include "flame.h"
+#include "interactive.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
@@ -27,6 +28,7 @@ typedef struct query_args {
     const char *output;     /* -o FILE of --suggest-filter or --folded */
     double suggest_factor;
     int raw;                /* --raw: times as measured, not compensated */
+    int interactive;        /* -i: commands from stdin (interactive.c) */
     hpq_options opt;
 } query_args;
 
@@ -55,10 +57,14 @@ static void usage(FILE *out)
           "  --folded          folded stacks: a line per calling context with exclusive\n"
           "                    time, frame;frame;... MICROSECONDS (flame graph tools)\n"
           "  --flamegraph OUT.svg  a self-contained SVG flame graph of the tree\n"
+          "  -i                interactive: ls, cd, top, comm, ranks, sql... on stdin\n"
+          "                    (a prompt with line editing on a terminal; help lists them)\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
           "options:\n"
+          "  --root NODE       list the subtree under NODE: a path of labels from the\n"
+          "                    root (main/loop@app.c:20), #N, or a SITE of one context\n"
           "  --depth N         list calling contexts down to depth N\n"
           "  --top N           list at most N rows (default 30, 0 = all)\n"
           "  --format F        text, csv or json (default text)\n"
@@ -119,7 +125,7 @@ static int takes_value(const char *name)
 {
     static const char *const names[] = {"--comm", "--ranks", "--threads", "--sql", "--depth",
                                         "--top", "--format", "--suggest-factor", "-o",
-                                        "--flamegraph"};
+                                        "--flamegraph", "--root"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -139,6 +145,8 @@ static int apply_option(query_args *a, const char *name, const char *value)
         a->sql = value;
     else if (strcmp(name, "--flamegraph") == 0)
         a->flamegraph = value;
+    else if (strcmp(name, "--root") == 0)
+        a->opt.root = value;
     else if (strcmp(name, "--depth") == 0) {
         if (parse_count(value, &a->opt.depth))
             return usage_error("--depth needs a number >= 0, not ", value);
@@ -202,6 +210,8 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->folded = 1;
         else if (strcmp(name, "--raw") == 0 && !eq)
             a->raw = 1;
+        else if (strcmp(name, "-i") == 0 && !eq)
+            a->interactive = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
         else if (!takes_value(name))
@@ -220,10 +230,14 @@ static int parse_args(int argc, char **argv, query_args *a)
     if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
             (a->threads_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
             (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) + (a->folded != 0) +
-            (a->flamegraph != NULL) > 1)
+            (a->flamegraph != NULL) + (a->interactive != 0) > 1)
         return usage_error("--flat, --comm, --ranks, --threads, --tasks, --task-trace,"
-                           " --sql, --check, --suggest-filter, --folded and --flamegraph"
-                           " exclude each other", NULL);
+                           " --sql, --check, --suggest-filter, --folded, --flamegraph"
+                           " and -i exclude each other", NULL);
+    if (a->opt.root && (a->flat || a->comm_site || a->ranks_site || a->threads_site ||
+                        a->tasks || a->task_trace || a->sql || a->check || a->suggest ||
+                        a->folded || a->flamegraph || a->interactive))
+        return usage_error("--root goes with the default listing", NULL);
     if (a->output && !a->suggest && !a->folded)
         return usage_error("-o goes with --suggest-filter or --folded", NULL);
     if (a->sql && !a->opt.top_given)
@@ -255,6 +269,8 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_folded(ctx, a->output);
     if (a->flamegraph)
         return hpq_report_flamegraph(ctx, a->flamegraph);
+    if (a->interactive)
+        return hpq_interactive(ctx, stdin);
     return hpq_report_tree(ctx);
 }
 

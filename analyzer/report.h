@@ -16,6 +16,9 @@ typedef struct hpq_options {
     int top_given;     /* --top was on the command line: CSV and JSON honour it
                           too (text output always does) */
     int by_rank;       /* --comm: per (source rank, peer) */
+    const char *root;  /* --root: list the subtree under this node (nodepath.h) */
+    int no_run_header; /* the listing without the run header (interactive mode) */
+    int kids_only;     /* the listing without the row of its top node (ls) */
 } hpq_options;
 
 typedef struct hpq_ctx {
