@@ -80,3 +80,6 @@ TESTS += tests/layout.sh
 EXTRA_DIST += tests/layout.sh
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh tests/truth.sh
+# hprof-query --root (the subtree under one node) on mkprofile's profile
+TESTS += tests/unit/test_root.sh
+EXTRA_DIST += tests/unit/test_root.sh
