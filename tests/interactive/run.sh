@@ -150,6 +150,18 @@ rc=0
 "$QUERY" -i --flat "$db" </dev/null >/dev/null 2>&1 || rc=$?
 same "-i with another report: usage error" 2 "$rc"
 
+# on a terminal (a pty from script(1)): the prompt, and libedit's history:
+# two up-arrows recall "pwd", which now prints #3's path
+if ! command -v script >/dev/null || ! ldd "$QUERY" 2>/dev/null | grep -q libedit; then
+    skipped "line editing on a terminal" "no script(1) or hprof-query built without libedit"
+else
+    (sleep 0.5; printf 'cd main\n'; sleep 0.3; printf 'pwd\n'; sleep 0.3; printf 'cd #3\n'; sleep 0.3
+     printf '\033[A\033[A\n'; sleep 0.3; printf 'quit\n'; sleep 0.5) |
+        timeout 20 script -qc "$QUERY -i $db" /dev/null >"$tmp/pty.out" 2>&1 || true
+    same "terminal: a prompt per line read, history recalls pwd" "5;/main (#2);/main/loop@app.c:20 (#3)" \
+        "$(grep -c 'hprof> ' "$tmp/pty.out");$(tr -d '\r' <"$tmp/pty.out" | grep -o '/main[^ ]* (#[0-9]*)' | oneline)"
+fi
+
 # ------------------------------------------------------------- real runs
 if ! command -v "$MPIRUN" >/dev/null || [ ! -x "$T/late_sender" ] ||
     [ ! -x "$builddir/examples/jacobi" ]; then
