@@ -32,11 +32,23 @@ typedef struct session {
 } session;
 
 typedef int (*command_fn)(session *s, const char *arg);
+/* A report of hprof-query taking one SITE or NODE argument (report.h). */
+typedef int (*site_report)(const hpq_ctx *ctx, const char *site);
 
+/* What a report's argument is, and what it is when none is given. */
+enum arg_kind {
+    ARG_SITE_HERE,      /* a SITE (sitesel.c); none: the current node */
+    ARG_SITE_ALL,       /* a SITE; none: NULL (the report's whole run) */
+    ARG_NODE_HERE       /* a NODE (nodepath.c, relative to here); none: here */
+};
+
+/* A command runs `run`, or else `report` with its argument. */
 typedef struct command {
     const char *name;
     const char *args;   /* for help */
     command_fn run;
+    site_report report;
+    enum arg_kind arg;
     const char *what;   /* for help */
 } command;
 
@@ -128,34 +140,24 @@ static int cmd_top(session *s, const char *arg)
     return hpq_report_tree(&c);
 }
 
-/* ---- the reports of a site: the current node unless one is named ---- */
+/* ---- the reports of a site or node ---- */
 
-typedef int (*site_report)(const hpq_ctx *, const char *);
-
-static int run_site_report(session *s, const char *arg, site_report report)
+static int run_site_report(session *s, const char *arg, site_report report,
+                           enum arg_kind kind)
 {
     char spec[32];
-    if (!*arg) {
-        cur_spec(s, spec, sizeof spec);
+    int64_t node = s->cur;
+    if (kind == ARG_NODE_HERE && *arg &&
+        hpq_resolve_node(s->ctx->db, s->ctx->db_path, arg, s->cur, &node, s->ctx->err,
+                         s->ctx->errlen))
+        return -1;
+    snprintf(spec, sizeof spec, "#%lld", (long long)node);
+    if (kind == ARG_NODE_HERE || (kind == ARG_SITE_HERE && !*arg))
         arg = spec;
-    }
+    else if (kind == ARG_SITE_ALL && !*arg)
+        arg = NULL;
     hpq_ctx c = session_ctx(s, &s->opt);
     return report(&c, arg);
-}
-
-static int cmd_comm(session *s, const char *arg)
-{
-    return run_site_report(s, arg, hpq_report_comm);
-}
-
-static int cmd_ranks(session *s, const char *arg)
-{
-    return run_site_report(s, arg, hpq_report_ranks);
-}
-
-static int cmd_threads(session *s, const char *arg)
-{
-    return run_site_report(s, arg, hpq_report_threads);
 }
 
 /* ---- whole-run reports and settings ---- */
@@ -204,21 +206,25 @@ static int cmd_quit(session *s, const char *arg)
 
 static int cmd_help(session *s, const char *arg);
 
-/* The commands; a report built elsewhere is one more line here. */
+/* The commands; a report of hprof-query is one more line here. */
 static const command commands[] = {
-    {"ls", "[NODE]", cmd_ls, "children of the current node (or of NODE)"},
-    {"cd", "NODE|..|/", cmd_cd, "make NODE current: a path of labels (from / or here), #N, a SITE"},
-    {"pwd", "", cmd_pwd, "the current node's path and id"},
-    {"top", "[N]", cmd_top, "the listing of the subtree under the current node"},
-    {"comm", "[SITE]", cmd_comm, "per-destination communication of SITE (default: here)"},
-    {"threads", "[SITE]", cmd_threads, "per-thread table of an OpenMP construct"},
-    {"ranks", "[SITE]", cmd_ranks, "per-rank distribution of SITE (default: here)"},
-    {"flat", "", cmd_flat, "sites instead of calling contexts"},
-    {"sql", "QUERY", cmd_sql, "an SQL query on the database"},
-    {"format", "text|csv|json", cmd_format, "the output format of the next commands"},
-    {"help", "", cmd_help, "this list"},
-    {"quit", "", cmd_quit, "leave (so does end of input)"},
-    {"exit", "", cmd_quit, "leave"},
+    {"ls", "[NODE]", cmd_ls, NULL, 0, "children of the current node (or of NODE)"},
+    {"cd", "NODE|..|/", cmd_cd, NULL, 0,
+     "make NODE current: a path of labels (from / or here), #N, a SITE"},
+    {"pwd", "", cmd_pwd, NULL, 0, "the current node's path and id"},
+    {"top", "[N]", cmd_top, NULL, 0, "the listing of the subtree under the current node"},
+    {"comm", "[SITE]", NULL, hpq_report_comm, ARG_SITE_HERE,
+     "per-destination communication of SITE (default: here)"},
+    {"threads", "[SITE]", NULL, hpq_report_threads, ARG_SITE_HERE,
+     "per-thread table of an OpenMP construct (default: here)"},
+    {"ranks", "[SITE]", NULL, hpq_report_ranks, ARG_SITE_HERE,
+     "per-rank distribution of SITE (default: here)"},
+    {"flat", "", cmd_flat, NULL, 0, "sites instead of calling contexts"},
+    {"sql", "QUERY", cmd_sql, NULL, 0, "an SQL query on the database"},
+    {"format", "text|csv|json", cmd_format, NULL, 0, "the output format of the next commands"},
+    {"help", "", cmd_help, NULL, 0, "this list"},
+    {"quit", "", cmd_quit, NULL, 0, "leave (so does end of input)"},
+    {"exit", "", cmd_quit, NULL, 0, "leave"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -286,7 +292,9 @@ static void run_line(session *s, char *line)
         return;
     }
     s->ctx->err[0] = '\0';
-    if (c->run(s, arg) != 0)
+    assert(c->run || c->report);
+    int rc = c->run ? c->run(s, arg) : run_site_report(s, arg, c->report, c->arg);
+    if (rc != 0)
         report_error(s, s->ctx->err[0] ? s->ctx->err : "failed");
     fflush(s->ctx->out);
 }

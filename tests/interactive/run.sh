@@ -22,6 +22,9 @@
 # threads: 160 calls of the region and of its implicit barrier) and one
 # MPI_Sendrecv per rank (20 per rank).
 #
+# On a pty (script -qc, when hprof-query has libedit): a prompt per line
+# read (5 lines typed), and two up-arrows recall "pwd" after "cd #3".
+#
 # usage: tests/interactive/run.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
 
@@ -152,7 +155,8 @@ same "-i with another report: usage error" 2 "$rc"
 
 # on a terminal (a pty from script(1)): the prompt, and libedit's history:
 # two up-arrows recall "pwd", which now prints #3's path
-if ! command -v script >/dev/null || ! ldd "$QUERY" 2>/dev/null | grep -q libedit; then
+libs=$(ldd "$QUERY" 2>/dev/null || true)
+if ! command -v script >/dev/null || [ "${libs#*libedit}" = "$libs" ]; then
     skipped "line editing on a terminal" "no script(1) or hprof-query built without libedit"
 else
     (sleep 0.5; printf 'cd main\n'; sleep 0.3; printf 'pwd\n'; sleep 0.3; printf 'cd #3\n'; sleep 0.3
