@@ -18,6 +18,7 @@
 #include "dbcomp.h"
 #include "flame.h"
 #include "matrix.h"
+#include "interactive.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
@@ -35,6 +36,7 @@ typedef struct query_args {
     const char *matrix_site;
     hpq_metric metric;      /* --metric of the matrix's heat map */
     int compare;            /* 1: `diff A B`, 2: `scaling A B C...` (compare.c) */
+    int interactive;        /* -i: commands from stdin (interactive.c) */
     hpq_options opt;
 } query_args;
 
@@ -77,10 +79,14 @@ static void usage(FILE *out)
           "  --overheads [PATH]  overhead classes per node of the subtree at PATH\n"
           "                    (default the root; --overheads=PATH when PATH could be\n"
           "                    a file name)\n"
+          "  -i                interactive: ls, cd, top, comm, ranks, sql... on stdin\n"
+          "                    (a prompt with line editing on a terminal; help lists them)\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
           "options:\n"
+          "  --root NODE       list the subtree under NODE: a path of labels from the\n"
+          "                    root (main/loop@app.c:20), #N, or a SITE of one context\n"
           "  --depth N         list calling contexts down to depth N\n"
           "  --top N           list at most N rows (default 30, 0 = all)\n"
           "  --sort COLUMN[:asc|:desc]  rows by that column of the report (siblings in the\n"
@@ -168,7 +174,8 @@ static int takes_value(const char *name)
 {
     static const char *const names[] = {"--comm", "--ranks", "--threads", "--callers", "--sql",
                                         "--depth", "--top", "--sort", "--format",
-                                        "--suggest-factor", "-o", "--flamegraph", "--metric"};
+                                        "--suggest-factor", "-o", "--flamegraph", "--metric",
+                                        "--root"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -194,6 +201,8 @@ static int apply_option(query_args *a, const char *name, const char *value)
         if (hpq_parse_metric(value, &a->metric))
             return usage_error("--metric must be bytes, messages, tran or sync, not ", value);
     }
+    else if (strcmp(name, "--root") == 0)
+        a->opt.root = value;
     else if (strcmp(name, "--depth") == 0) {
         if (parse_count(value, &a->opt.depth))
             return usage_error("--depth needs a number >= 0, not ", value);
@@ -226,6 +235,16 @@ static int is_optional_value(const char *arg)
     if (arg[0] == '#')
         return 1;
     return arg[0] != '-' && access(arg, F_OK) != 0;
+}
+
+/* How many reports other than the default listing the options ask for. */
+static int other_report(const query_args *a)
+{
+    return (a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
+           (a->threads_site != NULL) + (a->callers_site != NULL) + (a->tasks != 0) +
+           (a->task_trace != 0) + (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) +
+           (a->folded != 0) + (a->flamegraph != NULL) + (a->matrix != 0) + (a->compare != 0) +
+           (a->overheads != 0) + (a->interactive != 0);
 }
 
 /* Returns -1 to go on, or the exit status (0 after --help, 2 on errors). */
@@ -274,6 +293,8 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->folded = 1;
         else if (strcmp(name, "--raw") == 0 && !eq)
             a->raw = 1;
+        else if (strcmp(name, "-i") == 0 && !eq)
+            a->interactive = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
         else if (strcmp(name, "--matrix") == 0 || strcmp(name, "--overheads") == 0) {
@@ -299,26 +320,23 @@ static int parse_args(int argc, char **argv, query_args *a)
     }
     if (!a->ninputs)
         return usage_error("no profile or database given", NULL);
-    if ((a->flat != 0) + (a->comm_site != NULL) + (a->ranks_site != NULL) +
-            (a->threads_site != NULL) + (a->callers_site != NULL) + (a->tasks != 0) + (a->task_trace != 0) +
-            (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) + (a->folded != 0) +
-            (a->flamegraph != NULL) + (a->matrix != 0) + (a->compare != 0) +
-            (a->overheads != 0) > 1)
+    if (other_report(a) > 1)
         return usage_error("--flat, --comm, --ranks, --threads, --callers, --tasks, --task-trace,"
                            " --sql, --check, --suggest-filter, --folded, --flamegraph,"
-                           " --matrix, --overheads, diff and scaling exclude each other", NULL);
+                           " --matrix, --overheads, diff, scaling and -i exclude each other",
+                           NULL);
     if (a->compare == 1 && a->ninputs != 2)
         return usage_error("diff needs two runs (profiles or databases)", NULL);
     if (a->compare == 2 && a->ninputs < 2)
         return usage_error("scaling needs at least two runs (profiles or databases)", NULL);
+    if (a->opt.root && other_report(a))
+        return usage_error("--root goes with the default listing", NULL);
     if (a->output && !a->suggest && !a->folded)
         return usage_error("-o goes with --suggest-filter or --folded", NULL);
     if (a->sql && !a->opt.top_given)
         a->opt.top = 0;   /* a query's rows are all its own */
     if (a->opt.format == HPQ_HATCHET) {
-        if (a->flat || a->comm_site || a->ranks_site || a->threads_site || a->callers_site ||
-            a->tasks || a->task_trace || a->sql || a->check || a->suggest || a->folded ||
-            a->flamegraph)
+        if (other_report(a))
             return usage_error("--format hatchet is for the top-down listing only", NULL);
         if (!a->opt.top_given)
             a->opt.top = 0;   /* the whole tree unless --top prunes it */
@@ -360,6 +378,8 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
         return hpq_report_flamegraph(ctx, a->flamegraph);
     if (a->overheads)
         return hpq_report_overheads(ctx, a->overheads_path);
+    if (a->interactive)
+        return hpq_interactive(ctx, stdin);
     return hpq_report_tree(ctx);
 }
 

@@ -20,6 +20,8 @@ analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
 analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
+	analyzer/nodepath.h analyzer/nodepath.c \
+	analyzer/interactive.h analyzer/interactive.c \
 	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
 	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \
@@ -28,6 +30,6 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c \
 	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c
-analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
-analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la
+analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBEDIT_CFLAGS)
+analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la $(LIBEDIT_LIBS)
 

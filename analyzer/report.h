@@ -19,6 +19,9 @@ typedef struct hpq_options {
     const char *sort;  /* --sort COLUMN: rows (siblings in a tree) by it, or NULL */
     int sort_dir;      /* --sort COLUMN:asc -1, :desc 1, else 0: numbers descending,
                           text ascending */
+    const char *root;  /* --root: list the subtree under this node (nodepath.h) */
+    int no_run_header; /* the listing without the run header (interactive mode) */
+    int kids_only;     /* the listing without the row of its top node (ls) */
 } hpq_options;
 
 typedef struct hpq_ctx {

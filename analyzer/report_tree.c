@@ -8,12 +8,17 @@
  * come from one query through the node_parent and stat_node indices, so
  * the first report on a tree of 10^6 nodes reads a few hundred rows.  A
  * longer listing (--top 0: all) loads the whole tree in one query.
+ *
+ * --root lists the subtree under one node (nodepath.c names it): depths
+ * relative to it, pct still of the whole run's thread time.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "endings.h"
+#include "nodepath.h"
 #include "report.h"
 #include "report_util.h"
 
@@ -86,7 +91,8 @@ typedef struct tree {
     tree_node **blocks;
     size_t *block_len;
     size_t nblocks, cap;
-    tree_node *root;
+    tree_node *root;            /* the listing's top node (--root, else the root) */
+    int64_t top_id;             /* its id */
     sqlite3_stmt *kids_st;      /* lazy: the children of node ?1 */
     sqlite3_stmt *excl_st;      /* lazy: the exclusive time of node ?1 */
     sqlite3_stmt *worst_st;     /* the worst rank and thread of node ?1 */
@@ -271,7 +277,7 @@ static int load_all_nodes(const hpq_ctx *ctx, tree *tr)
             return -1;
         }
     }
-    tr->root = t->nrows ? &nodes[0] : NULL;
+    tr->root = (size_t)tr->top_id <= t->nrows ? &nodes[tr->top_id - 1] : NULL;
     hpq_table_free(t);
     return tr->root && (load_all_exclusive(ctx, tr) || load_all_worst(ctx, tr)) ? -1 : 0;
 }
@@ -387,9 +393,12 @@ static int load_root(const hpq_ctx *ctx, tree *tr)
     sqlite3_stmt *st;
     tree_node *nodes;
     size_t n;
+    char id[32];
     tr->nranks = hpq_query_double(ctx, "SELECT COUNT(*) FROM rank");
-    if (prepare_nodes(ctx, "n.id = 1", "1", &st))
+    snprintf(id, sizeof id, "%lld", (long long)tr->top_id);
+    if (prepare_nodes(ctx, "n.id = ?1", id, &st))
         return -1;
+    sqlite3_bind_int64(st, 1, tr->top_id);
     int rc = read_nodes(ctx, tr, st, &nodes, &n);
     sqlite3_finalize(st);
     if (rc)
@@ -495,13 +504,18 @@ static int load_children(const hpq_ctx *ctx, tree *tr, tree_node *nd)
 
 /* ---- the listing ---- */
 
-static void add_tree_row(hpq_table *t, const tree_node *nd, double total, int indent)
+/* A row of the listing: depth relative to the listing's top node, which
+ * has no parent in it. */
+static void add_tree_row(hpq_table *t, const tree *tr, const tree_node *nd, double total,
+                         int indent)
 {
     char *label = NULL;
+    int64_t depth = nd->depth - tr->root->depth;
+    assert(depth >= 0);
     hpq_table_add_row(t);
     hpq_set_int(t, 0, nd->id);
-    hpq_set_int(t, 1, nd->depth);
-    if (indent && asprintf(&label, "%*s%s", (int)(2 * nd->depth), "", nd->label) >= 0) {
+    hpq_set_int(t, 1, depth);
+    if (indent && asprintf(&label, "%*s%s", (int)(2 * depth), "", nd->label) >= 0) {
         hpq_set_str(t, 2, label);
         free(label);
     } else {
@@ -513,7 +527,7 @@ static void add_tree_row(hpq_table *t, const tree_node *nd, double total, int in
     hpq_set_real(t, 6, nd->max);
     hpq_set_real(t, 7, nd->imbalance);
     hpq_set_real(t, 8, total > 0 ? 100.0 * nd->time / total : 0);
-    if (nd->parent > 0)
+    if (nd->parent > 0 && nd != tr->root)
         hpq_set_int(t, 9, nd->parent);
     hpq_set_real(t, 10, nd->excl > 0 ? nd->excl : 0);
     if (nd->worst_rank >= 0)
@@ -561,8 +575,9 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
         if (tr->excl_st && ((rc = lazy_exclusive(ctx, tr, nd)) != 0 ||
                             (rc = lazy_worst(ctx, tr, nd)) != 0))
             break;
-        add_tree_row(t, nd, total, o->format == HPQ_TEXT);
-        if (o->depth >= 0 && nd->depth >= o->depth)
+        if (!(o->kids_only && nd == tr->root))
+            add_tree_row(t, tr, nd, total, o->format == HPQ_TEXT);
+        if (o->depth >= 0 && nd->depth - tr->root->depth >= o->depth)
             continue;
         if ((rc = load_children(ctx, tr, nd)) != 0)
             break;
@@ -586,17 +601,40 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
 /* "(N more rows; --top 0 lists them all)" when --top left rows out: the
  * nodes within --depth that the listing would show (called, or with
  * children). */
-static void print_more(const hpq_ctx *ctx, size_t shown)
+static void print_more(const hpq_ctx *ctx, const tree *tr, size_t shown)
 {
-    char sql[256];
+    char sql[640];
     if (ctx->opt->top == 0 || shown < (size_t)ctx->opt->top)
         return;
-    snprintf(sql, sizeof sql,
+    if (tr->top_id != HPQ_ROOT_NODE)
+        snprintf(sql, sizeof sql,
+                 "WITH RECURSIVE sub(id, d) AS (SELECT %lld, 0 UNION ALL SELECT n.id, sub.d + 1"
+                 " FROM node n JOIN sub ON n.parent = sub.id WHERE %ld < 0 OR sub.d < %ld)"
+                 " SELECT COUNT(*) - %d FROM sub WHERE sub.d = 0 OR"
+                 " EXISTS (SELECT 1 FROM stat s WHERE s.node = sub.id AND s.count > 0)"
+                 " OR EXISTS (SELECT 1 FROM node c WHERE c.parent = sub.id)",
+                 (long long)tr->top_id, ctx->opt->depth, ctx->opt->depth,
+                 ctx->opt->kids_only != 0);
+    else
+        snprintf(sql, sizeof sql,
              "SELECT COUNT(*) FROM node n WHERE n.id = 1 OR ((%ld < 0 OR n.depth <= %ld) AND"
              " (EXISTS (SELECT 1 FROM stat s WHERE s.node = n.id AND s.count > 0)"
              " OR EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id)))",
              ctx->opt->depth, ctx->opt->depth);
     hpq_print_more(ctx, hpq_query_double(ctx, sql) - (double)shown);
+}
+
+/* "subtree of LABEL (#N, /PATH), pct of the whole run" (text, --root). */
+static void print_subtree_line(const hpq_ctx *ctx, const tree *tr)
+{
+    char path[1024];
+    if (hpq_node_label_path(ctx->db, tr->top_id, path, sizeof path))
+        snprintf(path, sizeof path, "?");
+    fputs("subtree of ", ctx->out);
+    hpq_print_text_string(ctx->out, tr->root->label);
+    fprintf(ctx->out, " (#%lld, ", (long long)tr->top_id);
+    hpq_print_text_string(ctx->out, path);
+    fputs("), pct of the whole run\n", ctx->out);
 }
 
 static int load_tree(const hpq_ctx *ctx, tree *tr)
@@ -623,9 +661,13 @@ int hpq_report_tree(const hpq_ctx *ctx)
         hpq_oom(ctx);
         goto done;
     }
+    tr.top_id = HPQ_ROOT_NODE;
+    if (ctx->opt->root && hpq_resolve_node(ctx->db, ctx->db_path, ctx->opt->root,
+                                           HPQ_ROOT_NODE, &tr.top_id, ctx->err, ctx->errlen))
+        goto done;
     if (choose_sibling_order(ctx, t) || load_tree(ctx, &tr))
         goto done;
-    if (tr.root)
+    if (tr.root && tr.top_id == HPQ_ROOT_NODE)
         root_carries_total(ctx, tr.root, total);
     if (walk_tree(ctx, &tr, t, total))
         goto done;
@@ -634,11 +676,13 @@ int hpq_report_tree(const hpq_ctx *ctx)
         hpq_oom(ctx);
         goto done;
     }
-    if (ctx->opt->format == HPQ_TEXT && print_header(ctx))
+    if (ctx->opt->format == HPQ_TEXT && !ctx->opt->no_run_header && print_header(ctx))
         goto done;
+    if (ctx->opt->format == HPQ_TEXT && ctx->opt->root && !ctx->opt->kids_only && tr.root)
+        print_subtree_line(ctx, &tr);
     rc = ctx->opt->format == HPQ_HATCHET ? hpq_print_hatchet(ctx, t) : hpq_print_rows(ctx, t);
     if (rc == 0 && ctx->opt->format == HPQ_TEXT)
-        print_more(ctx, t->nrows);
+        print_more(ctx, &tr, t->nrows);
 done:
     hpq_table_free(t);
     tree_free(&tr);

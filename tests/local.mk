@@ -73,6 +73,7 @@ include tests/bench/local.mk
 include tests/flame/local.mk
 include tests/matrix/local.mk
 include tests/overheads/local.mk
+include tests/interactive/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif
@@ -82,3 +83,6 @@ TESTS += tests/layout.sh
 EXTRA_DIST += tests/layout.sh
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh tests/truth.sh
+# hprof-query --root (the subtree under one node) on mkprofile's profile
+TESTS += tests/unit/test_root.sh
+EXTRA_DIST += tests/unit/test_root.sh
