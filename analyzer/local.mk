@@ -29,3 +29,18 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la
 
+
+# hprof-report: the HTML page of a run (html*.c), on hprof-query's objects.
+bin_PROGRAMS += analyzer/hprof-report
+analyzer_hprof_report_SOURCES = analyzer/hprof-report.c \
+	analyzer/html.h analyzer/html_page.c analyzer/html_comm.c analyzer/html_omp.c \
+	analyzer/html_util.c \
+	analyzer/qopen.h analyzer/qopen.c \
+	analyzer/sitesel.h analyzer/sitesel.c \
+	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
+	analyzer/endings.h analyzer/endings.c \
+	analyzer/trace.c analyzer/suggest.c \
+	analyzer/flame.h analyzer/flame.c analyzer/flame_svg.c analyzer/flame_out.c \
+	analyzer/table.h analyzer/table.c
+analyzer_hprof_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+analyzer_hprof_report_LDADD = analyzer/libhpanalyze.la
