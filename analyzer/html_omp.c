@@ -109,7 +109,7 @@ int hpq_html_threads(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
         return 0;
     fputs("<h2>OpenMP threads</h2>\n<p class=\"note\">Per rank and thread, the parallel"
           " regions with the most time (s): waits recorded inside (barriers, critical, lock"
-          " and ordered waits, taskwait) and work = time - waits.</p>\n<div id=\"threads\">\n",
+          " and ordered waits, taskwait) and work = time - waits.</p>\n<div id=\"omp\">\n",
           out);
     int rc = 0;
     for (size_t i = 0; i < k && rc == 0; i++)

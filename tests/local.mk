@@ -71,6 +71,7 @@ include tests/fuzz/local.mk
 include tests/writes/local.mk
 include tests/bench/local.mk
 include tests/flame/local.mk
+include tests/report/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif
