@@ -26,7 +26,11 @@
 # HPROF_TASK_TRACE): one timeline rect per task execution of the `task`
 # table.  The page parses (xmllint --html: no error but HTML5's element
 # names it does not know), refers to no http(s) resource, and a
-# screenshot is saved under the test's output directory.
+# screenshot is saved under the test's output directory.  The thread
+# table's row of rank 0 thread 0 holds the region's calls and time from
+# the database; the timeline has a lane per (rank, thread) that ran
+# tasks.  A copy of the known profile with 200 ranks shows a note instead
+# of the matrix (more than 128 ranks) and 8 x 200 bars.
 #
 # Bad input: a file that is no hprof input, an SQLite database that is
 # not hprof's: exit 1, one line; an unwritable OUT: exit 2, one line
@@ -147,6 +151,14 @@ dom "$tmp/esc.html" esc
 expect_eq "a label with markup is escaped: shown as text, no <b> element" "1,0" \
     "$(grep -c '<span class="lab">a&lt;b&gt;&amp;"c</span>' "$tmp/esc.dom" || true),$(count "$tmp/esc.dom" '<b>&amp;')"
 
+# more ranks than a page's matrix shows (a copy with 200 rank rows): a note instead
+cp "$db" "$tmp/many.db"
+sqlite3 "$tmp/many.db" "WITH RECURSIVE r(n) AS (SELECT 2 UNION ALL SELECT n + 1 FROM r WHERE n < 199)
+    INSERT INTO rank(rank, threads, wall) SELECT n, 1, 1.0 FROM r"
+"$REPORT" "$tmp/many.db" -o "$tmp/many.html" >/dev/null 2>&1 || true
+expect_eq "200 ranks: no matrix table, a note pointing to hprof-query --matrix; 8 x 200 bars" "0,1,1600" \
+    "$(count "$tmp/many.html" 'id="matrix"'),$(count "$tmp/many.html" '200 ranks: too many for a page; see hprof-query --matrix'),$(count "$tmp/many.html" 'class="ibar"')"
+
 # ---------------------------------------------------------------- bad input, bad output
 echo "not a profile" >"$tmp/junk.txt"
 rc=0
@@ -216,6 +228,11 @@ else
                         AND s.name = 'parallel' ORDER BY (SELECT SUM(time) FROM stat WHERE node = n.id) DESC LIMIT 1")
         expect_eq "jacobi: the parallel region's thread table, 2 ranks x 2 threads" 4 \
             "$(sed -n "/<table class=\"threads\" data-node=\"$pid\"/,/<\/table>/p" "$d" | grep -c '^<tr><td>' || true)"
+        expect_eq "jacobi: its row of rank 0 thread 0 (calls, time) as the database has it" \
+            "$(q "$jdb" "SELECT printf('<tr><td>0</td><td>0</td><td>%d</td><td>%.6f</td>', SUM(count), SUM(time))
+                         AS r FROM stat WHERE node = $pid AND rank = 0 AND thread = 0")" \
+            "$(sed -n "/<table class=\"threads\" data-node=\"$pid\"/,/<\/table>/p" "$d" |
+               grep -o '^<tr><td>0</td><td>0</td><td>[0-9]*</td><td>[0-9.]*</td>')"
         if is_png "$OUT/jacobi.png"; then ok "jacobi: screenshot $OUT/jacobi.png"; else
             notok "jacobi: screenshot" "no PNG at $OUT/jacobi.png"
         fi
@@ -234,6 +251,9 @@ else
             expect_cmp "tasks: the run recorded task executions" gt 0 "$nrun"
             expect_eq "tasks: one timeline rect per task execution ($nrun)" "$nrun" \
                 "$(count "$tmp/tasks.dom" '<rect class="task"')"
+            expect_eq "tasks: a lane per rank and thread that ran tasks" \
+                "$(q "$tdb" "SELECT COUNT(*) FROM (SELECT DISTINCT rank, thread FROM task WHERE kind = 'run')")" \
+                "$(sed -n '/<svg id="timeline"/,/<\/svg>/p' "$tmp/tasks.dom" | grep -c '^<text x="0"' || true)"
         fi
     else
         notok "tasks: tasktree.c builds" "$(head -3 "$tmp/tt.cc" | oneline)"
