@@ -19,6 +19,8 @@
 #include "report_util.h"
 
 #define OPEN_DEPTH 2    /* tree levels open when the page loads */
+#define LABEL_EM 40.0   /* width of the root's label column */
+#define INDENT_EM 1.4   /* indentation per level (the style's margin-left) */
 
 static const char style[] =
     "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
@@ -28,15 +30,19 @@ static const char style[] =
     "th{background:#f2f2f2}td.l,th.l{text-align:left}\n"
     "#tree{font-family:monospace;font-size:.9em}\n"
     "#tree details{margin-left:1.4em}#tree>details{margin-left:0}\n"
-    "#tree .leaf{margin-left:2.8em}\n"
-    "#tree summary{cursor:pointer;white-space:nowrap}\n"
-    ".lab{display:inline-block;min-width:28em}\n"
+    "#tree .leaf{margin-left:1.4em;white-space:nowrap}\n"
+    "#tree summary{cursor:pointer;white-space:nowrap;list-style:none}\n"
+    "#tree summary::-webkit-details-marker{display:none}\n"
+    "#tree summary::before,#tree .leaf::before{content:'';display:inline-block;width:1.2em}\n"
+    "#tree summary::before{content:'\\25b8'}#tree details[open]>summary::before{content:'\\25be'}\n"
+    ".lab{display:inline-block}\n"
     ".incl,.excl{display:inline-block;min-width:12em;text-align:right}\n"
     ".ibar{height:10px;background:#4f8fd6;display:inline-block;vertical-align:middle}\n"
     ".irow{font-family:monospace;font-size:.85em;white-space:nowrap}\n"
     ".irow .r{display:inline-block;width:6em}\n"
     ".note{color:#666;font-size:.9em}\n"
-    "button{margin-right:.5em}\n";
+    "button{margin-right:.5em}\n"
+    "#flame svg{max-width:100%;height:auto}\n";
 
 static const char script[] =
     "(function(){\n"
@@ -102,7 +108,9 @@ static int by_time(const void *a, const void *b)
 /* label, inclusive and exclusive time with their shares of the root */
 static void put_node_line(FILE *out, const hpq_fnode *nd, double total)
 {
-    fputs("<span class=\"lab\">", out);
+    /* deeper labels are narrower, so the time columns line up */
+    double em = LABEL_EM - INDENT_EM * nd->depth;
+    fprintf(out, "<span class=\"lab\" style=\"min-width:%.1fem\">", em > 8 ? em : 8.0);
     hpq_html_text(out, nd->label);
     fputs("</span> <span class=\"incl\" title=\"inclusive s (%)\">", out);
     hpq_html_time(out, nd->incl);
