@@ -64,11 +64,20 @@ static int put_thread_table(const hpq_ctx *ctx, FILE *out, const hpq_fnode *nd)
     return rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
 }
 
+/* The node with id, by binary search: tr->nodes is in increasing id order. */
 static const hpq_fnode *node_of(const hpq_ftree *tr, int64_t id)
 {
-    for (size_t i = 0; i < tr->n; i++)
-        if (tr->nodes[i].id == id)
-            return &tr->nodes[i];
+    size_t lo = 0, hi = tr->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        assert(mid == 0 || tr->nodes[mid - 1].id < tr->nodes[mid].id);
+        if (tr->nodes[mid].id == id)
+            return &tr->nodes[mid];
+        if (tr->nodes[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 

@@ -74,12 +74,13 @@ command -v xmllint >/dev/null || notok "prerequisites" "xmllint missing (libxml2
 # dom HTML NAME - the DOM after the page's script ran, into $tmp/NAME.dom,
 # and a screenshot $OUT/NAME.png.
 dom() {
-    local url=file://$1
-    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --dump-dom "$url" \
+    local url=file://$1 profile=$tmp/chromium-profile
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$profile" \
+        --dump-dom "$url" \
         >"$tmp/$2.dom" 2>"$tmp/$2.chromium.err" </dev/null || true
     rm -f "$OUT/$2.png"
     (cd "$tmp" && timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
-        --screenshot="$OUT/$2.png" --window-size=1280,2000 "$url" \
+        --user-data-dir="$profile" --screenshot="$OUT/$2.png" --window-size=1280,2000 "$url" \
         >>"$tmp/$2.chromium.err" 2>&1 </dev/null) || true
 }
 # the text of the element with id ID (on one line in the page)
