@@ -17,11 +17,12 @@ analyzer_hprof_merge_SOURCES = analyzer/hprof-merge.c
 analyzer_hprof_merge_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
 
-analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
+# The reports, shared by hprof-query and hprof-report.
+noinst_LTLIBRARIES += analyzer/libhpreport.la
+analyzer_libhpreport_la_SOURCES = \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/nodepath.h analyzer/nodepath.c \
-	analyzer/interactive.h analyzer/interactive.c \
 	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
 	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \
@@ -30,6 +31,18 @@ analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c \
 	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c
-analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBEDIT_CFLAGS)
-analyzer_hprof_query_LDADD = analyzer/libhpanalyze.la $(LIBEDIT_LIBS)
+analyzer_libhpreport_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+analyzer_libhpreport_la_LIBADD = analyzer/libhpanalyze.la
 
+analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
+	analyzer/interactive.h analyzer/interactive.c
+analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBEDIT_CFLAGS)
+analyzer_hprof_query_LDADD = analyzer/libhpreport.la $(LIBEDIT_LIBS)
+
+# hprof-report: the HTML page of a run (html*.c), on the same reports.
+bin_PROGRAMS += analyzer/hprof-report
+analyzer_hprof_report_SOURCES = analyzer/hprof-report.c \
+	analyzer/html.h analyzer/html_page.c analyzer/html_comm.c analyzer/html_omp.c \
+	analyzer/html_util.c
+analyzer_hprof_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+analyzer_hprof_report_LDADD = analyzer/libhpreport.la

@@ -8,7 +8,8 @@ set -euo pipefail
 hprof_deps() {
     local pkgs=(build-essential autoconf automake libtool pkg-config python3
         openmpi-bin libopenmpi-dev libpapi-dev libunwind-dev libsqlite3-dev sqlite3 libedit-dev
-        libcmocka-dev libdw-dev libelf-dev clang libclang-dev llvm-dev libomp-dev opari2)
+        libcmocka-dev libdw-dev libelf-dev clang libclang-dev llvm-dev libomp-dev opari2
+        libxml2-utils)
     local missing=() p sudo=()
     for p in "${pkgs[@]}"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -26,4 +27,20 @@ hprof_deps() {
     "${sudo[@]}" apt-get install -y -q "${missing[@]}" </dev/null
 }
 
+# The headless browser of tests/report/run.sh: wanted, not needed (the
+# test skips without it), so a failed install (no network) is only said.
+hprof_optional_deps() {
+    local p=chromium sudo=()
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        return 0
+    fi
+    [ "$(id -u)" = 0 ] || sudo=(sudo)
+    echo "deps: installing $p (optional)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { "${sudo[@]}" apt-get update -q && "${sudo[@]}" apt-get install -y -q "$p"; } </dev/null; then
+        echo "deps: $p could not be installed; tests/report/run.sh will skip"
+    fi
+}
+
 hprof_deps
+hprof_optional_deps

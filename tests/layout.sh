@@ -43,7 +43,7 @@ long=$(wc -l libhprof/core/*.[ch] libhprof/codec/*.[ch] libhprof/finish/*.[ch] "
 check "no source file over 800 lines" "" "$long"
 
 cd "$builddir"
-for prog in analyzer/hprof-query analyzer/hprof-merge instrument/hprof-instrument; do
+for prog in analyzer/hprof-query analyzer/hprof-merge analyzer/hprof-report instrument/hprof-instrument; do
     [ -x "$prog" ] || continue
     check "$prog links the codec without the runtime" "0" \
         "$(nm "$prog" | grep -cE ' [Tt] (hp_thread_attach|hp_snapshot|hp_event_team_begin)$' || true)"

@@ -74,6 +74,7 @@ include tests/flame/local.mk
 include tests/matrix/local.mk
 include tests/overheads/local.mk
 include tests/interactive/local.mk
+include tests/report/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

@@ -379,8 +379,10 @@ fi
 MKPROFILE=$builddir/tests/unit/mkprofile
 if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libhpcore.a" ]; then
     rm -rf self; mkdir self
+    self_libs=    # hprof-query -i's line editing, when the build has it
+    grep -q '^#define HAVE_LIBEDIT 1' "$builddir/config.h" && self_libs=$(pkg-config --libs libedit)
     for f in "$srcdir"/analyzer/*.c; do
-        case $f in */hprof-merge.c) continue ;; esac
+        case $f in */hprof-merge.c | */hprof-report.c | */html_*.c) continue ;; esac
         "$HPCC" gcc -O2 -Wall -Wextra -I"$srcdir/libhprof" -I"$srcdir/libhprof/codec" -I"$builddir" -I"$srcdir/analyzer" \
             -c "$f" -o "self/$(basename "$f" .c).o" 2>>self/err
     done
@@ -389,7 +391,7 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
     # the probes are weak references, which take no member out of a
     # static archive: -u names the runtime's entry point
     elif gcc ${HPROF_TEST_LDFLAGS:-} -Wl,-u,hprof_register_unit -o self/hprof-query self/*.o "$builddir/libhprof/.libs/libhpcore.a" \
-        "$builddir/libhprof/.libs/libhpcodec.a" -lsqlite3 -ldw -lpthread 2>self/err; then
+        "$builddir/libhprof/.libs/libhpcodec.a" -lsqlite3 -ldw -lpthread $self_libs 2>self/err; then
         ok "self: analyzer instrumented without warnings"
         # grep reads all of nm's output (-q would stop early: nm then dies of
         # SIGPIPE, which pipefail turns into a miss)

@@ -1,0 +1,266 @@
+#!/bin/bash
+# tests/report/run.sh - hprof-report RUN -o OUT.html, loaded in headless
+# Chromium (Debian's chromium, installed by scripts/deps.sh): the DOM
+# after the page's script ran must hold the elements and the values the
+# database holds.  Without Chromium the test skips (exit 77) saying so.
+#
+# Ground truth 1: the known two-rank profile of tests/unit/mkprofile.c
+# (see tests/flame/run.sh): the root 34.000000 s (wall x threads summed
+# over ranks, 100.0%); main inclusive 22.000000 s (64.7%), exclusive
+# 3.250000 s (9.6%); rank 0 sends 5000 bytes to rank 1 (its MPI_Send at
+# app.c:42), rank 1 100 bytes to rank 0 (MPI_Send at app.c:60), none to
+# themselves (bytes sent, from the sender's records: rank 1's MPI_Recv of
+# the 5000 bytes is not counted again); 9 nodes in the tree; 8 nodes other than the
+# root have time, so 8 x 2 ranks = 16 imbalance bars; 9 flame graph
+# rects; no OpenMP region, no task timeline.  A label made 'a<b>&"c'
+# (a copy) is escaped: no <b> element appears in the DOM.
+#
+# Ground truth 2: real runs, the numbers read from their databases.
+# examples/jacobi 256 200 at NP=2 x 2 threads: the root's total, the
+# residual MPI_Allreduce's node (RESIDUAL-ALLREDUCE) with its inclusive
+# time and % as the page formats them (%.6f s, %.1f%%), the matrix cell
+# 0 -> 1 = SUM(bytes_sent) of rank 0 to peer 1, 10 x 2 = 20 bars, the
+# node count, one flame graph rect per node at least 0.001 px wide, a
+# per-thread table of the parallel region with 2 ranks x 2 threads = 4
+# rows.  tests/tasks/src/tasktree.c (gcc, GOMP, NP=2 x 2 threads,
+# HPROF_TASK_TRACE): one timeline rect per task execution of the `task`
+# table.  The page parses (xmllint --html: no error but HTML5's element
+# names it does not know), refers to no http(s) resource, and a
+# screenshot is saved under the test's output directory.  The thread
+# table's row of rank 0 thread 0 holds the region's calls and time from
+# the database; the timeline has a lane per (rank, thread) that ran
+# tasks.  A copy of the known profile with 200 ranks shows a note instead
+# of the matrix (more than 128 ranks) and 8 x 200 bars.
+#
+# Bad input: a file that is no hprof input, an SQLite database that is
+# not hprof's: exit 1, one line; an unwritable OUT: exit 2, one line
+# naming it, no file left; no Chromium: exit 77 with the reason.
+#
+# usage: tests/report/run.sh [BUILDDIR].  Env: CHROMIUM (default
+# chromium), HPROF_KEEP_TMP=1; the screenshots go to
+# BUILDDIR/tests/report/out/.
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+CHROMIUM=${CHROMIUM:-chromium}
+if ! command -v "$CHROMIUM" >/dev/null; then
+    echo "SKIP: tests/report/run.sh: no headless browser ($CHROMIUM not found; install Debian's" \
+         "chromium, e.g. bash scripts/deps.sh)"
+    exit 77
+fi
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+QUERY=$builddir/analyzer/hprof-query
+REPORT=$builddir/analyzer/hprof-report
+MKPROFILE=$builddir/tests/unit/mkprofile
+OUT=$builddir/tests/report/out
+
+. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/mpi/lib.sh"
+test_tmpdir report
+mkdir -p "$OUT"
+
+for f in "$QUERY" "$REPORT" "$MKPROFILE"; do
+    if [ ! -x "$f" ]; then
+        notok "prerequisites" "missing: $f (build with 'make check TESTS=' first)"
+        echo "$pass passed, $fail failed"
+        exit 1
+    fi
+done
+command -v xmllint >/dev/null || notok "prerequisites" "xmllint missing (libxml2-utils)"
+
+# dom HTML NAME - the DOM after the page's script ran, into $tmp/NAME.dom,
+# and a screenshot $OUT/NAME.png.
+dom() {
+    local url=file://$1 profile=$tmp/chromium-profile
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$profile" \
+        --dump-dom "$url" \
+        >"$tmp/$2.dom" 2>"$tmp/$2.chromium.err" </dev/null || true
+    rm -f "$OUT/$2.png"
+    (cd "$tmp" && timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+        --user-data-dir="$profile" --screenshot="$OUT/$2.png" --window-size=1280,2000 "$url" \
+        >>"$tmp/$2.chromium.err" 2>&1 </dev/null) || true
+}
+# the text of the element with id ID (on one line in the page)
+by_id() { grep -o "id=\"$2\"[^>]*>[^<]*" "$1" | head -1 | sed 's/.*>//'; }
+# attribute ATTR of the element with id ID
+attr_of() { grep -o "id=\"$2\"[^>]*" "$1" | head -1 | sed -n "s/.* $3=\"\([^\"]*\)\".*/\1/p"; }
+count() { grep -o "$2" "$1" | wc -l; }
+# the line of node ID in the tree: "label incl (pct%) excl (pct%)"
+tree_line() {
+    grep "id=\"node-$2\"" "$1" | head -1 | sed 's/<\/summary>.*//; s/<[^>]*>//g; s/  */ /g; s/^ //; s/ $//' |
+        sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g'
+}
+# parses as HTML: xmllint's errors other than its not knowing HTML5 tags
+html_errors() {
+    xmllint --html --noout "$1" 2>&1 | grep 'parser error' | grep -cv 'Tag [a-z]* invalid' || true
+}
+no_external() {   # http(s) addresses other than the SVG namespace name
+    grep -o 'https\?://[^"'"'"' )<]*' "$1" | grep -vc '^http://www.w3.org/2000/svg$' || true
+}
+is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+
+# ---------------------------------------------------------------- no browser
+rc=0
+CHROMIUM=$tmp/no-such-chromium bash "$srcdir/tests/report/run.sh" "$builddir" \
+    >"$tmp/skip.out" 2>&1 || rc=$?
+expect_eq "no Chromium: exit 77 (skip) saying why" "77,1" \
+    "$rc,$(grep -c "^SKIP: .*no-such-chromium not found" "$tmp/skip.out" || true)"
+
+# ---------------------------------------------------------------- the known profile
+"$MKPROFILE" "$tmp/p.hpf"
+db=$tmp/p.db
+"$QUERY" "$tmp/p.hpf" --sql "SELECT 1" >/dev/null 2>&1
+rc=0
+"$REPORT" "$db" -o "$tmp/p.html" >"$tmp/p.out" 2>&1 || rc=$?
+expect_eq "mkprofile: exit 0, nothing printed" "0," "$rc,$(oneline <"$tmp/p.out")"
+expect_eq "mkprofile: the page parses as HTML" 0 "$(html_errors "$tmp/p.html")"
+expect_eq "mkprofile: no http(s) reference" 0 "$(no_external "$tmp/p.html")"
+expect_eq "mkprofile: no external script, style or image" 0 \
+    "$(grep -c '<script [^>]*src=\|<link \|<img \|@import\|url(' "$tmp/p.html" || true)"
+dom "$tmp/p.html" p
+d=$tmp/p.dom
+expect_eq "mkprofile: Chromium ran the page's script" ran \
+    "$(sed -n 's/.*<body[^>]*data-script="\([a-z]*\)".*/\1/p' "$d")"
+expect_eq "mkprofile: the script counted 9 tree nodes" 9 "$(by_id "$d" node-count)"
+expect_eq "mkprofile: header: 2 ranks, 2 threads, total 34.000000 s" "2,2,34.000000" \
+    "$(by_id "$d" ranks),$(by_id "$d" threads),$(by_id "$d" total)"
+expect_eq "mkprofile: the root's line" "root 34.000000 (100.0%) 8.500000 (25.0%)" \
+    "$(tree_line "$d" 1)"
+mid=$(q "$db" "SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.label = 'main'")
+expect_eq "mkprofile: main's line (inclusive, exclusive)" \
+    "main 22.000000 (64.7%) 3.250000 (9.6%)" "$(tree_line "$d" "$mid")"
+expect_eq "mkprofile: matrix 0 -> 1 5000 bytes (data and text), 1 -> 0 100, 0 -> 0 and 1 -> 1 none" \
+    "5000,5000,100,0,0" \
+    "$(attr_of "$d" m-0-1 data-bytes),$(by_id "$d" m-0-1),$(by_id "$d" m-1-0),$(by_id "$d" m-0-0),$(by_id "$d" m-1-1)"
+expect_eq "mkprofile: 8 nodes x 2 ranks = 16 imbalance bars" 16 "$(count "$d" 'class="ibar"')"
+expect_eq "mkprofile: the flame graph SVG inline with its 9 node rects" "1,9" \
+    "$(count "$d" '<div id="flame">[[:space:]]*<svg\|<svg [^>]*viewBox'),$(count "$d" '<rect data-node=')"
+expect_eq "mkprofile: no OpenMP table, no task timeline" "0,0" \
+    "$(count "$d" 'id="omp"'),$(count "$d" 'id="timeline"')"
+if is_png "$OUT/p.png"; then ok "mkprofile: screenshot $OUT/p.png"; else
+    notok "mkprofile: screenshot" "no PNG at $OUT/p.png: $(tail -2 "$tmp/p.chromium.err" | oneline)"
+fi
+
+# escaping: a label with markup
+cp "$db" "$tmp/esc.db"
+sqlite3 "$tmp/esc.db" "UPDATE site SET label = 'a<b>&\"c' WHERE label = 'main'"
+"$REPORT" "$tmp/esc.db" -o "$tmp/esc.html" >/dev/null 2>&1 || true
+dom "$tmp/esc.html" esc
+expect_eq "a label with markup is escaped: shown as text, no <b> element" "1,0" \
+    "$(grep -c '<span class="lab"[^>]*>a&lt;b&gt;&amp;"c</span>' "$tmp/esc.dom" || true),$(count "$tmp/esc.dom" '<b>&amp;')"
+
+# more ranks than a page's matrix shows (a copy with 200 rank rows): a note instead
+cp "$db" "$tmp/many.db"
+sqlite3 "$tmp/many.db" "WITH RECURSIVE r(n) AS (SELECT 2 UNION ALL SELECT n + 1 FROM r WHERE n < 199)
+    INSERT INTO rank(rank, threads, wall) SELECT n, 1, 1.0 FROM r"
+"$REPORT" "$tmp/many.db" -o "$tmp/many.html" >/dev/null 2>&1 || true
+expect_eq "200 ranks: no matrix table, a note pointing to hprof-query --matrix; 8 x 200 bars" "0,1,1600" \
+    "$(count "$tmp/many.html" 'id="matrix"'),$(count "$tmp/many.html" '200 ranks: too many for a page; see hprof-query --matrix'),$(count "$tmp/many.html" 'class="ibar"')"
+
+# ---------------------------------------------------------------- bad input, bad output
+echo "not a profile" >"$tmp/junk.txt"
+rc=0
+"$REPORT" "$tmp/junk.txt" -o "$tmp/junk.html" >/dev/null 2>"$tmp/junk.err" || rc=$?
+expect_eq "bad input (a text file): exit 1, one line, no page" "1,1,no" \
+    "$rc,$(wc -l <"$tmp/junk.err"),$([ -e "$tmp/junk.html" ] && echo yes || echo no)"
+sqlite3 "$tmp/other.db" "CREATE TABLE t(x); INSERT INTO t VALUES (1)"
+rc=0
+"$REPORT" "$tmp/other.db" -o "$tmp/other.html" >/dev/null 2>"$tmp/other.err" || rc=$?
+expect_eq "bad input (an SQLite database, not hprof's): exit 1, one line naming it" "1,1,1" \
+    "$rc,$(wc -l <"$tmp/other.err"),$(grep -c "other.db: not an hprof database" "$tmp/other.err" || true)"
+: >"$tmp/notadir"
+rc=0
+"$REPORT" "$db" -o "$tmp/notadir/r.html" >/dev/null 2>"$tmp/bad.err" || rc=$?
+expect_eq "unwritable OUT: exit 2, one line naming it" "2,1,1" \
+    "$rc,$(wc -l <"$tmp/bad.err"),$(grep -c "cannot write $tmp/notadir/r.html" "$tmp/bad.err" || true)"
+mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+rc=0
+"$REPORT" "$db" -o "$tmp/ro/r.html" >/dev/null 2>/dev/null || rc=$?
+if [ "$(id -u)" = 0 ]; then
+    expect_eq "a written page leaves no temporary file" "r.html" "$(ls "$tmp/ro" | oneline)"
+else
+    expect_eq "read-only directory: exit 2, nothing left" "2," "$rc,$(ls "$tmp/ro" | oneline)"
+fi
+
+# ---------------------------------------------------------------- real runs
+if ! command -v "$MPIRUN" >/dev/null || [ ! -x "$builddir/examples/jacobi" ]; then
+    skipped "real runs" "no $MPIRUN or examples/jacobi"
+else
+    JSRC=$srcdir/examples/jacobi.c
+    Lar=$(line_of "$JSRC" RESIDUAL-ALLREDUCE)
+    hp_run jac 2 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 256 200
+    if ran_ok jac; then
+        jdb=${PROFILE%.hpf}.db
+        rc=0
+        "$REPORT" "$PROFILE" -o "$tmp/jac.html" >"$tmp/jac.rout" 2>&1 || rc=$?
+        expect_eq "jacobi: hprof-report exits 0" 0 "$rc"
+        expect_eq "jacobi: the page parses as HTML" 0 "$(html_errors "$tmp/jac.html")"
+        expect_eq "jacobi: no http(s) reference" 0 "$(no_external "$tmp/jac.html")"
+        dom "$tmp/jac.html" jacobi
+        d=$tmp/jacobi.dom
+        expect_eq "jacobi: the script counted the database's nodes" \
+            "$(q "$jdb" "SELECT COUNT(*) FROM node")" "$(by_id "$d" node-count)"
+        total=$(q "$jdb" "SELECT printf('%.6f', SUM(wall * MAX(threads, 1))) FROM rank")
+        expect_eq "jacobi: header: 2 ranks, total $total s" "2,$total" \
+            "$(by_id "$d" ranks),$(by_id "$d" total)"
+        expect_eq "jacobi: the root's line carries the total" "$(q "$jdb" "SELECT s.label FROM node n JOIN site s ON s.id = n.site WHERE n.parent IS NULL") $total (100.0%)" \
+            "$(tree_line "$d" "$(q "$jdb" "SELECT id FROM node WHERE parent IS NULL")" | sed 's/%).*/%)/')"
+        nid=$(q "$jdb" "SELECT MIN(n.id) FROM node n JOIN site s ON s.id = n.site
+                        WHERE s.label = 'MPI_Allreduce@jacobi.c:$Lar'")
+        want=$(q "$jdb" "SELECT printf('MPI_Allreduce@jacobi.c:$Lar %.6f (%.1f%%)', SUM(t),
+                   100.0 * SUM(t) / (SELECT SUM(wall * MAX(threads, 1)) FROM rank)) AS line
+                   FROM (SELECT SUM(time) AS t FROM stat WHERE node = $nid GROUP BY rank, thread)")
+        expect_eq "jacobi: the residual MPI_Allreduce (node $nid) with its inclusive time" "$want" \
+            "$(tree_line "$d" "$nid" | sed 's/%).*/%)/')"
+        b01=$(q "$jdb" "SELECT COALESCE(SUM(bytes_sent), 0) FROM comm WHERE rank = 0 AND peer = 1")
+        expect_cmp "jacobi: rank 0 sends to rank 1" gt 0 "$b01"
+        expect_eq "jacobi: matrix cell 0 -> 1 = $b01 bytes" "$b01,$b01" \
+            "$(attr_of "$d" m-0-1 data-bytes),$(by_id "$d" m-0-1)"
+        expect_eq "jacobi: 10 nodes x 2 ranks = 20 imbalance bars" 20 "$(count "$d" 'class="ibar"')"
+        expect_eq "jacobi: one flame graph rect per node with time (>= 0.001 px)" \
+            "$(q "$jdb" "SELECT 1 + COUNT(*) AS n FROM (SELECT st.node, SUM(st.time) AS t FROM stat st
+                JOIN node n ON n.id = st.node WHERE n.parent IS NOT NULL GROUP BY st.node)
+                WHERE t * 1180.0 / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) >= 0.001")" \
+            "$(count "$d" '<rect data-node=')"
+        pid=$(q "$jdb" "SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.kind = 'omp'
+                        AND s.name = 'parallel' ORDER BY (SELECT SUM(time) FROM stat WHERE node = n.id) DESC LIMIT 1")
+        expect_eq "jacobi: the parallel region's thread table, 2 ranks x 2 threads" 4 \
+            "$(sed -n "/<table class=\"threads\" data-node=\"$pid\"/,/<\/table>/p" "$d" | grep -c '^<tr><td>' || true)"
+        expect_eq "jacobi: its row of rank 0 thread 0 (calls, time) as the database has it" \
+            "$(q "$jdb" "SELECT printf('<tr><td>0</td><td>0</td><td>%d</td><td>%.6f</td>', SUM(count), SUM(time))
+                         AS r FROM stat WHERE node = $pid AND rank = 0 AND thread = 0")" \
+            "$(sed -n "/<table class=\"threads\" data-node=\"$pid\"/,/<\/table>/p" "$d" |
+               grep -o '^<tr><td>0</td><td>0</td><td>[0-9]*</td><td>[0-9.]*</td>')"
+        if is_png "$OUT/jacobi.png"; then ok "jacobi: screenshot $OUT/jacobi.png"; else
+            notok "jacobi: screenshot" "no PNG at $OUT/jacobi.png"
+        fi
+    fi
+
+    # tasks: the timeline
+    LIBDIR=$builddir/pmpi/.libs
+    if OMPI_CC=gcc "$MPICC" -fopenmp -g -O2 "$srcdir/tests/tasks/src/tasktree.c" -o "$tmp/tt" \
+        -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" >"$tmp/tt.cc" 2>&1; then
+        HPROF_TASK_TRACE=100000 hp_run tt 2 -x OMP_NUM_THREADS=2 -x HPROF_TASK_TRACE "$tmp/tt"
+        if ran_ok tt; then
+            tdb=${PROFILE%.hpf}.db
+            "$REPORT" "$PROFILE" -o "$tmp/tt.html" >/dev/null 2>&1 || true
+            dom "$tmp/tt.html" tasks
+            nrun=$(q "$tdb" "SELECT MIN(COUNT(*), 20000) FROM task WHERE kind = 'run'")
+            expect_cmp "tasks: the run recorded task executions" gt 0 "$nrun"
+            expect_eq "tasks: one timeline rect per task execution ($nrun)" "$nrun" \
+                "$(count "$tmp/tasks.dom" '<rect class="task"')"
+            expect_eq "tasks: a lane per rank and thread that ran tasks" \
+                "$(q "$tdb" "SELECT COUNT(*) FROM (SELECT DISTINCT rank, thread FROM task WHERE kind = 'run')")" \
+                "$(sed -n '/<svg id="timeline"/,/<\/svg>/p' "$tmp/tasks.dom" | grep -c '^<text x="0"' || true)"
+        fi
+    else
+        notok "tasks: tasktree.c builds" "$(head -3 "$tmp/tt.cc" | oneline)"
+    fi
+fi
+
+[ "$skip" = 0 ] || echo "# $skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
