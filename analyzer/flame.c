@@ -119,7 +119,8 @@ static int load_times(const hpq_ctx *ctx, hpq_ftree *tr)
 }
 
 /* An MPI node whose synchronization time exceeds its transmission time
- * is coloured as synchronization. */
+ * is coloured as synchronization; every MPI node keeps its sync delay,
+ * which the flame graph draws as a part of the node. */
 static int load_comm_classes(const hpq_ctx *ctx, hpq_ftree *tr)
 {
     sqlite3_stmt *st;
@@ -128,8 +129,10 @@ static int load_comm_classes(const hpq_ctx *ctx, hpq_ftree *tr)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         hpq_fnode *nd = find_node(tr, sqlite3_column_int64(st, 0));
-        if (nd && nd->cls == HPQ_FC_MPI_TRAN &&
-            sqlite3_column_double(st, 2) > sqlite3_column_double(st, 1))
+        if (!nd || nd->cls != HPQ_FC_MPI_TRAN)
+            continue;
+        nd->sync = sqlite3_column_double(st, 2);
+        if (nd->sync > sqlite3_column_double(st, 1))
             nd->cls = HPQ_FC_MPI_SYNC;
     }
     sqlite3_finalize(st);

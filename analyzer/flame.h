@@ -29,6 +29,7 @@ typedef struct hpq_fnode {
     hpq_fclass cls;
     double incl;        /* summed over ranks and threads (seconds) */
     double excl;        /* per rank and thread incl - children, >= 0, summed */
+    double sync;        /* an MPI node's synchronization delay, summed (else 0) */
     int depth;          /* 0 at the root */
     size_t nkids;
     struct hpq_fnode **kids;    /* sorted by label, then id */

@@ -78,6 +78,31 @@ static void put_header(FILE *out, const hpq_ftree *tr, double height)
     }
 }
 
+static int is_mpi(const hpq_fnode *nd)
+{
+    return nd->cls == HPQ_FC_MPI_TRAN || nd->cls == HPQ_FC_MPI_SYNC;
+}
+
+/* The parts of an MPI node over its rectangle: transmission on the left,
+ * synchronization delay on the right, as wide as their shares of the
+ * node's time (the delay is part of it). */
+static void put_mpi_parts(FILE *out, const hpq_fnode *nd, double x, double w, double y)
+{
+    double share = nd->incl > 0 && nd->sync > 0 ? nd->sync / nd->incl : 0.0;
+    if (share <= 0)
+        return;
+    share = share < 1 ? share : 1;
+    double tw = w * (1 - share), sw = w * share;
+    if (tw >= MIN_WIDTH)
+        fprintf(out, "<rect data-part=\"mpi-tran\" x=\"%.3f\" y=\"%.1f\" width=\"%.3f\""
+                     " height=\"%.1f\" fill=\"%s\"/>",
+                x, y, tw, ROW_HEIGHT - 1, classes[HPQ_FC_MPI_TRAN].fill);
+    if (sw >= MIN_WIDTH)
+        fprintf(out, "<rect data-part=\"mpi-sync\" x=\"%.3f\" y=\"%.1f\" width=\"%.3f\""
+                     " height=\"%.1f\" fill=\"%s\"/>",
+                x + tw, y, sw, ROW_HEIGHT - 1, classes[HPQ_FC_MPI_SYNC].fill);
+}
+
 static void put_node(FILE *out, const hpq_fnode *nd, double root_time, double x, double w,
                      double y)
 {
@@ -85,13 +110,18 @@ static void put_node(FILE *out, const hpq_fnode *nd, double root_time, double x,
     double epct = root_time > 0 ? 100.0 * nd->excl / root_time : 0.0;
     fprintf(out, "<g><title>");
     put_xml(out, nd->label, strlen(nd->label));
-    fprintf(out, "\ninclusive %.6f s (%.2f%%)\nexclusive %.6f s (%.2f%%)</title>", nd->incl,
+    fprintf(out, "\ninclusive %.6f s (%.2f%%)\nexclusive %.6f s (%.2f%%)", nd->incl,
             ipct, nd->excl, epct);
+    if (is_mpi(nd))
+        fprintf(out, "\nsynchronization delay %.6f s", nd->sync);
+    fputs("</title>", out);
     fprintf(out, "<rect data-node=\"%lld\" data-class=\"%s\" x=\"%.3f\" y=\"%.1f\""
                  " width=\"%.3f\" height=\"%.1f\" fill=\"%s\" stroke=\"#ffffff\""
                  " stroke-width=\"0.5\"/>",
             (long long)nd->id, classes[nd->cls].name, x, y, w, ROW_HEIGHT - 1,
             classes[nd->cls].fill);
+    if (is_mpi(nd))
+        put_mpi_parts(out, nd, x, w, y);
     if (w >= MIN_TEXT_WIDTH) {
         fprintf(out, "<text x=\"%.3f\" y=\"%.1f\">", x + 3, y + ROW_HEIGHT - 5);
         put_xml(out, nd->label, (size_t)((w - 6) / CHAR_WIDTH));

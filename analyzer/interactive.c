@@ -20,6 +20,7 @@
 #include <editline/readline.h>
 #endif
 #include "interactive.h"
+#include "matrix.h"
 #include "nodepath.h"
 
 #define LS_ROWS 10000   /* ls lists the children up to this many */
@@ -207,6 +208,12 @@ static int cmd_quit(session *s, const char *arg)
 static int cmd_help(session *s, const char *arg);
 
 /* The commands; a report of hprof-query is one more line here. */
+/* The matrix of bytes (--matrix) as a report of one SITE (NULL: all). */
+static int matrix_of_bytes(const hpq_ctx *ctx, const char *site)
+{
+    return hpq_report_matrix(ctx, site, HPQ_M_BYTES);
+}
+
 static const command commands[] = {
     {"ls", "[NODE]", cmd_ls, NULL, 0, "children of the current node (or of NODE)"},
     {"cd", "NODE|..|/", cmd_cd, NULL, 0,
@@ -219,6 +226,12 @@ static const command commands[] = {
      "per-thread table of an OpenMP construct (default: here)"},
     {"ranks", "[SITE]", NULL, hpq_report_ranks, ARG_SITE_HERE,
      "per-rank distribution of SITE (default: here)"},
+    {"callers", "[SITE]", NULL, hpq_report_callers, ARG_SITE_HERE,
+     "bottom-up: the callers of SITE (default: here)"},
+    {"matrix", "[SITE]", NULL, matrix_of_bytes, ARG_SITE_ALL,
+     "rank x rank bytes of SITE's messages (default: all sites)"},
+    {"overheads", "[NODE]", NULL, hpq_report_overheads, ARG_NODE_HERE,
+     "overhead classes of the subtree under NODE (default: here)"},
     {"flat", "", cmd_flat, NULL, 0, "sites instead of calling contexts"},
     {"sql", "QUERY", cmd_sql, NULL, 0, "an SQL query on the database"},
     {"format", "text|csv|json", cmd_format, NULL, 0, "the output format of the next commands"},

@@ -78,6 +78,15 @@ title_of() {
     awk -v lab="$2" '/^<g><title>/ { t = substr($0, 11); if (t == lab) { print t; getline; print; getline; sub(/<\/title>.*/, ""); print; exit } }' "$1" | oneline
 }
 node_rects() { grep -c '<rect data-node=' "$1" || true; }
+# part_width SVG LABEL PART: the width of the mpi-tran or mpi-sync part
+# drawn over an MPI node's rectangle (nothing when it has none)
+part_width() {
+    awk -v lab="$2" -v p="$3" '
+        /^<g><title>/ { t = substr($0, 11); cur = (t == lab) }
+        cur && /<rect data-node=/ { if (match($0, "data-part=\"" p "\" x=\"[0-9.]*\" y=\"[0-9.]*\" width=\"[0-9.]*\"")) {
+            v = substr($0, RSTART, RLENGTH); sub(/.*width="/, "", v); sub(/"$/, "", v); print v }
+            exit }' "$1"
+}
 zero_rects() { grep -c '<rect data-node="[0-9]*" data-class="[a-z-]*" x="[0-9.]*" y="[0-9.]*" width="0\.000"' "$1" || true; }
 folded_sum() { awk '{ s += $NF } END { printf "%d\n", s }' "$1"; }
 
@@ -134,6 +143,15 @@ expect_eq "mkprofile: main is drawn with its label" 1 "$(grep -c '>main</text>' 
 expect_eq "mkprofile: MPI_Send@app.c:42 (tran > sync) is MPI transmission" mpi-tran \
     "$(rect_attr "$svg" MPI_Send@app.c:42 data-class)"
 expect_eq "mkprofile: main (a procedure) is compute" compute "$(rect_attr "$svg" main data-class)"
+# an MPI node is drawn in two parts: MPI_Send@app.c:42 took 1.5 s of
+# which 0.5 s synchronization delay: 52.059 px = 34.706 + 17.353
+expect_eq "mkprofile: MPI_Send@app.c:42's transmission part" 34.706 \
+    "$(part_width "$svg" MPI_Send@app.c:42 mpi-tran)"
+expect_eq "mkprofile: MPI_Send@app.c:42's synchronization part" 17.353 \
+    "$(part_width "$svg" MPI_Send@app.c:42 mpi-sync)"
+expect_eq "mkprofile: a procedure has no parts" "" "$(part_width "$svg" main mpi-tran)"
+expect_eq "mkprofile: the 4 MPI nodes with a sync delay have parts" 4 \
+    "$(grep -c 'data-part="mpi-sync"' "$svg" || true)"
 expect_eq "mkprofile: a legend of the 6 classes" 6 "$(grep -c '<rect class="legend"' "$svg" || true)"
 expect_eq "mkprofile: no external reference or script" 0 \
     "$(grep -c 'href\|<script\|xlink\|@import\|url(' "$svg" || true)"

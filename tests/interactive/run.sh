@@ -84,10 +84,10 @@ same "cd by path, .., #N, /, label, file:line, relative path, ../.." \
 same "navigation: nothing on stderr, exit 0" "0" "$(cat "$tmp/session.rc")$(cat "$tmp/session.err")"
 
 same "ls: the children of the current node, the listing's columns" \
-"node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
-3,1,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1
-6,1,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5
-8,1,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25" \
+"node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
+3,1,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1,1,0
+6,1,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5,1,0
+8,1,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25,1,0" \
     "$(session "$db" 'format csv\ncd main\nls\n')"
 same "ls NODE and text ls (columns node, depth, site, calls)" \
 "5 1 compute 10
@@ -97,9 +97,9 @@ same "ls NODE and text ls (columns node, depth, site, calls)" \
 9 1 compute 3" \
     "$(session "$db" 'ls #3\nls\n' | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, $4 }')"
 same "top N: the listing under the current node" \
-"node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
-2,0,main,2,22,11,12,1.09090909090909,64.7058823529412,,3.25
-3,1,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1" \
+"node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
+2,0,main,2,22,11,12,1.09090909090909,64.7058823529412,,3.25,1,0
+3,1,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1,1,0" \
     "$(session "$db" 'cd main\nformat csv\ntop 2\n')"
 same "top in text: the subtree line" \
     "subtree of main (#2, /main), pct of the whole run" \
@@ -107,19 +107,23 @@ same "top in text: the subtree line" \
 same "comm and ranks of the current node (#7)" \
 "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max
 0,from,5,0,5000,1.25,0.75,0.2,0.3
-rank,calls,time,tran,sync
-0,0,0,0,0
-1,5,2,1.25,0.75" \
+rank,calls,time,tran,sync,worst
+0,0,0,0,0,0
+1,5,2,1.25,0.75,1" \
     "$(session "$db" 'cd #7\nformat csv\ncomm\nranks\n')"
 same "ranks SITE names another site" \
-"rank,calls,time,tran,sync
-0,5,6,0,0
-1,8,10,0,0" "$(session "$db" 'format csv\nranks compute\n')"
+"rank,calls,time,tran,sync,worst
+0,5,6,0,0,0
+1,8,10,0,0,1" "$(session "$db" 'format csv\nranks compute\n')"
+# the reports built beside -i: the same rows as their options give
+same "callers, matrix and overheads as their options" \
+    "$("$QUERY" "$db" --callers compute --format csv; "$QUERY" "$db" --matrix --format csv; "$QUERY" "$db" --overheads '#3' --format csv)" \
+    "$(session "$db" 'format csv\ncallers compute\nmatrix\ncd #3\noverheads\n')"
 same "sql" "n
 9" "$(session "$db" 'sql SELECT COUNT(*) AS n FROM node\n')"
 same "flat (csv, first two columns of the first row)" "site,label;1,root" \
     "$(session "$db" 'format csv\nflat\n' | head -2 | cut -d, -f1,2 | oneline)"
-same "help lists every command" "ls cd pwd top comm threads ranks flat sql format help quit exit" \
+same "help lists every command" "ls cd pwd top comm threads ranks callers matrix overheads flat sql format help quit exit" \
     "$(session "$db" 'help\n' | awk '/^  [a-z]/ { printf "%s%s", s, $1; s = " " } END { print "" }')"
 
 # errors: one line each on stderr, the next command still runs, exit 0;

@@ -4,6 +4,7 @@
 #
 # Ground truth (test_query.sh derives the same numbers): the tree is
 #   #1 root 34 s: #2 main 22 s (excl 3.25), #9 compute 3.5 s
+#   (worst rank and thread: test_query.sh derives them)
 #   #2 main: #3 loop@app.c:20 17 s (excl 1), #6 MPI_Allreduce@app.c:50
 #            1.5 s, #8 MPI_Send@app.c:60 0.25 s
 #   #3 loop: #5 compute 12.5 s, #7 MPI_Recv@libapp.so+0x1a2b 2 s,
@@ -57,11 +58,11 @@ $MKPROFILE "$dir/p.hpf" || exit 99
 $MERGE "$dir/p.hpf" >/dev/null || exit 99
 db=$dir/p.db
 
-loop="node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
-3,0,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,,1
-5,1,compute,10,12.5,6.25,6.5,1.04,36.7647058823529,3,12.5
-7,1,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,5.88235294117647,3,2
-4,1,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,4.41176470588235,3,1.5"
+loop="node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
+3,0,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,,1,1,0
+5,1,compute,10,12.5,6.25,6.5,1.04,36.7647058823529,3,12.5,1,0
+7,1,MPI_Recv@libapp.so+0x1a2b,5,2,1,2,2,5.88235294117647,3,2,1,0
+4,1,MPI_Send@app.c:42,5,1.5,0.75,1.5,2,4.41176470588235,3,1.5,0,0"
 # the same node by its path, its id, its label, its file:line
 expect_out root-path "$loop" $QUERY "$db" --root main/loop@app.c:20 --format csv
 expect_out root-abs-path "$loop" $QUERY "$db" --root /main/loop@app.c:20 --format csv
@@ -71,14 +72,14 @@ expect_out root-file-line "$loop" $QUERY "$db" --root app.c:20 --format csv
 # the whole subtree loaded at once (--top 0) gives the same rows
 expect_out root-top0 "$loop" $QUERY "$db" --root '#3' --format csv --top 0
 
-expect_out root-depth "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
-2,0,main,2,22,11,12,1.09090909090909,64.7058823529412,,3.25
-3,1,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1
-6,1,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5
-8,1,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25" \
+expect_out root-depth "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
+2,0,main,2,22,11,12,1.09090909090909,64.7058823529412,,3.25,1,0
+3,1,loop@app.c:20,10,17,8.5,9,1.05882352941176,50,2,1,1,0
+6,1,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5,1,0
+8,1,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25,1,0" \
     $QUERY "$db" --root main/loop@app.c:20/.. --depth 1 --format csv
-expect_out root-leaf "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl
-9,0,compute,3,3.5,1.75,3.5,2,10.2941176470588,,3.5" $QUERY "$db" --root compute --format csv
+expect_out root-leaf "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
+9,0,compute,3,3.5,1.75,3.5,2,10.2941176470588,,3.5,1,1" $QUERY "$db" --root compute --format csv
 expect_out root-slash "$($QUERY "$db" --format csv)" $QUERY "$db" --root / --format csv
 
 # text: the header line and the "more" line count the subtree's 7 nodes
