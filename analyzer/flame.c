@@ -22,7 +22,7 @@ static const char nodes_sql[] =
 static const char comm_sql[] =
     "SELECT node, SUM(tran), SUM(sync) FROM comm GROUP BY node";
 
-static hpq_fnode *find_node(const hpq_ftree *tr, int64_t id)
+hpq_fnode *hpq_ftree_find(const hpq_ftree *tr, int64_t id)
 {
     size_t lo = 0, hi = tr->n;
     while (lo < hi) {
@@ -107,7 +107,7 @@ static int load_times(const hpq_ctx *ctx, hpq_ftree *tr)
         return hpq_db_error(ctx);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        hpq_fnode *nd = find_node(tr, sqlite3_column_int64(st, 0));
+        hpq_fnode *nd = hpq_ftree_find(tr, sqlite3_column_int64(st, 0));
         if (!nd)
             continue;
         nd->incl = sqlite3_column_double(st, 1);
@@ -128,7 +128,7 @@ static int load_comm_classes(const hpq_ctx *ctx, hpq_ftree *tr)
         return hpq_db_error(ctx);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        hpq_fnode *nd = find_node(tr, sqlite3_column_int64(st, 0));
+        hpq_fnode *nd = hpq_ftree_find(tr, sqlite3_column_int64(st, 0));
         if (!nd || nd->cls != HPQ_FC_MPI_TRAN)
             continue;
         nd->sync = sqlite3_column_double(st, 2);
@@ -165,7 +165,7 @@ static int link_nodes(const hpq_ctx *ctx, hpq_ftree *tr)
 {
     for (size_t i = 0; i < tr->n; i++) {
         hpq_fnode *nd = &tr->nodes[i];
-        hpq_fnode *p = nd->parent < 0 ? NULL : find_node(tr, nd->parent);
+        hpq_fnode *p = nd->parent < 0 ? NULL : hpq_ftree_find(tr, nd->parent);
         if (!p) {
             if (!tr->root)
                 tr->root = nd;
@@ -253,7 +253,7 @@ static void put_frame(FILE *out, const char *label)
 static void put_path(FILE *out, const hpq_ftree *tr, const hpq_fnode *nd)
 {
     if (nd->parent >= 0 && nd != tr->root) {
-        const hpq_fnode *p = find_node(tr, nd->parent);
+        const hpq_fnode *p = hpq_ftree_find(tr, nd->parent);
         if (p && p != tr->root) {
             put_path(out, tr, p);
             fputc(';', out);

@@ -45,6 +45,8 @@ typedef struct hpq_ftree {
 /* Loads the tree; 0, or -1 with ctx->err set. */
 int hpq_ftree_load(const hpq_ctx *ctx, hpq_ftree *tr);
 void hpq_ftree_free(hpq_ftree *tr);
+/* The node with that id (binary search: nodes are by increasing id), or NULL. */
+hpq_fnode *hpq_ftree_find(const hpq_ftree *tr, int64_t id);
 
 /* Writer of one output: fn(ctx, tree, out) writes to out, 0 or -1. */
 typedef int (*hpq_fwriter)(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "html.h"
+#include "matrix.h"
 #include "report_util.h"
 
 #define MATRIX_MAX_RANKS 128    /* larger runs: hprof-query --matrix */
@@ -18,23 +19,22 @@
 
 /* ---- communication matrix ---- */
 
-/* The one query of the matrix: bytes[src * n + dst] += bytes src sent to
- * dst over point-to-point calls (peer >= 0; collectives have no single
- * peer).  hprof-query --matrix (matrix.c) may replace it. */
+/* bytes[src * n + dst]: the bytes src sent to dst, as hprof-query
+ * --matrix counts them (matrix.c: point-to-point messages, once each). */
 static int matrix_bytes(const hpq_ctx *ctx, int n, double *bytes)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ctx->db, "SELECT rank, peer, SUM(bytes_sent) FROM comm"
-                           " WHERE peer >= 0 GROUP BY rank, peer", -1, &st, NULL) != SQLITE_OK)
-        return hpq_db_error(ctx);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int src = sqlite3_column_int(st, 0), dst = sqlite3_column_int(st, 1);
-        if (src >= 0 && src < n && dst < n)
-            bytes[(size_t)src * (size_t)n + (size_t)dst] += sqlite3_column_double(st, 2);
+    hpq_table *cells = hpq_matrix_cells(ctx);
+    if (!cells)
+        return -1;
+    for (size_t r = 0; r < cells->nrows; r++) {
+        int64_t src = hpq_cell_at(cells, r, 0)->i, dst = hpq_cell_at(cells, r, 1)->i;
+        const hpq_cell *b = hpq_cell_at(cells, r, 2);
+        if (src >= 0 && src < n && dst >= 0 && dst < n)
+            bytes[src * n + dst] += b->type == HPQ_INT ? (double)b->i : b->d;
     }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
+    int failed = cells->failed;
+    hpq_table_free(cells);
+    return failed ? hpq_oom(ctx) : 0;
 }
 
 /* White for no traffic to red for the largest cell. */
@@ -78,7 +78,9 @@ int hpq_html_matrix(const hpq_ctx *ctx, FILE *out)
     if (n < 0)
         return -1;
     fputs("<h2>Communication matrix</h2>\n<p class=\"note\">Bytes sent by point-to-point"
-          " calls, sending rank (row) to destination rank (column).</p>\n", out);
+          " messages, sending rank (row) to destination rank (column), each message"
+          " counted once, at its sender, as hprof-query --matrix counts them; collectives"
+          " and file I/O are left out.</p>\n", out);
     if (n > MATRIX_MAX_RANKS) {
         fprintf(out, "<p class=\"note\">%d ranks: too many for a page; see hprof-query"
                      " --matrix.</p>\n", n);

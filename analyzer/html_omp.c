@@ -64,23 +64,6 @@ static int put_thread_table(const hpq_ctx *ctx, FILE *out, const hpq_fnode *nd)
     return rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
 }
 
-/* The node with id, by binary search: tr->nodes is in increasing id order. */
-static const hpq_fnode *node_of(const hpq_ftree *tr, int64_t id)
-{
-    size_t lo = 0, hi = tr->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        assert(mid == 0 || tr->nodes[mid - 1].id < tr->nodes[mid].id);
-        if (tr->nodes[mid].id == id)
-            return &tr->nodes[mid];
-        if (tr->nodes[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 /* The REGIONS parallel regions with the largest inclusive time > 0. */
 static int top_regions(const hpq_ctx *ctx, const hpq_ftree *tr, const hpq_fnode **top,
                        size_t *k)
@@ -91,7 +74,7 @@ static int top_regions(const hpq_ctx *ctx, const hpq_ftree *tr, const hpq_fnode 
         return hpq_db_error(ctx);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const hpq_fnode *nd = node_of(tr, sqlite3_column_int64(st, 0));
+        const hpq_fnode *nd = hpq_ftree_find(tr, sqlite3_column_int64(st, 0));
         if (!nd || nd->incl <= 0)
             continue;
         size_t i = *k < REGIONS ? (*k)++ : REGIONS;     /* insertion by time, id */

@@ -231,6 +231,18 @@ done:
     return rc;
 }
 
+hpq_table *hpq_matrix_cells(const hpq_ctx *ctx)
+{
+    char *sql = cells_sql("1", "1, 2");
+    if (!sql) {
+        hpq_oom(ctx);
+        return NULL;
+    }
+    hpq_table *cells = hpq_query_table(ctx, sql);
+    free(sql);
+    return cells;
+}
+
 int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric)
 {
     hpq_sel sel = {NULL, NULL};

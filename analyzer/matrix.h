@@ -18,6 +18,12 @@ int hpq_parse_metric(const char *s, hpq_metric *m);
  * 0, or -1 with the message in ctx->err. */
 int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric);
 
+/* The non-zero cells of the run's point-to-point matrix, as --matrix
+ * counts them (each message once, at its sender; collectives and files
+ * left out): columns sender, receiver, bytes, messages, tran, sync, by
+ * sender then receiver.  NULL with the message in ctx->err. */
+hpq_table *hpq_matrix_cells(const hpq_ctx *ctx);
+
 /* `hprof-query diff A B` and `hprof-query scaling A B C...`: the runs are
  * profiles or databases (opened as hpq_open does); ctx->db is the first,
  * the others are attached.  0, or -1 with the message in ctx->err. */

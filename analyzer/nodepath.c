@@ -10,16 +10,6 @@
 #include "nodepath.h"
 #include "sitesel.h"
 
-static int is_digits(const char *s)
-{
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
-}
-
 /* One column of a one-row query with an integer ?1; 0 and *v, or -1 if
  * there is no row. */
 static int query_int(sqlite3 *db, const char *sql, int64_t arg, int64_t *v)
@@ -135,7 +125,7 @@ int hpq_resolve_node(sqlite3 *db, const char *db_path, const char *spec, int64_t
 {
     assert(spec && node);
     const char *digits = spec[0] == '#' ? spec + 1 : NULL;
-    if (digits && is_digits(digits)) {
+    if (digits && hpq_is_number(digits)) {
         int64_t id = strtoll(digits, NULL, 10);
         if (!node_exists(db, id)) {
             snprintf(err, errlen, "no node %s in %s", spec, db_path);

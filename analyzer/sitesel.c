@@ -54,7 +54,7 @@ static int add_candidate(candidates *c, sqlite3_stmt *st)
     return k->kind && k->label && k->name ? 0 : -1;
 }
 
-static int is_number(const char *s)
+int hpq_is_number(const char *s)
 {
     if (!*s)
         return 0;
@@ -321,13 +321,13 @@ int hpq_select(sqlite3 *db, const char *db_path, const char *spec, enum hpq_want
     int rc;
 
     memset(sel, 0, sizeof *sel);
-    if (is_number(spec) || (spec[0] == '#' && is_number(spec + 1)))
+    if (hpq_is_number(spec) || (spec[0] == '#' && hpq_is_number(spec + 1)))
         return select_node(db, db_path, spec, want, sel, err, errlen);
-    if (strncmp(spec, "site:", 5) == 0 && is_number(spec + 5))
+    if (strncmp(spec, "site:", 5) == 0 && hpq_is_number(spec + 5))
         rc = find_where(db, "id = ?1", NULL, atoll(spec + 5), &c);
     else if (strchr(spec, '@') && ((rc = find_where(db, "label = ?1", spec, 0, &c)) != 0 || c.n > 0))
         ;   /* a construct's label as the reports print it names its site */
-    else if (colon && colon > spec && is_number(colon + 1))
+    else if (colon && colon > spec && hpq_is_number(colon + 1))
         rc = find_by_file_line(db, spec, colon, &c);
     else  /* a function or MPI name, or the function sites are in */
         rc = find_where(db, "name = ?1 OR func = ?1", spec, 0, &c);

@@ -29,4 +29,7 @@ int hpq_select(sqlite3 *db, const char *db_path, const char *spec, enum hpq_want
                hpq_sel *sel, char *err, size_t errlen);
 void hpq_sel_free(hpq_sel *sel);
 
+/* Is s one or more decimal digits and nothing else? */
+int hpq_is_number(const char *s);
+
 #endif
