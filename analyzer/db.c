@@ -553,6 +553,8 @@ static int write_all(writer *w, const char *source)
         write_tasks(w) ||
         exec(w, index_sql) ||
         exec(w, view_sql) ||
+        (!one_thread(w->p) &&
+         hpf_db_write_node_aggregates(w->db, w->p, w->m, &w->comp, w->err, w->errlen)) ||
         hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||
         set_format(w) ||
         exec(w, "COMMIT;"))

@@ -5,7 +5,8 @@
  *
  * Each aggregate is defined once, as the text of a view over stat, comm
  * and the views of db.c.  hprof-merge materialises it into a table of
- * that name (CREATE TABLE name AS SELECT ...) and indexes it; --raw
+ * that name (CREATE TABLE name AS SELECT ...) and indexes it (the
+ * per-node ones, node_*, are computed in C by db_aggnode.c); --raw
  * (hpq_use_raw_times) makes the same text a TEMP view over the raw times,
  * which shadows the table, so both paths share one definition.
  * The schema is documented in README-scale.md ("Aggregates").
@@ -75,10 +76,6 @@ static const char *const agg_sql =
     "   AND st.count > 0) AS mpi_threads FROM rank r);\n";
 
 /* The indices of the materialised tables, for the reports' lookups. */
-static const char *const node_index_sql =
-    "CREATE INDEX node_time_node ON node_time(node);\n"
-    "CREATE INDEX node_worst_rank_node ON node_worst_rank(node);\n"
-    "CREATE INDEX node_excl_node ON node_excl(node);\n";
 static const char *const site_index_sql =
     "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
     "CREATE INDEX site_time_site ON site_time(site);\n";
@@ -138,20 +135,20 @@ static int create_view(sqlite3 *db, const char *def, size_t len, char *err, size
     return rc;
 }
 
-int hpf_db_write_aggregates(sqlite3 *db, int one_thread, char *err, size_t errlen)
+int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
     for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
         const char *end = strstr(s, ";\n");
         assert(end);
         size_t len = (size_t)(end - s);
-        int rc = one_thread && is_per_node(s) ? create_view(db, s, len, err, errlen)
-                                              : materialise_one(db, s, len, err, errlen);
+        int rc = !is_per_node(s) ? materialise_one(db, s, len, err, errlen)
+                 : node_views   ? create_view(db, s, len, err, errlen)
+                                : 0;    /* written by db_aggnode.c */
         if (rc)
             return -1;
     }
-    return (!one_thread && exec_sql(db, node_index_sql, err, errlen)) ||
-           exec_sql(db, site_index_sql, err, errlen) ? -1 : 0;
+    return exec_sql(db, site_index_sql, err, errlen);
 }
 
 int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t errlen)
