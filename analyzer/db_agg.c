@@ -138,6 +138,9 @@ static int create_view(sqlite3 *db, const char *def, size_t len, char *err, size
 int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
+    /* The GROUP BY sorts of millions of rows spill to a file, not memory. */
+    if (exec_sql(db, "PRAGMA temp_store=FILE;", err, errlen))
+        return -1;
     for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
         const char *end = strstr(s, ";\n");
         assert(end);
