@@ -3,6 +3,7 @@
  * stores run, ranks, global sites, the merged calling-context tree and the
  * per rank/thread statistics in SQLite, plus the views used by hprof-query.
  * The schema is documented in README.md ("The database"); keep the two in step.
+ * The aggregates (db_agg.c) are materialised after the rows are in.
  */
 #include "config.h"
 #include <assert.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 #include "db.h"
+#include "db_agg.h"
 #include "dbcomp.h"
 #include "merge.h"
 
@@ -51,46 +53,12 @@ static const char *const index_sql =
     "CREATE INDEX comm_rank ON comm(rank);\n"
     "CREATE INDEX task_id ON task(rank, id);\n";
 
-/* Ranks that never ran a node count as zero in means and imbalance. */
+/* The views; the aggregates built on them (node_time, site_time, ...)
+ * are tables, defined in db_agg.c. */
 static const char *const view_sql =
     "CREATE VIEW node_rank AS SELECT node, rank, SUM(count) AS calls,"
     " SUM(time) AS time, MIN(min) AS min, MAX(max) AS max"
     " FROM stat GROUP BY node, rank;\n"
-    "CREATE VIEW node_time AS SELECT node, SUM(calls) AS calls, SUM(time) AS time,"
-    " SUM(time) / (SELECT COUNT(*) FROM rank) AS mean, MAX(time) AS max,"
-    " CASE WHEN SUM(time) > 0 THEN MAX(time) * (SELECT COUNT(*) FROM rank) / SUM(time)"
-    " END AS imbalance FROM node_rank GROUP BY node;\n"
-    "CREATE VIEW rank_site AS"
-    " WITH st AS (SELECT n.site AS site, s.rank AS rank, SUM(s.count) AS calls,"
-    "  SUM(CASE WHEN n.outer THEN s.time ELSE 0 END) AS time"
-    "  FROM stat s JOIN node n ON n.id = s.node"
-    "  GROUP BY n.site, s.rank),"
-    " cm AS (SELECT n.site AS site, c.rank AS rank, SUM(c.tran) AS tran,"
-    "  SUM(c.sync) AS sync, SUM(c.bytes_sent) AS bytes_sent,"
-    "  SUM(c.bytes_recv) AS bytes_recv FROM comm c JOIN node n ON n.id = c.node"
-    "  GROUP BY n.site, c.rank)"
-    " SELECT st.site AS site, st.rank AS rank, st.calls AS calls, st.time AS time,"
-    "  COALESCE(cm.tran, 0) AS tran, COALESCE(cm.sync, 0) AS sync,"
-    "  COALESCE(cm.bytes_sent, 0) AS bytes_sent, COALESCE(cm.bytes_recv, 0) AS bytes_recv"
-    " FROM st LEFT JOIN cm ON cm.site = st.site AND cm.rank = st.rank;\n"
-    "CREATE VIEW site_time AS SELECT r.site AS site, s.label AS label, s.kind AS kind,"
-    " SUM(r.calls) AS calls, SUM(r.time) AS time,"
-    " SUM(r.time) / (SELECT COUNT(*) FROM rank) AS mean, MAX(r.time) AS max,"
-    " CASE WHEN SUM(r.time) > 0 THEN MAX(r.time) * (SELECT COUNT(*) FROM rank) / SUM(r.time)"
-    " END AS imbalance, SUM(r.tran) AS tran, SUM(r.sync) AS sync"
-    " FROM rank_site r JOIN site s ON s.id = r.site GROUP BY r.site;\n"
-    /* A rank's MPI share: its MPI time (thread-seconds) over its wall time
-     * times the threads that made MPI calls, as the summary prints it.
-     * CROSS JOIN fixes the order: from the few MPI sites to their nodes
-     * (node_site) to their records (stat_node), not a scan of stat. */
-    "CREATE VIEW rank_mpi AS SELECT rank, wall, mpi_time, mpi_threads,"
-    " CASE WHEN wall > 0 AND mpi_threads > 0 THEN 100.0 * mpi_time / (wall * mpi_threads)"
-    " ELSE 0.0 END AS mpi_pct"
-    " FROM (SELECT r.rank AS rank, r.wall AS wall, r.mpi_time AS mpi_time,"
-    "  (SELECT COUNT(DISTINCT st.thread) FROM site s CROSS JOIN node n CROSS JOIN stat st"
-    "   WHERE n.site = s.id AND st.node = n.id AND st.rank = r.rank"
-    "   AND (s.kind = 'comm' OR (s.flags & 128) != 0)"
-    "   AND st.count > 0) AS mpi_threads FROM rank r);\n"
     /* The static line tables of the seed paper, as views of `site`:
      * procedure line or loop line -> the lines directly inside it. */
     "CREATE VIEW PL AS SELECT p.file AS file, p.line AS proc_line, p.name AS proc,"
@@ -555,6 +523,20 @@ static int write_tasks(writer *w)
     return rc;
 }
 
+/* A profile of one rank and one thread (db_agg.h). */
+static int one_thread(const hpf_profile *p)
+{
+    return p->nranks == 1 && p->ranks[0].info.threads <= 1;
+}
+
+/* The database format (db_agg.h), read by hprof-query before anything. */
+static int set_format(writer *w)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d;", HPF_DB_FORMAT);
+    return exec(w, sql);
+}
+
 static int write_all(writer *w, const char *source)
 {
     /* Written to a temporary file renamed when complete: no journal or
@@ -571,6 +553,10 @@ static int write_all(writer *w, const char *source)
         write_tasks(w) ||
         exec(w, index_sql) ||
         exec(w, view_sql) ||
+        (!one_thread(w->p) &&
+         hpf_db_write_node_aggregates(w->db, w->p, w->m, &w->comp, w->err, w->errlen)) ||
+        hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||
+        set_format(w) ||
         exec(w, "COMMIT;"))
         return -1;
     return 0;
@@ -666,9 +652,13 @@ int hpf_file_identity(const char *path, char *out, size_t len)
     return 0;
 }
 
+/* The views, then the aggregates' definitions (one string, made once). */
 const char *hpf_db_view_sql(void)
 {
-    return view_sql;
+    static char *all;
+    if (!all && asprintf(&all, "%s%s", view_sql, hpf_db_agg_sql()) < 0)
+        all = NULL;
+    return all ? all : view_sql;
 }
 
 char *hpf_default_db_path(const char *profile)

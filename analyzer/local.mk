@@ -7,6 +7,7 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \
 	analyzer/db.h analyzer/db.c \
+	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggnode.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
 	analyzer/parts.h analyzer/parts.c
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)

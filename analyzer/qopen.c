@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "db.h"
+#include "db_agg.h"
 #include "hp_format.h"
 #include "hpf_read.h"
 #include "parts.h"
@@ -37,15 +38,31 @@ static int file_kind(const char *path, enum file_kind *kind, char *err, size_t e
     return 0;
 }
 
+/* Judged by content, not by the files' times: a profile replaced by an
+ * older-dated file is merged again. */
+static int db_version(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return version;
+}
+
 /* Is the database at db_path the merge of the profile whose identity is
- * id (hpf_file_identity)?  Judged by content, not by the files' times: a
- * profile replaced by an older-dated file is merged again. */
-static int db_is_of(const char *db_path, const char *id)
+ * id (hpf_file_identity), in this hprof's format (an older one is merged
+ * again)?  *newer is set for a database of a newer format. */
+static int db_is_of(const char *db_path, const char *id, int *newer)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    int same = 0;
-    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+    int same = 0, version = -1;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+        version = db_version(db);
+    *newer = version > HPF_DB_FORMAT;
+    if (version == HPF_DB_FORMAT &&
         sqlite3_prepare_v2(db, "SELECT value FROM run WHERE key = 'source_id'", -1, &st,
                            NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW) {
@@ -70,9 +87,17 @@ static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, 
     char id[HPF_ID_LEN], note[256];
     hpf_profile p;
     hpf_db_summary sum;
+    int newer = 0;
     if (stat(db_path, &ds) == 0 && hpf_input_identity(in, id, sizeof id) == 0 &&
-        db_is_of(db_path, id))
+        db_is_of(db_path, id, &newer))
         return 0;
+    if (newer) {    /* never overwrite the database of a newer hprof */
+        sqlite3 *db = NULL;
+        if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+            hpf_db_check_version(db, db_path, err, errlen);
+        sqlite3_close(db);
+        return -1;
+    }
     if (hpf_read_input(in, &p, err, errlen))
         return -1;
     hpf_missing_note(&p, note, sizeof note);
@@ -135,7 +160,8 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
         snprintf(err, errlen, "%s: %s", *db_path, *db ? sqlite3_errmsg(*db) : "cannot open");
         goto failed;
     }
-    if (check_hprof_db(*db, *db_path, err, errlen))
+    if (check_hprof_db(*db, *db_path, err, errlen) ||
+        hpf_db_check_version(*db, *db_path, err, errlen))
         goto failed;
     return 0;
 failed:

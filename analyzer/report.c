@@ -183,14 +183,7 @@ void hpq_time_columns(hpq_table *t)
 }
 
 const char hpq_node_times_sql[] =
-    "WITH own AS (SELECT node, rank, thread, SUM(time) AS t FROM stat"
-    "  GROUP BY node, rank, thread),"
-    " kids AS (SELECT n.parent AS node, s.rank AS rank, s.thread AS thread,"
-    "  SUM(s.time) AS t FROM stat s JOIN node n ON n.id = s.node"
-    "  WHERE n.parent IS NOT NULL GROUP BY n.parent, s.rank, s.thread)"
-    " SELECT o.node, SUM(o.t), SUM(MAX(o.t - COALESCE(k.t, 0), 0)) FROM own o"
-    " LEFT JOIN kids k ON k.node = o.node AND k.rank = o.rank AND k.thread = o.thread"
-    " GROUP BY o.node";
+    "SELECT node, time, excl FROM node_excl ORDER BY node";
 
 double hpq_query_double(const hpq_ctx *ctx, const char *sql)
 {

@@ -216,11 +216,7 @@ static int choose_sibling_order(const hpq_ctx *ctx, const hpq_table *t)
 /* The exclusive time of one node, as hpq_node_times_sql gives every
  * node's (the lazy listing asks for the nodes it lists only). */
 static const char *const excl_one_sql =
-    "SELECT SUM(MAX(0, a.t - COALESCE(b.k, 0))) FROM"
-    " (SELECT rank, thread, SUM(time) AS t FROM stat WHERE node = ?1 GROUP BY rank, thread) a"
-    " LEFT JOIN (SELECT c.rank AS rank, c.thread AS thread, SUM(c.time) AS k FROM stat c"
-    "  JOIN node n ON n.id = c.node WHERE n.parent = ?1 GROUP BY c.rank, c.thread) b"
-    " ON b.rank = a.rank AND b.thread = a.thread";
+    "SELECT excl FROM node_excl WHERE node = ?1";
 
 static int load_all_exclusive(const hpq_ctx *ctx, tree *tr)
 {
@@ -324,9 +320,8 @@ static int prepare_nodes(const hpq_ctx *ctx, const char *cond, const char *ids,
              " COALESCE(t.time, 0), COALESCE(t.max, 0),"
              " EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id)"
              " FROM node n JOIN site s ON s.id = n.site"
-             " LEFT JOIN (SELECT node, SUM(calls) AS calls, SUM(time) AS time, MAX(time) AS max"
-             "  FROM (SELECT node, rank, SUM(count) AS calls, SUM(time) AS time FROM stat"
-             "   WHERE node IN (%s) GROUP BY node, rank) GROUP BY node) t ON t.node = n.id"
+             " LEFT JOIN (SELECT node, calls, time, max FROM node_time"
+             "  WHERE node IN (%s)) t ON t.node = n.id"
              " WHERE %s", ids, cond);
     if (sqlite3_prepare_v2(ctx->db, sql, -1, st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
@@ -546,8 +541,8 @@ static void root_carries_total(const hpq_ctx *ctx, tree_node *root, double total
     root->mean = nranks > 0 ? total / nranks : 0;
     root->max = hpq_query_double(ctx, "SELECT MAX(wall * MAX(threads, 1)) FROM rank");
     root->imbalance = root->mean > 0 ? root->max / root->mean : 0;
-    double kids = hpq_query_double(ctx, "SELECT SUM(s.time) FROM stat s JOIN node n"
-                                        " ON n.id = s.node WHERE n.parent = 1");
+    double kids = hpq_query_double(ctx, "SELECT SUM(t.time) FROM node_time t JOIN node n"
+                                        " ON n.id = t.node WHERE n.parent = 1");
     root->excl = total > kids ? total - kids : 0;
     /* every thread of a rank spans its wall time: no worst thread */
     root->worst_rank = (int64_t)hpq_query_double(ctx, "SELECT rank FROM rank"

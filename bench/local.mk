@@ -8,12 +8,18 @@
 # markers of README.md (bench/readme.sh).  `make bench-run`: bench/run.sh's
 # tables alone; `make bench-query`: first and second hprof-query on a
 # 10^6-node profile (bench/query.sh); `make bench-fixed`: the fixed cost
-# alone.  Never part of `make check`.
+# alone.  Never part of `make check`.  `make bench-scale`: hprof-merge and
+# the queries on a synthetic 1024-rank profile (bench/mkbig.c, bench/scale.sh;
+# 4096 ranks with SCALE_4096=1).
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/dispatch.c \
-	bench/kernels/tasks.c
-.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost
-bench: all
+	bench/kernels/tasks.c bench/scale.sh
+# the synthetic large profile of bench/scale.sh (built with the test programs)
+check_PROGRAMS += bench/mkbig
+bench_mkbig_SOURCES = bench/mkbig.c
+bench_mkbig_LDADD = libhprof/libhpcodec.la
+.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale
+bench: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
 bench-readme:
 	bash $(top_srcdir)/bench/readme.sh $${BENCH_OUT:-$(abs_top_builddir)/bench/results}/bench.md $(top_srcdir)/README.md
@@ -25,3 +31,5 @@ bench-query: all tests/unit/mkdeep$(EXEEXT)
 	bash $(top_srcdir)/bench/query.sh $(abs_top_builddir)
 bench-ompcost: all
 	bash $(top_srcdir)/bench/ompcost.sh $(abs_top_builddir)
+bench-scale: all bench/mkbig$(EXEEXT)
+	bash $(top_srcdir)/bench/scale.sh $(abs_top_builddir)

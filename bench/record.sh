@@ -24,7 +24,8 @@
 #     difference between two iteration counts): probe pair timed and
 #     throttled, tier-1 call, MPI wrapper, and bench/ompcost.sh (OpenMP
 #     constructs under GOMP and OMPT) when it exists;
-#   - the fixed cost of a run (bench/fixed.sh).
+#   - the fixed cost of a run (bench/fixed.sh);
+#   - scale: hprof-merge and hprof-query at 1024 ranks (bench/scale.sh).
 # usage: bench/record.sh [BUILDDIR]   (default: the current directory)
 # Env: ROUNDS (default 5: `make bench` takes about 4.3 min on 2 cores; 1
 #      in quick mode), BENCH_OUT (default BUILDDIR/bench/results),
@@ -421,6 +422,15 @@ omp_instructions() {
 
 fixed_cost() { ROUNDS=$fixed_rounds bash "$srcdir/bench/fixed.sh" "$builddir"; }
 
+# hprof-merge and hprof-query at 1024 ranks (bench/scale.sh; 64 in quick mode).
+scale_figures() {
+    if [ "$quick" = 0 ]; then
+        bash "$srcdir/bench/scale.sh" "$builddir"
+    else
+        RANKS=64 ROUNDS=1 bash "$srcdir/bench/scale.sh" "$builddir"
+    fi
+}
+
 # ---------------------------------------------------------------- main
 : >"$csvf"
 csv section item variant metric value unit
@@ -430,6 +440,7 @@ include ns "Per-event costs in ns (bench/run.sh: mpi, probe, omp)" per_event_ns
 include ir "Per-event costs in instructions (callgrind)" instructions
 include ompir "OpenMP constructs in instructions (bench/ompcost.sh)" omp_instructions
 include fixed "Fixed cost of a run (bench/fixed.sh)" fixed_cost
+include scale "Scale: hprof-merge and hprof-query on a synthetic 1024-rank profile (bench/scale.sh)" scale_figures
 cp "$md" "$out/bench.md"
 cp "$csvf" "$out/bench.csv"
 say "wrote $out/bench.md and $out/bench.csv"

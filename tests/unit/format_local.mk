@@ -43,3 +43,7 @@ tests_unit_mkdeep_SOURCES = tests/unit/mkdeep.c
 tests_unit_mkdeep_LDADD = libhprof/libhpcodec.la
 TESTS += tests/unit/test_deep.sh
 EXTRA_DIST += tests/unit/test_deep.sh
+
+# the aggregates hprof-merge stores and the database format version
+TESTS += tests/unit/test_scale.sh
+EXTRA_DIST += tests/unit/test_scale.sh

@@ -1,0 +1,181 @@
+/*
+ * db_agg.c - the aggregates hprof-merge stores with the per rank/thread
+ * rows (db_agg.h): per node, per site and per rank sums that every report
+ * used to recompute from millions of stat and comm rows through views.
+ *
+ * Each aggregate is defined once, as the text of a view over stat, comm
+ * and the views of db.c.  hprof-merge materialises it into a table of
+ * that name (CREATE TABLE name AS SELECT ...) and indexes it (the
+ * per-node ones, node_*, are computed in C by db_aggnode.c); --raw
+ * (hpq_use_raw_times) makes the same text a TEMP view over the raw times,
+ * which shadows the table, so both paths share one definition.
+ * The schema is documented in README-scale.md ("Aggregates").
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "db_agg.h"
+
+/* In dependency order: a definition reads only stat, comm, node, site,
+ * rank, the views of db.c and the aggregates before it.  Ranks that never
+ * ran a node count as zero in means, minima and imbalance. */
+static const char *const agg_sql =
+    "CREATE VIEW node_time AS SELECT node, SUM(calls) AS calls, SUM(time) AS time,"
+    " SUM(time) / (SELECT COUNT(*) FROM rank) AS mean, MAX(time) AS max,"
+    " CASE WHEN SUM(time) > 0 THEN MAX(time) * (SELECT COUNT(*) FROM rank) / SUM(time)"
+    " END AS imbalance,"
+    " CASE WHEN COUNT(*) < (SELECT COUNT(*) FROM rank) THEN 0.0 ELSE MIN(time) END AS min"
+    " FROM node_rank GROUP BY node;\n"
+    /* the rank with the most time in each node (SQLite takes the bare
+     * column `rank` from the row of the only aggregate, MAX) */
+    "CREATE VIEW node_worst_rank AS SELECT node, rank, MAX(time) AS time"
+    " FROM node_rank GROUP BY node;\n"
+    /* Inclusive and exclusive time per node: exclusive per rank and thread
+     * first (own time minus the children's, at least 0), then summed. */
+    "CREATE VIEW node_excl AS"
+    " WITH own AS (SELECT node, rank, thread, SUM(time) AS t FROM stat"
+    "  GROUP BY node, rank, thread),"
+    " kids AS (SELECT n.parent AS node, s.rank AS rank, s.thread AS thread,"
+    "  SUM(s.time) AS t FROM stat s JOIN node n ON n.id = s.node"
+    "  WHERE n.parent IS NOT NULL GROUP BY n.parent, s.rank, s.thread)"
+    " SELECT o.node AS node, SUM(o.t) AS time, SUM(MAX(o.t - COALESCE(k.t, 0), 0)) AS excl"
+    " FROM own o"
+    " LEFT JOIN kids k ON k.node = o.node AND k.rank = o.rank AND k.thread = o.thread"
+    " GROUP BY o.node;\n"
+    "CREATE VIEW rank_site AS"
+    " WITH st AS (SELECT n.site AS site, s.rank AS rank, SUM(s.count) AS calls,"
+    "  SUM(CASE WHEN n.outer THEN s.time ELSE 0 END) AS time"
+    "  FROM stat s JOIN node n ON n.id = s.node"
+    "  GROUP BY n.site, s.rank),"
+    " cm AS (SELECT n.site AS site, c.rank AS rank, SUM(c.tran) AS tran,"
+    "  SUM(c.sync) AS sync, SUM(c.bytes_sent) AS bytes_sent,"
+    "  SUM(c.bytes_recv) AS bytes_recv FROM comm c JOIN node n ON n.id = c.node"
+    "  GROUP BY n.site, c.rank)"
+    " SELECT st.site AS site, st.rank AS rank, st.calls AS calls, st.time AS time,"
+    "  COALESCE(cm.tran, 0) AS tran, COALESCE(cm.sync, 0) AS sync,"
+    "  COALESCE(cm.bytes_sent, 0) AS bytes_sent, COALESCE(cm.bytes_recv, 0) AS bytes_recv"
+    " FROM st LEFT JOIN cm ON cm.site = st.site AND cm.rank = st.rank;\n"
+    "CREATE VIEW site_time AS SELECT r.site AS site, s.label AS label, s.kind AS kind,"
+    " SUM(r.calls) AS calls, SUM(r.time) AS time,"
+    " SUM(r.time) / (SELECT COUNT(*) FROM rank) AS mean, MAX(r.time) AS max,"
+    " CASE WHEN SUM(r.time) > 0 THEN MAX(r.time) * (SELECT COUNT(*) FROM rank) / SUM(r.time)"
+    " END AS imbalance, SUM(r.tran) AS tran, SUM(r.sync) AS sync"
+    " FROM rank_site r JOIN site s ON s.id = r.site GROUP BY r.site;\n"
+    /* A rank's MPI share: its MPI time (thread-seconds) over its wall time
+     * times the threads that made MPI calls, as the summary prints it.
+     * CROSS JOIN fixes the order: from the few MPI sites to their nodes
+     * (node_site) to their records (stat_node), not a scan of stat. */
+    "CREATE VIEW rank_mpi AS SELECT rank, wall, mpi_time, mpi_threads,"
+    " CASE WHEN wall > 0 AND mpi_threads > 0 THEN 100.0 * mpi_time / (wall * mpi_threads)"
+    " ELSE 0.0 END AS mpi_pct"
+    " FROM (SELECT r.rank AS rank, r.wall AS wall, r.mpi_time AS mpi_time,"
+    "  (SELECT COUNT(DISTINCT st.thread) FROM site s CROSS JOIN node n CROSS JOIN stat st"
+    "   WHERE n.site = s.id AND st.node = n.id AND st.rank = r.rank"
+    "   AND (s.kind = 'comm' OR (s.flags & 128) != 0)"
+    "   AND st.count > 0) AS mpi_threads FROM rank r);\n";
+
+/* The indices of the materialised tables, for the reports' lookups. */
+static const char *const site_index_sql =
+    "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
+    "CREATE INDEX site_time_site ON site_time(site);\n";
+
+/* The per-node aggregates, "node_*". */
+static int is_per_node(const char *def)
+{
+    static const char prefix[] = "CREATE VIEW node_";
+    return strncmp(def, prefix, sizeof prefix - 1) == 0;
+}
+
+const char *hpf_db_agg_sql(void)
+{
+    return agg_sql;
+}
+
+static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return 0;
+    snprintf(err, errlen, "sqlite: %s", msg ? msg : "error");
+    sqlite3_free(msg);
+    return -1;
+}
+
+/* "CREATE VIEW name AS body" (len bytes at def) -> "CREATE TABLE name AS body". */
+static int materialise_one(sqlite3 *db, const char *def, size_t len, char *err,
+                           size_t errlen)
+{
+    static const char view[] = "CREATE VIEW ", table[] = "CREATE TABLE ";
+    assert(len > sizeof view - 1 && strncmp(def, view, sizeof view - 1) == 0);
+    size_t rest = len - (sizeof view - 1);
+    char *sql = malloc(sizeof table + rest + 1);
+    if (!sql) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(sql, table, sizeof table - 1);
+    memcpy(sql + sizeof table - 1, def + sizeof view - 1, rest);
+    sql[sizeof table - 1 + rest] = '\0';
+    int rc = exec_sql(db, sql, err, errlen);
+    free(sql);
+    return rc;
+}
+
+/* A view made as written. */
+static int create_view(sqlite3 *db, const char *def, size_t len, char *err, size_t errlen)
+{
+    char *sql = strndup(def, len);
+    if (!sql) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = exec_sql(db, sql, err, errlen);
+    free(sql);
+    return rc;
+}
+
+int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen)
+{
+    static const char view[] = "CREATE VIEW ";
+    /* The GROUP BY sorts of millions of rows spill to a file, not memory. */
+    if (exec_sql(db, "PRAGMA temp_store=FILE;", err, errlen))
+        return -1;
+    for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
+        const char *end = strstr(s, ";\n");
+        assert(end);
+        size_t len = (size_t)(end - s);
+        int rc = !is_per_node(s) ? materialise_one(db, s, len, err, errlen)
+                 : node_views   ? create_view(db, s, len, err, errlen)
+                                : 0;    /* written by db_aggnode.c */
+        if (rc)
+            return -1;
+    }
+    return exec_sql(db, site_index_sql, err, errlen);
+}
+
+int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (version < 0) {
+        snprintf(err, errlen, "%s: cannot read the database format", db_path);
+        return -1;
+    }
+    if (version > HPF_DB_FORMAT) {
+        snprintf(err, errlen, "%s: database format %d is newer than this hprof-query reads (%d)",
+                 db_path, version, HPF_DB_FORMAT);
+        return -1;
+    }
+    if (version < HPF_DB_FORMAT) {
+        snprintf(err, errlen, "%s: database format %d is older than this hprof-query reads"
+                 " (%d): run hprof-merge on its profile again", db_path, version,
+                 HPF_DB_FORMAT);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * db_agg.h - the aggregates stored by hprof-merge (per node, site and
+ * rank: db_agg.c) and the database format version.
+ */
+#ifndef HPF_DB_AGG_H
+#define HPF_DB_AGG_H
+
+#include <stddef.h>
+#include <sqlite3.h>
+#include "dbcomp.h"
+#include "merge.h"
+
+/* The database format, PRAGMA user_version of every database hprof-merge
+ * writes.  0: an older hprof's (no aggregates); 1: aggregates stored. */
+#define HPF_DB_FORMAT 1
+
+/* The aggregates' definitions, "CREATE VIEW name AS ...;\n" each. */
+const char *hpf_db_agg_sql(void);
+
+/* Writes the per-node aggregates (node_time, node_worst_rank, node_excl)
+ * as tables keyed by node, from the decoded records and their compensated
+ * times, in one pass (db_aggnode.c).  0, or -1 with err set. */
+int hpf_db_write_node_aggregates(sqlite3 *db, const hpf_profile *p, const hpf_merged *m,
+                                 const hpf_comp *comp, char *err, size_t errlen);
+
+/* Materialises the other aggregates into tables of their names and
+ * indexes them; the views of db.c must exist.  With node_views (a profile
+ * of one rank and one thread: one stat row per node, nothing to
+ * aggregate) the per-node ones are made views, which cost no space;
+ * without, hpf_db_write_node_aggregates must have written them.  0, or -1
+ * with err set. */
+int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen);
+
+/* 0 when the database's format is HPF_DB_FORMAT, else -1 with a one-line
+ * err (older: merge again; newer: this hprof is too old). */
+int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * db_aggnode.c - the per-node aggregates (node_time, node_worst_rank,
+ * node_excl: their definitions are in db_agg.c) computed in one pass over
+ * the decoded records while hprof-merge writes them, instead of three SQL
+ * passes over millions of stat rows (see db_agg.h).
+ *
+ * Same rules as the SQL definitions: per rank first (calls and time
+ * summed over the rank's records of the node), then over ranks (sum, max
+ * and the first rank with it, min counting an absent rank as 0); the
+ * exclusive time per rank and thread (own minus children, at least 0),
+ * then summed.  The sums run in the order SQLite's do (ranks in order,
+ * records in order), so the values are the same.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "db_agg.h"
+
+typedef struct node_acc {
+    int64_t calls;
+    double time, max, min;
+    uint32_t worst, ranks;          /* first rank with max; ranks present */
+    double excl_time, excl;         /* node_excl: sum over (rank, thread) */
+} node_acc;
+
+/* Per-rank (then per-thread) scratch, indexed by merged node id - 1, and
+ * the list of the entries touched so they are cleared cheaply. */
+typedef struct scratch {
+    int64_t *calls;
+    double *time, *own, *kids;
+    unsigned char *seen;
+    uint32_t *touched, ntouched;
+} scratch;
+
+static void touch(scratch *s, uint32_t g)
+{
+    if (!s->seen[g]) {
+        s->seen[g] = 1;
+        s->touched[s->ntouched++] = g;
+    }
+}
+
+static void clear(scratch *s)
+{
+    for (uint32_t k = 0; k < s->ntouched; k++) {
+        uint32_t g = s->touched[k];
+        s->seen[g] = 0;
+        s->calls[g] = 0;
+        s->time[g] = s->own[g] = s->kids[g] = 0;
+    }
+    s->ntouched = 0;
+}
+
+/* One rank: its sums per node folded into acc. */
+static void add_rank(const hp_rank_data *rd, const uint32_t *map, const double *comp,
+                     uint32_t rank, scratch *s, node_acc *acc)
+{
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        uint32_t g = map[i] - 1;
+        touch(s, g);
+        s->calls[g] += (int64_t)rd->nodes[i].count;
+        s->time[g] += comp[i];
+    }
+    for (uint32_t k = 0; k < s->ntouched; k++) {
+        uint32_t g = s->touched[k];
+        node_acc *a = &acc[g];
+        a->calls += s->calls[g];
+        a->time += s->time[g];
+        if (a->ranks == 0 || s->time[g] > a->max) {
+            a->max = s->time[g];
+            a->worst = rank;
+        }
+        if (a->ranks == 0 || s->time[g] < a->min)
+            a->min = s->time[g];
+        a->ranks++;
+    }
+    clear(s);
+}
+
+/* One rank's exclusive times, thread by thread in order. */
+static void add_rank_exclusive(const hp_rank_data *rd, const uint32_t *map, const double *comp,
+                               scratch *s, node_acc *acc)
+{
+    uint32_t nthreads = 0;
+    for (uint32_t i = 0; i < rd->nnodes; i++)
+        if (rd->nodes[i].thread + 1 > nthreads)
+            nthreads = rd->nodes[i].thread + 1;
+    for (uint32_t t = 0; t < nthreads; t++) {
+        for (uint32_t i = 0; i < rd->nnodes; i++) {
+            const hp_node_rec *nd = &rd->nodes[i];
+            if (nd->thread != t)
+                continue;
+            uint32_t g = map[i] - 1;
+            touch(s, g);
+            s->own[g] += comp[i];
+            if (nd->parent != HP_NONE) {
+                assert(nd->parent < rd->nnodes);
+                uint32_t pg = map[nd->parent] - 1;
+                touch(s, pg);
+                s->kids[pg] += comp[i];
+            }
+        }
+        for (uint32_t k = 0; k < s->ntouched; k++) {
+            uint32_t g = s->touched[k];
+            double e = s->own[g] - s->kids[g];
+            acc[g].excl_time += s->own[g];
+            acc[g].excl += e > 0 ? e : 0;
+        }
+        clear(s);
+    }
+}
+
+static int fail(sqlite3 *db, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "sqlite: %s", sqlite3_errmsg(db));
+    return -1;
+}
+
+static const char *const create_sql =
+    "CREATE TABLE node_time(node INTEGER PRIMARY KEY, calls, time, mean, max, imbalance, min);"
+    "CREATE TABLE node_worst_rank(node INTEGER PRIMARY KEY, rank, time);"
+    "CREATE TABLE node_excl(node INTEGER PRIMARY KEY, time, excl);";
+
+static int insert_all(sqlite3 *db, const node_acc *acc, uint32_t nnodes, uint32_t nrank_rows,
+                      char *err, size_t errlen)
+{
+    sqlite3_stmt *t = NULL, *w = NULL, *x = NULL;
+    int rc = 0;
+    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO node_time VALUES(?, ?, ?, ?, ?, ?, ?)", -1, &t,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO node_worst_rank VALUES(?, ?, ?)", -1, &w,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO node_excl VALUES(?, ?, ?)", -1, &x, NULL) != SQLITE_OK)
+        rc = fail(db, err, errlen);
+    for (uint32_t g = 0; g < nnodes && rc == 0; g++) {
+        const node_acc *a = &acc[g];
+        if (a->ranks == 0)
+            continue;   /* no records: no row, as GROUP BY gives none */
+        sqlite3_bind_int64(t, 1, g + 1);
+        sqlite3_bind_int64(t, 2, a->calls);
+        sqlite3_bind_double(t, 3, a->time);
+        sqlite3_bind_double(t, 4, a->time / nrank_rows);
+        sqlite3_bind_double(t, 5, a->max);
+        if (a->time > 0)
+            sqlite3_bind_double(t, 6, a->max * nrank_rows / a->time);
+        else
+            sqlite3_bind_null(t, 6);
+        sqlite3_bind_double(t, 7, a->ranks < nrank_rows ? 0.0 : a->min);
+        sqlite3_bind_int64(w, 1, g + 1);
+        sqlite3_bind_int64(w, 2, a->worst);
+        sqlite3_bind_double(w, 3, a->max);
+        sqlite3_bind_int64(x, 1, g + 1);
+        sqlite3_bind_double(x, 2, a->excl_time);
+        sqlite3_bind_double(x, 3, a->excl);
+        if (sqlite3_step(t) != SQLITE_DONE || sqlite3_step(w) != SQLITE_DONE ||
+            sqlite3_step(x) != SQLITE_DONE)
+            rc = fail(db, err, errlen);
+        sqlite3_reset(t);
+        sqlite3_reset(w);
+        sqlite3_reset(x);
+    }
+    sqlite3_finalize(t);
+    sqlite3_finalize(w);
+    sqlite3_finalize(x);
+    return rc;
+}
+
+int hpf_db_write_node_aggregates(sqlite3 *db, const hpf_profile *p, const hpf_merged *m,
+                                 const hpf_comp *comp, char *err, size_t errlen)
+{
+    size_t n = m->nnodes ? m->nnodes : 1;
+    node_acc *acc = calloc(n, sizeof *acc);
+    scratch s = {calloc(n, sizeof *s.calls), calloc(n, sizeof *s.time),
+                 calloc(n, sizeof *s.own), calloc(n, sizeof *s.kids), calloc(n, 1),
+                 calloc(n, sizeof *s.touched), 0};
+    uint32_t nrank_rows = 0;
+    int rc = -1;
+    if (!acc || !s.calls || !s.time || !s.own || !s.kids || !s.seen || !s.touched) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        const hp_rank_data *rd = &p->ranks[r];
+        if (!(rd->info.flags & HP_RANKF_MISSING))
+            nrank_rows++;
+        add_rank(rd, m->node_map[r], comp->values[r], r, &s, acc);
+        add_rank_exclusive(rd, m->node_map[r], comp->values[r], &s, acc);
+    }
+    rc = insert_all(db, acc, m->nnodes, nrank_rows ? nrank_rows : 1, err, errlen);
+done:
+    free(acc);
+    free(s.calls);
+    free(s.time);
+    free(s.own);
+    free(s.kids);
+    free(s.seen);
+    free(s.touched);
+    return rc;
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# test_scale.sh - the aggregates hprof-merge stores (analyzer/db_agg.c) and
+# the database format version.  On mkprofile's two-rank profile (no event
+# costs: compensated = raw times), the checks:
+#   - every aggregate table (node_time, node_worst_rank, node_excl,
+#     rank_site, site_time, rank_mpi) equals its definition re-run over the
+#     per rank/thread rows (--raw makes the definitions TEMP views);
+#   - exact values from mkprofile.c's tables: node main: calls 2, time
+#     22 (10 + 12), min 10, max 12, worst rank 1, exclusive 3.25
+#     (rank 0: 10 - 8 - 0.5; rank 1: 12 - 9 - 1 - 0.25); the root: time 26
+#     (10; 12 + 4 on rank 1's two threads), exclusive 0.5 (rank 1 thread 1:
+#     4 - 3.5); site compute: calls 13 (5 + 5 + 3), time 16 (6 + 6.5 +
+#     3.5); rank_mpi: 20% (2 / 10) and 25% (3 / 12);
+#   - PRAGMA user_version is 1; a database of format 0 (an older hprof)
+#     next to its profile is merged again, alone it is a one-line error
+#     saying to run hprof-merge; format 99 gives "database format 99 is
+#     newer than this hprof-query reads (1)" and exit 1 (and is not
+#     overwritten); a non-hprof SQLite database is "not an hprof database".
+# Run from the build directory (as `make check` does) or with top_builddir set.
+set -u
+top=${top_builddir:-.}
+MKPROFILE=$top/tests/unit/mkprofile
+QUERY=$top/analyzer/hprof-query
+MERGE=$top/analyzer/hprof-merge
+dir=$(mktemp -d "${TMPDIR:-/tmp}/test_scale.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+check() {
+    if [ "$2" = "$3" ]; then echo "ok - $1"; pass=$((pass + 1))
+    else echo "not ok - $1: expected '$2' got '$3'"; fail=$((fail + 1)); fi
+}
+q() { "$QUERY" "$dir/p.db" --format csv --sql "$1" 2>&1 | tail -n +2; }
+qraw() { "$QUERY" "$dir/p.db" --raw --format csv --sql "$1" 2>&1 | tail -n +2; }
+command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
+
+"$MKPROFILE" "$dir/p.hpf" || { echo "not ok - mkprofile"; exit 1; }
+"$MERGE" -o "$dir/p.db" "$dir/p.hpf" >/dev/null 2>&1
+check "hprof-merge" "0" "$?"
+
+for t in node_time node_worst_rank node_excl rank_site site_time rank_mpi; do
+    check "$t is a table" "table" \
+        "$(sqlite3 "$dir/p.db" "SELECT type FROM sqlite_master WHERE name = '$t'")"
+    stored=$(q "SELECT * FROM $t ORDER BY 1, 2")
+    check "$t = its definition over the raw rows" "$(qraw "SELECT * FROM $t ORDER BY 1, 2")" "$stored"
+    check "$t has rows" "yes" "$([ -n "$stored" ] && echo yes || echo no)"
+done
+
+main="(SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.name = 'main')"
+check "node main: calls, time, min, max" "2,22,10,12" \
+    "$(q "SELECT calls, time, min, max FROM node_time WHERE node = $main")"
+check "node main: mean, imbalance" "11,1.0909" \
+    "$(q "SELECT mean, printf('%.4f', imbalance) FROM node_time WHERE node = $main")"
+check "node main: worst rank" "1,12" "$(q "SELECT rank, time FROM node_worst_rank WHERE node = $main")"
+check "node main: exclusive time" "22,3.25" "$(q "SELECT time, excl FROM node_excl WHERE node = $main")"
+check "root: time and exclusive time" "26,0.5" \
+    "$(q "SELECT time, excl FROM node_excl WHERE node = (SELECT id FROM node WHERE parent IS NULL)")"
+check "site compute: calls and time" "13,16" \
+    "$(q "SELECT calls, time FROM site_time WHERE label = 'compute'")"
+check "rank_mpi" "0,20
+1,25" "$(q "SELECT rank, mpi_pct FROM rank_mpi ORDER BY rank")"
+
+# ---- the database format
+check "format version" "1" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
+cp "$dir/p.db" "$dir/p.db.keep"
+sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
+"$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
+check "format 0 next to its profile: merged again" "0 1" \
+    "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
+check "... saying so" "1" "$(grep -c "merged $dir/p.hpf" "$dir/err")"
+sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
+rm "$dir/p.hpf"
+"$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
+check "format 0 alone: exit 1" "1" "$?"
+check "format 0 alone: one line saying to run hprof-merge again" \
+    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (1): run hprof-merge on its profile again" \
+    "$(cat "$dir/err")"
+cp "$dir/p.db.keep" "$dir/p.db"
+sqlite3 "$dir/p.db" "PRAGMA user_version = 99"
+"$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
+check "format 99: exit 1" "1" "$?"
+check "format 99: one-line error" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (1)" \
+    "$(cat "$dir/err")"
+"$MKPROFILE" "$dir/p.hpf"
+"$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
+check "format 99 next to its profile: exit 1, not overwritten" "1 99" \
+    "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
+check "... one-line error" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (1)" \
+    "$(cat "$dir/err")"
+sqlite3 "$dir/other.db" "CREATE TABLE t(x); INSERT INTO t VALUES(1);"
+"$QUERY" "$dir/other.db" >/dev/null 2>"$dir/err"
+check "a non-hprof database: exit 1" "1" "$?"
+check "a non-hprof database: one line" "hprof-query: $dir/other.db: not an hprof database" \
+    "$(cat "$dir/err")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
