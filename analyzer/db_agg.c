@@ -62,6 +62,16 @@ static const char *const agg_sql =
     " CASE WHEN SUM(r.time) > 0 THEN MAX(r.time) * (SELECT COUNT(*) FROM rank) / SUM(r.time)"
     " END AS imbalance, SUM(r.tran) AS tran, SUM(r.sync) AS sync"
     " FROM rank_site r JOIN site s ON s.id = r.site GROUP BY r.site;\n"
+    /* Per site the rank with the most time (the lowest of equals) and that
+     * rank's thread with the most, outermost contexts only as in rank_site:
+     * a lookup per site through node_site and stat_node, not a scan. */
+    "CREATE VIEW site_worst AS"
+    " WITH wr AS (SELECT site, rank FROM (SELECT site, rank, ROW_NUMBER() OVER"
+    "  (PARTITION BY site ORDER BY time DESC, rank) AS k FROM rank_site WHERE time > 0)"
+    "  WHERE k = 1)"
+    " SELECT wr.site AS site, wr.rank AS rank, (SELECT st.thread FROM node n CROSS JOIN stat st"
+    "  WHERE n.site = wr.site AND n.outer AND st.node = n.id AND st.rank = wr.rank"
+    "  GROUP BY st.thread ORDER BY SUM(st.time) DESC, st.thread LIMIT 1) AS thread FROM wr;\n"
     /* A rank's MPI share: its MPI time (thread-seconds) over its wall time
      * times the threads that made MPI calls, as the summary prints it.
      * CROSS JOIN fixes the order: from the few MPI sites to their nodes
@@ -78,7 +88,8 @@ static const char *const agg_sql =
 /* The indices of the materialised tables, for the reports' lookups. */
 static const char *const site_index_sql =
     "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
-    "CREATE INDEX site_time_site ON site_time(site);\n";
+    "CREATE INDEX site_time_site ON site_time(site);\n"
+    "CREATE INDEX site_worst_site ON site_worst(site);\n";
 
 /* The per-node aggregates, "node_*". */
 static int is_per_node(const char *def)

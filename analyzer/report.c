@@ -233,28 +233,13 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
     return rc;
 }
 
-/* Per site the rank whose time there is the largest (the lowest such
- * rank) and that rank's thread whose time is the largest: outermost
- * contexts only, as in site_time. */
-#define SITE_WORST_SQL                                                                     \
-    "WITH st AS (SELECT n.site AS site, s.rank AS rank, s.thread AS thread,"              \
-    "  SUM(s.time) AS t FROM stat s JOIN node n ON n.id = s.node WHERE n.outer"           \
-    "  GROUP BY n.site, s.rank, s.thread),"                                               \
-    " rk AS (SELECT site, rank, SUM(t) AS t FROM st GROUP BY site, rank),"                \
-    " wr AS (SELECT site, rank FROM (SELECT site, rank, ROW_NUMBER() OVER"                \
-    "  (PARTITION BY site ORDER BY t DESC, rank) AS k FROM rk WHERE t > 0) WHERE k = 1)," \
-    " wt AS (SELECT st.site AS site, st.rank AS rank, st.thread AS thread,"               \
-    "  ROW_NUMBER() OVER (PARTITION BY st.site ORDER BY st.t DESC, st.thread) AS k"      \
-    "  FROM st JOIN wr ON wr.site = st.site AND wr.rank = st.rank)"                       \
-    " SELECT site, rank, thread FROM wt WHERE k = 1"
-
 int hpq_report_flat(const hpq_ctx *ctx)
 {
     return print_listing(ctx,
                          "SELECT t.site AS site, label, kind, calls, time, mean, max, imbalance,"
                          " 100.0 * time / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) AS pct,"
                          " w.rank AS worst_rank, w.thread AS worst_thread"
-                         " FROM site_time t LEFT JOIN (" SITE_WORST_SQL ") w ON w.site = t.site"
+                         " FROM site_time t LEFT JOIN site_worst w ON w.site = t.site"
                          /* sites the instrumenter left without a probe:
                           * no calls, no time (theirs is their parent's) */
                          " UNION ALL SELECT id, label, kind || ' (not probed)', NULL, NULL,"
