@@ -426,15 +426,16 @@ static const char *const worst_one_sql =
     " FROM (SELECT rank, SUM(time) AS t FROM stat WHERE node = ?1 GROUP BY rank) w"
     " WHERE w.t > 0 ORDER BY w.t DESC, w.rank LIMIT 1";
 
-/* The same for every node at once (the whole-tree listing). */
+/* The same for every node at once (the whole-tree listing), in one pass:
+ * each (node, rank, thread) with its rank's total in the node, the first
+ * by (rank total, rank, thread time, thread) per node. */
 static const char *const worst_all_sql =
-    "WITH nr AS (SELECT node, rank, SUM(time) AS t FROM stat GROUP BY node, rank),"
-    " w AS (SELECT node, rank FROM (SELECT node, rank, ROW_NUMBER() OVER"
-    "  (PARTITION BY node ORDER BY t DESC, rank) AS k FROM nr WHERE t > 0) WHERE k = 1),"
-    " nt AS (SELECT s.node AS node, s.thread AS thread, ROW_NUMBER() OVER"
-    "  (PARTITION BY s.node ORDER BY s.time DESC, s.thread) AS k"
-    "  FROM stat s JOIN w ON w.node = s.node AND w.rank = s.rank)"
-    " SELECT w.node, w.rank, nt.thread FROM w JOIN nt ON nt.node = w.node AND nt.k = 1";
+    "SELECT node, rank, thread FROM (SELECT node, rank, thread, rt, ROW_NUMBER() OVER"
+    "  (PARTITION BY node ORDER BY rt DESC, rank, t DESC, thread) AS k"
+    "  FROM (SELECT node, rank, thread, t, SUM(t) OVER (PARTITION BY node, rank) AS rt"
+    "   FROM (SELECT node, rank, thread, SUM(time) AS t FROM stat"
+    "    GROUP BY node, rank, thread)))"
+    " WHERE k = 1 AND rt > 0";
 
 /* The worst rank and thread of a node, asked for the rows listed. */
 static int lazy_worst(const hpq_ctx *ctx, tree *tr, tree_node *nd)
