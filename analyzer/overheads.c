@@ -44,7 +44,8 @@ static const struct {
     {"loop", NULL, OC_COMP},
     {"call", NULL, OC_COMP},
     {"region", NULL, OC_COMP},
-    {"comm", NULL, OC_DATA},          /* its sync delay: OC_SYNC */
+    {"comm", NULL, OC_DATA},          /* its sync delay, or all of it when it moved no
+                                         bytes (a barrier): OC_SYNC */
     {"mpi", NULL, OC_CTRL},           /* MPI_Init, Comm_split, queries ... */
     {"omp", NULL, OC_COMP},           /* parallel, loop, single, master, task */
     {"omp", "critical", OC_COMP},     /* holds: the work done inside */
@@ -131,15 +132,19 @@ static const char prepare_sql[] =
     "CREATE TEMP TABLE ovh_par AS SELECT n.lo AS lo, t.rank AS rank, t.t AS t"
     " FROM ovh_node n JOIN ovh_t0 t ON t.node = n.id WHERE n.par AND NOT n.inpar;"
     "CREATE INDEX temp.ovh_par_lo ON ovh_par(rank, lo);"
-    /* per node, rank and thread: exclusive time e and sync delay s */
+    /* per node, rank and thread: exclusive time e and sync delay s; a
+     * communication that moved no bytes at all (MPI_Barrier, zero-byte
+     * messages) is synchronization as a whole */
     "CREATE TEMP TABLE ovh_e AS WITH"
     " own AS (SELECT node, rank, thread, SUM(time) AS t FROM stat GROUP BY node, rank, thread),"
     " kids AS (SELECT n.parent AS node, s.rank AS rank, s.thread AS thread, SUM(s.time) AS t"
     "  FROM stat s JOIN node n ON n.id = s.node WHERE n.parent IS NOT NULL"
     "  GROUP BY n.parent, s.rank, s.thread),"
-    " cs AS (SELECT node, rank, thread, SUM(sync) AS s FROM comm GROUP BY node, rank, thread)"
+    " cs AS (SELECT node, rank, thread, SUM(sync) AS s, SUM(bytes_sent + bytes_recv) AS b"
+    "  FROM comm GROUP BY node, rank, thread)"
     " SELECT o.node AS node, o.rank AS rank, MAX(o.t - COALESCE(k.t, 0), 0) AS e,"
-    "  MAX(COALESCE(cs.s, 0), 0) AS s FROM own o"
+    "  CASE WHEN cs.b = 0 THEN MAX(o.t - COALESCE(k.t, 0), 0)"
+    "  ELSE MAX(COALESCE(cs.s, 0), 0) END AS s FROM own o"
     " LEFT JOIN kids k ON k.node = o.node AND k.rank = o.rank AND k.thread = o.thread"
     " LEFT JOIN cs ON cs.node = o.node AND cs.rank = o.rank AND cs.thread = o.thread;"
     "CREATE TEMP TABLE ovh_er AS SELECT e.node AS node, e.rank AS rank,"

@@ -156,6 +156,15 @@ sqlite3 "$tmp/omp1.db" "UPDATE rank SET omp_threads = 1"
 expect_eq "mkprofile, omp_threads 1: T = threads, root 34, loss 8.5" \
     "34,20.25,3.125,2.125,0,8.5,0" "$(ov "$tmp/omp1.db" | row root)"
 
+# a communication that moved no bytes (a barrier, zero-byte messages) is
+# synchronization as a whole: MPI_Allreduce@app.c:50 (0.5 s on rank 0,
+# 1 s on rank 1) with its bytes zeroed has 1.5 s of it and no data movement
+cp "$db" "$tmp/nobytes.db"
+sqlite3 "$tmp/nobytes.db" "UPDATE comm SET bytes_sent = 0, bytes_recv = 0 WHERE node IN
+    (SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.label = 'MPI_Allreduce@app.c:50')"
+expect_eq "mkprofile, Allreduce without bytes: data 0, synchronization 1.5" "0,1.5" \
+    "$(ov "$tmp/nobytes.db" > "$tmp/nobytes.csv"; echo "$(col MPI_Allreduce@app.c:50 7 < "$tmp/nobytes.csv" | norm),$(col MPI_Allreduce@app.c:50 8 < "$tmp/nobytes.csv" | norm)")"
+
 # bad input: one line, exit status 1
 rc=0
 "$QUERY" "$db" --overheads nosuch.c:99 >"$tmp/bad.out" 2>"$tmp/bad.err" || rc=$?
