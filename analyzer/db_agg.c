@@ -11,6 +11,7 @@
  * which shadows the table, so both paths share one definition.
  * The schema is documented in README-scale.md ("Aggregates").
  */
+#include "config.h"
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,27 @@ static const char *const agg_sql =
     "   AND (s.kind = 'comm' OR (s.flags & 128) != 0)"
     "   AND st.count > 0) AS mpi_threads FROM rank r);\n";
 
+/* The cells of the rank x rank matrix (hprof-query --matrix: matrix.c):
+ * each point-to-point message once, at its sender.  A row that sent
+ * (bytes_sent > 0, or no bytes at a call named *send*) is cell rank ->
+ * peer with its bytes and transfers; a receiving row adds its time to the
+ * cell peer -> rank; a send-receive to one peer counts half its transfers
+ * as messages; collective sites (flag 4) and peers < 0 are left out.  The
+ * first %s is a condition on the comm row c, the second the ORDER BY. */
+const char hpf_matrix_cells_fmt[] =
+    "WITH r AS (SELECT c.rank AS rank, c.peer AS peer, c.count AS count,"
+    "  c.bytes_sent AS sent, c.bytes_recv AS recvd, c.tran AS tran, c.sync AS sync,"
+    "  (c.bytes_sent = 0 AND (c.bytes_recv > 0 OR s.name NOT LIKE '%%send%%'))"
+    "  AS rcv FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
+    "  WHERE c.peer >= 0 AND (s.flags & 4) = 0 AND %s),"
+    " m AS (SELECT CASE WHEN rcv THEN peer ELSE rank END AS sender,"
+    "  CASE WHEN rcv THEN rank ELSE peer END AS receiver,"
+    "  SUM(CASE WHEN rcv THEN 0 ELSE sent END) AS bytes,"
+    "  SUM(CASE WHEN rcv THEN 0 WHEN recvd > 0 THEN count / 2 ELSE count END)"
+    "  AS messages, SUM(tran) AS tran, SUM(sync) AS sync FROM r GROUP BY 1, 2)"
+    " SELECT sender, receiver, bytes, messages, tran, sync FROM m"
+    " WHERE bytes > 0 OR messages > 0 OR tran > 0 OR sync > 0 ORDER BY %s";
+
 /* The indices of the materialised tables, for the reports' lookups. */
 static const char *const site_index_sql =
     "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
@@ -146,6 +168,26 @@ static int create_view(sqlite3 *db, const char *def, size_t len, char *err, size
     return rc;
 }
 
+/* The whole run's matrix cells as the table comm_matrix (the comm rows
+ * have no raw times: --raw reads it as it is). */
+static int materialise_matrix(sqlite3 *db, char *err, size_t errlen)
+{
+    char *cells, *sql;
+    if (asprintf(&cells, hpf_matrix_cells_fmt, "1", "1, 2") < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = asprintf(&sql, "CREATE TABLE comm_matrix AS %s", cells);
+    free(cells);
+    if (rc < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    rc = exec_sql(db, sql, err, errlen);
+    free(sql);
+    return rc;
+}
+
 int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
@@ -162,7 +204,9 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errle
         if (rc)
             return -1;
     }
-    return exec_sql(db, site_index_sql, err, errlen);
+    if (exec_sql(db, site_index_sql, err, errlen))
+        return -1;
+    return materialise_matrix(db, err, errlen);
 }
 
 int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t errlen)
@@ -184,8 +228,54 @@ int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t err
     }
     if (version < HPF_DB_FORMAT) {
         snprintf(err, errlen, "%s: database format %d is older than this hprof-query reads"
-                 " (%d): run hprof-merge on its profile again", db_path, version,
+    " (%d): run hprof-merge on its profile again", db_path, version,
                  HPF_DB_FORMAT);
+        return -1;
+    }
+    return 0;
+}
+
+/* The name of the aggregate defined at def ("CREATE VIEW name AS ..."). */
+static char *aggregate_name(const char *def)
+{
+    static const char view[] = "CREATE VIEW ";
+    const char *name = def + sizeof view - 1, *end = strchr(name, ' ');
+    return end ? strndup(name, (size_t)(end - name)) : NULL;
+}
+
+int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
+{
+    static const char view[] = "CREATE VIEW ";
+    if (exec_sql(db, "BEGIN; DROP TABLE IF EXISTS comm_matrix;", err, errlen))
+        return -1;
+    for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
+        const char *end = strstr(s, ";\n");
+        char *name = aggregate_name(s), *drop = NULL;
+        assert(end);
+        int rc = !name || asprintf(&drop, "DROP TABLE IF EXISTS %s; DROP VIEW IF EXISTS %s;",
+                                   name, name) < 0;
+        if (rc)
+            snprintf(err, errlen, "out of memory");
+        else
+            rc = exec_sql(db, drop, err, errlen) ||
+                 materialise_one(db, s, (size_t)(end - s), err, errlen);
+        free(drop);
+        drop = NULL;
+        /* the per-node tables, keyed by node as db_aggnode.c writes them */
+        if (!rc && is_per_node(s) &&
+            (asprintf(&drop, "CREATE UNIQUE INDEX %s_node ON %s(node);", name, name) < 0 ||
+             exec_sql(db, drop, err, errlen)))
+            rc = -1;
+        free(drop);
+        free(name);
+        if (rc) {
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+            return -1;
+        }
+    }
+    if (exec_sql(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
+        exec_sql(db, "COMMIT", err, errlen)) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
     return 0;

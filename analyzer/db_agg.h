@@ -14,6 +14,11 @@
  * writes.  0: an older hprof's (no aggregates); 1: aggregates stored. */
 #define HPF_DB_FORMAT 1
 
+/* The SQL of the communication matrix's cells (printf format: a condition
+ * on the comm row c, then the ORDER BY), stored for the whole run as the
+ * table comm_matrix (sender, receiver, bytes, messages, tran, sync). */
+extern const char hpf_matrix_cells_fmt[];
+
 /* The aggregates' definitions, "CREATE VIEW name AS ...;\n" each. */
 const char *hpf_db_agg_sql(void);
 
@@ -30,6 +35,11 @@ int hpf_db_write_node_aggregates(sqlite3 *db, const hpf_profile *p, const hpf_me
  * without, hpf_db_write_node_aggregates must have written them.  0, or -1
  * with err set. */
 int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen);
+
+/* Recomputes every stored aggregate of an hprof database from its rows,
+ * in one transaction (hprof-merge --aggregate DB: after rows were edited
+ * by hand, as tests do to make variants of a run).  0, or -1 with err. */
+int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen);
 
 /* 0 when the database's format is HPF_DB_FORMAT, else -1 with a one-line
  * err (older: merge again; newer: this hprof is too old). */

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include "db.h"
+#include "db_agg.h"
 #include "hpf_read.h"
 #include "parts.h"
 
@@ -20,7 +22,9 @@ static void usage(FILE *out)
                  "  (named one by one, or their directory DIR), merged into one\n"
                  "  -o DB   database to write (default: FILE or NAME with .hpf replaced by .db)\n"
                  "  -f      overwrite an existing database\n"
-                 "  --      end of options: the arguments after it are inputs\n");
+                 "  --      end of options: the arguments after it are inputs\n"
+                 "hprof-merge --aggregate DB: recompute the aggregates DB stores from its\n"
+                 "  rows (after editing them by hand)\n");
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -29,8 +33,28 @@ static int usage_error(const char *msg, const char *arg)
     return 2;
 }
 
+/* hprof-merge --aggregate DB: the stored aggregates recomputed from the
+ * rows of an existing database. */
+static int reaggregate(const char *path)
+{
+    sqlite3 *db = NULL;
+    char err[1024] = "";
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK;
+    if (rc)
+        snprintf(err, sizeof err, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+    else if ((rc = hpf_db_check_version(db, path, err, sizeof err)) == 0 &&
+             (rc = hpf_db_reaggregate(db, err, sizeof err)) == 0)
+        printf("hprof-merge: re-aggregated %s\n", path);
+    sqlite3_close(db);
+    if (rc)
+        fprintf(stderr, "hprof-merge: %s\n", err);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--aggregate") == 0)
+        return reaggregate(argv[2]);
     const char *output = NULL;
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0, force = 0, options_end = 0;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "db_agg.h"
 #include "matrix.h"
 #include "report_util.h"
 #include "sitesel.h"
@@ -39,26 +40,16 @@ int hpq_parse_metric(const char *s, hpq_metric *m)
 }
 
 /* The cells: sender, receiver, bytes, messages, tran, sync; `where` limits
- * the rows (an SQL condition on c), `order` sorts them. */
+ * the rows (an SQL condition on c, "1" for all: the whole run's cells are
+ * stored at merge, comm_matrix), `order` sorts them. */
 static char *cells_sql(const char *where, const char *order)
 {
     char *sql;
-    if (asprintf(&sql,
-                 "WITH r AS (SELECT c.rank AS rank, c.peer AS peer, c.count AS count,"
-                 "  c.bytes_sent AS sent, c.bytes_recv AS recvd, c.tran AS tran, c.sync AS sync,"
-                 "  (c.bytes_sent = 0 AND (c.bytes_recv > 0 OR s.name NOT LIKE '%%send%%'))"
-                 "  AS rcv FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
-                 "  WHERE c.peer >= 0 AND (s.flags & 4) = 0 AND %s),"
-                 " m AS (SELECT CASE WHEN rcv THEN peer ELSE rank END AS sender,"
-                 "  CASE WHEN rcv THEN rank ELSE peer END AS receiver,"
-                 "  SUM(CASE WHEN rcv THEN 0 ELSE sent END) AS bytes,"
-                 "  SUM(CASE WHEN rcv THEN 0 WHEN recvd > 0 THEN count / 2 ELSE count END)"
-                 "  AS messages, SUM(tran) AS tran, SUM(sync) AS sync FROM r GROUP BY 1, 2)"
-                 " SELECT sender, receiver, bytes, messages, tran, sync FROM m"
-                 " WHERE bytes > 0 OR messages > 0 OR tran > 0 OR sync > 0 ORDER BY %s",
-                 where, order) < 0)
-        return NULL;
-    return sql;
+    int rc = strcmp(where, "1") == 0
+                 ? asprintf(&sql, "SELECT sender, receiver, bytes, messages, tran, sync"
+                                  " FROM comm_matrix ORDER BY %s", order)
+                 : asprintf(&sql, hpf_matrix_cells_fmt, where, order);
+    return rc < 0 ? NULL : sql;
 }
 
 /* What the matrix leaves out: collective bytes sent (per-peer rows of

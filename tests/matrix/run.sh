@@ -48,6 +48,7 @@ builddir=$(cd "${1:-.}" && pwd)
 MPICC=${MPICC:-mpicc}
 MPIRUN=${MPIRUN:-mpirun}
 QUERY=$builddir/analyzer/hprof-query
+MERGE=$builddir/analyzer/hprof-merge
 MKPROFILE=$builddir/tests/unit/mkprofile
 T=$builddir/tests/mpi
 S=$srcdir/tests/mpi
@@ -123,6 +124,7 @@ for k in 1 2 3 4 5 6; do
 done
 sqlite3 "$tmp/big.db" "INSERT INTO comm SELECT node, 99, thread, 0, count, bytes_sent, bytes_recv,
     tran, sync, min, max FROM comm WHERE rank = 0 AND peer = 1"
+"$MERGE" --aggregate "$tmp/big.db" >/dev/null    # the stored aggregates follow the edited rows
 "$QUERY" --matrix "$tmp/big.db" >"$tmp/big.txt" 2>&1 || true
 expect_eq "100 ranks: binned, said so, 50 rows; rank 99 -> 0 in block 49 -> 0" \
     "1;50;49 |@" \
@@ -148,6 +150,7 @@ cp "$db" "$tmp/d2.db"
 sqlite3 "$tmp/d2.db" "UPDATE stat SET time = time + 0.5, count = count + 2 WHERE rank = 0 AND node =
     (SELECT id FROM node_path WHERE path = '/main/loop@app.c:20/compute');
     DELETE FROM stat WHERE node = (SELECT id FROM node_path WHERE path = '/main/MPI_Send@app.c:60')"
+"$MERGE" --aggregate "$tmp/d2.db" >/dev/null
 check_profile "diff copy" "$tmp/d2.db"
 expect_eq "diff: changed and removed, by |change in time|" \
     "node,/main/loop@app.c:20/compute,changed,12.5,13,0.5,10,12,2
@@ -174,6 +177,7 @@ mkvariant() { # OUT FACTOR ALLREDUCE_FACTOR DOUBLINGS
         time = time / (CASE WHEN node = $ar THEN $3 ELSE $2 END),
         min = min / (CASE WHEN node = $ar THEN $3 ELSE $2 END),
         max = max / (CASE WHEN node = $ar THEN $3 ELSE $2 END)"
+    "$MERGE" --aggregate "$1" >/dev/null
 }
 ar=$(q "$db" "SELECT id FROM node_path WHERE path = '/main/MPI_Allreduce@app.c:50'")
 mkvariant "$tmp/s2.db" 2 1 1

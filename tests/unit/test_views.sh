@@ -8,6 +8,7 @@ set -u
 top=${top_builddir:-.}
 MKPROFILE=$top/tests/unit/mkprofile
 QUERY=$top/analyzer/hprof-query
+MERGE=$top/analyzer/hprof-merge
 dir=$(mktemp -d "${TMPDIR:-/tmp}/test_views.XXXXXX") || exit 99
 trap 'rm -rf "$dir"' EXIT
 failures=0 checks=0
@@ -97,6 +98,21 @@ expect_out callers-recursion "1,,0,compute,6,,2,13,16
 2,1,1,loop@app.c:20,3,3,1,10,12.5
 3,1,1,root,1,1,1,3,3.5" \
     sh -c "$QUERY '$dir/r.db' --callers compute --depth 1 --format csv | tail -n +2 | cut -d, -f1-9"
+
+# hprof-merge --aggregate recomputes the stored aggregates from the rows:
+# unchanged rows give the same reports; the recursion copy's inner
+# compute (not outer) stays out of the site's time (16 s) while its 2
+# calls count (15: real profiles give an inner activation no calls, they
+# go to the outermost one)
+cp "$db" "$dir/a.db"
+expect_out aggregate-message "hprof-merge: re-aggregated $dir/a.db" $MERGE --aggregate "$dir/a.db"
+expect_out aggregate-same "$($QUERY "$db" --format csv --top 0; $QUERY "$db" --flat --format csv; $QUERY "$db" --matrix --format csv)" \
+    sh -c "$QUERY '$dir/a.db' --format csv --top 0; $QUERY '$dir/a.db' --flat --format csv; $QUERY '$dir/a.db' --matrix --format csv"
+$MERGE --aggregate "$dir/r.db" >/dev/null
+expect_out aggregate-recursion "6,compute,procedure,15,16" \
+    sh -c "$QUERY '$dir/r.db' --flat --format csv | grep '^6,' | cut -d, -f1-5"
+expect_err aggregate-not-db 1 "hprof-merge: $dir/none.db: unable to open database file" \
+    $MERGE --aggregate "$dir/none.db"
 
 # ---- --sort ----
 # flat by calls: compute 13, loop 10, MPI_Recv 5, MPI_Send@42 5 (sites
