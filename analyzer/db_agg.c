@@ -107,6 +107,23 @@ const char hpf_matrix_cells_fmt[] =
     " SELECT sender, receiver, bytes, messages, tran, sync FROM m"
     " WHERE bytes > 0 OR messages > 0 OR tran > 0 OR sync > 0 ORDER BY %s";
 
+/* What the matrix leaves out (one row): collective bytes sent (per-peer
+ * rows of collective sites), collective calls (peer -1 rows), their time,
+ * file bytes (peer -2), and the point-to-point bytes for the share; %s is
+ * a condition on the comm row c. */
+const char hpf_matrix_leftout_fmt[] =
+    "SELECT COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) != 0"
+    "  THEN c.bytes_sent END), 0) AS coll_bytes,"
+    " COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.count END), 0) AS coll_calls,"
+    " COALESCE(SUM(CASE WHEN c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)"
+    "  THEN c.tran + c.sync END), 0) AS coll_time,"
+    " COALESCE(SUM(CASE WHEN c.peer = -2 THEN c.bytes_sent + c.bytes_recv END), 0)"
+    "  AS file_bytes,"
+    " COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) = 0"
+    "  THEN c.bytes_sent END), 0) AS p2p_bytes"
+    " FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
+    " WHERE %s";
+
 /* The indices of the materialised tables, for the reports' lookups. */
 static const char *const site_index_sql =
     "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
@@ -172,18 +189,17 @@ static int create_view(sqlite3 *db, const char *def, size_t len, char *err, size
  * have no raw times: --raw reads it as it is). */
 static int materialise_matrix(sqlite3 *db, char *err, size_t errlen)
 {
-    char *cells, *sql;
-    if (asprintf(&cells, hpf_matrix_cells_fmt, "1", "1, 2") < 0) {
+    char *cells = NULL, *left = NULL, *sql = NULL;
+    int rc = -1;
+    if (asprintf(&cells, hpf_matrix_cells_fmt, "1", "1, 2") < 0 ||
+        asprintf(&left, hpf_matrix_leftout_fmt, "1") < 0 ||
+        asprintf(&sql, "CREATE TABLE comm_matrix AS %s; CREATE TABLE comm_leftout AS %s;",
+                 cells, left) < 0)
         snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = asprintf(&sql, "CREATE TABLE comm_matrix AS %s", cells);
+    else
+        rc = exec_sql(db, sql, err, errlen);
     free(cells);
-    if (rc < 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    rc = exec_sql(db, sql, err, errlen);
+    free(left);
     free(sql);
     return rc;
 }
@@ -246,7 +262,8 @@ static char *aggregate_name(const char *def)
 int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
-    if (exec_sql(db, "BEGIN; DROP TABLE IF EXISTS comm_matrix;", err, errlen))
+    if (exec_sql(db, "BEGIN; DROP TABLE IF EXISTS comm_matrix;"
+                     " DROP TABLE IF EXISTS comm_leftout;", err, errlen))
         return -1;
     for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
         const char *end = strstr(s, ";\n");

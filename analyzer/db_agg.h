@@ -18,6 +18,9 @@
  * on the comm row c, then the ORDER BY), stored for the whole run as the
  * table comm_matrix (sender, receiver, bytes, messages, tran, sync). */
 extern const char hpf_matrix_cells_fmt[];
+/* What the matrix leaves out, one row (a condition on c), stored for the
+ * whole run as comm_leftout. */
+extern const char hpf_matrix_leftout_fmt[];
 
 /* The aggregates' definitions, "CREATE VIEW name AS ...;\n" each. */
 const char *hpf_db_agg_sql(void);

@@ -58,20 +58,9 @@ static char *cells_sql(const char *where, const char *order)
 static char *leftout_sql(const char *where)
 {
     char *sql;
-    if (asprintf(&sql,
-                 "SELECT COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) != 0"
-                 "  THEN c.bytes_sent END), 0) AS coll_bytes,"
-                 " COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.count END), 0) AS coll_calls,"
-                 " COALESCE(SUM(CASE WHEN c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)"
-                 "  THEN c.tran + c.sync END), 0) AS coll_time,"
-                 " COALESCE(SUM(CASE WHEN c.peer = -2 THEN c.bytes_sent + c.bytes_recv END), 0)"
-                 "  AS file_bytes,"
-                 " COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) = 0"
-                 "  THEN c.bytes_sent END), 0) AS p2p_bytes"
-                 " FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
-                 " WHERE %s", where) < 0)
-        return NULL;
-    return sql;
+    int rc = strcmp(where, "1") == 0 ? asprintf(&sql, "SELECT * FROM comm_leftout")
+                                     : asprintf(&sql, hpf_matrix_leftout_fmt, where);
+    return rc < 0 ? NULL : sql;
 }
 
 static double cell_value(const hpq_table *t, size_t row, int col)
