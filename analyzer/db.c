@@ -117,7 +117,7 @@ static const char *const view_sql =
 
 typedef struct writer {
     sqlite3 *db;
-    const hpf_profile *p;
+    hpf_profile *p;     /* its comm records are freed once written */
     const hpf_merged *m;
     char *err;
     size_t errlen;
@@ -470,6 +470,8 @@ static int write_stats(writer *w)
     return insert_rows(w, "stat", 11, n, bind_stat, &c);
 }
 
+/* The comm rows, rank by rank, each rank's records freed once written:
+ * the largest part of a decoded profile is not held to the end. */
 static int write_comms(writer *w)
 {
     sqlite3_stmt *st;
@@ -477,7 +479,7 @@ static int write_comms(writer *w)
     if (prepare(w, "INSERT INTO comm VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
         return -1;
     for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
-        const hp_rank_data *rd = &w->p->ranks[r];
+        hp_rank_data *rd = &w->p->ranks[r];
         for (uint32_t i = 0; i < rd->ncomms && rc == 0; i++) {
             const hp_comm_rec *c = &rd->comms[i];
             sqlite3_bind_int64(st, 1, w->m->node_map[r][c->node]);
@@ -493,9 +495,21 @@ static int write_comms(writer *w)
             sqlite3_bind_double(st, 11, c->max);
             rc = step(w, st);
         }
+        free(rd->comms);
+        rd->comms = NULL;
+        rd->ncomms = 0;
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+/* The compensated times (dbcomp.h), once the comm records are freed. */
+static int make_comp(writer *w)
+{
+    if (hpf_comp_make(w->p, &w->comp) == 0)
+        return 0;
+    snprintf(w->err, w->errlen, "out of memory compensating the times");
+    return -1;
 }
 
 static int write_tasks(writer *w)
@@ -556,11 +570,12 @@ static int write_all(writer *w, const char *source)
                 " PRAGMA cache_size=-65536; PRAGMA temp_store=FILE; BEGIN;") ||
         exec(w, schema_sql) ||
         write_run(w, source) ||
-        write_ranks(w) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
-        write_stats(w) || mark("stat rows") ||
         write_comms(w) || mark("comm rows") ||
+        make_comp(w) || mark("compensation") ||
+        write_ranks(w) ||
+        write_stats(w) || mark("stat rows") ||
         write_tasks(w) || mark("task rows") ||
         exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
@@ -575,16 +590,11 @@ static int write_all(writer *w, const char *source)
     return 0;
 }
 
-static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *source,
+static int write_tmp(hpf_profile *p, const hpf_merged *m, const char *source,
                      const char *tmp, char *err, size_t errlen)
 {
     writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}};
     int rc = -1;
-    if (hpf_comp_make(p, &w.comp) != 0) {
-        snprintf(err, errlen, "out of memory compensating the times");
-        return -1;
-    }
-    hpf_phase_mark("compensation");
     /* Millions of inserts: no allocation statistics (a global mutex per
      * malloc; fails harmlessly once SQLite is initialized) and no mutex on
      * a connection only this thread uses. */
@@ -603,7 +613,7 @@ static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *sour
     return rc;
 }
 
-int hpf_db_write(const hpf_profile *p, const char *source, const char *db_path, int force,
+int hpf_db_write(hpf_profile *p, const char *source, const char *db_path, int force,
                  hpf_db_summary *sum, char *err, size_t errlen)
 {
     struct stat sb;
