@@ -19,6 +19,7 @@
 #include "db_agg.h"
 #include "dbcomp.h"
 #include "merge.h"
+#include "phases.h"
 
 static const char *const schema_sql =
     "CREATE TABLE run(key TEXT PRIMARY KEY, value);\n"
@@ -116,7 +117,7 @@ static const char *const view_sql =
 
 typedef struct writer {
     sqlite3 *db;
-    const hpf_profile *p;
+    hpf_profile *p;     /* its comm records are freed once written */
     const hpf_merged *m;
     char *err;
     size_t errlen;
@@ -469,6 +470,8 @@ static int write_stats(writer *w)
     return insert_rows(w, "stat", 11, n, bind_stat, &c);
 }
 
+/* The comm rows, rank by rank, each rank's records freed once written:
+ * the largest part of a decoded profile is not held to the end. */
 static int write_comms(writer *w)
 {
     sqlite3_stmt *st;
@@ -476,7 +479,7 @@ static int write_comms(writer *w)
     if (prepare(w, "INSERT INTO comm VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
         return -1;
     for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
-        const hp_rank_data *rd = &w->p->ranks[r];
+        hp_rank_data *rd = &w->p->ranks[r];
         for (uint32_t i = 0; i < rd->ncomms && rc == 0; i++) {
             const hp_comm_rec *c = &rd->comms[i];
             sqlite3_bind_int64(st, 1, w->m->node_map[r][c->node]);
@@ -492,9 +495,21 @@ static int write_comms(writer *w)
             sqlite3_bind_double(st, 11, c->max);
             rc = step(w, st);
         }
+        free(rd->comms);
+        rd->comms = NULL;
+        rd->ncomms = 0;
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+/* The compensated times (dbcomp.h), once the comm records are freed. */
+static int make_comp(writer *w)
+{
+    if (hpf_comp_make(w->p, &w->comp) == 0)
+        return 0;
+    snprintf(w->err, w->errlen, "out of memory compensating the times");
+    return -1;
 }
 
 static int write_tasks(writer *w)
@@ -537,40 +552,49 @@ static int set_format(writer *w)
     return exec(w, sql);
 }
 
+/* Ends a phase of write_all (phases.h): 0, for a chain of ||. */
+static int mark(const char *name)
+{
+    hpf_phase_mark(name);
+    return 0;
+}
+
 static int write_all(writer *w, const char *source)
 {
     /* Written to a temporary file renamed when complete: no journal or
-     * sync is needed for safety, and a large cache helps the indices. */
+     * sync is needed for safety.  The cache (64 MB) and the sorts of the
+     * indices and aggregates (spilled to files) bound SQLite's memory: at
+     * 256 mkbig ranks a 256 MB cache and in-memory sorts made the peak
+     * 779 MB instead of 471 MB, for the same time (HPROF_MERGE_PHASES). */
     if (exec(w, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                " PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY; BEGIN;") ||
+                " PRAGMA cache_size=-65536; PRAGMA temp_store=FILE; BEGIN;") ||
         exec(w, schema_sql) ||
         write_run(w, source) ||
-        write_ranks(w) ||
         write_sites(w) ||
-        write_nodes(w) ||
-        write_stats(w) ||
-        write_comms(w) ||
-        write_tasks(w) ||
-        exec(w, index_sql) ||
+        write_nodes(w) || mark("run,sites,nodes") ||
+        write_comms(w) || mark("comm rows") ||
+        make_comp(w) || mark("compensation") ||
+        write_ranks(w) ||
+        write_stats(w) || mark("stat rows") ||
+        write_tasks(w) || mark("task rows") ||
+        exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
         (!one_thread(w->p) &&
          hpf_db_write_node_aggregates(w->db, w->p, w->m, &w->comp, w->err, w->errlen)) ||
+        mark("node aggregates") ||
         hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||
+        mark("site aggregates") ||
         set_format(w) ||
-        exec(w, "COMMIT;"))
+        exec(w, "COMMIT;") || mark("commit"))
         return -1;
     return 0;
 }
 
-static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *source,
+static int write_tmp(hpf_profile *p, const hpf_merged *m, const char *source,
                      const char *tmp, char *err, size_t errlen)
 {
     writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}};
     int rc = -1;
-    if (hpf_comp_make(p, &w.comp) != 0) {
-        snprintf(err, errlen, "out of memory compensating the times");
-        return -1;
-    }
     /* Millions of inserts: no allocation statistics (a global mutex per
      * malloc; fails harmlessly once SQLite is initialized) and no mutex on
      * a connection only this thread uses. */
@@ -589,7 +613,7 @@ static int write_tmp(const hpf_profile *p, const hpf_merged *m, const char *sour
     return rc;
 }
 
-int hpf_db_write(const hpf_profile *p, const char *source, const char *db_path, int force,
+int hpf_db_write(hpf_profile *p, const char *source, const char *db_path, int force,
                  hpf_db_summary *sum, char *err, size_t errlen)
 {
     struct stat sb;
@@ -605,6 +629,7 @@ int hpf_db_write(const hpf_profile *p, const char *source, const char *db_path, 
         snprintf(err, errlen, "out of memory merging %s", source);
         return -1;
     }
+    hpf_phase_mark("merge");
     if (asprintf(&tmp, "%s.tmp-%ld", db_path, (long)getpid()) < 0) {
         snprintf(err, errlen, "out of memory");
         tmp = NULL;

@@ -15,8 +15,10 @@ typedef struct hpf_db_summary {
 
 /* Writes `p` (read from `source`) to `db_path`.  Refuses to replace an
  * existing file unless `force`.  Returns 0, or -1 with a one-line message
- * in `err`; on failure nothing is left at `db_path` (or the old file). */
-int hpf_db_write(const hpf_profile *p, const char *source, const char *db_path, int force,
+ * in `err`; on failure nothing is left at `db_path` (or the old file).
+ * Consumes p's comm records (each rank's freed once written: ncomms 0
+ * after, success or not); the rest of p is left as it was. */
+int hpf_db_write(hpf_profile *p, const char *source, const char *db_path, int force,
                  hpf_db_summary *sum, char *err, size_t errlen);
 
 /* The identity of the profile file at path, "SIZE:CRC32" of its bytes,

@@ -1,15 +1,18 @@
 /*
  * hpf_read.c - the profile reader: decodes a whole .hpf file (layout in
- * hp_format.h) into an hpf_profile and checks every structural rule of the
+ * hp_format.h; hpf_file.c maps or reads it) into an hpf_profile and checks every structural rule of the
  * format, so that the rest of the analyzer can trust indices and counts.
  * Every error becomes one line naming the file and the byte offset.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "hpf_read.h"
 
 /* Minimal encoded size of one rank block: five section headers plus the
@@ -24,6 +27,8 @@ typedef struct reader {
     char *err;
     size_t errlen;
     uint32_t version;     /* the file's format version */
+    int mapped;           /* data is a file mapping: release_decoded() */
+    size_t released;      /* data[0, released) given back to the kernel */
 } reader;
 
 /* One section being decoded: its header position, payload bounds and a
@@ -660,28 +665,41 @@ static int read_end(reader *r, size_t *pos, uint32_t nranks)
     return 0;
 }
 
-int hpf_decode(const unsigned char *data, size_t len, const char *name,
-               hpf_profile *out, char *err, size_t errlen)
+/* Of a mapped file, gives the whole pages before pos back to the kernel
+ * once decoded: the decoder never reads behind pos again, so the
+ * resident file stays about one rank's records, not the whole file. */
+static void release_decoded(reader *r, size_t pos)
 {
-    reader r = {data, len, name, err, errlen, 0};
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t upto = pos / page * page;
+    if (!r->mapped || upto <= r->released)
+        return;
+    madvise((void *)(uintptr_t)(r->data + r->released), upto - r->released, MADV_DONTNEED);
+    r->released = upto;
+}
+
+static int decode(reader *r, hpf_profile *out)
+{
     size_t pos = HP_PREAMBLE_LEN;
     memset(out, 0, sizeof *out);
-    out->file_len = len;
-    if (check_preamble(&r, out))
+    out->file_len = r->len;
+    if (check_preamble(r, out))
         goto failed;
-    r.version = out->version;
-    if (read_run(&r, &pos, out))
+    r->version = out->version;
+    if (read_run(r, &pos, out))
         goto failed;
     out->ranks = calloc(out->run.nranks, sizeof *out->ranks);
     if (!out->ranks) {
-        fail(&r, pos, "out of memory");
+        fail(r, pos, "out of memory");
         goto failed;
     }
     out->nranks = out->run.nranks;
-    for (uint32_t i = 0; i < out->nranks; i++)
-        if (read_rank(&r, &pos, i, out->nranks, &out->ranks[i]))
+    for (uint32_t i = 0; i < out->nranks; i++) {
+        if (read_rank(r, &pos, i, out->nranks, &out->ranks[i]))
             goto failed;
-    if (read_end(&r, &pos, out->nranks))
+        release_decoded(r, pos);
+    }
+    if (read_end(r, &pos, out->nranks))
         goto failed;
     return 0;
 failed:
@@ -689,55 +707,18 @@ failed:
     return -1;
 }
 
-/* Reads the whole file into memory. */
-static unsigned char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+int hpf_decode(const unsigned char *data, size_t len, const char *name,
+               hpf_profile *out, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    unsigned char *data = NULL;
-    size_t cap = 0, n = 0;
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    for (;;) {
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            unsigned char *d = realloc(data, ncap);
-            if (!d) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                goto failed;
-            }
-            data = d;
-            cap = ncap;
-        }
-        size_t got = fread(data + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-        goto failed;
-    }
-    fclose(f);
-    *len = n;
-    return data;
-failed:
-    free(data);
-    fclose(f);
-    return NULL;
+    reader r = {data, len, name, err, errlen, 0, 0, 0};
+    return decode(&r, out);
 }
 
-int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
+int hpf_decode_mapped(const unsigned char *data, size_t len, const char *name,
+                      hpf_profile *out, char *err, size_t errlen)
 {
-    size_t len;
-    memset(out, 0, sizeof *out);
-    unsigned char *data = slurp(path, &len, err, errlen);
-    if (!data)
-        return -1;
-    int rc = hpf_decode(data, len, path, out, err, errlen);
-    free(data);
-    return rc;
+    reader r = {data, len, name, err, errlen, 0, 1, 0};
+    return decode(&r, out);
 }
 
 void hpf_free(hpf_profile *p)

@@ -21,6 +21,11 @@ typedef struct hpf_profile {
  * newline) to `err`: "PATH: offset N: what is wrong". */
 int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen);
 
+/* As hpf_decode, data being a read-only file mapping (hpf_file.c): the
+ * whole pages already decoded are released (MADV_DONTNEED) rank by rank. */
+int hpf_decode_mapped(const unsigned char *data, size_t len, const char *name,
+                      hpf_profile *out, char *err, size_t errlen);
+
 /* Decodes a profile already in memory; `name` is used in messages. */
 int hpf_decode(const unsigned char *data, size_t len, const char *name,
                hpf_profile *out, char *err, size_t errlen);

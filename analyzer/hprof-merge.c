@@ -13,6 +13,7 @@
 #include "db_agg.h"
 #include "hpf_read.h"
 #include "parts.h"
+#include "phases.h"
 
 static void usage(FILE *out)
 {
@@ -110,10 +111,12 @@ int main(int argc, char **argv)
         hpf_input_free(&in);
         return 1;
     }
+    hpf_phase_mark("start");
     if (hpf_read_input(&in, &p, err, sizeof err) != 0) {
         fprintf(stderr, "hprof-merge: %s\n", err);
     } else {
         char note[256];
+        hpf_phase_mark("read");
         hpf_missing_note(&p, note, sizeof note);
         if (hpf_input_db_write(&in, &p, db_path, force, &sum, err, sizeof err) != 0) {
             fprintf(stderr, "hprof-merge: %s\n", err);

@@ -2,14 +2,15 @@
 # writer and the command line tools hprof-merge and hprof-query.
 noinst_LTLIBRARIES += analyzer/libhpanalyze.la
 analyzer_libhpanalyze_la_SOURCES = \
-	analyzer/hpf_read.h analyzer/hpf_read.c \
+	analyzer/hpf_read.h analyzer/hpf_read.c analyzer/hpf_file.c \
 	analyzer/keymap.h analyzer/keymap.c \
 	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \
 	analyzer/db.h analyzer/db.c \
 	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggnode.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
-	analyzer/parts.h analyzer/parts.c
+	analyzer/parts.h analyzer/parts.c \
+	analyzer/phases.h analyzer/phases.c
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS)
 

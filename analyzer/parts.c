@@ -281,7 +281,7 @@ static int set_identity(const char *db_path, const char *id, char *err, size_t e
     return ok ? 0 : -1;
 }
 
-int hpf_input_db_write(const hpf_input *in, const hpf_profile *p, const char *db_path,
+int hpf_input_db_write(const hpf_input *in, hpf_profile *p, const char *db_path,
                        int force, hpf_db_summary *sum, char *err, size_t errlen)
 {
     char id[HPF_ID_LEN];

@@ -38,8 +38,9 @@ int hpf_read_input(const hpf_input *in, hpf_profile *out, char *err, size_t errl
  * combined): a database records it to know whether it is up to date. */
 int hpf_input_identity(const hpf_input *in, char *out, size_t len);
 
-/* hpf_db_write of p, read from in, with in's identity recorded. */
-int hpf_input_db_write(const hpf_input *in, const hpf_profile *p, const char *db_path,
+/* hpf_db_write of p (its comm records consumed), read from in, with in's
+ * identity recorded. */
+int hpf_input_db_write(const hpf_input *in, hpf_profile *p, const char *db_path,
                        int force, hpf_db_summary *sum, char *err, size_t errlen);
 
 /* "rank 1 of 3 has no records (no file wrote them)" style note into buf:

@@ -77,9 +77,10 @@ static void query_database(const char *db_path)
     sqlite3_close(db);
 }
 
-/* Writes the database of an accepted profile; a failure must leave no
+/* Writes the database of an accepted profile (consuming its comm records,
+ * after the merge above); a failure must leave no
  * file behind, neither the database nor the writer's temporary one. */
-static void write_database(const hpf_profile *prof, const uint8_t *data, size_t size)
+static void write_database(hpf_profile *prof, const uint8_t *data, size_t size)
 {
     char db_path[512], tmp_path[600], err[512];
     const char *dir = getenv("TMPDIR");

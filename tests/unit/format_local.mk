@@ -9,6 +9,9 @@ TESTS += tests/unit/test_query.sh
 EXTRA_DIST += tests/unit/test_query.sh
 TESTS += tests/unit/test_views.sh
 EXTRA_DIST += tests/unit/test_views.sh
+# hprof-merge's database, digested, equals the one before streaming
+TESTS += tests/unit/test_stream.sh
+EXTRA_DIST += tests/unit/test_stream.sh
 
 # HPROF_* values of the wrong kind (a directory, a device, " 5"), end to end
 TESTS += tests/unit/test_config.sh

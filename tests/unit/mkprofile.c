@@ -3,9 +3,14 @@
  * for the analyzer's shell tests (test_query.sh checks exact numbers
  * derived from the values below).
  *
- *   mkprofile OUT.hpf
+ *   mkprofile [-r 0|1] OUT.hpf
+ *
+ * -r RANK writes the file that rank writes alone in a run that died
+ * (NAME.rank<N>.hpf: its own records, the other rank an empty block
+ * flagged missing), so the two -r files merge into the same run.
  */
 #include <stdio.h>
+#include <string.h>
 #include "hp_profile.h"
 
 #define NOSITE HP_NONE
@@ -67,6 +72,21 @@ static hp_comm_rec comms1[] = {
     {6, 0, 1, 100, 0, 0.125, 0.125, 0.125, 0.125},
 };
 
+/* The block of a rank whose records are in another file (-r), as the
+ * file a rank writes alone when another one aborts carries it. */
+static void encode_missing_rank(hp_buf *b, uint32_t rank)
+{
+    char *empty[] = {""};
+    hp_rank_data rd;
+    memset(&rd, 0, sizeof rd);
+    rd.info.rank = rank;
+    rd.info.flags = HP_RANKF_MISSING;
+    rd.info.host = "";
+    rd.nstrings = 1;
+    rd.strings = empty;
+    hp_encode_rank(b, &rd);
+}
+
 static char *argv_run[] = {"./app", "-n", "5"};
 
 int main(int argc, char **argv)
@@ -83,15 +103,26 @@ int main(int argc, char **argv)
     };
     hp_buf b = {0};
     FILE *f;
+    int only = -1;              /* -r RANK: that rank's file alone */
 
+    if (argc == 4 && strcmp(argv[1], "-r") == 0 && (argv[2][0] == '0' || argv[2][0] == '1') &&
+        !argv[2][1]) {
+        only = argv[2][0] - '0';
+        argv += 2;
+        argc -= 2;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: mkprofile OUT.hpf\n");
+        fprintf(stderr, "usage: mkprofile [-r 0|1] OUT.hpf\n");
         return 2;
     }
     hp_encode_preamble(&b);
     hp_encode_run(&b, &run);
-    for (int r = 0; r < 2; r++)
-        hp_encode_rank(&b, &ranks[r]);
+    for (int r = 0; r < 2; r++) {
+        if (only < 0 || r == only)
+            hp_encode_rank(&b, &ranks[r]);
+        else
+            encode_missing_rank(&b, (uint32_t)r);
+    }
     hp_encode_end(&b, 2, b.len);
     if (b.failed || !(f = fopen(argv[1], "wb"))) {
         perror(argv[1]);

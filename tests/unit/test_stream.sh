@@ -1,0 +1,67 @@
+#!/bin/sh
+# test_stream.sh - hprof-merge writes the same database whatever the way
+# it reads and merges the ranks: a digest (sha256) of every table's rows,
+# each table sorted by all its columns, and of the schema (sqlite_master
+# without page numbers), must equal the digest of the database the merge
+# of commit 0870845 wrote (before the merge read its input rank by rank).
+# The run keys `source` and `source_id` (the input's path and identity)
+# are left out.  Inputs, all deterministic:
+#   - mkprofile's two-rank profile                            197d6ca6...
+#   - the same run as the two files its ranks wrote alone
+#     (mkprofile -r 0, -r 1: NAME.rank<N>.hpf), merged:  the same digest
+#   - rank 0's file alone (rank 1 missing)                    b8c1f278...
+#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            7d22fdc5...
+# Run from the build directory (as `make check` does) or with top_builddir set.
+set -u
+top=${top_builddir:-.}
+MKPROFILE=$top/tests/unit/mkprofile
+MKBIG=$top/bench/mkbig
+MERGE=$top/analyzer/hprof-merge
+command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
+[ -x "$MKBIG" ] || { echo "skip: $MKBIG not built"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/test_stream.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+check() {
+    if [ "$2" = "$3" ]; then echo "ok - $1"; pass=$((pass + 1))
+    else echo "not ok - $1: expected '$2' got '$3'"; fail=$((fail + 1)); fi
+}
+
+cat >"$dir/digest.py" <<'PY'
+import hashlib, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+h = hashlib.sha256()
+for row in db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"):
+    h.update(repr(row).encode())
+for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
+    cols = [r[1] for r in db.execute('PRAGMA table_info("%s")' % t)]
+    order = ", ".join('"%s"' % c for c in cols)
+    where = " WHERE key NOT IN ('source', 'source_id')" if t == "run" else ""
+    h.update(t.encode())
+    for row in db.execute('SELECT * FROM "%s"%s ORDER BY %s' % (t, where, order)):
+        h.update(repr(row).encode())
+print(h.hexdigest())
+PY
+
+# digest NAME DB INPUT... - merges INPUT... into DB, prints DB's digest
+digest() {
+    db=$dir/$1.db
+    shift
+    "$MERGE" -f -o "$db" "$@" >/dev/null 2>"$dir/err" || { cat "$dir/err"; echo merge-failed; return; }
+    python3 "$dir/digest.py" "$db"
+}
+
+"$MKPROFILE" "$dir/p.hpf" && "$MKPROFILE" -r 0 "$dir/d.rank0.hpf" &&
+    "$MKPROFILE" -r 1 "$dir/d.rank1.hpf" || { echo "not ok - mkprofile"; exit 1; }
+"$MKBIG" -n 400 -c 40 -p 5 -t 2 16 "$dir/b.hpf" || { echo "not ok - mkbig"; exit 1; }
+
+profile=197d6ca612287c8707c3d9bfe0d0aa0e34a6a9ebfb8fec03ede47b5eefa1ed6b
+check "mkprofile's profile" $profile "$(digest p "$dir/p.hpf")"
+check "its ranks' own files merged" $profile "$(digest d "$dir/d.rank0.hpf" "$dir/d.rank1.hpf")"
+check "rank 0's file alone" b8c1f278e6b45c14d752aaae39a0951e7d7376d96b5732904ac09845eac501e7 \
+    "$(digest d0 "$dir/d.rank0.hpf")"
+check "mkbig 16 ranks" 7d22fdc5fd5cff9ff914323382337ece42695bba6de289e409bee55359102c33 \
+    "$(digest b "$dir/b.hpf")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
