@@ -142,16 +142,6 @@ const char *hpf_db_agg_sql(void)
     return agg_sql;
 }
 
-static int exec_sql(sqlite3 *db, const char *sql, char *err, size_t errlen)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
-        return 0;
-    snprintf(err, errlen, "sqlite: %s", msg ? msg : "error");
-    sqlite3_free(msg);
-    return -1;
-}
-
 /* "CREATE VIEW name AS body" (len bytes at def) -> "CREATE TABLE name AS body". */
 static int materialise_one(sqlite3 *db, const char *def, size_t len, char *err,
                            size_t errlen)
@@ -167,7 +157,7 @@ static int materialise_one(sqlite3 *db, const char *def, size_t len, char *err,
     memcpy(sql, table, sizeof table - 1);
     memcpy(sql + sizeof table - 1, def + sizeof view - 1, rest);
     sql[sizeof table - 1 + rest] = '\0';
-    int rc = exec_sql(db, sql, err, errlen);
+    int rc = hpf_exec(db, sql, err, errlen);
     free(sql);
     return rc;
 }
@@ -180,7 +170,7 @@ static int create_view(sqlite3 *db, const char *def, size_t len, char *err, size
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = exec_sql(db, sql, err, errlen);
+    int rc = hpf_exec(db, sql, err, errlen);
     free(sql);
     return rc;
 }
@@ -197,7 +187,7 @@ static int materialise_matrix(sqlite3 *db, char *err, size_t errlen)
                  cells, left) < 0)
         snprintf(err, errlen, "out of memory");
     else
-        rc = exec_sql(db, sql, err, errlen);
+        rc = hpf_exec(db, sql, err, errlen);
     free(cells);
     free(left);
     free(sql);
@@ -208,7 +198,7 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errle
 {
     static const char view[] = "CREATE VIEW ";
     /* The GROUP BY sorts of millions of rows spill to a file, not memory. */
-    if (exec_sql(db, "PRAGMA temp_store=FILE;", err, errlen))
+    if (hpf_exec(db, "PRAGMA temp_store=FILE;", err, errlen))
         return -1;
     for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
         const char *end = strstr(s, ";\n");
@@ -220,12 +210,12 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errle
         if (rc)
             return -1;
     }
-    if (exec_sql(db, site_index_sql, err, errlen))
+    if (hpf_exec(db, site_index_sql, err, errlen))
         return -1;
     return materialise_matrix(db, err, errlen);
 }
 
-int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t errlen)
+int hpf_db_format(sqlite3 *db)
 {
     sqlite3_stmt *st;
     int version = -1;
@@ -233,6 +223,12 @@ int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t err
         sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
+    return version;
+}
+
+int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t errlen)
+{
+    int version = hpf_db_format(db);
     if (version < 0) {
         snprintf(err, errlen, "%s: cannot read the database format", db_path);
         return -1;
@@ -262,7 +258,7 @@ static char *aggregate_name(const char *def)
 int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
-    if (exec_sql(db, "BEGIN; DROP TABLE IF EXISTS comm_matrix;"
+    if (hpf_exec(db, "BEGIN; DROP TABLE IF EXISTS comm_matrix;"
                      " DROP TABLE IF EXISTS comm_leftout;", err, errlen))
         return -1;
     for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
@@ -274,14 +270,14 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
         if (rc)
             snprintf(err, errlen, "out of memory");
         else
-            rc = exec_sql(db, drop, err, errlen) ||
+            rc = hpf_exec(db, drop, err, errlen) ||
                  materialise_one(db, s, (size_t)(end - s), err, errlen);
         free(drop);
         drop = NULL;
         /* the per-node tables, keyed by node as db_aggnode.c writes them */
         if (!rc && is_per_node(s) &&
             (asprintf(&drop, "CREATE UNIQUE INDEX %s_node ON %s(node);", name, name) < 0 ||
-             exec_sql(db, drop, err, errlen)))
+             hpf_exec(db, drop, err, errlen)))
             rc = -1;
         free(drop);
         free(name);
@@ -290,8 +286,8 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
             return -1;
         }
     }
-    if (exec_sql(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
-        exec_sql(db, "COMMIT", err, errlen)) {
+    if (hpf_exec(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
+        hpf_exec(db, "COMMIT", err, errlen)) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }

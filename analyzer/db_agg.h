@@ -44,6 +44,9 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errle
  * by hand, as tests do to make variants of a run).  0, or -1 with err. */
 int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen);
 
+/* The database's format (PRAGMA user_version), -1 when it cannot be read. */
+int hpf_db_format(sqlite3 *db);
+
 /* 0 when the database's format is HPF_DB_FORMAT, else -1 with a one-line
  * err (older: merge again; newer: this hprof is too old). */
 int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t errlen);

@@ -39,7 +39,7 @@ void hpf_comp_free(hpf_comp *c)
     memset(c, 0, sizeof *c);
 }
 
-static int exec_or_fail(sqlite3 *db, const char *sql, char *err, size_t errlen)
+int hpf_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
@@ -54,7 +54,7 @@ static int exec_or_fail(sqlite3 *db, const char *sql, char *err, size_t errlen)
  * temporary one, which names resolve to first. */
 int hpq_use_raw_times(sqlite3 *db, const char *view_sql, char *err, size_t errlen)
 {
-    if (exec_or_fail(db, "CREATE TEMP VIEW stat AS SELECT node, rank, thread, count,"
+    if (hpf_exec(db, "CREATE TEMP VIEW stat AS SELECT node, rank, thread, count,"
                      " raw_time AS time, raw_min AS min, raw_max AS max, timed, raw_time,"
                      " raw_min, raw_max FROM main.stat;", err, errlen))
         return -1;
@@ -68,7 +68,7 @@ int hpq_use_raw_times(sqlite3 *db, const char *view_sql, char *err, size_t errle
             return -1;
         }
         snprintf(sql, len + 8, "CREATE TEMP %.*s", (int)(len - 7), s + 7);
-        int rc = exec_or_fail(db, sql, err, errlen);
+        int rc = hpf_exec(db, sql, err, errlen);
         free(sql);
         if (rc)
             return -1;

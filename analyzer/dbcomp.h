@@ -30,4 +30,7 @@ void hpf_comp_free(hpf_comp *c);
  * database's view definitions).  0, or -1 with the message in err. */
 int hpq_use_raw_times(sqlite3 *db, const char *view_sql, char *err, size_t errlen);
 
+/* Runs sql (statements separated by ';'); 0, or -1 with err "sqlite: MESSAGE". */
+int hpf_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
+
 #endif

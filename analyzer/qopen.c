@@ -38,29 +38,18 @@ static int file_kind(const char *path, enum file_kind *kind, char *err, size_t e
     return 0;
 }
 
-/* Judged by content, not by the files' times: a profile replaced by an
- * older-dated file is merged again. */
-static int db_version(sqlite3 *db)
-{
-    sqlite3_stmt *st;
-    int version = -1;
-    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return version;
-}
-
 /* Is the database at db_path the merge of the profile whose identity is
  * id (hpf_file_identity), in this hprof's format (an older one is merged
- * again)?  *newer is set for a database of a newer format. */
+ * again)?  *newer is set for a database of a newer format.  Judged by
+ * content, not by the files' times: a profile replaced by an older-dated
+ * file is merged again. */
 static int db_is_of(const char *db_path, const char *id, int *newer)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     int same = 0, version = -1;
     if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
-        version = db_version(db);
+        version = hpf_db_format(db);
     *newer = version > HPF_DB_FORMAT;
     if (version == HPF_DB_FORMAT &&
         sqlite3_prepare_v2(db, "SELECT value FROM run WHERE key = 'source_id'", -1, &st,
