@@ -6,7 +6,7 @@ tests_unit_mkprofile_SOURCES = tests/unit/mkprofile.c
 tests_unit_mkprofile_LDADD = libhprof/libhpcore.la
 
 TESTS += tests/unit/test_query.sh
-EXTRA_DIST += tests/unit/test_query.sh
+EXTRA_DIST += tests/unit/test_query.sh tests/unit/expect.sh
 TESTS += tests/unit/test_views.sh
 EXTRA_DIST += tests/unit/test_views.sh
 # hprof-merge's database, digested, equals the one before streaming

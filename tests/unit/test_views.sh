@@ -11,39 +11,7 @@ QUERY=$top/analyzer/hprof-query
 MERGE=$top/analyzer/hprof-merge
 dir=$(mktemp -d "${TMPDIR:-/tmp}/test_views.XXXXXX") || exit 99
 trap 'rm -rf "$dir"' EXIT
-failures=0 checks=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# expect_out NAME EXPECTED COMMAND... : stdout must equal EXPECTED, exit 0
-expect_out() {
-    name=$1 want=$2
-    shift 2
-    checks=$((checks + 1))
-    got=$("$@" 2>"$dir/err")
-    rc=$?
-    [ $rc -eq 0 ] || fail "$name: exit $rc: $(cat "$dir/err")"
-    [ "$got" = "$want" ] || fail "$name: got
-$got
-expected
-$want"
-}
-
-# expect_err NAME STATUS MESSAGE COMMAND... : one line on stderr, nothing
-# on stdout, exit STATUS
-expect_err() {
-    name=$1 status=$2 want=$3
-    shift 3
-    checks=$((checks + 1))
-    "$@" >"$dir/out" 2>"$dir/err"
-    rc=$?
-    [ $rc -eq "$status" ] || fail "$name: exit $rc, expected $status"
-    [ "$(cat "$dir/err")" = "$want" ] || fail "$name: stderr: $(cat "$dir/err"), expected $want"
-    [ ! -s "$dir/out" ] || fail "$name: wrote to stdout: $(cat "$dir/out")"
-}
+. "$(dirname "$0")/expect.sh"
 
 $MKPROFILE "$dir/p.hpf" || exit 99
 $QUERY "$dir/p.hpf" --top 1 >/dev/null 2>&1 || exit 99
