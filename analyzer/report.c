@@ -93,12 +93,12 @@ int hpq_print_rows(const hpq_ctx *ctx, const hpq_table *t)
 
 /* The rows sorted by --sort's column (a report's own order otherwise),
  * then printed as hpq_print_rows does. */
-int hpq_print_table(const hpq_ctx *ctx, const hpq_table *t)
+int hpq_print_table(const hpq_ctx *ctx, hpq_table *t)
 {
     int desc, col = hpq_sort_column(ctx, t, &desc);
     if (col == -2)
         return -1;
-    if (col >= 0 && hpq_table_sort((hpq_table *)t, col, desc))
+    if (col >= 0 && hpq_table_sort(t, col, desc))
         return hpq_oom(ctx);
     return hpq_print_rows(ctx, t);
 }
