@@ -30,9 +30,10 @@ extern const char hpq_node_times_sql[];
  * --sort was not given, -2 (message set) when t has no such column. */
 int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc);
 
-/* Prints t in the requested format, sorted in place by --sort's column, within --top (text output always,
- * CSV and JSON when --top was given), with a last line in text saying how
- * many rows it left out; 0 or -1 (out of memory). */
+/* Prints t in the requested format, sorted in place by --sort's column,
+ * within --top (text output always, CSV and JSON when --top was given),
+ * with a last line in text saying how many rows it left out; 0 or -1 (out
+ * of memory). */
 int hpq_print_table(const hpq_ctx *ctx, hpq_table *t);
 /* "(N more rows; --top 0 lists them all)" in text output, when N > 0. */
 void hpq_print_more(const hpq_ctx *ctx, double more);
