@@ -214,9 +214,32 @@ static int choose_sibling_order(const hpq_ctx *ctx, const hpq_table *t)
 }
 
 /* The exclusive time of one node, as hpq_node_times_sql gives every
- * node's (the lazy listing asks for the nodes it lists only). */
+ * node's (the lazy listing asks for the nodes it lists only): a lookup in
+ * the stored node_excl table, or, where node_excl is a view (a profile of
+ * one rank and one thread, or --raw's TEMP views), the same rule on the
+ * node's own rows through the stat_node and node_parent indices (the view
+ * would aggregate every row for each node). */
 static const char *const excl_one_sql =
     "SELECT excl FROM node_excl WHERE node = ?1";
+static const char *const excl_one_rows_sql =
+    "SELECT SUM(MAX(0, a.t - COALESCE(b.k, 0))) FROM"
+    " (SELECT rank, thread, SUM(time) AS t FROM stat WHERE node = ?1 GROUP BY rank, thread) a"
+    " LEFT JOIN (SELECT c.rank AS rank, c.thread AS thread, SUM(c.time) AS k FROM stat c"
+    "  JOIN node n ON n.id = c.node WHERE n.parent = ?1 GROUP BY c.rank, c.thread) b"
+    " ON b.rank = a.rank AND b.thread = a.thread";
+
+/* Is the per-node aggregate `name` a stored table (not a view, not
+ * shadowed by a TEMP view)?  A view aggregates every row when asked for
+ * one node, so the lazy listing reads the node's rows instead. */
+static int node_aggregate_stored(const hpq_ctx *ctx, const char *name)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT NOT EXISTS (SELECT 1 FROM sqlite_temp_master"
+                              " WHERE name = '%s') AND EXISTS (SELECT 1 FROM"
+                              " main.sqlite_master WHERE name = '%s' AND type = 'table')",
+             name, name);
+    return hpq_query_double(ctx, sql) != 0;
+}
 
 static int load_all_exclusive(const hpq_ctx *ctx, tree *tr)
 {
@@ -314,15 +337,22 @@ static int link_children(tree *tr)
 static int prepare_nodes(const hpq_ctx *ctx, const char *cond, const char *ids,
                          sqlite3_stmt **st)
 {
-    char sql[1024];
+    /* node_time's sums, stored or (a view: see node_aggregate_stored)
+     * from the nodes' own rows, per rank first as node_time sums them */
+    static const char stored[] = "SELECT node, calls, time, max FROM node_time"
+                                 " WHERE node IN (%s)";
+    static const char rows[] = "SELECT node, SUM(calls) AS calls, SUM(time) AS time,"
+                               " MAX(time) AS max FROM (SELECT node, rank, SUM(count) AS calls,"
+                               " SUM(time) AS time FROM stat WHERE node IN (%s)"
+                               " GROUP BY node, rank) GROUP BY node";
+    char sums[512], sql[1024];
+    snprintf(sums, sizeof sums, node_aggregate_stored(ctx, "node_time") ? stored : rows, ids);
     snprintf(sql, sizeof sql,
              "SELECT n.id, n.parent, n.depth, s.label, COALESCE(t.calls, 0),"
              " COALESCE(t.time, 0), COALESCE(t.max, 0),"
              " EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id)"
              " FROM node n JOIN site s ON s.id = n.site"
-             " LEFT JOIN (SELECT node, calls, time, max FROM node_time"
-             "  WHERE node IN (%s)) t ON t.node = n.id"
-             " WHERE %s", ids, cond);
+             " LEFT JOIN (%s) t ON t.node = n.id WHERE %s", sums, cond);
     if (sqlite3_prepare_v2(ctx->db, sql, -1, st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
     return 0;
@@ -399,7 +429,10 @@ static int load_root(const hpq_ctx *ctx, tree *tr)
     if (rc)
         return -1;
     tr->root = n ? &nodes[0] : NULL;
-    if (sqlite3_prepare_v2(ctx->db, excl_one_sql, -1, &tr->excl_st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(ctx->db,
+                           node_aggregate_stored(ctx, "node_excl") ? excl_one_sql
+                                                                   : excl_one_rows_sql,
+                           -1, &tr->excl_st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
     return prepare_nodes(ctx, "n.parent = ?1", "SELECT id FROM node WHERE parent = ?1",
                          &tr->kids_st);
