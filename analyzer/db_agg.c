@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "db_agg.h"
+#include "ovh_class.h"
 
 /* In dependency order: a definition reads only stat, comm, node, site,
  * rank, the views of db.c and the aggregates before it.  Ranks that never
@@ -287,7 +288,7 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
         }
     }
     if (hpf_exec(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
-        hpf_exec(db, "COMMIT", err, errlen)) {
+        hpf_ovh_reaggregate(db, err, errlen) || hpf_exec(db, "COMMIT", err, errlen)) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }

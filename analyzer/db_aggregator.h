@@ -46,5 +46,7 @@ typedef struct hpf_aggregator {
 extern const hpf_aggregator hpf_node_aggregator;
 extern const hpf_aggregator hpf_site_aggregator;
 extern const hpf_aggregator hpf_comm_aggregator;
+/* db_aggovh.c: the overhead classes' ovh_x and ovh_rank (ovh_class.h). */
+extern const hpf_aggregator hpf_ovh_aggregator;
 
 #endif

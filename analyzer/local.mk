@@ -10,7 +10,8 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggnode.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
 	analyzer/parts.h analyzer/parts.c \
-	analyzer/phases.h analyzer/phases.c
+	analyzer/phases.h analyzer/phases.c \
+	analyzer/ovh_class.h analyzer/ovh_class.c analyzer/db_aggovh.c
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS)
 
