@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 #include "db.h"
 #include "db_agg.h"
+#include "db_aggregator.h"
 #include "dbcomp.h"
 #include "merge.h"
 #include "phases.h"
@@ -503,6 +504,28 @@ static int write_comms(writer *w)
     return rc;
 }
 
+/* TEMPORARY (until db_rows.c runs the aggregators rank by rank): the
+ * overhead-class aggregator over every rank, before the comm records are
+ * freed, on the compensated times made before them. */
+static int write_ovh_aggregates(writer *w)
+{
+    const hpf_aggregator *ag = &hpf_ovh_aggregator;
+    void *acc = ag->start(w->p, w->m);
+    int rc = acc ? 0 : -1;
+    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
+        hpf_rank_rows rows = {r, &w->p->ranks[r], w->m->node_map[r], w->m->site_map[r],
+                              w->comp.values[r]};
+        rc = ag->add_rank(acc, &rows);
+    }
+    if (rc)
+        snprintf(w->err, w->errlen, "out of memory computing the %s", ag->name);
+    else
+        rc = ag->write(acc, w->db, w->err, w->errlen);
+    if (acc)
+        ag->finish(acc);
+    return rc;
+}
+
 /* The compensated times (dbcomp.h), once the comm records are freed. */
 static int make_comp(writer *w)
 {
@@ -572,8 +595,9 @@ static int write_all(writer *w, const char *source)
         write_run(w, source) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
-        write_comms(w) || mark("comm rows") ||
         make_comp(w) || mark("compensation") ||
+        write_ovh_aggregates(w) || mark("overhead classes") ||
+        write_comms(w) || mark("comm rows") ||
         write_ranks(w) ||
         write_stats(w) || mark("stat rows") ||
         write_tasks(w) || mark("task rows") ||
