@@ -52,6 +52,14 @@
 # does not cap it) and at least 90% of it.  Every run: the root's classes
 # add up to wall x T within 1%, no class < 0, `--check` passes.
 #
+# Stored and defined: hprof-merge stores the per-node and per-rank sums
+# (ovh_x, ovh_rank: analyzer/ovh_class.h) computed in C; every profile
+# here lists --overheads (CSV, all nodes) from them and from their SQL
+# definition (the same database with the two tables dropped): same rows,
+# every number within 1e-9 relative.  The edited copies are re-aggregated
+# with hprof-merge --aggregate, which recomputes the tables by the
+# definition.
+#
 # usage: tests/overheads/run.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
 
@@ -61,6 +69,7 @@ builddir=$(cd "${1:-.}" && pwd)
 MPICC=${MPICC:-mpicc}
 MPIRUN=${MPIRUN:-mpirun}
 QUERY=$builddir/analyzer/hprof-query
+MERGE=$builddir/analyzer/hprof-merge
 MKPROFILE=$builddir/tests/unit/mkprofile
 LIBDIR=$builddir/pmpi/.libs
 T=$builddir/tests/mpi
@@ -71,7 +80,7 @@ S=$srcdir/tests/mpi
 test_tmpdir overheads
 pass=0 fail=0 skip=0
 
-for f in "$QUERY" "$MKPROFILE"; do
+for f in "$QUERY" "$MERGE" "$MKPROFILE"; do
     if [ ! -x "$f" ]; then
         notok "prerequisites" "missing: $f (build with 'make check TESTS=' first)"
         echo "$pass passed, $fail failed"
@@ -96,9 +105,32 @@ row() {
 col() { awk -F, -v lab="$1" -v c="$2" '$4 == lab { printf "%.9f\n", $c; exit }'; }
 # budget DB - wall x T summed over the ranks.
 budget() { q "$1" "SELECT SUM(wall * MAX(threads, omp_threads, 1)) FROM rank"; }
-# the checks every profile gets: classes add up, none negative
+# stored_vs_defined NAME DB - --overheads from the stored tables and from
+# their definition (a copy without them): the same rows within 1e-9.
+stored_vs_defined() {
+    local name=$1 db=$2
+    expect_eq "$name: hprof-merge stored ovh_x and ovh_rank" "1,1" \
+        "$(q "$db" "SELECT (SELECT COUNT(*) > 0 FROM ovh_x), (SELECT COUNT(*) > 0 FROM ovh_rank)")"
+    cp "$db" "$tmp/defined.db"
+    sqlite3 "$tmp/defined.db" "DROP TABLE ovh_x; DROP TABLE ovh_rank"
+    ov "$db" >"$tmp/stored.csv"
+    ov "$tmp/defined.db" >"$tmp/defined.csv"
+    expect_eq "$name: --overheads stored = defined (rows, labels, numbers within 1e-9 relative)" \
+        "same $(wc -l <"$tmp/defined.csv") rows" \
+        "$(paste -d '|' "$tmp/stored.csv" "$tmp/defined.csv" | awk -F'|' -v n="$(wc -l <"$tmp/defined.csv")" '
+            function abs(x) { return x < 0 ? -x : x }
+            { ns = split($1, a, ","); nd = split($2, b, ",")
+              if (ns != nd || a[1] != b[1] || a[2] != b[2] || a[3] != b[3] || a[4] != b[4]) { bad = bad " row " NR; next }
+              for (i = 5; i <= ns; i++) {
+                  m = abs(a[i]) > abs(b[i]) ? abs(a[i]) : abs(b[i])
+                  if (abs(a[i] - b[i]) > 1e-9 * m + 1e-12) { bad = bad " row " NR " col " i ": " a[i] " vs " b[i] }
+              } }
+            END { if (bad != "" || NR == 0) print "differ:" bad; else print "same " n " rows" }')"
+}
+# the checks every profile gets: classes add up, none negative, stored = defined
 sums_and_signs() {
     local name=$1 db=$2 csv
+    stored_vs_defined "$name" "$db"
     csv=$(ov "$db")
     local want got
     want=$(budget "$db")
@@ -149,10 +181,14 @@ print("%g,%g" % (r["computation"] + r["data_movement"] + r["synchronization"] + 
 
 cp "$db" "$tmp/wall11.db"
 sqlite3 "$tmp/wall11.db" "UPDATE rank SET wall = 11 WHERE rank = 0"
+"$MERGE" --aggregate "$tmp/wall11.db" >/dev/null
+stored_vs_defined "mkprofile, wall 11" "$tmp/wall11.db"
 expect_eq "mkprofile, rank 0's wall 11: loss 19.5, unidentified 1, total 46" \
     "46,20.25,3.125,2.125,0,19.5,1" "$(ov "$tmp/wall11.db" | row root)"
 cp "$db" "$tmp/omp1.db"
 sqlite3 "$tmp/omp1.db" "UPDATE rank SET omp_threads = 1"
+"$MERGE" --aggregate "$tmp/omp1.db" >/dev/null
+stored_vs_defined "mkprofile, omp_threads 1" "$tmp/omp1.db"
 expect_eq "mkprofile, omp_threads 1: T = threads, root 34, loss 8.5" \
     "34,20.25,3.125,2.125,0,8.5,0" "$(ov "$tmp/omp1.db" | row root)"
 
@@ -162,6 +198,7 @@ expect_eq "mkprofile, omp_threads 1: T = threads, root 34, loss 8.5" \
 cp "$db" "$tmp/nobytes.db"
 sqlite3 "$tmp/nobytes.db" "UPDATE comm SET bytes_sent = 0, bytes_recv = 0 WHERE node IN
     (SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.label = 'MPI_Allreduce@app.c:50')"
+"$MERGE" --aggregate "$tmp/nobytes.db" >/dev/null
 expect_eq "mkprofile, Allreduce without bytes: data 0, synchronization 1.5" "0,1.5" \
     "$(ov "$tmp/nobytes.db" > "$tmp/nobytes.csv"; echo "$(col MPI_Allreduce@app.c:50 7 < "$tmp/nobytes.csv" | norm),$(col MPI_Allreduce@app.c:50 8 < "$tmp/nobytes.csv" | norm)")"
 
