@@ -2,7 +2,7 @@
  * hprof-report.c - command line tool: one self-contained HTML page of a
  * run (hprof-report RUN -o report.html): run header, expandable
  * calling-context tree, flame graph, communication matrix, per-rank bars,
- * OpenMP thread tables and task timeline (html.h).  RUN is what
+ * overhead classes, OpenMP thread tables and task timeline (html.h).  RUN is what
  * hprof-query takes: a profile, its database, or a dead run's per-rank
  * files.  Exit status 0; 1 on bad input or a database error; 2 on a
  * usage error or when the page cannot be written.
@@ -21,7 +21,8 @@ static void usage(FILE *out)
           "  a database written by hprof-merge, or a run's per-rank files or directory.\n"
           "  Writes one self-contained HTML page (no network): run header, calling-context\n"
           "  tree with inclusive and exclusive time, flame graph, communication matrix,\n"
-          "  per-rank imbalance of the top nodes, OpenMP threads and task timeline.\n", out);
+          "  per-rank imbalance of the top nodes, overhead classes, OpenMP threads and\n"
+          "  task timeline.\n", out);
 }
 
 static int usage_error(const char *msg)

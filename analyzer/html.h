@@ -1,13 +1,15 @@
 /*
  * html.h - hprof-report's one self-contained HTML page of a run: the run
  * header, the expandable calling-context tree, the flame graph, the
- * communication matrix, per-rank bars of the top nodes, the OpenMP
+ * communication matrix, per-rank bars of the top nodes, the overhead
+ * classes of the top of the tree, the OpenMP
  * per-thread tables and the task timeline.  No network: the CSS and the
  * small script are inline.  Every string from the database is escaped.
  *
  * html_page.c writes the page, its header, tree and flame graph;
- * html_comm.c the matrix and the per-rank bars; html_omp.c the thread
- * tables and the task timeline; html_util.c escaping and formatting.
+ * html_comm.c the matrix and the per-rank bars; html_ovh.c the overhead
+ * classes; html_omp.c the thread tables and the task timeline;
+ * html_util.c escaping and formatting.
  */
 #ifndef HPQ_HTML_H
 #define HPQ_HTML_H
@@ -24,6 +26,7 @@ int hpq_html_matrix(const hpq_ctx *ctx, FILE *out);
 int hpq_html_rank_bars(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
 int hpq_html_threads(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
 int hpq_html_tasks(const hpq_ctx *ctx, FILE *out);
+int hpq_html_overheads(const hpq_ctx *ctx, FILE *out);
 
 /* s escaped for HTML text and attribute values; control characters
  * other than tab and newline become '?'.  NULL prints nothing. */

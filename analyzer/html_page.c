@@ -2,7 +2,7 @@
  * html_page.c - the frame of hprof-report's page (html.h): head with the
  * inline style and script, the run header, the expandable top-down tree
  * and the inline flame graph; the other sections come from html_comm.c
- * and html_omp.c.
+ * html_ovh.c and html_omp.c.
  *
  * The tree is nested <details> elements, one per node with id
  * "node-<id>", children by decreasing inclusive time; the first two
@@ -42,7 +42,11 @@ static const char style[] =
     ".irow .r{display:inline-block;width:6em}\n"
     ".note{color:#666;font-size:.9em}\n"
     "button{margin-right:.5em}\n"
-    "#flame svg{max-width:100%;height:auto}\n";
+    "#flame svg{max-width:100%;height:auto}\n"
+    ".ovh-bar{display:inline-flex;width:300px;height:12px;background:#f4f4f4}\n"
+    ".ovh-bar span{display:inline-block;height:12px}\n"
+    ".ovh-sw{display:inline-block;width:1em;height:.8em;vertical-align:middle}\n"
+    ".ovh-key{margin-right:1em;white-space:nowrap;font-size:.9em}\n";
 
 static const char script[] =
     "(function(){\n"
@@ -203,7 +207,8 @@ int hpq_write_html(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
         rc = hpq_html_matrix(ctx, out);
     if (rc == 0)
         rc = hpq_html_rank_bars(ctx, tr, out);
-    /* overhead classes (analyzer/overheads.c) plug in here */
+    if (rc == 0)
+        rc = hpq_html_overheads(ctx, out);
     if (rc == 0)
         rc = hpq_html_threads(ctx, tr, out);
     if (rc == 0)

@@ -46,6 +46,6 @@ analyzer_hprof_query_LDADD = analyzer/libhpreport.la $(LIBEDIT_LIBS)
 bin_PROGRAMS += analyzer/hprof-report
 analyzer_hprof_report_SOURCES = analyzer/hprof-report.c \
 	analyzer/html.h analyzer/html_page.c analyzer/html_comm.c analyzer/html_omp.c \
-	analyzer/html_util.c
+	analyzer/html_util.c analyzer/html_ovh.c
 analyzer_hprof_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_report_LDADD = analyzer/libhpreport.la

@@ -196,25 +196,52 @@ static int select_path(const hpq_ctx *ctx, const char *path, hpq_sel *sel)
     return 0;
 }
 
-int hpq_report_overheads(const hpq_ctx *ctx, const char *path)
+/* The table of the subtree at path; *label gets the path's label (the
+ * caller frees it) when label is not NULL.  NULL with ctx->err set. */
+static hpq_table *overheads_table(const hpq_ctx *ctx, const char *path, char **label)
 {
     hpq_sel sel = {NULL, NULL};
     if (select_path(ctx, path, &sel))
-        return -1;
-    int rc = -1;
+        return NULL;
     hpq_table *t = NULL;
     if (prepare(ctx) == 0 && select_rows(ctx, sel.nodes) == 0) {
         t = new_table(ctx);
         if (!t)
-            rc = hpq_oom(ctx);
-        else if (fill_table(ctx, t) == 0) {
-            if (ctx->opt->format == HPQ_TEXT)
-                fprintf(ctx->out, "overhead classes of %s (%% of each node's total: inclusive"
-                                  " thread time plus its loss of parallelism)\n", sel.label);
-            rc = hpq_print_table(ctx, t);
+            hpq_oom(ctx);
+        else if (fill_table(ctx, t) != 0) {
+            hpq_table_free(t);
+            t = NULL;
         }
     }
-    hpq_table_free(t);
+    if (t && label) {
+        *label = sel.label;
+        sel.label = NULL;
+    }
     hpq_sel_free(&sel);
+    return t;
+}
+
+hpq_table *hpq_overheads_rows(const hpq_ctx *ctx, const char *path, long depth)
+{
+    hpq_options opt = *ctx->opt;
+    opt.format = HPQ_CSV;
+    opt.depth = depth;
+    hpq_ctx data = *ctx;
+    data.opt = &opt;
+    return overheads_table(&data, path, NULL);
+}
+
+int hpq_report_overheads(const hpq_ctx *ctx, const char *path)
+{
+    char *label = NULL;
+    hpq_table *t = overheads_table(ctx, path, &label);
+    if (!t)
+        return -1;
+    if (ctx->opt->format == HPQ_TEXT)
+        fprintf(ctx->out, "overhead classes of %s (%% of each node's total: inclusive"
+                          " thread time plus its loss of parallelism)\n", label);
+    int rc = hpq_print_table(ctx, t);
+    hpq_table_free(t);
+    free(label);
     return rc;
 }

@@ -57,6 +57,11 @@ int hpq_report_task_trace(const hpq_ctx *ctx);
 /* Overhead classes per node of the subtree at path (NULL: the root):
  * overheads.c. */
 int hpq_report_overheads(const hpq_ctx *ctx, const char *path);
+/* The same rows as a table with the columns of its CSV (node, parent,
+ * depth, label, total, computation, data_movement, synchronization,
+ * control, loss, unidentified: seconds), down to depth levels below the
+ * node (-1: all), for other reports (hprof-report).  NULL with ctx->err. */
+hpq_table *hpq_overheads_rows(const hpq_ctx *ctx, const char *path, long depth);
 int hpq_report_sql(const hpq_ctx *ctx, const char *sql);
 
 #endif
