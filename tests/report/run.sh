@@ -13,7 +13,14 @@
 # the 5000 bytes is not counted again); 9 nodes in the tree; 8 nodes other than the
 # root have time, so 8 x 2 ranks = 16 imbalance bars; 9 flame graph
 # rects; no OpenMP region, no task timeline.  A label made 'a<b>&"c'
-# (a copy) is escaped: no <b> element appears in the DOM.
+# (a copy) is escaped: no <b> element appears in the DOM.  Overhead
+# classes (tests/overheads/run.sh's ground truth, T = max(threads,
+# omp_threads) = 2 per rank): the root 44 s = 20.25 computation + 3.125
+# data movement + 2.125 synchronization + 0 control + 18.5 loss + 0
+# unidentified, a bar of 4 segments (the classes above 0);
+# loop@app.c:20 31.375 = 13.5 + 2.25 + 1.25 + 0 + 14.375 + 0; the rows
+# are the root and the two levels below it, those of hprof-query
+# --overheads --depth 2.
 #
 # Ground truth 2: real runs, the numbers read from their databases.
 # examples/jacobi 256 200 at NP=2 x 2 threads: the root's total, the
@@ -29,7 +36,9 @@
 # screenshot is saved under the test's output directory.  The thread
 # table's row of rank 0 thread 0 holds the region's calls and time from
 # the database; the timeline has a lane per (rank, thread) that ran
-# tasks.  A copy of the known profile with 200 ranks shows a note instead
+# tasks.  The overhead-classes rows (ids, seconds of the total and the six
+# classes) are those of hprof-query --overheads --depth 2 --format csv on
+# the run's database, formatted %.6f.  A copy of the known profile with 200 ranks shows a note instead
 # of the matrix (more than 128 ranks) and 8 x 200 bars.
 #
 # Bad input: a file that is no hprof input, an SQLite database that is
@@ -100,6 +109,25 @@ html_errors() {
 no_external() {   # http(s) addresses other than the SVG namespace name
     grep -o 'https\?://[^"'"'"' )<]*' "$1" | grep -vc '^http://www.w3.org/2000/svg$' || true
 }
+# the overhead-classes row of node ID: its data-s seconds (total, then
+# computation .. unidentified), comma-separated
+ovh_row() {
+    grep -o "<tr id=\"ovh-$2\">.*" "$1" | head -1 | sed 's/<\/tr>.*//' |
+        grep -o 'data-s="[^"]*"' | sed 's/data-s="//; s/"$//' | paste -sd,
+}
+# every overhead-classes row of the page as "ID:total,comp,...,unid"
+ovh_rows_dom() {
+    local id
+    for id in $(grep -o '<tr id="ovh-[0-9]*">' "$1" | sed 's/[^0-9]//g'); do
+        echo "$id:$(ovh_row "$1" "$id")"
+    done
+}
+# the same rows from hprof-query --overheads --depth 2 (CSV: id, parent,
+# depth, label, total, six classes), at most 40 as the page shows
+ovh_rows_query() {
+    "$QUERY" "$1" --overheads --depth 2 --format csv --top 0 | tail -n +2 | tr -d '\r' | head -40 |
+        awk -F, '{ printf "%s:%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", $1, $5, $6, $7, $8, $9, $10, $11 }'
+}
 is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 
 # ---------------------------------------------------------------- no browser
@@ -140,6 +168,15 @@ expect_eq "mkprofile: the flame graph SVG inline with its 9 node rects" "1,9" \
     "$(count "$d" '<div id="flame">[[:space:]]*<svg\|<svg [^>]*viewBox'),$(count "$d" '<rect data-node=')"
 expect_eq "mkprofile: no OpenMP table, no task timeline" "0,0" \
     "$(count "$d" 'id="omp"'),$(count "$d" 'id="timeline"')"
+expect_eq "mkprofile: overhead classes of the root: 44 = 20.25 + 3.125 + 2.125 + 0 + 18.5 + 0" \
+    "44.000000,20.250000,3.125000,2.125000,0.000000,18.500000,0.000000" "$(ovh_row "$d" 1)"
+lid=$(q "$db" "SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.label = 'loop@app.c:20'")
+expect_eq "mkprofile: overhead classes of loop@app.c:20: 31.375 = 13.5 + 2.25 + 1.25 + 0 + 14.375 + 0" \
+    "31.375000,13.500000,2.250000,1.250000,0.000000,14.375000,0.000000" "$(ovh_row "$d" "$lid")"
+expect_eq "mkprofile: the root's class bar has 4 segments (the classes above 0)" 4 \
+    "$(grep -o '<tr id="ovh-1">.*' "$d" | head -1 | sed 's/<\/tr>.*//' | grep -o '<span style="width:' | wc -l)"
+expect_eq "mkprofile: the overhead rows are hprof-query --overheads --depth 2's" \
+    "$(ovh_rows_query "$db" | paste -sd' ')" "$(ovh_rows_dom "$d" | paste -sd' ')"
 if is_png "$OUT/p.png"; then ok "mkprofile: screenshot $OUT/p.png"; else
     notok "mkprofile: screenshot" "no PNG at $OUT/p.png: $(tail -2 "$tmp/p.chromium.err" | oneline)"
 fi
@@ -234,6 +271,10 @@ else
                          AS r FROM stat WHERE node = $pid AND rank = 0 AND thread = 0")" \
             "$(sed -n "/<table class=\"threads\" data-node=\"$pid\"/,/<\/table>/p" "$d" |
                grep -o '^<tr><td>0</td><td>0</td><td>[0-9]*</td><td>[0-9.]*</td>')"
+        expect_cmp "jacobi: overhead classes of the root and the levels below it" gt 1 \
+            "$(ovh_rows_dom "$d" | wc -l)"
+        expect_eq "jacobi: the overhead rows are hprof-query --overheads --depth 2's" \
+            "$(ovh_rows_query "$jdb" | paste -sd' ')" "$(ovh_rows_dom "$d" | paste -sd' ')"
         if is_png "$OUT/jacobi.png"; then ok "jacobi: screenshot $OUT/jacobi.png"; else
             notok "jacobi: screenshot" "no PNG at $OUT/jacobi.png"
         fi
