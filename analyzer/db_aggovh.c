@@ -50,7 +50,7 @@ typedef struct ovh_acc {
     uint32_t nranks;
     /* per rank/thread scratch, indexed by node, cleared through `touched` */
     double *own, *kids, *sync, (*er)[NCOLS], *t0, *parsum;
-    int64_t *bytes;
+    uint64_t *bytes;            /* unsigned: absurd sizes wrap, not overflow */
     unsigned char *seen, *has_comm, *er_seen, *t0_seen, *par_seen;
     uint32_t *touched, ntouched, *er_list, ner, *t0_list, nt0, *par_list, npar;
     uint32_t *order, *comm_order;   /* a rank's records and comms by thread */
@@ -200,7 +200,9 @@ static void fold_thread(ovh_acc *a)
         if (a->seen[g] == 2 && a->m->nodes[g].parent) {    /* has own rows, not the root */
             double e = a->own[g] - a->kids[g];
             e = e > 0 ? e : 0;
-            double s = a->has_comm[g] && a->bytes[g] == 0 ? e : (a->sync[g] > 0 ? a->sync[g] : 0);
+            double s = a->has_comm[g] && a->bytes[g] == 0 ? e
+                       : a->sync[g] > 0                   ? a->sync[g]
+                                                          : 0;
             double sync = s < e ? s : e;
             enum hpf_oclass c = (enum hpf_oclass)a->cls[g];
             if (c == HPF_OC_DATA) {
@@ -242,7 +244,7 @@ static void add_thread(ovh_acc *a, const hpf_rank_rows *rows, uint32_t t, uint32
         touch(a, g);
         a->has_comm[g] = 1;
         a->sync[g] += c->sync;
-        a->bytes[g] += (int64_t)c->bytes_sent + (int64_t)c->bytes_recv;
+        a->bytes[g] += c->bytes_sent + c->bytes_recv;
     }
     fold_thread(a);
 }
