@@ -56,7 +56,8 @@
 # (ovh_x, ovh_rank: analyzer/ovh_class.h) computed in C; every profile
 # here lists --overheads (CSV, all nodes) from them and from their SQL
 # definition (the same database with the two tables dropped): same rows,
-# every number within 1e-9 relative.  The edited copies are re-aggregated
+# every number within 1e-9 relative; mkprofile's (no event costs, so raw
+# = compensated times) --raw, which runs the definition, gives the same.  The edited copies are re-aggregated
 # with hprof-merge --aggregate, which recomputes the tables by the
 # definition.
 #
@@ -159,6 +160,8 @@ expect_eq "mkprofile: compute on rank 1's second thread (no loss)" "3.5,3.5,0,0,
     "$(awk -F, '$4 == "compute" && $3 == 1' "$tmp/p.csv" | row compute)"
 expect_eq "mkprofile: 9 rows, preorder" "1,2,3,4,5,7,6,8,9" "$(cut -d, -f1 "$tmp/p.csv" | paste -sd,)"
 sums_and_signs mkprofile "$db"
+expect_eq "mkprofile: --raw (the definition over the raw times, equal here: no event costs) = stored" \
+    "$(ov "$db")" "$("$QUERY" "$db" --raw --format csv --top 0 --overheads 2>&1 | tail -n +2 | tr -d '\r')"
 expect_eq "mkprofile: --overheads '#3' lists loop@app.c:20's subtree" "3,4,5,7" \
     "$(ov "$db" '#3' | cut -d, -f1 | paste -sd,)"
 expect_eq "mkprofile: --overheads=loop@app.c:20 (the label) the same" "3,4,5,7" \
