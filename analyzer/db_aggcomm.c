@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "db_aggregator.h"
-#include "nodemap.h"
 
 typedef struct cell {
     uint32_t a, b;              /* sender, receiver / node, peer */
@@ -29,9 +28,13 @@ typedef struct cell {
     double tran, sync, min, max;
 } cell;
 
-/* Cells keyed by a pair of numbers, in the order they were first seen. */
+/* Cells keyed by a pair of numbers a < na, b < nb, in the order they
+ * were first seen: index[a][b] is the position + 1 (0: none), a row of
+ * the index allocated when a is first seen (a node's peers, a sender's
+ * receivers: a few rows of a few KB). */
 typedef struct cells {
-    hpf_nodemap index;          /* (a, b) -> position + 1 */
+    uint32_t na, nb;
+    uint32_t **index;
     cell *v;
     uint32_t n, cap;
 } cells;
@@ -46,18 +49,38 @@ typedef struct comm_aggs {
     unsigned char *collective, *sends;  /* per global site */
     cells matrix, peers;
     rank_cell *ranks;           /* comm_node_rank, in (rank, node) order */
-    size_t nranks, capranks;
+    size_t nrankrows, capranks;
     rank_cell *cur;             /* this rank's, by merged node - 1 */
     uint32_t *touched, ntouched;
     int64_t coll_bytes, coll_calls, file_bytes, p2p_bytes;
     double coll_time;
 } comm_aggs;
 
+static int cells_init(cells *c, uint32_t na, uint32_t nb)
+{
+    c->na = na;
+    c->nb = nb;
+    c->index = calloc(na ? na : 1, sizeof *c->index);
+    return c->index ? 0 : -1;
+}
+
+static void cells_free(cells *c)
+{
+    for (uint32_t a = 0; c->index && a < c->na; a++)
+        free(c->index[a]);
+    free(c->index);
+    free(c->v);
+}
+
 /* The cell of (a, b), made zero when new; NULL without memory. */
 static cell *cell_of(cells *c, uint32_t a, uint32_t b)
 {
-    uint32_t pos;
-    int added;
+    assert(a < c->na && b < c->nb);
+    if (!c->index[a] && !(c->index[a] = calloc(c->nb, sizeof **c->index)))
+        return NULL;
+    uint32_t *pos = &c->index[a][b];
+    if (*pos)
+        return &c->v[*pos - 1];
     if (c->n == c->cap) {
         uint32_t cap = c->cap ? 2 * c->cap : 1024;
         cell *v = realloc(c->v, (size_t)cap * sizeof *v);
@@ -66,16 +89,12 @@ static cell *cell_of(cells *c, uint32_t a, uint32_t b)
         c->v = v;
         c->cap = cap;
     }
-    if (hpf_nodemap_intern(&c->index, a, b, c->n + 1, &pos, &added))
-        return NULL;
-    if (added) {
-        assert(pos == c->n + 1);
-        memset(&c->v[c->n], 0, sizeof *c->v);
-        c->v[c->n].a = a;
-        c->v[c->n].b = b;
-        c->n++;
-    }
-    return &c->v[pos - 1];
+    cell *x = &c->v[c->n++];
+    memset(x, 0, sizeof *x);
+    x->a = a;
+    x->b = b;
+    *pos = c->n;
+    return x;
 }
 
 /* Does the name contain "send", in any case (SQL's LIKE '%send%')? */
@@ -95,10 +114,8 @@ static void comm_finish(void *p)
         return;
     free(ca->collective);
     free(ca->sends);
-    hpf_nodemap_free(&ca->matrix.index);
-    hpf_nodemap_free(&ca->peers.index);
-    free(ca->matrix.v);
-    free(ca->peers.v);
+    cells_free(&ca->matrix);
+    cells_free(&ca->peers);
     free(ca->ranks);
     free(ca->cur);
     free(ca->touched);
@@ -112,13 +129,13 @@ static void *comm_start(const hpf_profile *p, const hpf_merged *m)
     if (!ca)
         return NULL;
     ca->m = m;
-    hpf_nodemap_init(&ca->matrix.index);
-    hpf_nodemap_init(&ca->peers.index);
     ca->collective = calloc(ns, 1);
     ca->sends = calloc(ns, 1);
     ca->cur = calloc(nn, sizeof *ca->cur);
     ca->touched = calloc(nn, sizeof *ca->touched);
-    if (!ca->collective || !ca->sends || !ca->cur || !ca->touched) {
+    if (!ca->collective || !ca->sends || !ca->cur || !ca->touched ||
+        cells_init(&ca->matrix, p->nranks, p->nranks) ||
+        cells_init(&ca->peers, m->nnodes + 1, p->nranks + 2)) {
         comm_finish(ca);
         return NULL;
     }
@@ -169,7 +186,7 @@ static int add_to_matrix(comm_aggs *ca, uint32_t rank, uint32_t site, const hp_c
 /* One record into its node's row per peer and per rank. */
 static int add_to_node(comm_aggs *ca, uint32_t node, const hp_comm_rec *c)
 {
-    cell *x = cell_of(&ca->peers, node, (uint32_t)c->peer);
+    cell *x = cell_of(&ca->peers, node, (uint32_t)(c->peer - HP_PEER_FILE)); /* >= 0 */
     if (!x)
         return -1;
     if (!x->any) {
@@ -208,7 +225,7 @@ static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
     qsort(ca->touched, ca->ntouched, sizeof *ca->touched, cmp_u32);
     for (uint32_t k = 0; k < ca->ntouched; k++) {
         rank_cell *r = &ca->cur[ca->touched[k]];
-        if (ca->nranks == ca->capranks) {
+        if (ca->nrankrows == ca->capranks) {
             size_t cap = ca->capranks ? 2 * ca->capranks : 1024;
             rank_cell *v = realloc(ca->ranks, cap * sizeof *v);
             if (!v)
@@ -217,7 +234,7 @@ static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
             ca->capranks = cap;
         }
         r->rank = rank;
-        ca->ranks[ca->nranks++] = *r;
+        ca->ranks[ca->nrankrows++] = *r;
         memset(r, 0, sizeof *r);
     }
     ca->ntouched = 0;
@@ -256,8 +273,7 @@ static int cmp_cell(const void *a, const void *b)
     const cell *x = a, *y = b;
     if (x->a != y->a)
         return x->a < y->a ? -1 : 1;
-    int32_t bx = (int32_t)x->b, by = (int32_t)y->b;    /* peers may be < 0 */
-    return bx < by ? -1 : bx > by;
+    return x->b < y->b ? -1 : x->b > y->b;
 }
 
 static const char *const create_sql =
@@ -320,7 +336,7 @@ static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
     for (uint32_t k = 0; k < ca->peers.n && rc == 0; k++) {
         const cell *x = &ca->peers.v[k];
         sqlite3_bind_int64(st, 1, x->a);
-        sqlite3_bind_int64(st, 2, (int32_t)x->b);
+        sqlite3_bind_int64(st, 2, (int64_t)x->b + HP_PEER_FILE);
         sqlite3_bind_int64(st, 3, x->count);
         sqlite3_bind_int64(st, 4, x->sent);
         sqlite3_bind_int64(st, 5, x->recvd);
@@ -330,7 +346,7 @@ static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_double(st, 9, x->max);
         rc = run(db, st, err, errlen);
     }
-    for (size_t k = 0; k < ca->nranks && rc == 0; k++) {
+    for (size_t k = 0; k < ca->nrankrows && rc == 0; k++) {
         const rank_cell *x = &ca->ranks[k];
         sqlite3_bind_int64(r, 1, x->node);
         sqlite3_bind_int64(r, 2, x->rank);
