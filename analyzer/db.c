@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 #include "db.h"
 #include "db_agg.h"
-#include "db_aggregator.h"
+#include "db_rows.h"
 #include "dbcomp.h"
 #include "merge.h"
 #include "phases.h"
@@ -52,7 +52,6 @@ static const char *const index_sql =
     "CREATE INDEX node_lo ON node(lo);\n"
     "CREATE INDEX stat_node ON stat(node, rank);\n"
     "CREATE INDEX comm_node ON comm(node, peer);\n"
-    "CREATE INDEX comm_rank ON comm(rank);\n"
     "CREATE INDEX task_id ON task(rank, id);\n";
 
 /* The views; the aggregates built on them (node_time, site_time, ...)
@@ -345,220 +344,35 @@ static int write_sites(writer *w)
     return rc;
 }
 
-/* Rows go in batches of INSERT_BATCH per statement (the last ones one by
- * one): a step and a reset per batch instead of per row. */
-#define INSERT_BATCH 32
-
-/* "INSERT INTO table VALUES(?,?),(?,?)..." with `rows` rows of `cols` columns. */
-static int prepare_insert(writer *w, const char *table, int cols, int rows, sqlite3_stmt **st)
-{
-    size_t len = strlen(table) + 32 + (size_t)rows * (2 * (size_t)cols + 2);
-    char *sql = malloc(len), *at = sql;
-    if (!sql) {
-        snprintf(w->err, w->errlen, "out of memory");
-        return -1;
-    }
-    at += sprintf(at, "INSERT INTO %s VALUES", table);
-    for (int r = 0; r < rows; r++) {
-        *at++ = r ? ',' : ' ';
-        *at++ = '(';
-        for (int c = 0; c < cols; c++) {
-            if (c)
-                *at++ = ',';
-            *at++ = '?';
-        }
-        *at++ = ')';
-    }
-    *at = '\0';
-    assert((size_t)(at - sql) < len);
-    int rc = prepare(w, sql, st);
-    free(sql);
-    return rc;
-}
-
-/* Binds the next row at parameter offset `at` and moves `cursor` on. */
-typedef void (*bind_row_fn)(const writer *w, sqlite3_stmt *st, int at, void *cursor);
-
-/* Inserts nrows rows of `cols` columns into `table`, bound in order by `bind`. */
-static int insert_rows(writer *w, const char *table, int cols, size_t nrows, bind_row_fn bind,
-                       void *cursor)
-{
-    sqlite3_stmt *one, *batch;
-    size_t i = 0;
-    int rc = 0;
-    if (prepare_insert(w, table, cols, 1, &one))
-        return -1;
-    if (prepare_insert(w, table, cols, INSERT_BATCH, &batch)) {
-        sqlite3_finalize(one);
-        return -1;
-    }
-    for (; i + INSERT_BATCH <= nrows && rc == 0; i += INSERT_BATCH) {
-        for (int k = 0; k < INSERT_BATCH; k++)
-            bind(w, batch, cols * k, cursor);
-        rc = step(w, batch);
-    }
-    for (; i < nrows && rc == 0; i++) {
-        bind(w, one, 0, cursor);
-        rc = step(w, one);
-    }
-    sqlite3_finalize(one);
-    sqlite3_finalize(batch);
-    return rc;
-}
-
-static void bind_node(const writer *w, sqlite3_stmt *st, int at, void *cursor)
-{
-    uint32_t *i = cursor;
-    const hpf_gnode *g = &w->m->nodes[*i];
-    sqlite3_bind_int64(st, at + 1, *i + 1);
-    bind_id(st, at + 2, g->parent);
-    sqlite3_bind_int64(st, at + 3, g->site);
-    sqlite3_bind_int64(st, at + 4, g->depth);
-    sqlite3_bind_int(st, at + 5, g->outer);
-    sqlite3_bind_int64(st, at + 6, g->lo);
-    sqlite3_bind_int64(st, at + 7, g->hi);
-    ++*i;
-}
-
 static int write_nodes(writer *w)
 {
-    uint32_t next = 0;
-    return insert_rows(w, "node", 7, w->m->nnodes, bind_node, &next);
-}
-
-/* The next (rank, local node) record: ranks in order, nodes in order. */
-typedef struct record_cursor {
-    uint32_t rank, i;
-} record_cursor;
-
-static void skip_empty_ranks(const writer *w, record_cursor *c)
-{
-    while (c->rank < w->p->nranks && c->i >= w->p->ranks[c->rank].nnodes) {
-        c->rank++;
-        c->i = 0;
-    }
-}
-
-static void bind_stat(const writer *w, sqlite3_stmt *st, int at, void *cursor)
-{
-    record_cursor *c = cursor;
-    assert(c->rank < w->p->nranks);
-    const hp_node_rec *nd = &w->p->ranks[c->rank].nodes[c->i];
-    sqlite3_bind_int64(st, at + 1, w->m->node_map[c->rank][c->i]);
-    sqlite3_bind_int64(st, at + 2, c->rank);
-    sqlite3_bind_int64(st, at + 3, nd->thread);
-    sqlite3_bind_int64(st, at + 4, (int64_t)nd->count);
-    const double *comp = w->comp.values[c->rank];
-    uint32_t n = w->p->ranks[c->rank].nnodes;
-    sqlite3_bind_double(st, at + 5, comp[c->i]);
-    sqlite3_bind_double(st, at + 6, comp[n + c->i]);
-    sqlite3_bind_double(st, at + 7, comp[2 * n + c->i]);
-    sqlite3_bind_int64(st, at + 8, (int64_t)nd->timed);
-    sqlite3_bind_double(st, at + 9, nd->time);
-    sqlite3_bind_double(st, at + 10, nd->min);
-    sqlite3_bind_double(st, at + 11, nd->max);
-    c->i++;
-    skip_empty_ranks(w, c);
-}
-
-static int write_stats(writer *w)
-{
-    record_cursor c = {0, 0};
-    size_t n = 0;
-    for (uint32_t r = 0; r < w->p->nranks; r++)
-        n += w->p->ranks[r].nnodes;
-    skip_empty_ranks(w, &c);
-    return insert_rows(w, "stat", 11, n, bind_stat, &c);
-}
-
-/* The comm rows, rank by rank, each rank's records freed once written:
- * the largest part of a decoded profile is not held to the end. */
-static int write_comms(writer *w)
-{
     sqlite3_stmt *st;
     int rc = 0;
-    if (prepare(w, "INSERT INTO comm VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?, ?, ?)", &st))
         return -1;
-    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
-        hp_rank_data *rd = &w->p->ranks[r];
-        for (uint32_t i = 0; i < rd->ncomms && rc == 0; i++) {
-            const hp_comm_rec *c = &rd->comms[i];
-            sqlite3_bind_int64(st, 1, w->m->node_map[r][c->node]);
-            sqlite3_bind_int64(st, 2, r);
-            sqlite3_bind_int64(st, 3, rd->nodes[c->node].thread);
-            sqlite3_bind_int64(st, 4, c->peer);
-            sqlite3_bind_int64(st, 5, (int64_t)c->count);
-            sqlite3_bind_int64(st, 6, (int64_t)c->bytes_sent);
-            sqlite3_bind_int64(st, 7, (int64_t)c->bytes_recv);
-            sqlite3_bind_double(st, 8, c->tran);
-            sqlite3_bind_double(st, 9, c->sync);
-            sqlite3_bind_double(st, 10, c->min);
-            sqlite3_bind_double(st, 11, c->max);
-            rc = step(w, st);
-        }
-        free(rd->comms);
-        rd->comms = NULL;
-        rd->ncomms = 0;
+    for (uint32_t i = 0; i < w->m->nnodes && rc == 0; i++) {
+        const hpf_gnode *g = &w->m->nodes[i];
+        sqlite3_bind_int64(st, 1, i + 1);
+        bind_id(st, 2, g->parent);
+        sqlite3_bind_int64(st, 3, g->site);
+        sqlite3_bind_int64(st, 4, g->depth);
+        sqlite3_bind_int(st, 5, g->outer);
+        sqlite3_bind_int64(st, 6, g->lo);
+        sqlite3_bind_int64(st, 7, g->hi);
+        rc = step(w, st);
     }
     sqlite3_finalize(st);
     return rc;
 }
 
-/* TEMPORARY (until db_rows.c runs the aggregators rank by rank): the
- * overhead-class aggregator over every rank, before the comm records are
- * freed, on the compensated times made before them. */
-static int write_ovh_aggregates(writer *w)
+/* The per rank/thread rows and the aggregates (db_rows.h). */
+static int write_rows(writer *w, int node_aggregates)
 {
-    const hpf_aggregator *ag = &hpf_ovh_aggregator;
-    void *acc = ag->start(w->p, w->m);
-    int rc = acc ? 0 : -1;
-    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
-        hpf_rank_rows rows = {r, &w->p->ranks[r], w->m->node_map[r], w->m->site_map[r],
-                              w->comp.values[r]};
-        rc = ag->add_rank(acc, &rows);
-    }
-    if (rc)
-        snprintf(w->err, w->errlen, "out of memory computing the %s", ag->name);
-    else
-        rc = ag->write(acc, w->db, w->err, w->errlen);
-    if (acc)
-        ag->finish(acc);
-    return rc;
-}
-
-/* The compensated times (dbcomp.h), once the comm records are freed. */
-static int make_comp(writer *w)
-{
-    if (hpf_comp_make(w->p, &w->comp) == 0)
-        return 0;
-    snprintf(w->err, w->errlen, "out of memory compensating the times");
-    return -1;
-}
-
-static int write_tasks(writer *w)
-{
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (prepare(w, "INSERT INTO task VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
+    if (hpf_comp_start(w->p, &w->comp)) {
+        snprintf(w->err, w->errlen, "out of memory compensating the times");
         return -1;
-    for (uint32_t r = 0; r < w->p->nranks && rc == 0; r++) {
-        const hp_rank_data *rd = &w->p->ranks[r];
-        for (uint32_t i = 0; i < rd->ntasks && rc == 0; i++) {
-            const hp_task_rec *k = &rd->tasks[i];
-            sqlite3_bind_int64(st, 1, r);
-            sqlite3_bind_int64(st, 2, k->thread);
-            bind_text(st, 3, k->kind == HP_TASKEV_CREATE ? "create" : "run");
-            sqlite3_bind_int64(st, 4, w->m->site_map[r][k->site]);
-            sqlite3_bind_int64(st, 5, k->team);
-            sqlite3_bind_int64(st, 6, (int64_t)k->id);
-            sqlite3_bind_int64(st, 7, (int64_t)k->parent);
-            sqlite3_bind_double(st, 8, k->begin);
-            sqlite3_bind_double(st, 9, k->end);
-            rc = step(w, st);
-        }
     }
-    sqlite3_finalize(st);
-    return rc;
+    return hpf_db_write_rows(w->db, w->p, w->m, &w->comp, node_aggregates, w->err, w->errlen);
 }
 
 /* A profile of one rank and one thread (db_agg.h). */
@@ -595,19 +409,12 @@ static int write_all(writer *w, const char *source)
         write_run(w, source) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
-        make_comp(w) || mark("compensation") ||
-        write_ovh_aggregates(w) || mark("overhead classes") ||
-        write_comms(w) || mark("comm rows") ||
+        write_rows(w, !one_thread(w->p)) || mark("rows, aggregates") ||
         write_ranks(w) ||
-        write_stats(w) || mark("stat rows") ||
-        write_tasks(w) || mark("task rows") ||
         exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
-        (!one_thread(w->p) &&
-         hpf_db_write_node_aggregates(w->db, w->p, w->m, &w->comp, w->err, w->errlen)) ||
-        mark("node aggregates") ||
         hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||
-        mark("site aggregates") ||
+        mark("aggregate indices") ||
         set_format(w) ||
         exec(w, "COMMIT;") || mark("commit"))
         return -1;

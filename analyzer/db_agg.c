@@ -47,7 +47,7 @@ static const char *const agg_sql =
     " GROUP BY o.node;\n"
     "CREATE VIEW rank_site AS"
     " WITH st AS (SELECT n.site AS site, s.rank AS rank, SUM(s.count) AS calls,"
-    "  SUM(CASE WHEN n.outer THEN s.time ELSE 0 END) AS time"
+    "  SUM(CASE WHEN n.outer THEN s.time ELSE 0.0 END) AS time"
     "  FROM stat s JOIN node n ON n.id = s.node"
     "  GROUP BY n.site, s.rank),"
     " cm AS (SELECT n.site AS site, c.rank AS rank, SUM(c.tran) AS tran,"
@@ -55,7 +55,7 @@ static const char *const agg_sql =
     "  SUM(c.bytes_recv) AS bytes_recv FROM comm c JOIN node n ON n.id = c.node"
     "  GROUP BY n.site, c.rank)"
     " SELECT st.site AS site, st.rank AS rank, st.calls AS calls, st.time AS time,"
-    "  COALESCE(cm.tran, 0) AS tran, COALESCE(cm.sync, 0) AS sync,"
+    "  COALESCE(cm.tran, 0.0) AS tran, COALESCE(cm.sync, 0.0) AS sync,"
     "  COALESCE(cm.bytes_sent, 0) AS bytes_sent, COALESCE(cm.bytes_recv, 0) AS bytes_recv"
     " FROM st LEFT JOIN cm ON cm.site = st.site AND cm.rank = st.rank;\n"
     "CREATE VIEW site_time AS SELECT r.site AS site, s.label AS label, s.kind AS kind,"
@@ -85,7 +85,14 @@ static const char *const agg_sql =
     "  (SELECT COUNT(DISTINCT st.thread) FROM site s CROSS JOIN node n CROSS JOIN stat st"
     "   WHERE n.site = s.id AND st.node = n.id AND st.rank = r.rank"
     "   AND (s.kind = 'comm' OR (s.flags & 128) != 0)"
-    "   AND st.count > 0) AS mpi_threads FROM rank r);\n";
+    "   AND st.count > 0) AS mpi_threads FROM rank r);\n"
+    /* A node's comm rows per peer (over ranks and threads) and per rank
+     * (over peers and threads): --comm and --ranks of a site. */
+    "CREATE VIEW comm_node_peer AS SELECT node, peer, SUM(count) AS count,"
+    " SUM(bytes_sent) AS bytes_sent, SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran,"
+    " SUM(sync) AS sync, MIN(min) AS min, MAX(max) AS max FROM comm GROUP BY node, peer;\n"
+    "CREATE VIEW comm_node_rank AS SELECT node, rank, SUM(tran) AS tran, SUM(sync) AS sync"
+    " FROM comm GROUP BY node, rank;\n";
 
 /* The cells of the rank x rank matrix (hprof-query --matrix: matrix.c):
  * each point-to-point message once, at its sender.  A row that sent
@@ -117,7 +124,7 @@ const char hpf_matrix_leftout_fmt[] =
     "  THEN c.bytes_sent END), 0) AS coll_bytes,"
     " COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.count END), 0) AS coll_calls,"
     " COALESCE(SUM(CASE WHEN c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)"
-    "  THEN c.tran + c.sync END), 0) AS coll_time,"
+    "  THEN c.tran + c.sync END), 0.0) AS coll_time,"
     " COALESCE(SUM(CASE WHEN c.peer = -2 THEN c.bytes_sent + c.bytes_recv END), 0)"
     "  AS file_bytes,"
     " COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) = 0"
@@ -129,7 +136,9 @@ const char hpf_matrix_leftout_fmt[] =
 static const char *const site_index_sql =
     "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
     "CREATE INDEX site_time_site ON site_time(site);\n"
-    "CREATE INDEX site_worst_site ON site_worst(site);\n";
+    "CREATE INDEX site_worst_site ON site_worst(site);\n"
+    "CREATE INDEX comm_node_peer_node ON comm_node_peer(node, peer);\n"
+    "CREATE INDEX comm_node_rank_node ON comm_node_rank(node, rank);\n";
 
 /* The per-node aggregates, "node_*". */
 static int is_per_node(const char *def)
@@ -198,22 +207,13 @@ static int materialise_matrix(sqlite3 *db, char *err, size_t errlen)
 int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
-    /* The GROUP BY sorts of millions of rows spill to a file, not memory. */
-    if (hpf_exec(db, "PRAGMA temp_store=FILE;", err, errlen))
-        return -1;
-    for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
+    for (const char *s = strstr(agg_sql, view); s && node_views; s = strstr(s + 1, view)) {
         const char *end = strstr(s, ";\n");
         assert(end);
-        size_t len = (size_t)(end - s);
-        int rc = !is_per_node(s) ? materialise_one(db, s, len, err, errlen)
-                 : node_views   ? create_view(db, s, len, err, errlen)
-                                : 0;    /* written by db_aggnode.c */
-        if (rc)
+        if (is_per_node(s) && create_view(db, s, (size_t)(end - s), err, errlen))
             return -1;
     }
-    if (hpf_exec(db, site_index_sql, err, errlen))
-        return -1;
-    return materialise_matrix(db, err, errlen);
+    return hpf_exec(db, site_index_sql, err, errlen);
 }
 
 int hpf_db_format(sqlite3 *db)

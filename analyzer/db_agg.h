@@ -11,8 +11,9 @@
 #include "merge.h"
 
 /* The database format, PRAGMA user_version of every database hprof-merge
- * writes.  0: an older hprof's (no aggregates); 1: aggregates stored. */
-#define HPF_DB_FORMAT 1
+ * writes.  0: an older hprof's (no aggregates); 1: aggregates stored;
+ * 2: comm_node_peer and comm_node_rank too. */
+#define HPF_DB_FORMAT 2
 
 /* The SQL of the communication matrix's cells (printf format: a condition
  * on the comm row c, then the ORDER BY), stored for the whole run as the
@@ -25,18 +26,11 @@ extern const char hpf_matrix_leftout_fmt[];
 /* The aggregates' definitions, "CREATE VIEW name AS ...;\n" each. */
 const char *hpf_db_agg_sql(void);
 
-/* Writes the per-node aggregates (node_time, node_worst_rank, node_excl)
- * as tables keyed by node, from the decoded records and their compensated
- * times, in one pass (db_aggnode.c).  0, or -1 with err set. */
-int hpf_db_write_node_aggregates(sqlite3 *db, const hpf_profile *p, const hpf_merged *m,
-                                 const hpf_comp *comp, char *err, size_t errlen);
-
-/* Materialises the other aggregates into tables of their names and
- * indexes them; the views of db.c must exist.  With node_views (a profile
- * of one rank and one thread: one stat row per node, nothing to
- * aggregate) the per-node ones are made views, which cost no space;
- * without, hpf_db_write_node_aggregates must have written them.  0, or -1
- * with err set. */
+/* After the aggregators of db_aggregator.h wrote their tables: indexes
+ * them, and with node_views (a profile of one rank and one thread: one
+ * stat row per node, nothing to aggregate; the per-node aggregator did
+ * not run) makes the per-node aggregates views, which cost no space.
+ * The views of db.c must exist.  0, or -1 with err set. */
 int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen);
 
 /* Recomputes every stored aggregate of an hprof database from its rows,

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "db_agg.h"
+#include "db_aggregator.h"
 
 typedef struct node_acc {
     int64_t calls;
@@ -167,35 +167,63 @@ static int insert_all(sqlite3 *db, const node_acc *acc, uint32_t nnodes, uint32_
     return rc;
 }
 
-int hpf_db_write_node_aggregates(sqlite3 *db, const hpf_profile *p, const hpf_merged *m,
-                                 const hpf_comp *comp, char *err, size_t errlen)
+typedef struct node_aggs {
+    uint32_t nnodes, nrank_rows;    /* ranks present: the rows of `rank` */
+    node_acc *acc;
+    scratch s;
+} node_aggs;
+
+static void node_finish(void *p)
 {
-    size_t n = m->nnodes ? m->nnodes : 1;
-    node_acc *acc = calloc(n, sizeof *acc);
-    scratch s = {calloc(n, sizeof *s.calls), calloc(n, sizeof *s.time),
-                 calloc(n, sizeof *s.own), calloc(n, sizeof *s.kids), calloc(n, 1),
-                 calloc(n, sizeof *s.touched), 0};
-    uint32_t nrank_rows = 0;
-    int rc = -1;
-    if (!acc || !s.calls || !s.time || !s.own || !s.kids || !s.seen || !s.touched) {
-        snprintf(err, errlen, "out of memory");
-        goto done;
-    }
-    for (uint32_t r = 0; r < p->nranks; r++) {
-        const hp_rank_data *rd = &p->ranks[r];
-        if (!(rd->info.flags & HP_RANKF_MISSING))
-            nrank_rows++;
-        add_rank(rd, m->node_map[r], comp->values[r], r, &s, acc);
-        add_rank_exclusive(rd, m->node_map[r], comp->values[r], &s, acc);
-    }
-    rc = insert_all(db, acc, m->nnodes, nrank_rows ? nrank_rows : 1, err, errlen);
-done:
-    free(acc);
-    free(s.calls);
-    free(s.time);
-    free(s.own);
-    free(s.kids);
-    free(s.seen);
-    free(s.touched);
-    return rc;
+    node_aggs *na = p;
+    if (!na)
+        return;
+    free(na->acc);
+    free(na->s.calls);
+    free(na->s.time);
+    free(na->s.own);
+    free(na->s.kids);
+    free(na->s.seen);
+    free(na->s.touched);
+    free(na);
 }
+
+static void *node_start(const hpf_profile *p, const hpf_merged *m)
+{
+    (void)p;
+    node_aggs *na = calloc(1, sizeof *na);
+    size_t n = m->nnodes ? m->nnodes : 1;
+    if (!na)
+        return NULL;
+    na->nnodes = m->nnodes;
+    na->acc = calloc(n, sizeof *na->acc);
+    na->s = (scratch){calloc(n, sizeof *na->s.calls), calloc(n, sizeof *na->s.time),
+                      calloc(n, sizeof *na->s.own), calloc(n, sizeof *na->s.kids), calloc(n, 1),
+                      calloc(n, sizeof *na->s.touched), 0};
+    if (!na->acc || !na->s.calls || !na->s.time || !na->s.own || !na->s.kids || !na->s.seen ||
+        !na->s.touched) {
+        node_finish(na);
+        return NULL;
+    }
+    return na;
+}
+
+static int node_add_rank(void *p, const hpf_rank_rows *rr)
+{
+    node_aggs *na = p;
+    if (!(rr->rd->info.flags & HP_RANKF_MISSING))
+        na->nrank_rows++;
+    add_rank(rr->rd, rr->node_map, rr->time, rr->rank, &na->s, na->acc);
+    add_rank_exclusive(rr->rd, rr->node_map, rr->time, &na->s, na->acc);
+    return 0;
+}
+
+static int node_write(void *p, sqlite3 *db, char *err, size_t errlen)
+{
+    node_aggs *na = p;
+    return insert_all(db, na->acc, na->nnodes, na->nrank_rows ? na->nrank_rows : 1, err, errlen);
+}
+
+const hpf_aggregator hpf_node_aggregator = {
+    "per-node", node_start, node_add_rank, node_write, node_finish,
+};

@@ -2,12 +2,13 @@
  * dbcomp.c - the compensated and the raw view of a profile's times in the
  * database (dbcomp.h).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dbcomp.h"
 
-int hpf_comp_make(const hpf_profile *p, hpf_comp *c)
+int hpf_comp_start(const hpf_profile *p, hpf_comp *c)
 {
     c->nranks = p->nranks;
     c->values = calloc(p->nranks ? p->nranks : 1, sizeof *c->values);
@@ -16,17 +17,20 @@ int hpf_comp_make(const hpf_profile *p, hpf_comp *c)
         hpf_comp_free(c);
         return -1;
     }
-    for (uint32_t r = 0; r < p->nranks; r++) {
-        const hp_rank_data *rd = &p->ranks[r];
-        size_t n = rd->nnodes ? rd->nnodes : 1;
-        double *v = malloc(3 * n * sizeof *v);
-        if (!v || hp_compensate(rd, v, v + n, v + 2 * n, &c->stats[r]) != 0) {
-            free(v);
-            hpf_comp_free(c);
-            return -1;
-        }
-        c->values[r] = v;
+    return 0;
+}
+
+int hpf_comp_rank(const hpf_profile *p, uint32_t r, hpf_comp *c)
+{
+    const hp_rank_data *rd = &p->ranks[r];
+    size_t n = rd->nnodes ? rd->nnodes : 1;
+    double *v = malloc(3 * n * sizeof *v);
+    assert(r < c->nranks && !c->values[r]);
+    if (!v || hp_compensate(rd, v, v + n, v + 2 * n, &c->stats[r]) != 0) {
+        free(v);
+        return -1;
     }
+    c->values[r] = v;
     return 0;
 }
 

@@ -13,15 +13,17 @@
 #include "hp_compensate.h"
 #include "hpf_read.h"
 
-/* Compensated times of every rank of p: comp[r] holds 3 x nnodes values
- * (time, min, max); stats[r] what compensating rank r did.  0, or -1
- * without memory (nothing to free then). */
+/* Compensated times of the ranks of p: values[r] holds 3 x nnodes values
+ * (time, min, max) once hpf_comp_rank(p, r) has run; stats[r] what
+ * compensating rank r did.  Both return 0, or -1 without memory
+ * (hpf_comp_free frees what there is). */
 typedef struct hpf_comp {
     uint32_t nranks;
     double **values;
     hp_comp_stats *stats;
 } hpf_comp;
-int hpf_comp_make(const hpf_profile *p, hpf_comp *c);
+int hpf_comp_start(const hpf_profile *p, hpf_comp *c);
+int hpf_comp_rank(const hpf_profile *p, uint32_t r, hpf_comp *c);
 void hpf_comp_free(hpf_comp *c);
 
 /* Makes this connection's queries see the raw times: a temporary `stat`

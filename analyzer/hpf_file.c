@@ -2,10 +2,14 @@
  * hpf_file.c - hpf_read (hpf_read.h): a profile file into memory for the
  * decoder.  A regular file is mapped read-only, not copied, and the
  * decoder gives its pages back as it goes (hpf_decode_mapped), so a large
- * profile is never resident whole; anything else is read whole.
+ * profile is never resident whole; anything else is read whole.  A file
+ * cut short by someone else while it is mapped makes its missing pages
+ * raise SIGBUS: the decoder then stops with an error instead.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +78,43 @@ static unsigned char *map_file(const char *path, size_t *len)
     return data == MAP_FAILED ? NULL : data;
 }
 
+/* Where SIGBUS returns to while a mapping is decoded (one at a time: the
+ * analyzer reads one file at a time, in one thread). */
+static sigjmp_buf *bus_return;
+
+static void on_sigbus(int sig)
+{
+    (void)sig;
+    siglongjmp(*bus_return, 1);
+}
+
+int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *path,
+                            hpf_profile *out, char *err, size_t errlen)
+{
+    struct sigaction bus, old;
+    sigjmp_buf here;
+    memset(&bus, 0, sizeof bus);
+    bus.sa_handler = on_sigbus;
+    sigemptyset(&bus.sa_mask);
+    memset(out, 0, sizeof *out);
+    if (bus_return || sigaction(SIGBUS, &bus, &old) != 0)
+        return hpf_decode_mapped(data, len, path, out, err, errlen);
+    int rc;
+    bus_return = &here;
+    if (sigsetjmp(here, 1) == 0) {
+        rc = hpf_decode_mapped(data, len, path, out, err, errlen);
+    } else {
+        /* the decoder stopped mid-way: what it had built is freed (the
+         * reader's own scratch, if any, is lost: this is an exit path) */
+        hpf_free(out);
+        snprintf(err, errlen, "%s: the file was cut short while it was being read", path);
+        rc = -1;
+    }
+    bus_return = NULL;
+    sigaction(SIGBUS, &old, NULL);
+    return rc;
+}
+
 /* A regular file is mapped and decoded rank by rank, its pages released
  * behind the decoder; anything else (a pipe, an empty file) is read whole. */
 int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
@@ -82,7 +123,7 @@ int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     unsigned char *data = map_file(path, &len);
     if (data) {
-        int rc = hpf_decode_mapped(data, len, path, out, err, errlen);
+        int rc = hpf_decode_file_mapping(data, len, path, out, err, errlen);
         munmap(data, len);
         return rc;
     }

@@ -168,9 +168,14 @@ static int bad_count(reader *r, size_t at, uint64_t v, const char *field, const 
 }
 
 /* Times in seconds: finite and not negative. */
+static int good_time(double v)
+{
+    return isfinite(v) && v >= 0;
+}
+
 static int bad_time(reader *r, size_t at, double v, const char *field, const char *where)
 {
-    if (isfinite(v) && v >= 0)
+    if (good_time(v))
         return 0;
     return fail(r, at, "%s: %s %g is not a finite time >= 0", where, field, v);
 }
@@ -468,6 +473,9 @@ static int check_node_values(reader *r, size_t at, const hp_node_rec *nd, uint32
                              uint32_t i)
 {
     char where[64];
+    if (nd->count <= (uint64_t)MAX_COUNT && good_time(nd->time) && good_time(nd->min) &&
+        good_time(nd->max) && nd->timed <= nd->count)
+        return 0;   /* the common case, without formatting `where` */
     snprintf(where, sizeof where, "node %u of rank %u", i, rank);
     if (bad_count(r, at + 16, nd->count, "count", where) ||
         bad_time(r, at + 24, nd->time, "time", where) ||
@@ -535,6 +543,10 @@ static int check_comm_values(reader *r, size_t at, const hp_comm_rec *c, uint32_
                              uint32_t i)
 {
     char where[64];
+    if (c->count <= (uint64_t)MAX_COUNT && c->bytes_sent <= (uint64_t)MAX_COUNT &&
+        c->bytes_recv <= (uint64_t)MAX_COUNT && good_time(c->tran) && good_time(c->sync) &&
+        good_time(c->min) && good_time(c->max))
+        return 0;   /* the common case, without formatting `where` */
     snprintf(where, sizeof where, "comm record %u of rank %u", i, rank);
     if (bad_count(r, at + 8, c->count, "count", where) ||
         bad_count(r, at + 16, c->bytes_sent, "bytes sent", where) ||

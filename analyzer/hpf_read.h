@@ -26,6 +26,12 @@ int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen);
 int hpf_decode_mapped(const unsigned char *data, size_t len, const char *name,
                       hpf_profile *out, char *err, size_t errlen);
 
+/* As hpf_decode_mapped, and if the file is cut short while it is decoded
+ * (its missing pages raise SIGBUS) returns -1 with the one-line err
+ * "PATH: the file was cut short while it was being read". */
+int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *path,
+                            hpf_profile *out, char *err, size_t errlen);
+
 /* Decodes a profile already in memory; `name` is used in messages. */
 int hpf_decode(const unsigned char *data, size_t len, const char *name,
                hpf_profile *out, char *err, size_t errlen);

@@ -7,7 +7,9 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \
 	analyzer/db.h analyzer/db.c \
-	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggnode.c \
+	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggregator.h \
+	analyzer/db_aggnode.c analyzer/db_aggsite.c analyzer/db_aggcomm.c \
+	analyzer/db_rows.h analyzer/db_rows.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
 	analyzer/parts.h analyzer/parts.c \
 	analyzer/phases.h analyzer/phases.c \

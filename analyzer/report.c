@@ -283,7 +283,9 @@ static char *peer_columns(const hpq_ctx *ctx)
 
 static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank)
 {
-    const char *group = by_rank ? "comm.rank, comm.peer" : "comm.peer";
+    /* per peer from the node's sums over ranks (db_agg.c); the columns
+     * named with their table, not the printed peer */
+    const char *group = by_rank ? "comm.rank, comm.peer" : "comm_node_peer.peer";
     char *sql, *peer = peer_columns(ctx);
     if (!peer || asprintf(&sql,
                  "SELECT %s%s"
@@ -293,8 +295,9 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
                  " END AS dir, SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
                  " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
                  " MIN(min) AS min, MAX(max) AS max"
-                 " FROM comm WHERE node IN (%s) GROUP BY %s ORDER BY %s",
-                 by_rank ? "rank, " : "", peer, HP_PEER_ALL, sel->nodes, group, group) < 0) {
+                 " FROM %s WHERE node IN (%s) GROUP BY %s ORDER BY %s",
+                 by_rank ? "rank, " : "", peer, HP_PEER_ALL,
+                 by_rank ? "comm" : "comm_node_peer", sel->nodes, group, group) < 0) {
         free(peer);
         hpq_oom(ctx);
         return NULL;
@@ -395,7 +398,7 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
                  " (ORDER BY COALESCE(st.time, 0.0) DESC, r.rank) = 1 AS worst FROM rank r"
                  " LEFT JOIN (SELECT rank, SUM(count) AS calls, SUM(time) AS time FROM stat"
                  "  WHERE node IN (%s) GROUP BY rank) st ON st.rank = r.rank"
-                 " LEFT JOIN (SELECT rank, SUM(tran) AS tran, SUM(sync) AS sync FROM comm"
+                 " LEFT JOIN (SELECT rank, SUM(tran) AS tran, SUM(sync) AS sync FROM comm_node_rank"
                  "  WHERE node IN (%s) GROUP BY rank) cm ON cm.rank = r.rank"
                  " ORDER BY r.rank", sel.nodes, sel.nodes) < 0) {
         hpq_sel_free(&sel);

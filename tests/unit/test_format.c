@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "hp_profile.h"
@@ -476,6 +478,55 @@ static void test_missing_file(void **state)
     assert_string_equal(err, "/nonexistent/x.hpf: No such file or directory");
 }
 
+/* A profile file cut short by someone else while it is mapped: its
+ * missing pages raise SIGBUS, which the reader turns into an error; the
+ * caller's SIGBUS action is back afterwards.  Cut at 0 (the preamble's
+ * page gone) and at a page boundary in the middle of a 200-rank profile
+ * (ranks already decoded are freed). */
+static void test_cut_while_mapped(void **state)
+{
+    hp_run_info run = fixture_run;
+    hp_buf big = {0};
+    long page = sysconf(_SC_PAGESIZE);
+    (void)state;
+    run.nranks = 200;
+    hp_encode_preamble(&big);
+    hp_encode_run(&big, &run);
+    for (uint32_t r = 0; r < run.nranks; r++) {
+        hp_rank_data rd = fixture_ranks[r % 2];
+        rd.info.rank = r;
+        hp_encode_rank(&big, &rd);
+    }
+    hp_encode_end(&big, run.nranks, big.len);
+    assert_false(big.failed);
+    assert_true(big.len > (size_t)(4 * page));
+    const size_t cuts[] = {0, (big.len / 2) / (size_t)page * (size_t)page};
+    for (size_t k = 0; k < 2; k++) {
+        struct sigaction before, after;
+        hpf_profile p;
+        char err[512];
+        strcpy(tmp_path, "/tmp/test_format_XXXXXX");
+        int fd = mkstemp(tmp_path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, big.data, big.len), (ssize_t)big.len);
+        void *map = mmap(NULL, big.len, PROT_READ, MAP_PRIVATE, fd, 0);
+        assert_true(map != MAP_FAILED);
+        assert_int_equal(ftruncate(fd, (off_t)cuts[k]), 0);
+        assert_int_equal(sigaction(SIGBUS, NULL, &before), 0);
+        assert_int_equal(hpf_decode_file_mapping(map, big.len, tmp_path, &p, err, sizeof err),
+                         -1);
+        assert_int_equal(sigaction(SIGBUS, NULL, &after), 0);
+        assert_ptr_equal((void *)before.sa_handler, (void *)after.sa_handler);
+        assert_non_null(strstr(err, ": the file was cut short while it was being read"));
+        assert_int_equal(p.nranks, 0);
+        assert_null(p.ranks);
+        munmap(map, big.len);
+        close(fd);
+        unlink(tmp_path);
+    }
+    hp_buf_free(&big);
+}
+
 /* ---- value domains: crafted files with valid checksums ---- */
 
 static void patch_u64(size_t sec, size_t at, uint64_t v)
@@ -608,6 +659,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checksum, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
+        cmocka_unit_test(test_cut_while_mapped),
         cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version3_file, setup, teardown),

@@ -5,16 +5,21 @@
 #   - every aggregate table (node_time, node_worst_rank, node_excl,
 #     rank_site, site_time, rank_mpi) equals its definition re-run over the
 #     per rank/thread rows (--raw makes the definitions TEMP views);
+#   - on mkprofile's profile and on a 16-rank bench/mkbig profile (two
+#     threads, comm rows to 5 peers), every table the merge's aggregators
+#     wrote in C (db_aggregator.h) equals what `hprof-merge --aggregate`
+#     makes from the rows with the SQL definitions: same rows, integers and
+#     text exact, reals within 1e-12 relative (sums run in another order);
 #   - exact values from mkprofile.c's tables: node main: calls 2, time
 #     22 (10 + 12), min 10, max 12, worst rank 1, exclusive 3.25
 #     (rank 0: 10 - 8 - 0.5; rank 1: 12 - 9 - 1 - 0.25); the root: time 26
 #     (10; 12 + 4 on rank 1's two threads), exclusive 0.5 (rank 1 thread 1:
 #     4 - 3.5); site compute: calls 13 (5 + 5 + 3), time 16 (6 + 6.5 +
 #     3.5); rank_mpi: 20% (2 / 10) and 25% (3 / 12);
-#   - PRAGMA user_version is 1; a database of format 0 (an older hprof)
+#   - PRAGMA user_version is 2; a database of format 0 (an older hprof)
 #     next to its profile is merged again, alone it is a one-line error
 #     saying to run hprof-merge; format 99 gives "database format 99 is
-#     newer than this hprof-query reads (1)" and exit 1 (and is not
+#     newer than this hprof-query reads (2)" and exit 1 (and is not
 #     overwritten); a non-hprof SQLite database is "not an hprof database".
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
@@ -22,6 +27,7 @@ top=${top_builddir:-.}
 MKPROFILE=$top/tests/unit/mkprofile
 QUERY=$top/analyzer/hprof-query
 MERGE=$top/analyzer/hprof-merge
+MKBIG=$top/bench/mkbig
 dir=$(mktemp -d "${TMPDIR:-/tmp}/test_scale.XXXXXX") || exit 99
 trap 'rm -rf "$dir"' EXIT
 pass=0 fail=0
@@ -45,6 +51,37 @@ for t in node_time node_worst_rank node_excl rank_site site_time rank_mpi; do
     check "$t has rows" "yes" "$([ -n "$stored" ] && echo yes || echo no)"
 done
 
+# same_aggregates NAME DB - every aggregate of DB (written by the merge's
+# C aggregators) against a copy re-aggregated from the rows by SQL
+cat >"$dir/cmp.py" <<'PY'
+import sqlite3, sys
+tables = ["node_time", "node_worst_rank", "node_excl", "rank_site", "site_time",
+          "site_worst", "rank_mpi", "comm_matrix", "comm_leftout", "comm_node_peer",
+          "comm_node_rank"]
+a, b = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
+def same(x, y):
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        return x == y or abs(x - y) <= 1e-12 * max(abs(x), abs(y))
+    return x == y
+bad = []
+for t in tables:
+    ra = a.execute("SELECT * FROM %s ORDER BY 1, 2, 3" % t).fetchall()
+    rb = b.execute("SELECT * FROM %s ORDER BY 1, 2, 3" % t).fetchall()
+    if not ra or len(ra) != len(rb) or not all(
+            len(u) == len(v) and all(same(x, y) for x, y in zip(u, v)) for u, v in zip(ra, rb)):
+        bad.append("%s(%d/%d rows)" % (t, len(ra), len(rb)))
+print(" ".join(bad) if bad else "same")
+PY
+same_aggregates() {
+    cp "$2" "$dir/sql.db"
+    "$MERGE" --aggregate "$dir/sql.db" >/dev/null 2>&1 || { echo "aggregate failed"; return; }
+    python3 "$dir/cmp.py" "$2" "$dir/sql.db"
+}
+check "mkprofile: the C aggregates = their SQL definitions" "same" "$(same_aggregates p "$dir/p.db")"
+"$MKBIG" -n 400 -c 40 -p 5 -t 2 16 "$dir/b.hpf" && "$MERGE" -o "$dir/b.db" "$dir/b.hpf" >/dev/null 2>&1
+check "mkbig 16 ranks: the C aggregates = their SQL definitions" "same" \
+    "$(same_aggregates b "$dir/b.db")"
+
 main="(SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.name = 'main')"
 check "node main: calls, time, min, max" "2,22,10,12" \
     "$(q "SELECT calls, time, min, max FROM node_time WHERE node = $main")"
@@ -60,11 +97,11 @@ check "rank_mpi" "0,20
 1,25" "$(q "SELECT rank, mpi_pct FROM rank_mpi ORDER BY rank")"
 
 # ---- the database format
-check "format version" "1" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
+check "format version" "2" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 cp "$dir/p.db" "$dir/p.db.keep"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
-check "format 0 next to its profile: merged again" "0 1" \
+check "format 0 next to its profile: merged again" "0 2" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... saying so" "1" "$(grep -c "merged $dir/p.hpf" "$dir/err")"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
@@ -72,21 +109,21 @@ rm "$dir/p.hpf"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 0 alone: exit 1" "1" "$?"
 check "format 0 alone: one line saying to run hprof-merge again" \
-    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (1): run hprof-merge on its profile again" \
+    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (2): run hprof-merge on its profile again" \
     "$(cat "$dir/err")"
 cp "$dir/p.db.keep" "$dir/p.db"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 99"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 99: exit 1" "1" "$?"
 check "format 99: one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (1)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (2)" \
     "$(cat "$dir/err")"
 "$MKPROFILE" "$dir/p.hpf"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
 check "format 99 next to its profile: exit 1, not overwritten" "1 99" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (1)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (2)" \
     "$(cat "$dir/err")"
 sqlite3 "$dir/other.db" "CREATE TABLE t(x); INSERT INTO t VALUES(1);"
 "$QUERY" "$dir/other.db" >/dev/null 2>"$dir/err"

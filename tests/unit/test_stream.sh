@@ -6,14 +6,20 @@
 # of commit a69214f wrote (before the merge read its input rank by rank;
 # 0870845 gave other digests only because a69214f stores the matrix
 # tables comm_matrix and comm_leftout too: both merges, run side by side,
-# give these).
+# give these).  Since the aggregates are computed in C rank by rank
+# (db_rows.c, db format 2) the digests are new: compared table by table
+# with 23fccc6's merge of the same inputs, every row and value is the
+# same, the new tables comm_node_peer and comm_node_rank are added, and
+# the zeros of rank_site's time, tran and sync, site_time's and
+# comm_leftout's coll_time are the real 0.0 where SQL's SUM gave an
+# integer 0 (the SQL definitions now say 0.0 too).
 # The run keys `source` and `source_id` (the input's path and identity)
 # are left out.  Inputs, all deterministic:
-#   - mkprofile's two-rank profile                            998205df...
+#   - mkprofile's two-rank profile                            95e24891...
 #   - the same run as the two files its ranks wrote alone
 #     (mkprofile -r 0, -r 1: NAME.rank<N>.hpf), merged:  the same digest
-#   - rank 0's file alone (rank 1 missing)                    426aae9e...
-#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            fb9fa267...
+#   - rank 0's file alone (rank 1 missing)                    21974c03...
+#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            30f01571...
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
 top=${top_builddir:-.}
@@ -58,12 +64,12 @@ digest() {
     "$MKPROFILE" -r 1 "$dir/d.rank1.hpf" || { echo "not ok - mkprofile"; exit 1; }
 "$MKBIG" -n 400 -c 40 -p 5 -t 2 16 "$dir/b.hpf" || { echo "not ok - mkbig"; exit 1; }
 
-profile=998205dfae480a968b8456da51b27f8c8565a801b308ca358141eb73a57c59ef
+profile=95e24891c2ea5aa655e073c993ba513e44ba90afdda39912a29608959ec597ae
 check "mkprofile's profile" $profile "$(digest p "$dir/p.hpf")"
 check "its ranks' own files merged" $profile "$(digest d "$dir/d.rank0.hpf" "$dir/d.rank1.hpf")"
-check "rank 0's file alone" 426aae9e8c33afa6e861fbd70416ca0533b613faf48852a56b2a526b170f65d6 \
+check "rank 0's file alone" 21974c03b6c9d1a85a8d62950a86f656dae4b5d7d4e934f975ba08c19f46ae69 \
     "$(digest d0 "$dir/d.rank0.hpf")"
-check "mkbig 16 ranks" fb9fa2671a1dc391814185ea0c6cd48cd71c571946dd19e18e87e9b8925c2342 \
+check "mkbig 16 ranks" 30f015715ca372a9607b57fd6034df6fb16529d91f848e31d634235ba05f508a \
     "$(digest b "$dir/b.hpf")"
 
 echo "$pass passed, $fail failed"

@@ -1,0 +1,372 @@
+/*
+ * db_aggcomm.c - the aggregates of the comm rows (comm_matrix,
+ * comm_leftout, comm_node_peer, comm_node_rank; their definitions are in
+ * db_agg.c) computed rank by rank while hprof-merge writes the rows
+ * (db_aggregator.h).
+ *
+ * The matrix counts each point-to-point message once, at its sender: a
+ * record that sent (bytes sent, or no bytes at a call named *send*) is
+ * the cell rank -> peer with its bytes and transfers, a receiving record
+ * adds its time to the cell peer -> rank; a send-receive to one peer
+ * counts half its transfers as messages; collective sites and the peers
+ * "all" and "file" are left out, and summed in comm_leftout.
+ * comm_node_peer and comm_node_rank are a node's records summed over
+ * ranks and threads per peer, and over peers and threads per rank: what
+ * --comm and --ranks show for a site, without reading its records.
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "db_aggregator.h"
+
+typedef struct cell {
+    uint32_t a, b;              /* sender, receiver / node, peer */
+    int any;                    /* a record was added */
+    int64_t count, sent, recvd;
+    double tran, sync, min, max;
+} cell;
+
+/* Cells keyed by a pair of numbers a < na, b < nb, in the order they
+ * were first seen: index[a][b] is the position + 1 (0: none), a row of
+ * the index allocated when a is first seen (a node's peers, a sender's
+ * receivers: a few rows of a few KB). */
+typedef struct cells {
+    uint32_t na, nb;
+    uint32_t **index;
+    cell *v;
+    uint32_t n, cap;
+} cells;
+
+typedef struct rank_cell {
+    uint32_t node, rank;
+    double tran, sync;
+} rank_cell;
+
+typedef struct comm_aggs {
+    const hpf_merged *m;
+    unsigned char *collective, *sends;  /* per global site */
+    cells matrix, peers;
+    rank_cell *ranks;           /* comm_node_rank, in (rank, node) order */
+    size_t nrankrows, capranks;
+    rank_cell *cur;             /* this rank's, by merged node - 1 */
+    uint32_t *touched, ntouched;
+    int64_t coll_bytes, coll_calls, file_bytes, p2p_bytes;
+    double coll_time;
+} comm_aggs;
+
+static int cells_init(cells *c, uint32_t na, uint32_t nb)
+{
+    c->na = na;
+    c->nb = nb;
+    c->index = calloc(na ? na : 1, sizeof *c->index);
+    return c->index ? 0 : -1;
+}
+
+static void cells_free(cells *c)
+{
+    for (uint32_t a = 0; c->index && a < c->na; a++)
+        free(c->index[a]);
+    free(c->index);
+    free(c->v);
+}
+
+/* The cell of (a, b), made zero when new; NULL without memory. */
+static cell *cell_of(cells *c, uint32_t a, uint32_t b)
+{
+    assert(a < c->na && b < c->nb);
+    if (!c->index[a] && !(c->index[a] = calloc(c->nb, sizeof **c->index)))
+        return NULL;
+    uint32_t *pos = &c->index[a][b];
+    if (*pos)
+        return &c->v[*pos - 1];
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 1024;
+        cell *v = realloc(c->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        c->v = v;
+        c->cap = cap;
+    }
+    cell *x = &c->v[c->n++];
+    memset(x, 0, sizeof *x);
+    x->a = a;
+    x->b = b;
+    *pos = c->n;
+    return x;
+}
+
+/* Does the name contain "send", in any case (SQL's LIKE '%send%')? */
+static int names_send(const char *name)
+{
+    for (; *name; name++)
+        if (tolower((unsigned char)name[0]) == 's' && tolower((unsigned char)name[1]) == 'e' &&
+            tolower((unsigned char)name[2]) == 'n' && tolower((unsigned char)name[3]) == 'd')
+            return 1;
+    return 0;
+}
+
+static void comm_finish(void *p)
+{
+    comm_aggs *ca = p;
+    if (!ca)
+        return;
+    free(ca->collective);
+    free(ca->sends);
+    cells_free(&ca->matrix);
+    cells_free(&ca->peers);
+    free(ca->ranks);
+    free(ca->cur);
+    free(ca->touched);
+    free(ca);
+}
+
+static void *comm_start(const hpf_profile *p, const hpf_merged *m)
+{
+    comm_aggs *ca = calloc(1, sizeof *ca);
+    size_t ns = m->nsites ? m->nsites : 1, nn = m->nnodes ? m->nnodes : 1;
+    if (!ca)
+        return NULL;
+    ca->m = m;
+    ca->collective = calloc(ns, 1);
+    ca->sends = calloc(ns, 1);
+    ca->cur = calloc(nn, sizeof *ca->cur);
+    ca->touched = calloc(nn, sizeof *ca->touched);
+    if (!ca->collective || !ca->sends || !ca->cur || !ca->touched ||
+        cells_init(&ca->matrix, p->nranks, p->nranks) ||
+        cells_init(&ca->peers, m->nnodes + 1, p->nranks + 2)) {
+        comm_finish(ca);
+        return NULL;
+    }
+    for (uint32_t g = 0; g < m->nsites; g++) {
+        const hp_rank_data *rd = &p->ranks[m->sites[g].rank];
+        const hp_site_rec *s = &rd->sites[m->sites[g].local];
+        ca->collective[g] = (s->flags & HP_SITEF_COLLECTIVE) != 0;
+        ca->sends[g] = names_send(rd->strings[s->name]);
+    }
+    return ca;
+}
+
+/* One record into the matrix or what it leaves out. */
+static int add_to_matrix(comm_aggs *ca, uint32_t rank, uint32_t site, const hp_comm_rec *c)
+{
+    int collective = ca->collective[site - 1];
+    if (c->peer == HP_PEER_ALL) {
+        ca->coll_calls += (int64_t)c->count;
+        ca->coll_time += c->tran + c->sync;
+        return 0;
+    }
+    if (c->peer == HP_PEER_FILE) {
+        ca->file_bytes += (int64_t)(c->bytes_sent + c->bytes_recv);
+        return 0;
+    }
+    if (c->peer < 0)
+        return 0;
+    if (collective) {
+        ca->coll_bytes += (int64_t)c->bytes_sent;
+        ca->coll_time += c->tran + c->sync;
+        return 0;
+    }
+    ca->p2p_bytes += (int64_t)c->bytes_sent;
+    int rcv = c->bytes_sent == 0 && (c->bytes_recv > 0 || !ca->sends[site - 1]);
+    cell *x = rcv ? cell_of(&ca->matrix, (uint32_t)c->peer, rank)
+                  : cell_of(&ca->matrix, rank, (uint32_t)c->peer);
+    if (!x)
+        return -1;
+    if (!rcv) {
+        x->sent += (int64_t)c->bytes_sent;
+        x->count += (int64_t)(c->bytes_recv > 0 ? c->count / 2 : c->count);
+    }
+    x->tran += c->tran;
+    x->sync += c->sync;
+    return 0;
+}
+
+/* One record into its node's row per peer and per rank. */
+static int add_to_node(comm_aggs *ca, uint32_t node, const hp_comm_rec *c)
+{
+    cell *x = cell_of(&ca->peers, node, (uint32_t)(c->peer - HP_PEER_FILE)); /* >= 0 */
+    if (!x)
+        return -1;
+    if (!x->any) {
+        x->any = 1;
+        x->min = c->min;
+        x->max = c->max;
+    }
+    x->count += (int64_t)c->count;
+    x->sent += (int64_t)c->bytes_sent;
+    x->recvd += (int64_t)c->bytes_recv;
+    x->tran += c->tran;
+    x->sync += c->sync;
+    if (c->min < x->min)
+        x->min = c->min;
+    if (c->max > x->max)
+        x->max = c->max;
+    rank_cell *r = &ca->cur[node - 1];
+    if (r->node == 0) {
+        r->node = node;
+        ca->touched[ca->ntouched++] = node - 1;
+    }
+    r->tran += c->tran;
+    r->sync += c->sync;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* This rank's rows of comm_node_rank, by node, kept; the scratch cleared. */
+static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
+{
+    qsort(ca->touched, ca->ntouched, sizeof *ca->touched, cmp_u32);
+    for (uint32_t k = 0; k < ca->ntouched; k++) {
+        rank_cell *r = &ca->cur[ca->touched[k]];
+        if (ca->nrankrows == ca->capranks) {
+            size_t cap = ca->capranks ? 2 * ca->capranks : 1024;
+            rank_cell *v = realloc(ca->ranks, cap * sizeof *v);
+            if (!v)
+                return -1;
+            ca->ranks = v;
+            ca->capranks = cap;
+        }
+        r->rank = rank;
+        ca->ranks[ca->nrankrows++] = *r;
+        memset(r, 0, sizeof *r);
+    }
+    ca->ntouched = 0;
+    return 0;
+}
+
+static int comm_add_rank(void *p, const hpf_rank_rows *rr)
+{
+    comm_aggs *ca = p;
+    const hp_rank_data *rd = rr->rd;
+    for (uint32_t i = 0; i < rd->ncomms; i++) {
+        const hp_comm_rec *c = &rd->comms[i];
+        uint32_t node = rr->node_map[c->node];
+        if (add_to_matrix(ca, rr->rank, ca->m->nodes[node - 1].site, c) ||
+            add_to_node(ca, node, c))
+            return -1;
+    }
+    return keep_rank_rows(ca, rr->rank);
+}
+
+static int fail(sqlite3 *db, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "sqlite: %s", sqlite3_errmsg(db));
+    return -1;
+}
+
+static int run(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+    const cell *x = a, *y = b;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return x->b < y->b ? -1 : x->b > y->b;
+}
+
+static const char *const create_sql =
+    "CREATE TABLE comm_matrix(sender INTEGER, receiver INTEGER, bytes INTEGER,"
+    " messages INTEGER, tran REAL, sync REAL);"
+    "CREATE TABLE comm_leftout(coll_bytes INTEGER, coll_calls INTEGER, coll_time REAL,"
+    " file_bytes INTEGER, p2p_bytes INTEGER);"
+    "CREATE TABLE comm_node_peer(node INTEGER, peer INTEGER, count INTEGER,"
+    " bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL, min REAL, max REAL);"
+    "CREATE TABLE comm_node_rank(node INTEGER, rank INTEGER, tran REAL, sync REAL);";
+
+static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    qsort(ca->matrix.v, ca->matrix.n, sizeof *ca->matrix.v, cmp_cell);
+    if (sqlite3_prepare_v2(db, "INSERT INTO comm_matrix VALUES(?, ?, ?, ?, ?, ?)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(db, err, errlen);
+    for (uint32_t k = 0; k < ca->matrix.n && rc == 0; k++) {
+        const cell *x = &ca->matrix.v[k];
+        if (x->sent == 0 && x->count == 0 && x->tran == 0 && x->sync == 0)
+            continue;   /* nothing to show */
+        sqlite3_bind_int64(st, 1, x->a);
+        sqlite3_bind_int64(st, 2, x->b);
+        sqlite3_bind_int64(st, 3, x->sent);
+        sqlite3_bind_int64(st, 4, x->count);
+        sqlite3_bind_double(st, 5, x->tran);
+        sqlite3_bind_double(st, 6, x->sync);
+        rc = run(db, st, err, errlen);
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && sqlite3_prepare_v2(db, "INSERT INTO comm_leftout VALUES(?, ?, ?, ?, ?)", -1,
+                                      &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, ca->coll_bytes);
+        sqlite3_bind_int64(st, 2, ca->coll_calls);
+        sqlite3_bind_double(st, 3, ca->coll_time);
+        sqlite3_bind_int64(st, 4, ca->file_bytes);
+        sqlite3_bind_int64(st, 5, ca->p2p_bytes);
+        rc = run(db, st, err, errlen);
+        sqlite3_finalize(st);
+    } else if (rc == 0) {
+        rc = fail(db, err, errlen);
+    }
+    return rc;
+}
+
+static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
+{
+    sqlite3_stmt *st, *r;
+    int rc = 0;
+    if (sqlite3_prepare_v2(db, "INSERT INTO comm_node_peer VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, errlen);
+    if (sqlite3_prepare_v2(db, "INSERT INTO comm_node_rank VALUES(?, ?, ?, ?)", -1, &r, NULL)) {
+        sqlite3_finalize(st);
+        return fail(db, err, errlen);
+    }
+    qsort(ca->peers.v, ca->peers.n, sizeof *ca->peers.v, cmp_cell);
+    for (uint32_t k = 0; k < ca->peers.n && rc == 0; k++) {
+        const cell *x = &ca->peers.v[k];
+        sqlite3_bind_int64(st, 1, x->a);
+        sqlite3_bind_int64(st, 2, (int64_t)x->b + HP_PEER_FILE);
+        sqlite3_bind_int64(st, 3, x->count);
+        sqlite3_bind_int64(st, 4, x->sent);
+        sqlite3_bind_int64(st, 5, x->recvd);
+        sqlite3_bind_double(st, 6, x->tran);
+        sqlite3_bind_double(st, 7, x->sync);
+        sqlite3_bind_double(st, 8, x->min);
+        sqlite3_bind_double(st, 9, x->max);
+        rc = run(db, st, err, errlen);
+    }
+    for (size_t k = 0; k < ca->nrankrows && rc == 0; k++) {
+        const rank_cell *x = &ca->ranks[k];
+        sqlite3_bind_int64(r, 1, x->node);
+        sqlite3_bind_int64(r, 2, x->rank);
+        sqlite3_bind_double(r, 3, x->tran);
+        sqlite3_bind_double(r, 4, x->sync);
+        rc = run(db, r, err, errlen);
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(r);
+    return rc;
+}
+
+static int comm_write(void *p, sqlite3 *db, char *err, size_t errlen)
+{
+    comm_aggs *ca = p;
+    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK)
+        return fail(db, err, errlen);
+    return write_matrix(ca, db, err, errlen) || write_node_rows(ca, db, err, errlen) ? -1 : 0;
+}
+
+const hpf_aggregator hpf_comm_aggregator = {
+    "communication", comm_start, comm_add_rank, comm_write, comm_finish,
+};
