@@ -7,7 +7,8 @@
 #     per rank/thread rows (--raw makes the definitions TEMP views);
 #   - on mkprofile's profile and on a 16-rank bench/mkbig profile (two
 #     threads, comm rows to 5 peers), every table the merge's aggregators
-#     wrote in C (db_aggregator.h) equals what `hprof-merge --aggregate`
+#     wrote in C (db_aggregator.h; the overhead classes' ovh_x and ovh_rank
+#     too) equals what `hprof-merge --aggregate`
 #     makes from the rows with the SQL definitions: same rows, integers and
 #     text exact, reals within 1e-12 relative (sums run in another order);
 #   - exact values from mkprofile.c's tables: node main: calls 2, time
@@ -57,7 +58,7 @@ cat >"$dir/cmp.py" <<'PY'
 import sqlite3, sys
 tables = ["node_time", "node_worst_rank", "node_excl", "rank_site", "site_time",
           "site_worst", "rank_mpi", "comm_matrix", "comm_leftout", "comm_node_peer",
-          "comm_node_rank"]
+          "comm_node_rank", "ovh_x", "ovh_rank"]
 a, b = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
 def same(x, y):
     if isinstance(x, (int, float)) and isinstance(y, (int, float)):
