@@ -150,17 +150,22 @@ static void *ovh_start(const hpf_profile *p, const hpf_merged *m)
 
 /* ---- one rank ---- */
 
-/* idx[0..count) = the indices 0..count-1 ordered by thread, stably
- * (thread_of(i) for i < count); a counting sort.  0, or -1 without memory. */
-static int by_thread(uint32_t count, const hp_rank_data *rd, int comms, uint32_t **idx,
-                     size_t *cap, uint32_t *nthreads)
+/* The thread of record i (comms: of comm record i) of a rank. */
+static uint32_t thread_of(const hp_rank_data *rd, int comms, uint32_t i)
 {
-    uint32_t nt = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t t = comms ? rd->nodes[rd->comms[i].node].thread : rd->nodes[i].thread;
-        if (t + 1 > nt)
-            nt = t + 1;
-    }
+    return comms ? rd->nodes[rd->comms[i].node].thread : rd->nodes[i].thread;
+}
+
+/* idx[0..count) = the indices of the rank's records (comms: its comm
+ * records) ordered by thread, stably: a counting sort.  *nthreads grows
+ * to the threads seen.  0, or -1 without memory. */
+static int by_thread(const hp_rank_data *rd, int comms, uint32_t **idx, size_t *cap,
+                     uint32_t *nthreads)
+{
+    uint32_t count = comms ? rd->ncomms : rd->nnodes, nt = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (thread_of(rd, comms, i) + 1 > nt)
+            nt = thread_of(rd, comms, i) + 1;
     if (count > *cap) {
         uint32_t *p = realloc(*idx, count * sizeof *p);
         if (!p)
@@ -172,11 +177,11 @@ static int by_thread(uint32_t count, const hp_rank_data *rd, int comms, uint32_t
     if (!start)
         return -1;
     for (uint32_t i = 0; i < count; i++)
-        start[(comms ? rd->nodes[rd->comms[i].node].thread : rd->nodes[i].thread) + 1]++;
+        start[thread_of(rd, comms, i) + 1]++;
     for (uint32_t t = 0; t < nt; t++)
         start[t + 1] += start[t];
     for (uint32_t i = 0; i < count; i++)
-        (*idx)[start[comms ? rd->nodes[rd->comms[i].node].thread : rd->nodes[i].thread]++] = i;
+        (*idx)[start[thread_of(rd, comms, i)]++] = i;
     free(start);
     if (nt > *nthreads)
         *nthreads = nt;
@@ -354,8 +359,8 @@ static int ovh_add_rank(void *acc, const hpf_rank_rows *rows)
     ovh_acc *a = acc;
     const hp_rank_data *rd = rows->rd;
     uint32_t nthreads = 0, ri = 0, ci = 0;
-    if (by_thread(rd->nnodes, rd, 0, &a->order, &a->order_cap, &nthreads) ||
-        by_thread(rd->ncomms, rd, 1, &a->comm_order, &a->comm_cap, &nthreads))
+    if (by_thread(rd, 0, &a->order, &a->order_cap, &nthreads) ||
+        by_thread(rd, 1, &a->comm_order, &a->comm_cap, &nthreads))
         return -1;
     for (uint32_t t = 0; t < nthreads; t++)
         add_thread(a, rows, t, &ri, &ci);
