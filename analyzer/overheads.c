@@ -9,9 +9,9 @@
  *
  * The split works on exclusive time: per rank and thread a node's time
  * less its children's (at least 0), put in the class of the node's site
- * (the class table of ovh_class.c; a communication site's sync delay goes to
- * synchronization, the rest to data movement).  A node's class sums are
- * those of its subtree.  A rank's "threads" T is the larger of the
+ * (the class table of ovh_class.c; a communication site's sync delay
+ * goes to synchronization, the rest to data movement).  A node's class
+ * sums are those of its subtree.  A rank's "threads" T is the larger of the
  * threads that recorded (rank.threads) and its OpenMP team size
  * (rank.omp_threads).  The root's total is wall x T summed over the
  * ranks; what its other classes and the loss leave is unidentified (time
