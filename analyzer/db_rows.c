@@ -234,6 +234,8 @@ static int one_rank(row_pass *rp, sqlite3 *db, hpf_profile *p, const hpf_merged 
                     hpf_comp *comp, uint32_t r)
 {
     hp_rank_data *rd = &p->ranks[r];
+    if (hpf_load_comms(p, r, rp->err, rp->errlen))
+        return -1;
     if (hpf_comp_rank(p, r, comp)) {
         snprintf(rp->err, rp->errlen, "out of memory compensating the times");
         return -1;
