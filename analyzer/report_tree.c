@@ -3,6 +3,8 @@
  * top-down listing of the merged calling-context tree, children by
  * decreasing time, within --depth and --top.
  *
+ * CSV and JSON list every row unless --top is given.
+ *
  * A listing of at most HPQ_LAZY_TOP rows (the default --top 30) loads only
  * the nodes it shows and their siblings: the children of a listed node
  * come from one query through the node_parent and stat_node indices, so
@@ -676,7 +678,22 @@ static int load_tree(const hpq_ctx *ctx, tree *tr)
     return link_children(tr) ? hpq_oom(ctx) : 0;
 }
 
+/* The listing of ctx's options within --top: CSV and JSON list every row
+ * unless --top was given, as the other reports do (text keeps its default
+ * and says how many rows it left out). */
+static int report_tree(const hpq_ctx *ctx);
+
 int hpq_report_tree(const hpq_ctx *ctx)
+{
+    hpq_options o = *ctx->opt;
+    hpq_ctx all = *ctx;
+    if (o.format != HPQ_TEXT && !o.top_given)
+        o.top = 0;
+    all.opt = &o;
+    return report_tree(&all);
+}
+
+static int report_tree(const hpq_ctx *ctx)
 {
     static const char *const cols[] = {"node", "depth", "site", "calls", "time", "mean",
                                        "max", "imbalance", "pct", "parent", "excl",
