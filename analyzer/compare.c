@@ -249,6 +249,122 @@ static int check_sizes(const hpq_ctx *ctx, char *const *paths, const run_size *s
     return 0;
 }
 
+/* Text: how the columns are computed, a line per run with its size,
+ * then the table. */
+static int print_scaling_text(const hpq_ctx *ctx, char *const *paths, const run_size *size,
+                              int npaths, hpq_table *t)
+{
+    fprintf(ctx->out, "scaling relative to run 1 (time: the longest any thread of a rank"
+            " spent in the node, the root's the wall time; efficiency = speedup x resources_1 / resources_i,"
+            " resources = ranks x threads; loss = time_%d - time_1 x resources_1 /"
+            " resources_%d)\n", npaths, npaths);
+    for (int i = 0; i < npaths; i++) {
+        fprintf(ctx->out, "run %d: ", i + 1);
+        hpq_print_text_string(ctx->out, paths[i]);
+        fprintf(ctx->out, " (%lld rank%s x %lld thread%s)\n", (long long)size[i].ranks,
+                size[i].ranks == 1 ? "" : "s", (long long)size[i].threads,
+                size[i].threads == 1 ? "" : "s");
+    }
+    return hpq_print_table(ctx, t);
+}
+
+/* The runs: run (1, 2, ...), path, ranks, threads, resources. */
+static hpq_table *runs_table(char *const *paths, const run_size *size, int npaths)
+{
+    static const char *const names[] = {"run", "path", "ranks", "threads", "resources"};
+    hpq_table *t = hpq_table_new(5, names);
+    for (int i = 0; t && i < npaths; i++) {
+        hpq_table_add_row(t);
+        hpq_set_int(t, 0, i + 1);
+        hpq_set_str(t, 1, paths[i]);
+        hpq_set_int(t, 2, size[i].ranks);
+        hpq_set_int(t, 3, size[i].threads);
+        hpq_set_int(t, 4, size[i].ranks * size[i].threads);
+    }
+    return t;
+}
+
+/* A new table: "kind", then the columns of a, then those of b. */
+static hpq_table *kinds_table(const hpq_table *a, const hpq_table *b)
+{
+    int ncols = 1 + a->ncols + b->ncols;
+    const char **names = calloc((size_t)ncols, sizeof *names);
+    if (!names)
+        return NULL;
+    names[0] = "kind";
+    for (int c = 0; c < a->ncols; c++)
+        names[1 + c] = a->names[c];
+    for (int c = 0; c < b->ncols; c++)
+        names[1 + a->ncols + c] = b->names[c];
+    hpq_table *t = hpq_table_new(ncols, (const char *const *)names);
+    free(names);
+    return t;
+}
+
+/* Appends row r of `from` to t as kind `kind`, from column `col` on. */
+static void add_kind_row(hpq_table *t, const char *kind, const hpq_table *from, size_t r,
+                         int col)
+{
+    assert(col + from->ncols <= t->ncols);
+    hpq_table_add_row(t);
+    hpq_set_str(t, 0, kind);
+    for (int c = 0; c < from->ncols; c++)
+        hpq_set_cell(t, col + c, hpq_cell_at(from, r, c));
+}
+
+/* CSV, one table: a row per run (kind "run", with the run's columns at
+ * the end), then a row per node within --top (kind "node"). */
+static int print_scaling_csv(const hpq_ctx *ctx, const hpq_table *runs, const hpq_table *nodes,
+                             size_t shown)
+{
+    hpq_table *t = kinds_table(nodes, runs);
+    if (!t)
+        return hpq_oom(ctx);
+    for (size_t r = 0; r < runs->nrows; r++)
+        add_kind_row(t, "run", runs, r, 1 + nodes->ncols);
+    for (size_t r = 0; r < shown; r++)
+        add_kind_row(t, "node", nodes, r, 1);
+    int rc = hpq_table_print(t, ctx->out, HPQ_CSV) ? hpq_oom(ctx) : 0;
+    hpq_table_free(t);
+    return rc;
+}
+
+/* JSON, one object: {"runs": [run, path, ranks, threads, resources of
+ * each], "nodes": [the nodes within --top]}. */
+static int print_scaling_json(const hpq_ctx *ctx, const hpq_table *runs,
+                              const hpq_table *nodes, size_t shown)
+{
+    hpq_table view = *nodes;
+    view.nrows = shown;
+    fputs("{\"runs\": ", ctx->out);
+    if (hpq_table_print(runs, ctx->out, HPQ_JSON))
+        return hpq_oom(ctx);
+    fputs(", \"nodes\": ", ctx->out);
+    if (hpq_table_print(&view, ctx->out, HPQ_JSON))
+        return hpq_oom(ctx);
+    fputs("}\n", ctx->out);
+    return 0;
+}
+
+/* CSV and JSON: the runs' sizes and the nodes (sorted by --sort). */
+static int print_scaling_data(const hpq_ctx *ctx, char *const *paths, const run_size *size,
+                              int npaths, hpq_table *nodes)
+{
+    int desc, col = hpq_sort_column(ctx, nodes, &desc);
+    if (col == -2)
+        return -1;
+    if (col >= 0 && hpq_table_sort(nodes, col, desc))
+        return hpq_oom(ctx);
+    hpq_table *runs = runs_table(paths, size, npaths);
+    if (!runs)
+        return hpq_oom(ctx);
+    size_t shown = hpq_rows_allowed(ctx, nodes->nrows);
+    int rc = ctx->opt->format == HPQ_CSV ? print_scaling_csv(ctx, runs, nodes, shown)
+                                         : print_scaling_json(ctx, runs, nodes, shown);
+    hpq_table_free(runs);
+    return rc;
+}
+
 int hpq_report_scaling(const hpq_ctx *ctx, char *const *paths, int npaths)
 {
     run_size size[MAX_RUNS];
@@ -270,21 +386,9 @@ int hpq_report_scaling(const hpq_ctx *ctx, char *const *paths, int npaths)
     sqlite3_free(sql);
     if (!t)
         return -1;
-    if (ctx->opt->format == HPQ_TEXT) {
-        fprintf(ctx->out, "scaling relative to run 1 (time: the longest any thread of a rank"
-                " spent in the node, the root's the wall time; efficiency = speedup x resources_1 / resources_i,"
-                " resources = ranks x threads; loss = time_%d - time_1 x resources_1 /"
-                " resources_%d)\n", npaths, npaths);
-        for (int i = 0; i < npaths; i++) {
-            fprintf(ctx->out, "run %d: ", i + 1);
-            hpq_print_text_string(ctx->out, paths[i]);
-            fprintf(ctx->out, " (%lld rank%s x %lld thread%s)\n", (long long)size[i].ranks,
-                    size[i].ranks == 1 ? "" : "s", (long long)size[i].threads,
-                    size[i].threads == 1 ? "" : "s");
-        }
-    }
     compare_decimals(t);
-    int rc = hpq_print_table(ctx, t);
+    int rc = ctx->opt->format == HPQ_TEXT ? print_scaling_text(ctx, paths, size, npaths, t)
+                                          : print_scaling_data(ctx, paths, size, npaths, t);
     hpq_table_free(t);
     return rc;
 }

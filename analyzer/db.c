@@ -399,18 +399,21 @@ static int mark(const char *name)
 static int write_all(writer *w, const char *source)
 {
     /* Written to a temporary file renamed when complete: no journal or
-     * sync is needed for safety.  The cache (64 MB) and the sorts of the
-     * indices and aggregates (spilled to files) bound SQLite's memory: at
-     * 256 mkbig ranks a 256 MB cache and in-memory sorts made the peak
-     * 779 MB instead of 471 MB, for the same time (HPROF_MERGE_PHASES). */
+     * sync is needed for safety.  The cache and the sorts of the indices
+     * (spilled to files) bound SQLite's memory: rows are appended with a
+     * 16 MB cache while the decoded profile is still in memory, the
+     * indices sorted with 64 MB once its comm records are freed (at 256
+     * mkbig ranks a 256 MB cache and in-memory sorts made the peak 779 MB
+     * instead of 471 MB, for the same time: HPROF_MERGE_PHASES). */
     if (exec(w, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                " PRAGMA cache_size=-65536; PRAGMA temp_store=FILE; BEGIN;") ||
+                " PRAGMA cache_size=-16384; PRAGMA temp_store=FILE; BEGIN;") ||
         exec(w, schema_sql) ||
         write_run(w, source) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
         write_rows(w, !one_thread(w->p)) || mark("rows, aggregates") ||
         write_ranks(w) ||
+        exec(w, "PRAGMA cache_size=-65536;") ||
         exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
         hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||

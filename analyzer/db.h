@@ -16,8 +16,9 @@ typedef struct hpf_db_summary {
 /* Writes `p` (read from `source`) to `db_path`.  Refuses to replace an
  * existing file unless `force`.  Returns 0, or -1 with a one-line message
  * in `err`; on failure nothing is left at `db_path` (or the old file).
- * Consumes p's comm records (each rank's freed once written: ncomms 0
- * after, success or not); the rest of p is left as it was. */
+ * Consumes p's comm and node records (each rank's freed once written:
+ * ncomms 0 after, success or not; nnodes 0 once written); the rest of p
+ * (run, rank infos, sites, strings, tasks) is left as it was. */
 int hpf_db_write(hpf_profile *p, const char *source, const char *db_path, int force,
                  hpf_db_summary *sum, char *err, size_t errlen);
 

@@ -2,9 +2,10 @@
  * db_rows.c - the per rank/thread rows of the database (stat, comm, task)
  * and the aggregates computed from them (db_aggregator.h), in one pass
  * over the ranks: a rank is compensated, its rows are inserted, every
- * aggregator folds it in, and its comm records are freed before the next
- * rank.  Rows keep the order of the profile (ranks in order, records in
- * order), so their row ids are those of a table-by-table write.
+ * aggregator folds it in, and its records and compensated times are freed
+ * before the next rank.  Rows keep the order of the profile (ranks in
+ * order, records in order), so their row ids are those of a table-by-table
+ * write.
  */
 #include "config.h"
 #include <assert.h>
@@ -235,6 +236,8 @@ static int one_rank(row_pass *rp, sqlite3 *db, hpf_profile *p, const hpf_merged 
                     hpf_comp *comp, uint32_t r)
 {
     hp_rank_data *rd = &p->ranks[r];
+    if (hpf_load_comms(p, r, rp->err, rp->errlen))
+        return -1;
     if (hpf_comp_rank(p, r, comp)) {
         snprintf(rp->err, rp->errlen, "out of memory compensating the times");
         return -1;
@@ -248,9 +251,16 @@ static int one_rank(row_pass *rp, sqlite3 *db, hpf_profile *p, const hpf_merged 
                      aggregators[a]->name);
             return -1;
         }
+    /* the rank is written and folded in: its records and compensated
+     * times are not needed again (only comp->stats[r] is) */
     free(rd->comms);
     rd->comms = NULL;
     rd->ncomms = 0;
+    free(rd->nodes);
+    rd->nodes = NULL;
+    rd->nnodes = 0;
+    free(comp->values[r]);
+    comp->values[r] = NULL;
     return 0;
 }
 

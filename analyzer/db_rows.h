@@ -15,7 +15,9 @@
  * hpf_comp_start) on the way, and writes the aggregators' tables;
  * without node_aggregates the per-node ones are left out (a profile of
  * one rank and one thread has views instead: db_agg.h).  Frees every
- * rank's comm records, success or not.  0, or -1 with err set. */
+ * rank's comm records, success or not, and its node records and
+ * compensated times once it is written (comp->stats stay).  0, or -1
+ * with err set. */
 int hpf_db_write_rows(sqlite3 *db, hpf_profile *p, const hpf_merged *m, hpf_comp *comp,
                       int node_aggregates, char *err, size_t errlen);
 

@@ -6,6 +6,7 @@
  * cut short by someone else while it is mapped makes its missing pages
  * raise SIGBUS: the decoder then stops with an error instead.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -88,31 +89,103 @@ static void on_sigbus(int sig)
     siglongjmp(*bus_return, 1);
 }
 
-int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *path,
-                            hpf_profile *out, char *err, size_t errlen)
+/* Runs fn(arg) with SIGBUS (a page of the mapping beyond the end of a
+ * file cut short) turned into the return value 1. */
+static int guarded(int (*fn)(void *), void *arg)
 {
     struct sigaction bus, old;
     sigjmp_buf here;
     memset(&bus, 0, sizeof bus);
     bus.sa_handler = on_sigbus;
     sigemptyset(&bus.sa_mask);
-    memset(out, 0, sizeof *out);
     if (bus_return || sigaction(SIGBUS, &bus, &old) != 0)
-        return hpf_decode_mapped(data, len, path, out, err, errlen);
+        return fn(arg) ? -1 : 0;
     int rc;
     bus_return = &here;
-    if (sigsetjmp(here, 1) == 0) {
-        rc = hpf_decode_mapped(data, len, path, out, err, errlen);
-    } else {
-        /* the decoder stopped mid-way: what it had built is freed (the
-         * reader's own scratch, if any, is lost: this is an exit path) */
-        hpf_free(out);
-        snprintf(err, errlen, "%s: the file was cut short while it was being read", path);
-        rc = -1;
-    }
+    if (sigsetjmp(here, 1) == 0)
+        rc = fn(arg) ? -1 : 0;
+    else
+        rc = 1;
     bus_return = NULL;
     sigaction(SIGBUS, &old, NULL);
     return rc;
+}
+
+typedef struct decode_call {
+    const unsigned char *data;
+    size_t len;
+    const char *path;
+    hpf_profile *out;
+    char *err;
+    size_t errlen;
+} decode_call;
+
+static int run_decode(void *arg)
+{
+    decode_call *c = arg;
+    return hpf_decode_mapped(c->data, c->len, c->path, c->out, c->err, c->errlen);
+}
+
+static void cut_short(const char *path, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: the file was cut short while it was being read", path);
+}
+
+int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *path,
+                            hpf_profile *out, char *err, size_t errlen)
+{
+    decode_call call = {data, len, path, out, err, errlen};
+    memset(out, 0, sizeof *out);
+    int rc = guarded(run_decode, &call);
+    if (rc == 1) {
+        /* the decoder stopped mid-way: what it had built is freed (the
+         * reader's own scratch, if any, is lost: this is an exit path) */
+        hpf_free(out);
+        cut_short(path, err, errlen);
+        return -1;
+    }
+    return rc;
+}
+
+typedef struct load_call {
+    hp_rank_data *rd;
+    const unsigned char *at;
+} load_call;
+
+static int run_load(void *arg)
+{
+    load_call *c = arg;
+    for (uint32_t i = 0; i < c->rd->ncomms; i++)
+        hp_comm_rec_get(c->at + (size_t)i * HP_COMM_REC_LEN, &c->rd->comms[i]);
+    return 0;
+}
+
+int hpf_load_comms(hpf_profile *p, uint32_t r, char *err, size_t errlen)
+{
+    hp_rank_data *rd = &p->ranks[r];
+    if (rd->comms || rd->ncomms == 0)
+        return 0;
+    assert(p->map && p->comm_at);
+    rd->comms = malloc((size_t)rd->ncomms * sizeof *rd->comms);
+    if (!rd->comms) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    load_call call = {rd, p->map + p->comm_at[r]};
+    if (guarded(run_load, &call) != 0) {
+        free(rd->comms);
+        rd->comms = NULL;
+        cut_short(p->map_path ? p->map_path : "the profile", err, errlen);
+        return -1;
+    }
+    /* the pages wholly inside the records, given back */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), from = p->comm_at[r];
+    size_t to = from + (size_t)rd->ncomms * HP_COMM_REC_LEN;
+    from = (from + page - 1) / page * page;
+    to = to / page * page;
+    if (to > from)
+        madvise((void *)(uintptr_t)(p->map + from), to - from, MADV_DONTNEED);
+    return 0;
 }
 
 /* A regular file is mapped and decoded rank by rank, its pages released
@@ -124,7 +197,17 @@ int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
     unsigned char *data = map_file(path, &len);
     if (data) {
         int rc = hpf_decode_file_mapping(data, len, path, out, err, errlen);
-        munmap(data, len);
+        if (rc == 0 && !(out->map_path = strdup(path))) {
+            hpf_free(out);
+            snprintf(err, errlen, "%s: out of memory", path);
+            rc = -1;
+        }
+        if (rc == 0) {
+            out->map = data;        /* its comm records are read from it */
+            out->map_len = len;
+        } else {
+            munmap(data, len);
+        }
         return rc;
     }
     data = slurp(path, &len, err, errlen);

@@ -27,8 +27,10 @@ typedef struct reader {
     char *err;
     size_t errlen;
     uint32_t version;     /* the file's format version */
-    int mapped;           /* data is a file mapping: release_decoded() */
+    int mapped;           /* data is a file mapping: release_decoded(), and
+                             the comm records are left in it (comm_at) */
     size_t released;      /* data[0, released) given back to the kernel */
+    size_t *comm_at;      /* of a mapping: each rank's first comm record */
 } reader;
 
 /* One section being decoded: its header position, payload bounds and a
@@ -559,10 +561,9 @@ static int check_comm_values(reader *r, size_t at, const hp_comm_rec *c, uint32_
     return 0;
 }
 
-static int check_comm(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
-                      uint32_t i, uint32_t nranks)
+static int check_comm(reader *r, size_t at, const hp_comm_rec *c, const hp_rank_data *rd,
+                      uint32_t rank, uint32_t i, uint32_t nranks)
 {
-    const hp_comm_rec *c = &rd->comms[i];
     if (check_comm_values(r, at, c, rank, i))
         return -1;
     if (c->node >= rd->nnodes)
@@ -575,6 +576,9 @@ static int check_comm(reader *r, size_t at, const hp_rank_data *rd, uint32_t ran
     return 0;
 }
 
+/* The comm records: decoded and checked; of a mapping only checked, and
+ * left where they are (hpf_load_comms decodes them when they are used):
+ * they are most of a large profile. */
 static int read_comms(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
                       hp_rank_data *rd)
 {
@@ -583,14 +587,19 @@ static int read_comms(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
     if (open_section(r, *pos, HP_SEC_COMM, rank, &s) ||
         record_count(r, &s, HP_COMM_REC_LEN, &n))
         return -1;
-    rd->comms = calloc(n ? n : 1, sizeof *rd->comms);
-    if (!rd->comms)
-        return fail(r, s.at, "out of memory");
+    if (!r->mapped) {
+        rd->comms = calloc(n ? n : 1, sizeof *rd->comms);
+        if (!rd->comms)
+            return fail(r, s.at, "out of memory");
+    } else {
+        r->comm_at[rank] = s.start;
+    }
     rd->ncomms = n;
     for (uint32_t i = 0; i < n; i++) {
         size_t at = s.start + (size_t)i * HP_COMM_REC_LEN;
-        hp_comm_rec_get(r->data + at, &rd->comms[i]);
-        if (check_comm(r, at, rd, rank, i, nranks))
+        hp_comm_rec one, *c = rd->comms ? &rd->comms[i] : &one;
+        hp_comm_rec_get(r->data + at, c);
+        if (check_comm(r, at, c, rd, rank, i, nranks))
             return -1;
     }
     *pos = s.end;
@@ -706,6 +715,14 @@ static int decode(reader *r, hpf_profile *out)
         goto failed;
     }
     out->nranks = out->run.nranks;
+    if (r->mapped) {
+        out->comm_at = calloc(out->nranks ? out->nranks : 1, sizeof *out->comm_at);
+        if (!out->comm_at) {
+            fail(r, pos, "out of memory");
+            goto failed;
+        }
+        r->comm_at = out->comm_at;
+    }
     for (uint32_t i = 0; i < out->nranks; i++) {
         if (read_rank(r, &pos, i, out->nranks, &out->ranks[i]))
             goto failed;
@@ -722,14 +739,14 @@ failed:
 int hpf_decode(const unsigned char *data, size_t len, const char *name,
                hpf_profile *out, char *err, size_t errlen)
 {
-    reader r = {data, len, name, err, errlen, 0, 0, 0};
+    reader r = {data, len, name, err, errlen, 0, 0, 0, NULL};
     return decode(&r, out);
 }
 
 int hpf_decode_mapped(const unsigned char *data, size_t len, const char *name,
                       hpf_profile *out, char *err, size_t errlen)
 {
-    reader r = {data, len, name, err, errlen, 0, 1, 0};
+    reader r = {data, len, name, err, errlen, 0, 1, 0, NULL};
     return decode(&r, out);
 }
 
@@ -739,6 +756,10 @@ void hpf_free(hpf_profile *p)
         for (uint32_t i = 0; i < p->run.nranks; i++)
             hp_rank_data_free(&p->ranks[i]);
     free(p->ranks);
+    free(p->comm_at);
+    free(p->map_path);
+    if (p->map)
+        munmap((void *)(uintptr_t)p->map, p->map_len);
     hp_run_info_free(&p->run);
     memset(p, 0, sizeof *p);
 }

@@ -14,12 +14,28 @@ typedef struct hpf_profile {
     hp_run_info run;
     uint32_t nranks;       /* == run.nranks */
     hp_rank_data *ranks;   /* ranks[i].info.rank == i */
+    /* Of a file hpf_read mapped: the mapping, kept until hpf_free, and
+     * where each rank's comm records start in it.  Their count is in
+     * ranks[r].ncomms, but ranks[r].comms stays NULL until
+     * hpf_load_comms: they are checked, not held (most of a large
+     * profile). */
+    const unsigned char *map;
+    size_t map_len;
+    size_t *comm_at;
+    char *map_path;        /* the file's name, for messages */
 } hpf_profile;
 
 /* Reads and fully validates the profile at `path`.  Returns 0 on success.
  * On failure returns -1, leaves `out` empty and writes one line (no
- * newline) to `err`: "PATH: offset N: what is wrong". */
+ * newline) to `err`: "PATH: offset N: what is wrong".  The comm records of
+ * a regular file are left in its mapping: see hpf_load_comms. */
 int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen);
+
+/* Makes p->ranks[r].comms hold the rank's comm records (decoded from the
+ * mapping, whose pages are then given back; nothing to do when they are
+ * held already).  0, or -1 with err: out of memory, or the file was cut
+ * short since it was read. */
+int hpf_load_comms(hpf_profile *p, uint32_t r, char *err, size_t errlen);
 
 /* As hpf_decode, data being a read-only file mapping (hpf_file.c): the
  * whole pages already decoded are released (MADV_DONTNEED) rank by rank. */

@@ -52,21 +52,51 @@ static char *cells_sql(const char *where, const char *order)
     return rc < 0 ? NULL : sql;
 }
 
-/* What the matrix leaves out: collective bytes sent (per-peer rows of
- * collective sites), collective calls (peer -1 rows), their time, file
- * bytes (peer -2), and the point-to-point bytes for the share. */
+/* What the matrix leaves out, one row: collective bytes sent (per-peer
+ * rows of collective sites) and their share of all bytes sent, collective
+ * calls (peer -1 rows), their time (transmission + synchronization), file
+ * bytes (peer -2). */
 static char *leftout_sql(const char *where)
 {
-    char *sql;
-    int rc = strcmp(where, "1") == 0 ? asprintf(&sql, "SELECT * FROM comm_leftout")
-                                     : asprintf(&sql, hpf_matrix_leftout_fmt, where);
+    char *from, *sql;
+    int rc = strcmp(where, "1") == 0 ? asprintf(&from, "SELECT * FROM comm_leftout")
+                                     : asprintf(&from, hpf_matrix_leftout_fmt, where);
+    if (rc < 0)
+        return NULL;
+    rc = asprintf(&sql, "SELECT coll_bytes AS collective_bytes, CASE WHEN coll_bytes +"
+                  " p2p_bytes > 0 THEN 100.0 * coll_bytes / (coll_bytes + p2p_bytes)"
+                  " ELSE 0.0 END AS collective_pct, coll_calls AS collective_calls,"
+                  " coll_time AS collective_time, file_bytes FROM (%s)", from);
+    free(from);
     return rc < 0 ? NULL : sql;
+}
+
+/* The columns of leftout_sql. */
+enum { LO_COLL_BYTES, LO_COLL_PCT, LO_COLL_CALLS, LO_COLL_TIME, LO_FILE_BYTES, LO_NCOLS };
+
+static hpq_table *leftout_table(const hpq_ctx *ctx, const char *where)
+{
+    char *sql = leftout_sql(where);
+    if (!sql) {
+        hpq_oom(ctx);
+        return NULL;
+    }
+    hpq_table *t = hpq_query_table(ctx, sql);
+    free(sql);
+    assert(!t || (t->nrows == 1 && t->ncols == LO_NCOLS));
+    return t;
 }
 
 static double cell_value(const hpq_table *t, size_t row, int col)
 {
     const hpq_cell *c = hpq_cell_at(t, row, col);
     return c->type == HPQ_INT ? (double)c->i : c->type == HPQ_REAL ? c->d : 0.0;
+}
+
+static int64_t int_value(const hpq_table *t, size_t row, int col)
+{
+    const hpq_cell *c = hpq_cell_at(t, row, col);
+    return c->type == HPQ_INT ? c->i : c->type == HPQ_REAL ? (int64_t)c->d : 0;
 }
 
 /* ---- the text heat map ---- */
@@ -147,22 +177,47 @@ static void print_heat(const hpq_ctx *ctx, const heat *h, hpq_metric metric)
     fputc('\n', out);
 }
 
-static int print_leftout(const hpq_ctx *ctx, const char *where)
+/* The sums over all the pairs, whatever --top shows: one row of bytes,
+ * messages, tran and sync.  The bytes are all point-to-point bytes sent
+ * (a receiving comm row has none). */
+static hpq_table *pair_totals(const hpq_ctx *ctx, const hpq_table *cells)
 {
-    char *sql = leftout_sql(where);
-    if (!sql)
-        return hpq_oom(ctx);
-    hpq_table *t = hpq_query_table(ctx, sql);
-    free(sql);
-    if (!t)
+    static const char *const names[] = {"bytes", "messages", "tran", "sync"};
+    assert(cells->ncols == 6);
+    hpq_table *t = hpq_table_new(4, names);
+    if (!t) {
+        hpq_oom(ctx);
+        return NULL;
+    }
+    int64_t bytes = 0, messages = 0;
+    double tran = 0, sync = 0;
+    for (size_t r = 0; r < cells->nrows; r++) {
+        bytes += int_value(cells, r, 2);
+        messages += int_value(cells, r, 3);
+        tran += cell_value(cells, r, 4);
+        sync += cell_value(cells, r, 5);
+    }
+    hpq_table_add_row(t);
+    hpq_set_int(t, 0, bytes);
+    hpq_set_int(t, 1, messages);
+    hpq_set_real(t, 2, tran);
+    hpq_set_real(t, 3, sync);
+    return t;
+}
+
+static int print_leftout(const hpq_ctx *ctx, const char *where, const hpq_table *cells)
+{
+    hpq_table *t = leftout_table(ctx, where), *sums = t ? pair_totals(ctx, cells) : NULL;
+    if (!sums) {
+        hpq_table_free(t);
         return -1;
-    assert(t->nrows == 1);
-    double coll = cell_value(t, 0, 0), calls = cell_value(t, 0, 1);
-    double time = cell_value(t, 0, 2), file = cell_value(t, 0, 3), p2p = cell_value(t, 0, 4);
+    }
+    double coll = cell_value(t, 0, LO_COLL_BYTES), p2p = cell_value(sums, 0, 0);
     fprintf(ctx->out, "left out (not cells): collective traffic %.0f bytes sent (%.2f%% of"
             " the %.0f bytes sent), %.0f collective calls, %.6f s; file I/O %.0f bytes\n",
-            coll, coll + p2p > 0 ? 100.0 * coll / (coll + p2p) : 0.0, coll + p2p, calls, time,
-            file);
+            coll, cell_value(t, 0, LO_COLL_PCT), coll + p2p, cell_value(t, 0, LO_COLL_CALLS),
+            cell_value(t, 0, LO_COLL_TIME), cell_value(t, 0, LO_FILE_BYTES));
+    hpq_table_free(sums);
     hpq_table_free(t);
     return 0;
 }
@@ -200,13 +255,107 @@ static int print_text(const hpq_ctx *ctx, const char *where, const char *label,
     fprintf(ctx->out, ": %s, rows = sender rank, columns = receiver rank (each message"
             " counted once, at its sender)\n", metric_names[metric]);
     print_heat(ctx, &h, metric);
-    if (print_leftout(ctx, where))
+    if (print_leftout(ctx, where, cells))
         goto done;
     fprintf(ctx->out, "\n%zu sender -> receiver pairs:\n", cells->nrows);
     hpq_time_columns(cells);
     rc = hpq_print_table(ctx, cells);
 done:
     free(h.v);
+    hpq_table_free(cells);
+    return rc;
+}
+
+/* ---- CSV and JSON: the pairs, their sums and what is left out ---- */
+
+/* CSV, one table: a row per pair (kind "pair", within --top), then rows
+ * with no sender or receiver: "point-to-point" (the sums over all pairs),
+ * "collective" (bytes sent, calls, time = transmission +
+ * synchronization) and "file" (bytes read and written). */
+static int print_csv(const hpq_ctx *ctx, const hpq_table *cells, size_t shown,
+                     const hpq_table *sums, const hpq_table *lo)
+{
+    static const char *const names[] = {"kind", "sender", "receiver", "bytes", "messages",
+                                        "tran", "sync", "calls", "time"};
+    hpq_table *t = hpq_table_new(9, names);
+    if (!t)
+        return hpq_oom(ctx);
+    for (size_t r = 0; r < shown; r++) {
+        hpq_table_add_row(t);
+        hpq_set_str(t, 0, "pair");
+        for (int c = 0; c < 6; c++)
+            hpq_set_cell(t, 1 + c, hpq_cell_at(cells, r, c));
+    }
+    hpq_table_add_row(t);
+    hpq_set_str(t, 0, "point-to-point");
+    for (int c = 0; c < 4; c++)
+        hpq_set_cell(t, 3 + c, hpq_cell_at(sums, 0, c));
+    hpq_table_add_row(t);
+    hpq_set_str(t, 0, "collective");
+    hpq_set_cell(t, 3, hpq_cell_at(lo, 0, LO_COLL_BYTES));
+    hpq_set_cell(t, 7, hpq_cell_at(lo, 0, LO_COLL_CALLS));
+    hpq_set_cell(t, 8, hpq_cell_at(lo, 0, LO_COLL_TIME));
+    hpq_table_add_row(t);
+    hpq_set_str(t, 0, "file");
+    hpq_set_cell(t, 3, hpq_cell_at(lo, 0, LO_FILE_BYTES));
+    int rc = hpq_table_print(t, ctx->out, HPQ_CSV) ? hpq_oom(ctx) : 0;
+    hpq_table_free(t);
+    return rc;
+}
+
+/* JSON, one object: {"site": the label or null for the whole run,
+ * "ranks", "pairs": how many pairs there are, "cells": [the pairs within
+ * --top], "point_to_point": {the sums over all pairs}, "left_out":
+ * {collective_bytes, collective_pct, collective_calls, collective_time,
+ * file_bytes}}. */
+static int print_json(const hpq_ctx *ctx, const char *label, int64_t nranks,
+                      const hpq_table *cells, size_t shown, const hpq_table *sums,
+                      const hpq_table *lo)
+{
+    hpq_table view = *cells;
+    view.nrows = shown;
+    FILE *out = ctx->out;
+    fputs("{\"site\": ", out);
+    if (label)
+        hpq_print_json_string(out, label);
+    else
+        fputs("null", out);
+    fprintf(out, ", \"ranks\": %lld, \"pairs\": %zu,\n\"cells\": ", (long long)nranks,
+            cells->nrows);
+    if (hpq_table_print(&view, out, HPQ_JSON))
+        return hpq_oom(ctx);
+    fputs(", \"point_to_point\": ", out);
+    hpq_print_json_row(sums, 0, out);
+    fputs(",\n\"left_out\": ", out);
+    hpq_print_json_row(lo, 0, out);
+    fputs("}\n", out);
+    return 0;
+}
+
+/* The pairs by sender and receiver (or --sort), within --top. */
+static int print_data(const hpq_ctx *ctx, const char *where, const char *label)
+{
+    char *sql = cells_sql(where, "1, 2");
+    if (!sql)
+        return hpq_oom(ctx);
+    hpq_table *cells = hpq_query_table(ctx, sql), *lo = NULL, *sums = NULL;
+    free(sql);
+    int rc = -1, desc, col;
+    if (!cells || !(lo = leftout_table(ctx, where)) || !(sums = pair_totals(ctx, cells)))
+        goto done;
+    if ((col = hpq_sort_column(ctx, cells, &desc)) == -2)
+        goto done;
+    if (col >= 0 && hpq_table_sort(cells, col, desc)) {
+        hpq_oom(ctx);
+        goto done;
+    }
+    size_t shown = hpq_rows_allowed(ctx, cells->nrows);
+    rc = ctx->opt->format == HPQ_CSV
+             ? print_csv(ctx, cells, shown, sums, lo)
+             : print_json(ctx, label, rank_count(ctx, cells), cells, shown, sums, lo);
+done:
+    hpq_table_free(sums);
+    hpq_table_free(lo);
     hpq_table_free(cells);
     return rc;
 }
@@ -241,14 +390,7 @@ int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric)
         rc = print_text(ctx, where, site ? sel.label : "the run", metric);
         goto done;
     }
-    char *sql = cells_sql(where, "1, 2");
-    hpq_table *cells = sql ? hpq_query_table(ctx, sql) : NULL;
-    free(sql);
-    if (!sql)
-        hpq_oom(ctx);
-    if (cells)
-        rc = hpq_print_table(ctx, cells);
-    hpq_table_free(cells);
+    rc = print_data(ctx, where, site ? sel.label : NULL);
 done:
     free(where);
     if (site)

@@ -14,8 +14,10 @@ int hpq_parse_metric(const char *s, hpq_metric *m);
 
 /* The point-to-point matrix of the run, or of the communication sites
  * `site` selects (NULL: all): a heat map of `metric` in text, one row per
- * non-zero (sender, receiver) pair with every metric in CSV and JSON.
- * 0, or -1 with the message in ctx->err. */
+ * non-zero (sender, receiver) pair with every metric in CSV and JSON,
+ * which also give the sums over the pairs and what the matrix leaves out
+ * (CSV: rows of their own kind; JSON: one object, matrix.c).  0, or -1
+ * with the message in ctx->err. */
 int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric);
 
 /* The non-zero cells of the run's point-to-point matrix, as --matrix
@@ -26,7 +28,9 @@ hpq_table *hpq_matrix_cells(const hpq_ctx *ctx);
 
 /* `hprof-query diff A B` and `hprof-query scaling A B C...`: the runs are
  * profiles or databases (opened as hpq_open does); ctx->db is the first,
- * the others are attached.  0, or -1 with the message in ctx->err. */
+ * the others are attached.  scaling's CSV and JSON carry each run's size
+ * (CSV: rows of kind "run"; JSON: {"runs": [...], "nodes": [...]}).  0,
+ * or -1 with the message in ctx->err. */
 int hpq_report_diff(const hpq_ctx *ctx, char *const *paths, int npaths);
 int hpq_report_scaling(const hpq_ctx *ctx, char *const *paths, int npaths);
 

@@ -191,6 +191,8 @@ static int take_ranks(hpf_profile *out, hpf_profile *part, const char *first,
                      "(%s, ...)", file, r, first);
             return -1;
         }
+        if (hpf_load_comms(part, r, err, errlen))   /* part's mapping goes */
+            return -1;
         hp_rank_data swap = out->ranks[r];
         out->ranks[r] = part->ranks[r];
         part->ranks[r] = swap;

@@ -36,7 +36,7 @@ int hpq_oom(const hpq_ctx *ctx)
 
 /* The rows --top lets a report print: all of them in CSV and JSON unless
  * --top was given. */
-static size_t rows_allowed(const hpq_ctx *ctx, size_t nrows)
+size_t hpq_rows_allowed(const hpq_ctx *ctx, size_t nrows)
 {
     const hpq_options *o = ctx->opt;
     if (o->top <= 0 || (o->format != HPQ_TEXT && !o->top_given) || nrows <= (size_t)o->top)
@@ -84,7 +84,7 @@ int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc)
 int hpq_print_rows(const hpq_ctx *ctx, const hpq_table *t)
 {
     hpq_table shown = *t;
-    shown.nrows = rows_allowed(ctx, t->nrows);
+    shown.nrows = hpq_rows_allowed(ctx, t->nrows);
     if (hpq_table_print(&shown, ctx->out, ctx->opt->format))
         return hpq_oom(ctx);
     hpq_print_more(ctx, (double)(t->nrows - shown.nrows));

@@ -3,6 +3,8 @@
  * top-down listing of the merged calling-context tree, children by
  * decreasing time, within --depth and --top.
  *
+ * CSV and JSON list every row unless --top is given.
+ *
  * A listing of at most HPQ_LAZY_TOP rows (the default --top 30) loads only
  * the nodes it shows and their siblings: the children of a listed node
  * come from one query through the node_parent and stat_node indices, so
@@ -450,25 +452,31 @@ static int lazy_exclusive(const hpq_ctx *ctx, tree *tr, tree_node *nd)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
 }
 
-/* The rank whose time in node ?1 is the largest (the lowest such rank),
- * and its thread whose time there is the largest: no row when the node
- * has no time. */
+/* The worst rank of node ?1 is the stored node_worst_rank's (the rank
+ * with the most time in the node, the lowest of equals: one lookup; under
+ * --raw a TEMP view of the same rule), and its thread the one with the
+ * most time there (the lowest of equals), from that rank's rows of the
+ * node through the stat_node index: no row when the node has no time. */
 static const char *const worst_one_sql =
     "SELECT w.rank, (SELECT s.thread FROM stat s WHERE s.node = ?1 AND s.rank = w.rank"
-    "  ORDER BY s.time DESC, s.thread LIMIT 1)"
+    "  GROUP BY s.thread ORDER BY SUM(s.time) DESC, s.thread LIMIT 1)"
+    " FROM node_worst_rank w WHERE w.node = ?1 AND w.time > 0";
+/* The same rule on the node's own rows, where node_worst_rank is a view
+ * (--raw, or a profile of one rank and one thread), which would aggregate
+ * every row for each node (256-rank mkbig, --raw: 2.2 s through this,
+ * 45 s through the view). */
+static const char *const worst_one_rows_sql =
+    "SELECT w.rank, (SELECT s.thread FROM stat s WHERE s.node = ?1 AND s.rank = w.rank"
+    "  GROUP BY s.thread ORDER BY SUM(s.time) DESC, s.thread LIMIT 1)"
     " FROM (SELECT rank, SUM(time) AS t FROM stat WHERE node = ?1 GROUP BY rank) w"
     " WHERE w.t > 0 ORDER BY w.t DESC, w.rank LIMIT 1";
 
-/* The same for every node at once (the whole-tree listing), in one pass:
- * each (node, rank, thread) with its rank's total in the node, the first
- * by (rank total, rank, thread time, thread) per node. */
+/* The same for every node at once (the whole-tree listing): one pass
+ * over node_worst_rank, a table or (under --raw) a view computed once. */
 static const char *const worst_all_sql =
-    "SELECT node, rank, thread FROM (SELECT node, rank, thread, rt, ROW_NUMBER() OVER"
-    "  (PARTITION BY node ORDER BY rt DESC, rank, t DESC, thread) AS k"
-    "  FROM (SELECT node, rank, thread, t, SUM(t) OVER (PARTITION BY node, rank) AS rt"
-    "   FROM (SELECT node, rank, thread, SUM(time) AS t FROM stat"
-    "    GROUP BY node, rank, thread)))"
-    " WHERE k = 1 AND rt > 0";
+    "SELECT w.node, w.rank, (SELECT s.thread FROM stat s WHERE s.node = w.node"
+    "  AND s.rank = w.rank GROUP BY s.thread ORDER BY SUM(s.time) DESC, s.thread LIMIT 1)"
+    " FROM node_worst_rank w WHERE w.time > 0";
 
 /* The worst rank and thread of a node, asked for the rows listed. */
 static int lazy_worst(const hpq_ctx *ctx, tree *tr, tree_node *nd)
@@ -476,7 +484,10 @@ static int lazy_worst(const hpq_ctx *ctx, tree *tr, tree_node *nd)
     if (nd->worst_rank != -1)
         return 0;
     if (!tr->worst_st &&
-        sqlite3_prepare_v2(ctx->db, worst_one_sql, -1, &tr->worst_st, NULL) != SQLITE_OK)
+        sqlite3_prepare_v2(ctx->db,
+                           node_aggregate_stored(ctx, "node_worst_rank") ? worst_one_sql
+                                                                         : worst_one_rows_sql,
+                           -1, &tr->worst_st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
     sqlite3_bind_int64(tr->worst_st, 1, nd->id);
     int rc = sqlite3_step(tr->worst_st);
@@ -676,7 +687,22 @@ static int load_tree(const hpq_ctx *ctx, tree *tr)
     return link_children(tr) ? hpq_oom(ctx) : 0;
 }
 
+/* The listing of ctx's options within --top: CSV and JSON list every row
+ * unless --top was given, as the other reports do (text keeps its default
+ * and says how many rows it left out). */
+static int report_tree(const hpq_ctx *ctx);
+
 int hpq_report_tree(const hpq_ctx *ctx)
+{
+    hpq_options o = *ctx->opt;
+    hpq_ctx all = *ctx;
+    if (o.format != HPQ_TEXT && !o.top_given)
+        o.top = 0;
+    all.opt = &o;
+    return report_tree(&all);
+}
+
+static int report_tree(const hpq_ctx *ctx)
 {
     static const char *const cols[] = {"node", "depth", "site", "calls", "time", "mean",
                                        "max", "imbalance", "pct", "parent", "excl",

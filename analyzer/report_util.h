@@ -35,6 +35,9 @@ int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc);
  * with a last line in text saying how many rows it left out; 0 or -1 (out
  * of memory). */
 int hpq_print_table(const hpq_ctx *ctx, hpq_table *t);
+/* How many of a report's nrows --top lets it print: all of them in CSV
+ * and JSON unless --top was given. */
+size_t hpq_rows_allowed(const hpq_ctx *ctx, size_t nrows);
 /* "(N more rows; --top 0 lists them all)" in text output, when N > 0. */
 void hpq_print_more(const hpq_ctx *ctx, double more);
 /* The listing table of report_tree.c as nested JSON for hatchet's

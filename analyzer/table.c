@@ -110,6 +110,16 @@ void hpq_set_str(hpq_table *t, int col, const char *s)
     }
 }
 
+void hpq_set_cell(hpq_table *t, int col, const hpq_cell *from)
+{
+    if (from->type == HPQ_INT)
+        hpq_set_int(t, col, from->i);
+    else if (from->type == HPQ_REAL)
+        hpq_set_real(t, col, from->d);
+    else if (from->type == HPQ_STR)
+        hpq_set_str(t, col, from->s);
+}
+
 void hpq_set_column(hpq_table *t, int col, sqlite3_stmt *st, int from)
 {
     switch (sqlite3_column_type(st, from)) {
@@ -338,19 +348,26 @@ static void print_json_value(const hpq_table *t, int col, const hpq_cell *c, FIL
         fputs(cell_text(t, col, c, 0, buf, sizeof buf), out);
 }
 
+void hpq_print_json_row(const hpq_table *t, size_t row, FILE *out)
+{
+    assert(row < t->nrows);
+    fputc('{', out);
+    for (int c = 0; c < t->ncols; c++) {
+        if (c)
+            fputs(", ", out);
+        hpq_print_json_string(out, t->names[c]);
+        fputs(": ", out);
+        print_json_value(t, c, hpq_cell_at(t, row, c), out);
+    }
+    fputc('}', out);
+}
+
 static void print_json(const hpq_table *t, FILE *out)
 {
     fputc('[', out);
     for (size_t r = 0; r < t->nrows; r++) {
-        fputs(r ? ",\n  {" : "\n  {", out);
-        for (int c = 0; c < t->ncols; c++) {
-            if (c)
-                fputs(", ", out);
-            hpq_print_json_string(out, t->names[c]);
-            fputs(": ", out);
-            print_json_value(t, c, hpq_cell_at(t, r, c), out);
-        }
-        fputc('}', out);
+        fputs(r ? ",\n  " : "\n  ", out);
+        hpq_print_json_row(t, r, out);
     }
     fputs(t->nrows ? "\n]\n" : "]\n", out);
 }

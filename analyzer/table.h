@@ -41,6 +41,8 @@ void hpq_table_add_row(hpq_table *t);
 void hpq_set_int(hpq_table *t, int col, int64_t v);
 void hpq_set_real(hpq_table *t, int col, double v);
 void hpq_set_str(hpq_table *t, int col, const char *s);
+/* Copies a cell of another table (a NULL leaves the cell NULL). */
+void hpq_set_cell(hpq_table *t, int col, const hpq_cell *from);
 /* Copies column `from` of the statement's current row into column `col`. */
 void hpq_set_column(hpq_table *t, int col, sqlite3_stmt *st, int from);
 const hpq_cell *hpq_cell_at(const hpq_table *t, size_t row, int col);
@@ -53,6 +55,9 @@ void hpq_print_text_string(FILE *out, const char *s);
 /* s as a JSON string literal, quotes included. */
 void hpq_print_json_string(FILE *out, const char *s);
 int hpq_table_print(const hpq_table *t, FILE *out, hpq_format format);
+/* One row as a JSON object {"column": value, ...}, no newline: for a
+ * report whose JSON document holds more than its table. */
+void hpq_print_json_row(const hpq_table *t, size_t row, FILE *out);
 
 /* The index of the column called `name`, or -1. */
 int hpq_table_column(const hpq_table *t, const char *name);

@@ -87,3 +87,6 @@ EXTRA_DIST += tests/lib.sh tests/truth.sh
 # hprof-query --root (the subtree under one node) on mkprofile's profile
 TESTS += tests/unit/test_root.sh
 EXTRA_DIST += tests/unit/test_root.sh
+# the listing's worst rank and thread: stored node_worst_rank, --raw, ties
+TESTS += tests/unit/test_worst.sh
+EXTRA_DIST += tests/unit/test_worst.sh

@@ -10,7 +10,12 @@
 # rank, tran + sync 0.5 + 1.0.  Each message counts once, at its sender;
 # a receive's times go to the message's cell: 0->1 5000 bytes, 5
 # messages, tran 2.25, sync 1.25; 1->0 100, 1, 0.125, 0.125; left out: 0
-# collective bytes, 4 collective calls, 1.5 s.  Ranks 0..99 (a copy with
+# collective bytes, 4 collective calls, 1.5 s.  CSV and JSON also give the
+# sums over the pairs (5100 bytes, 6 messages, tran 2.375, sync 1.375:
+# over all pairs, also when --top shows one), the collective bytes (0),
+# calls (4), time (1.5) and share (0.00%) and the file bytes (0); with
+# SITE MPI_Send@app.c:60 only its pair (100, 1, 0.125, 0.125) and no
+# collective.  Ranks 0..99 (a copy with
 # rank rows added): the heat map bins 2 ranks per cell, 50 rows.
 #
 # diff: a run with itself has no rows ("no differences").  A copy with
@@ -25,11 +30,14 @@
 # MPI_Allreduce@app.c:50, divided by 1 and 2.  Node time = the longest
 # thread, the root's the wall: root 12, 6, 3 s (speedups 2 and 4, efficiency 1, loss 0);
 # MPI_Allreduce 1, 1, 0.5 (speedups 1 and 2, efficiencies 0.5, loss
-# 0.5 - 1 x 4/16 = 0.25): listed first.
+# 0.5 - 1 x 4/16 = 0.25): listed first.  9 nodes.  CSV and JSON carry the
+# runs' sizes: 2, 4, 8 ranks x 2 threads, resources 4, 8, 16.
 #
 # Ground truth 2: real runs.  tests/mpi/ring_alltoall at NP=4 (its header):
 # exactly the 4 cells r -> (r+1)%4, 100 messages and 800000 bytes each; the
-# alltoall's 4 x 3 x 7 x 40 = 3360 bytes are collective (left out).
+# alltoall's 4 x 3 x 7 x 40 = 3360 bytes are collective (left out): in CSV
+# and JSON the pairs' sums 3,200,000 bytes and 400 messages, collective
+# 3360 bytes (0.10% of 3,203,360).
 # examples/jacobi 64 50 at NP=4: rank r exchanges (N+2) doubles with r-1
 # (MPI_Sendrecv) and r+1 (MPI_Isend) every iteration: exactly the 6 cells
 # r -> r+-1, 50 messages and 50 x 66 x 8 = 26400 bytes each; its diff with
@@ -66,11 +74,37 @@ for f in "$QUERY" "$MKPROFILE"; do
     fi
 done
 
-# cells DB [ARGS...] - the matrix as CSV rows sender,receiver,bytes,messages
+# cells DB [ARGS...] - the matrix's pairs as CSV rows sender,receiver,bytes,messages
 cells() {
     local db=$1
     shift
-    "$QUERY" --matrix "$@" "$db" --format csv 2>&1 | awk -F, 'NR > 1 { print $1","$2","$3","$4 }'
+    "$QUERY" --matrix "$@" "$db" --format csv 2>&1 | awk -F, '$1 == "pair" { print $2","$3","$4","$5 }'
+}
+# summary DB [ARGS...] - what the CSV and the JSON say beside the pairs, one
+# line each: the point-to-point sums (bytes, messages, tran, sync), the
+# collective bytes, calls and time, the file bytes; the JSON also the
+# site, ranks, pairs, the cells it lists and the collective share (%.2f)
+summary() {
+    local db=$1
+    shift
+    "$QUERY" --matrix "$@" "$db" --format csv >"$tmp/sum.csv" 2>"$tmp/sum.err" || true
+    "$QUERY" --matrix "$@" "$db" --format json >"$tmp/sum.json" 2>"$tmp/sum.err" || true
+    python3 - "$tmp/sum.csv" "$tmp/sum.json" <<'PY' || echo "summary: unreadable CSV or JSON"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+by = {r["kind"]: r for r in rows if r["kind"] != "pair"}
+assert sorted(by) == ["collective", "file", "point-to-point"], sorted(by)
+p, c, f = by["point-to-point"], by["collective"], by["file"]
+assert all(r["sender"] == "" and r["receiver"] == "" for r in by.values())
+print("csv", p["bytes"], p["messages"], float(p["tran"]), float(p["sync"]),
+      c["bytes"], c["calls"], float(c["time"]), f["bytes"])
+d = json.load(open(sys.argv[2]))
+p, lo = d["point_to_point"], d["left_out"]
+print("json", p["bytes"], p["messages"], float(p["tran"]), float(p["sync"]),
+      lo["collective_bytes"], lo["collective_calls"], float(lo["collective_time"]),
+      lo["file_bytes"], d["site"], d["ranks"], d["pairs"], len(d["cells"]),
+      "%.2f" % lo["collective_pct"])
+PY
 }
 # fails_one_line NAME CMD... - exits non-zero with one line on stderr, nothing on stdout
 fails_one_line() {
@@ -89,9 +123,19 @@ fails_one_line() {
 "$MKPROFILE" "$tmp/p.hpf"
 check_profile mkprofile "$tmp/p.hpf"
 db=$tmp/p.db
-expect_eq "mkprofile: matrix cells (sender side, receive times to the message's cell)" \
-    "0,1,5000,5,2.25,1.25;1,0,100,1,0.125,0.125" \
-    "$("$QUERY" --matrix "$db" --format csv | tail -n +2)"
+expect_eq "mkprofile: matrix CSV: pairs (sender side, receive times to the message's cell), their sums, collective and file rows" \
+    "kind,sender,receiver,bytes,messages,tran,sync,calls,time;pair,0,1,5000,5,2.25,1.25,,;pair,1,0,100,1,0.125,0.125,,;point-to-point,,,5100,6,2.375,1.375,,;collective,,,0,,,,4,1.5;file,,,0,,,,," \
+    "$("$QUERY" --matrix "$db" --format csv | oneline)"
+expect_eq "mkprofile: matrix summary in CSV (python csv) and JSON (python json, one document)" \
+    "csv 5100 6 2.375 1.375 0 4 1.5 0;json 5100 6 2.375 1.375 0 4 1.5 0 None 2 2 2 0.00" \
+    "$(summary "$db" | oneline)"
+expect_eq "mkprofile: --matrix SITE summary (MPI_Send@app.c:60: its pair only, no collective)" \
+    "csv 100 1 0.125 0.125 0 0 0.0 0;json 100 1 0.125 0.125 0 0 0.0 0 MPI_Send@app.c:60 2 1 1 0.00" \
+    "$(summary "$db" MPI_Send@app.c:60 | oneline)"
+expect_eq "mkprofile: --top 1 cuts the pairs, not the sums over all of them" \
+    "csv 5100 6 2.375 1.375 0 4 1.5 0;json 5100 6 2.375 1.375 0 4 1.5 0 None 2 2 1 0.00" \
+    "$(summary "$db" --top 1 | oneline)"
+fails_one_line "--matrix --format hatchet (the listing's format only)" "$QUERY" --matrix "$db" --format hatchet
 "$QUERY" --matrix "$db" >"$tmp/p.txt" 2>&1 || true
 expect_eq "mkprofile: heat map rows (bytes)" "0 | @|;1 |. |" \
     "$(grep '^ *[0-9]* |' "$tmp/p.txt" | sed 's/^ *//' | oneline)"
@@ -107,11 +151,13 @@ expect_eq "mkprofile: --metric tran and sync legends (both sides' time)" \
 expect_eq "mkprofile: --matrix SITE (MPI_Send@app.c:60 only)" "1,0,100,1" \
     "$(cells "$db" MPI_Send@app.c:60)"
 expect_eq "mkprofile: --matrix=SITE form" "1,0,100,1" \
-    "$("$QUERY" --matrix=MPI_Send@app.c:60 "$db" --format csv | tail -n +2 | cut -d, -f1-4)"
-expect_eq "mkprofile: JSON rows" 2 \
-    "$("$QUERY" --matrix "$db" --format json | grep -c '"sender": [01], "receiver": [01], "bytes"' || true)"
+    "$("$QUERY" --matrix=MPI_Send@app.c:60 "$db" --format csv | awk -F, '$1 == "pair"' | cut -d, -f2-5)"
+expect_eq "mkprofile: JSON cells" "0 1 5000 5 2.25 1.25;1 0 100 1 0.125 0.125" \
+    "$("$QUERY" --matrix "$db" --format json | python3 -c 'import json, sys
+for c in json.load(sys.stdin)["cells"]:
+    print(c["sender"], c["receiver"], c["bytes"], c["messages"], c["tran"], c["sync"])' | oneline)"
 expect_eq "mkprofile: --top 1 in CSV" "0,1,5000,5" \
-    "$("$QUERY" --matrix "$db" --format csv --top 1 | tail -n +2 | cut -d, -f1-4)"
+    "$("$QUERY" --matrix "$db" --format csv --top 1 | awk -F, '$1 == "pair"' | cut -d, -f2-5)"
 expect_eq "mkprofile: --top 1 in text says what it left out" 1 \
     "$("$QUERY" --matrix "$db" --top 1 | grep -c '^(1 more row; --top 0 lists them all)$' || true)"
 
@@ -189,13 +235,31 @@ expect_eq "scaling: ranks x threads of each run" \
     "run 1: $db (2 ranks x 2 threads);run 2: $tmp/s2.db (4 ranks x 2 threads);run 3: $tmp/s3.db (8 ranks x 2 threads)" \
     "$(grep '^run [0-9]:' "$tmp/sc.txt" | oneline)"
 "$QUERY" scaling "$db" "$tmp/s2.db" "$tmp/s3.db" --format csv >"$tmp/sc.csv" 2>&1 || true
+expect_eq "scaling CSV: one table, the runs' rows (kind run) with their ranks, threads, resources" \
+    "kind,node,time_1,time_2,time_3,speedup_2,efficiency_2,speedup_3,efficiency_3,loss,run,path,ranks,threads,resources;run,,,,,,,,,,1,$db,2,2,4;run,,,,,,,,,,2,$tmp/s2.db,4,2,8;run,,,,,,,,,,3,$tmp/s3.db,8,2,16" \
+    "$(sed -n 1,4p "$tmp/sc.csv" | oneline)"
 expect_eq "scaling: the worst loss first (MPI_Allreduce), then the root" \
-    "/main/MPI_Allreduce@app.c:50,1,1,0.5,1,0.5,2,0.5,0.25;/,12,6,3,2,1,4,1,0" \
-    "$(sed -n 2,3p "$tmp/sc.csv")"
+    "node,/main/MPI_Allreduce@app.c:50,1,1,0.5,1,0.5,2,0.5,0.25,,,,,;node,/,12,6,3,2,1,4,1,0,,,,," \
+    "$(sed -n 5,6p "$tmp/sc.csv" | oneline)"
 expect_eq "scaling: every other node scales perfectly (loss 0, efficiency 1)" 8 \
-    "$(awk -F, 'NR > 2 && $6 == 1 && $8 == 1 && $9 == 0' "$tmp/sc.csv" | wc -l)"
-expect_eq "scaling --top 2" 2 \
-    "$("$QUERY" scaling "$db" "$tmp/s2.db" "$tmp/s3.db" --format json --top 2 | grep -c '"node"')"
+    "$(awk -F, 'NR > 5 && $1 == "node" && $7 == 1 && $9 == 1 && $10 == 0' "$tmp/sc.csv" | wc -l)"
+expect_eq "scaling CSV loads (python csv): 3 runs, 9 nodes" "3 9" \
+    "$(python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(sum(r["kind"] == "run" for r in rows), sum(r["kind"] == "node" for r in rows))' "$tmp/sc.csv")"
+scaling_json() {
+    "$QUERY" scaling "$db" "$tmp/s2.db" "$tmp/s3.db" --format json "$@" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+for r in d["runs"]:
+    print(r["run"], r["path"], r["ranks"], r["threads"], r["resources"])
+print(len(d["nodes"]), d["nodes"][0]["node"], d["nodes"][0]["loss"])'
+}
+expect_eq "scaling JSON (one document): the runs' sizes, 9 nodes, the worst loss first" \
+    "1 $db 2 2 4;2 $tmp/s2.db 4 2 8;3 $tmp/s3.db 8 2 16;9 /main/MPI_Allreduce@app.c:50 0.25" \
+    "$(scaling_json | oneline)"
+expect_eq "scaling --top 2 (JSON): two nodes, every run" \
+    "1 $db 2 2 4;2 $tmp/s2.db 4 2 8;3 $tmp/s3.db 8 2 16;2 /main/MPI_Allreduce@app.c:50 0.25" \
+    "$(scaling_json --top 2 | oneline)"
 
 # ---------------------------------------------------------------- real runs
 if ! command -v "$MPIRUN" >/dev/null || [ ! -x "$T/ring_alltoall" ] ||
@@ -217,6 +281,13 @@ else
         calls=$(q "$rdb" "SELECT SUM(count) FROM comm WHERE peer = -1")
         expect_eq "ring_alltoall: the alltoall's 3360 bytes left out as collective" 1 \
             "$(grep -c "^left out (not cells): collective traffic 3360 bytes sent (0.10% of the 3203360 bytes sent), $calls collective calls" "$tmp/ring.txt" || true)"
+        tt=$(q "$rdb" "SELECT SUM(tran) || ' ' || SUM(sync) FROM comm_matrix")
+        ct=$(q "$rdb" "SELECT SUM(c.tran + c.sync) FROM comm c JOIN node n ON n.id = c.node
+            JOIN site s ON s.id = n.site WHERE c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)")
+        tt=$(python3 -c "import sys; print(*(float(x) for x in sys.argv[1].split()), float(sys.argv[2]))" "$tt" "$ct")
+        expect_eq "ring_alltoall: summary in CSV and JSON: 4 x 800000 bytes, 400 messages; the alltoall's 3360 bytes, $calls calls (0.10%)" \
+            "csv 3200000 400 ${tt% *} 3360 $calls ${tt##* } 0;json 3200000 400 ${tt% *} 3360 $calls ${tt##* } 0 None 4 4 4 0.10" \
+            "$(summary "$rdb" | oneline)"
         expect_eq "ring_alltoall: --matrix MPI_Alltoall has no cell" "" "$(cells "$rdb" MPI_Alltoall)"
         expect_eq "ring_alltoall: --matrix MPI_Send: the same cells" \
             "0,1,800000,100;1,2,800000,100;2,3,800000,100;3,0,800000,100" "$(cells "$rdb" MPI_Send)"

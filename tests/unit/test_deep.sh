@@ -62,8 +62,19 @@ for opts in "--top 30" "--top 30 --depth 2" "--top 1000"; do
     check "listing $opts: the first rows of the whole listing ($n rows)" "$((n + 1)),same" \
         "$(wc -l <"$dir/lazy.csv"),$(cmp -s "$dir/lazy.csv" "$dir/all.csv" && echo same || echo differ)"
 done
+# CSV and JSON without --top: every row, as --top 0 gives them (every
+# node is listed: the root and the N - 1 called ones); text stops at 30
+# rows and says how many it left out
+"$QUERY" "$dir/deep.db" --format csv >"$dir/all.csv" 2>&1
+"$QUERY" "$dir/deep.db" --format csv --top 0 >"$dir/top0.csv" 2>&1
+check "CSV without --top: all $nodes rows, as --top 0" "$((nodes + 1)),same" \
+    "$(wc -l <"$dir/all.csv"),$(cmp -s "$dir/all.csv" "$dir/top0.csv" && echo same || echo differ)"
+check "JSON without --top: all $nodes rows" "$nodes" \
+    "$("$QUERY" "$dir/deep.db" --format json 2>&1 | grep -c '^  {"node": ')"
+check "text without --top: 30 rows and the rest counted" "30,($((nodes - 30)) more rows" \
+    "$("$QUERY" "$dir/deep.db" 2>&1 | sed -n '/^node /,$p' | sed '1d;$d' | wc -l),$("$QUERY" "$dir/deep.db" 2>&1 | tail -1 | cut -d';' -f1)"
 "$MKPROFILE" "$dir/known.hpf" || { echo "not ok - mkprofile"; exit 1; }
-"$QUERY" "$dir/known.hpf" --format csv >"$dir/lazy.csv" 2>/dev/null
+"$QUERY" "$dir/known.hpf" --format csv --top 30 >"$dir/lazy.csv" 2>/dev/null
 "$QUERY" "$dir/known.hpf" --format csv --top 0 >"$dir/all.csv" 2>/dev/null
 check "mkprofile's listing: loaded lazily = loaded whole (9 rows, node 7 before 4)" "10,same,7" \
     "$(wc -l <"$dir/lazy.csv"),$(cmp -s "$dir/lazy.csv" "$dir/all.csv" && echo same || echo differ),$(sed -n 6p "$dir/lazy.csv" | cut -d, -f1)"

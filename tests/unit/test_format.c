@@ -217,6 +217,12 @@ static void test_round_trip(void **state)
     assert_int_equal(p.run.argc, 3);
     for (int i = 0; i < 3; i++)
         assert_string_equal(p.run.argv[i], argv_run[i]);
+    /* a mapped file's comm records stay in it until asked for */
+    for (uint32_t r = 0; r < 2; r++) {
+        assert_null(p.ranks[r].comms);
+        assert_int_equal(p.ranks[r].ncomms, fixture_ranks[r].ncomms);
+        assert_int_equal(hpf_load_comms(&p, r, err, sizeof err), 0);
+    }
     for (int r = 0; r < 2; r++)
         compare_rank(&p.ranks[r], &fixture_ranks[r]);
     assert_int_equal(p.ranks[0].comms[1].peer, HP_PEER_ALL);
@@ -482,7 +488,8 @@ static void test_missing_file(void **state)
  * missing pages raise SIGBUS, which the reader turns into an error; the
  * caller's SIGBUS action is back afterwards.  Cut at 0 (the preamble's
  * page gone) and at a page boundary in the middle of a 200-rank profile
- * (ranks already decoded are freed). */
+ * (ranks already decoded are freed), and after a whole read (the comm
+ * records left in the file, hpf_load_comms). */
 static void test_cut_while_mapped(void **state)
 {
     hp_run_info run = fixture_run;
@@ -524,6 +531,26 @@ static void test_cut_while_mapped(void **state)
         close(fd);
         unlink(tmp_path);
     }
+    /* read whole, then cut: the comm records of the ranks past the cut
+     * cannot be loaded any more, those before can */
+    hpf_profile p;
+    char err[512], want[600];
+    strcpy(tmp_path, "/tmp/test_format_XXXXXX");
+    int fd = mkstemp(tmp_path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, big.data, big.len), (ssize_t)big.len);
+    if (hpf_read(tmp_path, &p, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(ftruncate(fd, (off_t)cuts[1]), 0);
+    assert_int_equal(hpf_load_comms(&p, 0, err, sizeof err), 0);
+    assert_int_equal(p.ranks[0].comms[1].peer, HP_PEER_ALL);
+    assert_int_equal(hpf_load_comms(&p, run.nranks - 1, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: the file was cut short while it was being read", tmp_path);
+    assert_string_equal(err, want);
+    assert_null(p.ranks[run.nranks - 1].comms);
+    hpf_free(&p);
+    close(fd);
+    unlink(tmp_path);
     hp_buf_free(&big);
 }
 

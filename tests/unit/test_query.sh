@@ -42,7 +42,9 @@ expect_out listing "node,depth,site,calls,time,mean,max,imbalance,pct,parent,exc
 6,2,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5,1,0
 8,2,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25,1,0
 9,1,compute,3,3.5,1.75,3.5,2,10.2941176470588,1,3.5,1,1" $QUERY "$dir/p.db" --format csv
-expect_out listing-all-at-once "$($QUERY "$dir/p.db" --format csv)" $QUERY "$dir/p.db" --format csv --top 0
+# --top 30 loads the listed nodes and their siblings only; --top 0 (and
+# CSV or JSON without --top) the whole tree at once: the same rows
+expect_out listing-all-at-once "$($QUERY "$dir/p.db" --format csv --top 30)" $QUERY "$dir/p.db" --format csv --top 0
 
 expect_out depth-top "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
 1,0,root,3,34,17,24,1.41176470588235,100,,8.5,1,
