@@ -264,6 +264,14 @@ static int one_rank(row_pass *rp, sqlite3 *db, hpf_profile *p, const hpf_merged 
     return 0;
 }
 
+/* The aggregators of one row per node, left out for a profile of one
+ * rank and one thread: its rows are as small as their tables would be
+ * (node_*: views; ovh_x, ovh_rank: --overheads reads the rows). */
+static int is_per_node(const hpf_aggregator *ag)
+{
+    return ag == &hpf_node_aggregator || ag == &hpf_ovh_aggregator;
+}
+
 static int start_pass(row_pass *rp, sqlite3 *db, const hpf_profile *p, const hpf_merged *m,
                       int node_aggregates)
 {
@@ -272,7 +280,7 @@ static int start_pass(row_pass *rp, sqlite3 *db, const hpf_profile *p, const hpf
         prepare_insert(db, "task", 9, 1, &rp->task.one, rp->err, rp->errlen))
         return -1;
     for (size_t a = 0; a < NAGGREGATORS; a++) {
-        rp->use[a] = node_aggregates || aggregators[a] != &hpf_node_aggregator;
+        rp->use[a] = node_aggregates || !is_per_node(aggregators[a]);
         if (rp->use[a] && !(rp->acc[a] = aggregators[a]->start(p, m))) {
             snprintf(rp->err, rp->errlen, "out of memory in the %s aggregates",
                      aggregators[a]->name);

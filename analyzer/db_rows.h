@@ -14,7 +14,8 @@
  * of db.c's schema, compensating each rank into comp (started with
  * hpf_comp_start) on the way, and writes the aggregators' tables;
  * without node_aggregates the per-node ones are left out (a profile of
- * one rank and one thread has views instead: db_agg.h).  Frees every
+ * one rank and one thread has views instead: db_agg.h; and no overhead
+ * tables: ovh_class.h).  Frees every
  * rank's comm records, success or not, and its node records and
  * compensated times once it is written (comp->stats stay).  0, or -1
  * with err set. */

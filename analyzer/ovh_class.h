@@ -4,10 +4,11 @@
  * tables the report reads, ovh_x (per node) and ovh_rank (per rank).
  *
  * hprof-merge stores both tables, computed in C rank by rank
- * (db_aggovh.c); the SQL here is their definition: `hprof-merge
- * --aggregate` re-runs it over the rows, and overheads.c runs it into
- * TEMP tables (which shadow the stored ones) under --raw or on a database
- * without them.  The schema:
+ * (db_aggovh.c), except for a profile of one rank and one thread (its
+ * rows are as small as the tables); the SQL here is their definition:
+ * `hprof-merge --aggregate` re-runs it over the rows, and overheads.c
+ * runs it into TEMP tables (which shadow the stored ones) under --raw or
+ * on a database without them.  The schema:
  *
  *   ovh_x(node, lo, c0, c1, c2, c3, c5, loss): a node other than the root
  *     that has rows, its preorder lo, its exclusive time (per rank and
