@@ -46,7 +46,8 @@ static const char style[] =
     ".ovh-bar{display:inline-flex;width:300px;height:12px;background:#f4f4f4}\n"
     ".ovh-bar span{display:inline-block;height:12px}\n"
     ".ovh-sw{display:inline-block;width:1em;height:.8em;vertical-align:middle}\n"
-    ".ovh-key{margin-right:1em;white-space:nowrap;font-size:.9em}\n";
+    ".ovh-key{margin-right:1em;white-space:nowrap;font-size:.9em}\n"
+    "#overheads td{white-space:nowrap}\n";
 
 static const char script[] =
     "(function(){\n"
