@@ -404,8 +404,11 @@ static int write_all(writer *w, const char *source)
      * 16 MB cache while the decoded profile is still in memory, the
      * indices sorted with 64 MB once its comm records are freed (at 256
      * mkbig ranks a 256 MB cache and in-memory sorts made the peak 779 MB
-     * instead of 471 MB, for the same time: HPROF_MERGE_PHASES). */
-    if (exec(w, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+     * instead of 471 MB, for the same time: HPROF_MERGE_PHASES).  Pages
+     * of 16 KB: at 1024 mkbig ranks 15.5 s of CPU instead of 17 s (less
+     * b-tree work and fewer writes); 64 KB gained nothing more and makes
+     * each of a query's random row reads four times larger. */
+    if (exec(w, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                 " PRAGMA cache_size=-16384; PRAGMA temp_store=FILE; BEGIN;") ||
         exec(w, schema_sql) ||
         write_run(w, source) ||

@@ -255,19 +255,6 @@ static int comm_add_rank(void *p, const hpf_rank_rows *rr)
     return keep_rank_rows(ca, rr->rank);
 }
 
-static int fail(sqlite3 *db, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "sqlite: %s", sqlite3_errmsg(db));
-    return -1;
-}
-
-static int run(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
-}
-
 static int cmp_cell(const void *a, const void *b)
 {
     const cell *x = a, *y = b;
@@ -292,7 +279,7 @@ static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
     qsort(ca->matrix.v, ca->matrix.n, sizeof *ca->matrix.v, cmp_cell);
     if (sqlite3_prepare_v2(db, "INSERT INTO comm_matrix VALUES(?, ?, ?, ?, ?, ?)", -1, &st,
                            NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     for (uint32_t k = 0; k < ca->matrix.n && rc == 0; k++) {
         const cell *x = &ca->matrix.v[k];
         if (x->sent == 0 && x->count == 0 && x->tran == 0 && x->sync == 0)
@@ -303,7 +290,7 @@ static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_int64(st, 4, x->count);
         sqlite3_bind_double(st, 5, x->tran);
         sqlite3_bind_double(st, 6, x->sync);
-        rc = run(db, st, err, errlen);
+        rc = hpf_agg_step(db, st, err, errlen);
     }
     sqlite3_finalize(st);
     if (rc == 0 && sqlite3_prepare_v2(db, "INSERT INTO comm_leftout VALUES(?, ?, ?, ?, ?)", -1,
@@ -313,10 +300,10 @@ static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_double(st, 3, ca->coll_time);
         sqlite3_bind_int64(st, 4, ca->file_bytes);
         sqlite3_bind_int64(st, 5, ca->p2p_bytes);
-        rc = run(db, st, err, errlen);
+        rc = hpf_agg_step(db, st, err, errlen);
         sqlite3_finalize(st);
     } else if (rc == 0) {
-        rc = fail(db, err, errlen);
+        rc = hpf_agg_fail(db, err, errlen);
     }
     return rc;
 }
@@ -327,10 +314,10 @@ static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
     int rc = 0;
     if (sqlite3_prepare_v2(db, "INSERT INTO comm_node_peer VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     if (sqlite3_prepare_v2(db, "INSERT INTO comm_node_rank VALUES(?, ?, ?, ?)", -1, &r, NULL)) {
         sqlite3_finalize(st);
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     }
     qsort(ca->peers.v, ca->peers.n, sizeof *ca->peers.v, cmp_cell);
     for (uint32_t k = 0; k < ca->peers.n && rc == 0; k++) {
@@ -344,7 +331,7 @@ static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_double(st, 7, x->sync);
         sqlite3_bind_double(st, 8, x->min);
         sqlite3_bind_double(st, 9, x->max);
-        rc = run(db, st, err, errlen);
+        rc = hpf_agg_step(db, st, err, errlen);
     }
     for (size_t k = 0; k < ca->nrankrows && rc == 0; k++) {
         const rank_cell *x = &ca->ranks[k];
@@ -352,7 +339,7 @@ static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_int64(r, 2, x->rank);
         sqlite3_bind_double(r, 3, x->tran);
         sqlite3_bind_double(r, 4, x->sync);
-        rc = run(db, r, err, errlen);
+        rc = hpf_agg_step(db, r, err, errlen);
     }
     sqlite3_finalize(st);
     sqlite3_finalize(r);
@@ -363,7 +350,7 @@ static int comm_write(void *p, sqlite3 *db, char *err, size_t errlen)
 {
     comm_aggs *ca = p;
     if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     return write_matrix(ca, db, err, errlen) || write_node_rows(ca, db, err, errlen) ? -1 : 0;
 }
 

@@ -111,12 +111,6 @@ static void add_rank_exclusive(const hp_rank_data *rd, const uint32_t *map, cons
     }
 }
 
-static int fail(sqlite3 *db, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "sqlite: %s", sqlite3_errmsg(db));
-    return -1;
-}
-
 static const char *const create_sql =
     "CREATE TABLE node_time(node INTEGER PRIMARY KEY, calls, time, mean, max, imbalance, min);"
     "CREATE TABLE node_worst_rank(node INTEGER PRIMARY KEY, rank, time);"
@@ -133,7 +127,7 @@ static int insert_all(sqlite3 *db, const node_acc *acc, uint32_t nnodes, uint32_
         sqlite3_prepare_v2(db, "INSERT INTO node_worst_rank VALUES(?, ?, ?)", -1, &w,
                            NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "INSERT INTO node_excl VALUES(?, ?, ?)", -1, &x, NULL) != SQLITE_OK)
-        rc = fail(db, err, errlen);
+        rc = hpf_agg_fail(db, err, errlen);
     for (uint32_t g = 0; g < nnodes && rc == 0; g++) {
         const node_acc *a = &acc[g];
         if (a->ranks == 0)
@@ -154,12 +148,8 @@ static int insert_all(sqlite3 *db, const node_acc *acc, uint32_t nnodes, uint32_
         sqlite3_bind_int64(x, 1, g + 1);
         sqlite3_bind_double(x, 2, a->excl_time);
         sqlite3_bind_double(x, 3, a->excl);
-        if (sqlite3_step(t) != SQLITE_DONE || sqlite3_step(w) != SQLITE_DONE ||
-            sqlite3_step(x) != SQLITE_DONE)
-            rc = fail(db, err, errlen);
-        sqlite3_reset(t);
-        sqlite3_reset(w);
-        sqlite3_reset(x);
+        rc = hpf_agg_step(db, t, err, errlen) || hpf_agg_step(db, w, err, errlen) ||
+             hpf_agg_step(db, x, err, errlen) ? -1 : 0;
     }
     sqlite3_finalize(t);
     sqlite3_finalize(w);

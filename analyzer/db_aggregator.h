@@ -40,6 +40,11 @@ typedef struct hpf_aggregator {
     void (*finish)(void *acc);  /* frees acc */
 } hpf_aggregator;
 
+/* For the aggregators' writes (db_rows.c): err = "sqlite: MESSAGE" of
+ * db, and -1; and a bound insert run and reset, 0 or that failure. */
+int hpf_agg_fail(sqlite3 *db, char *err, size_t errlen);
+int hpf_agg_step(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen);
+
 /* The aggregators of db_aggnode.c (node_time, node_worst_rank, node_excl),
  * db_aggsite.c (rank_site, site_time, site_worst, rank_mpi) and
  * db_aggcomm.c (comm_matrix, comm_leftout, node_peer, node_rank_comm). */

@@ -232,20 +232,6 @@ static int site_add_rank(void *p, const hpf_rank_rows *rr)
     return fold_rank(sa, rr->rank, nthreads);
 }
 
-static int fail(sqlite3 *db, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "sqlite: %s", sqlite3_errmsg(db));
-    return -1;
-}
-
-/* Runs a bound statement and resets it. */
-static int run(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
-}
-
 static const char *const create_sql =
     "CREATE TABLE rank_site(site INTEGER, rank INTEGER, calls INTEGER, time REAL,"
     " tran REAL, sync REAL, bytes_sent INTEGER, bytes_recv INTEGER);"
@@ -261,7 +247,7 @@ static int write_rank_site(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
     int rc = 0;
     if (sqlite3_prepare_v2(db, "INSERT INTO rank_site VALUES(?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
                            NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     for (size_t k = 0; k < sa->nrows && rc == 0; k++) {
         const site_rank_row *r = &sa->rows[k];
         sqlite3_bind_int64(st, 1, r->site);
@@ -272,7 +258,7 @@ static int write_rank_site(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_double(st, 6, r->sync);
         sqlite3_bind_int64(st, 7, r->bytes_sent);
         sqlite3_bind_int64(st, 8, r->bytes_recv);
-        rc = run(db, st, err, errlen);
+        rc = hpf_agg_step(db, st, err, errlen);
     }
     sqlite3_finalize(st);
     return rc;
@@ -285,10 +271,10 @@ static int write_site_time(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
     int rc = 0;
     if (sqlite3_prepare_v2(db, "INSERT INTO site_time VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     if (sqlite3_prepare_v2(db, "INSERT INTO site_worst VALUES(?, ?, ?)", -1, &w, NULL)) {
         sqlite3_finalize(st);
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     }
     for (uint32_t s = 0; s < sa->nsites && rc == 0; s++) {
         const site_total *t = &sa->tot[s];
@@ -307,12 +293,12 @@ static int write_site_time(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
             sqlite3_bind_null(st, 8);
         sqlite3_bind_double(st, 9, t->tran);
         sqlite3_bind_double(st, 10, t->sync);
-        rc = run(db, st, err, errlen);
+        rc = hpf_agg_step(db, st, err, errlen);
         if (rc == 0 && t->worst_time > 0) {
             sqlite3_bind_int64(w, 1, s + 1);
             sqlite3_bind_int64(w, 2, t->worst_rank);
             sqlite3_bind_int64(w, 3, t->worst_thread);
-            rc = run(db, w, err, errlen);
+            rc = hpf_agg_step(db, w, err, errlen);
         }
     }
     sqlite3_finalize(st);
@@ -325,7 +311,7 @@ static int write_rank_mpi(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
     sqlite3_stmt *st;
     int rc = 0;
     if (sqlite3_prepare_v2(db, "INSERT INTO rank_mpi VALUES(?, ?, ?, ?, ?)", -1, &st, NULL))
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     for (uint32_t k = 0; k < sa->nranks_out && rc == 0; k++) {
         const struct rank_mpi_row *r = &sa->mpi[k];
         sqlite3_bind_int64(st, 1, r->rank);
@@ -334,7 +320,7 @@ static int write_rank_mpi(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_int64(st, 4, r->threads);
         sqlite3_bind_double(st, 5, r->wall > 0 && r->threads > 0
                                        ? 100.0 * r->mpi_time / (r->wall * r->threads) : 0.0);
-        rc = run(db, st, err, errlen);
+        rc = hpf_agg_step(db, st, err, errlen);
     }
     sqlite3_finalize(st);
     return rc;
@@ -344,7 +330,7 @@ static int site_write(void *p, sqlite3 *db, char *err, size_t errlen)
 {
     site_aggs *sa = p;
     if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     return write_rank_site(sa, db, err, errlen) || write_site_time(sa, db, err, errlen) ||
            write_rank_mpi(sa, db, err, errlen) ? -1 : 0;
 }
