@@ -16,7 +16,6 @@
  * defined values agree to rounding (tests/overheads/run.sh: 1e-9).
  */
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "db_aggregator.h"
@@ -378,18 +377,12 @@ static int ovh_add_rank(void *acc, const hpf_rank_rows *rows)
 
 /* ---- write ---- */
 
-static int fail(sqlite3 *db, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "sqlite: %s", sqlite3_errmsg(db));
-    return -1;
-}
-
 static int insert_nodes(const ovh_acc *a, sqlite3 *db, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "INSERT INTO ovh_x VALUES(?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
                            NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     int rc = 0;
     for (uint32_t g = 0; g < a->nnodes && rc == 0; g++) {
         if (!a->present[g])
@@ -399,9 +392,7 @@ static int insert_nodes(const ovh_acc *a, sqlite3 *db, char *err, size_t errlen)
         for (int c = 0; c < NCOLS; c++)
             sqlite3_bind_double(st, 3 + c, a->x[g][c]);
         sqlite3_bind_double(st, 8, a->loss[g]);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = fail(db, err, errlen);
-        sqlite3_reset(st);
+        rc = hpf_agg_step(db, st, err, errlen);
     }
     sqlite3_finalize(st);
     return rc;
@@ -412,7 +403,7 @@ static int insert_ranks(const ovh_acc *a, sqlite3 *db, char *err, size_t errlen)
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "INSERT INTO ovh_rank VALUES(?, ?, ?, ?, ?, ?)", -1, &st,
                            NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     int rc = 0;
     for (uint32_t k = 0; k < a->nranks && rc == 0; k++) {
         const rank_row *r = &a->ranks[k];
@@ -422,9 +413,7 @@ static int insert_ranks(const ovh_acc *a, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_double(st, 4, r->other);
         sqlite3_bind_double(st, 5, r->loss);
         sqlite3_bind_double(st, 6, r->f);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = fail(db, err, errlen);
-        sqlite3_reset(st);
+        rc = hpf_agg_step(db, st, err, errlen);
     }
     sqlite3_finalize(st);
     return rc;
@@ -434,7 +423,7 @@ static int ovh_write(void *acc, sqlite3 *db, char *err, size_t errlen)
 {
     const ovh_acc *a = acc;
     if (sqlite3_exec(db, hpf_ovh_schema_sql, NULL, NULL, NULL) != SQLITE_OK)
-        return fail(db, err, errlen);
+        return hpf_agg_fail(db, err, errlen);
     return insert_nodes(a, db, err, errlen) || insert_ranks(a, db, err, errlen) ? -1 : 0;
 }
 
