@@ -24,7 +24,7 @@
 typedef struct cell {
     uint32_t a, b;              /* sender, receiver / node, peer */
     int any;                    /* a record was added */
-    int64_t count, sent, recvd;
+    uint64_t count, sent, recvd;    /* unsigned: a fuzzed sum wraps */
     double tran, sync, min, max;
 } cell;
 
@@ -52,7 +52,7 @@ typedef struct comm_aggs {
     size_t nrankrows, capranks;
     rank_cell *cur;             /* this rank's, by merged node - 1 */
     uint32_t *touched, ntouched;
-    int64_t coll_bytes, coll_calls, file_bytes, p2p_bytes;
+    uint64_t coll_bytes, coll_calls, file_bytes, p2p_bytes;
     double coll_time;
 } comm_aggs;
 
@@ -153,30 +153,30 @@ static int add_to_matrix(comm_aggs *ca, uint32_t rank, uint32_t site, const hp_c
 {
     int collective = ca->collective[site - 1];
     if (c->peer == HP_PEER_ALL) {
-        ca->coll_calls += (int64_t)c->count;
+        ca->coll_calls += c->count;
         ca->coll_time += c->tran + c->sync;
         return 0;
     }
     if (c->peer == HP_PEER_FILE) {
-        ca->file_bytes += (int64_t)(c->bytes_sent + c->bytes_recv);
+        ca->file_bytes += c->bytes_sent + c->bytes_recv;
         return 0;
     }
     if (c->peer < 0)
         return 0;
     if (collective) {
-        ca->coll_bytes += (int64_t)c->bytes_sent;
+        ca->coll_bytes += c->bytes_sent;
         ca->coll_time += c->tran + c->sync;
         return 0;
     }
-    ca->p2p_bytes += (int64_t)c->bytes_sent;
+    ca->p2p_bytes += c->bytes_sent;
     int rcv = c->bytes_sent == 0 && (c->bytes_recv > 0 || !ca->sends[site - 1]);
     cell *x = rcv ? cell_of(&ca->matrix, (uint32_t)c->peer, rank)
                   : cell_of(&ca->matrix, rank, (uint32_t)c->peer);
     if (!x)
         return -1;
     if (!rcv) {
-        x->sent += (int64_t)c->bytes_sent;
-        x->count += (int64_t)(c->bytes_recv > 0 ? c->count / 2 : c->count);
+        x->sent += c->bytes_sent;
+        x->count += c->bytes_recv > 0 ? c->count / 2 : c->count;
     }
     x->tran += c->tran;
     x->sync += c->sync;
@@ -194,9 +194,9 @@ static int add_to_node(comm_aggs *ca, uint32_t node, const hp_comm_rec *c)
         x->min = c->min;
         x->max = c->max;
     }
-    x->count += (int64_t)c->count;
-    x->sent += (int64_t)c->bytes_sent;
-    x->recvd += (int64_t)c->bytes_recv;
+    x->count += c->count;
+    x->sent += c->bytes_sent;
+    x->recvd += c->bytes_recv;
     x->tran += c->tran;
     x->sync += c->sync;
     if (c->min < x->min)
@@ -222,7 +222,8 @@ static int cmp_u32(const void *a, const void *b)
 /* This rank's rows of comm_node_rank, by node, kept; the scratch cleared. */
 static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
 {
-    qsort(ca->touched, ca->ntouched, sizeof *ca->touched, cmp_u32);
+    if (ca->ntouched)
+        qsort(ca->touched, ca->ntouched, sizeof *ca->touched, cmp_u32);
     for (uint32_t k = 0; k < ca->ntouched; k++) {
         rank_cell *r = &ca->cur[ca->touched[k]];
         if (ca->nrankrows == ca->capranks) {
@@ -276,7 +277,8 @@ static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
     int rc = 0;
-    qsort(ca->matrix.v, ca->matrix.n, sizeof *ca->matrix.v, cmp_cell);
+    if (ca->matrix.n)
+        qsort(ca->matrix.v, ca->matrix.n, sizeof *ca->matrix.v, cmp_cell);
     if (sqlite3_prepare_v2(db, "INSERT INTO comm_matrix VALUES(?, ?, ?, ?, ?, ?)", -1, &st,
                            NULL) != SQLITE_OK)
         return hpf_agg_fail(db, err, errlen);
@@ -286,8 +288,8 @@ static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
             continue;   /* nothing to show */
         sqlite3_bind_int64(st, 1, x->a);
         sqlite3_bind_int64(st, 2, x->b);
-        sqlite3_bind_int64(st, 3, x->sent);
-        sqlite3_bind_int64(st, 4, x->count);
+        sqlite3_bind_int64(st, 3, (int64_t)x->sent);
+        sqlite3_bind_int64(st, 4, (int64_t)x->count);
         sqlite3_bind_double(st, 5, x->tran);
         sqlite3_bind_double(st, 6, x->sync);
         rc = hpf_agg_step(db, st, err, errlen);
@@ -295,11 +297,11 @@ static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
     sqlite3_finalize(st);
     if (rc == 0 && sqlite3_prepare_v2(db, "INSERT INTO comm_leftout VALUES(?, ?, ?, ?, ?)", -1,
                                       &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, ca->coll_bytes);
-        sqlite3_bind_int64(st, 2, ca->coll_calls);
+        sqlite3_bind_int64(st, 1, (int64_t)ca->coll_bytes);
+        sqlite3_bind_int64(st, 2, (int64_t)ca->coll_calls);
         sqlite3_bind_double(st, 3, ca->coll_time);
-        sqlite3_bind_int64(st, 4, ca->file_bytes);
-        sqlite3_bind_int64(st, 5, ca->p2p_bytes);
+        sqlite3_bind_int64(st, 4, (int64_t)ca->file_bytes);
+        sqlite3_bind_int64(st, 5, (int64_t)ca->p2p_bytes);
         rc = hpf_agg_step(db, st, err, errlen);
         sqlite3_finalize(st);
     } else if (rc == 0) {
@@ -319,14 +321,15 @@ static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
         sqlite3_finalize(st);
         return hpf_agg_fail(db, err, errlen);
     }
-    qsort(ca->peers.v, ca->peers.n, sizeof *ca->peers.v, cmp_cell);
+    if (ca->peers.n)
+        qsort(ca->peers.v, ca->peers.n, sizeof *ca->peers.v, cmp_cell);
     for (uint32_t k = 0; k < ca->peers.n && rc == 0; k++) {
         const cell *x = &ca->peers.v[k];
         sqlite3_bind_int64(st, 1, x->a);
         sqlite3_bind_int64(st, 2, (int64_t)x->b + HP_PEER_FILE);
-        sqlite3_bind_int64(st, 3, x->count);
-        sqlite3_bind_int64(st, 4, x->sent);
-        sqlite3_bind_int64(st, 5, x->recvd);
+        sqlite3_bind_int64(st, 3, (int64_t)x->count);
+        sqlite3_bind_int64(st, 4, (int64_t)x->sent);
+        sqlite3_bind_int64(st, 5, (int64_t)x->recvd);
         sqlite3_bind_double(st, 6, x->tran);
         sqlite3_bind_double(st, 7, x->sync);
         sqlite3_bind_double(st, 8, x->min);

@@ -17,8 +17,10 @@
 #include <string.h>
 #include "db_aggregator.h"
 
+/* Counts are summed unsigned: a sum past 2^63 (a corrupt or fuzzed
+ * profile; each count is < 2^63) wraps instead of overflowing. */
 typedef struct node_acc {
-    int64_t calls;
+    uint64_t calls;
     double time, max, min;
     uint32_t worst, ranks;          /* first rank with max; ranks present */
     double excl_time, excl;         /* node_excl: sum over (rank, thread) */
@@ -27,7 +29,7 @@ typedef struct node_acc {
 /* Per-rank (then per-thread) scratch, indexed by merged node id - 1, and
  * the list of the entries touched so they are cleared cheaply. */
 typedef struct scratch {
-    int64_t *calls;
+    uint64_t *calls;
     double *time, *own, *kids;
     unsigned char *seen;
     uint32_t *touched, ntouched;
@@ -59,7 +61,7 @@ static void add_rank(const hp_rank_data *rd, const uint32_t *map, const double *
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         uint32_t g = map[i] - 1;
         touch(s, g);
-        s->calls[g] += (int64_t)rd->nodes[i].count;
+        s->calls[g] += rd->nodes[i].count;
         s->time[g] += comp[i];
     }
     for (uint32_t k = 0; k < s->ntouched; k++) {
@@ -133,7 +135,7 @@ static int insert_all(sqlite3 *db, const node_acc *acc, uint32_t nnodes, uint32_
         if (a->ranks == 0)
             continue;   /* no records: no row, as GROUP BY gives none */
         sqlite3_bind_int64(t, 1, g + 1);
-        sqlite3_bind_int64(t, 2, a->calls);
+        sqlite3_bind_int64(t, 2, (int64_t)a->calls);
         sqlite3_bind_double(t, 3, a->time);
         sqlite3_bind_double(t, 4, a->time / nrank_rows);
         sqlite3_bind_double(t, 5, a->max);

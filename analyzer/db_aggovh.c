@@ -263,7 +263,8 @@ static int by_id(const void *x, const void *y)
 static double fold_rank_classes(ovh_acc *a)
 {
     double other = 0;
-    qsort(a->er_list, a->ner, sizeof *a->er_list, by_id);
+    if (a->ner)
+        qsort(a->er_list, a->ner, sizeof *a->er_list, by_id);
     for (uint32_t k = 0; k < a->ner; k++) {
         uint32_t g = a->er_list[k];
         double *er = a->er[g];
@@ -294,7 +295,8 @@ static double first_thread_times(ovh_acc *a, const hpf_rank_rows *rows)
         }
         a->t0[g] += rows->time[i];
     }
-    qsort(a->t0_list, a->nt0, sizeof *a->t0_list, by_id);
+    if (a->nt0)
+        qsort(a->t0_list, a->nt0, sizeof *a->t0_list, by_id);
     double par0 = 0;
     for (uint32_t k = 0; k < a->nt0; k++) {
         uint32_t g = a->t0_list[k];

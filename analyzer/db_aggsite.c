@@ -17,16 +17,17 @@
 #include <string.h>
 #include "db_aggregator.h"
 
-/* One row of rank_site. */
+/* One row of rank_site.  Counts are summed unsigned: a sum past 2^63 (a
+ * corrupt or fuzzed profile) wraps instead of overflowing. */
 typedef struct site_rank_row {
     uint32_t site, rank;
-    int64_t calls, bytes_sent, bytes_recv;
+    uint64_t calls, bytes_sent, bytes_recv;
     double time, tran, sync;
 } site_rank_row;
 
 /* A site over the ranks so far. */
 typedef struct site_total {
-    int64_t calls;
+    uint64_t calls;
     double time, max, tran, sync;
     int have;                   /* some rank ran it */
     uint32_t worst_rank, worst_thread;
@@ -132,7 +133,7 @@ static void sum_rank(site_aggs *sa, const hpf_rank_rows *rr, uint32_t nthreads)
         const hpf_gnode *gn = &sa->m->nodes[rr->node_map[i] - 1];
         site_rank_row *c = &sa->cur[gn->site - 1];
         sa->seen[gn->site - 1] = 1;
-        c->calls += (int64_t)nd->count;
+        c->calls += nd->count;
         if (gn->outer) {
             c->time += rr->time[i];
             sa->thread_time[(size_t)(gn->site - 1) * nthreads + nd->thread] += rr->time[i];
@@ -143,8 +144,8 @@ static void sum_rank(site_aggs *sa, const hpf_rank_rows *rr, uint32_t nthreads)
         site_rank_row *c = &sa->cur[sa->m->nodes[rr->node_map[cm->node] - 1].site - 1];
         c->tran += cm->tran;
         c->sync += cm->sync;
-        c->bytes_sent += (int64_t)cm->bytes_sent;
-        c->bytes_recv += (int64_t)cm->bytes_recv;
+        c->bytes_sent += cm->bytes_sent;
+        c->bytes_recv += cm->bytes_recv;
     }
 }
 
@@ -252,12 +253,12 @@ static int write_rank_site(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
         const site_rank_row *r = &sa->rows[k];
         sqlite3_bind_int64(st, 1, r->site);
         sqlite3_bind_int64(st, 2, r->rank);
-        sqlite3_bind_int64(st, 3, r->calls);
+        sqlite3_bind_int64(st, 3, (int64_t)r->calls);
         sqlite3_bind_double(st, 4, r->time);
         sqlite3_bind_double(st, 5, r->tran);
         sqlite3_bind_double(st, 6, r->sync);
-        sqlite3_bind_int64(st, 7, r->bytes_sent);
-        sqlite3_bind_int64(st, 8, r->bytes_recv);
+        sqlite3_bind_int64(st, 7, (int64_t)r->bytes_sent);
+        sqlite3_bind_int64(st, 8, (int64_t)r->bytes_recv);
         rc = hpf_agg_step(db, st, err, errlen);
     }
     sqlite3_finalize(st);
@@ -283,7 +284,7 @@ static int write_site_time(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
         sqlite3_bind_int64(st, 1, s + 1);
         sqlite3_bind_text(st, 2, sa->m->sites[s].label, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, hp_kind_name(global_site(sa, s + 1)->kind), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, t->calls);
+        sqlite3_bind_int64(st, 4, (int64_t)t->calls);
         sqlite3_bind_double(st, 5, t->time);
         sqlite3_bind_double(st, 6, t->time / n);
         sqlite3_bind_double(st, 7, t->max);
