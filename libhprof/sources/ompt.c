@@ -10,9 +10,10 @@
  * and a slot per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame and the explicit tasks open on the thread
  * when it began; an explicit task (task_data->ptr) its site, instance id
- * and open node (tied) or execution time so far (untied).  Per thread, the tasks open on it and a growing stack of open scopes
- * (barrier and taskwait waits; worksharing constructs and master, open
- * frames around their bodies: hp_ompt.h); an explicit task keeps its own
+ * and open node (tied) or execution time so far (untied).  Per thread,
+ * the tasks open on it and a growing stack of open scopes (barrier and
+ * taskwait waits; worksharing constructs and master, open frames around
+ * their bodies: hp_ompt.h); an explicit task keeps its own
  * open wait (an untied one may end it on another thread).  Explicit tasks
  * are ompt_task.c's; critical sections, locks, ordered blocks and atomics
  * ompt_mutex.c's.  No lock on any path.
