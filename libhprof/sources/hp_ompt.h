@@ -75,6 +75,20 @@ void hp_ompt_hold_open(uint64_t key, const void *ra, int what);
  * already (0). */
 int hp_ompt_hold_close(uint64_t key);
 
+/* The scope stack of this thread (ompt.c): its depth, and the scopes
+ * above the first base ended (their frames close, in order). */
+uint32_t hp_ompt_scope_depth(void);
+void hp_ompt_scopes_cut(uint32_t base);
+
+/* libomp names the task this thread runs, td (a schedule's prior task, a
+ * creation's encountering task, a wait's or a construct's task): the
+ * thread's books catch up with what ended unreported (ompt_task.c). */
+void hp_ompt_running(ompt_data_t *td);
+
+/* The user code address of the taskloop this thread runs, NULL if none
+ * (libomp 14 reports its tasks' creation inside itself). */
+extern __thread const void *hp_ompt_taskloop_ra __attribute__((tls_model("initial-exec")));
+
 /* Registers the mutex and flush callbacks (ompt_mutex.c). */
 void hp_ompt_mutex_callbacks(ompt_set_callback_t set);
 

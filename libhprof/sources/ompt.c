@@ -8,14 +8,15 @@
  *
  * State: a team (parallel_data->ptr) carries the forking thread's context
  * and a slot per thread; an implicit task (task_data->ptr) carries the
- * thread's open region frame; an explicit task (task_data->ptr) its site,
- * instance id and open node (tied) or execution time so far (untied).
- * Per thread, the tasks open on it and a growing stack of open scopes
- * (barrier and taskwait waits; worksharing constructs and master, open
- * frames around their bodies: hp_ompt.h); an explicit task keeps its own
- * open wait (an untied one may end it on another thread).  Critical
- * sections, locks, ordered blocks and atomics are ompt_mutex.c's.  No lock
- * on any path.
+ * thread's open region frame and the explicit tasks open on the thread
+ * when it began; an explicit task (task_data->ptr) its site, instance id
+ * and open node (tied) or execution time so far (untied).  Per thread,
+ * the tasks open on it and a growing stack of open scopes (barrier and
+ * taskwait waits; worksharing constructs and master, open frames around
+ * their bodies: hp_ompt.h); an explicit task keeps its own
+ * open wait (an untied one may end it on another thread).  Explicit tasks
+ * are ompt_task.c's; critical sections, locks, ordered blocks and atomics
+ * ompt_mutex.c's.  No lock on any path.
  *
  * libomp (14 and later) ends a worker's implicit task, and its wait at the
  * region's closing barrier, only when the worker is woken for the next
@@ -45,6 +46,7 @@
 #include "hp_ompt.h"
 #include "hp_ompt_codeptr.h"
 #include "hp_ompt_kinds.h"
+#include "hp_ompt_task.h"
 #include "hp_stack.h"
 
 enum { T_IMPLICIT = HP_OMPT_IMPLICIT, T_EXPLICIT = HP_OMPT_EXPLICIT, T_LEAGUE = HP_OMPT_LEAGUE, T_TEAM };
@@ -57,6 +59,7 @@ typedef struct itask {
     int opened;               /* f was opened (collecting at begin) */
     unsigned index;
     uint32_t scope_base;      /* its thread's scopes when it began */
+    etask *tasks_base;        /* its thread's open explicit tasks then */
     hp_thread *t;
     const void *ra;           /* the region's code address */
     const void *fork_ra;      /* the fork call's, when ra is the outlined function's */
@@ -69,25 +72,6 @@ typedef struct itask {
     uint64_t release;         /* master: end of its last implicit-barrier wait */
     _Atomic uint64_t released; /* worker: the region's release, from the master */
 } itask;
-
-typedef struct etask {
-    int type;                 /* T_EXPLICIT */
-    int tied;                 /* runs on one thread (else per fragment) */
-    int state;                /* E_NEW (untied: also switched out), E_OPEN, E_CLOSED */
-    _Atomic int claims;       /* completion, close by a task below it: the 2nd frees */
-    uint32_t site;            /* HP_OMP_TASK site of the construct */
-    const void *ra;           /* the construct's code address */
-    uint64_t id;              /* the task instance */
-    hp_thread *owner;         /* the thread running it */
-    struct etask *below;      /* the task open below it on that thread */
-    uint32_t scope_base;      /* that thread's scopes when it was opened */
-    hp_task_run run;
-    uint64_t wait_start;      /* its open wait (it may resume elsewhere), 0 if none */
-    uint64_t wait_mark;       /* its hp_event_wait_mark */
-    const void *wait_ra;
-    int wait_what;
-} etask;
-enum { E_NEW, E_OPEN, E_CLOSED };
 
 typedef struct team {
     int type;                 /* T_TEAM */
@@ -158,10 +142,6 @@ static hp_thread *rec_thread(void)
     return hp_ompt_rec_thread();
 }
 
-/* The explicit tasks open on this thread, innermost first (the tasks it
- * runs at its scheduling points nest inside the one it interrupts). */
-static __thread struct etask *open_tasks __attribute__((tls_model("initial-exec")));
-
 /* A new scope on this thread's stack, NULL if it could not be kept. */
 static scope *scope_push(int cls, int what, const void *ra, uint64_t now)
 {
@@ -179,7 +159,7 @@ static scope *scope_push(int cls, int what, const void *ra, uint64_t now)
     s->ra = ra;
     s->cls = cls;
     s->what = what;
-    s->owner = open_tasks;
+    s->owner = hp_ompt_open_tasks;
     s->f.node = HP_FRAME_OFF;
     return s;
 }
@@ -196,7 +176,7 @@ static scope *scope_pop(int cls)
         return NULL;
     }
     if (!o->nscopes || o->scopes[o->nscopes - 1].cls != cls ||
-        o->scopes[o->nscopes - 1].owner != open_tasks)
+        o->scopes[o->nscopes - 1].owner != hp_ompt_open_tasks)
         return NULL;
     return &o->scopes[--o->nscopes];
 }
@@ -210,6 +190,16 @@ static void scopes_cut(uint32_t base)
     othread *o = ot_self;
     while (o && o->nscopes > base)
         hp_ompt_frame_close(&o->scopes[--o->nscopes].f);
+}
+
+void hp_ompt_scopes_cut(uint32_t base)
+{
+    scopes_cut(base);
+}
+
+uint32_t hp_ompt_scope_depth(void)
+{
+    return ot_self ? ot_self->nscopes : 0;
 }
 
 static void record(hp_thread *t, const void *ra, int what, uint64_t ticks)
@@ -336,6 +326,7 @@ static void close_previous(hp_thread *t, uint64_t now)
     othread *o = ot();
     itask *prev = o ? atomic_exchange(&o->pending, NULL) : NULL;
     if (prev) {
+        hp_ompt_tasks_close_above(prev->tasks_base);
         scopes_cut(prev->scope_base);
         itask_close(t, prev, worker_end(prev, now));
     }
@@ -356,7 +347,8 @@ static void implicit_begin(ompt_data_t *pd, ompt_data_t *td, unsigned int index)
         return;
     *it = (itask){.type = T_IMPLICIT, .index = index, .t = t, .ra = tm->ra,
                   .fork_ra = tm->fork_ra, .team = index == 0 ? tm : NULL,
-                  .scope_base = ot_self ? ot_self->nscopes : 0};
+                  .scope_base = ot_self ? ot_self->nscopes : 0,
+                  .tasks_base = hp_ompt_open_tasks};
     atomic_init(&it->state, S_RUN);
     atomic_init(&it->refs, index && index < tm->nslots ? 2 : 1);
     if (index == 0 && hp_collecting)
@@ -385,6 +377,7 @@ static void master_end(hp_thread *t, itask *it, uint64_t now)
         atomic_store(&w->released, release);
         itask_unref(w);
     }
+    hp_ompt_tasks_close_above(it->tasks_base);
     scopes_cut(it->scope_base);
     if (t)
         itask_close(t, it, now);
@@ -400,8 +393,10 @@ static void worker_end_event(hp_thread *t, itask *it, uint64_t now)
     itask *mine = it;
     /* still this thread's part (not closed by its next one): what it
      * left open is above its scopes */
-    if (o && atomic_compare_exchange_strong(&o->pending, &mine, NULL))
+    if (o && atomic_compare_exchange_strong(&o->pending, &mine, NULL)) {
+        hp_ompt_tasks_close_above(it->tasks_base);
         scopes_cut(it->scope_base);
+    }
     if (t)
         itask_close(t, it, worker_end(it, now));
     itask_unref(it);
@@ -434,6 +429,18 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
         worker_end_event(hp_thread_self(), it, now);
 }
 
+/* libomp names the task this thread runs (td): the explicit tasks open
+ * above it on the thread ended unreported (ompt_task.c). */
+void hp_ompt_running(ompt_data_t *td)
+{
+    void *p = td ? td->ptr : NULL;
+    itask *it = p && *(int *)p == T_IMPLICIT ? p : NULL;
+    if (p && *(int *)p == T_EXPLICIT)
+        hp_ompt_task_running(p);
+    else if (it && it->t == hp_tls_self && atomic_load(&it->state) == S_RUN)
+        hp_ompt_tasks_close_above(it->tasks_base);
+}
+
 /* Implicit tasks of idle workers still open when the profile is taken. */
 static void close_pending(void)
 {
@@ -448,6 +455,7 @@ static void close_pending(void)
             itask_close(self ? self : p->t, p, worker_end(p, now));
     }
     pthread_mutex_unlock(&all_lock);
+    hp_ompt_task_report();
 }
 
 /* ---- waits: barriers, taskwait, taskgroup ---- */
@@ -476,8 +484,9 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     int what = hp_ompt_wait_what((int)kind);
     if (what < 0)
         return;
+    hp_ompt_running(td);
     itask *it = td && td->ptr && *(int *)td->ptr == T_IMPLICIT ? td->ptr : NULL;
-    etask *e = td && td->ptr && *(int *)td->ptr == T_EXPLICIT ? td->ptr : NULL;
+    etask *e = hp_ompt_etask(td);
     uint64_t now = hp_ticks();
     if (endpoint == ompt_scope_begin && e) {   /* a task has one wait at a time */
         e->wait_start = now;
@@ -534,9 +543,9 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
                            ompt_data_t *pd, ompt_data_t *td, const void *ra)
 {
     (void)pd;
-    (void)td;
     if (kind != ompt_sync_region_taskgroup)
         return;
+    hp_ompt_running(td);
     if (endpoint == ompt_scope_begin)
         scope_push(C_GROUP, HP_OMP_TASKWAIT, ra, 0);
     else
@@ -552,6 +561,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 static void work_scope(ompt_scope_endpoint_t endpoint, int what, const void *ra,
                        ompt_data_t *td)
 {
+    hp_ompt_running(td);
     if (endpoint == ompt_scope_begin) {
         if (hp_ompt_foreign(ra) && !(ra = hp_ompt_user_frame()))
             ra = enclosing_ra(td);
@@ -592,7 +602,7 @@ int hp_ompt_hold_close(uint64_t key)
  * address inside itself.  The taskloop's line is then the first caller
  * outside libomp and libhprof, found once per taskloop (a backtrace) and
  * used for its tasks too. */
-static __thread const void *taskloop_ra __attribute__((tls_model("initial-exec")));
+__thread const void *hp_ompt_taskloop_ra __attribute__((tls_model("initial-exec")));
 
 static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *pd,
                     ompt_data_t *td, uint64_t count, const void *ra)
@@ -616,9 +626,9 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
     }
     if (wstype == ompt_work_taskloop) {
         if (endpoint == ompt_scope_begin)
-            ra = taskloop_ra = hp_ompt_user_caller(ra);
+            ra = hp_ompt_taskloop_ra = hp_ompt_user_caller(ra);
         else
-            taskloop_ra = NULL;
+            hp_ompt_taskloop_ra = NULL;
     }
     work_scope(endpoint, what, ra, td);
 }
@@ -628,111 +638,6 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *pd, ompt_data
 {
     (void)pd;
     work_scope(endpoint, HP_OMP_MASTER, ra, td);
-}
-
-/* ---- explicit tasks ---- */
-
-/* A task's execution is an open node on the thread that runs it, and the
- * tasks it runs at its scheduling points nest inside it: a tied task from
- * its first schedule to its completion; an untied one, which may resume on
- * another thread, per fragment (switched in to switched out), counted
- * once, by the fragment that completes it (hp_event_task_suspend). */
-static etask *explicit_task(ompt_data_t *d)
-{
-    return d && d->ptr && *(int *)d->ptr == T_EXPLICIT ? d->ptr : NULL;
-}
-
-static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
-                           ompt_data_t *new_data, int flags, int has_dependences,
-                           const void *ra)
-{
-    (void)enc_data;
-    (void)enc_frame;
-    (void)has_dependences;
-    new_data->ptr = NULL;
-    if (!(flags & ompt_task_explicit))
-        return;
-    hp_thread *t = hp_thread_self();
-    if (!t)
-        return;
-    if (taskloop_ra && hp_ompt_in_runtime(ra))
-        ra = taskloop_ra;   /* a task of the running taskloop */
-    etask *e = hp_ompt_alloc(sizeof *e);
-    if (!e)
-        return;
-    *e = (etask){.type = T_EXPLICIT, .tied = !(flags & ompt_task_untied), .ra = ra,
-                 .site = hp_ompt_site(t, ra, HP_OMP_TASK), .id = hp_event_task_new_id(t)};
-    new_data->ptr = e;
-    if (hp_collecting) {
-        hp_task_clock c = hp_event_task_create_start(t);   /* a callback: no duration */
-        hp_event_task_created(t, hp_ompt_site(t, ra, HP_OMP_TASK_CREATE), e->id, &c);
-    }
-}
-
-static void task_open(etask *e)
-{
-    hp_thread *t = hp_thread_self();
-    if (!t || e->state != E_NEW)
-        return;
-    e->state = E_OPEN;
-    e->owner = t;
-    e->scope_base = ot_self ? ot_self->nscopes : 0;
-    hp_event_task_resume(t, &e->run, e->site, e->id);
-    e->below = open_tasks;
-    open_tasks = e;
-}
-
-/* Closes e (done: completed, else an untied task switched out) and,
- * first, any task still open above it on this thread (a task suspended
- * there that will not come back: counted as ended). */
-static int task_close(etask *e, int done)
-{
-    hp_thread *t = hp_tls_self;
-    if (e->state != E_OPEN || e->owner != t)
-        return 0;
-    etask *x = open_tasks;
-    while (x && x != e)
-        x = x->below;
-    if (!x)
-        return 0;
-    while (open_tasks != e) {
-        x = open_tasks;
-        scopes_cut(x->scope_base);
-        open_tasks = x->below;
-        hp_event_task_end(t, &x->run);
-        x->state = E_CLOSED;
-        if (atomic_fetch_add(&x->claims, 1) == 1)
-            hp_ompt_free(x, sizeof *x);   /* it completed already */
-    }
-    scopes_cut(e->scope_base);   /* constructs it leaves open (untied, switched out) */
-    open_tasks = e->below;
-    if (done)
-        hp_event_task_end(t, &e->run);
-    else
-        hp_event_task_suspend(t, &e->run);
-    e->state = done ? E_CLOSED : E_NEW;
-    return 1;
-}
-
-static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status,
-                             ompt_data_t *next)
-{
-    etask *p = explicit_task(prior);
-    if (p) {
-        int done = status == ompt_task_complete || status == ompt_task_cancel ||
-                   status == ompt_task_detach;
-        int closed = (done || !p->tied) && task_close(p, done);
-        /* A completed task still open on another thread's list, or closed
-         * there by a task below it, is freed by the second of the two. */
-        if (done) {
-            prior->ptr = NULL;
-            if (closed || p->state == E_NEW || atomic_fetch_add(&p->claims, 1) == 1)
-                hp_ompt_free(p, sizeof *p);
-        }
-    }
-    etask *n = explicit_task(next);
-    if (n)
-        task_open(n);
 }
 
 /* ---- the tool ---- */
@@ -755,8 +660,7 @@ static int tool_init(ompt_function_lookup_t lookup, int initial_device_num,
     HP_SET(ompt_callback_work, on_work);
     HP_SET(ompt_callback_masked, on_masked);
     hp_ompt_mutex_callbacks(set);
-    HP_SET(ompt_callback_task_create, on_task_create);
-    HP_SET(ompt_callback_task_schedule, on_task_schedule);
+    hp_ompt_task_callbacks(set);
 #undef HP_SET
     /* GOMP interposition now leaves the events to OMPT (gcc objects
      * running on libomp are counted once). */

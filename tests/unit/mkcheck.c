@@ -24,6 +24,9 @@
  *            resumed and completed: thread 1's task@22 1 s with 0 runs,
  *            thread 0's 3 s with 4 runs
  *   f-zero   MPI_Allreduce 1 s with 0 calls (only task nodes may: untied)
+ *   untied-max (holds) thread 0's task@22 3 s > 2 runs x max 1 s (its time
+ *            holds fragments of tasks completed and counted elsewhere)
+ *   f-max    MPI_Allreduce 1.5 s > 2 calls x max 0.5 s (only task nodes may)
  *   nested   (holds) thread 0's task@22 runs one more task@22 (0.5 s) nested in
  *            it, created there: 5 creations, 5 executions; --threads shows
  *            task_time 2 s on thread 0 (the nested task is inside it), 3 tasks
@@ -105,6 +108,10 @@ static int apply_variant(const char *v, hp_rank_info *ri)
         set_node(5, 4, 3.0, 0.5, 1.0);
     } else if (strcmp(v, "f-zero") == 0)
         set_node(7, 0, 1.0, 0.0, 0.0);
+    else if (strcmp(v, "untied-max") == 0)
+        set_node(5, 2, 3.0, 1.0, 1.0);
+    else if (strcmp(v, "f-max") == 0)
+        set_node(7, 2, 1.5, 0.5, 0.5);
     else if (strcmp(v, "nested") == 0) {
         set_node(13, 1, 0.125, 0.125, 0.125);
         set_node(14, 1, 0.5, 0.5, 0.5);
@@ -127,7 +134,7 @@ int main(int argc, char **argv)
     FILE *f;
 
     if (argc != 3 || apply_variant(argv[2], &rank.info) != 0) {
-        fprintf(stderr, "usage: mkcheck OUT.hpf ok|a|b|c|d|d-abort|e|e-root|f|f-zero|untied|nested\n");
+        fprintf(stderr, "usage: mkcheck OUT.hpf ok|a|b|c|d|d-abort|e|e-root|f|f-zero|f-max|untied|untied-max|nested\n");
         return 2;
     }
     hp_encode_preamble(&b);

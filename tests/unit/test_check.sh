@@ -41,6 +41,8 @@ expect e-root 1 "^check: rule e: rank 0 thread 1: the thread's top-level nodes 1
 expect f 1 '^check: rule f: rank 0 thread 0 node #[0-9]+ /main/MPI_Allreduce@app.c:40: min 0\.600000 s > max 0\.400000 s' '^check: rule [a-e]'
 expect f-zero 1 '^check: rule f: rank 0 thread 0 node #[0-9]+ /main/MPI_Allreduce@app.c:40: time 1\.000000 s with 0 calls' '^check: rule [a-e]'
 expect untied 0 '^check: ok: 1 ranks, 2 threads, 15 node records: .*task creations = executions' '^check: rule'
+expect untied-max 0 '^check: ok: 1 ranks, 2 threads, 15 node records: .*task creations = executions' '^check: rule'
+expect f-max 1 '^check: rule f: rank 0 thread 0 node #[0-9]+ /main/MPI_Allreduce@app.c:40: time 1\.500000 s > 2 calls x max 0\.500000 s' '^check: rule [a-e]'
 expect nested 0 '^check: ok: 1 ranks, 2 threads, 15 node records: .*task creations = executions'
 # --threads: task_time sums the outermost tasks (a nested task is inside its parent's time)
 got=$("$QUERY" "$dir/nested.hpf" --threads app.c:20 --format csv 2>&1 | grep '^0,' | cut -d, -f2,14,15 | tr '\n' ';')

@@ -5,8 +5,12 @@
  * (MARK:uc-inner: a task scheduling point, where libomp may switch the
  * untied task out and resume it later, maybe on another thread), calls
  * rec(n - 1), yields (taskyield) and calls rec(n - 1) again; rec(n) waits
- * for its task (MARK:uc-taskwait).  Ground truth for rec(DEPTH), counts
- * over the threads, T = 2^DEPTH - 1:
+ * for its task (MARK:uc-taskwait).  The program runs rec(DEPTH) in a
+ * parallel region R times (argument 1, default 1): each run gives libomp
+ * many chances to end an untied task's last part on one thread while its
+ * previous part is still finishing on another (it then reports the
+ * completion from that other thread).  Ground truth, counts over the
+ * threads, T = R x (2^DEPTH - 1):
  *   untied tasks created and executed at uc-task      T each
  *   critical entries and critical waits at uc-critical T each
  *   inner tasks created and executed at uc-inner      T each
@@ -17,6 +21,7 @@
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define DEPTH 8
 
@@ -58,9 +63,12 @@ int main(int argc, char **argv)
     int provided, rank;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int runs = argc > 1 ? atoi(argv[1]) : 1;
+    for (int r = 0; r < runs; r++) {
 #pragma omp parallel
 #pragma omp single
-    rec(DEPTH);
+        rec(DEPTH);
+    }
     if (rank == 0)
         printf("untied_critical: %d\n", entries);
     MPI_Finalize();
