@@ -336,12 +336,10 @@ static int parse_args(int argc, char **argv, query_args *a)
         return usage_error("-o goes with --suggest-filter or --folded", NULL);
     if (a->sql && !a->opt.top_given)
         a->opt.top = 0;   /* a query's rows are all its own */
-    if (a->opt.format == HPQ_HATCHET) {
-        if (other_report(a))
-            return usage_error("--format hatchet is for the top-down listing only", NULL);
-        if (!a->opt.top_given)
-            a->opt.top = 0;   /* the whole tree unless --top prunes it */
-    }
+    /* (the listing in any format other than text is the whole tree
+     * unless --top prunes it: report_tree.c) */
+    if (a->opt.format == HPQ_HATCHET && other_report(a))
+        return usage_error("--format hatchet is for the top-down listing only", NULL);
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     return -1;
