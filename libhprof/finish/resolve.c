@@ -327,19 +327,30 @@ static int omp_keyed_by_entry(Dwfl_Module *mod, const hp_site *s, Dwarf_Addr pc)
            GELF_ST_TYPE(sym.st_info) == STT_FUNC;
 }
 
+/* A site at no module's address: module "?", the address as its offset
+ * when it fits the profile's counts (< 2^63), else 0.  An OpenMP runtime
+ * may pass no code pointer at all (address 0): one byte back from it
+ * wrapped to the top of the address space and gave "address - start" of
+ * whatever module lay there, 2^64 - 1.4e14, which the reader refused. */
+static void unresolved(hp_site *s)
+{
+    s->module = strdup("?");
+    s->offset = s->addr <= (uintptr_t)INT64_MAX ? s->addr : 0;
+}
+
 static int resolve_one(Dwfl *dwfl, hp_site *s)
 {
     /* A return address points after the call, so the call is one byte
      * back; a function's entry is looked up as it is. */
     Dwarf_Addr pc = (Dwarf_Addr)s->addr - ((s->flags & HP_SITEF_ENTRY) ? 0 : 1);
-    Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-    if (!mod) {
-        s->module = strdup("?");
-        s->offset = s->addr;
+    Dwfl_Module *mod = s->addr ? dwfl_addrmodule(dwfl, pc) : NULL;
+    Dwarf_Addr start = 0, end = 0;
+    const char *mname = mod ? dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL,
+                                               NULL) : NULL;
+    if (!mod || s->addr < start || s->addr > end) {
+        unresolved(s);
         return 0;
     }
-    Dwarf_Addr start = 0;
-    const char *mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
     s->module = base_name_dup(mname);
     s->offset = (uint64_t)(s->addr - start);
     /* The module and offset stay those of the return address (the site's
@@ -389,10 +400,8 @@ int hp_resolve_dynamic_sites(void)
             continue;
         if (ok)
             resolved += resolve_one(dwfl, s);
-        else {
-            s->module = strdup("?");
-            s->offset = s->addr;
-        }
+        else
+            unresolved(s);
     }
     hp_sym_forget();
     hp_omp_pragma_forget();

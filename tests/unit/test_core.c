@@ -17,6 +17,7 @@
 #include "hp_config.h"
 #include "hp_map.h"
 #include "hp_process.h"
+#include "hp_resolve.h"
 #include "hp_site.h"
 #include "hp_snapshot.h"
 #include "hp_source.h"
@@ -114,6 +115,25 @@ static void test_map_put_get_grow(void **state)
     hp_map_clear(&m);
     assert_int_equal(hp_map_get(&m, 7919u), HP_MAP_MISSING);
     hp_map_free(&m);
+}
+
+/* A dynamic site at address 0 (an OpenMP runtime that passed no code
+ * pointer) or at the top of the address space resolves to module "?" with
+ * an offset the profile format accepts (< 2^63): address 0 once wrapped
+ * to 2^64 - 1 and took the offset of whatever module lay there. */
+static void test_resolve_no_address(void **state)
+{
+    (void)state;
+    uint32_t z = hp_site_dynamic(0, HP_KIND_OMP, "parallel", 0);
+    uint32_t top = hp_site_dynamic(UINTPTR_MAX - 0xfff, HP_KIND_OMP, "barrier", 0);
+    hp_resolve_dynamic_sites();
+    const hp_site *a = hp_site_get(z), *b = hp_site_get(top);
+    assert_non_null(a->module);
+    assert_string_equal(a->module, "?");
+    assert_int_equal(a->offset, 0);
+    assert_non_null(b->module);
+    assert_string_equal(b->module, "?");
+    assert_true(b->offset <= (uint64_t)INT64_MAX);
 }
 
 static void test_site_registry(void **state)
@@ -604,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_clock_monotonic_fallback),
         cmocka_unit_test(test_map_put_get_grow),
         cmocka_unit_test_setup(test_site_registry, fresh_records),
+        cmocka_unit_test_setup(test_resolve_no_address, fresh_records),
         cmocka_unit_test_setup(test_cct_insert_lookup, fresh_records),
         cmocka_unit_test_setup(test_node_stats, fresh_records),
         cmocka_unit_test_setup(test_comm_accumulation, fresh_records),
