@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +37,11 @@ static const char *const schema_sql =
     " depth INTEGER, outer INTEGER, lo INTEGER, hi INTEGER);\n"
     "CREATE TABLE stat(node INTEGER, rank INTEGER, thread INTEGER, count INTEGER,"
     " time REAL, min REAL, max REAL, timed INTEGER, raw_time REAL, raw_min REAL,"
-    " raw_max REAL);\n"
+    " raw_max REAL, PRIMARY KEY(node, rank, thread)) WITHOUT ROWID;\n"
     "CREATE TABLE comm(node INTEGER, rank INTEGER, thread INTEGER, peer INTEGER,"
     " count INTEGER, bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL,"
-    " min REAL, max REAL);\n"
+    " min REAL, max REAL, id INTEGER PRIMARY KEY);\n"
+    "CREATE TABLE comm_range(node INTEGER PRIMARY KEY, first INTEGER, last INTEGER);\n"
     "CREATE TABLE task(rank INTEGER, thread INTEGER, kind TEXT, site INTEGER,"
     " team INTEGER, id INTEGER, parent INTEGER, begin REAL, end REAL);\n";
 
@@ -50,8 +52,6 @@ static const char *const index_sql =
     "CREATE INDEX node_parent ON node(parent);\n"
     "CREATE INDEX node_site ON node(site);\n"
     "CREATE INDEX node_lo ON node(lo);\n"
-    "CREATE INDEX stat_node ON stat(node, rank);\n"
-    "CREATE INDEX comm_node ON comm(node, peer);\n"
     "CREATE INDEX task_id ON task(rank, id);\n";
 
 /* The views; the aggregates built on them (node_time, site_time, ...)
@@ -115,6 +115,42 @@ static const char *const view_sql =
     "  || '/' || s.label FROM node n JOIN up ON n.parent = up.id JOIN site s ON s.id = n.site)"
     " SELECT id, path FROM up;\n";
 
+/* The identity of the profile's file (hpf_file_identity: a pass over the
+ * whole file), found by a second thread while the first writes. */
+typedef struct identity_job {
+    const char *path;
+    char id[HPF_ID_LEN];    /* "" when not a readable file (a test's
+                               in-memory profile) */
+    pthread_t thread;
+    int threaded;
+} identity_job;
+
+static void *identity_run(void *arg)
+{
+    identity_job *job = arg;
+    if (hpf_file_identity(job->path, job->id, sizeof job->id) != 0)
+        job->id[0] = 0;
+    return NULL;
+}
+
+static void identity_start(identity_job *job, const char *path)
+{
+    memset(job, 0, sizeof *job);
+    job->path = path;
+    job->threaded = pthread_create(&job->thread, NULL, identity_run, job) == 0;
+    if (!job->threaded)
+        identity_run(job);
+}
+
+/* The identity, once found. */
+static const char *identity_wait(identity_job *job)
+{
+    if (job->threaded)
+        pthread_join(job->thread, NULL);
+    job->threaded = 0;
+    return job->id;
+}
+
 typedef struct writer {
     sqlite3 *db;
     hpf_profile *p;     /* its comm records are freed once written */
@@ -122,6 +158,7 @@ typedef struct writer {
     char *err;
     size_t errlen;
     hpf_comp comp;      /* compensated times per rank (dbcomp.h) */
+    identity_job ident;
 } writer;
 
 static int db_fail(writer *w, const char *what)
@@ -230,9 +267,6 @@ static int write_run(writer *w, const char *source)
     char *argv = join_argv(run);
     char resolved[PATH_MAX];
     const char *src = realpath(source, resolved) ? resolved : source;
-    char id[HPF_ID_LEN] = "";
-    if (hpf_file_identity(source, id, sizeof id) != 0)
-        id[0] = 0;   /* not a readable file (a test's in-memory profile) */
     sqlite3_stmt *st;
     int rc = -1;
     if (!argv) {
@@ -250,11 +284,24 @@ static int write_run(writer *w, const char *source)
              put_run_int(w, st, "end_ns", (int64_t)run->end_ns) ||
              put_run_real(w, st, "wall", wall) ||
              put_run_int(w, st, "format_version", w->p->version) ||
-             put_run_text(w, st, "source", src) ||
-             (id[0] && put_run_text(w, st, "source_id", id)) ? -1 : 0;
+             put_run_text(w, st, "source", src) ? -1 : 0;
         sqlite3_finalize(st);
     }
     free(argv);
+    return rc;
+}
+
+/* The run key source_id: the profile's identity, once found. */
+static int write_identity(writer *w)
+{
+    const char *id = identity_wait(&w->ident);
+    sqlite3_stmt *st;
+    if (!id[0])
+        return 0;
+    if (prepare(w, "INSERT INTO run(key, value) VALUES(?, ?)", &st))
+        return -1;
+    int rc = put_run_text(w, st, "source_id", id);
+    sqlite3_finalize(st);
     return rc;
 }
 
@@ -414,8 +461,8 @@ static int write_all(writer *w, const char *source)
         write_run(w, source) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
-        write_rows(w, !one_thread(w->p)) || mark("rows, aggregates") ||
-        write_ranks(w) ||
+        write_rows(w, !one_thread(w->p)) ||
+        write_ranks(w) || write_identity(w) ||
         exec(w, "PRAGMA cache_size=-65536;") ||
         exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
@@ -430,8 +477,9 @@ static int write_all(writer *w, const char *source)
 static int write_tmp(hpf_profile *p, const hpf_merged *m, const char *source,
                      const char *tmp, char *err, size_t errlen)
 {
-    writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}};
+    writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}, {0}};
     int rc = -1;
+    identity_start(&w.ident, source);
     /* Millions of inserts: no allocation statistics (a global mutex per
      * malloc; fails harmlessly once SQLite is initialized) and no mutex on
      * a connection only this thread uses. */
@@ -446,6 +494,7 @@ static int write_tmp(hpf_profile *p, const hpf_merged *m, const char *source,
         snprintf(err, errlen, "%s: cannot close database", tmp);
         rc = -1;
     }
+    identity_wait(&w.ident);      /* a failure left it running */
     hpf_comp_free(&w.comp);
     return rc;
 }

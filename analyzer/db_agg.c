@@ -287,7 +287,11 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
             return -1;
         }
     }
-    if (hpf_exec(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
+    /* each node's comm rows within [first, last]: a superset once rows
+     * were added by hand (what --matrix SITE reads, with c.node) */
+    if (hpf_exec(db, "DELETE FROM comm_range; INSERT INTO comm_range"
+                     " SELECT node, MIN(id), MAX(id) FROM comm GROUP BY node;", err, errlen) ||
+        hpf_exec(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
         hpf_ovh_reaggregate(db, err, errlen) || hpf_exec(db, "COMMIT", err, errlen)) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;

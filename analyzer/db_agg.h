@@ -12,8 +12,10 @@
 
 /* The database format, PRAGMA user_version of every database hprof-merge
  * writes.  0: an older hprof's (no aggregates); 1: aggregates stored;
- * 2: comm_node_peer and comm_node_rank too. */
-#define HPF_DB_FORMAT 2
+ * 2: comm_node_peer and comm_node_rank too; 3: rows in node order, stat
+ * keyed by (node, rank, thread), a node's comm rows the ids of comm_range
+ * (no index on stat or comm to sort). */
+#define HPF_DB_FORMAT 3
 
 /* The SQL of the communication matrix's cells (printf format: a condition
  * on the comm row c, then the ORDER BY), stored for the whole run as the

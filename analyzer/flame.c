@@ -19,8 +19,10 @@ static const char nodes_sql[] =
     "SELECT n.id, n.parent, COALESCE(s.label, ''), COALESCE(s.kind, ''),"
     " COALESCE(s.name, '') FROM node n LEFT JOIN site s ON s.id = n.site ORDER BY n.id";
 
+/* Per node: transmission and synchronization time, from the per-peer
+ * sums (stored at merge: not a pass over every comm row). */
 static const char comm_sql[] =
-    "SELECT node, SUM(tran), SUM(sync) FROM comm GROUP BY node";
+    "SELECT node, SUM(tran), SUM(sync) FROM comm_node_peer GROUP BY node";
 
 hpq_fnode *hpq_ftree_find(const hpq_ftree *tr, int64_t id)
 {

@@ -79,18 +79,24 @@ static unsigned char *map_file(const char *path, size_t *len)
     return data == MAP_FAILED ? NULL : data;
 }
 
-/* Where SIGBUS returns to while a mapping is decoded (one at a time: the
- * analyzer reads one file at a time, in one thread). */
-static sigjmp_buf *bus_return;
+/* Where SIGBUS returns to while a mapping is decoded, per thread (the
+ * merge loads comm records in a second thread, db_rows.c). */
+static __thread sigjmp_buf *bus_return;
 
 static void on_sigbus(int sig)
 {
-    (void)sig;
+    if (!bus_return) {      /* not ours: what SIGBUS does by default */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     siglongjmp(*bus_return, 1);
 }
 
 /* Runs fn(arg) with SIGBUS (a page of the mapping beyond the end of a
- * file cut short) turned into the return value 1. */
+ * file cut short) turned into the return value 1.  The action is set and
+ * restored here: one thread at a time reads a mapping (while the merge's
+ * second thread loads comm records, the first reads the file with pread). */
 static int guarded(int (*fn)(void *), void *arg)
 {
     struct sigaction bus, old;

@@ -9,13 +9,13 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db.h analyzer/db.c \
 	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggregator.h \
 	analyzer/db_aggnode.c analyzer/db_aggsite.c analyzer/db_aggcomm.c \
-	analyzer/db_rows.h analyzer/db_rows.c \
+	analyzer/db_rows.h analyzer/db_rows.c analyzer/db_order.h analyzer/db_order.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
 	analyzer/parts.h analyzer/parts.c \
 	analyzer/phases.h analyzer/phases.c \
 	analyzer/ovh_class.h analyzer/ovh_class.c analyzer/db_aggovh.c
-analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
-analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS)
+analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -pthread
+analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS) -lpthread
 
 bin_PROGRAMS += analyzer/hprof-merge analyzer/hprof-query
 analyzer_hprof_merge_SOURCES = analyzer/hprof-merge.c

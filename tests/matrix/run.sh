@@ -168,7 +168,8 @@ for k in 1 2 3 4 5 6; do
         threads, start_ns, end_ns, wall, mpi_time, overflow_events, flags, omp_threads, overhead,
         overhead_sum, comp_clamps FROM rank WHERE rank + (SELECT COUNT(*) FROM rank) < 100"
 done
-sqlite3 "$tmp/big.db" "INSERT INTO comm SELECT node, 99, thread, 0, count, bytes_sent, bytes_recv,
+sqlite3 "$tmp/big.db" "INSERT INTO comm(node, rank, thread, peer, count, bytes_sent,
+    bytes_recv, tran, sync, min, max) SELECT node, 99, thread, 0, count, bytes_sent, bytes_recv,
     tran, sync, min, max FROM comm WHERE rank = 0 AND peer = 1"
 "$MERGE" --aggregate "$tmp/big.db" >/dev/null    # the stored aggregates follow the edited rows
 "$QUERY" --matrix "$tmp/big.db" >"$tmp/big.txt" 2>&1 || true

@@ -3,11 +3,14 @@
  * for the analyzer's shell tests (test_query.sh checks exact numbers
  * derived from the values below).
  *
- *   mkprofile [-r 0|1] OUT.hpf
+ *   mkprofile [-r 0|1 | -m] OUT.hpf
  *
  * -r RANK writes the file that rank writes alone in a run that died
  * (NAME.rank<N>.hpf: its own records, the other rank an empty block
  * flagged missing), so the two -r files merge into the same run.
+ * -m gives rank 1 a second site equal to MPI_Send@app.c:60 (two calls on
+ * one line), with its own node under main and comm record: the merge
+ * makes them one node, whose stat row sums both records.
  */
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +57,7 @@ static hp_site_rec sites1[] = {
     {4, HP_KIND_LOOP, 0, 4, 2, 20, 40, 3, NOSITE, 0, 0, 0, 0},
     {5, HP_KIND_COMM, 5, 0, 0, 0, 0, NOSITE, NOSITE, HP_SITEF_DYNAMIC, 6, 0, 0x1a2b},
     {6, HP_KIND_COMM, 7, 4, 8, 60, 60, 3, NOSITE, 0, 0, 0, 0},
+    {7, HP_KIND_COMM, 7, 4, 8, 60, 60, 3, NOSITE, 0, 0, 0, 0},     /* -m only */
 };
 static hp_node_rec nodes1[] = {
     {0, HP_NONE, 0, 0, 1, 12.0, 12.0, 12.0, 1},
@@ -65,11 +69,13 @@ static hp_node_rec nodes1[] = {
     {6, 1, 6, 0, 1, 0.25, 0.25, 0.25, 1},
     {7, HP_NONE, 0, 1, 1, 4.0, 4.0, 4.0, 1},
     {8, 7, 1, 1, 3, 3.5, 1.0, 1.5, 3},
+    {9, 1, 7, 0, 2, 0.5, 0.125, 0.375, 2},     /* -m only */
 };
 static hp_comm_rec comms1[] = {
     {3, 0, 5, 0, 5000, 1.25, 0.75, 0.2, 0.3},
     {5, HP_PEER_ALL, 2, 16, 16, 0.5, 0.5, 0.25, 0.5},
     {6, 0, 1, 100, 0, 0.125, 0.125, 0.125, 0.125},
+    {9, 0, 2, 200, 0, 0.25, 0.25, 0.125, 0.125},     /* -m only */
 };
 
 /* The block of a rank whose records are in another file (-r), as the
@@ -98,8 +104,8 @@ int main(int argc, char **argv)
          COUNT(strings0), strings0, COUNT(sites0), sites0, COUNT(nodes0), nodes0,
          COUNT(comms0), comms0, 0, NULL},
         {{1, 2, 200, 0, 2, 1000000000ull, 13000000000ull, 12.0, 3.0, 0, "node1", {{0, 0}}},
-         COUNT(strings1), strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1,
-         COUNT(comms1), comms1, 0, NULL},
+         COUNT(strings1), strings1, COUNT(sites1) - 1, sites1, COUNT(nodes1) - 1, nodes1,
+         COUNT(comms1) - 1, comms1, 0, NULL},
     };
     hp_buf b = {0};
     FILE *f;
@@ -110,9 +116,15 @@ int main(int argc, char **argv)
         only = argv[2][0] - '0';
         argv += 2;
         argc -= 2;
+    } else if (argc == 3 && strcmp(argv[1], "-m") == 0) {
+        ranks[1].nsites++;
+        ranks[1].nnodes++;
+        ranks[1].ncomms++;
+        argv++;
+        argc--;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: mkprofile [-r 0|1] OUT.hpf\n");
+        fprintf(stderr, "usage: mkprofile [-r 0|1 | -m] OUT.hpf\n");
         return 2;
     }
     hp_encode_preamble(&b);

@@ -17,10 +17,14 @@
 #     (10; 12 + 4 on rank 1's two threads), exclusive 0.5 (rank 1 thread 1:
 #     4 - 3.5); site compute: calls 13 (5 + 5 + 3), time 16 (6 + 6.5 +
 #     3.5); rank_mpi: 20% (2 / 10) and 25% (3 / 12);
-#   - PRAGMA user_version is 2; a database of format 0 (an older hprof)
+#   - the rows in node order: stat WITHOUT ROWID, comm ids consecutive
+#     per node and held by comm_range (widened by --aggregate after rows
+#     were added by hand); two sites of a rank merged into one node give
+#     one stat row with the two records summed (mkprofile -m);
+#   - PRAGMA user_version is 3; a database of format 0 (an older hprof)
 #     next to its profile is merged again, alone it is a one-line error
 #     saying to run hprof-merge; format 99 gives "database format 99 is
-#     newer than this hprof-query reads (2)" and exit 1 (and is not
+#     newer than this hprof-query reads (3)" and exit 1 (and is not
 #     overwritten); a non-hprof SQLite database is "not an hprof database".
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
@@ -83,6 +87,44 @@ check "mkprofile: the C aggregates = their SQL definitions" "same" "$(same_aggre
 check "mkbig 16 ranks: the C aggregates = their SQL definitions" "same" \
     "$(same_aggregates b "$dir/b.db")"
 
+# ---- the rows in node order (db_order.c): stat keyed by (node, rank,
+# thread); a node's comm rows the consecutive ids of its comm_range row
+bq() { sqlite3 "$dir/b.db" "$1"; }
+check "mkbig: stat has no row id (WITHOUT ROWID, key node, rank, thread)" "1" \
+    "$(bq "SELECT COUNT(*) FROM sqlite_master WHERE name = 'stat' AND sql LIKE '%WITHOUT ROWID%'")"
+check "mkbig: comm ids 1..rows, in (node, rank) order" "$(bq "SELECT COUNT(*) FROM comm")|0" \
+    "$(bq "SELECT MAX(id), (SELECT COUNT(*) FROM comm a JOIN comm b ON b.id = a.id + 1
+        WHERE b.node < a.node OR (b.node = a.node AND b.rank < a.rank)) FROM comm")"
+check "mkbig: one comm_range row per comm node, holding exactly its rows" \
+    "$(bq "SELECT COUNT(DISTINCT node) FROM comm")|0|0" \
+    "$(bq "SELECT COUNT(*), (SELECT COUNT(*) FROM comm c JOIN comm_range k ON k.node = c.node
+        WHERE c.id NOT BETWEEN k.first AND k.last), (SELECT COUNT(*) FROM comm_range k
+        WHERE k.last - k.first + 1 != (SELECT COUNT(*) FROM comm c WHERE c.node = k.node))
+        FROM comm_range")"
+# comm rows added by hand: --aggregate widens the ranges to hold them
+cp "$dir/b.db" "$dir/b2.db"
+sqlite3 "$dir/b2.db" "INSERT INTO comm(node, rank, thread, peer, count, bytes_sent, bytes_recv,
+    tran, sync, min, max) SELECT node, rank, thread, peer, count, bytes_sent, bytes_recv, tran,
+    sync, min, max FROM comm WHERE id = 1"
+"$MERGE" --aggregate "$dir/b2.db" >/dev/null 2>&1
+check "mkbig, a comm row added by hand: --aggregate puts it in its node's range" "0" \
+    "$(sqlite3 "$dir/b2.db" "SELECT COUNT(*) FROM comm c JOIN comm_range k ON k.node = c.node
+        WHERE c.id NOT BETWEEN k.first AND k.last")"
+# two sites of one rank merged into one node (-m: rank 1 calls MPI_Send
+# twice on app.c:60): one stat row, the two records summed (count 1 + 2,
+# time 0.25 + 0.5, min 0.125 of the second, max 0.375); comm rows stay two
+"$MKPROFILE" -m "$dir/m.hpf" && "$MERGE" -o "$dir/m.db" "$dir/m.hpf" >/dev/null 2>&1
+check "two sites merged: one stat row, the records summed" "1|0|3|0.75|0.125|0.375|3|0.75|0.125|0.375" \
+    "$(sqlite3 "$dir/m.db" "SELECT s.rank, s.thread, s.count, s.time, s.min, s.max, s.timed,
+        s.raw_time, s.raw_min, s.raw_max FROM stat s JOIN node_path p ON p.id = s.node
+        WHERE p.path = '/main/MPI_Send@app.c:60' AND s.rank = 1")"
+check "two sites merged: both comm rows" "1|0|1|100
+1|0|2|200" "$(sqlite3 "$dir/m.db" "SELECT c.rank, c.peer, c.count, c.bytes_sent FROM comm c
+        JOIN node_path p ON p.id = c.node WHERE p.path = '/main/MPI_Send@app.c:60' AND c.rank = 1
+        ORDER BY c.id")"
+check "two sites merged: the C aggregates = their SQL definitions" "same" \
+    "$(same_aggregates m "$dir/m.db")"
+
 main="(SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.name = 'main')"
 check "node main: calls, time, min, max" "2,22,10,12" \
     "$(q "SELECT calls, time, min, max FROM node_time WHERE node = $main")"
@@ -98,11 +140,11 @@ check "rank_mpi" "0,20
 1,25" "$(q "SELECT rank, mpi_pct FROM rank_mpi ORDER BY rank")"
 
 # ---- the database format
-check "format version" "2" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
+check "format version" "3" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 cp "$dir/p.db" "$dir/p.db.keep"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
-check "format 0 next to its profile: merged again" "0 2" \
+check "format 0 next to its profile: merged again" "0 3" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... saying so" "1" "$(grep -c "merged $dir/p.hpf" "$dir/err")"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
@@ -110,21 +152,21 @@ rm "$dir/p.hpf"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 0 alone: exit 1" "1" "$?"
 check "format 0 alone: one line saying to run hprof-merge again" \
-    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (2): run hprof-merge on its profile again" \
+    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (3): run hprof-merge on its profile again" \
     "$(cat "$dir/err")"
 cp "$dir/p.db.keep" "$dir/p.db"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 99"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 99: exit 1" "1" "$?"
 check "format 99: one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (2)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (3)" \
     "$(cat "$dir/err")"
 "$MKPROFILE" "$dir/p.hpf"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
 check "format 99 next to its profile: exit 1, not overwritten" "1 99" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (2)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (3)" \
     "$(cat "$dir/err")"
 sqlite3 "$dir/other.db" "CREATE TABLE t(x); INSERT INTO t VALUES(1);"
 "$QUERY" "$dir/other.db" >/dev/null 2>"$dir/err"

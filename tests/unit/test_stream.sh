@@ -15,14 +15,18 @@
 # integer 0 (the SQL definitions now say 0.0 too).  The overhead-class
 # tables ovh_x and ovh_rank (db_aggovh.c) are new again: without them
 # (their schema rows and rows left out of the digest) the digests are the
-# ones before, 95e24891..., 21974c03..., 30f01571....
+# ones before, 95e24891..., 21974c03..., 30f01571....  Since the rows go
+# in node order (db format 3: stat WITHOUT ROWID, comm's id and the table
+# comm_range) the digests are new once more: compared table by table with
+# b58c880's merge of these inputs, every row of every table is the same
+# (comm without its new id column); only comm_range is added.
 # The run keys `source` and `source_id` (the input's path and identity)
 # are left out.  Inputs, all deterministic:
-#   - mkprofile's two-rank profile                            3431db31...
+#   - mkprofile's two-rank profile                            8110f70c...
 #   - the same run as the two files its ranks wrote alone
 #     (mkprofile -r 0, -r 1: NAME.rank<N>.hpf), merged:  the same digest
-#   - rank 0's file alone (rank 1 missing)                    53e6f787...
-#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            688cdfae...
+#   - rank 0's file alone (rank 1 missing)                    40aa8832...
+#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            aeca5218...
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
 top=${top_builddir:-.}
@@ -67,12 +71,12 @@ digest() {
     "$MKPROFILE" -r 1 "$dir/d.rank1.hpf" || { echo "not ok - mkprofile"; exit 1; }
 "$MKBIG" -n 400 -c 40 -p 5 -t 2 16 "$dir/b.hpf" || { echo "not ok - mkbig"; exit 1; }
 
-profile=3431db31fdb489b6917d007c2e41e72100e5234f0038ed6460e373e04cce9e85
+profile=8110f70cfe08f3527b868f5eb18136b0443c8cad9a0f8848a6d486aff5a7049b
 check "mkprofile's profile" $profile "$(digest p "$dir/p.hpf")"
 check "its ranks' own files merged" $profile "$(digest d "$dir/d.rank0.hpf" "$dir/d.rank1.hpf")"
-check "rank 0's file alone" 53e6f787013aed80a091c14b90d416f795e9ecc6788a5f24df57d6c8945ab540 \
+check "rank 0's file alone" 40aa883264dc03ef7821d62fd831b2ad66c3698ddf18f32777cb878f9a3781a6 \
     "$(digest d0 "$dir/d.rank0.hpf")"
-check "mkbig 16 ranks" 688cdfaef63a8abfdde40ecfa2b103b7f458d3936863c249309d55075e7a5e4a \
+check "mkbig 16 ranks" aeca521881861fedfd096092c640fa9880a232f203de4d522e2cbe1b4a0307d6 \
     "$(digest b "$dir/b.hpf")"
 
 echo "$pass passed, $fail failed"
