@@ -381,13 +381,8 @@ int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric)
     if (site && hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_COMM, &sel, ctx->err,
                            ctx->errlen))
         return -1;
-    /* a node's comm rows are the ids of its comm_range row (a superset
-     * after rows were edited by hand: hprof-merge --aggregate) */
-    if (asprintf(&where, site ? "c.node IN (%s) AND c.id IN (SELECT x.id FROM comm_range k"
-                                " JOIN comm x ON x.id BETWEEN k.first AND k.last"
-                                " WHERE k.node IN (%s))" : "1",
-                 site ? sel.nodes : "", site ? sel.nodes : "") < 0) {
-        where = NULL;
+    where = site ? hpq_comm_rows_of(sel.nodes, "c") : strdup("1");
+    if (!where) {
         hpq_oom(ctx);
         goto done;
     }

@@ -286,8 +286,9 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
     /* per peer from the node's sums over ranks (db_agg.c); the columns
      * named with their table, not the printed peer */
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm_node_peer.peer";
-    char *sql, *peer = peer_columns(ctx);
-    if (!peer || asprintf(&sql,
+    char *sql, *peer = peer_columns(ctx), *rows = by_rank ? hpq_comm_rows_of(sel->nodes, "")
+                                                          : NULL;
+    if (!peer || (by_rank && !rows) || asprintf(&sql,
                  "SELECT %s%s"
                  " CASE WHEN peer = %d THEN 'all'"
                  "  WHEN SUM(bytes_sent) > 0 AND SUM(bytes_recv) > 0 THEN 'with'"
@@ -295,14 +296,17 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
                  " END AS dir, SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
                  " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
                  " MIN(min) AS min, MAX(max) AS max"
-                 " FROM %s WHERE node IN (%s) GROUP BY %s ORDER BY %s",
+                 " FROM %s WHERE %s%s%s GROUP BY %s ORDER BY %s",
                  by_rank ? "rank, " : "", peer, HP_PEER_ALL,
-                 by_rank ? "comm" : "comm_node_peer", sel->nodes, group, group) < 0) {
+                 by_rank ? "comm" : "comm_node_peer", by_rank ? rows : "node IN (",
+                 by_rank ? "" : sel->nodes, by_rank ? "" : ")", group, group) < 0) {
         free(peer);
+        free(rows);
         hpq_oom(ctx);
         return NULL;
     }
     free(peer);
+    free(rows);
     hpq_table *t = hpq_query_table(ctx, sql);
     free(sql);
     if (t)

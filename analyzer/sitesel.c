@@ -3,6 +3,7 @@
  * a node id, a site id (site:N), a label as the reports print it, a
  * file:line, or a function or MPI name.
  */
+#include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,4 +351,17 @@ void hpq_sel_free(hpq_sel *sel)
     free(sel->nodes);
     free(sel->label);
     memset(sel, 0, sizeof *sel);
+}
+
+char *hpq_comm_rows_of(const char *nodes, const char *alias)
+{
+    /* the range is a superset once rows were added by hand (hprof-merge
+     * --aggregate widens it): the node is checked too */
+    const char *dot = *alias ? "." : "";
+    char *sql;
+    if (asprintf(&sql, "%s%snode IN (%s) AND %s%sid IN (SELECT x.id FROM comm_range k"
+                       " JOIN comm x ON x.id BETWEEN k.first AND k.last WHERE k.node IN (%s))",
+                 alias, dot, nodes, alias, dot, nodes) < 0)
+        return NULL;
+    return sql;
 }
