@@ -371,7 +371,7 @@ per_iter() {
 
 instructions() {
     command -v valgrind >/dev/null || { echo "(valgrind not installed)"; return 0; }
-    local b=$tmp/bin pt pth t1 c0 wp wh
+    local b=$tmp/bin pt pth t1 c0 wp wh wh0
     "$MPICC" -O2 -g -finstrument-functions -I"$srcdir/libhprof" "$srcdir/bench/probe.c" -o "$b/probe" \
         -L"$libdir" -lhprof "-Wl,-rpath,$libdir"
     "$MPICC" -O2 -g "$srcdir/bench/wrapcost.c" -o "$b/wrapcost.plain"
@@ -388,6 +388,7 @@ instructions() {
     # wrapcost CALLS makes ~3 CALLS wrapped calls (Send, Iprobe, Irecv+Isend+Waitall).
     wp=$(per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.plain")
     wh=$(per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.hprof")
+    wh0=$(HPROF_CALLPATH=0 per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.hprof")
     unset HPROF_OUTPUT HPROF_SUMMARY
     echo
     echo "callgrind, 1 rank (no mpirun), the difference between two iteration counts ($cg_lo and $cg_hi;"
@@ -404,6 +405,7 @@ instructions() {
     echo "| tier-1 call (hooks: call site + procedure), timed, added | $(awk -v a="$t1" -v b="$c0" 'BEGIN { printf "%.1f", a - b }') |"
     echo "| tier-1 call (hooks: call site + procedure), throttled, added | $(awk -v a="$t1h" -v b="$c0" 'BEGIN { printf "%.1f", a - b }') |"
     echo "| MPI wrapper, added per call (mean of MPI_Send(PROC_NULL), MPI_Iprobe, Irecv+Isend+Waitall(self)) | $(awk -v a="$wh" -v b="$wp" 'BEGIN { printf "%.1f", (a - b) / 3 }') |"
+    echo "| MPI wrapper, of which the tier-0 call path (HPROF_CALLPATH=3 vs 0) | $(awk -v a="$wh" -v b="$wh0" 'BEGIN { printf "%.1f", (a - b) / 3 }') |"
 }
 
 # OpenMP constructs in instructions: bench/ompcost.sh when this tree has it.

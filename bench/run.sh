@@ -116,6 +116,32 @@ awk -F'\t' -v baseline="${BASELINE:-}" '
     }' "$tmp/results"
 fi
 
+# ---------------------------------------------------------------- call paths
+# The same -lhprof wrapcost with HPROF_CALLPATH=0 (the call site's own
+# return address) and 3 (the default: two frames above it walked, the
+# C library's start code above main then left out), alternating.
+if want mpi; then
+echo "bench: call paths (HPROF_CALLPATH 0 and 3)" >&2
+for r in $(seq 1 "$rounds"); do
+    for n in 0 3; do
+        HPROF_CALLPATH=$n HPROF_OUTPUT=$tmp/prof HPROF_SUMMARY=off "$MPIRUN" -np 2 --bind-to none \
+            -x HPROF_CALLPATH -x HPROF_OUTPUT -x HPROF_SUMMARY "$tmp/wrapcost.hprof" \
+            "${WRAPCOST_CALLS:-1000000}" </dev/null |
+            awk -v n=$n '$1 == "wrapcost" { print n "\t" $2 "\t" $3 }' >>"$tmp/callpath.results"
+    done
+done
+echo
+echo "tier-0 call paths: medians of $rounds alternating runs (ns per call)"
+echo
+echo "| call | HPROF_CALLPATH=0 | HPROF_CALLPATH=3 | added per call |"
+echo "|---|---:|---:|---:|"
+for k in $(cut -f2 "$tmp/callpath.results" | sort -u); do
+    c0=$(awk -F'\t' -v k="$k" '$1 == 0 && $2 == k { print $3 }' "$tmp/callpath.results" | median)
+    c3=$(awk -F'\t' -v k="$k" '$1 == 3 && $2 == k { print $3 }' "$tmp/callpath.results" | median)
+    awk -v k="$k" -v a="$c0" -v b="$c3" 'BEGIN { printf "| %s | %.1f | %.1f | %+.1f ns |\n", k, a, b, b - a }'
+done
+fi
+
 # ---------------------------------------------------------------- probe cost
 if want probe; then
 echo "bench: probe cost (bench/probe.c)" >&2

@@ -25,7 +25,8 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/core/hp_site.h libhprof/core/site.c \
 	libhprof/core/hp_thread.h libhprof/core/thread.c \
 	libhprof/core/hp_stack.h libhprof/core/stack.c \
-	libhprof/core/hp_event.h libhprof/core/event.c \
+	libhprof/core/hp_event.h libhprof/core/event.c libhprof/core/callpath.c \
+	libhprof/core/hp_unwind.h libhprof/core/unwind.c \
 	libhprof/core/hp_frames.h libhprof/core/frames.c \
 	libhprof/core/hp_fast.h libhprof/core/hp_fast_pair.h libhprof/core/fast.c \
 	libhprof/core/hp_task.h libhprof/core/task.c \
@@ -64,4 +65,4 @@ libhprof_libhpcore_la_SOURCES = \
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS) $(OMPT_CFLAGS)
-libhprof_libhpcore_la_LIBADD = libhprof/libhpcodec.la $(LIBDW_LIBS) -lpthread
+libhprof_libhpcore_la_LIBADD = libhprof/libhpcodec.la $(LIBDW_LIBS) $(UNWIND_LIBS) -lpthread

@@ -41,22 +41,24 @@ static inline __attribute__((always_inline)) hp_thread *hp_mpi_begin(void)
     return hp_thread_self();
 }
 
-/* Node of the call site at return address ra for MPI function id; inside
- * an instrumented communication statement, that statement's node. */
+/* Node of the call site at return address ra for MPI function id (in
+ * tier 0 under the frames of its call path, HPROF_CALLPATH); inside an
+ * instrumented communication statement, that statement's node. */
 static inline __attribute__((always_inline)) uint32_t hp_mpi_node(hp_thread *t, uintptr_t ra, int id)
 {
     uint32_t statement = hp_event_comm_statement(t);
     if (statement != HP_NO_NODE)
         return statement;
-    return hp_event_site_node(t, ra, HP_KIND_COMM, hp_mpi_names[id], hp_mpi_site_flags[id]);
+    return hp_event_site_node_under(t, hp_event_callpath(t, ra), ra, HP_KIND_COMM,
+                                    hp_mpi_names[id], hp_mpi_site_flags[id]);
 }
 
-/* Time of one MPI call at its node; an instrumented communication
- * statement times itself. */
+/* Time of one MPI call at its node and the frames of its call path; an
+ * instrumented communication statement times itself. */
 static inline __attribute__((always_inline)) void hp_mpi_node_time(hp_thread *t, uint32_t node, uint64_t ticks)
 {
     if (node != hp_event_comm_statement(t))
-        hp_event_time(t, node, ticks);
+        hp_event_time_path(t, node, ticks);
 }
 
 /* Local MPI calls (spec KIND local: queries, datatypes, groups, ...) are
@@ -78,13 +80,14 @@ static inline __attribute__((always_inline)) uint32_t hp_mpi_local_node(hp_threa
         return statement;
     if (hp_mpi_in_own_statement(t, id))
         return hp_event_current(t);
-    return hp_event_site_node(t, ra, HP_KIND_CALL, hp_mpi_names[id], hp_mpi_site_flags[id]);
+    return hp_event_site_node_under(t, hp_event_callpath(t, ra), ra, HP_KIND_CALL,
+                                    hp_mpi_names[id], hp_mpi_site_flags[id]);
 }
 
 static inline __attribute__((always_inline)) void hp_mpi_local_time(hp_thread *t, uint32_t node, uint64_t ticks)
 {
     if (node != hp_event_comm_statement(t) && node != hp_event_current(t))
-        hp_event_time(t, node, ticks);
+        hp_event_time_path(t, node, ticks);
 }
 
 /* ---- rank translation (rankmap.c) ---- */

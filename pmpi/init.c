@@ -167,10 +167,15 @@ HP_MPI_API int MPI_Finalize(void)
  * that calls MPI_Abort (flags HP_RANKF_ABORTED, code its error code), that
  * a signal ends or that exits without MPI_Finalize (hp_crash.h).  One
  * line replaces the summary, which would need the other ranks. */
-/* The node of an MPI call under way on t (hp_event_calls_under_way). */
+/* The node of an MPI call under way on t (hp_event_calls_under_way):
+ * under t's current context, without a call path (the stack at hand is
+ * not the one that made the call, or is a signal handler's). */
 static uint32_t node_under_way(hp_thread *t, uintptr_t ra, uint32_t id)
 {
-    return hp_mpi_node(t, ra, (int)id);
+    uint32_t statement = hp_event_comm_statement(t);
+    if (statement != HP_NO_NODE)
+        return statement;
+    return hp_event_site_node(t, ra, HP_KIND_COMM, hp_mpi_names[id], hp_mpi_site_flags[id]);
 }
 
 static void write_rank_alone(uint32_t flags, int code)

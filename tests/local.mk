@@ -75,6 +75,7 @@ include tests/matrix/local.mk
 include tests/overheads/local.mk
 include tests/interactive/local.mk
 include tests/report/local.mk
+include tests/callpath/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

@@ -19,6 +19,8 @@ uint32_t hp_cost_kind_of(const hp_site_rec *s, int timed)
             return HP_COST_MPI;
         break;
     case HP_KIND_CALL:
+        if (s->flags & HP_SITEF_FRAME)  /* its calls are the MPI calls below it */
+            return HP_COST_KINDS;
         if (dynamic && (s->flags & HP_SITEF_MPI))
             return HP_COST_MPI;
         if (dynamic) /* a tier-1 hook pair opens the call and its procedure */

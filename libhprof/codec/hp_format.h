@@ -122,6 +122,12 @@ enum hp_site_kind {
                                    nothing records (HPROF_SITEINFO_LEAF): once
                                    throttled, its probes only count it inline
                                    (cost kind HP_COST_PROBE_LEAF) */
+#define HP_SITEF_FRAME 2048u    /* a frame of a tier-0 call path
+                                   (HPROF_CALLPATH): a dynamic call site at a
+                                   return address above an MPI call, named
+                                   after the function it lies in; it counts
+                                   and times the MPI calls made through it,
+                                   and has no cost of its own */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include "hp_config.h"
 
-hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1};
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, 3};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -114,6 +114,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
         if (parse_uint("HPROF_TASK_TRACE", v, 0, 1u << 24, &n, err, errlen))
             return -1;
         cfg->task_trace = (uint32_t)n;
+    }
+    if ((v = get("HPROF_CALLPATH"))) {
+        if (parse_uint("HPROF_CALLPATH", v, 0, 16, &n, err, errlen))
+            return -1;
+        cfg->callpath = (uint32_t)n;
     }
     if ((v = get("HPROF_TOP"))) {
         if (parse_uint("HPROF_TOP", v, 1, 1000, &n, err, errlen))

@@ -24,6 +24,8 @@ typedef struct hp_config {
     int signals;             /* HPROF_SIGNALS: write the records of a dying process */
     int compensate;          /* HPROF_COMPENSATE=on|off: the summary shows times with
                                 the measurement's calibrated cost taken out (on) */
+    uint32_t callpath;       /* HPROF_CALLPATH: return addresses keying a tier-0 call
+                                site (its own included; 0, 1: its own only) */
 } hp_config;
 
 extern hp_config hp_cfg;

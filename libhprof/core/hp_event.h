@@ -206,22 +206,69 @@ static inline __attribute__((always_inline)) uint32_t hp_event_current(const hp_
     return t->current;
 }
 
-/* The node for dynamic site `addr` under the current context. */
-uint32_t hp_event_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
-                           const char *name, uint32_t flags);
+/* The node for dynamic site `addr` under context node ctx. */
+uint32_t hp_event_site_node_slow(hp_thread *t, uint32_t ctx, uintptr_t addr, uint32_t kind,
+                                 const char *name, uint32_t flags);
 
 static inline __attribute__((always_inline)) hp_site_memo *hp_memo_slot(hp_thread *t, uintptr_t addr)
 {
     return &t->memo[(addr ^ (addr >> 8)) & (HP_MEMO_SIZE - 1)];
 }
 
+/* The node of dynamic site `addr` under context node ctx (the current
+ * one, or a frame of a call path). */
+static inline __attribute__((always_inline)) uint32_t
+hp_event_site_node_under(hp_thread *t, uint32_t ctx, uintptr_t addr, uint32_t kind,
+                         const char *name, uint32_t flags)
+{
+    hp_site_memo *m = hp_memo_slot(t, addr);
+    if (__builtin_expect(m->addr == addr && m->ctx == ctx, 1))
+        return m->node;
+    return hp_event_site_node_slow(t, ctx, addr, kind, name, flags);
+}
+
 static inline __attribute__((always_inline)) uint32_t
 hp_event_site_node(hp_thread *t, uintptr_t addr, uint32_t kind, const char *name, uint32_t flags)
 {
-    hp_site_memo *m = hp_memo_slot(t, addr);
-    if (__builtin_expect(m->addr == addr && m->ctx == t->current, 1))
-        return m->node;
-    return hp_event_site_node_slow(t, addr, kind, name, flags);
+    return hp_event_site_node_under(t, t->current, addr, kind, name, flags);
+}
+
+/* ---------------------------------------------- tier-0 call paths */
+
+/* HPROF_CALLPATH: how many return addresses key a call site reached with
+ * no instrumented frame open (the call's own included; 0 and 1: only its
+ * own, as without call paths). */
+extern uint32_t hp_callpath_depth;
+
+/* The context a call site at return address ra (the caller of the
+ * wrapper that calls this) goes under: with no frame open (the thread at
+ * its root) and call paths on, the frame nodes of the return addresses
+ * above ra, outermost first, created on first use (callpath.c; frames in
+ * the C library's start code are left out); else the current context. */
+uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra);
+/* Turns call paths on with `depth` return addresses (at start-up). */
+void hp_callpath_init(uint32_t depth);
+
+static inline __attribute__((always_inline)) uint32_t hp_event_callpath(hp_thread *t,
+                                                                       uintptr_t ra)
+{
+    if (__builtin_expect(hp_callpath_depth > 1 && t->current == HP_ROOT_NODE, 0))
+        return hp_event_callpath_slow(t, ra);
+    return t->current;
+}
+
+/* One completed occurrence of `ticks` at node and at the frames of the
+ * call path above it (they count and time the calls made through them). */
+static inline __attribute__((always_inline)) void hp_event_time_path(hp_thread *t, uint32_t node,
+                                                                     uint64_t ticks)
+{
+    hp_node *n = hp_node_at(t, node);
+    hp_node_add(n, ticks);
+    while (__builtin_expect(n->parent != HP_NO_NODE, 1) &&
+           __builtin_expect(hp_node_at(t, n->parent)->flags & HP_NODEF_FRAME, 0)) {
+        n = hp_node_at(t, n->parent);
+        hp_node_add(n, ticks);
+    }
 }
 
 /* The site registered under `key` for code address addr (a construct of

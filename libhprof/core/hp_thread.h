@@ -27,6 +27,7 @@ typedef struct hp_node {
 #define HP_NODEF_THROTTLED 1u  /* entries are only counted, not timed */
 #define HP_NODEF_FAST 2u       /* entered by the probes inline under its parent (hp_fast.h) */
 #define HP_NODEF_FOLDED 4u     /* a recursive activation was folded into it */
+#define HP_NODEF_FRAME 8u      /* a frame of a tier-0 call path (hp_event_callpath) */
 
 /* A site open on this thread's stack: recursion folding (DESIGN.md §3). */
 typedef struct hp_active {

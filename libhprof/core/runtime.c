@@ -40,6 +40,7 @@ static void init_once(void)
     hp_throttle_set(hp_cfg.throttle_calls,
                     (uint64_t)(hp_cfg.throttle_ns * hp_clock_ticks_per_sec() / 1e9));
     load_filter();
+    hp_callpath_init(hp_cfg.callpath);
     hp_process_at_exit();
     hp_sources_init();
 }

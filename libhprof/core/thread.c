@@ -241,17 +241,17 @@ uint32_t hp_cct_child_slow(hp_thread *t, uint32_t parent, uint32_t site)
     return child;
 }
 
-uint32_t hp_event_site_node_slow(hp_thread *t, uintptr_t addr, uint32_t kind,
-                           const char *name, uint32_t flags)
+uint32_t hp_event_site_node_slow(hp_thread *t, uint32_t ctx, uintptr_t addr, uint32_t kind,
+                                 const char *name, uint32_t flags)
 {
     uint32_t site = hp_event_site_keyed(t, hp_site_key(addr, kind), addr, kind, name, flags);
     if (site == HP_SITE_OVERFLOW)
         return overflow(t);
-    uint32_t node = hp_cct_child(t, t->current, site);
+    uint32_t node = hp_cct_child(t, ctx, site);
     if (node != t->overflow) {
         hp_site_memo *m = hp_memo_slot(t, addr);
         m->addr = addr;
-        m->ctx = t->current;
+        m->ctx = ctx;
         m->node = node;
     }
     return node;

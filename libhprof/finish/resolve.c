@@ -373,6 +373,8 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         const char *fn = hp_sym_at(mod, pc, NULL, NULL);
         s->func = fn ? strdup(fn) : NULL;
     }
+    if ((s->flags & HP_SITEF_FRAME) && s->func)
+        s->name = s->func;      /* a call path's frame: the function it lies in */
     int lineno = 0;
     const char *file = source_line(mod, pc, &lineno);
     if (!file)

@@ -86,6 +86,12 @@ static void test_kinds(void **state)
     assert_int_equal(hp_cost_kind_of(&sites[S_HOOK_CALL], 1), HP_COST_HOOK_TIMED);
     assert_int_equal(hp_cost_kind_of(&sites[S_HOOK_CALL], 0), HP_COST_HOOK_COUNTED);
     assert_int_equal(hp_cost_kind_of(&sites[S_HOOK_PROC], 1), HP_COST_KINDS);
+    /* a call path's frame (HPROF_CALLPATH): its calls are the MPI calls
+     * below it, costed there; a dynamic call site it is not a hook pair */
+    hp_site_rec frame = sites[S_HOOK_CALL];
+    frame.flags |= HP_SITEF_FRAME;
+    assert_int_equal(hp_cost_kind_of(&frame, 1), HP_COST_KINDS);
+    assert_int_equal(hp_cost_kind_of(&frame, 0), HP_COST_KINDS);
     assert_string_equal(hp_cost_kind_name(HP_COST_PROBE_TIMED), "probe timed");
     assert_null(hp_cost_kind_name(HP_COST_KINDS));
 }

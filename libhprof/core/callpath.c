@@ -1,0 +1,88 @@
+/*
+ * callpath.c - call paths for tier-0 call sites (HPROF_CALLPATH, hp_event.h).
+ *
+ * Without instrumentation an MPI call site is known by its return address
+ * alone: a wrapper layer (hypre's mpistubs.c, a code's own comm module)
+ * then gathers every call of a program under one site.  With call paths on,
+ * a site reached while the thread is at its root goes under the frames of
+ * the return addresses above it (unwind.c: DWARF call frame information,
+ * no frame pointers needed).  Each frame is a
+ * dynamic call site flagged HP_SITEF_FRAME, named at the end of the run
+ * after the function it lies in; its node counts and times the calls made
+ * through it (hp_event_time_path).  The start code of the C library
+ * (__libc_start_main calling main, start_thread calling a thread's
+ * function) ends a path: it is the same for every call.
+ */
+#include "config.h"
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include "hp_config.h"
+#include "hp_event.h"
+#include "hp_format.h"
+#include "hp_site.h"
+#include "hp_unwind.h"
+
+#define CALLPATH_MAX 16u        /* HPROF_CALLPATH's largest value */
+
+uint32_t hp_callpath_depth;
+
+/* The C library's text: where a path ends. */
+static uintptr_t libc_lo, libc_hi;
+static pthread_once_t libc_once = PTHREAD_ONCE_INIT;
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t addr = (uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && addr >= lo && addr < hi) {
+            libc_lo = lo;
+            libc_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void find_libc(void)
+{
+    dl_iterate_phdr(find_text, (void *)(uintptr_t)&memcpy);
+}
+
+static int in_libc(uintptr_t addr)
+{
+    return addr >= libc_lo && addr < libc_hi;
+}
+
+void hp_callpath_init(uint32_t depth)
+{
+    pthread_once(&libc_once, find_libc);
+    hp_callpath_depth = depth < CALLPATH_MAX ? depth : CALLPATH_MAX;
+}
+
+uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
+{
+    uintptr_t above[CALLPATH_MAX];
+    int n = hp_unwind_above(ra, (uintptr_t)__builtin_return_address(0),
+                            (uintptr_t)__builtin_frame_address(0), above,
+                            (int)hp_callpath_depth - 1);
+    for (int i = 0; i < n; i++)
+        if (in_libc(above[i]))
+            n = i;      /* the start code: the same for every call */
+    uint32_t ctx = t->current;
+    for (int i = n - 1; i >= 0; i--) {
+        uint32_t node = hp_event_site_node_under(t, ctx, above[i], HP_KIND_CALL, "",
+                                                 HP_SITEF_DYNAMIC | HP_SITEF_FRAME);
+        if (node == t->overflow)
+            return node;
+        hp_node_at(t, node)->flags |= HP_NODEF_FRAME;
+        ctx = node;
+    }
+    return ctx;
+}

@@ -1,0 +1,121 @@
+#!/bin/bash
+# tests/callpath/run.sh - tier-0 call paths (HPROF_CALLPATH): runs
+# tests/callpath/phases.c (two phases calling one MPI_Allreduce wrapper;
+# its header states the ground truth) built without instrumentation and
+# without frame pointers, on 2 ranks, and checks through hprof-query:
+#   - default depth 3: the statement's calls split by phase, per rank
+#     exactly SETUP under main -> setup -> MPI_Allreduce and SOLVE under
+#     main -> solve -> MPI_Allreduce (run with 4 and 9); the frames are
+#     call nodes named after their function at the calling line, counting
+#     and timing the calls made through them (exclusive time 0, time = the
+#     statement's); no frame of the C library's start code;
+#   - HPROF_CALLPATH=2: only setup/solve above the statement; =1 and =0:
+#     one node at the root with SETUP + SOLVE calls (today's behaviour);
+#   - a tier-1 build (-finstrument-functions): no frame at all (paths are
+#     for sites reached with no instrumented frame open);
+#   - stdout identical with and without hprof; HPROF_CALLPATH=17 and =x
+#     are one-line errors; every profile passes hprof-query --check.
+# usage: tests/callpath/run.sh [BUILDDIR]
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+QUERY=$builddir/analyzer/hprof-query
+LIBDIR=$builddir/pmpi/.libs
+S=$srcdir/tests/callpath
+. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/mpi/lib.sh"
+test_tmpdir callpath
+
+if [ ! -e "$LIBDIR/libhprof.so" ] || ! command -v "$MPICC" >/dev/null; then
+    notok "prerequisites" "missing $LIBDIR/libhprof.so or $MPICC (build with 'make check' first)"
+    echo "$pass passed, $fail failed"
+    exit 1
+fi
+src=phases.c
+La=$(line_of "$S/$src" allreduce)
+Lsc=$(line_of "$S/$src" setup-call)
+Lvc=$(line_of "$S/$src" solve-call)
+Lms=$(line_of "$S/$src" main-setup)
+Lmv=$(line_of "$S/$src" main-solve)
+mkdir -p "$tmp/plain"
+"$MPICC" -g -O2 "$S/$src" -o "$tmp/plain/phases"
+"$MPICC" -g -O2 "$S/$src" -o "$tmp/phases" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
+"$MPICC" -g -O2 -finstrument-functions "$S/$src" -o "$tmp/phases1" -L"$LIBDIR" -lhprof \
+    -Wl,-rpath,"$LIBDIR"
+
+# paths DB - every path with calls, and its calls per rank (rank 0's rows)
+paths() {
+    q "$1" "SELECT p.path, s.count FROM node_path p JOIN stat s ON s.node = p.id
+            WHERE s.rank = 0 AND s.count > 0 ORDER BY p.path" | oneline
+}
+AR="MPI_Allreduce@phases.c:$La"
+MS="main@phases.c:$Lms"
+MV="main@phases.c:$Lmv"
+SE="setup@phases.c:$Lsc"
+SO="solve@phases.c:$Lvc"
+LOCAL="/MPI_Comm_rank@phases.c:$((Lms - 2)),1;/MPI_Comm_size@phases.c:$((Lms - 1)),1"
+INIT="/MPI_Init@phases.c:$((Lms - 3)),1"
+
+# ---- default depth (3)
+unset HPROF_CALLPATH
+plain_run plain 2 "$tmp/plain/phases" 4 9
+cp "$tmp/plain.out" "$tmp/expected.out"
+hp_run d3 2 "$tmp/phases" 4 9
+if ran_ok d3; then
+    expect_eq "depth 3: stdout as without hprof" "$(cat "$tmp/expected.out")" "$(cat "$tmp/d3.out")"
+    expect_eq "depth 3: each phase its own path, exact calls per rank" \
+        "$LOCAL;$INIT;/$MS,4;/$MS/$SE,4;/$MS/$SE/$AR,4;/$MV,9;/$MV/$SO,9;/$MV/$SO/$AR,9" \
+        "$(paths "$PROFILE")"
+    expect_eq "depth 3: frames are dynamic call sites flagged frame, named after their function" \
+        "setup,phases.c,$Lsc,setup;solve,phases.c,$Lvc,solve;main,phases.c,$Lms,main;main,phases.c,$Lmv,main" \
+        "$(q "$PROFILE" "SELECT name, replace(file, rtrim(file, replace(file, '/', '')), ''), line, func
+             FROM site WHERE kind = 'call' AND (flags & 2048) != 0 ORDER BY line" | oneline)"
+    expect_eq "depth 3: a frame's time is its calls' (exclusive 0), on both ranks" "0|0" \
+        "$(q "$PROFILE" "SELECT COUNT(*) FROM node_excl e JOIN node n ON n.id = e.node
+             JOIN site s ON s.id = n.site WHERE (s.flags & 2048) != 0 AND abs(e.excl) > 1e-12" |
+             oneline)|$(q "$PROFILE" "SELECT COUNT(*) FROM node n JOIN site s ON s.id = n.site
+             JOIN node_time f ON f.node = n.id JOIN node c ON c.parent = n.id
+             JOIN node_time ct ON ct.node = c.id WHERE (s.flags & 2048) != 0
+             AND (f.calls != ct.calls OR abs(f.time - ct.time) > 1e-12)")"
+    expect_eq "depth 3: no frame in the C library" "0" \
+        "$(q "$PROFILE" "SELECT COUNT(*) FROM site WHERE (flags & 2048) != 0
+             AND (func LIKE '%libc%' OR module LIKE 'libc.so%')")"
+    expect_eq "depth 3: --flat merges the statement over its paths: 13 calls per rank, 26 in all" \
+        "26" "$(q "$PROFILE" "SELECT calls FROM site_time WHERE label = '$AR'")"
+fi
+
+# ---- depth 2, 1, 0
+export HPROF_CALLPATH=2
+hp_run d2 2 -x HPROF_CALLPATH "$tmp/phases" 4 9
+ran_ok d2 && expect_eq "depth 2: only the callers of the statement" \
+    "$LOCAL;$INIT;/$SE,4;/$SE/$AR,4;/$SO,9;/$SO/$AR,9" "$(paths "$PROFILE")"
+for n in 1 0; do
+    export HPROF_CALLPATH=$n
+    hp_run d$n 2 -x HPROF_CALLPATH "$tmp/phases" 4 9
+    ran_ok d$n && expect_eq "depth $n: one node at the root, 13 calls (no call paths)" \
+        "/$AR,13;$LOCAL;$INIT" "$(paths "$PROFILE")"
+done
+unset HPROF_CALLPATH
+
+# ---- tier 1: sites reached inside instrumented frames keep no call path
+hp_run t1 2 "$tmp/phases1" 4 9
+if ran_ok t1; then
+    expect_eq "tier 1: no frame sites" "0" "$(q "$PROFILE" "SELECT COUNT(*) FROM site WHERE (flags & 2048) != 0")"
+    expect_eq "tier 1: the statement under sum_all, 13 calls" "13" \
+        "$(q "$PROFILE" "SELECT SUM(s.count) FROM stat s JOIN node n ON n.id = s.node
+             JOIN site t ON t.id = n.site WHERE s.rank = 0 AND t.name = 'MPI_Allreduce'")"
+fi
+
+# ---- bad values
+for v in 17 x; do
+    out=$(HPROF_CALLPATH=$v "$tmp/phases" 2>&1 >/dev/null) && rc=0 || rc=$?
+    expect_eq "HPROF_CALLPATH=$v: one line naming it, exit 2" "1|2|1" \
+        "$(printf '%s\n' "$out" | wc -l)|$rc|$(printf '%s\n' "$out" | grep -c HPROF_CALLPATH)"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
