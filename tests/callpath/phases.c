@@ -7,13 +7,16 @@
  *
  * Per rank: setup() calls sum_all() SETUP times, solve() calls it SOLVE
  * times, so the one MPI_Allreduce statement (line marked allreduce) is
- * called SETUP + SOLVE times: SETUP of them through the call of sum_all
+ * called SETUP + SOLVE + 2 times: SETUP of them through the call of sum_all
  * in setup (line marked setup-call) and main's call of setup (main-setup),
  * SOLVE through solve's call (solve-call) and main's call of solve
- * (main-solve).  Every rank prints nothing but rank 0's two sums:
- * setup: SETUP * size * (size - 1) / 2, solve: SOLVE * size.
- * Built with -O2 and without frame pointers: the paths come from the
- * DWARF call frame information.
+ * (main-solve), and 2 through scratch's call (scratch-call) and main's
+ * (main-scratch).  scratch() keeps a variable-length array, so its frame
+ * is found from its frame pointer, not at a fixed offset from the stack
+ * pointer (the unwinder's other way).  Rank 0 alone prints the sums:
+ * setup: SETUP * size * (size - 1) / 2, solve: SOLVE * size, scratch:
+ * 2 * size * size.  Built with -O2 and without frame pointers: the paths
+ * come from the DWARF call frame information.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -42,6 +45,17 @@ __attribute__((noinline)) static double solve(int n)
     return total;
 }
 
+__attribute__((noinline)) static double scratch(int n)
+{
+    volatile double buf[n];     /* a frame of run-time size */
+    double total = 0;
+    for (int i = 0; i < n; i++)
+        buf[i] = i;
+    for (int i = 0; i < 2; i++)
+        total += sum_all(n + buf[0]); /* scratch-call */
+    return total;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -51,8 +65,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     double a = setup(nsetup, rank); /* main-setup */
     double b = solve(nsolve); /* main-solve */
+    double c = scratch(size); /* main-scratch */
     if (rank == 0)
-        printf("setup %.0f solve %.0f\n", a, b);
+        printf("setup %.0f solve %.0f scratch %.0f\n", a, b, c);
     MPI_Finalize();
     return 0;
 }

@@ -4,13 +4,15 @@
 # its header states the ground truth) built without instrumentation and
 # without frame pointers, on 2 ranks, and checks through hprof-query:
 #   - default depth 3: the statement's calls split by phase, per rank
-#     exactly SETUP under main -> setup -> MPI_Allreduce and SOLVE under
-#     main -> solve -> MPI_Allreduce (run with 4 and 9); the frames are
+#     exactly SETUP under main -> setup -> MPI_Allreduce, SOLVE under
+#     main -> solve -> MPI_Allreduce (run with 4 and 9) and 2 under
+#     main -> scratch -> MPI_Allreduce (a frame of run-time size: walked by
+#     libunwind, not by the offsets table); the frames are
 #     call nodes named after their function at the calling line, counting
 #     and timing the calls made through them (exclusive time 0, time = the
 #     statement's); no frame of the C library's start code;
-#   - HPROF_CALLPATH=2: only setup/solve above the statement; =1 and =0:
-#     one node at the root with SETUP + SOLVE calls (today's behaviour);
+#   - HPROF_CALLPATH=2: only setup/solve/scratch above the statement; =1
+#     and =0: one node at the root with SETUP + SOLVE + 2 calls (no paths);
 #   - a tier-1 build (-finstrument-functions): no frame at all (paths are
 #     for sites reached with no instrumented frame open);
 #   - stdout identical with and without hprof; HPROF_CALLPATH=17 and =x
@@ -41,6 +43,8 @@ Lsc=$(line_of "$S/$src" setup-call)
 Lvc=$(line_of "$S/$src" solve-call)
 Lms=$(line_of "$S/$src" main-setup)
 Lmv=$(line_of "$S/$src" main-solve)
+Lxc=$(line_of "$S/$src" scratch-call)
+Lmx=$(line_of "$S/$src" main-scratch)
 mkdir -p "$tmp/plain"
 "$MPICC" -g -O2 "$S/$src" -o "$tmp/plain/phases"
 "$MPICC" -g -O2 "$S/$src" -o "$tmp/phases" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
@@ -57,6 +61,8 @@ MS="main@phases.c:$Lms"
 MV="main@phases.c:$Lmv"
 SE="setup@phases.c:$Lsc"
 SO="solve@phases.c:$Lvc"
+MX="main@phases.c:$Lmx"
+SX="scratch@phases.c:$Lxc"
 LOCAL="/MPI_Comm_rank@phases.c:$((Lms - 2)),1;/MPI_Comm_size@phases.c:$((Lms - 1)),1"
 INIT="/MPI_Init@phases.c:$((Lms - 3)),1"
 
@@ -68,10 +74,10 @@ hp_run d3 2 "$tmp/phases" 4 9
 if ran_ok d3; then
     expect_eq "depth 3: stdout as without hprof" "$(cat "$tmp/expected.out")" "$(cat "$tmp/d3.out")"
     expect_eq "depth 3: each phase its own path, exact calls per rank" \
-        "$LOCAL;$INIT;/$MS,4;/$MS/$SE,4;/$MS/$SE/$AR,4;/$MV,9;/$MV/$SO,9;/$MV/$SO/$AR,9" \
+        "$LOCAL;$INIT;/$MS,4;/$MS/$SE,4;/$MS/$SE/$AR,4;/$MV,9;/$MV/$SO,9;/$MV/$SO/$AR,9;/$MX,2;/$MX/$SX,2;/$MX/$SX/$AR,2" \
         "$(paths "$PROFILE")"
     expect_eq "depth 3: frames are dynamic call sites flagged frame, named after their function" \
-        "setup,phases.c,$Lsc,setup;solve,phases.c,$Lvc,solve;main,phases.c,$Lms,main;main,phases.c,$Lmv,main" \
+        "setup,phases.c,$Lsc,setup;solve,phases.c,$Lvc,solve;scratch,phases.c,$Lxc,scratch;main,phases.c,$Lms,main;main,phases.c,$Lmv,main;main,phases.c,$Lmx,main" \
         "$(q "$PROFILE" "SELECT name, replace(file, rtrim(file, replace(file, '/', '')), ''), line, func
              FROM site WHERE kind = 'call' AND (flags & 2048) != 0 ORDER BY line" | oneline)"
     expect_eq "depth 3: a frame's time is its calls' (exclusive 0), on both ranks" "0|0" \
@@ -84,20 +90,20 @@ if ran_ok d3; then
     expect_eq "depth 3: no frame in the C library" "0" \
         "$(q "$PROFILE" "SELECT COUNT(*) FROM site WHERE (flags & 2048) != 0
              AND (func LIKE '%libc%' OR module LIKE 'libc.so%')")"
-    expect_eq "depth 3: --flat merges the statement over its paths: 13 calls per rank, 26 in all" \
-        "26" "$(q "$PROFILE" "SELECT calls FROM site_time WHERE label = '$AR'")"
+    expect_eq "depth 3: --flat merges the statement over its paths: 15 calls per rank, 30 in all" \
+        "30" "$(q "$PROFILE" "SELECT calls FROM site_time WHERE label = '$AR'")"
 fi
 
 # ---- depth 2, 1, 0
 export HPROF_CALLPATH=2
 hp_run d2 2 -x HPROF_CALLPATH "$tmp/phases" 4 9
 ran_ok d2 && expect_eq "depth 2: only the callers of the statement" \
-    "$LOCAL;$INIT;/$SE,4;/$SE/$AR,4;/$SO,9;/$SO/$AR,9" "$(paths "$PROFILE")"
+    "$LOCAL;$INIT;/$SX,2;/$SX/$AR,2;/$SE,4;/$SE/$AR,4;/$SO,9;/$SO/$AR,9" "$(paths "$PROFILE")"
 for n in 1 0; do
     export HPROF_CALLPATH=$n
     hp_run d$n 2 -x HPROF_CALLPATH "$tmp/phases" 4 9
-    ran_ok d$n && expect_eq "depth $n: one node at the root, 13 calls (no call paths)" \
-        "/$AR,13;$LOCAL;$INIT" "$(paths "$PROFILE")"
+    ran_ok d$n && expect_eq "depth $n: one node at the root, 15 calls (no call paths)" \
+        "/$AR,15;$LOCAL;$INIT" "$(paths "$PROFILE")"
 done
 unset HPROF_CALLPATH
 
@@ -105,7 +111,7 @@ unset HPROF_CALLPATH
 hp_run t1 2 "$tmp/phases1" 4 9
 if ran_ok t1; then
     expect_eq "tier 1: no frame sites" "0" "$(q "$PROFILE" "SELECT COUNT(*) FROM site WHERE (flags & 2048) != 0")"
-    expect_eq "tier 1: the statement under sum_all, 13 calls" "13" \
+    expect_eq "tier 1: the statement under sum_all, 15 calls" "15" \
         "$(q "$PROFILE" "SELECT SUM(s.count) FROM stat s JOIN node n ON n.id = s.node
              JOIN site t ON t.id = n.site WHERE s.rank = 0 AND t.name = 'MPI_Allreduce'")"
 fi
