@@ -9,7 +9,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,42 +114,6 @@ static const char *const view_sql =
     "  || '/' || s.label FROM node n JOIN up ON n.parent = up.id JOIN site s ON s.id = n.site)"
     " SELECT id, path FROM up;\n";
 
-/* The identity of the profile's file (hpf_file_identity: a pass over the
- * whole file), found by a second thread while the first writes. */
-typedef struct identity_job {
-    const char *path;
-    char id[HPF_ID_LEN];    /* "" when not a readable file (a test's
-                               in-memory profile) */
-    pthread_t thread;
-    int threaded;
-} identity_job;
-
-static void *identity_run(void *arg)
-{
-    identity_job *job = arg;
-    if (hpf_file_identity(job->path, job->id, sizeof job->id) != 0)
-        job->id[0] = 0;
-    return NULL;
-}
-
-static void identity_start(identity_job *job, const char *path)
-{
-    memset(job, 0, sizeof *job);
-    job->path = path;
-    job->threaded = pthread_create(&job->thread, NULL, identity_run, job) == 0;
-    if (!job->threaded)
-        identity_run(job);
-}
-
-/* The identity, once found. */
-static const char *identity_wait(identity_job *job)
-{
-    if (job->threaded)
-        pthread_join(job->thread, NULL);
-    job->threaded = 0;
-    return job->id;
-}
-
 typedef struct writer {
     sqlite3 *db;
     hpf_profile *p;     /* its comm records are freed once written */
@@ -158,7 +121,6 @@ typedef struct writer {
     char *err;
     size_t errlen;
     hpf_comp comp;      /* compensated times per rank (dbcomp.h) */
-    identity_job ident;
 } writer;
 
 static int db_fail(writer *w, const char *what)
@@ -267,6 +229,9 @@ static int write_run(writer *w, const char *source)
     char *argv = join_argv(run);
     char resolved[PATH_MAX];
     const char *src = realpath(source, resolved) ? resolved : source;
+    char id[HPF_ID_LEN] = "";
+    if (hpf_file_identity(source, id, sizeof id) != 0)
+        id[0] = 0;   /* not a readable file (a test's in-memory profile) */
     sqlite3_stmt *st;
     int rc = -1;
     if (!argv) {
@@ -284,24 +249,11 @@ static int write_run(writer *w, const char *source)
              put_run_int(w, st, "end_ns", (int64_t)run->end_ns) ||
              put_run_real(w, st, "wall", wall) ||
              put_run_int(w, st, "format_version", w->p->version) ||
-             put_run_text(w, st, "source", src) ? -1 : 0;
+             put_run_text(w, st, "source", src) ||
+             (id[0] && put_run_text(w, st, "source_id", id)) ? -1 : 0;
         sqlite3_finalize(st);
     }
     free(argv);
-    return rc;
-}
-
-/* The run key source_id: the profile's identity, once found. */
-static int write_identity(writer *w)
-{
-    const char *id = identity_wait(&w->ident);
-    sqlite3_stmt *st;
-    if (!id[0])
-        return 0;
-    if (prepare(w, "INSERT INTO run(key, value) VALUES(?, ?)", &st))
-        return -1;
-    int rc = put_run_text(w, st, "source_id", id);
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -462,7 +414,7 @@ static int write_all(writer *w, const char *source)
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
         write_rows(w, !one_thread(w->p)) ||
-        write_ranks(w) || write_identity(w) ||
+        write_ranks(w) ||
         exec(w, "PRAGMA cache_size=-65536;") ||
         exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
@@ -477,9 +429,8 @@ static int write_all(writer *w, const char *source)
 static int write_tmp(hpf_profile *p, const hpf_merged *m, const char *source,
                      const char *tmp, char *err, size_t errlen)
 {
-    writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}, {0}};
+    writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}};
     int rc = -1;
-    identity_start(&w.ident, source);
     /* Millions of inserts: no allocation statistics (a global mutex per
      * malloc; fails harmlessly once SQLite is initialized) and no mutex on
      * a connection only this thread uses. */
@@ -494,7 +445,6 @@ static int write_tmp(hpf_profile *p, const hpf_merged *m, const char *source,
         snprintf(err, errlen, "%s: cannot close database", tmp);
         rc = -1;
     }
-    identity_wait(&w.ident);      /* a failure left it running */
     hpf_comp_free(&w.comp);
     return rc;
 }
@@ -538,29 +488,6 @@ done:
     free(tmp);
     hpf_merged_free(&m);
     return rc;
-}
-
-int hpf_file_identity(const char *path, char *out, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    unsigned char buf[1 << 16];
-    uint32_t crc = 0;
-    uint64_t size = 0;
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        crc = hp_crc32_update(crc, buf, n);
-        size += n;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        errno = EIO;
-        return -1;
-    }
-    snprintf(out, len, "%llu:%08x", (unsigned long long)size, crc);
-    return 0;
 }
 
 /* The views, then the aggregates' definitions (one string, made once). */

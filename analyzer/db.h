@@ -22,10 +22,12 @@ typedef struct hpf_db_summary {
 int hpf_db_write(hpf_profile *p, const char *source, const char *db_path, int force,
                  hpf_db_summary *sum, char *err, size_t errlen);
 
-/* The identity of the profile file at path, "SIZE:CRC32" of its bytes,
- * into out (HPF_ID_LEN); recorded in the database as run key source_id,
- * so a database is fresh when its source still has the same content,
- * whatever the files' times say.  0, or -1 with errno set. */
+/* The identity of the profile file at path, "SIZE:CRC32" of its preamble
+ * and section headers (each holds its payload's CRC; of every byte for a
+ * file without that structure), into out (HPF_ID_LEN); recorded in the
+ * database as run key source_id, so a database is fresh when its source
+ * still has the same content, whatever the files' times say
+ * (identity.c).  0, or -1 with errno set. */
 #define HPF_ID_LEN 40
 int hpf_file_identity(const char *path, char *out, size_t len);
 

@@ -6,7 +6,7 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/keymap.h analyzer/keymap.c \
 	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \
-	analyzer/db.h analyzer/db.c \
+	analyzer/db.h analyzer/db.c analyzer/identity.c \
 	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggregator.h \
 	analyzer/db_aggnode.c analyzer/db_aggsite.c analyzer/db_aggcomm.c \
 	analyzer/db_rows.h analyzer/db_rows.c analyzer/db_order.h analyzer/db_order.c \
