@@ -19,6 +19,7 @@
 #include "db.h"
 #include "db_agg.h"
 #include "db_rows.h"
+#include "db_counters.h"
 #include "dbcomp.h"
 #include "merge.h"
 #include "phases.h"
@@ -461,6 +462,7 @@ static int write_all(writer *w, const char *source)
         write_run(w, source) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
+        hpf_db_write_counters(w->db, w->p, w->m, w->err, w->errlen) ||
         write_rows(w, !one_thread(w->p)) ||
         write_ranks(w) || write_identity(w) ||
         exec(w, "PRAGMA cache_size=-65536;") ||

@@ -10,6 +10,7 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggregator.h \
 	analyzer/db_aggnode.c analyzer/db_aggsite.c analyzer/db_aggcomm.c \
 	analyzer/db_rows.h analyzer/db_rows.c analyzer/db_order.h analyzer/db_order.c \
+	analyzer/db_counters.h analyzer/db_counters.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
 	analyzer/parts.h analyzer/parts.c \
 	analyzer/phases.h analyzer/phases.c \

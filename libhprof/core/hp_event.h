@@ -23,6 +23,7 @@
 #include "hprof_probe.h"
 #include "hp_clock.h"
 #include "hp_thread.h"
+#include "hp_counters.h"
 
 /* ------------------------------------------------------------ frames */
 #define HP_FRAME_OFF 0xffffffffu     /* nothing was opened */
@@ -86,6 +87,8 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
         return;
     }
     f->start = a->start = hp_ticks();
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_enter(t, site);
 }
 
 static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
@@ -98,6 +101,8 @@ static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
     hp_node *n = f->rec;
     if (f->start) {
         hp_node_add(n, hp_ticks() - f->start);
+        if (__builtin_expect(hp_counters_on, 0))
+            hp_counters_exit(t, f->site, f->node);
         hp_event_throttle(n);
     }
     t->current = f->saved;
@@ -147,6 +152,8 @@ static inline __attribute__((always_inline)) void hp_event_time(hp_thread *t, ui
                                                                 uint64_t ticks)
 {
     hp_node_add(hp_node_at(t, node), ticks);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_leaf(t, node);
 }
 
 /* A blocking call (an MPI call) under way since start, made at return
@@ -159,11 +166,15 @@ static inline __attribute__((always_inline)) void hp_event_call_begin(hp_thread 
     t->call_ra = ra;
     t->call_id = id;
     __atomic_store_n(&t->call_start, start, __ATOMIC_RELEASE);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_call_begin(t);
 }
 
 static inline __attribute__((always_inline)) void hp_event_call_end(hp_thread *t)
 {
     __atomic_store_n(&t->call_start, 0, __ATOMIC_RELAXED);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_call_end(t);
 }
 
 /* At the end of a dying process: each thread's call under way counts as
