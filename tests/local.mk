@@ -81,6 +81,7 @@ include tests/matrix/local.mk
 include tests/overheads/local.mk
 include tests/interactive/local.mk
 include tests/report/local.mk
+include tests/counters/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

@@ -1,0 +1,134 @@
+#!/bin/bash
+# tests/counters/run.sh - hardware counters per node (HPROF_COUNTERS) end
+# to end: run, profile (CNTR section), hprof-merge's counter table.
+#   - tests/counters/fake.c with the fake back end (HPROF_COUNTERS_FAKE=1,
+#     HPROF_COUNTERS=A,B,UNAVAILABLE_C, 2 ranks, 2 threads each): the exact
+#     values its header states, per node, per thread and per rank; the one
+#     warning line naming UNAVAILABLE_C (printed by rank 0 only);
+#   - tests/counters/pages.c with PAPI's perf_event software event
+#     perf::PAGE-FAULTS: "touch" (2000 new pages) counts 2000..2064 page
+#     faults per rank, "reuse" (the same pages again) at most 16; skipped
+#     with a message where the event cannot be counted here;
+#   - degradation: an unknown event beside it gives one warning line naming
+#     it, the counting goes on; with no countable event at all, one line,
+#     no counter rows; the program's stdout and exit status never change.
+# The programs call the user-region API, so they are built here against
+# this tree's libhprof.
+#
+# usage: tests/counters/run.sh [BUILDDIR]   (default: the current directory)
+#        Env: MPICC, MPIRUN, HPROF_KEEP_TMP=1 keeps the temp dir.
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+QUERY=$builddir/analyzer/hprof-query
+LIBDIR=$builddir/pmpi/.libs
+S=$srcdir/tests/counters
+. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/mpi/lib.sh"
+test_tmpdir counters
+unset HPROF_COUNTERS HPROF_COUNTERS_FAKE HPROF_FILTER
+export HPROF_SUMMARY=off
+
+build() {
+    "$MPICC" -g -O1 -I"$srcdir/libhprof" "$S/$1.c" -o "$tmp/$1" -L"$LIBDIR" -lhprof \
+        -Wl,-rpath,"$LIBDIR" -lpthread
+}
+build fake
+build pages
+
+# run NAME PROGRAM [VAR=VALUE...] - 2 ranks, profile $tmp/NAME.hpf, stdout
+# $tmp/NAME.out, stderr $tmp/NAME.err, status in RC.
+run() {
+    local name=$1 prog=$2
+    shift 2
+    RC=0
+    env "$@" HPROF_OUTPUT="$tmp/$name.hpf" timeout 300 "$MPIRUN" -np 2 "${MPIFLAGS[@]}" \
+        -x HPROF_OUTPUT -x HPROF_SUMMARY -x HPROF_COUNTERS -x HPROF_COUNTERS_FAKE \
+        -x HPROF_THROTTLE_CALLS "$tmp/$prog" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
+}
+# warnings NAME - the counter warning lines of run NAME
+warnings() { grep -c 'HPROF_COUNTERS: not counted' "$tmp/$1.err" || true; }
+# rows DB RANK - "thread,name,event,value" of every counter row of RANK
+rows() {
+    q "$1" "SELECT c.thread, s.name, c.event, c.value FROM counter c
+            JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+            WHERE c.rank = $2 ORDER BY c.thread, s.name, c.event"
+}
+# value DB RANK REGION EVENT - a region's value on a rank (0 without a row)
+value() {
+    q "$1" "SELECT coalesce(sum(c.value), 0) FROM counter c JOIN node n ON n.id = c.node
+            JOIN site s ON s.id = n.site WHERE c.rank = $2 AND s.name = '$3' AND c.event = '$4'"
+}
+# same_run NAME REFERENCE - stdout (sorted: ranks print in any order) and
+# status as without counters
+same_run() {
+    expect_eq "$1: exit status unchanged" 0 "$RC"
+    expect_eq "$1: stdout unchanged" "$(sort "$tmp/$2.out")" "$(sort "$tmp/$1.out")"
+}
+
+# ---- the fake back end: exact values
+run fake_plain fake
+run fake fake HPROF_COUNTERS=A,B,UNAVAILABLE_C HPROF_COUNTERS_FAKE=1 HPROF_THROTTLE_CALLS=0
+same_run fake fake_plain
+expect_eq "fake: one warning line" 1 "$(warnings fake)"
+expect_eq "fake: it names UNAVAILABLE_C only" 1 \
+    "$(grep 'HPROF_COUNTERS: not counted' "$tmp/fake.err" | grep -c ': UNAVAILABLE_C$' || true)"
+check_profile fake "$tmp/fake.hpf"
+"$builddir/analyzer/hprof-merge" -f -o "$tmp/fake.db" "$tmp/fake.hpf" >/dev/null
+expected="0,MPI_Barrier,A,3
+0,MPI_Barrier,B,6
+0,inner,A,6
+0,inner,B,12
+0,outer,A,21
+0,outer,B,42
+1,inner,A,20
+1,inner,B,40
+1,worker,A,44
+1,worker,B,88"
+for r in 0 1; do
+    expect_eq "fake: rank $r counter rows (per node and thread)" "$expected" "$(rows "$tmp/fake.db" $r)"
+done
+expect_eq "fake: plain run has no counter rows" 0 \
+    "$("$builddir/analyzer/hprof-merge" -f -o "$tmp/plain.db" "$tmp/fake_plain.hpf" >/dev/null &&
+       q "$tmp/plain.db" "SELECT count(*) FROM counter")"
+
+# ---- a software event through PAPI
+run pages_plain pages
+run pages pages HPROF_COUNTERS=perf::PAGE-FAULTS,NO_SUCH_EVENT_X
+same_run pages pages_plain
+expect_eq "pages: one warning line" 1 "$(warnings pages)"
+if grep 'HPROF_COUNTERS: not counted' "$tmp/pages.err" | grep -q 'perf::PAGE-FAULTS'; then
+    skipped "pages: page faults per region" \
+        "perf::PAGE-FAULTS cannot be counted here ($(grep 'HPROF_COUNTERS' "$tmp/pages.err" | head -1))"
+else
+    expect_eq "pages: the warning names NO_SUCH_EVENT_X only" 1 \
+        "$(grep 'HPROF_COUNTERS: not counted' "$tmp/pages.err" | grep -c ': NO_SUCH_EVENT_X$' || true)"
+    check_profile pages "$tmp/pages.hpf"
+    "$builddir/analyzer/hprof-merge" -f -o "$tmp/pages.db" "$tmp/pages.hpf" >/dev/null
+    for r in 0 1; do
+        expect_cmp "pages: rank $r touch >= 2000 faults" ge 2000 \
+            "$(value "$tmp/pages.db" $r touch perf::PAGE-FAULTS)"
+        expect_cmp "pages: rank $r touch <= 2064 faults" le 2064 \
+            "$(value "$tmp/pages.db" $r touch perf::PAGE-FAULTS)"
+        expect_cmp "pages: rank $r reuse <= 16 faults" le 16 \
+            "$(value "$tmp/pages.db" $r reuse perf::PAGE-FAULTS)"
+    done
+    expect_eq "pages: only the named event" "perf::PAGE-FAULTS" \
+        "$(q "$tmp/pages.db" "SELECT DISTINCT event FROM counter")"
+fi
+
+# ---- nothing countable (the hardware presets of a VM without a PMU, or
+# a name PAPI does not know): one line, no counters, same run
+run none pages HPROF_COUNTERS=NO_SUCH_EVENT_Y,NO_SUCH_EVENT_Z
+same_run none pages_plain
+expect_eq "none: one warning line naming both" 1 \
+    "$(grep 'HPROF_COUNTERS: not counted' "$tmp/none.err" | grep -c ': NO_SUCH_EVENT_Y, NO_SUCH_EVENT_Z$' || true)"
+"$builddir/analyzer/hprof-merge" -f -o "$tmp/none.db" "$tmp/none.hpf" >/dev/null
+expect_eq "none: no counter rows" 0 "$(q "$tmp/none.db" "SELECT count(*) FROM counter")"
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
