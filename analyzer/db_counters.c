@@ -52,5 +52,8 @@ int hpf_db_write_counters(sqlite3 *db, const hpf_profile *p, const hpf_merged *m
     for (uint32_t r = 0; r < p->nranks && rc == 0; r++)
         rc = write_rank(db, st, &p->ranks[r], r, m, err, errlen);
     sqlite3_finalize(st);
+    if (rc == 0 && sqlite3_exec(db, "CREATE INDEX counter_node ON counter(node);", NULL, NULL,
+                                NULL) != SQLITE_OK)
+        rc = fail(db, err, errlen, "sqlite index");
     return rc;
 }

@@ -96,6 +96,39 @@ expect_eq "fake: plain run has no counter rows" 0 \
     "$("$builddir/analyzer/hprof-merge" -f -o "$tmp/plain.db" "$tmp/fake_plain.hpf" >/dev/null &&
        q "$tmp/plain.db" "SELECT count(*) FROM counter")"
 
+# ---- hprof-query's counter columns and derived metrics, fake values
+# per interval: PAPI_TOT_CYC 1, PAPI_TOT_INS 2, PAPI_L2_TCM 3, PAPI_L2_TCA 4,
+# so every node has IPC 2, 1500 L2 misses per 1000 instructions and an L2
+# miss ratio of 0.75; outer over 2 ranks: 21 intervals x 2 = 42 cycles.
+# csv_col CSV LABEL_PREFIX COLUMN - the column of the first row whose
+# second field begins with LABEL_PREFIX (leading spaces ignored)
+csv_col() {
+    printf '%s\n' "$1" | awk -F, -v l="$2" -v c="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+        { f = $3; g = $2; sub(/^ +/, "", f); sub(/^ +/, "", g) }
+        (index(g, l) == 1 || index(f, l) == 1) && k { print $k + 0; exit }'
+}
+run derived fake HPROF_COUNTERS=PAPI_TOT_CYC,PAPI_TOT_INS,PAPI_L2_TCM,PAPI_L2_TCA \
+    HPROF_COUNTERS_FAKE=1 HPROF_THROTTLE_CALLS=0
+"$builddir/analyzer/hprof-merge" -f -o "$tmp/derived.db" "$tmp/derived.hpf" >/dev/null
+flat=$("$QUERY" "$tmp/derived.db" --flat --format csv)
+tree=$("$QUERY" "$tmp/derived.db" --format csv)
+got=""
+for c in PAPI_TOT_CYC PAPI_TOT_INS PAPI_L2_TCM PAPI_L2_TCA IPC PAPI_L2_TCM/kins \
+    PAPI_L2_TCM/PAPI_L2_TCA; do
+    got="$got $(csv_col "$flat" outer@ "$c")"
+done
+expect_eq "derived: --flat outer's counters, IPC, misses/kins, miss ratio" \
+    " 42 84 126 168 2 1500 0.75" "$got"
+got=""
+for c in PAPI_TOT_CYC IPC PAPI_L2_TCM/kins PAPI_L2_TCM/PAPI_L2_TCA; do
+    got="$got $(csv_col "$tree" worker@ "$c")"
+done
+expect_eq "derived: listing worker's cycles, IPC, misses/kins, miss ratio" \
+    " 88 2 1500 0.75" "$got"
+expect_eq "derived: no counter columns without counters" "worst_thread" \
+    "$("$QUERY" "$tmp/plain.db" --flat --format csv | head -1 | awk -F, '{ print $NF }')"
+
 # ---- a software event through PAPI
 run pages_plain pages
 run pages pages HPROF_COUNTERS=perf::PAGE-FAULTS,NO_SUCH_EVENT_X

@@ -27,7 +27,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=unde
     -I"$srcdir/libhprof/codec" -I"$srcdir/analyzer" -I"$builddir" \
     "$srcdir/tests/fuzz/fuzz_profile.c" \
     "$srcdir"/analyzer/{hpf_read,keymap,nodemap,merge,db,dbcomp,check,checktree,report,report_tree,endings}.c \
-    "$srcdir"/analyzer/{sitesel,nodepath,table,trace,hatchet,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,db_counters,hpf_file,phases}.c \
+    "$srcdir"/analyzer/{sitesel,nodepath,table,trace,hatchet,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,db_counters,counter_cols,hpf_file,phases}.c \
     "$srcdir/libhprof/codec/format.c" \
     "$srcdir/libhprof/codec/encode.c" "$srcdir/libhprof/codec/compensate.c" \
     "$srcdir/libhprof/codec/counters_codec.c" -lsqlite3 -lm \
