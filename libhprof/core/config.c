@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include "hp_config.h"
 
-hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0};
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -119,6 +119,10 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
         cfg->counters = strdup(v);
     if ((v = get("HPROF_COUNTERS_FAKE")) && parse_choice("HPROF_COUNTERS_FAKE", v, boolean,
                                                          &cfg->counters_fake, err, errlen))
+        return -1;
+    if ((v = get("HPROF_COUNTERS_MULTIPLEX")) &&
+        parse_choice("HPROF_COUNTERS_MULTIPLEX", v, boolean, &cfg->counters_multiplex, err,
+                     errlen))
         return -1;
     if ((v = get("HPROF_TOP"))) {
         if (parse_uint("HPROF_TOP", v, 1, 1000, &n, err, errlen))

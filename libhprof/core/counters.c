@@ -65,13 +65,15 @@ static void try_event(const char *name, char *left_out, size_t len)
     note_left_out(left_out, len, name);
 }
 
-void hp_counters_setup(const char *list, int fake, int warn)
+void hp_counters_setup(const char *list, int fake, int multiplex, int warn)
 {
     char why[160] = "", left_out[512] = "";
     if (!list || !*list)
         return;
     backend = fake ? &hp_counters_fake : &hp_counters_papi;
-    int started = backend->start(why, sizeof why) == 0;
+    int rc = backend->start(multiplex, why, sizeof why), started = rc >= 0;
+    if (rc == 1 && warn)
+        fprintf(stderr, "hprof: HPROF_COUNTERS_MULTIPLEX: %s\n", why);
     char *copy = strdup(list), *save = NULL;
     for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
          tok = strtok_r(NULL, ",", &save)) {

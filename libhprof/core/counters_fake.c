@@ -11,8 +11,9 @@
 #include <string.h>
 #include "hp_counters.h"
 
-static int fake_start(char *why, size_t len)
+static int fake_start(int multiplex, char *why, size_t len)
 {
+    (void)multiplex;
     (void)why;
     (void)len;
     return 0;

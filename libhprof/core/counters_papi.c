@@ -18,7 +18,22 @@ static unsigned long thread_id(void)
     return (unsigned long)pthread_self();
 }
 
-static int papi_start(char *why, size_t len)
+static int multiplexed;
+
+/* Whether an event set of the first component can be multiplexed (not
+ * where the kernel's perf_event cannot: PAPI_set_multiplex fails). */
+static int multiplex_works(void)
+{
+    int set = PAPI_NULL, ok;
+    if (PAPI_multiplex_init() != PAPI_OK || PAPI_create_eventset(&set) != PAPI_OK)
+        return 0;
+    ok = PAPI_assign_eventset_component(set, 0) == PAPI_OK && PAPI_set_multiplex(set) == PAPI_OK;
+    PAPI_cleanup_eventset(set);
+    PAPI_destroy_eventset(&set);
+    return ok;
+}
+
+static int papi_start(int multiplex, char *why, size_t len)
 {
     int v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {
@@ -30,7 +45,22 @@ static int papi_start(char *why, size_t len)
         snprintf(why, len, "PAPI could not start: no thread support");
         return -1;
     }
+    if (multiplex && !multiplex_works()) {
+        snprintf(why, len, "PAPI cannot multiplex here: events counted without it");
+        return 1;
+    }
+    multiplexed = multiplex;
     return 0;
+}
+
+/* Multiplexing needs the set bound to the component of its first event. */
+static int make_multiplexed(int set, const char *first)
+{
+    int code;
+    if (PAPI_event_name_to_code(first, &code) != PAPI_OK ||
+        PAPI_assign_eventset_component(set, PAPI_get_event_component(code)) != PAPI_OK)
+        return -1;
+    return PAPI_set_multiplex(set) == PAPI_OK ? 0 : -1;
 }
 
 /* An event set of the n events, not started; -1 if one cannot be added. */
@@ -39,6 +69,10 @@ static int make_set(const char *const *events, uint32_t n, int *set)
     *set = PAPI_NULL;
     if (PAPI_create_eventset(set) != PAPI_OK)
         return -1;
+    if (multiplexed && n && make_multiplexed(*set, events[0]) != 0) {
+        PAPI_destroy_eventset(set);
+        return -1;
+    }
     for (uint32_t k = 0; k < n; k++) {
         if (PAPI_add_named_event(*set, events[k]) != PAPI_OK) {
             PAPI_cleanup_eventset(*set);
@@ -97,8 +131,9 @@ static void papi_close(long handle)
 
 #else
 
-static int papi_start(char *why, size_t len)
+static int papi_start(int multiplex, char *why, size_t len)
 {
+    (void)multiplex;
     snprintf(why, len, "hprof was built without PAPI");
     return -1;
 }

@@ -26,6 +26,7 @@ typedef struct hp_config {
                                 the measurement's calibrated cost taken out (on) */
     const char *counters;    /* HPROF_COUNTERS: event names, comma-separated, or NULL */
     int counters_fake;       /* HPROF_COUNTERS_FAKE=1: the fake back end (tests) */
+    int counters_multiplex;  /* HPROF_COUNTERS_MULTIPLEX=1: PAPI's multiplexing */
 } hp_config;
 
 extern hp_config hp_cfg;

@@ -26,13 +26,15 @@
 
 struct hp_thread;
 
-/* A back end.  start: once per process, 0 or -1 with why.  usable: whether
+/* A back end.  start: once per process (multiplex: event sets share the
+ * hardware counters by time slices, PAPI's multiplexing): 0, 1 when it
+ * started without multiplexing (why says so), or -1 with why.  usable: whether
  * `events` (n of them, in this order) can be counted together in one event
  * set; open: the calling thread's event set of them, started (0), or -1;
  * read: their current values; close: stops and frees it. */
 typedef struct hp_counter_backend {
     const char *name;
-    int (*start)(char *why, size_t len);
+    int (*start)(int multiplex, char *why, size_t len);
     int (*usable)(const char *const *events, uint32_t n);
     int (*open)(const char *const *events, uint32_t n, long *handle);
     void (*read)(long handle, uint64_t *values, uint32_t n);
@@ -46,10 +48,10 @@ extern const hp_counter_backend hp_counters_fake;
 extern int hp_counters_on;
 
 /* Parses `list` (comma-separated event names, NULL or "": none) and starts
- * the back end (fake when `fake`).  Events that cannot be counted here (and
+ * the back end (fake when `fake`; multiplexed when `multiplex`).  Events that cannot be counted here (and
  * those past HP_COUNTERS_MAX) are left out with one warning line on stderr
  * naming them, printed only when `warn` (the first rank); the run goes on. */
-void hp_counters_setup(const char *list, int fake, int warn);
+void hp_counters_setup(const char *list, int fake, int multiplex, int warn);
 /* Events that count, and the name of event k. */
 uint32_t hp_counters_count(void);
 const char *hp_counters_name(uint32_t k);

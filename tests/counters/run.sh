@@ -30,7 +30,7 @@ S=$srcdir/tests/counters
 . "$srcdir/tests/lib.sh"
 . "$srcdir/tests/mpi/lib.sh"
 test_tmpdir counters
-unset HPROF_COUNTERS HPROF_COUNTERS_FAKE HPROF_FILTER
+unset HPROF_COUNTERS HPROF_COUNTERS_FAKE HPROF_COUNTERS_MULTIPLEX HPROF_FILTER
 export HPROF_SUMMARY=off
 
 build() {
@@ -48,7 +48,7 @@ run() {
     RC=0
     env "$@" HPROF_OUTPUT="$tmp/$name.hpf" timeout 300 "$MPIRUN" -np 2 "${MPIFLAGS[@]}" \
         -x HPROF_OUTPUT -x HPROF_SUMMARY -x HPROF_COUNTERS -x HPROF_COUNTERS_FAKE \
-        -x HPROF_THROTTLE_CALLS "$tmp/$prog" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
+        -x HPROF_THROTTLE_CALLS -x HPROF_COUNTERS_MULTIPLEX "$tmp/$prog" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
 }
 # warnings NAME - the counter warning lines of run NAME
 warnings() { grep -c 'HPROF_COUNTERS: not counted' "$tmp/$1.err" || true; }
@@ -152,6 +152,19 @@ else
     done
     expect_eq "pages: only the named event" "perf::PAGE-FAULTS" \
         "$(q "$tmp/pages.db" "SELECT DISTINCT event FROM counter")"
+    # the same through PAPI's multiplexing (HPROF_COUNTERS_MULTIPLEX=1):
+    # where the kernel cannot multiplex (this VM) one line says so and the
+    # events are counted without it
+    run mpx pages HPROF_COUNTERS=perf::PAGE-FAULTS HPROF_COUNTERS_MULTIPLEX=1
+    same_run mpx pages_plain
+    expect_eq "mpx: no event left out" 0 "$(warnings mpx)"
+    expect_cmp "mpx: at most one line on multiplexing" le 1 \
+        "$(grep -c 'HPROF_COUNTERS_MULTIPLEX' "$tmp/mpx.err" || true)"
+    "$builddir/analyzer/hprof-merge" -f -o "$tmp/mpx.db" "$tmp/mpx.hpf" >/dev/null
+    expect_cmp "mpx: rank 0 touch >= 2000 faults" ge 2000 \
+        "$(value "$tmp/mpx.db" 0 touch perf::PAGE-FAULTS)"
+    expect_cmp "mpx: rank 0 touch <= 2064 faults" le 2064 \
+        "$(value "$tmp/mpx.db" 0 touch perf::PAGE-FAULTS)"
 fi
 
 # ---- nothing countable (the hardware presets of a VM without a PMU, or

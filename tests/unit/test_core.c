@@ -374,7 +374,7 @@ static int parse_with(const char *name, const char *value, hp_config *cfg, char 
     env_table[0][0] = name;
     env_table[0][1] = value;
     hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1,
-                     NULL, 0};
+                     NULL, 0, 0};
     *cfg = def;
     int rc = hp_config_parse(cfg, fake_getenv, err, 256);
     last_output = cfg->output;

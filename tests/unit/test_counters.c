@@ -40,7 +40,7 @@ static int fresh(void **state)
 static int fresh_fake_ab(void **state)
 {
     fresh(state);
-    hp_counters_setup("A,B", 1, 0);
+    hp_counters_setup("A,B", 1, 0, 0);
     return 0;
 }
 
@@ -164,7 +164,7 @@ static void test_throttled_reads_nothing(void **state)
 static void test_unavailable_and_past_max(void **state)
 {
     fresh(state);
-    hp_counters_setup("A,UNAVAILABLE_B,,C,D,E,F", 1, 0);
+    hp_counters_setup("A,UNAVAILABLE_B,,C,D,E,F", 1, 0, 0);
     assert_int_equal(hp_counters_on, 1);
     assert_int_equal(hp_counters_count(), HP_COUNTERS_MAX);
     assert_string_equal(hp_counters_name(0), "A");
@@ -176,7 +176,7 @@ static void test_unavailable_and_past_max(void **state)
 static void test_none_available(void **state)
 {
     fresh(state);
-    hp_counters_setup("UNAVAILABLE_A", 1, 0);
+    hp_counters_setup("UNAVAILABLE_A", 1, 0, 0);
     assert_int_equal(hp_counters_on, 0);
     assert_int_equal(hp_counters_count(), 0);
 }
@@ -185,7 +185,7 @@ static void test_none_available(void **state)
 static void test_unset_reads_nothing(void **state)
 {
     fresh(state);
-    hp_counters_setup(NULL, 1, 0);
+    hp_counters_setup(NULL, 1, 0, 0);
     hp_thread *t = hp_thread_self();
     enter_exit(t, region(0x150, "r"));
     assert_int_equal(hp_counters_on, 0);
