@@ -61,6 +61,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
 	libhprof/finish/snapshot_counters.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
+	libhprof/finish/summary_counters.c \
 	libhprof/finish/hp_overhead.h libhprof/finish/overhead.c \
 	libhprof/finish/hp_process.h libhprof/finish/process.c libhprof/finish/path.c \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c \

@@ -11,7 +11,9 @@
 #     with a message where the event cannot be counted here;
 #   - degradation: an unknown event beside it gives one warning line naming
 #     it, the counting goes on; with no countable event at all, one line,
-#     no counter rows; the program's stdout and exit status never change.
+#     no counter rows; the program's stdout and exit status never change;
+#   - hprof-query's counter columns and derived metrics, and the summary's
+#     counter block, with the fake back end's exact values.
 # The programs call the user-region API, so they are built here against
 # this tree's libhprof.
 #
@@ -128,6 +130,22 @@ expect_eq "derived: listing worker's cycles, IPC, misses/kins, miss ratio" \
     " 88 2 1500 0.75" "$got"
 expect_eq "derived: no counter columns without counters" "worst_thread" \
     "$("$QUERY" "$tmp/plain.db" --flat --format csv | head -1 | awk -F, '{ print $NF }')"
+
+# ---- the end-of-run summary's counter block (sums over the 2 ranks)
+run sum fake HPROF_COUNTERS=PAPI_TOT_CYC,PAPI_TOT_INS HPROF_COUNTERS_FAKE=1 \
+    HPROF_THROTTLE_CALLS=0 HPROF_SUMMARY=on
+block=$(sed -n '/counters of the top records/,$p' "$tmp/sum.err")
+# summary_row LABEL - "cycles instructions IPC" of LABEL's row in the block
+summary_row() {
+    printf '%s\n' "$block" | awk -v l="$1" 'index($0, l) { print $2, $3, $4; exit }'
+}
+expect_eq "summary: outer's cycles, instructions, IPC" "42 84 2.00" \
+    "$(summary_row 'region outer@fake.c')"
+expect_eq "summary: worker's" "88 176 2.00" "$(summary_row 'region worker@fake.c')"
+expect_eq "summary: MPI_Barrier's" "6 12 2.00" "$(summary_row 'MPI_Barrier@fake.c')"
+run sum_plain fake HPROF_SUMMARY=on
+expect_eq "summary without counters: a summary, no counter block" "1 0" \
+    "$(grep -c 'hprof summary' "$tmp/sum_plain.err" || true) $(grep -c 'counters of the top' "$tmp/sum_plain.err" || true)"
 
 # ---- a software event through PAPI
 run pages_plain pages
