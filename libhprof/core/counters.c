@@ -77,6 +77,10 @@ void hp_counters_setup(const char *list, int fake, int multiplex, int warn)
     char *copy = strdup(list), *save = NULL;
     for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
          tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ' || *tok == '\t')
+            tok++;
+        for (char *e = tok + strlen(tok); e > tok && (e[-1] == ' ' || e[-1] == '\t');)
+            *--e = '\0';
         if (!*tok)
             continue;
         if (started)
@@ -241,6 +245,15 @@ void hp_counters_zero(hp_thread *t)
     hp_counter_store *s = t->counters;
     if (s && s->acc)
         memset(s->acc, 0, sizeof *s->acc * nnames * s->nnodes);
+}
+
+void hp_counters_thread_end(hp_thread *t)
+{
+    hp_counter_store *s = t->counters;
+    if (s && s->state == 1) {
+        backend->close(s->handle);
+        s->state = -1;
+    }
 }
 
 void hp_counters_free(hp_thread *t)

@@ -47,10 +47,11 @@ extern const hp_counter_backend hp_counters_fake;
 /* Nonzero when at least one event counts (read on the hot path). */
 extern int hp_counters_on;
 
-/* Parses `list` (comma-separated event names, NULL or "": none) and starts
- * the back end (fake when `fake`; multiplexed when `multiplex`).  Events that cannot be counted here (and
- * those past HP_COUNTERS_MAX) are left out with one warning line on stderr
- * naming them, printed only when `warn` (the first rank); the run goes on. */
+/* Parses `list` (comma-separated event names, blanks around them ignored;
+ * NULL or "": none) and starts the back end (fake when `fake`; multiplexed
+ * when `multiplex`).  Events that cannot be counted here (and those past
+ * HP_COUNTERS_MAX) are left out with one warning line on stderr naming
+ * them, printed only when `warn` (the first rank); the run goes on. */
 void hp_counters_setup(const char *list, int fake, int multiplex, int warn);
 /* Events that count, and the name of event k. */
 uint32_t hp_counters_count(void);
@@ -79,6 +80,9 @@ uint64_t hp_counters_value(const struct hp_thread *t, uint32_t node, uint32_t k)
 int hp_counters_now(struct hp_thread *t, uint64_t *now);
 uint64_t hp_counters_site_start(const struct hp_thread *t, uint32_t site, uint32_t k);
 void hp_counters_zero(struct hp_thread *t);
+/* The thread exits: its event set is closed (the kernel's counters and
+ * files freed), its values stay for the end of the run. */
+void hp_counters_thread_end(struct hp_thread *t);
 void hp_counters_free(struct hp_thread *t);
 
 #endif

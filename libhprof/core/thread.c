@@ -121,6 +121,7 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static void thread_exits(void *p)
 {
     hp_sources_thread_end(p);
+    hp_counters_thread_end(p);
 }
 
 static void make_exit_key(void)
