@@ -86,9 +86,10 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
         f->start = a->start = 0;
         return;
     }
-    f->start = a->start = hp_ticks();
+    /* counters read outside the timing window: the time leaves them out */
     if (__builtin_expect(hp_counters_on, 0))
         hp_counters_enter(t, site);
+    f->start = a->start = hp_ticks();
 }
 
 static inline void hp_event_exit(hp_thread *t, hprof_frame *f)

@@ -12,6 +12,8 @@
 #   - degradation: an unknown event beside it gives one warning line naming
 #     it, the counting goes on; with no countable event at all, one line,
 #     no counter rows; the program's stdout and exit status never change;
+#   - tests/counters/tier1.c (tier 1, GOMP) with the fake back end: exact
+#     values of procedures, call sites and a parallel region per thread;
 #   - hprof-query's counter columns and derived metrics, and the summary's
 #     counter block, with the fake back end's exact values.
 # The programs call the user-region API, so they are built here against
@@ -97,6 +99,36 @@ done
 expect_eq "fake: plain run has no counter rows" 0 \
     "$("$builddir/analyzer/hprof-merge" -f -o "$tmp/plain.db" "$tmp/fake_plain.hpf" >/dev/null &&
        q "$tmp/plain.db" "SELECT count(*) FROM counter")"
+
+# ---- tier 1 (procedures and call sites) and an OpenMP region, exact
+gcc -g -O0 -fopenmp -finstrument-functions "$S/tier1.c" -o "$tmp/tier1" -L"$LIBDIR" -lhprof \
+    -Wl,-rpath,"$LIBDIR"
+RC=0
+"$tmp/tier1" >"$tmp/tier1_plain.out" 2>"$tmp/tier1_plain.err" || RC=$?
+HPROF_COUNTERS=A HPROF_COUNTERS_FAKE=1 HPROF_THROTTLE_CALLS=0 HPROF_OUTPUT="$tmp/tier1.hpf" \
+    "$tmp/tier1" >"$tmp/tier1.out" 2>"$tmp/tier1.err" || RC=$?
+same_run tier1 tier1_plain
+check_profile tier1 "$tmp/tier1.hpf"
+"$builddir/analyzer/hprof-merge" -f -o "$tmp/tier1.db" "$tmp/tier1.hpf" >/dev/null
+T=$S/tier1.c
+L=$(line_of "$T" LEAF) W=$(line_of "$T" TWICE) P=$(line_of "$T" PARALLEL)
+expect_eq "tier1: procedures, call sites and the region, per thread" \
+    "0,call,twice,$(line_of "$T" CALL-TWICE),33,3
+0,procedure,twice,$W,27,3
+0,call,leaf,$(line_of "$T" FIRST),9,3
+0,procedure,leaf,$L,3,3
+0,call,leaf,$(line_of "$T" SECOND),9,3
+0,procedure,leaf,$L,3,3
+0,omp,parallel,$P,5,1
+0,call,leaf,$(line_of "$T" IN-REGION),3,1
+0,procedure,leaf,$L,1,1
+1,omp,parallel,$P,5,1
+1,call,leaf,$(line_of "$T" IN-REGION),3,1
+1,procedure,leaf,$L,1,1" \
+    "$(q "$tmp/tier1.db" "SELECT c.thread, s.kind, s.name, s.line, c.value, st.count
+        FROM counter c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+        JOIN stat st ON st.node = c.node AND st.rank = c.rank AND st.thread = c.thread
+        WHERE s.name != 'main' ORDER BY c.thread, n.id")"
 
 # ---- hprof-query's counter columns and derived metrics, fake values
 # per interval: PAPI_TOT_CYC 1, PAPI_TOT_INS 2, PAPI_L2_TCM 3, PAPI_L2_TCA 4,
