@@ -14,6 +14,9 @@
 #     no counter rows; the program's stdout and exit status never change;
 #   - tests/counters/tier1.c (tier 1, GOMP) with the fake back end: exact
 #     values of procedures, call sites and a parallel region per thread;
+#   - tests/counters/tier2.c (tier 2, hprof-cc) with the fake back end:
+#     exact values of procedures, a call statement and a loop (the probes'
+#     inline fast path stays unused with counters);
 #   - hprof-query's counter columns and derived metrics, and the summary's
 #     counter block, with the fake back end's exact values.
 # The programs call the user-region API, so they are built here against
@@ -129,6 +132,33 @@ expect_eq "tier1: procedures, call sites and the region, per thread" \
         FROM counter c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
         JOIN stat st ON st.node = c.node AND st.rank = c.rank AND st.thread = c.thread
         WHERE s.name != 'main' ORDER BY c.thread, n.id")"
+
+# ---- tier 2 (source probes; their inline fast path stays unused)
+HPCC=$builddir/instrument/hprof-cc
+if [ -x "$HPCC" ]; then
+    RC=0
+    HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir "$HPCC" --procedures=all --loops=all \
+        gcc -g -O1 -c "$S/tier2.c" -o "$tmp/tier2.o" &&
+        HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir "$HPCC" gcc "$tmp/tier2.o" -o "$tmp/tier2" ||
+        RC=$?
+    gcc -g -O1 "$S/tier2.c" -o "$tmp/tier2_plain" || RC=$?
+    "$tmp/tier2_plain" >"$tmp/tier2_plain.out" 2>&1 || RC=$?
+    HPROF_COUNTERS=A HPROF_COUNTERS_FAKE=1 HPROF_THROTTLE_CALLS=0 HPROF_OUTPUT="$tmp/tier2.hpf" \
+        "$tmp/tier2" >"$tmp/tier2.out" 2>"$tmp/tier2.err" || RC=$?
+    same_run tier2 tier2_plain
+    "$builddir/analyzer/hprof-merge" -f -o "$tmp/tier2.db" "$tmp/tier2.hpf" >/dev/null
+    expect_eq "tier2: procedures, call statement and loop" \
+        "procedure,main,43,1
+loop,for,41,1
+call,leaf,30,10
+procedure,leaf,10,10" \
+        "$(q "$tmp/tier2.db" "SELECT s.kind, s.name, c.value, st.count
+            FROM counter c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+            JOIN stat st ON st.node = c.node AND st.rank = c.rank AND st.thread = c.thread
+            ORDER BY n.id")"
+else
+    skipped "tier2: procedures, call statement and loop" "instrumenter not built ($HPCC)"
+fi
 
 # ---- hprof-query's counter columns and derived metrics, fake values
 # per interval: PAPI_TOT_CYC 1, PAPI_TOT_INS 2, PAPI_L2_TCM 3, PAPI_L2_TCA 4,
