@@ -13,7 +13,10 @@
  *  - a wait leaves out the tasks the thread ran meanwhile, a task's
  *    creation the tasks run inside it, so no time is counted twice;
  *  - a team's threads rebuild the forking thread's context before they
- *    open the region, so one region is one node with a row per thread.
+ *    open the region, so one region is one node with a row per thread;
+ *  - with HPROF_COUNTERS (hp_counters.h) the counters are read where a
+ *    frame's time is taken (enter and exit of a timed activation) and at
+ *    an MPI call's begin and end, and accumulate in the same nodes.
  * Source-private state (lock tables, request tables, hook frame stacks)
  * lives with the source, not in hp_thread.
  */
