@@ -27,6 +27,8 @@ typedef struct hp_counter_store {
     uint64_t call[HP_COUNTERS_MAX];     /* values at an MPI call's begin */
     uint64_t pending[HP_COUNTERS_MAX];  /* deltas of the MPI call just ended */
     int has_pending;
+    uint64_t wait[HP_COUNTERS_MAX];     /* values at the open wait's mark */
+    int has_wait;
 } hp_counter_store;
 
 uint32_t hp_counters_count(void)
@@ -147,7 +149,10 @@ static int grow_table(uint64_t **table, uint32_t *have, uint32_t i)
 void hp_counters_enter(hp_thread *t, uint32_t site)
 {
     hp_counter_store *s = store_of(t);
-    if (!s || grow_table(&s->start, &s->nsites, site) != 0)
+    if (!s)
+        return;
+    s->has_wait = 0; /* a wait's window must not span a frame's boundary */
+    if (grow_table(&s->start, &s->nsites, site) != 0)
         return;
     backend->read(s->handle, s->start + (size_t)site * nnames, nnames);
 }
@@ -170,6 +175,7 @@ void hp_counters_exit(hp_thread *t, uint32_t site, uint32_t node)
     if (!s || site >= s->nsites)
         return;
     s->has_pending = 0; /* an MPI call's deltas belong to no later leaf */
+    s->has_wait = 0;
     backend->read(s->handle, now, nnames);
     add_deltas(s, node, now, s->start + (size_t)site * nnames);
 }
@@ -205,10 +211,30 @@ void hp_counters_leaf(hp_thread *t, uint32_t node)
     add_deltas(s, node, s->pending, zero);
 }
 
-void hp_counters_drop_call(hp_thread *t)
+void hp_counters_wait_begin(hp_thread *t)
+{
+    hp_counter_store *s = t == hp_tls_self ? store_of(t) : NULL;
+    if (!s)
+        return;
+    backend->read(s->handle, s->wait, nnames);
+    s->has_wait = 1;
+}
+
+void hp_counters_untimed(hp_thread *t)
 {
     if (t->counters)
-        t->counters->has_pending = 0;
+        t->counters->has_wait = 0;
+}
+
+void hp_counters_wait_end(hp_thread *t, uint32_t node)
+{
+    hp_counter_store *s = t->counters;
+    uint64_t now[HP_COUNTERS_MAX];
+    if (!s || !s->has_wait || t != hp_tls_self || s->state != 1)
+        return;
+    s->has_wait = 0;
+    backend->read(s->handle, now, nnames);
+    add_deltas(s, node, now, s->wait);
 }
 
 /* ------------------------------------------------------ end of the run */

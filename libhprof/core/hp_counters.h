@@ -6,7 +6,9 @@
  * set on its first read and reads all its events at once.  A node gets the
  * counter deltas between its enter and its exit, inclusive like its time,
  * of its timed activations; an MPI call's deltas between its begin and end
- * go to the node its time goes to.
+ * go to the node its time goes to, a wait's between its mark and its
+ * record (hp_event_wait) to its node.  Leaves a source times on its own
+ * (hp_event_leaf: single, atomic, lock and critical waits) get none.
  *
  * Two back ends behind one table (hp_counter_backend): PAPI
  * (counters_papi.c) and a fake one for tests (HPROF_COUNTERS_FAKE=1):
@@ -67,9 +69,13 @@ void hp_counters_call_end(struct hp_thread *t);
 /* A leaf's time was recorded at node: the deltas of the MPI call just
  * ended, if any, go to it. */
 void hp_counters_leaf(struct hp_thread *t, uint32_t node);
-/* Any MPI call's deltas not taken by a leaf are dropped (its time was
- * not recorded at an MPI node either: a communication statement's). */
-void hp_counters_drop_call(struct hp_thread *t);
+/* A wait's start and its record at node (hp_event_wait_mark and
+ * hp_event_wait): the deltas between them, if no frame opened or closed
+ * meanwhile and t is the calling thread. */
+void hp_counters_wait_begin(struct hp_thread *t);
+/* An untimed (throttled) frame opened: no wait's window spans it. */
+void hp_counters_untimed(struct hp_thread *t);
+void hp_counters_wait_end(struct hp_thread *t, uint32_t node);
 
 /* The accumulated value of event k at node (0 when none). */
 uint64_t hp_counters_value(const struct hp_thread *t, uint32_t node, uint32_t k);

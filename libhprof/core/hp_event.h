@@ -15,8 +15,9 @@
  *  - a team's threads rebuild the forking thread's context before they
  *    open the region, so one region is one node with a row per thread;
  *  - with HPROF_COUNTERS (hp_counters.h) the counters are read where a
- *    frame's time is taken (enter and exit of a timed activation) and at
- *    an MPI call's begin and end, and accumulate in the same nodes.
+ *    frame's time is taken (enter and exit of a timed activation), at an
+ *    MPI call's begin and end and at a wait's mark and record, and
+ *    accumulate in the same nodes.
  * Source-private state (lock tables, request tables, hook frame stacks)
  * lives with the source, not in hp_thread.
  */
@@ -87,6 +88,8 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
     if (n->flags & HP_NODEF_THROTTLED) {
         n->count++;
         f->start = a->start = 0;
+        if (__builtin_expect(hp_counters_on, 0))
+            hp_counters_untimed(t);
         return;
     }
     /* counters read outside the timing window: the time leaves them out */
@@ -188,24 +191,32 @@ void hp_event_calls_under_way(uint64_t now, uint32_t (*node_of)(hp_thread *t, ui
                                                                uint32_t id));
 
 /* One completed wait, hold or execution of `ticks` at site, under the
- * thread's current context. */
+ * thread's current context (no counters: its start was not a boundary
+ * point; a wait's are, hp_event_wait). */
 static inline void hp_event_leaf(hp_thread *t, uint32_t site, uint64_t ticks)
 {
-    hp_event_time(t, hp_event_node(t, site), ticks);
+    hp_node_add(hp_node_at(t, hp_event_node(t, site)), ticks);
 }
 
 /* Waits leave out the tasks the thread ran meanwhile (at a barrier or a
  * taskwait it was working, not waiting): a wait takes a mark at its start
- * and records through hp_event_wait. */
-static inline uint64_t hp_event_wait_mark(const hp_thread *t)
+ * and records through hp_event_wait.  With counters the mark reads them
+ * and the wait gets the deltas up to its record, unless a frame opened
+ * or closed meanwhile (a task run in the wait: then none). */
+static inline uint64_t hp_event_wait_mark(hp_thread *t)
 {
+    if (__builtin_expect(hp_counters_on, 0) && t)
+        hp_counters_wait_begin(t);
     return t ? t->task_acc : 0;
 }
 
 static inline void hp_event_wait(hp_thread *t, uint32_t site, uint64_t ticks, uint64_t mark)
 {
     uint64_t ran = t->task_acc - mark;
-    hp_event_leaf(t, site, ticks > ran ? ticks - ran : 0);
+    uint32_t node = hp_event_node(t, site);
+    hp_node_add(hp_node_at(t, node), ticks > ran ? ticks - ran : 0);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_wait_end(t, node);
 }
 
 /* The node of the open instrumented communication statement, HP_NO_NODE

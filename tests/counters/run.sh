@@ -13,7 +13,8 @@
 #     it, the counting goes on; with no countable event at all, one line,
 #     no counter rows; the program's stdout and exit status never change;
 #   - tests/counters/tier1.c (tier 1, GOMP) with the fake back end: exact
-#     values of procedures, call sites and a parallel region per thread;
+#     values of procedures, call sites, a parallel region and its barriers
+#     (waits) per thread;
 #   - tests/counters/tier2.c (tier 2, hprof-cc) with the fake back end:
 #     exact values of procedures, a call statement and a loop (the probes'
 #     inline fast path stays unused with counters);
@@ -115,6 +116,7 @@ check_profile tier1 "$tmp/tier1.hpf"
 "$builddir/analyzer/hprof-merge" -f -o "$tmp/tier1.db" "$tmp/tier1.hpf" >/dev/null
 T=$S/tier1.c
 L=$(line_of "$T" LEAF) W=$(line_of "$T" TWICE) P=$(line_of "$T" PARALLEL)
+B=$(line_of "$T" BARRIER)
 expect_eq "tier1: procedures, call sites and the region, per thread" \
     "0,call,twice,$(line_of "$T" CALL-TWICE),33,3
 0,procedure,twice,$W,27,3
@@ -122,12 +124,16 @@ expect_eq "tier1: procedures, call sites and the region, per thread" \
 0,procedure,leaf,$L,3,3
 0,call,leaf,$(line_of "$T" SECOND),9,3
 0,procedure,leaf,$L,3,3
-0,omp,parallel,$P,5,1
+0,omp,parallel,$P,9,1
 0,call,leaf,$(line_of "$T" IN-REGION),3,1
 0,procedure,leaf,$L,1,1
-1,omp,parallel,$P,5,1
+0,omp,barrier,$B,1,1
+0,omp,implicit barrier,$P,1,1
+1,omp,parallel,$P,9,1
 1,call,leaf,$(line_of "$T" IN-REGION),3,1
-1,procedure,leaf,$L,1,1" \
+1,procedure,leaf,$L,1,1
+1,omp,barrier,$B,1,1
+1,omp,implicit barrier,$P,1,1" \
     "$(q "$tmp/tier1.db" "SELECT c.thread, s.kind, s.name, s.line, c.value, st.count
         FROM counter c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
         JOIN stat st ON st.node = c.node AND st.rank = c.rank AND st.thread = c.thread

@@ -8,12 +8,15 @@
  *
  * Ground truth (one process; thread 0 is main's, thread 1 the region's
  * second thread), as "kind name line: value (calls)":
- *   call twice 38: 3 x (1 + 1 + 2 x 4 + 1) = 33 (3); procedure twice: 27 (3)
+ *   call twice: 3 x (1 + 1 + 2 x 4 + 1) = 33 (3); procedure twice: 27 (3)
  *     (the 2 x 4 reads of its two calls of leaf lie inside it);
  *   call leaf 31 and call leaf 32, under twice: 3 x 3 = 9 each (3 calls);
  *     procedure leaf under each: 3 x 1 = 3;
- *   omp parallel 39, on each of its 2 threads (the outlined function is
- *     not a node): 1 + 4 = 5 (1); in it call leaf 41: 3, procedure leaf 1.
+ *   omp parallel, on each of its 2 threads (the outlined function is not a
+ *     node): its enter, the call of leaf (4 reads), the barrier (a wait
+ *     reads at its mark and at its record: 2), the implicit barrier at its
+ *     end (2), its exit: 1 + 4 + 2 + 2 = 9 (1); in it call leaf: 3,
+ *     procedure leaf: 1, barrier: 1, implicit barrier: 1.
  * main's own nodes are still open when the profile is written: not
  * asserted (their values count the runtime's own reads at the end).
  * Prints the same line with and without hprof.
@@ -40,6 +43,7 @@ int main(void)
 #pragma omp parallel num_threads(2) /* PARALLEL */
     {
         leaf(); /* IN-REGION */
+#pragma omp barrier /* BARRIER */
     }
     printf("done %d\n", sink);
     return 0;

@@ -4,7 +4,8 @@
  * of a thread adds exactly k + 1 per interval between two of its reads
  * (counters_fake.c), so every expected value below is exact:
  *   - a frame gets the intervals between its enter and exit (inclusive of
- *     what it encloses), an MPI call's leaf those between begin and end;
+ *     what it encloses), an MPI call's leaf those between begin and end,
+ *     a wait those between its mark and its record;
  *   - per thread: another thread's reads never count in this one's;
  *   - a folded (recursive) or throttled activation reads nothing;
  *   - unavailable names and names past the 4th are left out;
@@ -103,6 +104,36 @@ static void test_leaf_without_call(void **state)
     hp_event_time(t, hp_event_node(t, leaf), 5);
     assert_int_equal(value(t, HP_ROOT_NODE, leaf, 0), 0);
     assert_int_equal(value(t, HP_ROOT_NODE, outer, 0), 1);
+}
+
+/* A wait gets the intervals between its mark and its record, none when a
+ * frame opened or closed meanwhile (a task run in it) or when an earlier
+ * wait's record took them; an OpenMP leaf timed by its source gets none,
+ * nor an MPI call's deltas. */
+static void test_waits(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    uint32_t w = region(0x180, "barrier"), task = region(0x181, "task");
+    uint32_t leaf = region(0x182, "single"), mpi = region(0x183, "MPI_Send");
+    uint64_t m = hp_event_wait_mark(t);
+    hp_event_wait(t, w, 5, m);                 /* 1 interval */
+    m = hp_event_wait_mark(t);
+    enter_exit(t, task);                       /* a task ran in the wait */
+    hp_event_wait(t, w, 5, m);                 /* none */
+    uint64_t outer = hp_event_wait_mark(t);
+    m = hp_event_wait_mark(t);
+    hp_event_wait(t, w, 5, m);                 /* 1 */
+    hp_event_wait(t, w, 5, outer);             /* none: taken */
+    assert_int_equal(value(t, HP_ROOT_NODE, w, 0), 2);
+    assert_int_equal(hp_node_at(t, hp_cct_child(t, HP_ROOT_NODE, w))->count, 4);
+    assert_int_equal(value(t, HP_ROOT_NODE, task, 0), 1);
+    hp_event_call_begin(t, 0x1, 1, 1);
+    hp_event_call_end(t);
+    hp_event_leaf(t, leaf, 5);                 /* not the MPI call's */
+    hp_event_time(t, hp_event_node(t, mpi), 5); /* the MPI call's: 1 */
+    assert_int_equal(value(t, HP_ROOT_NODE, leaf, 0), 0);
+    assert_int_equal(value(t, HP_ROOT_NODE, mpi, 0), 1);
 }
 
 static void *three_inner(void *arg)
@@ -269,6 +300,7 @@ int main(void)
         cmocka_unit_test_setup(test_exact_per_node, fresh_fake_ab),
         cmocka_unit_test_setup(test_leaf_without_call, fresh_fake_ab),
         cmocka_unit_test_setup(test_per_thread, fresh_fake_ab),
+        cmocka_unit_test_setup(test_waits, fresh_fake_ab),
         cmocka_unit_test_setup(test_folded_reads_nothing, fresh_fake_ab),
         cmocka_unit_test_setup(test_throttled_reads_nothing, fresh_fake_ab),
         cmocka_unit_test_setup(test_unavailable_and_past_max, fresh),
