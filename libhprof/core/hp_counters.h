@@ -58,7 +58,8 @@ void hp_counters_setup(const char *list, int fake, int multiplex, int warn);
 /* Events that count, and the name of event k. */
 uint32_t hp_counters_count(void);
 const char *hp_counters_name(uint32_t k);
-/* Forgets the configuration and every thread's state (unit tests). */
+/* Forgets the configuration (unit tests: the threads' stores go with
+ * their threads, hp_threads_free_all). */
 void hp_counters_reset_config(void);
 
 /* Per thread (only the owning thread calls these but _value and _free). */
