@@ -18,6 +18,7 @@
 #include "db.h"
 #include "db_agg.h"
 #include "db_rows.h"
+#include "db_counters.h"
 #include "dbcomp.h"
 #include "merge.h"
 #include "phases.h"
@@ -413,6 +414,7 @@ static int write_all(writer *w, const char *source)
         write_run(w, source) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
+        hpf_db_write_counters(w->db, w->p, w->m, w->err, w->errlen) ||
         write_rows(w, !one_thread(w->p)) ||
         write_ranks(w) ||
         exec(w, "PRAGMA cache_size=-65536;") ||

@@ -65,6 +65,7 @@ static const char *tag_name(uint32_t tag)
     case HP_SEC_NODE: return "NODE";
     case HP_SEC_COMM: return "COMM";
     case HP_SEC_TASK: return "TASK";
+    case HP_SEC_CNTR: return "CNTR";
     case HP_SEC_END: return "END";
     default: return NULL;
     }
@@ -651,6 +652,22 @@ static int read_tasks(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
     return 0;
 }
 
+/* The counters (version 5; none before). */
+static int read_counters(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+{
+    section s;
+    size_t bad;
+    char why[96];
+    if (r->version < 5)
+        return 0;
+    if (open_section(r, *pos, HP_SEC_CNTR, rank, &s))
+        return -1;
+    if (hp_counters_decode(r->data + s.start, s.end - s.start, rd, &bad, why, sizeof why))
+        return fail(r, s.start + bad, "CNTR section of rank %u: %s", rank, why);
+    *pos = s.end;
+    return 0;
+}
+
 static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
                      hp_rank_data *rd)
 {
@@ -659,7 +676,8 @@ static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
         read_sites(r, pos, rank, rd) ||
         read_nodes(r, pos, rank, rd) ||
         read_comms(r, pos, rank, nranks, rd) ||
-        read_tasks(r, pos, rank, rd))
+        read_tasks(r, pos, rank, rd) ||
+        read_counters(r, pos, rank, rd))
         return -1;
     return 0;
 }

@@ -10,6 +10,7 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggregator.h \
 	analyzer/db_aggnode.c analyzer/db_aggsite.c analyzer/db_aggcomm.c \
 	analyzer/db_rows.h analyzer/db_rows.c analyzer/db_order.h analyzer/db_order.c \
+	analyzer/db_counters.h analyzer/db_counters.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
 	analyzer/parts.h analyzer/parts.c \
 	analyzer/phases.h analyzer/phases.c \
@@ -29,6 +30,7 @@ analyzer_libhpreport_la_SOURCES = \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/nodepath.h analyzer/nodepath.c \
 	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
+	analyzer/counter_cols.h analyzer/counter_cols.c \
 	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \
 	analyzer/overheads.c \

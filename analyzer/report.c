@@ -17,6 +17,7 @@
 #include "hp_profile.h"
 #include "report.h"
 #include "report_util.h"
+#include "counter_cols.h"
 #include "sitesel.h"
 
 #define TIME_DECIMALS 6
@@ -207,8 +208,10 @@ static void print_title(const hpq_ctx *ctx, const char *title, const char *label
 /* ---- fixed listings ---- */
 
 /* Runs `select` with --top's LIMIT and prints the table, after `title`
- * (text only, NULL for none). */
-static int print_listing(const hpq_ctx *ctx, const char *select, const char *title)
+ * (text only, NULL for none); with `site_counters`, its first column a
+ * site id, with the counter columns (counter_cols.h). */
+static int print_listing(const hpq_ctx *ctx, const char *select, const char *title,
+                         int site_counters)
 {
     char limit[32] = "";
     char *sql;
@@ -221,6 +224,10 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
     if (!t)
         return -1;
     hpq_time_columns(t);
+    if (site_counters && hpq_counter_columns(ctx, &t, 0, 1)) {
+        hpq_table_free(t);
+        return -1;
+    }
     if (title && ctx->opt->format == HPQ_TEXT)
         fprintf(ctx->out, "%s\n", title);
     int rc = hpq_print_table(ctx, t);
@@ -246,7 +253,7 @@ int hpq_report_flat(const hpq_ctx *ctx)
                          " NULL, NULL, NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
                          " AND id NOT IN (SELECT site FROM site_time)"
                          " ORDER BY time DESC, site",
-                         NULL);
+                         NULL, 1);
 }
 
 /* Explicit tasks: which construct created which. */
@@ -255,7 +262,7 @@ int hpq_report_tasks(const hpq_ctx *ctx)
     return print_listing(ctx,
                          "SELECT parent, child, created FROM task_children"
                          " ORDER BY created DESC, parent, child",
-                         "tasks created per (parent construct, child construct)");
+                         "tasks created per (parent construct, child construct)", 0);
 }
 
 /* ---- communication of one site ---- */

@@ -23,6 +23,7 @@
 #include "nodepath.h"
 #include "report.h"
 #include "report_util.h"
+#include "counter_cols.h"
 
 #define HPQ_LAZY_TOP 10000
 
@@ -727,6 +728,8 @@ static int report_tree(const hpq_ctx *ctx)
     if (walk_tree(ctx, &tr, t, total))
         goto done;
     hpq_time_columns(t);
+    if (ctx->opt->format != HPQ_HATCHET && hpq_counter_columns(ctx, &t, 0, 0))
+        goto done;
     if (t->failed) {
         hpq_oom(ctx);
         goto done;

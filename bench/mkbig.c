@@ -121,7 +121,7 @@ static int write_rank(const shape *sh, uint32_t rank, char **strings, hp_site_re
     hp_rank_data rd = {{rank, sh->threads, 1000 + rank, 0, 0, start,
                         start + (uint64_t)(wall * 1e9), wall, mpi, 0, "node0", {{0, 0}}},
                        STR_FIRST_PROC + NPROC, strings, NPROC + NCOMMSITE + 1, sites,
-                       nn, nodes, nc, comms, 0, NULL};
+                       nn, nodes, nc, comms, 0, NULL, 0, NULL, 0, NULL};
     char host[32];
     snprintf(host, sizeof host, "node%u", rank / 32);
     rd.info.host = host;

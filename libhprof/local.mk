@@ -14,7 +14,8 @@ libhprof_libhpcodec_la_SOURCES = \
 	libhprof/codec/hp_format.h libhprof/codec/format.c \
 	libhprof/codec/hp_profile.h libhprof/codec/encode.c \
 	libhprof/codec/hp_filter.h libhprof/codec/filter.c \
-	libhprof/codec/hp_compensate.h libhprof/codec/compensate.c
+	libhprof/codec/hp_compensate.h libhprof/codec/compensate.c \
+	libhprof/codec/counters_codec.c
 libhprof_libhpcodec_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 
 libhprof_libhpcore_la_SOURCES = \
@@ -33,6 +34,8 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/core/hp_source.h libhprof/core/source.c \
 	libhprof/core/hp_runtime.h libhprof/core/runtime.c \
 	libhprof/core/hp_calibrate.h libhprof/core/calibrate.c \
+	libhprof/core/hp_counters.h libhprof/core/counters.c \
+	libhprof/core/counters_fake.c libhprof/core/counters_papi.c \
 	libhprof/hprof_probe.h libhprof/sources/probe.c \
 	libhprof/hprof.h libhprof/sources/api.c libhprof/sources/region.c \
 	libhprof/sources/cyg.c \
@@ -57,7 +60,9 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_omp_lines.h libhprof/finish/omp_lines.c \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
+	libhprof/finish/snapshot_counters.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
+	libhprof/finish/summary_counters.c \
 	libhprof/finish/hp_overhead.h libhprof/finish/overhead.c \
 	libhprof/finish/hp_process.h libhprof/finish/process.c libhprof/finish/path.c \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c \
@@ -65,4 +70,4 @@ libhprof_libhpcore_la_SOURCES = \
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS) $(OMPT_CFLAGS)
-libhprof_libhpcore_la_LIBADD = libhprof/libhpcodec.la $(LIBDW_LIBS) $(UNWIND_LIBS) -lpthread
+libhprof_libhpcore_la_LIBADD = libhprof/libhpcodec.la $(LIBDW_LIBS) $(UNWIND_LIBS) $(PAPI_LIBS) -lpthread

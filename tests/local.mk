@@ -41,6 +41,12 @@ TESTS += tests/unit/test_cyg_fast
 tests_unit_test_cyg_fast_SOURCES = tests/unit/test_cyg_fast.c tests/unit/tree_util.h
 tests_unit_test_cyg_fast_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_cyg_fast_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
+# the counter layer with the fake back end: exact values per node and thread
+check_PROGRAMS += tests/unit/test_counters
+TESTS += tests/unit/test_counters
+tests_unit_test_counters_SOURCES = tests/unit/test_counters.c
+tests_unit_test_counters_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
+tests_unit_test_counters_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lpthread
 if HAVE_MPI
 # The request table on its own: reqmap.c needs MPI's types, not MPI.
 check_PROGRAMS += tests/unit/test_reqmap
@@ -76,6 +82,7 @@ include tests/overheads/local.mk
 include tests/interactive/local.mk
 include tests/report/local.mk
 include tests/callpath/local.mk
+include tests/counters/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

@@ -37,6 +37,7 @@ fi
 # the fuzzer (which builds its own sanitized target) are left to the
 # normal build: a sanitizer slows code unevenly.
 tests="tests/unit/test_core tests/unit/test_task tests/unit/test_probe tests/unit/test_cyg_fast tests/unit/test_omp_pragma
+       tests/unit/test_counters
        tests/unit/test_threads
        tests/unit/test_format tests/unit/test_query.sh tests/unit/test_check.sh
        tests/unit/test_deep.sh tests/instrument/run.sh tests/tasks/rec.sh"
@@ -62,7 +63,8 @@ if [ ! -e Makefile ] || [ ../src/configure -nt config.status ]; then
         >configure.log 2>&1 || { echo "sanitize: TSan configure failed"; exit 1; }
 fi
 export TSAN_OPTIONS=halt_on_error=1:exitcode=66
-tsan_tests="tests/unit/test_threads tests/unit/test_core tests/unit/test_task tests/unit/test_probe"
+tsan_tests="tests/unit/test_threads tests/unit/test_core tests/unit/test_task tests/unit/test_probe
+            tests/unit/test_counters"
 # Only these programs and what they link are built (not the analyzer or
 # the instrumenter), and they run directly.
 if ! make -j2 $tsan_tests >build.log 2>&1; then

@@ -140,6 +140,8 @@ static void encode_strings(hp_buf *b, const hp_rank_data *rd)
     section_end(b, at);
 }
 
+static void encode_counters(hp_buf *b, const hp_rank_data *rd);
+
 void hp_encode_rank(hp_buf *b, const hp_rank_data *rd)
 {
     encode_rank_info(b, &rd->info);
@@ -176,6 +178,21 @@ void hp_encode_rank(hp_buf *b, const hp_rank_data *rd)
             hp_task_rec_put(p, &rd->tasks[i]);
     }
     section_end(b, at);
+    encode_counters(b, rd);
+}
+
+static void encode_counters(hp_buf *b, const hp_rank_data *rd)
+{
+    size_t at = section_begin(b, HP_SEC_CNTR);
+    hp_buf_put_u32(b, rd->nevents);
+    for (uint32_t i = 0; i < rd->nevents; i++)
+        hp_buf_put_str(b, rd->events[i]);
+    for (uint32_t i = 0; i < rd->ncounters; i++) {
+        unsigned char *p = hp_buf_reserve(b, HP_COUNTER_REC_LEN);
+        if (p)
+            hp_counter_rec_put(p, &rd->counters[i]);
+    }
+    section_end(b, at);
 }
 
 void hp_encode_end(hp_buf *b, uint32_t nranks, uint64_t file_len)
@@ -195,6 +212,10 @@ void hp_rank_data_free(hp_rank_data *rd)
     free(rd->nodes);
     free(rd->comms);
     free(rd->tasks);
+    for (uint32_t i = 0; i < rd->nevents; i++)
+        free(rd->events[i]);
+    free(rd->events);
+    free(rd->counters);
     free(rd->info.host);
     memset(rd, 0, sizeof *rd);
 }

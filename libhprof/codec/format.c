@@ -174,6 +174,20 @@ void hp_task_rec_get(const unsigned char *p, hp_task_rec *r)
     r->end = hp_get_f64(p + 40);
 }
 
+void hp_counter_rec_put(unsigned char *p, const hp_counter_rec *r)
+{
+    hp_put_u32(p, r->node);
+    hp_put_u32(p + 4, r->event);
+    hp_put_u64(p + 8, r->value);
+}
+
+void hp_counter_rec_get(const unsigned char *p, hp_counter_rec *r)
+{
+    r->node = hp_get_u32(p);
+    r->event = hp_get_u32(p + 4);
+    r->value = hp_get_u64(p + 8);
+}
+
 const char *hp_kind_name(uint32_t kind)
 {
     static const char *const names[] = {"root", "procedure", "loop", "call",

@@ -4,8 +4,8 @@
  * documentation; change it only together with HP_FORMAT_VERSION.
  *
  * A profile holds one run: a preamble, one RUN section, then for every rank
- * (in rank order) the six sections RANK, STRS, SITE, NODE, COMM, TASK, and a
- * final END section.  All integers are little-endian, floating point values are
+ * (in rank order) the sections RANK, STRS, SITE, NODE, COMM, TASK and (version
+ * 5) CNTR, and a final END section.  All integers are little-endian, floating point values are
  * IEEE-754 binary64 little-endian, and every time is in seconds.
  *
  *   preamble   magic[8] = "\x89HPF\r\n\x1a\n", u32 version, u32 0
@@ -28,6 +28,11 @@
  *   COMM  n x hp_comm_rec
  *   TASK  n x hp_task_rec                 (the task timeline; empty unless
  *                                          HPROF_TASK_TRACE was set)
+ *   CNTR  (version 5) u32 nevents, nevents x str event name (as given in
+ *         HPROF_COUNTERS: "PAPI_TOT_CYC", "perf::PAGE-FAULTS"; events the
+ *         machine could not count are left out), then n x hp_counter_rec
+ *         up to the end of the payload (nevents 0 and no records: no
+ *         counters were read)
  *   END   u32 nranks, u64 file length including this section
  *
  * Site and node ids are local to a rank: they index that rank's SITE and
@@ -43,12 +48,14 @@
 
 #define HP_FORMAT_MAGIC "\x89HPF\r\n\x1a\n"
 #define HP_FORMAT_MAGIC_LEN 8
-#define HP_FORMAT_VERSION 4u
+#define HP_FORMAT_VERSION 5u
 /* Oldest version a reader accepts.  Version 3 added the peer HP_PEER_FILE
  * and the site flag HP_SITEF_MPI; a version 2 file is a version 3 file
  * that uses neither.  Version 4 added the calibrated event costs to RANK
  * and `timed` to the node record (56 bytes, 48 before: a version 2-3 node
- * has timed = count and its rank no costs, so nothing is compensated). */
+ * has timed = count and its rank no costs, so nothing is compensated).
+ * Version 5 added the CNTR section after each rank's TASK section (a
+ * version 2-4 rank has no counters). */
 #define HP_FORMAT_MIN_VERSION 2u
 #define HP_PREAMBLE_LEN 16u
 #define HP_SECTION_HEADER_LEN 16u
@@ -64,6 +71,7 @@ enum hp_section_tag {
     HP_SEC_NODE = HP_FOURCC('N', 'O', 'D', 'E'),
     HP_SEC_COMM = HP_FOURCC('C', 'O', 'M', 'M'),
     HP_SEC_TASK = HP_FOURCC('T', 'A', 'S', 'K'),
+    HP_SEC_CNTR = HP_FOURCC('C', 'N', 'T', 'R'),
     HP_SEC_END = HP_FOURCC('E', 'N', 'D', ' ')
 };
 
@@ -231,6 +239,17 @@ typedef struct hp_task_rec {
 } hp_task_rec;
 #define HP_TASK_REC_LEN 48u
 
+/* One counter value of one node: 16 bytes (version 5).  The sum of the
+ * event's deltas between the node's enters and exits, of its timed
+ * activations, inclusive of its children like its time; only values
+ * that are not 0 are written, at most one record per (node, event). */
+typedef struct hp_counter_rec {
+    uint32_t node;     /* node id of this rank */
+    uint32_t event;    /* index into the section's event names */
+    uint64_t value;
+} hp_counter_rec;
+#define HP_COUNTER_REC_LEN 16u
+
 enum hp_task_event_kind {
     HP_TASKEV_CREATE = 1,  /* the creating thread made the task */
     HP_TASKEV_RUN = 2      /* a thread executed it (begin .. end) */
@@ -300,6 +319,8 @@ void hp_comm_rec_put(unsigned char *p, const hp_comm_rec *r);
 void hp_comm_rec_get(const unsigned char *p, hp_comm_rec *r);
 void hp_task_rec_put(unsigned char *p, const hp_task_rec *r);
 void hp_task_rec_get(const unsigned char *p, hp_task_rec *r);
+void hp_counter_rec_put(unsigned char *p, const hp_counter_rec *r);
+void hp_counter_rec_get(const unsigned char *p, hp_counter_rec *r);
 
 const char *hp_kind_name(uint32_t kind);
 

@@ -41,6 +41,10 @@ typedef struct hp_rank_data {
     hp_comm_rec *comms;
     uint32_t ntasks;
     hp_task_rec *tasks;      /* the task timeline (HPROF_TASK_TRACE) */
+    uint32_t nevents;        /* counter events (HPROF_COUNTERS), CNTR section */
+    char **events;           /* their names */
+    uint32_t ncounters;
+    hp_counter_rec *counters;
 } hp_rank_data;
 
 /* Growable byte buffer; on allocation failure `failed` is set and further
@@ -66,6 +70,12 @@ void hp_encode_end(hp_buf *b, uint32_t nranks, uint64_t file_len);
 #define HP_END_SECTION_LEN (HP_SECTION_HEADER_LEN + 12u)
 
 void hp_rank_data_free(hp_rank_data *rd);
+
+/* Decodes a CNTR payload (hp_format.h) of len bytes into rd's events and
+ * counters, checking every record against rd's nnodes.  0, or -1 with
+ * *bad the offset in the payload and a one-line reason in why. */
+int hp_counters_decode(const unsigned char *p, size_t len, hp_rank_data *rd, size_t *bad,
+                       char *why, size_t whylen);
 void hp_run_info_free(hp_run_info *run);
 
 #endif

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include "hp_config.h"
 
-hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, 3};
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -115,6 +115,15 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
             return -1;
         cfg->task_trace = (uint32_t)n;
     }
+    if ((v = get("HPROF_COUNTERS")) && *v)
+        cfg->counters = strdup(v);
+    if ((v = get("HPROF_COUNTERS_FAKE")) && parse_choice("HPROF_COUNTERS_FAKE", v, boolean,
+                                                         &cfg->counters_fake, err, errlen))
+        return -1;
+    if ((v = get("HPROF_COUNTERS_MULTIPLEX")) &&
+        parse_choice("HPROF_COUNTERS_MULTIPLEX", v, boolean, &cfg->counters_multiplex, err,
+                     errlen))
+        return -1;
     if ((v = get("HPROF_CALLPATH"))) {
         if (parse_uint("HPROF_CALLPATH", v, 0, 16, &n, err, errlen))
             return -1;
@@ -135,7 +144,7 @@ static const char *process_getenv(const char *name)
 
 /* Before MPI_Init the rank is known only from the launcher's environment;
  * every rank exits, but only the first one says why. */
-static int launcher_rank_is_first(void)
+int hp_config_rank_is_first(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", NULL};
     for (int i = 0; vars[i]; i++) {
@@ -150,7 +159,7 @@ void hp_config_load(void)
 {
     char err[256];
     if (hp_config_parse(&hp_cfg, process_getenv, err, sizeof err) != 0) {
-        if (launcher_rank_is_first())
+        if (hp_config_rank_is_first())
             fprintf(stderr, "hprof: %s\n", err);
         exit(2);
     }

@@ -24,6 +24,9 @@ typedef struct hp_config {
     int signals;             /* HPROF_SIGNALS: write the records of a dying process */
     int compensate;          /* HPROF_COMPENSATE=on|off: the summary shows times with
                                 the measurement's calibrated cost taken out (on) */
+    const char *counters;    /* HPROF_COUNTERS: event names, comma-separated, or NULL */
+    int counters_fake;       /* HPROF_COUNTERS_FAKE=1: the fake back end (tests) */
+    int counters_multiplex;  /* HPROF_COUNTERS_MULTIPLEX=1: PAPI's multiplexing */
     uint32_t callpath;       /* HPROF_CALLPATH: return addresses keying a tier-0 call
                                 site (its own included; 0, 1: its own only) */
 } hp_config;
@@ -37,5 +40,8 @@ int hp_config_parse(hp_config *cfg, const char *(*getenv_fn)(const char *),
 /* Reads the process environment into hp_cfg; on error prints it and exits
  * with status 2 (before any measurement has started). */
 void hp_config_load(void);
+/* Whether this process is the first rank as its launcher tells (1 outside
+ * MPI): who prints a warning all ranks would print alike. */
+int hp_config_rank_is_first(void);
 
 #endif

@@ -13,7 +13,11 @@
  *  - a wait leaves out the tasks the thread ran meanwhile, a task's
  *    creation the tasks run inside it, so no time is counted twice;
  *  - a team's threads rebuild the forking thread's context before they
- *    open the region, so one region is one node with a row per thread.
+ *    open the region, so one region is one node with a row per thread;
+ *  - with HPROF_COUNTERS (hp_counters.h) the counters are read where a
+ *    frame's time is taken (enter and exit of a timed activation), at an
+ *    MPI call's begin and end and at a wait's mark and record, and
+ *    accumulate in the same nodes.
  * Source-private state (lock tables, request tables, hook frame stacks)
  * lives with the source, not in hp_thread.
  */
@@ -23,6 +27,7 @@
 #include "hprof_probe.h"
 #include "hp_clock.h"
 #include "hp_thread.h"
+#include "hp_counters.h"
 
 /* ------------------------------------------------------------ frames */
 #define HP_FRAME_OFF 0xffffffffu     /* nothing was opened */
@@ -83,8 +88,13 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
     if (n->flags & HP_NODEF_THROTTLED) {
         n->count++;
         f->start = a->start = 0;
+        if (__builtin_expect(hp_counters_on, 0))
+            hp_counters_untimed(t);
         return;
     }
+    /* counters read outside the timing window: the time leaves them out */
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_enter(t, site);
     f->start = a->start = hp_ticks();
 }
 
@@ -98,6 +108,8 @@ static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
     hp_node *n = f->rec;
     if (f->start) {
         hp_node_add(n, hp_ticks() - f->start);
+        if (__builtin_expect(hp_counters_on, 0))
+            hp_counters_exit(t, f->site, f->node);
         hp_event_throttle(n);
     }
     t->current = f->saved;
@@ -147,6 +159,8 @@ static inline __attribute__((always_inline)) void hp_event_time(hp_thread *t, ui
                                                                 uint64_t ticks)
 {
     hp_node_add(hp_node_at(t, node), ticks);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_leaf(t, node);
 }
 
 /* A blocking call (an MPI call) under way since start, made at return
@@ -159,11 +173,15 @@ static inline __attribute__((always_inline)) void hp_event_call_begin(hp_thread 
     t->call_ra = ra;
     t->call_id = id;
     __atomic_store_n(&t->call_start, start, __ATOMIC_RELEASE);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_call_begin(t);
 }
 
 static inline __attribute__((always_inline)) void hp_event_call_end(hp_thread *t)
 {
     __atomic_store_n(&t->call_start, 0, __ATOMIC_RELAXED);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_call_end(t);
 }
 
 /* At the end of a dying process: each thread's call under way counts as
@@ -173,24 +191,32 @@ void hp_event_calls_under_way(uint64_t now, uint32_t (*node_of)(hp_thread *t, ui
                                                                uint32_t id));
 
 /* One completed wait, hold or execution of `ticks` at site, under the
- * thread's current context. */
+ * thread's current context (no counters: its start was not a boundary
+ * point; a wait's are, hp_event_wait). */
 static inline void hp_event_leaf(hp_thread *t, uint32_t site, uint64_t ticks)
 {
-    hp_event_time(t, hp_event_node(t, site), ticks);
+    hp_node_add(hp_node_at(t, hp_event_node(t, site)), ticks);
 }
 
 /* Waits leave out the tasks the thread ran meanwhile (at a barrier or a
  * taskwait it was working, not waiting): a wait takes a mark at its start
- * and records through hp_event_wait. */
-static inline uint64_t hp_event_wait_mark(const hp_thread *t)
+ * and records through hp_event_wait.  With counters the mark reads them
+ * and the wait gets the deltas up to its record, unless a frame opened
+ * or closed meanwhile (a task run in the wait: then none). */
+static inline uint64_t hp_event_wait_mark(hp_thread *t)
 {
+    if (__builtin_expect(hp_counters_on, 0) && t)
+        hp_counters_wait_begin(t);
     return t ? t->task_acc : 0;
 }
 
 static inline void hp_event_wait(hp_thread *t, uint32_t site, uint64_t ticks, uint64_t mark)
 {
     uint64_t ran = t->task_acc - mark;
-    hp_event_leaf(t, site, ticks > ran ? ticks - ran : 0);
+    uint32_t node = hp_event_node(t, site);
+    hp_node_add(hp_node_at(t, node), ticks > ran ? ticks - ran : 0);
+    if (__builtin_expect(hp_counters_on, 0))
+        hp_counters_wait_end(t, node);
 }
 
 /* The node of the open instrumented communication statement, HP_NO_NODE
@@ -262,13 +288,16 @@ static inline __attribute__((always_inline)) uint32_t hp_event_callpath(hp_threa
 static inline __attribute__((always_inline)) void hp_event_time_path(hp_thread *t, uint32_t node,
                                                                      uint64_t ticks)
 {
-    hp_node *n = hp_node_at(t, node);
-    hp_node_add(n, ticks);
-    while (__builtin_expect(n->parent != HP_NO_NODE, 1) &&
-           __builtin_expect(hp_node_at(t, n->parent)->flags & HP_NODEF_FRAME, 0)) {
-        n = hp_node_at(t, n->parent);
-        hp_node_add(n, ticks);
+    uint32_t up = hp_node_at(t, node)->parent;
+    while (__builtin_expect(up != HP_NO_NODE, 1) &&
+           __builtin_expect(hp_node_at(t, up)->flags & HP_NODEF_FRAME, 0)) {
+        hp_node *frame = hp_node_at(t, up);
+        hp_node_add(frame, ticks);
+        if (__builtin_expect(hp_counters_on, 0))
+            hp_counters_leaf_also(t, up);
+        up = frame->parent;
     }
+    hp_event_time(t, node, ticks);
 }
 
 /* The site registered under `key` for code address addr (a construct of

@@ -16,6 +16,7 @@
 #define HP_FAST_H
 
 #include "hp_frames.h"
+#include "hp_counters.h"
 
 /* After a slow exit of frame f (not a communication statement): its site
  * becomes fast under f's context if it is fast nowhere yet, or only
@@ -71,10 +72,12 @@ static inline void hp_fast_exit(hp_frames *s, hp_thread *t, const hprof_frame *f
     hp_fast_exit_slow(s, t, f);
 }
 
-/* Lets t's probes use its fast table again (slow path, collecting). */
+/* Lets t's probes use its fast table again (slow path, collecting).
+ * Never while counters are read: the inline probes do not read them. */
 static inline void hp_fast_enable(hp_thread *t)
 {
-    t->nfast = t->nactive;
+    if (!hp_counters_on)
+        t->nfast = t->nactive;
 }
 
 #endif

@@ -85,6 +85,7 @@ typedef struct hp_thread {
     uint64_t call_start;  /* a blocking call under way since then, 0: none */
     uintptr_t call_ra;    /* its return address and its source's id for it */
     uint32_t call_id;
+    struct hp_counter_store *counters;  /* HPROF_COUNTERS (hp_counters.h), NULL: none */
     hp_site_memo memo[HP_MEMO_SIZE];
 } hp_thread;
 

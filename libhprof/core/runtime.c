@@ -9,6 +9,7 @@
 #include "hp_calibrate.h"
 #include "hp_clock.h"
 #include "hp_config.h"
+#include "hp_counters.h"
 #include "hp_event.h"
 #include "hp_log.h"
 #include "hp_process.h"
@@ -36,6 +37,9 @@ static void init_once(void)
     hp_log_set_verbose(hp_cfg.verbose);
     hp_clock_init(hp_cfg.clock_monotonic, 250);
     hp_calibrate(); /* before throttling is set: its batches stay timed */
+    /* after the calibration: its scratch threads open no event sets */
+    hp_counters_setup(hp_cfg.counters, hp_cfg.counters_fake, hp_cfg.counters_multiplex,
+                      hp_config_rank_is_first());
     hp_records_set_max_nodes(hp_cfg.max_nodes);
     hp_throttle_set(hp_cfg.throttle_calls,
                     (uint64_t)(hp_cfg.throttle_ns * hp_clock_ticks_per_sec() / 1e9));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_event.h"
+#include "hp_counters.h"
 #include "hp_site.h"
 #include "hp_log.h"
 #include "hp_source.h"
@@ -120,6 +121,7 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static void thread_exits(void *p)
 {
     hp_sources_thread_end(p);
+    hp_counters_thread_end(p);
 }
 
 static void make_exit_key(void)
@@ -206,6 +208,7 @@ void hp_thread_zero(hp_thread *t)
         c->min = UINT64_MAX;
     }
     t->overflow_events = 0;
+    hp_counters_zero(t);
     hp_task_trace_clear(t->trace);
     t->epoch = hp_epoch;
 }
@@ -399,6 +402,7 @@ static void thread_free(hp_thread *t)
     free(t->active);
     free(t->fast);
     hp_task_trace_free(t->trace);
+    hp_counters_free(t);
     free(t);
 }
 

@@ -15,6 +15,11 @@
  * Returns 0, or -1 when memory ran out. */
 int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks);
 
+/* The counter values of the first counts[2 i] nodes of each thread i
+ * (HPROF_COUNTERS; nothing when none count) into rd's CNTR records, node
+ * ids numbered as hp_snapshot numbers them.  0, or -1 without memory. */
+int hp_snapshot_counters(hp_rank_data *rd, const uint32_t *counts, uint32_t nt);
+
 /* Time of the outermost MPI nodes of rd (communication statements and
  * local MPI calls, HP_SITEF_MPI), summed over its threads: the rank's MPI
  * time in thread-seconds. */

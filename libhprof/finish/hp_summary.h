@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include "hp_profile.h"
+#include "hp_counters.h"
 
 #define HP_AGG_PEERS 8   /* destinations kept per site */
 
@@ -30,6 +31,8 @@ typedef struct hp_agg_row {
     uint64_t bytes;
     uint32_t npeers;
     hp_agg_peer peers[HP_AGG_PEERS];
+    uint32_t ncounters;   /* HPROF_COUNTERS events, summed like time_sum */
+    uint64_t counters[HP_COUNTERS_MAX];
 } hp_agg_row;
 
 typedef struct hp_agg {
@@ -72,5 +75,12 @@ typedef struct hp_summary_info {
 } hp_summary_info;
 
 void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si);
+
+/* Counters (summary_counters.c): adds node's counter values of rd to r;
+ * into += from; the block of the first `top` rows (sorted by time) that
+ * have counts. */
+void hp_agg_add_counters(hp_agg_row *r, const hp_rank_data *rd, uint32_t node);
+void hp_agg_merge_counters(hp_agg_row *into, const hp_agg_row *from);
+void hp_summary_print_counters(FILE *out, const hp_agg_row *rows, uint32_t nrows, uint32_t top);
 
 #endif

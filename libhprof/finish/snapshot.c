@@ -303,6 +303,8 @@ int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
     int rc = snapshot_sites(rd, &st);
     if (rc == 0)
         rc = snapshot_threads(rd, counts, nt, end_ticks);
+    if (rc == 0)
+        rc = hp_snapshot_counters(rd, counts, nt);
     free(counts);
     if (rc == 0)
         rc = snapshot_tasks(rd, start_ticks);

@@ -125,7 +125,10 @@ static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
         return -1;
     r->count += n->count;
     r->flags |= s->flags & HP_SITEF_THROTTLED;
-    double time = nested_in_itself(rd, n) ? 0 : n->time;
+    int nested = nested_in_itself(rd, n);
+    double time = nested ? 0 : n->time;
+    if (!nested)
+        hp_agg_add_counters(r, rd, node);
     r->time_sum += time;
     r->time_max += time;  /* summed over this rank's threads; see below */
     for (uint32_t i = 0; i < rd->ncomms; i++) {
@@ -267,6 +270,7 @@ int hp_agg_merge(hp_agg *into, const hp_agg *from)
         r->bytes += f->bytes;
         for (uint32_t k = 0; k < f->npeers; k++)
             add_peer(r, &f->peers[k]);
+        hp_agg_merge_counters(r, f);
     }
     into->mpi_pct_min = dmin(into->mpi_pct_min, from->mpi_pct_min);
     into->mpi_pct_max = dmax(into->mpi_pct_max, from->mpi_pct_max);
@@ -339,6 +343,9 @@ void hp_agg_encode(hp_buf *b, const hp_agg *a)
             hp_buf_put_u64(b, r->peers[k].sent);
             hp_buf_put_u64(b, r->peers[k].recv);
         }
+        hp_buf_put_u32(b, r->ncounters);
+        for (uint32_t k = 0; k < r->ncounters; k++)
+            hp_buf_put_u64(b, r->counters[k]);
     }
 }
 
@@ -408,6 +415,11 @@ static int decode_row(reader *rd, hp_agg *a)
         r->peers[k].sent = rd_u64(rd);
         r->peers[k].recv = rd_u64(rd);
     }
+    r->ncounters = rd_u32(rd);
+    if (r->ncounters > HP_COUNTERS_MAX)
+        return -1;
+    for (uint32_t k = 0; k < r->ncounters; k++)
+        r->counters[k] = rd_u64(rd);
     return rd->bad ? -1 : 0;
 }
 
@@ -632,6 +644,7 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
                 which);
         print_sites(out, a, rows, a->nrows, top, is_code);
     }
+    hp_summary_print_counters(out, rows, a->nrows, top);
     if (throttled)
         fprintf(out, "hprof: %u sites were throttled (entered often with a tiny mean): "
                      "counted exactly, timed by their early calls\n", throttled);

@@ -15,6 +15,7 @@
 #     and =0: one node at the root with SETUP + SOLVE + 2 calls (no paths);
 #   - a tier-1 build (-finstrument-functions): no frame at all (paths are
 #     for sites reached with no instrumented frame open);
+#   - with counters (HPROF_COUNTERS_FAKE): each frame has its calls' counts;
 #   - stdout identical with and without hprof; HPROF_CALLPATH=17 and =x
 #     are one-line errors; every profile passes hprof-query --check.
 # usage: tests/callpath/run.sh [BUILDDIR]
@@ -92,6 +93,26 @@ if ran_ok d3; then
              AND (func LIKE '%libc%' OR module LIKE 'libc.so%')")"
     expect_eq "depth 3: --flat merges the statement over its paths: 15 calls per rank, 30 in all" \
         "30" "$(q "$PROFILE" "SELECT calls FROM site_time WHERE label = '$AR'")"
+fi
+
+# ---- counters (the fake back end: an MPI call adds 1 to A, 2 to B): a
+# frame has the counts of the calls made through it, like their time
+export HPROF_COUNTERS=A,B HPROF_COUNTERS_FAKE=1
+hp_run cnt 2 -x HPROF_COUNTERS -x HPROF_COUNTERS_FAKE "$tmp/phases" 4 9
+unset HPROF_COUNTERS HPROF_COUNTERS_FAKE
+if ran_ok cnt; then
+    expect_eq "counters: the statement under solve: 9 calls, A 9, B 18 per rank" "9|18" \
+        "$(q "$PROFILE" "SELECT SUM(CASE WHEN c.event = 'A' THEN c.value END) || '|' ||
+             SUM(CASE WHEN c.event = 'B' THEN c.value END) AS v FROM counter c
+             JOIN node_path p ON p.id = c.node WHERE c.rank = 0 AND p.path = '/$MV/$SO/$AR'")"
+    expect_eq "counters: every frame's = its child's, per rank and event (6 frames x 2 ranks x 2)" \
+        "24|0" "$(q "$PROFILE" "SELECT COUNT(*) || '|' || SUM(f.value != k.value) AS v
+             FROM counter f JOIN node n ON n.id = f.node JOIN site s ON s.id = n.site
+             JOIN node c ON c.parent = n.id JOIN counter k ON k.node = c.id AND k.rank = f.rank
+             AND k.thread = f.thread AND k.event = f.event WHERE (s.flags & 2048) != 0")"
+    expect_eq "counters: one row per node, rank, thread and event (scratch's two calls on one line merged)" \
+        "0" "$(q "$PROFILE" "SELECT COUNT(*) AS v FROM (SELECT 1 FROM counter
+             GROUP BY node, rank, thread, event HAVING COUNT(*) > 1)")"
 fi
 
 # ---- depth 2, 1, 0

@@ -27,9 +27,10 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=unde
     -I"$srcdir/libhprof/codec" -I"$srcdir/analyzer" -I"$builddir" \
     "$srcdir/tests/fuzz/fuzz_profile.c" \
     "$srcdir"/analyzer/{hpf_read,keymap,nodemap,merge,db,dbcomp,check,checktree,report,report_tree,endings}.c \
-    "$srcdir"/analyzer/{sitesel,nodepath,table,trace,hatchet,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,identity,hpf_file,phases}.c \
+    "$srcdir"/analyzer/{sitesel,nodepath,table,trace,hatchet,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,identity,db_counters,counter_cols,hpf_file,phases}.c \
     "$srcdir/libhprof/codec/format.c" \
-    "$srcdir/libhprof/codec/encode.c" "$srcdir/libhprof/codec/compensate.c" -lsqlite3 -lm \
+    "$srcdir/libhprof/codec/encode.c" "$srcdir/libhprof/codec/compensate.c" \
+    "$srcdir/libhprof/codec/counters_codec.c" -lsqlite3 -lm \
     -o "$fuzz" 2>"$tmp/build.err"; then
     if grep -q "fuzzer" "$tmp/build.err"; then
         echo "# SKIP fuzz: clang cannot link libFuzzer: $(head -1 "$tmp/build.err")"

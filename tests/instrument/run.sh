@@ -381,6 +381,8 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
     rm -rf self; mkdir self
     self_libs=    # hprof-query -i's line editing, when the build has it
     grep -q '^#define HAVE_LIBEDIT 1' "$builddir/config.h" && self_libs=$(pkg-config --libs libedit)
+    # the runtime's counters (HPROF_COUNTERS), when the build has PAPI
+    grep -q '^#define HAVE_PAPI 1' "$builddir/config.h" && self_libs="$self_libs -lpapi"
     for f in "$srcdir"/analyzer/*.c; do
         case $f in */hprof-merge.c | */hprof-report.c | */html_*.c) continue ;; esac
         "$HPCC" gcc -O2 -Wall -Wextra -I"$srcdir/libhprof" -I"$srcdir/libhprof/codec" -I"$builddir" -I"$srcdir/analyzer" \

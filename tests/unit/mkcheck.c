@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     hp_rank_data rank = {{0, 2, 100, 0, 2, 1000000000ull, 11000000000ull, 10.0, 1.0, 0,
                           "node0", {{0, 0}}},
                          COUNT(strings), strings, COUNT(sites), sites, COUNT(nodes), nodes,
-                         COUNT(comms), comms, 0, NULL};
+                         COUNT(comms), comms, 0, NULL, 0, NULL, 0, NULL};
     hp_buf b = {0};
     FILE *f;
 

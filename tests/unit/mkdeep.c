@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     hp_run_info run = {1, HP_CLOCK_TSC, 2.5e9, 1000000000ull,
                        1000000000ull + (uint64_t)(root_time * 1e9), "./deep", 1, args};
     hp_rank_data rd = {{0, 1, 100, 0, 0, run.start_ns, run.end_ns, root_time, 0.0, 0, "node0", {{0, 0}}},
-                       NSITES + 2, strings, NSITES + 1, sites, nodes + 1, recs, 0, NULL, 0, NULL};
+                       NSITES + 2, strings, NSITES + 1, sites, nodes + 1, recs, 0, NULL, 0, NULL, 0, NULL, 0, NULL};
     hp_buf b = {0};
     hp_encode_preamble(&b);
     hp_encode_run(&b, &run);

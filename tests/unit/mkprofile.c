@@ -102,10 +102,10 @@ int main(int argc, char **argv)
     hp_rank_data ranks[2] = {
         {{0, 1, 100, 0, 2, 1000000000ull, 11000000000ull, 10.0, 2.0, 0, "node0", {{0, 0}}},
          COUNT(strings0), strings0, COUNT(sites0), sites0, COUNT(nodes0), nodes0,
-         COUNT(comms0), comms0, 0, NULL},
+         COUNT(comms0), comms0, 0, NULL, 0, NULL, 0, NULL},
         {{1, 2, 200, 0, 2, 1000000000ull, 13000000000ull, 12.0, 3.0, 0, "node1", {{0, 0}}},
          COUNT(strings1), strings1, COUNT(sites1) - 1, sites1, COUNT(nodes1) - 1, nodes1,
-         COUNT(comms1) - 1, comms1, 0, NULL},
+         COUNT(comms1) - 1, comms1, 0, NULL, 0, NULL, 0, NULL},
     };
     hp_buf b = {0};
     FILE *f;

@@ -373,7 +373,8 @@ static int parse_with(const char *name, const char *value, hp_config *cfg, char 
     memset(env_table, 0, sizeof env_table);
     env_table[0][0] = name;
     env_table[0][1] = value;
-    hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1};
+    hp_config def = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1,
+                     NULL, 0, 0, 3};
     *cfg = def;
     int rc = hp_config_parse(cfg, fake_getenv, err, 256);
     last_output = cfg->output;
@@ -420,6 +421,13 @@ static void test_config(void **state)
     assert_int_equal(cfg.task_trace, 1000);
     assert_int_equal(parse_with("HPROF_TASK_TRACE", "lots", &cfg, err), -1);
     assert_non_null(strstr(err, "HPROF_TASK_TRACE='lots'"));
+    assert_int_equal(cfg.callpath, 3);      /* the default */
+    assert_int_equal(parse_with("HPROF_CALLPATH", "0", &cfg, err), 0);
+    assert_int_equal(cfg.callpath, 0);
+    assert_int_equal(parse_with("HPROF_CALLPATH", "16", &cfg, err), 0);
+    assert_int_equal(cfg.callpath, 16);
+    assert_int_equal(parse_with("HPROF_CALLPATH", "17", &cfg, err), -1);
+    assert_non_null(strstr(err, "HPROF_CALLPATH='17'"));
     assert_int_equal(parse_with("HPROF_OUTPUT", "/tmp/x.hpf", &cfg, err), 0);
     assert_string_equal(cfg.output, "/tmp/x.hpf");
     assert_int_equal(parse_with("HPROF_COMPENSATE", "off", &cfg, err), 0);

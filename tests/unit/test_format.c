@@ -61,17 +61,24 @@ static hp_task_rec tasks1[] = {
     {0, HP_TASKEV_RUN, 1, 3, (2ull << 40) | 1, 0, 0.75, 1.25},
 };
 
+/* Counters (format 5): two events, values of rank 1's nodes 0 and 2. */
+static char *events1[] = {"PAPI_TOT_CYC", "perf::PAGE-FAULTS"};
+static hp_counter_rec counters1[] = {
+    {0, 0, 123456789012ull},
+    {2, 1, 7},
+};
+
 static char *argv_run[] = {"./prog", "--size", "big arg"};
 static hp_run_info fixture_run = {2, HP_CLOCK_MONOTONIC, 1e9, 123456789ull, 987654321ull,
                                   "./prog", 3, argv_run};
 static hp_rank_data fixture_ranks[2] = {
     {{0, 1, 4242, 0, 4, 100, 200, 5.0, 1.75, 0, "host-a", {{2.5e-8, 1.25e-8}, {1.5e-8, 0}}},
      COUNT(strings0), strings0,
-     COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0, 0, NULL},
+     COUNT(sites0), sites0, COUNT(nodes0), nodes0, COUNT(comms0), comms0, 0, NULL, 0, NULL, 0, NULL},
     {{1, 2, 4343, HP_RANKF_OVERFLOW, 0, 110, 210, 5.5, 2.5, 17, "host-b", {{0, 0}}},
      COUNT(strings1),
      strings1, COUNT(sites1), sites1, COUNT(nodes1), nodes1, COUNT(comms1), comms1,
-     COUNT(tasks1), tasks1},
+     COUNT(tasks1), tasks1, COUNT(events1), events1, COUNT(counters1), counters1},
 };
 
 /* The encoded fixture, rebuilt for every test. */
@@ -230,6 +237,12 @@ static void test_round_trip(void **state)
     assert_int_equal(p.ranks[0].ntasks, 0);
     assert_int_equal(p.ranks[1].ntasks, 2);
     assert_memory_equal(p.ranks[1].tasks, tasks1, sizeof tasks1);
+    assert_int_equal(p.ranks[0].nevents, 0);
+    assert_int_equal(p.ranks[0].ncounters, 0);
+    assert_int_equal(p.ranks[1].nevents, 2);
+    assert_string_equal(p.ranks[1].events[1], "perf::PAGE-FAULTS");
+    assert_int_equal(p.ranks[1].ncounters, 2);
+    assert_memory_equal(p.ranks[1].counters, counters1, sizeof counters1);
     hpf_free(&p);
     assert_null(p.ranks);
 }
@@ -241,6 +254,8 @@ static void append_section_as_v3(hp_buf *v3, uint32_t tag, const unsigned char *
                                  uint64_t len)
 {
     size_t at = v3->len;
+    if (tag == HP_SEC_CNTR)
+        return; /* counters came with version 5 */
     hp_put_u32(hp_buf_reserve(v3, HP_SECTION_HEADER_LEN), tag);
     if (tag == HP_SEC_RANK) {
         size_t keep = (size_t)len - 4 - 16 * HP_COST_KINDS;
@@ -332,9 +347,9 @@ static void test_version(void **state)
 {
     (void)state;
     hp_put_u32(encoded.data + 8, 99);
-    expect_error(8, "unsupported format version 99 (this reader supports 2 to 4)");
+    expect_error(8, "unsupported format version 99 (this reader supports 2 to 5)");
     hp_put_u32(encoded.data + 8, 1);
-    expect_error(8, "unsupported format version 1 (this reader supports 2 to 4)");
+    expect_error(8, "unsupported format version 1 (this reader supports 2 to 5)");
 }
 
 static void test_wrong_tag(void **state)
