@@ -47,6 +47,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/sources/hp_ompt_codeptr.h libhprof/sources/ompt_codeptr.c \
 	libhprof/sources/ompt_fork.c libhprof/sources/ompt_site.c \
 	libhprof/sources/ompt_pool.c libhprof/sources/ompt_task.c \
+	libhprof/sources/ompt_forked.c \
 	libhprof/sources/hp_ompt_task.h \
 	libhprof/sources/hp_ompt_kinds.h libhprof/sources/ompt_kinds.c \
 	libhprof/sources/hp_pomp2.h libhprof/sources/pomp2_region.c \

@@ -89,6 +89,14 @@ void hp_ompt_running(ompt_data_t *td);
  * (libomp 14 reports its tasks' creation inside itself). */
 extern __thread const void *hp_ompt_taskloop_ra __attribute__((tls_model("initial-exec")));
 
+/* The regions this thread forked and has not ended (ompt_forked.c): each
+ * parallel-begin pushes its region's state (NULL if none), each
+ * parallel-end pops the innermost (NULL if it was not kept).  libomp's
+ * parallel-end names a team it may have given to another thread's region
+ * already. */
+void hp_ompt_forked_push(void *region);
+void *hp_ompt_forked_pop(void);
+
 /* Registers the mutex and flush callbacks (ompt_mutex.c). */
 void hp_ompt_mutex_callbacks(ompt_set_callback_t set);
 

@@ -6,8 +6,9 @@
  * event sources.
  * Under gcc/libgomp nothing here ever runs.
  *
- * State: a team (parallel_data->ptr) carries the forking thread's context
- * and a slot per thread; an implicit task (task_data->ptr) carries the
+ * State: a team (parallel_data->ptr; ended from the forking thread's own
+ * record, ompt_forked.c) carries the forking thread's context and a slot
+ * per thread; an implicit task (task_data->ptr) carries the
  * thread's open region frame and the explicit tasks open on the thread
  * when it began; an explicit task (task_data->ptr) its site, instance id
  * and open node (tied) or execution time so far (untied).  Per thread,
@@ -222,12 +223,11 @@ static void close_outside(hp_thread *t, const ompt_data_t *enc_data)
         close_previous(t, hp_ticks());
 }
 
-static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
-                              ompt_data_t *pd, unsigned int requested, int flags,
-                              const void *ra)
+/* The tool's state of a region this thread forks: a team, a league, or
+ * NULL (none kept). */
+static void *region_begin(ompt_data_t *enc_data, unsigned int requested, int flags,
+                          const void *ra)
 {
-    (void)enc_frame;
-    pd->ptr = NULL;
     const void *fork_ra = NULL, *microtask = hp_ompt_forked_microtask(ra);
     const void *user;
     if (microtask) {
@@ -246,43 +246,57 @@ static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_fra
     if (flags & ompt_parallel_league) {
         if ((lg = calloc(1, sizeof *lg)))
             *lg = (league){T_LEAGUE, ra, fork_ra};
-        pd->ptr = lg;
-        return;
+        return lg;
     }
     hp_thread *t = hp_thread_self();
     if (!t)
-        return;
+        return NULL;
     close_outside(t, enc_data);
     if (requested < 1)
         requested = 1;
     team *tm = hp_ompt_alloc(sizeof *tm + requested * sizeof(itask *));
     if (!tm)
-        return;
+        return NULL;
     *tm = (team){.type = T_TEAM, .ra = ra, .fork_ra = fork_ra, .nslots = requested};
     memset(tm->slot, 0, requested * sizeof(itask *));
     hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL));
     tm->begin = hp_ticks();
-    pd->ptr = tm;
+    return tm;
 }
 
+static void on_parallel_begin(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
+                              ompt_data_t *pd, unsigned int requested, int flags,
+                              const void *ra)
+{
+    (void)enc_frame;
+    pd->ptr = region_begin(enc_data, requested, flags, ra);
+    hp_ompt_forked_push(pd->ptr);
+}
+
+/* The region this thread forked last ends.  pd is its team's parallel
+ * data, which another thread's fork may be storing its region in at this
+ * moment (ompt_forked.c): cleared only if it is still this region's, in
+ * one atomic step. */
 static void on_parallel_end(ompt_data_t *pd, ompt_data_t *enc_data, int flags,
                             const void *ra)
 {
     (void)enc_data;
     (void)flags;
     (void)ra;
-    if (league_of(pd)) {
-        free(pd->ptr);
-        pd->ptr = NULL;
+    void *region = hp_ompt_forked_pop(), *expected = region;
+    if (pd && region)
+        __atomic_compare_exchange_n(&pd->ptr, &expected, NULL, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED);
+    if (region && *(int *)region == T_LEAGUE) {
+        free(region);
         return;
     }
-    team *tm = pd ? pd->ptr : NULL;
+    team *tm = region;
     if (!tm)
         return;
     hp_thread *t = rec_thread();
     if (t && tm->join_start)
         record(t, tm->ra, HP_OMP_JOIN, hp_ticks() - tm->join_start);
-    pd->ptr = NULL;
     hp_ompt_free(tm, sizeof *tm + tm->nslots * sizeof(itask *));
 }
 
