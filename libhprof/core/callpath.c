@@ -64,14 +64,23 @@ void hp_callpath_init(uint32_t depth)
 {
     pthread_once(&libc_once, find_libc);
     hp_callpath_depth = depth < CALLPATH_MAX ? depth : CALLPATH_MAX;
+    if (hp_callpath_depth > 1)
+        hp_unwind_init();
 }
 
-uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
+/* The frames above ra (own: ra's own frame too, innermost), under the
+ * current context, depth - 1 of them at most.  The walk starts from this
+ * function's frame: key, with the return address into its caller, names
+ * where that is (unwind.c). */
+static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
+                                                     int own)
 {
     uintptr_t above[CALLPATH_MAX];
-    int n = hp_unwind_above(ra, (uintptr_t)__builtin_return_address(0),
-                            (uintptr_t)__builtin_frame_address(0), above,
-                            (int)hp_callpath_depth - 1);
+    int want = (int)hp_callpath_depth - 1, n = 0;
+    if (own && want > 0)
+        above[n++] = ra;
+    n += hp_unwind_above(ra, key ^ (uintptr_t)__builtin_return_address(0),
+                         (uintptr_t)__builtin_frame_address(0), above + n, want - n);
     for (int i = 0; i < n; i++)
         if (in_libc(above[i]))
             n = i;      /* the start code: the same for every call */
@@ -85,4 +94,15 @@ uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
         ctx = node;
     }
     return ctx;
+}
+
+uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
+{
+    /* the return address into the wrapper names it */
+    return path_under(t, ra, (uintptr_t)__builtin_return_address(0), 0);
+}
+
+uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key, int own)
+{
+    return path_under(t, ra, key, own);
 }

@@ -41,8 +41,40 @@ void hp_event_calls_under_way(uint64_t now, uint32_t (*node_of)(hp_thread *t, ui
     }
 }
 
-void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region)
+/* Each frame of a call path from node up: one more count, and ticks when
+ * timed (a throttled region is only counted).  by_site: frames known by
+ * their sites' flag (a team thread's copies of the forker's frames). */
+static void frames_add(hp_thread *t, uint32_t node, uint64_t ticks, int timed, int by_site)
 {
+    while (node != HP_NO_NODE && node != HP_ROOT_NODE) {
+        hp_node *n = hp_node_at(t, node);
+        int frame = by_site ? (hp_site_flags(n->site) & HP_SITEF_FRAME) != 0
+                            : (n->flags & HP_NODEF_FRAME) != 0;
+        if (!frame)
+            break;
+        if (timed)
+            hp_node_add(n, ticks);
+        else
+            n->count++;
+        node = n->parent;
+    }
+}
+
+void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region, uintptr_t ra,
+                        int own, uint64_t start)
+{
+    team->frames = HP_NO_NODE;
+    team->outer = t->current;
+    team->forker = t;
+    if (ra && hp_callpath_depth > 1 && t->current == HP_ROOT_NODE) {
+        uint32_t ctx = hp_event_callpath_from(t, ra, (uintptr_t)__builtin_return_address(0),
+                                              own);
+        if (ctx != t->current && ctx != t->overflow) {
+            team->frames = ctx;
+            team->fork_ticks = start;
+            t->current = ctx;   /* the frames are the forker's context until the close */
+        }
+    }
     uint32_t chain[HP_OMP_MAX_DEPTH], n = 0;
     for (uint32_t node = t->current; node != HP_ROOT_NODE && node != HP_NO_NODE;
          node = hp_node_at(t, node)->parent)
@@ -56,10 +88,20 @@ void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region)
     team->region = region;
 }
 
+void hp_event_team_close(hp_thread *t, const hp_omp_team *team)
+{
+    if (team->frames == HP_NO_NODE || t != team->forker)
+        return;
+    uint64_t now = hp_ticks();
+    frames_add(t, team->frames, now > team->fork_ticks ? now - team->fork_ticks : 0, 1, 0);
+    t->current = team->outer;
+}
+
 void hp_event_team_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
                        hp_omp_saved *saved)
 {
-    *saved = (hp_omp_saved){t->current, t->team, t->task_cur, t->task_fold, t->task_acc};
+    *saved = (hp_omp_saved){t->current, t->team, t->task_cur, t->task_fold, t->task_acc,
+                            team->frames != HP_NO_NODE && t != team->forker};
     t->team = team->id;
     t->task_cur = 0;
     t->task_fold = 0;
@@ -73,7 +115,12 @@ void hp_event_team_begin(hp_thread *t, const hp_omp_team *team, hprof_frame *f,
 
 void hp_event_team_end(hp_thread *t, hprof_frame *f, const hp_omp_saved *saved)
 {
+    uint64_t start = f->start;
     hp_event_exit(t, f);
+    /* a thread of the team: the frames above the region count its part */
+    if (saved->frame_time && f->node < HP_FRAME_FOLDED)
+        frames_add(t, hp_node_at(t, f->node)->parent, start ? hp_ticks() - start : 0,
+                   start != 0, 1);
     t->current = saved->node;
     t->team = saved->team;
     t->task_cur = saved->task;

@@ -272,6 +272,11 @@ extern uint32_t hp_callpath_depth;
  * above ra, outermost first, created on first use (callpath.c; frames in
  * the C library's start code are left out); else the current context. */
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra);
+/* The same for a caller that is not an MPI wrapper: key names the place
+ * the walk starts from (the caller's own return address); own: ra is not
+ * the site's own address (a region keyed by its outlined function), so it
+ * is the innermost frame itself. */
+uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key, int own);
 /* Turns call paths on with `depth` return addresses (at start-up). */
 void hp_callpath_init(uint32_t depth);
 
@@ -339,10 +344,26 @@ typedef struct hp_omp_team {
     uint32_t depth;                       /* sites in path */
     uint32_t path[HP_OMP_MAX_DEPTH];      /* site ids below the root */
     uint32_t region;                      /* the region's site */
+    /* A region forked at the root under a call path (HPROF_CALLPATH):
+     * the innermost frame (HP_NO_NODE: none), the context the forking
+     * thread goes back to, when it forked, and which thread it is. */
+    uint32_t frames, outer;
+    uint64_t fork_ticks;
+    const hp_thread *forker;
 } hp_omp_team;
 
-/* The forking thread records its current context and the region site. */
-void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region);
+/* The forking thread records its current context and the region site;
+ * ra is the return address of the call that forks, in the program (0:
+ * not known; own: the region's site is not keyed by it, so it is a frame
+ * of the path), start when the fork began (what the fork record times
+ * from).  In tier 0 at the root the region goes under the frames of its
+ * call path, which stay the thread's context until hp_event_team_close. */
+void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region, uintptr_t ra,
+                        int own, uint64_t start);
+/* The forking thread after the region and its join: back to the context
+ * it forked in; the frames of the call path count the region once and
+ * its time from fork to now. */
+void hp_event_team_close(hp_thread *t, const hp_omp_team *team);
 
 /* What a thread restores when its part of a region ends. */
 typedef struct hp_omp_saved {
@@ -351,6 +372,8 @@ typedef struct hp_omp_saved {
     uint64_t task;                        /* the explicit task it ran */
     uint32_t task_fold;
     uint64_t task_acc;
+    int frame_time;                       /* the region's time goes to the frames
+                                             of its call path (not the forker) */
 } hp_omp_saved;
 
 /* A thread of the team starts its part of the region (implicit task):

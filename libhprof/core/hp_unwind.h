@@ -15,4 +15,8 @@
  * after the first walk from key. */
 int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want);
 
+/* Reads the process's modules now (at start-up: not in the first timed
+ * event that needs a frame's offset). */
+void hp_unwind_init(void);
+
 #endif

@@ -75,6 +75,14 @@ static int report_modules(void)
     return dwfl_report_end(dwfl, NULL, NULL) == 0 && rc == 0 ? 0 : -1;
 }
 
+void hp_unwind_init(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!dwfl)
+        report_modules();
+    pthread_mutex_unlock(&lock);
+}
+
 /* The CFA rule at the call before return address ip, from the CFI. */
 static int32_t read_rule(uintptr_t ip)
 {

@@ -71,8 +71,9 @@ static void trampoline(void *arg)
     }
 }
 
-/* Prepares p for a region of fn; 0 means pass the call straight through. */
-static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data)
+/* Prepares p for a region of fn, forked by the call returning to ra; 0
+ * means pass the call straight through. */
+static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data, uintptr_t ra)
 {
     if (!hp_gomp.barrier)
         return 0;
@@ -84,7 +85,9 @@ static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data)
     p->master = t;
     p->entry = entry;
     p->master_end = 0;
-    hp_event_team_fork(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL));
+    /* the region is keyed by fn: the fork's return address is a frame */
+    hp_event_team_fork(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL), ra, 1,
+                       entry);
     return 1;
 }
 
@@ -95,6 +98,7 @@ static void par_end(par *p)
     if (p->master_end && t == p->master && hp_collecting)
         hp_event_leaf(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_JOIN),
                       now - p->master_end);
+    hp_event_team_close(p->master, &p->team);
 }
 
 API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
@@ -107,7 +111,7 @@ API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
         fn(data);     /* no runtime at all: a team of one */
         return;
     }
-    if (!par_begin(&p, entry, fn, data)) {
+    if (!par_begin(&p, entry, fn, data, RET)) {
         hp_gomp.parallel(fn, data, num_threads, flags);
         return;
     }
@@ -128,7 +132,7 @@ API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
             fn(data);                                                            \
             return;                                                              \
         }                                                                        \
-        if (!par_begin(&p, entry, fn, data)) {                                   \
+        if (!par_begin(&p, entry, fn, data, RET)) {                                   \
             hp_gomp.field(fn, data, num_threads, start, end, incr, chunk, flags); \
             return;                                                              \
         }                                                                        \
@@ -146,7 +150,7 @@ API void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
             fn(data);                                                            \
             return;                                                              \
         }                                                                        \
-        if (!par_begin(&p, entry, fn, data)) {                                   \
+        if (!par_begin(&p, entry, fn, data, RET)) {                                   \
             hp_gomp.field(fn, data, num_threads, start, end, incr, flags);       \
             return;                                                              \
         }                                                                        \
@@ -173,7 +177,7 @@ API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_thr
         fn(data);
         return;
     }
-    if (!par_begin(&p, entry, fn, data)) {
+    if (!par_begin(&p, entry, fn, data, RET)) {
         hp_gomp.sections(fn, data, num_threads, count, flags);
         return;
     }

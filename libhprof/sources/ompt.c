@@ -230,13 +230,17 @@ static void *region_begin(ompt_data_t *enc_data, unsigned int requested, int fla
 {
     const void *fork_ra = NULL, *microtask = hp_ompt_forked_microtask(ra);
     const void *user;
+    uintptr_t path_ra = (uintptr_t)ra;  /* where its call path starts */
+    int own = 0;                        /* ...as a frame (not the region's key) */
     if (microtask) {
         fork_ra = ra;
         ra = (const char *)microtask + 1;
+        own = 1;
     } else if (ra && hp_ompt_foreign(ra) && !hp_ompt_in_runtime(ra) &&
                (user = hp_ompt_user_frame())) {
         fork_ra = ra;   /* gcc's GOMP_parallel through libhprof's: its caller */
         ra = user;
+        path_ra = (uintptr_t)user;
     }
     league *lg = league_of(enc_data);
     if ((flags & ompt_parallel_team) && lg && hp_ompt_foreign(ra)) {
@@ -259,7 +263,8 @@ static void *region_begin(ompt_data_t *enc_data, unsigned int requested, int fla
         return NULL;
     *tm = (team){.type = T_TEAM, .ra = ra, .fork_ra = fork_ra, .nslots = requested};
     memset(tm->slot, 0, requested * sizeof(itask *));
-    hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL));
+    hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL), path_ra, own,
+                       hp_ticks());
     tm->begin = hp_ticks();
     return tm;
 }
@@ -297,6 +302,9 @@ static void on_parallel_end(ompt_data_t *pd, ompt_data_t *enc_data, int flags,
     hp_thread *t = rec_thread();
     if (t && tm->join_start)
         record(t, tm->ra, HP_OMP_JOIN, hp_ticks() - tm->join_start);
+    hp_thread *self = hp_event_attached_thread();   /* recording or not: its context */
+    if (self)
+        hp_event_team_close(self, &tm->ctx);
     hp_ompt_free(tm, sizeof *tm + tm->nslots * sizeof(itask *));
 }
 

@@ -13,6 +13,9 @@
 #     statement's); no frame of the C library's start code;
 #   - HPROF_CALLPATH=2: only setup/solve/scratch above the statement; =1
 #     and =0: one node at the root with SETUP + SOLVE + 2 calls (no paths);
+#   - OpenMP regions (ompphases.c, gcc's GOMP and clang's OMPT, 3
+#     threads): the region, its fork and its join under main -> setup or
+#     main -> solve, the frames counting the region's thread parts (6, 15);
 #   - a tier-1 build (-finstrument-functions): no frame at all (paths are
 #     for sites reached with no instrumented frame open);
 #   - with counters (HPROF_COUNTERS_FAKE): each frame has its calls' counts;
@@ -136,6 +139,37 @@ if ran_ok t1; then
         "$(q "$PROFILE" "SELECT SUM(s.count) FROM stat s JOIN node n ON n.id = s.node
              JOIN site t ON t.id = n.site WHERE s.rank = 0 AND t.name = 'MPI_Allreduce'")"
 fi
+
+# ---- OpenMP regions (tests/callpath/ompphases.c, 3 threads, 2 and 5
+# calls of the kernel): the region goes under the frames of the call that
+# forks it, with its fork and join records; a frame counts the region's
+# thread parts (the forking thread from fork to join, the others their
+# part), so its calls are the region's
+omp_paths() {
+    q "$1" "SELECT p.path, SUM(s.count) AS n FROM node_path p JOIN stat s ON s.node = p.id
+            WHERE s.count > 0 AND p.path NOT LIKE '%barrier%' GROUP BY p.id ORDER BY p.path" |
+        oneline
+}
+os=ompphases.c
+Lo=$(line_of "$S/$os" region)
+Oms="main@$os:$(line_of "$S/$os" main-setup)"
+Omv="main@$os:$(line_of "$S/$os" main-solve)"
+Ose="setup@$os:$(line_of "$S/$os" setup-call)"
+Oso="solve@$os:$(line_of "$S/$os" solve-call)"
+OMP_EXPECTED="/$Oms,6;/$Oms/$Ose,6;/$Oms/$Ose/fork@$os:$Lo,2;/$Oms/$Ose/join@$os:$Lo,2;/$Oms/$Ose/parallel@$os:$Lo,6;/$Omv,15;/$Omv/$Oso,15;/$Omv/$Oso/fork@$os:$Lo,5;/$Omv/$Oso/join@$os:$Lo,5;/$Omv/$Oso/parallel@$os:$Lo,15"
+for cc in gcc clang; do
+    command -v $cc >/dev/null || { skipped "OpenMP regions, $cc" "no $cc"; continue; }
+    $cc -g -O2 -fopenmp "$S/$os" -o "$tmp/omp-$cc" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" ||
+        { notok "OpenMP regions, $cc" "build failed"; continue; }
+    rc=0
+    OMP_NUM_THREADS=3 HPROF_OUTPUT=$tmp/omp-$cc.hpf HPROF_SUMMARY=off "$tmp/omp-$cc" 2 5 \
+        >"$tmp/omp-$cc.out" 2>"$tmp/omp-$cc.err" || rc=$?
+    expect_eq "OpenMP regions, $cc: ran, its own count" "0|regions 7, thread parts 21" \
+        "$rc|$(cat "$tmp/omp-$cc.out")"
+    check_profile "omp-$cc" "$tmp/omp-$cc.hpf"
+    expect_eq "OpenMP regions, $cc: each phase its path, thread parts and fork/join counts" \
+        "$OMP_EXPECTED" "$(omp_paths "$tmp/omp-$cc.hpf")"
+done
 
 # ---- bad values
 for v in 17 x; do
