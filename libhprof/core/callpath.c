@@ -68,19 +68,15 @@ void hp_callpath_init(uint32_t depth)
         hp_unwind_init();
 }
 
-/* The frames above ra (own: ra's own frame too, innermost), under the
- * current context, depth - 1 of them at most.  The walk starts from this
- * function's frame: key, with the return address into its caller, names
- * where that is (unwind.c). */
-static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
-                                                     int own)
+/* The frames above ra, under the current context, depth - 1 of them at
+ * most.  The walk starts from this function's frame: key, with the return
+ * address into its caller, names where that is (unwind.c). */
+static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
     uintptr_t above[CALLPATH_MAX];
-    int want = (int)hp_callpath_depth - 1, n = 0;
-    if (own && want > 0)
-        above[n++] = ra;
-    n += hp_unwind_above(ra, key ^ (uintptr_t)__builtin_return_address(0),
-                         (uintptr_t)__builtin_frame_address(0), above + n, want - n);
+    int n = hp_unwind_above(ra, key ^ (uintptr_t)__builtin_return_address(0),
+                            (uintptr_t)__builtin_frame_address(0), above,
+                            (int)hp_callpath_depth - 1);
     for (int i = 0; i < n; i++)
         if (in_libc(above[i]))
             n = i;      /* the start code: the same for every call */
@@ -99,10 +95,10 @@ static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra,
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
 {
     /* the return address into the wrapper names it */
-    return path_under(t, ra, (uintptr_t)__builtin_return_address(0), 0);
+    return path_under(t, ra, (uintptr_t)__builtin_return_address(0));
 }
 
-uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key, int own)
+uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
-    return path_under(t, ra, key, own);
+    return path_under(t, ra, key);
 }

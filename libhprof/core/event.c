@@ -61,14 +61,13 @@ static void frames_add(hp_thread *t, uint32_t node, uint64_t ticks, int timed, i
 }
 
 void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region, uintptr_t ra,
-                        int own, uint64_t start)
+                        uint64_t start)
 {
     team->frames = HP_NO_NODE;
     team->outer = t->current;
     team->forker = t;
     if (ra && hp_callpath_depth > 1 && t->current == HP_ROOT_NODE) {
-        uint32_t ctx = hp_event_callpath_from(t, ra, (uintptr_t)__builtin_return_address(0),
-                                              own);
+        uint32_t ctx = hp_event_callpath_from(t, ra, (uintptr_t)__builtin_return_address(0));
         if (ctx != t->current && ctx != t->overflow) {
             team->frames = ctx;
             team->fork_ticks = start;

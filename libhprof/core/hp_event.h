@@ -273,10 +273,8 @@ extern uint32_t hp_callpath_depth;
  * the C library's start code are left out); else the current context. */
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra);
 /* The same for a caller that is not an MPI wrapper: key names the place
- * the walk starts from (the caller's own return address); own: ra is not
- * the site's own address (a region keyed by its outlined function), so it
- * is the innermost frame itself. */
-uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key, int own);
+ * the walk starts from (the caller's own return address). */
+uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key);
 /* Turns call paths on with `depth` return addresses (at start-up). */
 void hp_callpath_init(uint32_t depth);
 
@@ -354,12 +352,13 @@ typedef struct hp_omp_team {
 
 /* The forking thread records its current context and the region site;
  * ra is the return address of the call that forks, in the program (0:
- * not known; own: the region's site is not keyed by it, so it is a frame
- * of the path), start when the fork began (what the fork record times
- * from).  In tier 0 at the root the region goes under the frames of its
- * call path, which stay the thread's context until hp_event_team_close. */
+ * not known; the region's own place, as an MPI call site's is, even when
+ * the region is keyed by its outlined function), start when the fork
+ * began (what the fork record times from).  In tier 0 at the root the
+ * region goes under the frames of the return addresses above ra, which
+ * stay the thread's context until hp_event_team_close. */
 void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region, uintptr_t ra,
-                        int own, uint64_t start);
+                        uint64_t start);
 /* The forking thread after the region and its join: back to the context
  * it forked in; the frames of the call path count the region once and
  * its time from fork to now. */

@@ -85,8 +85,7 @@ static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data, uin
     p->master = t;
     p->entry = entry;
     p->master_end = 0;
-    /* the region is keyed by fn: the fork's return address is a frame */
-    hp_event_team_fork(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL), ra, 1,
+    hp_event_team_fork(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL), ra,
                        entry);
     return 1;
 }

@@ -230,12 +230,10 @@ static void *region_begin(ompt_data_t *enc_data, unsigned int requested, int fla
 {
     const void *fork_ra = NULL, *microtask = hp_ompt_forked_microtask(ra);
     const void *user;
-    uintptr_t path_ra = (uintptr_t)ra;  /* where its call path starts */
-    int own = 0;                        /* ...as a frame (not the region's key) */
+    uintptr_t path_ra = (uintptr_t)ra;  /* the fork's return address: its path above */
     if (microtask) {
         fork_ra = ra;
         ra = (const char *)microtask + 1;
-        own = 1;
     } else if (ra && hp_ompt_foreign(ra) && !hp_ompt_in_runtime(ra) &&
                (user = hp_ompt_user_frame())) {
         fork_ra = ra;   /* gcc's GOMP_parallel through libhprof's: its caller */
@@ -263,7 +261,7 @@ static void *region_begin(ompt_data_t *enc_data, unsigned int requested, int fla
         return NULL;
     *tm = (team){.type = T_TEAM, .ra = ra, .fork_ra = fork_ra, .nslots = requested};
     memset(tm->slot, 0, requested * sizeof(itask *));
-    hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL), path_ra, own,
+    hp_event_team_fork(t, &tm->ctx, hp_ompt_site(t, ra, HP_OMP_PARALLEL), path_ra,
                        hp_ticks());
     tm->begin = hp_ticks();
     return tm;

@@ -52,7 +52,7 @@ API void POMP2_Parallel_fork(POMP2_Region_handle *handle, int if_clause, int num
     team->master_end = 0;
     team->region = r;
     if (t)
-        hp_event_team_fork(t, &team->ctx, hp_p2_region_site(r, HP_OMP_PARALLEL), 0, 0, 0);
+        hp_event_team_fork(t, &team->ctx, hp_p2_region_site(r, HP_OMP_PARALLEL), 0, 0);
     int level = omp_level();
     if (level == 0) {
         team->next = r->team;

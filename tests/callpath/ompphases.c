@@ -12,13 +12,16 @@
  * (main-setup), SOLVE through solve's call (solve-call) and main's call of
  * solve (main-solve).  Each thread of each region adds 1 to a counter:
  * the program prints "regions R, thread parts P" with R = SETUP + SOLVE
- * and P = R x threads.
+ * and P = R x threads.  kernel() counts its calls after the region, so
+ * the fork is not its last call (a tail call would take kernel's frame
+ * off the stack, and the path would start at its caller).
  */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static long parts;
+static volatile int kernels;
 
 __attribute__((noinline)) static void kernel(void)
 {
@@ -27,6 +30,7 @@ __attribute__((noinline)) static void kernel(void)
 #pragma omp atomic
         parts++;
     }
+    kernels++;
 }
 
 __attribute__((noinline)) static void setup(int n)
@@ -47,6 +51,6 @@ int main(int argc, char **argv)
     int nsetup = argc > 2 ? atoi(argv[1]) : 2, nsolve = argc > 2 ? atoi(argv[2]) : 5;
     setup(nsetup); /* main-setup */
     solve(nsolve); /* main-solve */
-    printf("regions %d, thread parts %ld\n", nsetup + nsolve, parts);
+    printf("regions %d, thread parts %ld\n", kernels, parts);
     return 0;
 }

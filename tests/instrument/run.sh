@@ -383,6 +383,8 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
     grep -q '^#define HAVE_LIBEDIT 1' "$builddir/config.h" && self_libs=$(pkg-config --libs libedit)
     # the runtime's counters (HPROF_COUNTERS), when the build has PAPI
     grep -q '^#define HAVE_PAPI 1' "$builddir/config.h" && self_libs="$self_libs -lpapi"
+    # the runtime's call paths (HPROF_CALLPATH), when the build has libunwind
+    grep -q '^#define HAVE_LIBUNWIND 1' "$builddir/config.h" && self_libs="$self_libs -lunwind"
     for f in "$srcdir"/analyzer/*.c; do
         case $f in */hprof-merge.c | */hprof-report.c | */html_*.c) continue ;; esac
         "$HPCC" gcc -O2 -Wall -Wextra -I"$srcdir/libhprof" -I"$srcdir/libhprof/codec" -I"$builddir" -I"$srcdir/analyzer" \
