@@ -78,22 +78,6 @@ static int reserve(hpf_comm_src *s, uint32_t n)
     return 0;
 }
 
-/* The whole of [at, at + len) of the file, or -1 (cut short, I/O error). */
-static int read_all(int fd, unsigned char *buf, size_t len, off_t at)
-{
-    while (len > 0) {
-        ssize_t got = pread(fd, buf, len, at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        buf += got;
-        len -= (size_t)got;
-        at += got;
-    }
-    return 0;
-}
-
 const hp_comm_rec *hpf_comm_src_get(hpf_comm_src *s, uint32_t r, uint32_t first, uint32_t n,
                                     char *err, size_t errlen)
 {
@@ -107,8 +91,8 @@ const hp_comm_rec *hpf_comm_src_get(hpf_comm_src *s, uint32_t r, uint32_t first,
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    off_t at = (off_t)(s->p->comm_at[r] + (size_t)first * HP_COMM_REC_LEN);
-    if (read_all(s->fd, s->buf, (size_t)n * HP_COMM_REC_LEN, at)) {
+    uint64_t at = s->p->comm_at[r] + (uint64_t)first * HP_COMM_REC_LEN;
+    if (hpf_pread_all(s->fd, s->buf, (size_t)n * HP_COMM_REC_LEN, at)) {
         snprintf(err, errlen, "%s: the file was cut short while it was being read",
                  s->p->map_path);
         return NULL;

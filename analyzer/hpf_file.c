@@ -224,3 +224,18 @@ int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
     return rc;
 }
 
+int hpf_pread_all(int fd, void *buf, size_t len, uint64_t at)
+{
+    unsigned char *to = buf;
+    while (len > 0) {
+        ssize_t got = pread(fd, to, len, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        to += got;
+        len -= (size_t)got;
+        at += (uint64_t)got;
+    }
+    return 0;
+}

@@ -37,6 +37,10 @@ int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen);
  * short since it was read. */
 int hpf_load_comms(hpf_profile *p, uint32_t r, char *err, size_t errlen);
 
+/* The whole of [at, at + len) of the file open on fd (pread, retried when
+ * interrupted or short): 0, or -1 (an I/O error, or the file ends first). */
+int hpf_pread_all(int fd, void *buf, size_t len, uint64_t at);
+
 /* As hpf_decode, data being a read-only file mapping (hpf_file.c): the
  * whole pages already decoded are released (MADV_DONTNEED) rank by rank. */
 int hpf_decode_mapped(const unsigned char *data, size_t len, const char *name,

@@ -20,35 +20,20 @@
 #include <unistd.h>
 #include "db.h"
 #include "hp_format.h"
-
-/* The whole of [at, at + len), or -1. */
-static int read_at(int fd, unsigned char *buf, size_t len, off_t at)
-{
-    while (len > 0) {
-        ssize_t got = pread(fd, buf, len, at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        buf += got;
-        len -= (size_t)got;
-        at += got;
-    }
-    return 0;
-}
+#include "hpf_read.h"
 
 /* CRC of the preamble and every section header: 0, or -1 when the file
  * is not laid out as a profile. */
 static int structure_crc(int fd, uint64_t size, uint32_t *crc)
 {
     unsigned char pre[HP_PREAMBLE_LEN], h[HP_SECTION_HEADER_LEN];
-    if (size < HP_PREAMBLE_LEN || read_at(fd, pre, sizeof pre, 0) != 0 ||
+    if (size < HP_PREAMBLE_LEN || hpf_pread_all(fd, pre, sizeof pre, 0) != 0 ||
         memcmp(pre, HP_FORMAT_MAGIC, HP_FORMAT_MAGIC_LEN) != 0)
         return -1;
     uint32_t c = hp_crc32_update(0, pre, sizeof pre);
     uint64_t pos = HP_PREAMBLE_LEN;
     for (;;) {
-        if (size - pos < HP_SECTION_HEADER_LEN || read_at(fd, h, sizeof h, (off_t)pos) != 0)
+        if (size - pos < HP_SECTION_HEADER_LEN || hpf_pread_all(fd, h, sizeof h, pos) != 0)
             return -1;
         c = hp_crc32_update(c, h, sizeof h);
         uint64_t plen = hp_get_u64(h + 8);
