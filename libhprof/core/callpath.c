@@ -23,12 +23,14 @@
 #include "hp_config.h"
 #include "hp_event.h"
 #include "hp_format.h"
+#include "hp_log.h"
 #include "hp_site.h"
 #include "hp_unwind.h"
 
 #define CALLPATH_MAX 16u        /* HPROF_CALLPATH's largest value */
 
 uint32_t hp_callpath_depth;
+static unsigned long walks;     /* call paths walked */
 
 /* The C library's text: where a path ends. */
 static uintptr_t libc_lo, libc_hi;
@@ -69,13 +71,16 @@ void hp_callpath_init(uint32_t depth)
 }
 
 /* The frames above ra, under the current context, depth - 1 of them at
- * most.  The walk starts from this function's frame: key, with the return
- * address into its caller, names where that is (unwind.c). */
+ * most.  The walk starts from this function's frame; key names the place
+ * in our code that asked (a wrapper's call of hp_event_callpath_slow, a
+ * source's call of hp_event_team_fork), so that the distance from this
+ * frame to ra's is the same at every walk with that key (unwind.c).  Not
+ * the return address into this function: its callers may jump to it. */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
     uintptr_t above[CALLPATH_MAX];
-    int n = hp_unwind_above(ra, key ^ (uintptr_t)__builtin_return_address(0),
-                            (uintptr_t)__builtin_frame_address(0), above,
+    __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
+    int n = hp_unwind_above(ra, key, (uintptr_t)__builtin_frame_address(0), above,
                             (int)hp_callpath_depth - 1);
     for (int i = 0; i < n; i++)
         if (in_libc(above[i]))
@@ -101,4 +106,11 @@ uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
 uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
     return path_under(t, ra, key);
+}
+
+void hp_callpath_report(void)
+{
+    if (hp_callpath_depth > 1)
+        hp_info("call paths: %lu walks, %lu of them by libunwind", walks,
+                hp_unwind_slow_walks());
 }

@@ -277,6 +277,10 @@ uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra);
 uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key);
 /* Turns call paths on with `depth` return addresses (at start-up). */
 void hp_callpath_init(uint32_t depth);
+/* With HPROF_VERBOSE: how many call paths were walked, and how many of
+ * them by libunwind (the first from each place in our code, and those
+ * through frames without a simple rule). */
+void hp_callpath_report(void);
 
 static inline __attribute__((always_inline)) uint32_t hp_event_callpath(hp_thread *t,
                                                                        uintptr_t ra)

@@ -19,4 +19,8 @@ int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out
  * event that needs a frame's offset). */
 void hp_unwind_init(void);
 
+/* How many walks libunwind did so far (the first from each place, and
+ * those through frames without a simple rule): for tests. */
+unsigned long hp_unwind_slow_walks(void);
+
 #endif

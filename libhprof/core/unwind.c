@@ -49,6 +49,7 @@ typedef struct start_slot {
     int fixed;                  /* 0: varies, use libunwind */
 } start_slot;
 
+static unsigned long slow_walks;      /* walks done by libunwind */
 static cfa_slot cfa_table[CFA_SLOTS];
 static start_slot start_table[START_SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -161,6 +162,7 @@ static uintptr_t slow_walk(uintptr_t ra, uintptr_t *out, int want, int *got)
     unw_cursor_t c;
     uintptr_t sp = 0;
     *got = 0;
+    __atomic_add_fetch(&slow_walks, 1, __ATOMIC_RELAXED);
     if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
         return 0;
     for (int depth = 0; depth < 16 + want && unw_step(&c) > 0; depth++) {
@@ -250,4 +252,9 @@ int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out
         sp = cfa;
     }
     return got;
+}
+
+unsigned long hp_unwind_slow_walks(void)
+{
+    return __atomic_load_n(&slow_walks, __ATOMIC_RELAXED);
 }

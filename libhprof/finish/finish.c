@@ -9,6 +9,7 @@
 #include "hp_clock.h"
 #include "hp_config.h"
 #include "hp_crash.h"
+#include "hp_event.h"
 #include "hp_finish.h"
 #include "hp_log.h"
 #include "hp_process.h"
@@ -24,6 +25,7 @@ int hp_finish_take(hp_rank_data *rd, hp_run_info *run, uint32_t rank, uint32_t n
     hp_sources_before_snapshot();
     hp_clock_refine();
     hp_resolve_dynamic_sites();
+    hp_callpath_report();
     memset(rd, 0, sizeof *rd);
     if (!run->program)
         hp_process_command_line(run);

@@ -18,6 +18,10 @@
 #     main -> solve, the frames counting the region's thread parts (6, 15);
 #   - a tier-1 build (-finstrument-functions): no frame at all (paths are
 #     for sites reached with no instrumented frame open);
+#   - HPROF_VERBOSE's count of walks (18 per rank) and of those done by
+#     libunwind (6: the first from each wrapper, the 2 through the VLA
+#     frame): the others read the offsets table, which keeps a walk at a
+#     few ns (a key mixing up the wrappers once made every walk libunwind's);
 #   - with counters (HPROF_COUNTERS_FAKE): each frame has its calls' counts;
 #   - stdout identical with and without hprof; HPROF_CALLPATH=17 and =x
 #     are one-line errors; every profile passes hprof-query --check.
@@ -74,8 +78,16 @@ INIT="/MPI_Init@phases.c:$((Lms - 3)),1"
 unset HPROF_CALLPATH
 plain_run plain 2 "$tmp/plain/phases" 4 9
 cp "$tmp/plain.out" "$tmp/expected.out"
-hp_run d3 2 "$tmp/phases" 4 9
+export HPROF_VERBOSE=1
+hp_run d3 2 -x HPROF_VERBOSE "$tmp/phases" 4 9
+unset HPROF_VERBOSE
 if ran_ok d3; then
+    # 18 walks per rank (4 + 9 + 2 MPI_Allreduce, MPI_Init, _Comm_rank,
+    # _Comm_size); libunwind does the first from each of the 4 wrappers and
+    # the 2 through scratch's frame, the others read the offsets table
+    expect_eq "depth 3: walks per rank, and those by libunwind" \
+        "hprof: call paths: 18 walks, 6 of them by libunwind" \
+        "$(grep '^hprof: call paths:' "$tmp/d3.err")"
     expect_eq "depth 3: stdout as without hprof" "$(cat "$tmp/expected.out")" "$(cat "$tmp/d3.out")"
     expect_eq "depth 3: each phase its own path, exact calls per rank" \
         "$LOCAL;$INIT;/$MS,4;/$MS/$SE,4;/$MS/$SE/$AR,4;/$MV,9;/$MV/$SO,9;/$MV/$SO/$AR,9;/$MX,2;/$MX/$SX,2;/$MX/$SX/$AR,2" \
