@@ -192,47 +192,48 @@ static uintptr_t slow_walk(uintptr_t ra, uintptr_t *out, int want, int *got)
 }
 #endif
 
-/* The start of the walk for key: the slot, learnt on first use. */
-static start_slot *start_of(uintptr_t key, uintptr_t frame, uintptr_t ra, uintptr_t sp)
+/* The slot learnt for key, NULL if none yet. */
+static const start_slot *find_start(uintptr_t key)
 {
     size_t i = slot_of(key, START_SLOTS);
     for (size_t k = 0; k < START_SLOTS; k++, i = (i + 1) & (START_SLOTS - 1)) {
-        start_slot *s = &start_table[i];
-        uintptr_t at = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+        uintptr_t at = __atomic_load_n(&start_table[i].key, __ATOMIC_ACQUIRE);
         if (at == key)
-            return s;
-        if (at || !sp)
-            continue;
-        pthread_mutex_lock(&lock);
-        if (!s->key) {
-            s->delta = (intptr_t)(sp - frame);
-            s->fixed = *(const uintptr_t *)(sp - 8) == ra;
-            __atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
-        }
-        pthread_mutex_unlock(&lock);
-        if (s->key == key)
-            return s;
+            return &start_table[i];
+        if (!at)
+            break;
     }
     return NULL;
 }
 
-int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want)
+/* Learns key's start from a walk by libunwind that found ra's frame at
+ * sp (0: not found, nothing learnt); a full table learns nothing. */
+static void learn_start(uintptr_t key, uintptr_t frame, uintptr_t ra, uintptr_t sp)
 {
     size_t i = slot_of(key, START_SLOTS);
-    const start_slot *s = NULL;
+    if (!sp)
+        return;
+    pthread_mutex_lock(&lock);
     for (size_t k = 0; k < START_SLOTS; k++, i = (i + 1) & (START_SLOTS - 1)) {
-        uintptr_t at = __atomic_load_n(&start_table[i].key, __ATOMIC_ACQUIRE);
-        if (at == key) {
-            s = &start_table[i];
+        start_slot *s = &start_table[i];
+        if (s->key == key)
+            break;
+        if (!s->key) {
+            s->delta = (intptr_t)(sp - frame);
+            s->fixed = *(const uintptr_t *)(sp - 8) == ra;
+            __atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
             break;
         }
-        if (!at)
-            break;
     }
+    pthread_mutex_unlock(&lock);
+}
+
+int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want)
+{
+    const start_slot *s = find_start(key);
     int got;
     if (!s) {       /* first walk from here: libunwind, and learn the start */
-        uintptr_t sp = slow_walk(ra, out, want, &got);
-        start_of(key, frame, ra, sp);
+        learn_start(key, frame, ra, slow_walk(ra, out, want, &got));
         return got;
     }
     uintptr_t sp = frame + (uintptr_t)s->delta, top = stack_top(), ip = ra;
