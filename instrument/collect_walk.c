@@ -177,6 +177,8 @@ static int hpi_walk_call(hpi_walk *w, CXCursor c)
         hpi_walk_kids(w, c);
         return 0;
     }
+    if (w->o->cxx && hpi_range(w, c, &s, &e) == 0)
+        skip = hpi_cxx_call_skip(ref);
     str = clang_getCursorSpelling(ref);
     name = clang_getCString(str);
     kind = name && *name ? hpi_call_kind(w, name) : 0;
@@ -185,7 +187,9 @@ static int hpi_walk_call(hpi_walk *w, CXCursor c)
         hpi_walk_kids(w, c);
         return 0;
     }
-    if (hpi_macro_at(w, s)) {
+    if (skip) {
+        /* C++: kept in the table with its reason */
+    } else if (hpi_macro_at(w, s)) {
         skip = hpi_macro_check(w, s, e, 0);
         if (!skip)
             skip = hpi_macro_stmt_end(w, e, &semi);
@@ -399,7 +403,12 @@ static void hpi_walk_node(hpi_walk *w, CXCursor c)
     case CXCursor_ForStmt:
     case CXCursor_WhileStmt:
     case CXCursor_DoStmt:
+    case CXCursor_CXXForRangeStmt:
         hpi_walk_loop(w, c);
+        break;
+    case CXCursor_LambdaExpr:   /* C++: a procedure of its own, walked later */
+        if (!w->nosite)
+            hpi_cxx_defer_lambda(w, c);
         break;
     case CXCursor_CallExpr:
         hpi_note_call(w, c, hpi_walk_call(w, c));
@@ -492,39 +501,45 @@ static size_t hpi_decl_start(hpi_walk *w, CXCursor fn, size_t body)
 {
     size_t off;
 
-    if (hpi_off(w, clang_getRangeStart(clang_getCursorExtent(fn)), &off) < 0 || off >= body)
+    if (clang_getCursorKind(fn) == CXCursor_LambdaExpr ||
+        hpi_off(w, clang_getRangeStart(clang_getCursorExtent(fn)), &off) < 0 || off >= body)
         return HPI_NONE;
-    return off;
+    return w->o->cxx ? hpi_cxx_decl_start(&w->u->src, off, body) : off;
 }
 
 void hpi_walk_function(hpi_walk *w, CXCursor fn)
 {
-    const hpi_src *src = &w->u->src;
     CXString str = clang_getCursorSpelling(fn);
-    const char *name = clang_getCString(str);
+    char *cxx = w->o->cxx ? hpi_cxx_name(fn) : NULL;
+
+    if (w->o->cxx && !cxx)
+        w->oom = 1;
+    else
+        hpi_walk_function_named(w, fn, cxx ? cxx : clang_getCString(str));
+    free(cxx);
+    clang_disposeString(str);
+}
+
+void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name)
+{
+    const hpi_src *src = &w->u->src;
     hpi_vec k;
     CXCursor body;
     size_t s, e, loc, first = w->u->nsites;
     int idx;
 
-    if (!hp_filter_allows(w->filter, name, src->path)) {
-        clang_disposeString(str);
+    if (!hp_filter_allows(w->filter, name, src->path))
         return;
-    }
     hpi_kids(w, fn, &k);
     if (k.n == 0 || clang_getCursorKind(((CXCursor *)k.v)[k.n - 1]) != CXCursor_CompoundStmt) {
         free(k.v);
-        clang_disposeString(str);
         return;
     }
     body = ((CXCursor *)k.v)[k.n - 1];
     free(k.v);
-    if (hpi_range(w, body, &s, &e) < 0) {
-        clang_disposeString(str);
+    if (hpi_range(w, body, &s, &e) < 0)
         return;
-    }
     idx = hpi_add_site(w, HPROF_SITE_PROCEDURE, name, s, e);
-    clang_disposeString(str);
     if (idx < 0)
         return;
     if (hpi_off(w, clang_getCursorLocation(fn), &loc) == 0 && loc < s)
@@ -534,6 +549,8 @@ void hpi_walk_function(hpi_walk *w, CXCursor fn)
     w->u->sites[idx].open_off = s + 1;
     if (hpi_macro_at(w, s) || src->text[s] != '{' || src->text[e - 1] != '}')
         w->u->sites[idx].skip = "function body made by a macro";
+    else if (w->o->cxx)
+        w->u->sites[idx].skip = hpi_cxx_proc_skip(w, fn, s);
     w->func = w->u->sites[idx].name;
     w->first_site = first;
     w->parent = idx;

@@ -179,6 +179,9 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
 static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
 {
     static const char *const decls =
+        "#ifdef __cplusplus\n"     /* C++: the POMP2 functions are C's */
+        "extern \"C\" {\n"
+        "#endif\n"
         "typedef void *POMP2_Region_handle;\n"
         "typedef __INT64_TYPE__ POMP2_Task_handle;\n"
         "extern void POMP2_Init(void);\n"
@@ -233,11 +236,17 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         "#else\n"
         "#define __hprof_omp_max_threads() 1\n"
         "#endif\n"
+        "#ifdef __cplusplus\n"
+        "}\n"
+        "#endif\n"
         "static POMP2_Region_handle *__hprof_pr(int);\n"
         "static const char *__hprof_ctc(int);\n";
     static const char *const locks =
         "#ifdef _OPENMP\n"
         "#include <omp.h>\n"
+        "#ifdef __cplusplus\n"
+        "extern \"C\" {\n"
+        "#endif\n"
         "extern void POMP2_Init_lock(omp_lock_t *);\n"
         "extern void POMP2_Destroy_lock(omp_lock_t *);\n"
         "extern void POMP2_Set_lock(omp_lock_t *);\n"
@@ -248,6 +257,9 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         "extern void POMP2_Set_nest_lock(omp_nest_lock_t *);\n"
         "extern void POMP2_Unset_nest_lock(omp_nest_lock_t *);\n"
         "extern int POMP2_Test_nest_lock(omp_nest_lock_t *);\n"
+        "#ifdef __cplusplus\n"
+        "}\n"
+        "#endif\n"
         "#endif\n";
     size_t i;
 

@@ -107,6 +107,7 @@ typedef struct hpi_opts {
     int all_procs;           /* --procedures=all: no procedure or call left unprobed */
     int tier1;               /* --tier=1: mark the procedures the policy leaves
                                 unprobed no_instrument_function (tier1.c) */
+    int cxx;                 /* the file is C++ (by its suffix: hpi_cxx_file) */
 } hpi_opts;
 
 /* A text edit of the OpenMP (POMP2) rewriting: replaces [off, end)
@@ -161,6 +162,9 @@ int hpi_src_balanced(const hpi_src *s, size_t a, size_t b);
 int hpi_pragma_kind(const char *text);
 int hpi_pragma_collapse(const char *text);
 int hpi_pragma_parallel(const char *text);
+
+/* cxx.c: 1 when path names a C++ source (.cpp .cc .cxx .C .c++ ...). */
+int hpi_cxx_file(const char *path);
 
 /* collect.c: parses the unit with libclang and fills u->sites. */
 int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);

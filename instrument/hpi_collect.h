@@ -48,6 +48,15 @@ typedef struct hpi_vec {
     size_t n, cap;
 } hpi_vec;
 
+/* A C++ lambda found in a procedure's body, walked after the functions
+ * as a procedure of its own (cxx.c). */
+typedef struct hpi_lambda {
+    CXCursor cur;
+    char *sig;           /* its parameter list */
+    char *outer;         /* the procedure it was written in */
+    char *name;          /* its display name */
+} hpi_lambda;
+
 typedef struct hpi_walk {
     hpi_unit *u;
     const hpi_opts *o;
@@ -69,6 +78,7 @@ typedef struct hpi_walk {
     int collapse_left;
     size_t first_site;   /* the current function's procedure site */
     hpi_vec stmts;       /* hpi_stmt: statements of blocks, for --omp */
+    hpi_vec lambdas;     /* hpi_lambda, C++ */
     int oom;
 } hpi_walk;
 
@@ -107,6 +117,8 @@ void hpi_walk_kids(hpi_walk *w, CXCursor c);
 int hpi_duplicate(hpi_walk *w, int kind, size_t open, size_t close);
 void hpi_free_marks(hpi_vec *v);
 void hpi_walk_function(hpi_walk *w, CXCursor fn);
+/* The same with the procedure's display name given (a lambda's). */
+void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name);
 
 /* collect_loop.c */
 void hpi_walk_loop(hpi_walk *w, CXCursor c);
@@ -115,5 +127,21 @@ void hpi_walk_loop(hpi_walk *w, CXCursor c);
  * (static, named once in the unit, by a direct call from another
  * function); -1 out of memory. */
 int hpi_collect_once(hpi_walk *w);
+
+/* cxx.c: C++ (the unit is C++ when hpi_opts.cxx) */
+int hpi_cxx_function_kind(enum CXCursorKind k);
+/* Namespaces, classes, class templates, extern "C" blocks. */
+int hpi_cxx_scope_kind(enum CXCursorKind k);
+/* The display name of procedure fn (malloc'ed; NULL out of memory). */
+char *hpi_cxx_name(CXCursor fn);
+void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam);
+/* Why procedure fn, whose body opens at body, takes no probe, or NULL. */
+const char *hpi_cxx_proc_skip(hpi_walk *w, CXCursor fn, size_t body);
+/* Why a call of function ref cannot be wrapped, or NULL. */
+const char *hpi_cxx_call_skip(CXCursor ref);
+/* Past the "template <...>" heads of a definition starting at off: where
+ * an attribute can go; (size_t)-1 if none before body. */
+size_t hpi_cxx_decl_start(const hpi_src *src, size_t off, size_t body);
+void hpi_cxx_free(hpi_walk *w);
 
 #endif

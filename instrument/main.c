@@ -104,6 +104,13 @@ static char *hpi_default_out(const char *file)
     memcpy(out, file, n + 1);
     if (n > 2 && strcmp(file + n - 2, ".c") == 0)
         out[n - 2] = 0;
+    if (hpi_cxx_file(file)) {   /* x.cpp: x.inst.cpp */
+        const char *dot = strrchr(file, '.');
+        out[dot - file] = 0;
+        strcat(out, ".inst");
+        strcat(out, dot);
+        return out;
+    }
     strcat(out, ".inst.c");
     return out;
 }
@@ -159,6 +166,7 @@ int main(int argc, char **argv)
         hpi_usage(stderr);
         return 1;
     }
+    o.cxx = hpi_cxx_file(o.file);
     o.cflags = argv + i;
     o.ncflags = argc - i;
     if (!o.filter && (env = getenv("HPROF_FILTER")) && *env)

@@ -1,0 +1,293 @@
+/*
+ * cxx.c - what hprof-instrument knows of C++: which files are C++ (by
+ * suffix), which cursors are procedures (methods, constructors, function
+ * templates, lambdas) and which scopes hold them, the display name of a
+ * procedure (qualified as a demangler writes it: "solver::Field<T>::sum()
+ * const", a lambda "main::{lambda(int)#1}::operator()(int) const"), and
+ * what cannot take a probe (constexpr bodies, calls whose value a
+ * statement expression would copy).  Templates are named and probed once,
+ * as written, never per instantiation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <clang-c/Index.h>
+
+#include "hpi.h"
+#include "hpi_collect.h"
+
+int hpi_cxx_file(const char *path)
+{
+    static const char *const suffixes[] = {
+        ".cpp", ".cc", ".cxx", ".C", ".c++", ".cp", ".CPP", ".CC", NULL
+    };
+    size_t n = strlen(path), i;
+
+    for (i = 0; suffixes[i]; i++) {
+        size_t m = strlen(suffixes[i]);
+        if (n > m && strcmp(path + n - m, suffixes[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int hpi_cxx_function_kind(enum CXCursorKind k)
+{
+    return k == CXCursor_CXXMethod || k == CXCursor_Constructor || k == CXCursor_Destructor ||
+           k == CXCursor_ConversionFunction || k == CXCursor_FunctionTemplate;
+}
+
+int hpi_cxx_scope_kind(enum CXCursorKind k)
+{
+    return k == CXCursor_Namespace || k == CXCursor_ClassDecl || k == CXCursor_StructDecl ||
+           k == CXCursor_UnionDecl || k == CXCursor_ClassTemplate ||
+           k == CXCursor_ClassTemplatePartialSpecialization || k == CXCursor_LinkageSpec;
+}
+
+/* A growable string; on failure it stays NULL and the walk is out of memory. */
+typedef struct hpi_str {
+    char *s;
+    size_t n, cap;
+} hpi_str;
+
+static void hpi_str_add(hpi_str *b, const char *t)
+{
+    size_t m = strlen(t);
+
+    if (b->n + m + 1 > b->cap) {
+        size_t cap = (b->n + m + 1) * 2;
+        char *p = realloc(b->s, cap);
+        if (!p)
+            return;
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, t, m + 1);
+    b->n += m;
+}
+
+/* The scopes around c, outermost first: "ns::Class<T>::" ("" at the top). */
+static void hpi_cxx_scopes(hpi_str *b, CXCursor c)
+{
+    CXCursor p = clang_getCursorSemanticParent(c);
+    enum CXCursorKind k = clang_getCursorKind(p);
+    CXString s;
+    const char *t;
+
+    if (clang_Cursor_isNull(p) || k == CXCursor_TranslationUnit || !hpi_cxx_scope_kind(k))
+        return;
+    hpi_cxx_scopes(b, p);
+    if (k == CXCursor_LinkageSpec)
+        return;
+    s = k == CXCursor_ClassTemplate ? clang_getCursorDisplayName(p) : clang_getCursorSpelling(p);
+    t = clang_getCString(s);
+    if (k == CXCursor_Namespace && (!t || !*t))
+        t = "(anonymous namespace)";
+    hpi_str_add(b, t ? t : "?");
+    hpi_str_add(b, "::");
+    clang_disposeString(s);
+}
+
+static void hpi_cxx_param(hpi_str *b, CXCursor parm, int first)
+{
+    CXString s = clang_getTypeSpelling(clang_getCursorType(parm));
+
+    if (!first)
+        hpi_str_add(b, ", ");
+    hpi_str_add(b, clang_getCString(s));
+    clang_disposeString(s);
+}
+
+/* A lambda's parameters are its ParmDecl children. */
+static enum CXChildVisitResult hpi_cxx_parm_kid(CXCursor c, CXCursor p, CXClientData d)
+{
+    hpi_str *b = d;
+
+    (void)p;
+    if (clang_getCursorKind(c) == CXCursor_ParmDecl)
+        hpi_cxx_param(b, c, b->s[b->n - 1] == '(');
+    return CXChildVisit_Continue;
+}
+
+/* The parameter types of function or lambda c: "(int, double)". */
+static void hpi_cxx_params(hpi_str *b, CXCursor c)
+{
+    int i, n = clang_Cursor_getNumArguments(c);
+
+    hpi_str_add(b, "(");
+    if (!b->s)
+        return;
+    if (clang_getCursorKind(c) == CXCursor_LambdaExpr)
+        clang_visitChildren(c, hpi_cxx_parm_kid, b);
+    for (i = 0; i < n; i++)
+        hpi_cxx_param(b, clang_Cursor_getArgument(c, i), i == 0);
+    hpi_str_add(b, ")");
+}
+
+char *hpi_cxx_name(CXCursor fn)
+{
+    enum CXCursorKind k = clang_getCursorKind(fn);
+    CXString s = clang_getCursorSpelling(fn);
+    hpi_str b = {NULL, 0, 0};
+    const char *name = clang_getCString(s);
+
+    /* main and extern "C" functions are named as they are */
+    if (k == CXCursor_FunctionDecl && name && strcmp(name, "main") == 0) {
+        clang_disposeString(s);
+        return strdup("main");
+    }
+    hpi_cxx_scopes(&b, fn);
+    if (name && (k == CXCursor_Constructor || k == CXCursor_Destructor) && strchr(name, '<')) {
+        /* Field<T>::Field<T>(int): a demangler writes Field<double>::Field(int) */
+        char *dup = strdup(name);
+        if (dup) {
+            *strchr(dup, '<') = 0;
+            hpi_str_add(&b, dup);
+            free(dup);
+        }
+    } else {
+        hpi_str_add(&b, name ? name : "?");
+    }
+    clang_disposeString(s);
+    if (k == CXCursor_FunctionTemplate) {
+        /* clang gives a template's parameters only as the display name */
+        CXString d = clang_getCursorDisplayName(fn);
+        const char *t = strchr(clang_getCString(d), '(');
+        hpi_str_add(&b, t ? t : "()");
+        clang_disposeString(d);
+    } else {
+        hpi_cxx_params(&b, fn);
+    }
+    if (clang_CXXMethod_isConst(fn))
+        hpi_str_add(&b, " const");
+    return b.s ? b.s : strdup("?");
+}
+
+/* 1 when the word w (an identifier) occurs in the code of [a, e). */
+static int hpi_cxx_word(const hpi_src *src, size_t a, size_t e, const char *w)
+{
+    size_t m = strlen(w), i;
+
+    for (i = a; i + m <= e; i++)
+        if (src->cls[i] == HPI_C_CODE && memcmp(src->text + i, w, m) == 0 &&
+            (i == 0 || !hpi_is_ident(src->text[i - 1])) && !hpi_is_ident(src->text[i + m]))
+            return 1;
+    return 0;
+}
+
+static char *hpi_cxx_lambda_name(hpi_walk *w, CXCursor lam, const char *outer, int nth)
+{
+    const hpi_src *src = &w->u->src;
+    hpi_str b = {NULL, 0, 0}, p = {NULL, 0, 0};
+    char num[32];
+    size_t s, e;
+
+    hpi_cxx_params(&p, lam);
+    hpi_str_add(&b, outer);
+    hpi_str_add(&b, "::{lambda");
+    hpi_str_add(&b, p.s ? p.s : "()");
+    snprintf(num, sizeof num, "#%d}::operator()", nth);
+    hpi_str_add(&b, num);
+    hpi_str_add(&b, p.s ? p.s : "()");
+    /* const unless mutable: the word between the lambda's start and its body */
+    if (!(hpi_range(w, lam, &s, &e) == 0 && hpi_cxx_word(src, s, e, "mutable")))
+        hpi_str_add(&b, " const");
+    free(p.s);
+    if (!b.s)
+        w->oom = 1;
+    return b.s;
+}
+
+/* The parameter list of lambda lam, as hpi_cxx_lambda_name writes it. */
+static char *hpi_cxx_lambda_sig(CXCursor lam)
+{
+    hpi_str p = {NULL, 0, 0};
+
+    hpi_cxx_params(&p, lam);
+    return p.s;
+}
+
+/* Defers lambda lam, met in the body of the procedure being walked: it is
+ * walked later as a procedure of its own, numbered as the Itanium ABI
+ * numbers closures (in order, among those of the same parameters in the
+ * same procedure). */
+void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam)
+{
+    hpi_lambda *l;
+    char *sig = hpi_cxx_lambda_sig(lam);
+    size_t i;
+    int nth = 1;
+
+    if (!sig) {
+        w->oom = 1;
+        return;
+    }
+    for (i = 0; i < w->lambdas.n; i++) {
+        hpi_lambda *o = &((hpi_lambda *)w->lambdas.v)[i];
+        nth += strcmp(o->outer, w->func) == 0 && strcmp(o->sig, sig) == 0;
+    }
+    if (!(l = hpi_push(w, &w->lambdas, sizeof *l))) {
+        free(sig);
+        return;
+    }
+    l->cur = lam;
+    l->sig = sig;
+    l->outer = hpi_strdup(w, w->func);
+    l->name = hpi_cxx_lambda_name(w, lam, w->func, nth);
+}
+
+const char *hpi_cxx_proc_skip(hpi_walk *w, CXCursor fn, size_t body)
+{
+    size_t s, e;
+
+    if (hpi_range(w, fn, &s, &e) < 0 || s >= body)
+        return NULL;
+    if (hpi_cxx_word(&w->u->src, s, body, "constexpr") || hpi_cxx_word(&w->u->src, s, body, "consteval"))
+        return "constexpr: a probe would make it unusable in constant expressions (C++)";
+    return NULL;
+}
+
+const char *hpi_cxx_call_skip(CXCursor ref)
+{
+    CXType t = clang_getCanonicalType(clang_getCursorResultType(ref));
+
+    if (t.kind == CXType_Void || (t.kind >= CXType_FirstBuiltin && t.kind <= CXType_LastBuiltin) ||
+        t.kind == CXType_Pointer || t.kind == CXType_Enum)
+        return NULL;
+    return "returns a class, a reference or a dependent type: a statement expression "
+           "would copy it (C++)";
+}
+
+size_t hpi_cxx_decl_start(const hpi_src *src, size_t off, size_t body)
+{
+    for (;;) {
+        size_t i = off, lvl = 0;
+        if (!(off + 8 <= body && memcmp(src->text + off, "template", 8) == 0 &&
+              !hpi_is_ident(src->text[off + 8])))
+            return off;
+        for (i = off + 8; i < body; i++) {
+            if (src->cls[i] != HPI_C_CODE)
+                continue;
+            if (src->text[i] == '<')
+                lvl++;
+            else if (src->text[i] == '>' && lvl > 0 && --lvl == 0)
+                break;
+        }
+        if (i >= body)
+            return (size_t)-1;
+        off = hpi_src_next_nonspace(src, i + 1);
+    }
+}
+
+void hpi_cxx_free(hpi_walk *w)
+{
+    size_t i;
+
+    for (i = 0; i < w->lambdas.n; i++) {
+        hpi_lambda *l = &((hpi_lambda *)w->lambdas.v)[i];
+        free(l->sig);
+        free(l->outer);
+        free(l->name);
+    }
+    free(w->lambdas.v);
+}
