@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hp_names.h"
 #include "hp_omp_lines.h"
 #include "hp_omp_pragma.h"
 #include "hp_resolve.h"
@@ -83,11 +84,22 @@ Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
     return NULL;
 }
 
-/* The name of a subprogram or inlined-subroutine scope. */
-static const char *scope_name(Dwarf_Die *scope)
+/* The display name of a subprogram or inlined-subroutine scope for its
+ * unit's language (hp_names.h: a C++ method demangled from its linkage
+ * name, not its bare DW_AT_name); malloc'ed, NULL if it has no name. */
+static char *scope_name(Dwarf_Die *scope)
 {
     Dwarf_Attribute attr;
-    return dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
+    Dwarf_Die cu;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
+    const char *linkage = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_linkage_name, &attr));
+    if (!linkage)
+        linkage = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &attr));
+    if (!name && !linkage)
+        return NULL;
+    enum hp_lang lang = dwarf_diecu(scope, &cu, NULL, NULL) ? hp_lang_of_dwarf(dwarf_srclang(&cu))
+                                                            : HP_LANG_UNKNOWN;
+    return hp_name_display(linkage, name, lang);
 }
 
 /* The innermost function around pc, inlined ones included: a call in a
@@ -104,9 +116,7 @@ static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
-        const char *s = scope_name(&scopes[i]);
-        if (s)
-            name = strdup(s);
+        name = scope_name(&scopes[i]);
     }
     free(scopes);
     return name;
@@ -191,8 +201,7 @@ static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
         const char *name = dwarf_filesrc(files, file, NULL, NULL);
         s->file = name ? strdup(name) : NULL;
     }
-    const char *name = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : scope_name(&caller);
-    s->func = name ? strdup(name) : NULL;
+    s->func = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : scope_name(&caller);
     s->line = (uint32_t)line;
     return 1;
 }
@@ -371,7 +380,7 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     s->func = entry ? NULL : innermost_function(mod, pc);
     if (!s->func) {
         const char *fn = hp_sym_at(mod, pc, NULL, NULL);
-        s->func = fn ? strdup(fn) : NULL;
+        s->func = fn ? hp_name_display(fn, fn, HP_LANG_UNKNOWN) : NULL;
     }
     if ((s->flags & HP_SITEF_FRAME) && s->func)
         s->name = s->func;      /* a call path's frame: the function it lies in */
