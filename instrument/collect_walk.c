@@ -157,7 +157,7 @@ int hpi_duplicate(hpi_walk *w, int kind, size_t open, size_t close)
 /* Makes the site of a call statement; 1 when it made one (not skipped). */
 static int hpi_walk_call(hpi_walk *w, CXCursor c)
 {
-    CXCursor ref = clang_getCursorReferenced(c);
+    CXCursor ref = w->o->cxx ? hpi_cxx_callee(w, c) : clang_getCursorReferenced(c);
     CXString str;
     const char *name, *skip = NULL;
     const hpi_src *src = &w->u->src;
@@ -200,7 +200,14 @@ static int hpi_walk_call(hpi_walk *w, CXCursor c)
     if (!skip && (hpi_duplicate(w, HPROF_SITE_CALL, s, e) || hpi_duplicate(w, HPROF_SITE_COMM, s, e)))
         skip = hpi_macro_at(w, s) ? "several calls made by one macro"
                                   : "macro argument expanded more than once";
-    idx = hpi_add_site(w, kind, name, s, e);
+    if (w->o->cxx && kind == HPROF_SITE_CALL && strncmp(name, "MPI_", 4) != 0) {
+        /* C++: named as its callee's procedure site is (cxx.c) */
+        char *cxx = hpi_cxx_name(ref);
+        idx = cxx ? hpi_add_site(w, kind, cxx, s, e) : -1;
+        free(cxx);
+    } else {
+        idx = hpi_add_site(w, kind, name, s, e);
+    }
     clang_disposeString(str);
     if (idx >= 0) {
         w->u->sites[idx].wrap = HPI_WRAP_EXPR;

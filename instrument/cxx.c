@@ -124,6 +124,24 @@ static void hpi_cxx_params(hpi_str *b, CXCursor c)
     hpi_str_add(b, ")");
 }
 
+/* 1 when fn is a function of C language linkage (main, extern "C"):
+ * its symbol is not mangled.  Asked of plain functions only (clang does
+ * not mangle what lies in a template). */
+static int hpi_cxx_c_linkage(CXCursor fn)
+{
+    CXString m;
+    const char *t;
+    int c;
+
+    if (clang_getCursorKind(fn) != CXCursor_FunctionDecl)
+        return 0;
+    m = clang_Cursor_getMangling(fn);
+    t = clang_getCString(m);
+    c = t && *t && strncmp(t, "_Z", 2) != 0;
+    clang_disposeString(m);
+    return c;
+}
+
 char *hpi_cxx_name(CXCursor fn)
 {
     enum CXCursorKind k = clang_getCursorKind(fn);
@@ -132,9 +150,10 @@ char *hpi_cxx_name(CXCursor fn)
     const char *name = clang_getCString(s);
 
     /* main and extern "C" functions are named as they are */
-    if (k == CXCursor_FunctionDecl && name && strcmp(name, "main") == 0) {
+    if (name && (strcmp(name, "main") == 0 || hpi_cxx_c_linkage(fn))) {
+        char *plain = strdup(name);
         clang_disposeString(s);
-        return strdup("main");
+        return plain;
     }
     hpi_cxx_scopes(&b, fn);
     if (name && (k == CXCursor_Constructor || k == CXCursor_Destructor) && strchr(name, '<')) {
@@ -245,6 +264,35 @@ const char *hpi_cxx_proc_skip(hpi_walk *w, CXCursor fn, size_t body)
     if (hpi_cxx_word(&w->u->src, s, body, "constexpr") || hpi_cxx_word(&w->u->src, s, body, "consteval"))
         return "constexpr: a probe would make it unusable in constant expressions (C++)";
     return NULL;
+}
+
+/* The first cursor under c of kind OverloadedDeclRef, if any. */
+static enum CXChildVisitResult hpi_cxx_find_overload(CXCursor c, CXCursor p, CXClientData d)
+{
+    (void)p;
+    if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
+        *(CXCursor *)d = c;
+        return CXChildVisit_Break;
+    }
+    return clang_getCursorKind(c) == CXCursor_UnexposedExpr || clang_getCursorKind(c) == CXCursor_DeclRefExpr
+               ? CXChildVisit_Recurse
+               : CXChildVisit_Break;
+}
+
+CXCursor hpi_cxx_callee(hpi_walk *w, CXCursor call)
+{
+    CXCursor ref = clang_getCursorReferenced(call), ov = clang_getNullCursor();
+
+    (void)w;
+    if (clang_getCursorKind(ref) == CXCursor_FunctionDecl)
+        return ref;
+    /* in a template, a call with a dependent argument names its callee
+     * by an unresolved lookup: one function of that name is the callee */
+    clang_visitChildren(call, hpi_cxx_find_overload, &ov);
+    if (!clang_Cursor_isNull(ov) && clang_getNumOverloadedDecls(ov) == 1 &&
+        clang_getCursorKind(clang_getOverloadedDecl(ov, 0)) == CXCursor_FunctionDecl)
+        return clang_getOverloadedDecl(ov, 0);
+    return ref;
 }
 
 const char *hpi_cxx_call_skip(CXCursor ref)

@@ -137,6 +137,10 @@ char *hpi_cxx_name(CXCursor fn);
 void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam);
 /* Why procedure fn, whose body opens at body, takes no probe, or NULL. */
 const char *hpi_cxx_proc_skip(hpi_walk *w, CXCursor fn, size_t body);
+/* The function a call expression calls (a template's unresolved call
+ * of a function that has one declaration included), else what
+ * clang_getCursorReferenced gives. */
+CXCursor hpi_cxx_callee(hpi_walk *w, CXCursor call);
 /* Why a call of function ref cannot be wrapped, or NULL. */
 const char *hpi_cxx_call_skip(CXCursor ref);
 /* Past the "template <...>" heads of a definition starting at off: where
