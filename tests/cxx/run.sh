@@ -1,0 +1,197 @@
+#!/bin/bash
+# tests/cxx/run.sh - C++ at every tier, against the ground truth stated in
+# tests/cxx/prog.cpp's header comment (2 ranks, 2 OpenMP threads):
+#   tier 0  mpicxx -g -O2 -fopenmp prog.cpp -lhprof
+#   tier 1  hprof-cc --tier=1 mpicxx -g -O2 -fopenmp prog.cpp
+#   tier 2  hprof-cc mpicxx -g -O2 -fopenmp prog.cpp
+# Per tier: the build is silent, stdout and exit status are the plain
+# build's, every profile passes `hprof-query --check` (a frame an exception
+# unwinds through is closed), exact MPI counts and bytes per line, the
+# OpenMP region's count, and the demangled names: the frames of tier 0's
+# call paths, tier 1's procedures and calls (solver::Field<double>::sum()
+# const, main::{lambda(int)#1}::operator()(int) const) and tier 2's
+# procedures as written (solver::Field<T>::sum() const: one site per
+# template, not per instantiation).  Then hprof-cc on a C++ file the
+# instrumenter cannot parse warns once and still links -lhprof, and a
+# link of objects only (hprof-mpicxx) adds -lhprof.
+#
+# usage: tests/cxx/run.sh [BUILDDIR]   Env: MPICXX, MPIRUN, HPROF_KEEP_TMP=1.
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICXX=${MPICXX:-mpicxx}
+MPIRUN=${MPIRUN:-mpirun}
+S=$srcdir/tests/cxx
+P=$S/prog.cpp
+LIBDIR=$builddir/pmpi/.libs
+NP=2
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMP_NUM_THREADS=2
+MPIFLAGS=(--oversubscribe --bind-to none -x OMP_NUM_THREADS)
+
+. "$srcdir/tests/lib.sh"
+instrumenter_env
+test_tmpdir cxx
+
+if ! command -v "$MPICXX" >/dev/null || ! command -v "$MPIRUN" >/dev/null; then
+    skipped "C++ tiers" "no $MPICXX or $MPIRUN"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+if [ ! -x "$HPCC" ] || [ ! -x "$INST" ]; then
+    skipped "C++ tiers" "hprof-instrument not built (no libclang)"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+
+Lsend=$(line_of "$P" send) Lrecv=$(line_of "$P" recv) Lrank=$(line_of "$P" lambda-rank)
+Lcheck=$(line_of "$P" call-check) Ldeep=$(line_of "$P" call-deep)
+SUMS=$(define_of "$P" SUMS) TRIES=$(define_of "$P" TRIES) LAMBDAS=$(define_of "$P" LAMBDAS)
+MSGS=$(define_of "$P" MSGS) COUNT=$(define_of "$P" COUNT)
+LAMBDA='main::{lambda(int)#1}::operator()(int) const'
+
+# ---------------------------------------------------------------- builds
+b=$tmp/bin
+mkdir -p "$b"
+# build NAME CMD... - runs a build in $tmp; it must succeed without a word
+build() {
+    local name=$1
+    shift
+    if (cd "$tmp" && "$@") >"$tmp/$name.build" 2>&1; then
+        if [ -s "$tmp/$name.build" ]; then
+            notok "$name: builds silently" "$(head -3 "$tmp/$name.build" | oneline)"
+        else
+            ok "$name: builds silently"
+        fi
+    else
+        notok "$name: builds" "$(head -5 "$tmp/$name.build" | oneline)"
+    fi
+}
+build plain "$MPICXX" -g -O2 -fopenmp "$P" -o "$b/plain"
+build t0 "$MPICXX" -g -O2 -fopenmp "$P" -o "$b/t0" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
+build t1 "$HPCC" --tier=1 "$MPICXX" -g -O2 -fopenmp "$P" -o "$b/t1"
+build t2 "$HPCC" "$MPICXX" -g -O2 -fopenmp "$P" -o "$b/t2"
+
+# ---------------------------------------------------------------- runs
+# run NAME - runs $b/NAME on NP ranks: $tmp/NAME.out, $RC, $PROFILE
+run() {
+    RC=0
+    PROFILE=$tmp/$1.hpf
+    HPROF_OUTPUT=$PROFILE timeout 300 "$MPIRUN" -np "$NP" "${MPIFLAGS[@]}" -x HPROF_OUTPUT \
+        "$b/$1" >"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null || RC=$?
+}
+run plain
+PLAIN_RC=$RC
+expect_eq "plain: exits 0" 0 "$PLAIN_RC"
+
+# sql SQL - on the profile of the tier being checked (CSV quotes removed)
+sql() { q "$PROFILE" "$1" | tr -d '"'; }
+same_stdout() {
+    if cmp -s "$2" "$3"; then ok "$1"; else notok "$1" "expected '$(oneline <"$2")' got '$(oneline <"$3")'"; fi
+}
+FROM="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
+
+# procs - "name,count" of every procedure site, summed over ranks and threads
+procs() {
+    sql "SELECT s.name, sum(st.count) $FROM WHERE s.kind = 'procedure'
+         AND s.file LIKE '%/prog.cpp' GROUP BY s.name ORDER BY s.name"
+}
+
+# common TIER - the checks every tier shares
+common() {
+    local t=$1
+    expect_eq "$t: exit status as plain" "$PLAIN_RC" "$RC"
+    same_stdout "$t: stdout as plain" "$tmp/plain.out" "$tmp/$t.out"
+    [ -s "$PROFILE" ] || { notok "$t: profile written" "none: $(tail -3 "$tmp/$t.err" | oneline)"; return 1; }
+    check_profile "$t" "$PROFILE"
+    expect_eq "$t: MPI_Send at line $Lsend: $MSGS calls, $((MSGS * COUNT * 8)) bytes to rank 1" \
+        "$MSGS,$((MSGS * COUNT * 8)),1" \
+        "$(sql "SELECT sum(c.count), sum(c.bytes_sent), min(c.peer) FROM comm c JOIN node n ON n.id = c.node
+                JOIN site s ON s.id = n.site WHERE s.name = 'MPI_Send' AND s.line = $Lsend")"
+    expect_eq "$t: MPI_Recv at line $Lrecv: $MSGS calls, $((MSGS * COUNT * 8)) bytes from rank 0" \
+        "$MSGS,$((MSGS * COUNT * 8)),0" \
+        "$(sql "SELECT sum(c.count), sum(c.bytes_recv), min(c.peer) FROM comm c JOIN node n ON n.id = c.node
+                JOIN site s ON s.id = n.site WHERE s.name = 'MPI_Recv' AND s.line = $Lrecv")"
+    expect_eq "$t: MPI_Comm_rank in the lambda (line $Lrank): $LAMBDAS calls per rank" \
+        "$((NP * LAMBDAS))" \
+        "$(sql "SELECT sum(st.count) $FROM WHERE s.name = 'MPI_Comm_rank' AND s.line = $Lrank")"
+    expect_eq "$t: the omp parallel for ran once per rank on 2 threads" "$((NP * 2))" \
+        "$(sql "SELECT sum(st.count) $FROM WHERE s.kind = 'omp' AND s.name = 'parallel'")"
+}
+
+# tier 0: the frames of the call paths are named demangled
+run t0
+if common t0; then
+    expect_eq "t0: MPI_Send and MPI_Recv lie in solver::Field<double>::exchange(int, int)" \
+        "solver::Field<double>::exchange(int, int)" \
+        "$(sql "SELECT DISTINCT s.func FROM site s WHERE s.name IN ('MPI_Send', 'MPI_Recv')")"
+    expect_eq "t0: MPI_Comm_rank of line $Lrank lies in $LAMBDA" "$LAMBDA" \
+        "$(sql "SELECT DISTINCT s.func FROM site s WHERE s.line = $Lrank")"
+fi
+
+# tier 1: procedures and calls demangled, exact counts
+run t1
+if common t1; then
+    expect_eq "t1: procedures and their calls (demangled)" \
+        "$(printf '%s\n' "main,$NP" "$LAMBDA,$((NP * LAMBDAS))" "omp_work(int),$NP" \
+            "solver::Field<double>::Field(int),$NP" "solver::Field<double>::exchange(int, int),$NP" \
+            "solver::Field<double>::scale(double),$NP" "solver::Field<double>::sum() const,$((NP * SUMS))" \
+            "solver::check(int),$((NP * TRIES))" "solver::deep(int),$((NP * TRIES))" | sort)" \
+        "$(procs | sort)"
+    expect_eq "t1: deep calls check at line $Lcheck $TRIES times per rank, the throw included" \
+        "solver::check(int),$((NP * TRIES))" \
+        "$(sql "SELECT s.name, sum(st.count) $FROM WHERE s.kind = 'call' AND s.line = $Lcheck GROUP BY s.name")"
+    expect_eq "t1: main calls deep at line $Ldeep $TRIES times per rank" \
+        "solver::deep(int),$((NP * TRIES))" \
+        "$(sql "SELECT s.name, sum(st.count) $FROM WHERE s.kind = 'call' AND s.line = $Ldeep GROUP BY s.name")"
+    expect_eq "t1: no hooked procedure from the system headers" "" \
+        "$(sql "SELECT DISTINCT s.name FROM site s WHERE s.kind = 'procedure' AND s.file LIKE '/usr/%'")"
+fi
+
+# tier 2: one site per source construct, names as written
+run t2
+if common t2; then
+    expect_eq "t2: procedures and their calls (one per template)" \
+        "$(printf '%s\n' "main,$NP" "$LAMBDA,$((NP * LAMBDAS))" "omp_work(int),$NP" \
+            "solver::Field<T>::Field(int),$NP" "solver::Field<T>::exchange(int, int),$NP" \
+            "solver::Field<T>::scale(T),$NP" "solver::Field<T>::sum() const,$((NP * SUMS))" \
+            "solver::check(int),$((NP * TRIES))" "solver::deep(int),$((NP * TRIES))" | sort)" \
+        "$(procs | sort)"
+    expect_eq "t2: deep calls check at line $Lcheck $TRIES times per rank, the throw included" \
+        "solver::check(int),$((NP * TRIES))" \
+        "$(sql "SELECT s.name, sum(st.count) $FROM WHERE s.kind = 'call' AND s.line = $Lcheck GROUP BY s.name")"
+    expect_eq "t2: main calls deep at line $Ldeep $TRIES times per rank" \
+        "solver::deep(int),$((NP * TRIES))" \
+        "$(sql "SELECT s.name, sum(st.count) $FROM WHERE s.kind = 'call' AND s.line = $Ldeep GROUP BY s.name")"
+    expect_eq "t2: the call of deep is linked to its procedure" "solver::deep(int)" \
+        "$(sql "SELECT DISTINCT p.name FROM site s JOIN site p ON p.id = s.callee WHERE s.line = $Ldeep")"
+fi
+
+# ---------------------------------------------------------------- never silent
+# A file libclang cannot parse (it defines __clang__) but g++ compiles.
+cat >"$tmp/odd.cpp" <<'EOF'
+#ifdef __clang__
+#error not for clang
+#endif
+#include <cstdio>
+int main() { std::printf("odd\n"); return 0; }
+EOF
+RC=0
+(cd "$tmp" && "$HPCC" g++ -O2 odd.cpp -o "$b/odd") 2>"$tmp/odd.build" || RC=$?
+expect_eq "a C++ file the instrumenter cannot parse: builds" 0 "$RC"
+expect_eq "... with one warning naming the file and the reason" \
+    "hprof-cc: warning: odd.cpp not instrumented: 2:2: not for clang" "$(cat "$tmp/odd.build")"
+expect_eq "... and links libhprof" 1 "$(readelf -d "$b/odd" | grep -c 'NEEDED.*libhprof')"
+
+# A link of objects only, by hprof-mpicxx (the compiler from its name).
+RC=0
+(cd "$tmp" && "$builddir/instrument/hprof-mpicxx" -g -O2 -fopenmp -c "$P" -o "$b/prog.o" &&
+    "$builddir/instrument/hprof-mpicxx" -fopenmp "$b/prog.o" -o "$b/objs") >"$tmp/objs.build" 2>&1 || RC=$?
+expect_eq "hprof-mpicxx: compiles and links objects silently" "0:" "$RC:$(oneline <"$tmp/objs.build")"
+expect_eq "... the link of objects adds libhprof" 1 "$(readelf -d "$b/objs" | grep -c 'NEEDED.*libhprof')"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
