@@ -36,6 +36,13 @@ TESTS += tests/unit/test_symindex
 tests_unit_test_symindex_SOURCES = tests/unit/test_symindex.c
 tests_unit_test_symindex_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_symindex_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_names
+TESTS += tests/unit/test_names
+tests_unit_test_names_SOURCES = tests/unit/test_names.c
+tests_unit_test_names_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+# libstdc++ in the process, as in a C++ program: the demangler
+tests_unit_test_names_LDFLAGS = -Wl,--no-as-needed
+tests_unit_test_names_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lstdc++
 check_PROGRAMS += tests/unit/test_probe
 TESTS += tests/unit/test_probe
 tests_unit_test_probe_SOURCES = tests/unit/test_probe.c tests/unit/tree_util.h
