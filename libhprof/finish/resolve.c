@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hp_lambda.h"
 #include "hp_names.h"
 #include "hp_omp_lines.h"
 #include "hp_omp_pragma.h"
@@ -99,7 +100,10 @@ static char *scope_name(Dwarf_Die *scope)
         return NULL;
     enum hp_lang lang = dwarf_diecu(scope, &cu, NULL, NULL) ? hp_lang_of_dwarf(dwarf_srclang(&cu))
                                                             : HP_LANG_UNKNOWN;
-    return hp_name_display(linkage, name, lang);
+    char *lambda = NULL;
+    if (lang == HP_LANG_CXX && !linkage && name && strcmp(name, "operator()") == 0)
+        lambda = hp_lambda_name(scope, scope_name);   /* gcc names no lambda */
+    return lambda ? lambda : hp_name_display(linkage, name, lang);
 }
 
 /* The innermost function around pc, inlined ones included: a call in a
