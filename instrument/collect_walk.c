@@ -508,8 +508,9 @@ static size_t hpi_decl_start(hpi_walk *w, CXCursor fn, size_t body)
 {
     size_t off;
 
-    if (clang_getCursorKind(fn) == CXCursor_LambdaExpr ||
-        hpi_off(w, clang_getRangeStart(clang_getCursorExtent(fn)), &off) < 0 || off >= body)
+    if (clang_getCursorKind(fn) == CXCursor_LambdaExpr)
+        return hpi_cxx_lambda_attr(w, fn, body);
+    if (hpi_off(w, clang_getRangeStart(clang_getCursorExtent(fn)), &off) < 0 || off >= body)
         return HPI_NONE;
     return w->o->cxx ? hpi_cxx_decl_start(&w->u->src, off, body) : off;
 }

@@ -227,9 +227,8 @@ static char *hpi_cxx_lambda_sig(CXCursor lam)
 }
 
 /* Defers lambda lam, met in the body of the procedure being walked: it is
- * walked later as a procedure of its own, numbered as the Itanium ABI
- * numbers closures (in order, among those of the same parameters in the
- * same procedure). */
+ * walked later as a procedure of its own, numbered as gcc numbers
+ * closures (in order, among the closures of the same procedure). */
 void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam)
 {
     hpi_lambda *l;
@@ -241,10 +240,9 @@ void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam)
         w->oom = 1;
         return;
     }
-    for (i = 0; i < w->lambdas.n; i++) {
-        hpi_lambda *o = &((hpi_lambda *)w->lambdas.v)[i];
-        nth += strcmp(o->outer, w->func) == 0 && strcmp(o->sig, sig) == 0;
-    }
+    /* gcc numbers every closure of the function, whatever its parameters */
+    for (i = 0; i < w->lambdas.n; i++)
+        nth += strcmp(((hpi_lambda *)w->lambdas.v)[i].outer, w->func) == 0;
     if (!(l = hpi_push(w, &w->lambdas, sizeof *l))) {
         free(sig);
         return;
@@ -325,6 +323,28 @@ size_t hpi_cxx_decl_start(const hpi_src *src, size_t off, size_t body)
             return (size_t)-1;
         off = hpi_src_next_nonspace(src, i + 1);
     }
+}
+
+size_t hpi_cxx_lambda_attr(hpi_walk *w, CXCursor lam, size_t body)
+{
+    const hpi_src *src = &w->u->src;
+    size_t s, e, i;
+    int depth = 0;
+
+    if (hpi_range(w, lam, &s, &e) < 0 || s >= body)
+        return (size_t)-1;
+    for (i = s; i + 1 < body; i++) {
+        char c = src->text[i];
+        if (src->cls[i] != HPI_C_CODE)
+            continue;
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if (c == ')' || c == ']' || c == '}')
+            depth--;
+        else if (depth == 0 && c == '-' && src->text[i + 1] == '>')
+            return i;   /* before the trailing return type */
+    }
+    return body;
 }
 
 void hpi_cxx_free(hpi_walk *w)

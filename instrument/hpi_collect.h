@@ -146,6 +146,9 @@ const char *hpi_cxx_call_skip(CXCursor ref);
 /* Past the "template <...>" heads of a definition starting at off: where
  * an attribute can go; (size_t)-1 if none before body. */
 size_t hpi_cxx_decl_start(const hpi_src *src, size_t off, size_t body);
+/* Where __attribute__((no_instrument_function)) goes on lambda lam whose
+ * body opens at body: before its trailing return type, else its body. */
+size_t hpi_cxx_lambda_attr(hpi_walk *w, CXCursor lam, size_t body);
 void hpi_cxx_free(hpi_walk *w);
 
 #endif

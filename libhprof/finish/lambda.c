@@ -5,9 +5,9 @@
  * and inlines it there at -O2 where no symbol is left either.  The name
  * is rebuilt as the demangler writes the symbol of an out-of-line copy:
  * "main::{lambda(int)#1}::operator()(int) const", the enclosing function
- * named by the caller's rules, #N counting the closures of the same
- * parameters before this one in that function (the Itanium ABI's
- * numbering), "const" unless the lambda is mutable.
+ * named by the caller's rules, #N counting the closures before this one
+ * in that function (as gcc numbers them, whatever their parameters),
+ * "const" unless the lambda is mutable.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -144,9 +144,9 @@ static int closure_op(Dwarf_Die *st, Dwarf_Die *op)
     return 0;
 }
 
-/* The closures of signature sig in the subtree of die before offset
- * upto (not inside other closures: theirs are another function's). */
-static int count_before(Dwarf_Die *die, Dwarf_Off upto, const char *sig, int depth)
+/* The closures in the subtree of die before offset upto (not inside
+ * other closures: theirs are another function's). */
+static int count_before(Dwarf_Die *die, Dwarf_Off upto, int depth)
 {
     Dwarf_Die child, op;
     int n = 0;
@@ -156,12 +156,9 @@ static int count_before(Dwarf_Die *die, Dwarf_Off upto, const char *sig, int dep
         if (dwarf_dieoffset(&child) >= upto)
             break;
         if (closure_op(&child, &op)) {
-            char s[512];
-            int c;
-            signature(&op, s, sizeof s, &c);
-            n += strcmp(s, sig) == 0;
+            n++;
         } else if (dwarf_tag(&child) != DW_TAG_structure_type && dwarf_tag(&child) != DW_TAG_class_type) {
-            n += count_before(&child, upto, sig, depth + 1);
+            n += count_before(&child, upto, depth + 1);
         }
     } while (dwarf_siblingof(&child, &child) == 0);
     return n;
@@ -184,7 +181,7 @@ char *hp_lambda_name(Dwarf_Die *scope, char *(*outer_name)(Dwarf_Die *scope))
         return NULL;
     char sig[512];
     signature(&op, sig, sizeof sig, &is_const);
-    int nth = 1 + count_before(&path[f], dwarf_dieoffset(closure), sig, 0);
+    int nth = 1 + count_before(&path[f], dwarf_dieoffset(closure), 0);
     char *outer = outer_name(&path[f]);
     size_t len = (outer ? strlen(outer) : 1) + 2 * strlen(sig) + 64;
     char *out = malloc(len);
