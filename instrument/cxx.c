@@ -217,38 +217,21 @@ static char *hpi_cxx_lambda_name(hpi_walk *w, CXCursor lam, const char *outer, i
     return b.s;
 }
 
-/* The parameter list of lambda lam, as hpi_cxx_lambda_name writes it. */
-static char *hpi_cxx_lambda_sig(CXCursor lam)
-{
-    hpi_str p = {NULL, 0, 0};
-
-    hpi_cxx_params(&p, lam);
-    return p.s;
-}
-
 /* Defers lambda lam, met in the body of the procedure being walked: it is
  * walked later as a procedure of its own, numbered as gcc numbers
  * closures (in order, among the closures of the same procedure). */
 void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam)
 {
     hpi_lambda *l;
-    char *sig = hpi_cxx_lambda_sig(lam);
     size_t i;
     int nth = 1;
 
-    if (!sig) {
-        w->oom = 1;
-        return;
-    }
     /* gcc numbers every closure of the function, whatever its parameters */
     for (i = 0; i < w->lambdas.n; i++)
         nth += strcmp(((hpi_lambda *)w->lambdas.v)[i].outer, w->func) == 0;
-    if (!(l = hpi_push(w, &w->lambdas, sizeof *l))) {
-        free(sig);
+    if (!(l = hpi_push(w, &w->lambdas, sizeof *l)))
         return;
-    }
     l->cur = lam;
-    l->sig = sig;
     l->outer = hpi_strdup(w, w->func);
     l->name = hpi_cxx_lambda_name(w, lam, w->func, nth);
 }
@@ -353,7 +336,6 @@ void hpi_cxx_free(hpi_walk *w)
 
     for (i = 0; i < w->lambdas.n; i++) {
         hpi_lambda *l = &((hpi_lambda *)w->lambdas.v)[i];
-        free(l->sig);
         free(l->outer);
         free(l->name);
     }

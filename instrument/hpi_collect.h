@@ -52,7 +52,6 @@ typedef struct hpi_vec {
  * as a procedure of its own (cxx.c). */
 typedef struct hpi_lambda {
     CXCursor cur;
-    char *sig;           /* its parameter list */
     char *outer;         /* the procedure it was written in */
     char *name;          /* its display name */
 } hpi_lambda;
