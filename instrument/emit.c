@@ -231,7 +231,11 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         "extern void hprof_pomp2_taskgroup_wait_begin(POMP2_Region_handle *, POMP2_Task_handle *, const char []);\n"
         "extern void hprof_pomp2_taskgroup_wait_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "#ifdef _OPENMP\n"
+        "#ifdef __cplusplus\n"      /* C++'s omp.h declares it noexcept */
+        "#include <omp.h>\n"
+        "#else\n"
         "extern int omp_get_max_threads(void);\n"
+        "#endif\n"
         "#define __hprof_omp_max_threads() omp_get_max_threads()\n"
         "#else\n"
         "#define __hprof_omp_max_threads() 1\n"

@@ -25,6 +25,7 @@
  * probes them all.
  */
 #include <mpi.h>
+#include <omp.h>   /* as most OpenMP codes: its declarations meet the POMP2 preamble's */
 
 #include <cstdio>
 #include <stdexcept>
