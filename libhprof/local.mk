@@ -59,7 +59,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \
 	libhprof/finish/hp_symindex.h libhprof/finish/symindex.c \
 	libhprof/finish/hp_names.h libhprof/finish/names.c \
-	libhprof/finish/hp_lambda.h libhprof/finish/lambda.c \
+	libhprof/finish/hp_die_name.h libhprof/finish/die_name.c \
 	libhprof/finish/hp_omp_lines.h libhprof/finish/omp_lines.c \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "hp_lambda.h"
+#include "hp_die_name.h"
 #include "hp_names.h"
 #include "hp_omp_lines.h"
 #include "hp_omp_pragma.h"
@@ -85,27 +85,6 @@ Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
     return NULL;
 }
 
-/* The display name of a subprogram or inlined-subroutine scope for its
- * unit's language (hp_names.h: a C++ method demangled from its linkage
- * name, not its bare DW_AT_name); malloc'ed, NULL if it has no name. */
-static char *scope_name(Dwarf_Die *scope)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Die cu;
-    const char *name = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
-    const char *linkage = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_linkage_name, &attr));
-    if (!linkage)
-        linkage = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &attr));
-    if (!name && !linkage)
-        return NULL;
-    enum hp_lang lang = dwarf_diecu(scope, &cu, NULL, NULL) ? hp_lang_of_dwarf(dwarf_srclang(&cu))
-                                                            : HP_LANG_UNKNOWN;
-    char *lambda = NULL;
-    if (lang == HP_LANG_CXX && !linkage && name && strcmp(name, "operator()") == 0)
-        lambda = hp_lambda_name(scope, scope_name);   /* gcc names no lambda */
-    return lambda ? lambda : hp_name_display(linkage, name, lang);
-}
-
 /* The innermost function around pc, inlined ones included: a call in a
  * function the compiler inlined into main belongs to that function.
  * NULL when there is no debug information. */
@@ -120,7 +99,7 @@ static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
-        name = scope_name(&scopes[i]);
+        name = hp_die_name(&scopes[i]);
     }
     free(scopes);
     return name;
@@ -205,7 +184,7 @@ static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
         const char *name = dwarf_filesrc(files, file, NULL, NULL);
         s->file = name ? strdup(name) : NULL;
     }
-    s->func = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : scope_name(&caller);
+    s->func = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : hp_die_name(&caller);
     s->line = (uint32_t)line;
     return 1;
 }

@@ -1,5 +1,7 @@
 /*
- * lambda.c - names a C++ lambda found in DWARF (hp_lambda.h).  gcc gives a
+ * die_name.c - the display name of a function found in DWARF
+ * (hp_die_name.h): its linkage name, demangled, or its DW_AT_name, as
+ * names.c rules for the unit's language; and C++ lambdas.  gcc gives a
  * lambda's operator() no linkage name, only DW_AT_name "operator()" in an
  * unnamed structure (the closure type) inside the function that wrote it,
  * and inlines it there at -O2 where no symbol is left either.  The name
@@ -15,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hp_lambda.h"
+#include "hp_die_name.h"
+#include "hp_names.h"
 
 #define MAX_DEPTH 64
 
@@ -164,7 +167,9 @@ static int count_before(Dwarf_Die *die, Dwarf_Off upto, int depth)
     return n;
 }
 
-char *hp_lambda_name(Dwarf_Die *scope, char *(*outer_name)(Dwarf_Die *scope))
+/* The lambda's name, or NULL when scope is no lambda's operator();
+ * outer_name names the function that wrote it. */
+static char *lambda_name(Dwarf_Die *scope, char *(*outer_name)(Dwarf_Die *scope))
 {
     Dwarf_Die op = *scope, cu, path[MAX_DEPTH];
     int depth, is_const;
@@ -190,4 +195,22 @@ char *hp_lambda_name(Dwarf_Die *scope, char *(*outer_name)(Dwarf_Die *scope))
                  is_const ? " const" : "");
     free(outer);
     return out;
+}
+
+char *hp_die_name(Dwarf_Die *scope)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die cu;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
+    const char *linkage = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_linkage_name, &attr));
+    if (!linkage)
+        linkage = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &attr));
+    if (!name && !linkage)
+        return NULL;
+    enum hp_lang lang = dwarf_diecu(scope, &cu, NULL, NULL) ? hp_lang_of_dwarf(dwarf_srclang(&cu))
+                                                            : HP_LANG_UNKNOWN;
+    char *lambda = NULL;
+    if (lang == HP_LANG_CXX && !linkage && name && strcmp(name, "operator()") == 0)
+        lambda = lambda_name(scope, hp_die_name);   /* gcc names no lambda */
+    return lambda ? lambda : hp_name_display(linkage, name, lang);
 }
