@@ -81,6 +81,12 @@ static void type_name(Dwarf_Die *die, char *buf, size_t len, int depth)
     case DW_TAG_rvalue_reference_type: suffix = "&&"; break;
     case DW_TAG_const_type: suffix = " const"; break;
     case DW_TAG_volatile_type: suffix = " volatile"; break;
+    case DW_TAG_typedef:   /* a mangled name has the type it stands for */
+        if (has && depth <= 16) {
+            type_name(&inner, buf, len, depth + 1);
+            return;
+        }
+        /* fall through */
     default: {
         const char *name = dwarf_diename(die);
         snprintf(buf + n, len - n, "%s", name ? name : "?");
@@ -97,14 +103,15 @@ static void type_name(Dwarf_Die *die, char *buf, size_t len, int depth)
     snprintf(buf + n, len - n, "%s", suffix);
 }
 
-/* "(int, double const&)" of operator() op, and whether its object is const. */
+/* "(int, double const&)" of function op, and whether its object is
+ * const (a method's, a lambda's). */
 static void signature(Dwarf_Die *op, char *buf, size_t len, int *is_const)
 {
     Dwarf_Die child, t, p;
     Dwarf_Attribute attr;
     int first = 1;
     snprintf(buf, len, "(");
-    *is_const = 1;
+    *is_const = 0;
     if (dwarf_child(op, &child) == 0) {
         do {
             if (dwarf_tag(&child) != DW_TAG_formal_parameter ||
@@ -197,6 +204,44 @@ static char *lambda_name(Dwarf_Die *scope, char *(*outer_name)(Dwarf_Die *scope)
     return out;
 }
 
+/* Appends s to buf. */
+static void add(char *buf, size_t len, const char *s)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s", s);
+}
+
+/* A C++ function of internal linkage (static, anonymous namespace) that
+ * gcc inlined everywhere has no symbol and no linkage name: its name as
+ * the demangler would write it, "ns::f(double*, int)"; NULL for a
+ * function of external linkage (extern "C" ones have no linkage name
+ * either, and are named as they are). */
+static char *internal_name(Dwarf_Die *scope)
+{
+    Dwarf_Die fn = *scope, cu, path[MAX_DEPTH];
+    int depth = 0, is_const;
+    declared(&fn);
+    const char *name = dwarf_diename(&fn);
+    if (!name || dwarf_hasattr(&fn, DW_AT_external) || strcmp(name, "main") == 0)
+        return NULL;
+    char buf[2048] = "", sig[1024];
+    if (dwarf_diecu(&fn, &cu, NULL, NULL) && path_to(&cu, dwarf_dieoffset(&fn), path, &depth))
+        for (int i = 0; i < depth - 1; i++) {
+            int tag = dwarf_tag(&path[i]);
+            if (tag != DW_TAG_namespace && tag != DW_TAG_structure_type && tag != DW_TAG_class_type)
+                continue;
+            const char *n = dwarf_diename(&path[i]);
+            add(buf, sizeof buf, n ? n : "(anonymous namespace)");
+            add(buf, sizeof buf, "::");
+        }
+    add(buf, sizeof buf, name);
+    signature(&fn, sig, sizeof sig, &is_const);
+    add(buf, sizeof buf, sig);
+    if (is_const)
+        add(buf, sizeof buf, " const");
+    return strdup(buf);
+}
+
 char *hp_die_name(Dwarf_Die *scope)
 {
     Dwarf_Attribute attr;
@@ -209,8 +254,10 @@ char *hp_die_name(Dwarf_Die *scope)
         return NULL;
     enum hp_lang lang = dwarf_diecu(scope, &cu, NULL, NULL) ? hp_lang_of_dwarf(dwarf_srclang(&cu))
                                                             : HP_LANG_UNKNOWN;
-    char *lambda = NULL;
+    char *cxx = NULL;
     if (lang == HP_LANG_CXX && !linkage && name && strcmp(name, "operator()") == 0)
-        lambda = lambda_name(scope, hp_die_name);   /* gcc names no lambda */
-    return lambda ? lambda : hp_name_display(linkage, name, lang);
+        cxx = lambda_name(scope, hp_die_name);   /* gcc names no lambda */
+    else if (lang == HP_LANG_CXX && !linkage && name)
+        cxx = internal_name(scope);
+    return cxx ? cxx : hp_name_display(linkage, name, lang);
 }
