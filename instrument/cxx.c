@@ -13,6 +13,7 @@
 
 #include <clang-c/Index.h>
 
+#include "hp_names.h"
 #include "hpi.h"
 #include "hpi_collect.h"
 
@@ -142,6 +143,40 @@ static int hpi_cxx_c_linkage(CXCursor fn)
     return c;
 }
 
+/* 1 when fn is, or lies in, a template: it has no symbol of its own. */
+static int hpi_cxx_in_template(CXCursor fn)
+{
+    CXCursor c;
+
+    for (c = fn; !clang_Cursor_isNull(c) && clang_getCursorKind(c) != CXCursor_TranslationUnit;
+         c = clang_getCursorSemanticParent(c)) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k == CXCursor_FunctionTemplate || k == CXCursor_ClassTemplate ||
+            k == CXCursor_ClassTemplatePartialSpecialization)
+            return 1;
+    }
+    return 0;
+}
+
+/* The demangled symbol of fn (as the runtime names it at tiers 0 and 1),
+ * or NULL for a template or without a demangler. */
+static char *hpi_cxx_demangled(CXCursor fn)
+{
+    CXString m;
+    char *d;
+
+    if (hpi_cxx_in_template(fn))
+        return NULL;
+    m = clang_Cursor_getMangling(fn);
+    d = hp_name_display(clang_getCString(m), NULL, HP_LANG_CXX);
+    clang_disposeString(m);
+    if (d && strncmp(d, "_Z", 2) == 0) {   /* not demangled */
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
 char *hpi_cxx_name(CXCursor fn)
 {
     enum CXCursorKind k = clang_getCursorKind(fn);
@@ -149,12 +184,19 @@ char *hpi_cxx_name(CXCursor fn)
     hpi_str b = {NULL, 0, 0};
     const char *name = clang_getCString(s);
 
+    char *d;
+
     /* main and extern "C" functions are named as they are */
     if (name && (strcmp(name, "main") == 0 || hpi_cxx_c_linkage(fn))) {
         char *plain = strdup(name);
         clang_disposeString(s);
         return plain;
     }
+    if ((d = hpi_cxx_demangled(fn)) != NULL) {
+        clang_disposeString(s);
+        return d;
+    }
+    /* a template as written: "solver::Field<T>::sum() const" */
     hpi_cxx_scopes(&b, fn);
     if (name && (k == CXCursor_Constructor || k == CXCursor_Destructor) && strchr(name, '<')) {
         /* Field<T>::Field<T>(int): a demangler writes Field<double>::Field(int) */

@@ -1,8 +1,11 @@
 /*
  * names.c - display names of procedures per source language
- * (hp_names.h).  C++ names are demangled by the C++ runtime's own
+ * (hp_names.h), one rule for the runtime (the end of a run names what it
+ * finds in DWARF and symbol tables) and the instrumenter (tier 2's site
+ * names).  C++ names are demangled by the C++ runtime's own
  * __cxa_demangle, looked up in the process (a C++ program has libstdc++
- * or libc++ loaded; the runtime itself is C and links neither).
+ * or libc++ loaded, hprof-instrument has libclang's; the runtime itself
+ * is C and links neither).
  */
 #include <dlfcn.h>
 #include <stdlib.h>

@@ -20,7 +20,8 @@ enum hp_lang {
 /* The language of a DW_AT_language value (DW_LANG_*). */
 enum hp_lang hp_lang_of_dwarf(int dw_lang);
 
-/* The display name of a procedure in language lang, from its linkage
+/* The display name of a procedure in language lang (runtime and
+ * instrumenter), from its linkage
  * (symbol) name and its plain source name, either of which may be NULL;
  * malloc'ed, NULL when both are NULL or out of memory.  When a name
  * cannot be made better (no demangler in the process: a C program has no
