@@ -202,7 +202,7 @@ static int hpi_walk_call(hpi_walk *w, CXCursor c)
                                   : "macro argument expanded more than once";
     if (w->o->cxx && kind == HPROF_SITE_CALL && strncmp(name, "MPI_", 4) != 0) {
         /* C++: named as its callee's procedure site is (cxx.c) */
-        char *cxx = hpi_cxx_name(ref);
+        char *cxx = hpi_cxx_callee_name(ref);
         idx = cxx ? hpi_add_site(w, kind, cxx, s, e) : -1;
         free(cxx);
     } else {
@@ -517,8 +517,13 @@ static size_t hpi_decl_start(hpi_walk *w, CXCursor fn, size_t body)
 
 void hpi_walk_function(hpi_walk *w, CXCursor fn)
 {
-    CXString str = clang_getCursorSpelling(fn);
-    char *cxx = w->o->cxx ? hpi_cxx_name(fn) : NULL;
+    CXString str;
+    char *cxx;
+
+    if (w->o->cxx && clang_CXXMethod_isDefaulted(fn))
+        return;   /* = default: the compiler's code, no body to probe */
+    str = clang_getCursorSpelling(fn);
+    cxx = w->o->cxx ? hpi_cxx_name(fn) : NULL;
 
     if (w->o->cxx && !cxx)
         w->oom = 1;
@@ -562,7 +567,8 @@ void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name)
     w->func = w->u->sites[idx].name;
     w->first_site = first;
     w->parent = idx;
-    w->nosite = 0;
+    /* C++: nothing inside a procedure that cannot take a probe (constexpr) */
+    w->nosite = w->o->cxx && w->u->sites[idx].skip ? 1 : 0;
     w->prev_end = HPI_NONE;
     w->collapsed = clang_getNullCursor();
     w->collapse_left = 0;

@@ -224,6 +224,14 @@ char *hpi_cxx_name(CXCursor fn)
     return b.s ? b.s : strdup("?");
 }
 
+char *hpi_cxx_callee_name(CXCursor ref)
+{
+    CXCursor tpl = clang_getSpecializedCursorTemplate(ref);
+
+    /* a function template's specialization: its one procedure site */
+    return hpi_cxx_name(clang_Cursor_isNull(tpl) ? ref : tpl);
+}
+
 /* 1 when the word w (an identifier) occurs in the code of [a, e). */
 static int hpi_cxx_word(const hpi_src *src, size_t a, size_t e, const char *w)
 {

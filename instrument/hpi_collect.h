@@ -133,6 +133,9 @@ int hpi_cxx_function_kind(enum CXCursorKind k);
 int hpi_cxx_scope_kind(enum CXCursorKind k);
 /* The display name of procedure fn (malloc'ed; NULL out of memory). */
 char *hpi_cxx_name(CXCursor fn);
+/* The name of a call of function ref: its procedure's (a template's for
+ * a specialization). */
+char *hpi_cxx_callee_name(CXCursor ref);
 void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam);
 /* Why procedure fn, whose body opens at body, takes no probe, or NULL. */
 const char *hpi_cxx_proc_skip(hpi_walk *w, CXCursor fn, size_t body);

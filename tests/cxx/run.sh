@@ -170,6 +170,37 @@ if common t2; then
         "$(sql "SELECT DISTINCT p.name FROM site s JOIN site p ON p.id = s.callee WHERE s.line = $Ldeep")"
 fi
 
+# ---------------------------------------------------------------- constructs
+# tests/cxx/constructs.cpp, serial: tiers 1 and 2 build silently, run as
+# plain, --check holds, exact counts where it states them, and --list says
+# what tier 2 leaves alone.
+C=$S/constructs.cpp
+CXX=${CXX:-g++}
+THROWS=$(define_of "$C" THROWS) Lcx=$(line_of "$C" constexpr) Lref=$(line_of "$C" ref-call)
+build c.plain "$CXX" -std=c++17 -g -O2 -fopenmp "$C" -o "$b/c.plain"
+build c.t1 "$HPCC" --tier=1 "$CXX" -std=c++17 -g -O2 -fopenmp "$C" -o "$b/c.t1"
+build c.t2 "$HPCC" "$CXX" -std=c++17 -g -O2 -fopenmp "$C" -o "$b/c.t2"
+crun() {   # crun NAME: serial run, $RC, $PROFILE
+    RC=0
+    PROFILE=$tmp/$1.hpf
+    HPROF_OUTPUT=$PROFILE timeout 120 "$b/$1" >"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null || RC=$?
+}
+crun c.plain
+for t in t1 t2; do
+    crun c.$t
+    expect_eq "constructs $t: exit status as plain" 0 "$RC"
+    same_stdout "constructs $t: stdout as plain" "$tmp/c.plain.out" "$tmp/c.$t.out"
+    check_profile "constructs $t" "$PROFILE"
+    expect_eq "constructs $t: thrower runs $THROWS times, the throw from its loop included" \
+        "thrower(int),$THROWS;$LAMBDA,1" \
+        "$(sql "SELECT s.name, sum(st.count) $FROM WHERE s.kind = 'procedure' AND s.name IN
+                ('thrower(int)', '$LAMBDA') GROUP BY s.name ORDER BY s.name DESC")"
+done
+"$INST" --list "$C" -std=c++17 -fopenmp >"$tmp/c.list" 2>&1 || true
+expect_eq "constructs: --list says why the constexpr function and a call returning a reference get no probe" \
+    "# skipped procedure $Lcx geo::sq(int): constexpr: a probe would make it unusable in constant expressions (C++);# skipped call $Lref geo::counter(): returns a class, a reference or a dependent type: a statement expression would copy it (C++)" \
+    "$(grep -E "^# skipped (procedure $Lcx|call $Lref) " "$tmp/c.list")"
+
 # ---------------------------------------------------------------- never silent
 # A file libclang cannot parse (it defines __clang__) but g++ compiles.
 cat >"$tmp/odd.cpp" <<'EOF'
