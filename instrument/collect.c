@@ -71,6 +71,26 @@ int hpi_is_ident(char c)
 
 /* ---- the translation unit ----------------------------------------- */
 
+/* 1 when c lies in a header of the program: not the main file (the
+ * caller has asked), not a system header, not an installed one (/usr/). */
+static int hpi_own_header(CXCursor c)
+{
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    CXFile f;
+    CXString name;
+    int own;
+
+    if (clang_Location_isInSystemHeader(loc))
+        return 0;
+    clang_getFileLocation(loc, &f, NULL, NULL, NULL);
+    if (!f)
+        return 0;
+    name = clang_getFileName(f);
+    own = strncmp(clang_getCString(name), "/usr/", 5) != 0;
+    clang_disposeString(name);
+    return own;
+}
+
 static enum CXChildVisitResult hpi_top(CXCursor c, CXCursor p, CXClientData d)
 {
     hpi_walk *w = d;
@@ -100,9 +120,17 @@ static enum CXChildVisitResult hpi_top(CXCursor c, CXCursor p, CXClientData d)
         CXCursor *f = hpi_push(w, &w->funcs, sizeof c);
         if (f)
             *f = c;
+        if (w->o->cxx && w->o->tier1)
+            hpi_cxx_header_fn(w, c, 1);
     } else if (w->o->cxx && hpi_cxx_scope_kind(k) &&
                hpi_off(w, clang_getCursorLocation(c), &off) == 0) {
         return CXChildVisit_Recurse;   /* C++: namespaces, classes of the file */
+    } else if (w->o->cxx && w->o->tier1 && hpi_own_header(c)) {
+        /* tier 1 of C++: the functions of the program's own headers */
+        if (hpi_cxx_scope_kind(k))
+            return CXChildVisit_Recurse;
+        if ((k == CXCursor_FunctionDecl || hpi_cxx_function_kind(k)) && clang_isCursorDefinition(c))
+            hpi_cxx_header_fn(w, c, 0);
     }
     return CXChildVisit_Continue;
 }

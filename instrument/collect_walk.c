@@ -356,7 +356,7 @@ static const char *const hpi_math_calls[] = {
     "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
     "sinh", "cosh", "tanh", "erf", "erfc", NULL};
 
-static int hpi_math_call(const char *name)
+int hpi_math_call(const char *name)
 {
     size_t n = strlen(name), i;
 
@@ -386,7 +386,7 @@ static void hpi_note_call(hpi_walk *w, CXCursor c, int own_site)
     int p;
 
     clang_disposeString(str);
-    if (builtin || math)
+    if (builtin || math || (w->o->cxx && hpi_cxx_cheap_call(ref)))
         return;
     for (p = w->parent; p >= 0; p = w->u->sites[p].parent) {
         if (!own_site)

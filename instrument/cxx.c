@@ -232,6 +232,28 @@ char *hpi_cxx_callee_name(CXCursor ref)
     return hpi_cxx_name(clang_Cursor_isNull(tpl) ? ref : tpl);
 }
 
+int hpi_cxx_cheap_call(CXCursor ref)
+{
+    static const char *const cheap[] = {
+        "size", "data", "begin", "end", "cbegin", "cend", "rbegin", "rend", "empty",
+        "front", "back", "get", NULL
+    };
+    CXString s;
+    const char *n;
+    int i, yes = 0;
+
+    if (clang_getCursorKind(ref) != CXCursor_CXXMethod ||
+        !clang_Location_isInSystemHeader(clang_getCursorLocation(ref)))
+        return 0;
+    s = clang_getCursorSpelling(ref);
+    n = clang_getCString(s);
+    yes = n && strncmp(n, "operator", 8) == 0 && !hpi_is_ident(n[8]);
+    for (i = 0; n && cheap[i] && !yes; i++)
+        yes = strcmp(n, cheap[i]) == 0;
+    clang_disposeString(s);
+    return yes;
+}
+
 /* 1 when the word w (an identifier) occurs in the code of [a, e). */
 static int hpi_cxx_word(const hpi_src *src, size_t a, size_t e, const char *w)
 {

@@ -116,6 +116,8 @@ void hpi_walk_kids(hpi_walk *w, CXCursor c);
 int hpi_duplicate(hpi_walk *w, int kind, size_t open, size_t close);
 void hpi_free_marks(hpi_vec *v);
 void hpi_walk_function(hpi_walk *w, CXCursor fn);
+/* 1 for math.h's arithmetic (sqrt, fabs, ...): no call for the policy. */
+int hpi_math_call(const char *name);
 /* The same with the procedure's display name given (a lambda's). */
 void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name);
 
@@ -133,6 +135,10 @@ int hpi_cxx_function_kind(enum CXCursorKind k);
 int hpi_cxx_scope_kind(enum CXCursorKind k);
 /* The display name of procedure fn (malloc'ed; NULL out of memory). */
 char *hpi_cxx_name(CXCursor fn);
+/* 1 when ref is a method of the standard library that compiles to a few
+ * instructions (operator[], operator*, size(), begin(), ...): like
+ * math.h's arithmetic, no call for the policy. */
+int hpi_cxx_cheap_call(CXCursor ref);
 /* The name of a call of function ref: its procedure's (a template's for
  * a specialization). */
 char *hpi_cxx_callee_name(CXCursor ref);
@@ -152,5 +158,8 @@ size_t hpi_cxx_decl_start(const hpi_src *src, size_t off, size_t body);
  * body opens at body: before its trailing return type, else its body. */
 size_t hpi_cxx_lambda_attr(hpi_walk *w, CXCursor lam, size_t body);
 void hpi_cxx_free(hpi_walk *w);
+/* cxx_headers.c: records function definition fn (in_main: of the main
+ * file) for tier 1's exclusion of tiny header functions. */
+void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main);
 
 #endif

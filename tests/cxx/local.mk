@@ -2,7 +2,8 @@
 # hprof-mpicxx; demangled names; exceptions through instrumented frames)
 # against the ground truth of tests/cxx/prog.cpp.  run.sh builds the
 # program itself.  Included from tests/local.mk.
-EXTRA_DIST += tests/cxx/run.sh tests/cxx/prog.cpp tests/cxx/constructs.cpp
+EXTRA_DIST += tests/cxx/run.sh tests/cxx/prog.cpp tests/cxx/constructs.cpp \
+	tests/cxx/header.cpp tests/cxx/grid.h
 if HAVE_MPI
 TESTS += tests/cxx/run.sh
 endif

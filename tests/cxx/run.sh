@@ -201,6 +201,25 @@ expect_eq "constructs: --list says why the constexpr function and a call returni
     "# skipped procedure $Lcx geo::sq(int): constexpr: a probe would make it unusable in constant expressions (C++);# skipped call $Lref geo::counter(): returns a class, a reference or a dependent type: a statement expression would copy it (C++)" \
     "$(grep -E "^# skipped (procedure $Lcx|call $Lref) " "$tmp/c.list")"
 
+# ---------------------------------------------------------------- headers
+# tier 1: the tiny inline functions of the program's own header unhooked
+# by name, unless the name is part of a hooked one's (tests/cxx/grid.h)
+Hs=$S/header.cpp
+NH=$(define_of "$Hs" N)
+build h.t1 "$HPCC" --tier=1 "$CXX" -g -O2 "$Hs" -o "$b/h.t1"
+crun h.t1
+expect_eq "header t1: runs, prints as designed" "0|45 90 20" "$RC|$(cat "$tmp/h.t1.out")"
+check_profile "header t1" "$PROFILE"
+# (gcc hooks the implicit constructor and destructor too: no source to judge)
+expect_eq "header t1: at hooked ($NH calls), total and atsum hooked, size2 (tiny) unhooked" \
+    "$(printf '%s\n' "Grid::Grid(),1" "Grid::at(int),$NH" "Grid::atsum() const,1" "Grid::total() const,1" \
+        "Grid::~Grid(),1" "main,1")" \
+    "$(sql "SELECT s.name, sum(st.count) $FROM WHERE s.kind = 'procedure' GROUP BY s.name ORDER BY s.name")"
+"$INST" --tier=1 --list "$Hs" >"$tmp/h.list" 2>&1 || true
+expect_eq "header t1: --list says why" \
+    "hooked header procedure $S/grid.h:15 Grid::at(int): tiny, but its name is part of the name of a hooked procedure;unhooked header procedure $S/grid.h:16 Grid::size2() const: tiny procedure of a header: excluded by name" \
+    "$(grep 'header procedure' "$tmp/h.list")"
+
 # ---------------------------------------------------------------- never silent
 # A file libclang cannot parse (it defines __clang__) but g++ compiles.
 cat >"$tmp/odd.cpp" <<'EOF'
