@@ -11,9 +11,15 @@
 # call paths, tier 1's procedures and calls (solver::Field<double>::sum()
 # const, main::{lambda(int)#1}::operator()(int) const) and tier 2's
 # procedures as written (solver::Field<T>::sum() const: one site per
-# template, not per instantiation).  Then hprof-cc on a C++ file the
-# instrumenter cannot parse warns once and still links -lhprof, and a
-# link of objects only (hprof-mpicxx) adds -lhprof.
+# template, not per instantiation).  tests/cxx/constructs.cpp (serial:
+# operators, constexpr, reference-returning calls, templates, a throw from
+# a loop, nested lambdas, omp for over iterators) builds silently at tiers
+# 1 and 2 with g++ and clang++, runs as plain, passes --check, with exact
+# counts where it states them and --list's reasons for what tier 2 leaves
+# alone.  tests/cxx/header.cpp: tier 1 unhooks the tiny functions of the
+# program's header by name (tests/cxx/grid.h).  Then hprof-cc on a C++
+# file the instrumenter cannot parse warns once and still links -lhprof,
+# and a link of objects only (hprof-mpicxx) adds -lhprof.
 #
 # usage: tests/cxx/run.sh [BUILDDIR]   Env: MPICXX, MPIRUN, HPROF_KEEP_TMP=1.
 set -euo pipefail
@@ -200,6 +206,21 @@ done
 expect_eq "constructs: --list says why the constexpr function and a call returning a reference get no probe" \
     "# skipped procedure $Lcx geo::sq(int): constexpr: a probe would make it unusable in constant expressions (C++);# skipped call $Lref geo::counter(): returns a class, a reference or a dependent type: a statement expression would copy it (C++)" \
     "$(grep -E "^# skipped (procedure $Lcx|call $Lref) " "$tmp/c.list")"
+
+# clang++ too (tier 1 hooks after inlining there): builds silently, runs as plain
+if command -v clang++ >/dev/null; then
+    build cl.plain clang++ -std=c++17 -g -O2 "$C" -o "$b/cl.plain"
+    crun cl.plain
+    for t in t1 t2; do
+        build cl.$t "$HPCC" --tier=${t#t} clang++ -std=c++17 -g -O2 "$C" -o "$b/cl.$t"
+        crun cl.$t
+        expect_eq "constructs clang++ $t: exit status as plain" 0 "$RC"
+        same_stdout "constructs clang++ $t: stdout as plain" "$tmp/cl.plain.out" "$tmp/cl.$t.out"
+        check_profile "constructs clang++ $t" "$PROFILE"
+    done
+else
+    skipped "constructs with clang++" "no clang++"
+fi
 
 # ---------------------------------------------------------------- headers
 # tier 1: the tiny inline functions of the program's own header unhooked
