@@ -122,12 +122,14 @@ static enum CXChildVisitResult hpi_top(CXCursor c, CXCursor p, CXClientData d)
             *f = c;
         if (w->o->cxx && w->o->tier1)
             hpi_cxx_header_fn(w, c, 1);
-    } else if (w->o->cxx && hpi_cxx_scope_kind(k) &&
+    } else if (w->o->cxx && (hpi_cxx_scope_kind(k) || k == CXCursor_UnexposedDecl) &&
                hpi_off(w, clang_getCursorLocation(c), &off) == 0) {
-        return CXChildVisit_Recurse;   /* C++: namespaces, classes of the file */
+        /* C++: namespaces, classes of the file; extern "C" (libclang 14
+         * shows a linkage specification as an unexposed declaration) */
+        return CXChildVisit_Recurse;
     } else if (w->o->cxx && w->o->tier1 && hpi_own_header(c)) {
         /* tier 1 of C++: the functions of the program's own headers */
-        if (hpi_cxx_scope_kind(k))
+        if (hpi_cxx_scope_kind(k) || k == CXCursor_UnexposedDecl)
             return CXChildVisit_Recurse;
         if ((k == CXCursor_FunctionDecl || hpi_cxx_function_kind(k)) && clang_isCursorDefinition(c))
             hpi_cxx_header_fn(w, c, 0);
