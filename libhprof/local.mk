@@ -58,6 +58,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c \
 	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \
 	libhprof/finish/hp_symindex.h libhprof/finish/symindex.c \
+	libhprof/finish/hp_names_fortran.h libhprof/finish/names_fortran.c \
 	libhprof/finish/hp_omp_lines.h libhprof/finish/omp_lines.c \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
