@@ -53,7 +53,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/sources/hp_pomp2.h libhprof/sources/pomp2_region.c \
 	libhprof/sources/pomp2_scope.c libhprof/sources/pomp2_team.c \
 	libhprof/sources/pomp2_construct.c libhprof/sources/pomp2_task.c \
-	libhprof/sources/pomp2_lock.c \
+	libhprof/sources/pomp2_lock.c libhprof/sources/pomp2_fortran.c \
 	libhprof/sources/hp_pomp2_ctc.h libhprof/sources/pomp2_ctc.c \
 	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c \
 	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \
