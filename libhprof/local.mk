@@ -70,6 +70,17 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c \
 	libhprof/finish/hp_crash.h libhprof/finish/crash.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
+
+# The Fortran module of `use hprof` (interfaces only, no code to link),
+# installed next to hprof.h.
+EXTRA_DIST += libhprof/hprof.f90
+if HAVE_GFORTRAN
+nodist_include_HEADERS = libhprof/hprof.mod
+BUILT_SOURCES += libhprof/hprof.mod
+CLEANFILES += libhprof/hprof.mod
+libhprof/hprof.mod: $(srcdir)/libhprof/hprof.f90
+	$(AM_V_GEN)$(MKDIR_P) libhprof && $(HPROF_GFORTRAN) -c -J libhprof $(srcdir)/libhprof/hprof.f90 -o libhprof/hprof-mod.tmp.o && rm -f libhprof/hprof-mod.tmp.o
+endif
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS) $(OMPT_CFLAGS)
 libhprof_libhpcore_la_LIBADD = libhprof/libhpcodec.la $(LIBDW_LIBS) $(UNWIND_LIBS) $(PAPI_LIBS) -lpthread
