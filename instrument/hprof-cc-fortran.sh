@@ -6,8 +6,8 @@
 # gets what can be had without a Fortran parser:
 #  - procedures (tiers 1 and 2): -finstrument-functions hooks (cyg.c) and -g
 #    unless the user gave a -g option.  The policy of C, where it can be
-#    applied: a first compile of the source (its object, disassembled with
-#    objdump, and its debug information) finds the tiny procedures (no
+#    applied: a first compile of the source at -O0 (its object,
+#    disassembled with objdump, and its debug information) finds the tiny procedures (no
 #    call, and no loop or fewer than 5 source lines besides the first and
 #    the last) and the names of every procedure (module::procedure,
 #    host::internal, the program's name), which the function rules of the
@@ -52,7 +52,7 @@ hp_ftn_procs() {
         return v
     }
     function flush_die() {
-        if (tag == "DW_TAG_subprogram" && has_pc && name != "" && name !~ /\._omp_fn\./) {
+        if (tag == "DW_TAG_subprogram" && !is_decl && name != "" && name !~ /\._omp_fn\./) {
             disp = name
             for (i = d - 1; i >= 1; i--)
                 if ((stag[i] == "DW_TAG_module" || stag[i] == "DW_TAG_subprogram") && sname[i] != "")
@@ -60,7 +60,7 @@ hp_ftn_procs() {
             key = link != "" ? link : (is_main ? "MAIN__" : name)
             if (!(key in display)) { display[key] = disp; gccname[key] = name }
         }
-        tag = ""; name = ""; link = ""; has_pc = 0; is_main = 0
+        tag = ""; name = ""; link = ""; is_decl = 0; is_main = 0
     }
     /^W +<[0-9]+><[0-9a-f]+>: Abbrev/ {
         flush_die()
@@ -73,7 +73,7 @@ hp_ftn_procs() {
     /^W .*DW_AT_name / { n = $0; sub(/.*: /, "", n); name = n; sname[d] = n; next }
     /^W .*DW_AT_linkage_name/ { n = $0; sub(/.*: /, "", n); link = n; next }
     /^W .*DW_AT_main_subprogram/ { is_main = 1; next }
-    /^W .*DW_AT_low_pc/ { has_pc = 1; next }
+    /^W .*DW_AT_declaration/ { is_decl = 1; next }
     /^W / { next }
     /^D [0-9a-f]+ <.*>:$/ {
         flush_die()
@@ -252,8 +252,8 @@ hp_ftn_compile() {
             if [ "$sd" = . ]; then extra+=(-fdebug-prefix-map="$dir/="); else extra+=(-fdebug-prefix-map="$dir=$sd"); fi
             extra+=(-I"$sd")
         fi
-        if $cc "${probe_flags[@]}" "${mods[@]}" "${extra[@]}" "${hook[@]}" -J "$dir" -c "${new[$idx]}" \
-                -o "$dir/probe.o" >/dev/null 2>&1; then
+        if $cc "${probe_flags[@]}" "${mods[@]}" "${extra[@]}" "${hook[@]}" -O0 -g -J "$dir" \
+                -c "${new[$idx]}" -o "$dir/probe.o" >/dev/null 2>&1; then
             procs+=("$(hp_ftn_procs "$dir/probe.o")")
         else
             hp_ftn_warn "$src" "policy not applied, every procedure hooked: its first compile failed"

@@ -167,6 +167,31 @@ static char *join_path(Dwarf_Die *path, int n)
     return hp_fortran_join(scopes, (size_t)n);
 }
 
+/* A concrete copy of a procedure (DW_AT_abstract_origin: gcc puts the
+ * out-of-line copy of a module procedure it also inlined at the unit's
+ * top level) is named after its origin, in the origin's scopes. */
+static char *join_origin(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die origin, *scopes = NULL;
+    if (!dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &attr), &origin) &&
+        !dwarf_formref_die(dwarf_attr(die, DW_AT_specification, &attr), &origin))
+        return NULL;
+    int n = dwarf_getscopes_die(&origin, &scopes);
+    const char *names[MAX_SCOPES];
+    size_t k = 0;
+    for (int i = n - 1; i >= 0 && k < MAX_SCOPES; i--) {
+        int tag = dwarf_tag(&scopes[i]);
+        const char *name = die_string(&scopes[i], DW_AT_name);
+        if ((tag == DW_TAG_module || tag == DW_TAG_subprogram) && name &&
+            !hp_omp_is_outlined(name))
+            names[k++] = name;
+    }
+    char *out = k ? hp_fortran_join(names, k) : NULL;
+    free(scopes);
+    return out;
+}
+
 char *hp_fortran_name_at(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
 {
     if (!func || hp_omp_is_outlined(func))
@@ -182,10 +207,11 @@ char *hp_fortran_name_at(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
     w->pc = pc - bias;
     w->func = func;
     visit_children(w, cu);
-    if (w->n_at_pc && is_named(&w->at_pc[w->n_at_pc - 1], func))
-        out = join_path(w->at_pc, w->n_at_pc);
-    else if (w->n_named)
-        out = join_path(w->named, w->n_named);
+    Dwarf_Die *path = w->n_at_pc && is_named(&w->at_pc[w->n_at_pc - 1], func) ? w->at_pc
+                      : w->n_named ? w->named : NULL;
+    int n = path == w->at_pc ? w->n_at_pc : w->n_named;
+    if (path && !(out = join_origin(&path[n - 1])))
+        out = join_path(path, n);
     free(w);
     if (out && strcmp(out, func) == 0) {
         free(out);
