@@ -25,7 +25,9 @@ char *hp_fortran_symbol_name(const char *sym);
  * Fortran unit with debug information and func names the procedure
  * there (or one of the unit's procedures by name: an inlined copy);
  * else hp_fortran_symbol_name(func).  NULL when there is nothing to
- * rename; freshly allocated otherwise. */
+ * rename; freshly allocated otherwise.  Code of an OpenMP body gcc
+ * outlined (`MAIN__._omp_fn.0`, or the user's name the resolver put in
+ * its place) is named after the procedure the body lies in. */
 char *hp_fortran_name_at(Dwfl_Module *mod, Dwarf_Addr pc, const char *func);
 
 #endif

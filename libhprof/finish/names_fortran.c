@@ -97,6 +97,7 @@ typedef struct walk {
     int depth;
     Dwarf_Die at_pc[MAX_SCOPES], named[MAX_SCOPES];
     int n_at_pc, n_named;
+    int outlined;           /* pc lies in an outlined OpenMP body */
 } walk;
 
 static void keep_path(const walk *w, Dwarf_Die *to, int *n)
@@ -122,8 +123,10 @@ static void visit_children(walk *w, Dwarf_Die *die)
 static void visit_procedure(walk *w, Dwarf_Die *die)
 {
     if (hp_omp_is_outlined(die_string(die, DW_AT_name))) {
-        if (w->depth && dwarf_haspc(die, w->pc) == 1)
+        if (w->depth && dwarf_haspc(die, w->pc) == 1) {
             keep_path(w, w->at_pc, &w->n_at_pc);
+            w->outlined = 1;
+        }
         return;
     }
     if (dwarf_hasattr(die, DW_AT_declaration) || w->depth == MAX_SCOPES)
@@ -194,12 +197,12 @@ static char *join_origin(Dwarf_Die *die)
 
 char *hp_fortran_name_at(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
 {
-    if (!func || hp_omp_is_outlined(func))
+    if (!func)
         return NULL;
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = mod ? hp_resolve_unit(mod, pc, &bias) : NULL;
     if (!cu || !is_fortran(cu))
-        return hp_fortran_symbol_name(func);
+        return hp_omp_is_outlined(func) ? NULL : hp_fortran_symbol_name(func);
     walk *w = calloc(1, sizeof *w);
     char *out = NULL;
     if (!w)
@@ -207,8 +210,9 @@ char *hp_fortran_name_at(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
     w->pc = pc - bias;
     w->func = func;
     visit_children(w, cu);
-    Dwarf_Die *path = w->n_at_pc && is_named(&w->at_pc[w->n_at_pc - 1], func) ? w->at_pc
-                      : w->n_named ? w->named : NULL;
+    /* code of an OpenMP body is named after the procedure around it */
+    int at_pc = w->n_at_pc && (w->outlined || is_named(&w->at_pc[w->n_at_pc - 1], func));
+    Dwarf_Die *path = at_pc ? w->at_pc : w->n_named && !hp_omp_is_outlined(func) ? w->named : NULL;
     int n = path == w->at_pc ? w->n_at_pc : w->n_named;
     if (path && !(out = join_origin(&path[n - 1])))
         out = join_path(path, n);
@@ -217,5 +221,7 @@ char *hp_fortran_name_at(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)
         free(out);
         return NULL;
     }
+    if (!out && hp_omp_is_outlined(func))
+        return NULL;
     return out ? out : hp_fortran_symbol_name(func);
 }

@@ -388,7 +388,8 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         const char *fn = hp_sym_at(mod, pc, NULL, NULL);
         s->func = fn ? strdup(fn) : NULL;
     }
-    display_name(s, mod, pc);
+    if (s->kind != HP_KIND_OMP)     /* named once placed (place_omp_site) */
+        display_name(s, mod, pc);
     if ((s->flags & HP_SITEF_FRAME) && s->func)
         s->name = s->func;      /* a call path's frame: the function it lies in */
     int lineno = 0;
