@@ -77,6 +77,7 @@ include tests/mpi/local.mk
 include tests/faults/local.mk
 include tests/rma/local.mk
 include tests/tiers/local.mk
+include tests/fortran/local.mk
 include tests/compensate/local.mk
 include tests/nonlocal/local.mk
 include tests/inline/local.mk

@@ -1,0 +1,11 @@
+# tests/fortran/local.mk - Fortran at tiers 0, 1 and 2 against the ground
+# truth of tests/fortran/heat.f90 (names, counts, OpenMP through GOMP and
+# opari2's POMP2, `use hprof`, the policy and the filter).  The program
+# needs gfortran, hprof-cc and the module hprof.mod, so run.sh builds it
+# itself.  Included from tests/local.mk.
+EXTRA_DIST += tests/fortran/run.sh tests/fortran/heat.f90
+if HAVE_LIBCLANG
+if HAVE_GFORTRAN
+TESTS += tests/fortran/run.sh
+endif
+endif

@@ -1,0 +1,188 @@
+#!/bin/bash
+# tests/fortran/run.sh - Fortran at tiers 0, 1 and 2 against the ground
+# truth stated in tests/fortran/heat.f90 (a module procedure, internal
+# procedures, a tiny procedure, two OpenMP parallel do, a `use hprof` user
+# region, the program heat), one process, no MPI:
+#   - tier 0: gfortran -g -fopenmp heat.f90 -lhprof (GOMP source);
+#   - tier 1: hprof-cc --tier=1 gfortran (compile and link in one command);
+#   - tier 2: hprof-cc gfortran -c, then hprof-cc gfortran heat.o (opari2's
+#     POMP2 calls, its init file at the link);
+#   - tier 2 --procedures=all, and tier 1 --filter (exclude heat::smooth);
+# checked from the database with SQL: exact counts of procedures, call
+# sites, the user region and the OpenMP records, each at its MARK line;
+# names as a Fortran programmer writes them (halo_mod::exchange,
+# heat::smooth, heat; no gfortran symbol such as __halo_mod_MOD_exchange
+# or MAIN__ anywhere); hprof-query --check clean on every profile (strict:
+# no CHECK_TODO); the same stdout and exit status (3, from `stop 3`) as
+# the plain build (heat.f90 with stubs of the hprof calls, no hprof).
+#
+# usage: tests/fortran/run.sh [BUILDDIR]   (default: the current directory)
+# Env: FC (default gfortran), HPROF_KEEP_TMP=1 keeps the temp dir.  Prints
+# "ok - NAME" / "not ok - NAME: expected X got Y" per check and a last
+# line "N passed, M failed"; exits 1 if anything failed.
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$srcdir/tests/lib.sh"
+instrumenter_env
+FC=${FC:-gfortran}
+LIBDIR=$builddir/pmpi/.libs
+S=$srcdir/tests/fortran
+SRC=$S/heat.f90
+test_tmpdir fortran
+
+if ! command -v "$FC" >/dev/null || [ ! -f "$builddir/libhprof/hprof.mod" ]; then
+    skipped "Fortran tests" "$FC or libhprof/hprof.mod missing"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+
+# mark TAG - the line of heat.f90 carrying the comment "! MARK:TAG".
+mark() {
+    local n
+    n=$(grep -n "! MARK:$1\$" "$SRC" | cut -d: -f1)
+    if [ -z "$n" ] || [ "$(printf '%s\n' "$n" | wc -l)" != 1 ]; then
+        echo "run.sh: marker '! MARK:$1' not found exactly once in $SRC" >&2
+        exit 2
+    fi
+    echo "$n"
+}
+
+# count DB KIND NAME [LINE] - calls of the sites of KIND named NAME (at
+# LINE), summed over threads; 0 when there is none.
+count() {
+    local where="s.kind = '$2' AND s.name = '$3'"
+    [ -n "${4:-}" ] && where="$where AND s.line = $4"
+    q "$1" "SELECT coalesce(sum(st.count), 0) $OMPJOIN WHERE $where"
+}
+
+# func_of DB KIND NAME - the function (func) of the sites of KIND named NAME.
+func_of() {
+    q "$1" "SELECT DISTINCT s.func FROM site s WHERE s.kind = '$2' AND s.name = '$3'"
+}
+
+# run NAME - runs $tmp/NAME (profile NAME.hpf, stdout NAME.out, status
+# NAME.rc), checks its stdout and status against the plain build's and
+# its profile's invariants.
+run() {
+    local rc=0
+    (cd "$tmp" && HPROF_OUTPUT=$tmp/$1.hpf timeout 120 "./$1" >"$1.out" 2>"$1.err") || rc=$?
+    echo "$rc" >"$tmp/$1.rc"
+    expect_eq "$1: same stdout as the plain build" "$(cat "$tmp/plain.out")" "$(cat "$tmp/$1.out")"
+    expect_eq "$1: same exit status as the plain build" "$(cat "$tmp/plain.rc")" "$rc"
+    check_profile "$1" "$tmp/$1.hpf"
+}
+
+# names DB - no gfortran symbol shown for a procedure anywhere.
+names() {
+    expect_eq "$2: no gfortran symbol in the site names" "0" \
+        "$(q "$1" "SELECT count(*) FROM site WHERE name LIKE '%\_MOD\_%' ESCAPE '\\' OR func LIKE '%\_MOD\_%' ESCAPE '\\'
+                   OR name = 'MAIN__' OR func = 'MAIN__' OR name LIKE '%.0' OR func LIKE '%.0'
+                   OR func LIKE '%omp_fn%'")"
+}
+
+# omp_checks DB NAME - the OpenMP records of both parallel do.
+omp_checks() {
+    local db=$1 name=$2 L=$(mark omp) LS=$(mark ompscale)
+    expect_eq "$name: parallel (relax) run by 2 threads x 2 calls" 4 "$(count "$db" omp parallel "$L")"
+    expect_eq "$name: fork (relax) on the master, 2 calls" 2 "$(count "$db" omp fork "$L")"
+    expect_eq "$name: implicit barrier (relax) 4" 4 "$(count "$db" omp 'implicit barrier' "$L")"
+    expect_eq "$name: parallel (scale) run by 2 threads" 2 "$(count "$db" omp parallel "$LS")"
+    expect_eq "$name: fork (scale) 1" 1 "$(count "$db" omp fork "$LS")"
+}
+
+# region_checks DB NAME - the user region of `use hprof`.
+region_checks() {
+    expect_eq "$2: region solve 2 times at its line" 2 "$(count "$1" region solve "$(mark region)")"
+    expect_eq "$2: region solve in halo_mod::relax" "halo_mod::relax" "$(func_of "$1" region solve)"
+}
+
+# proc_checks DB NAME TWICE - the procedures and their call sites
+# (TWICE: halo_mod::twice's count, 0 when the policy leaves it unprobed).
+proc_checks() {
+    local db=$1 name=$2
+    expect_eq "$name: procedure halo_mod::exchange 10" 10 "$(count "$db" procedure halo_mod::exchange)"
+    expect_eq "$name: call halo_mod::exchange 10 at its line, from heat" "10;heat" \
+        "$(count "$db" call halo_mod::exchange "$(mark exch)"; func_of "$db" call halo_mod::exchange)"
+    expect_eq "$name: procedure heat::smooth ${4:-3} (internal)" "${4:-3}" "$(count "$db" procedure heat::smooth)"
+    expect_eq "$name: procedure halo_mod::relax 2" 2 "$(count "$db" procedure halo_mod::relax)"
+    expect_eq "$name: call halo_mod::relax 2 at its line" 2 "$(count "$db" call halo_mod::relax "$(mark relax)")"
+    expect_eq "$name: procedure heat::scale 1 (internal)" 1 "$(count "$db" procedure heat::scale)"
+    expect_eq "$name: the program heat run once" 1 "$(count "$db" procedure heat)"
+    expect_eq "$name: procedure halo_mod::twice $3" "$3" "$(count "$db" procedure halo_mod::twice)"
+    expect_eq "$name: gfortran's main not hooked" 0 "$(count "$db" procedure main)"
+}
+
+# ---- builds -------------------------------------------------------------
+cd "$tmp"
+cp "$SRC" heat.f90
+cat >stub.c <<'EOF'
+/* the calls of `use hprof`, doing nothing: the plain build */
+void hprof_region_begin_(const char *n, unsigned long l) { (void)n; (void)l; }
+void hprof_region_end_(const char *n, unsigned long l) { (void)n; (void)l; }
+EOF
+build() {
+    local what=$1
+    shift
+    if "$@" >"$tmp/$what.build" 2>&1; then ok "$what: built"; else
+        notok "$what: built" "$(tail -3 "$tmp/$what.build" | oneline)"
+    fi
+}
+build plain "$FC" -fopenmp -I"$builddir/libhprof" heat.f90 stub.c -o plain
+build t0 "$FC" -g -fopenmp -I"$builddir/libhprof" heat.f90 -o t0 -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
+build t1 "$HPCC" --tier=1 "$FC" -fopenmp heat.f90 -o t1
+mkdir -p t2dir pdir fdir
+build t2 sh -c "cd t2dir && '$HPCC' '$FC' -fopenmp -O2 -c ../heat.f90 -o heat.o && '$HPCC' '$FC' -fopenmp heat.o -o ../t2"
+build t2all sh -c "cd pdir && '$HPCC' --procedures=all '$FC' -fopenmp -c ../heat.f90 && '$HPCC' '$FC' -fopenmp heat.o -o ../t2all"
+printf 'exclude function heat::smooth\n' >filter
+build t1filter sh -c "cd fdir && '$HPCC' --tier=1 --filter ../filter '$FC' -fopenmp ../heat.f90 -o ../t1filter"
+
+rc=0
+./plain >plain.out 2>/dev/null || rc=$?
+echo "$rc" >plain.rc
+expect_eq "plain: stops with status 3" 3 "$rc"
+
+# ---- tier 0 -------------------------------------------------------------
+run t0
+omp_checks t0.hpf t0
+region_checks t0.hpf t0
+names t0.hpf t0
+expect_eq "t0: parallel (relax) in halo_mod::relax" "halo_mod::relax" "$(func_of t0.hpf omp parallel | grep relax || true)"
+expect_eq "t0: parallel (scale) in heat::scale" "heat::scale" "$(func_of t0.hpf omp parallel | grep scale || true)"
+expect_eq "t0: the fork of scale's region under the call-path frame heat at the call" "heat" \
+    "$(q t0.hpf "SELECT f.name FROM node n JOIN site s ON s.id = n.site JOIN node p ON p.id = n.parent
+                 JOIN site f ON f.id = p.site WHERE s.name = 'fork' AND s.line = $(mark ompscale)
+                 AND f.line = $(mark scale)")"
+
+# ---- tier 1 -------------------------------------------------------------
+run t1
+proc_checks t1.hpf t1 0
+omp_checks t1.hpf t1
+region_checks t1.hpf t1
+names t1.hpf t1
+expect_eq "t1: halo_mod::exchange under heat" "heat" \
+    "$(q t1.hpf "SELECT DISTINCT f.name FROM node n JOIN site s ON s.id = n.site JOIN node c ON c.id = n.parent
+                 JOIN node p ON p.id = c.parent JOIN site f ON f.id = p.site
+                 WHERE s.kind = 'procedure' AND s.name = 'halo_mod::exchange'")"
+
+run t1filter
+proc_checks t1filter.hpf t1filter 0 0
+
+# ---- tier 2 -------------------------------------------------------------
+run t2
+proc_checks t2.hpf t2 0
+omp_checks t2.hpf t2
+region_checks t2.hpf t2
+names t2.hpf t2
+expect_eq "t2: POMP2 loop records of both parallel do (4 + 2)" "4;2" \
+    "$(count t2.hpf omp loop "$(mark omp)"; count t2.hpf omp loop "$(mark ompscale)")"
+expect_eq "t2: the init file registered the regions" "1" \
+    "$(nm t2 | grep -c ' T POMP2_Init_regions$' || true)"
+
+run t2all
+proc_checks t2all.hpf t2all 3
+
+[ "$skip" = 0 ] || echo "# $skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
