@@ -179,8 +179,14 @@ hp_ftn_policy() {
     echo "${out[*]}"
 }
 
+# hp_ftn_abs PATH - PATH from the current directory, absolute.
+hp_ftn_abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+
 # hp_ftn_probe_flags - the user's arguments without inputs, outputs and
-# module directory, for the first compile of one source (-c into $tmp).
+# module directory, for the first compile of one source, which runs in
+# its own directory (gfortran looks for modules in the current directory
+# first: a stale .mod there would shadow the one the source defines), so
+# include and module directories made absolute.
 hp_ftn_probe_flags() {
     local i=0 n=${#args[@]} a
     probe_flags=()
@@ -188,8 +194,9 @@ hp_ftn_probe_flags() {
         a=${args[$i]}
         case $a in
         -o|-MF|-MT|-MQ) i=$((i + 1)) ;;
-        -J) i=$((i + 1)); probe_flags+=(-I "${args[$i]}") ;;
-        -J*) probe_flags+=(-I "${a#-J}") ;;
+        -J|-I) i=$((i + 1)); probe_flags+=(-I "$(hp_ftn_abs "${args[$i]}")") ;;
+        -J*) probe_flags+=(-I "$(hp_ftn_abs "${a#-J}")") ;;
+        -I*) probe_flags+=(-I "$(hp_ftn_abs "${a#-I}")") ;;
         -c|-S|-MD|-MMD|-l*|-L*|-Wl,*|-shared|-static) ;;
         -*) probe_flags+=("$a") ;;
         *.o|*.a|*.so|*.lo|*.c) ;;
@@ -231,9 +238,9 @@ hp_ftn_opari2() {
 # their indexes in args) with hooks, policy and opari2 as above; the C
 # sources of a mixed command are compiled as they are, after a warning.
 hp_ftn_compile() {
-    local idx src k=0 dir copy procs=() excl extra=() omp=0 all_procs new=("${args[@]}")
-    local hook=(-finstrument-functions) mods=(-I"$hp_inc")
-    [ -n "${HPROF_BUILDDIR:-}" ] && mods+=(-I"$HPROF_BUILDDIR/libhprof")
+    local idx src k=0 dir copy procs=() excl extra=() omp=0 new=("${args[@]}") asrc sdir
+    local hook=(-finstrument-functions) mods=(-I"$(hp_ftn_abs "$hp_inc")")
+    [ -n "${HPROF_BUILDDIR:-}" ] && mods+=(-I"$(hp_ftn_abs "$HPROF_BUILDDIR/libhprof")")
     [ $has_g = 1 ] || hook+=(-g)
     [ "$tier" = 2 ] && hp_ftn_has_openmp && omp=1
     for idx in "${srcs[@]}"; do
@@ -252,11 +259,15 @@ hp_ftn_compile() {
             if [ "$sd" = . ]; then extra+=(-fdebug-prefix-map="$dir/="); else extra+=(-fdebug-prefix-map="$dir=$sd"); fi
             extra+=(-I"$sd")
         fi
-        if $cc "${probe_flags[@]}" "${mods[@]}" "${extra[@]}" "${hook[@]}" -O0 -g -J "$dir" \
-                -c "${new[$idx]}" -o "$dir/probe.o" >/dev/null 2>&1; then
+        asrc=$(hp_ftn_abs "${new[$idx]}")
+        sdir=$(hp_ftn_abs "$(dirname "$src")")
+        if (cd "$dir" && $cc "${probe_flags[@]}" -I"$sdir" "${mods[@]}" "${hook[@]}" -O0 -g \
+                -J "$dir" -c "$asrc" -o "$dir/probe.o" >/dev/null 2>"$dir/probe.err"); then
             procs+=("$(hp_ftn_procs "$dir/probe.o")")
         else
-            hp_ftn_warn "$src" "policy not applied, every procedure hooked: its first compile failed"
+            local first
+            first=$(grep -m1 -E '(^|: )(Fatal )?[Ee]rror:' "$dir/probe.err" | sed "s|$tmp/f[0-9]*/||g")
+            hp_ftn_warn "$src" "policy not applied, every procedure hooked: its first compile failed${first:+: $first}"
         fi
     done
     excl=$(hp_ftn_policy "$(printf '%s\n' "${procs[@]}")")
