@@ -5,7 +5,8 @@
 ! Ground truth (sums over the 2 ranks):
 !   - halo_mod::exchange   called NEX = 6 times per rank (MARK:exch), each
 !                          one MPI_Sendrecv of 8 doubles with the other rank
-!                          (MARK:sendrecv); the last NOFF = 2 calls run
+!                          (MARK:sendrecv: gfortran gives a call continued
+!                          over lines the line of its last part); the last NOFF = 2 calls run
 !                          between MPI_Pcontrol(0) (MARK:off) and
 !                          MPI_Pcontrol(1) (MARK:on), recorded nowhere: 4
 !                          recorded calls per rank, 8 in all, of exchange
@@ -27,8 +28,8 @@ contains
     real(8), intent(out) :: b(n)
     integer, intent(in) :: peer
     integer :: ierr
-    call MPI_Sendrecv(a, n, MPI_DOUBLE_PRECISION, peer, 7, b, n, MPI_DOUBLE_PRECISION, & ! MARK:sendrecv
-                      peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call MPI_Sendrecv(a, n, MPI_DOUBLE_PRECISION, peer, 7, b, n, MPI_DOUBLE_PRECISION, &
+                      peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr) ! MARK:sendrecv
   end subroutine exchange
 
   function total(x) result(s)

@@ -15,15 +15,23 @@
 # or MAIN__ anywhere); hprof-query --check clean on every profile (strict:
 # no CHECK_TODO); the same stdout and exit status (3, from `stop 3`) as
 # the plain build (heat.f90 with stubs of the hprof calls, no hprof).
+# Then MPI from Fortran (tests/fortran/halo.f90, use mpi, 2 ranks under
+# mpirun) at the three tiers, built with mpif90 (hprof-cc mpif90 at tiers
+# 1 and 2): MPI_Sendrecv and MPI_Allreduce counted exactly at their lines
+# in the module procedures that call them, MPI_Pcontrol(0)/(1) leaving
+# two exchanges per rank unrecorded, the OpenMP records, the procedures,
+# the call-path frame of tier 0 named after the program.
 #
 # usage: tests/fortran/run.sh [BUILDDIR]   (default: the current directory)
-# Env: FC (default gfortran), HPROF_KEEP_TMP=1 keeps the temp dir.  Prints
+# Env: FC (default gfortran), MPIF90, MPIRUN, HPROF_KEEP_TMP=1 keeps the temp dir.  Prints
 # "ok - NAME" / "not ok - NAME: expected X got Y" per check and a last
 # line "N passed, M failed"; exits 1 if anything failed.
 set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
+# One MPI test at a time, even under make -j2 check.
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
 . "$srcdir/tests/lib.sh"
 instrumenter_env
 FC=${FC:-gfortran}
@@ -114,7 +122,7 @@ proc_checks() {
     expect_eq "$name: gfortran's main not hooked" 0 "$(count "$db" procedure main)"
 }
 
-# ---- builds -------------------------------------------------------------
+# ---- heat.f90: builds ---------------------------------------------------
 cd "$tmp"
 cp "$SRC" heat.f90
 cat >stub.c <<'EOF'
@@ -182,6 +190,70 @@ expect_eq "t2: the init file registered the regions" "1" \
 
 run t2all
 proc_checks t2all.hpf t2all 3
+
+# ---- halo.f90: MPI from Fortran -------------------------------------------
+SRC=$S/halo.f90
+MPIF90=${MPIF90:-mpif90}
+MPIRUN=${MPIRUN:-mpirun}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+# mpi_run NAME - NAME on 2 ranks, as run does.
+mpi_run() {
+    local rc=0
+    (cd "$tmp" && HPROF_OUTPUT=$tmp/$1.hpf timeout 120 "$MPIRUN" -np 2 --bind-to none -x HPROF_OUTPUT \
+        -x HPROF_SUMMARY "./$1" >"$1.out" 2>"$1.err" </dev/null) || rc=$?
+    expect_eq "$1: same stdout as the plain build" "$(cat "$tmp/mplain.out")" "$(cat "$tmp/$1.out")"
+    expect_eq "$1: same exit status as the plain build" "$(cat "$tmp/mplain.rc")" "$rc"
+    check_profile "$1" "$tmp/$1.hpf"
+}
+
+# mpi_checks DB NAME - the MPI and OpenMP records of halo.f90.
+mpi_checks() {
+    local db=$1 name=$2
+    expect_eq "$name: MPI_Sendrecv 8 (6 per rank, 2 under MPI_Pcontrol(0)) at its line" 8 \
+        "$(count "$db" comm MPI_Sendrecv "$(mark sendrecv)")"
+    expect_eq "$name: MPI_Sendrecv in halo_mod::exchange" "halo_mod::exchange" "$(func_of "$db" comm MPI_Sendrecv)"
+    expect_eq "$name: MPI_Allreduce 2 at its line, in halo_mod::total" "2;halo_mod::total" \
+        "$(count "$db" comm MPI_Allreduce "$(mark allreduce)"; func_of "$db" comm MPI_Allreduce)"
+    expect_eq "$name: parallel run by 2 threads on 2 ranks, 2 forks" "4;2" \
+        "$(count "$db" omp parallel "$(mark omp)"; count "$db" omp fork "$(mark omp)")"
+    names "$db" "$name"
+}
+
+# mpi_proc_checks DB NAME - the procedures of halo.f90 (tiers 1 and 2).
+mpi_proc_checks() {
+    local db=$1 name=$2
+    expect_eq "$name: procedure halo_mod::exchange 8 (MPI_Pcontrol(0) stops it too)" 8 \
+        "$(count "$db" procedure halo_mod::exchange)"
+    expect_eq "$name: call halo_mod::exchange 8 at its line, from halo" "8;halo" \
+        "$(count "$db" call halo_mod::exchange "$(mark exch)"; func_of "$db" call halo_mod::exchange)"
+    expect_eq "$name: halo_mod::total, halo_mod::relax, the program halo: once per rank" "2;2;2" \
+        "$(count "$db" procedure halo_mod::total; count "$db" procedure halo_mod::relax; count "$db" procedure halo)"
+}
+
+mkdir -p d.mplain d.m0 d.m1 d.m2
+cp "$SRC" halo.f90
+build mplain sh -c "cd d.mplain && '$MPIF90' -fopenmp ../halo.f90 -o ../mplain"
+build m0 sh -c "cd d.m0 && '$MPIF90' -g -fopenmp ../halo.f90 -o ../m0 -L'$LIBDIR' -lhprof -Wl,-rpath,'$LIBDIR'"
+build m1 sh -c "cd d.m1 && '$HPCC' --tier=1 '$MPIF90' -fopenmp ../halo.f90 -o ../m1"
+build m2 sh -c "cd d.m2 && '$HPCC' '$MPIF90' -fopenmp -c ../halo.f90 && '$HPCC' '$MPIF90' -fopenmp halo.o -o ../m2"
+rc=0
+(timeout 120 "$MPIRUN" -np 2 --bind-to none ./mplain >mplain.out 2>mplain.err </dev/null) || rc=$?
+echo "$rc" >mplain.rc
+expect_eq "mplain: prints the sum once, status 0" "1;0" "$(grep -c '^sum' mplain.out);$rc"
+
+mpi_run m0
+mpi_checks m0.hpf m0
+expect_eq "m0: MPI_Sendrecv under the call-path frame halo at the call of exchange" "halo" \
+    "$(q m0.hpf "SELECT DISTINCT f.name FROM node n JOIN site s ON s.id = n.site JOIN node p ON p.id = n.parent
+                 JOIN site f ON f.id = p.site WHERE s.name = 'MPI_Sendrecv' AND f.line = $(mark exch)")"
+mpi_run m1
+mpi_checks m1.hpf m1
+mpi_proc_checks m1.hpf m1
+mpi_run m2
+mpi_checks m2.hpf m2
+mpi_proc_checks m2.hpf m2
+expect_eq "m2: POMP2 loop records (2 ranks x 2 threads)" 4 "$(count m2.hpf omp loop "$(mark omp)")"
 
 [ "$skip" = 0 ] || echo "# $skip skipped"
 echo "$pass passed, $fail failed"
