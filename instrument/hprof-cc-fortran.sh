@@ -17,7 +17,7 @@
 #    is part of the name of one that is probed stays hooked (--list says so);
 #    gfortran's main (it only calls the program) and opari2's registration
 #    subroutines are never hooked;
-#  - OpenMP (tier 2, with -fopenmp): opari2 rewrites the constructs into
+#  - OpenMP (tier 2, with -fopenmp, without --no-omp): opari2 rewrites the constructs into
 #    POMP2 calls (pomp2_fortran.c), and a link of objects that have opari2
 #    regions gets their init file (opari2-config --region-initialization),
 #    as opari2's documentation describes;
@@ -243,6 +243,7 @@ hp_ftn_compile() {
     [ -n "${HPROF_BUILDDIR:-}" ] && mods+=(-I"$(hp_ftn_abs "$HPROF_BUILDDIR/libhprof")")
     [ $has_g = 1 ] || hook+=(-g)
     [ "$tier" = 2 ] && hp_ftn_has_openmp && omp=1
+    case " ${iopts[*]} " in *" --no-omp "*) omp=0 ;; esac
     for idx in "${srcs[@]}"; do
         hp_ftn_warn "${args[$idx]}" "not instrumented: C source compiled by a Fortran command"
     done
@@ -297,14 +298,16 @@ hp_ftn_compile() {
     return 1
 }
 
-# hp_ftn_keep - with --keep, opari2's copies next to the objects.
+# hp_ftn_keep - with --keep, opari2's copy of X.f90 as X.inst.F90 (and
+# its X.f90.opari.inc) next to the object.
 hp_ftn_keep() {
     [ "$keep" = 1 ] || return 0
-    local idx dir=.
+    local idx dir=. b
     [ -n "$obj" ] && dir=$(dirname "$obj")
     for idx in "${fsrcs[@]}"; do
         [ "${new[$idx]}" = "${args[$idx]}" ] && continue
-        cp "${new[$idx]}" "$dir/"
+        b=${new[$idx]##*/}
+        cp "${new[$idx]}" "$dir/${b%.*}.inst.${b##*.}"
         cp "${new[$idx]%.*}".*.opari.inc "$dir/" 2>/dev/null || true
     done
 }
