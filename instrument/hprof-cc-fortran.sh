@@ -185,8 +185,9 @@ hp_ftn_abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 # hp_ftn_probe_flags - the user's arguments without inputs, outputs and
 # module directory, for the first compile of one source, which runs in
 # its own directory (gfortran looks for modules in the current directory
-# first: a stale .mod there would shadow the one the source defines), so
-# include and module directories made absolute.
+# first: a stale .mod there would shadow the one the source defines; the
+# modules of other sources are found in the user's current directory,
+# searched after), so include and module directories made absolute.
 hp_ftn_probe_flags() {
     local i=0 n=${#args[@]} a
     probe_flags=()
@@ -262,7 +263,7 @@ hp_ftn_compile() {
         fi
         asrc=$(hp_ftn_abs "${new[$idx]}")
         sdir=$(hp_ftn_abs "$(dirname "$src")")
-        if (cd "$dir" && $cc "${probe_flags[@]}" -I"$sdir" "${mods[@]}" "${hook[@]}" -O0 -g \
+        if (here=$PWD && cd "$dir" && $cc "${probe_flags[@]}" -I"$sdir" -I"$here" "${mods[@]}" "${hook[@]}" -O0 -g \
                 -J "$dir" -c "$asrc" -o "$dir/probe.o" >/dev/null 2>"$dir/probe.err"); then
             procs+=("$(hp_ftn_procs "$dir/probe.o")")
         else

@@ -191,6 +191,52 @@ expect_eq "t2: the init file registered the regions" "1" \
 run t2all
 proc_checks t2all.hpf t2all 3
 
+# ---- two sources built in another directory ------------------------------
+# hprof-cc's first compile of a source runs in a directory of its own: the
+# module of another source must still be found where the user's compiler
+# wrote it (the current directory), and a stale module of the same name
+# there must not shadow the one a source defines.
+mkdir -p two/src two/build
+cat >two/src/mm.f90 <<'EOF'
+module mm
+contains
+  subroutine work(x)
+    real(8) :: x
+    integer :: i
+    do i = 1, 3
+      x = x + 1
+      x = x * 2
+      x = x - 1
+      x = x / 2
+      x = x + 3
+    end do
+  end subroutine work
+end module mm
+EOF
+cat >two/src/two.f90 <<'EOF'
+program two
+  use mm
+  real(8) :: x
+  x = 0
+  call work(x)
+  print *, x
+end program two
+EOF
+cat >two/build/stale.f90 <<'EOF'
+module halo_mod
+  integer :: stale
+end module halo_mod
+EOF
+cp heat.f90 two/build/heat.f90
+build two sh -c "cd two/build && '$FC' -c stale.f90 && '$HPCC' --tier=1 '$FC' -c ../src/mm.f90 &&
+    '$HPCC' --tier=1 '$FC' -c ../src/two.f90 && '$HPCC' --tier=1 '$FC' mm.o two.o -o ../../two.x &&
+    '$HPCC' --tier=1 '$FC' -fopenmp -c heat.f90"
+expect_eq "two: no policy warning (modules found, none shadowed)" "" \
+    "$(grep 'hprof-cc: warning' two.build || true)"
+(cd "$tmp" && HPROF_OUTPUT=$tmp/two.hpf ./two.x >/dev/null 2>&1) || true
+check_profile two "$tmp/two.hpf"
+expect_eq "two: procedure mm::work once" 1 "$(count two.hpf procedure mm::work)"
+
 # ---- halo.f90: MPI from Fortran -------------------------------------------
 SRC=$S/halo.f90
 MPIF90=${MPIF90:-mpif90}
