@@ -8,6 +8,7 @@
 #   - tier 2: hprof-cc gfortran -c, then hprof-cc gfortran heat.o (opari2's
 #     POMP2 calls, its init file at the link);
 #   - tier 2 --procedures=all, and tier 1 --filter (exclude heat::smooth);
+#   - tier 1 by hand without -g: module procedures named from their symbols;
 # checked from the database with SQL: exact counts of procedures, call
 # sites, the user region and the OpenMP records, each at its MARK line;
 # names as a Fortran programmer writes them (halo_mod::exchange,
@@ -140,6 +141,8 @@ build() {
 build plain "$FC" -fopenmp -I"$builddir/libhprof" heat.f90 stub.c -o plain
 build t0 "$FC" -g -fopenmp -I"$builddir/libhprof" heat.f90 -o t0 -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
 build t1 "$HPCC" --tier=1 "$FC" -fopenmp heat.f90 -o t1
+build t1nog "$FC" -fopenmp -finstrument-functions -I"$builddir/libhprof" heat.f90 -o t1nog \
+    -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
 mkdir -p t2dir pdir fdir
 build t2 sh -c "cd t2dir && '$HPCC' '$FC' -fopenmp -O2 -c ../heat.f90 -o heat.o && '$HPCC' '$FC' -fopenmp heat.o -o ../t2"
 build t2all sh -c "cd pdir && '$HPCC' --procedures=all '$FC' -fopenmp -c ../heat.f90 && '$HPCC' '$FC' -fopenmp heat.o -o ../t2all"
@@ -176,6 +179,13 @@ expect_eq "t1: halo_mod::exchange under heat" "heat" \
 
 run t1filter
 proc_checks t1filter.hpf t1filter 0 0
+
+# without -g: the module procedures named from their symbols
+run t1nog
+expect_eq "t1nog: procedures halo_mod::exchange 10, halo_mod::relax 2 (symbols)" "10;2" \
+    "$(count t1nog.hpf procedure halo_mod::exchange; count t1nog.hpf procedure halo_mod::relax)"
+expect_eq "t1nog: no module symbol shown" 0 \
+    "$(q t1nog.hpf "SELECT count(*) FROM site WHERE name LIKE '%\_MOD\_%' ESCAPE '\\'")"
 
 # ---- tier 2 -------------------------------------------------------------
 run t2
