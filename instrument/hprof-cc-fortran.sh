@@ -18,7 +18,7 @@
 #    gfortran's main (it only calls the program) and opari2's registration
 #    subroutines are never hooked;
 #  - OpenMP (tier 2, with -fopenmp, without --no-omp): opari2 rewrites the constructs into
-#    POMP2 calls (pomp2_fortran.c), and a link of objects that have opari2
+#    POMP2 calls (pomp2_fortran.c; untied tasks stay untied), and a link of objects that have opari2
 #    regions gets their init file (opari2-config --region-initialization),
 #    as opari2's documentation describes;
 #  - not probed: loops, call statements as static sites (the dynamic call
@@ -228,7 +228,7 @@ hp_ftn_opari2() {
         hp_ftn_warn "$src" "OpenMP constructs not instrumented: opari2 not found (the GOMP or OMPT source records them)"
         return 1
     fi
-    if ! msg=$(opari2 --omp-task-untied=no-warn "$src" "$out" 2>&1); then
+    if ! msg=$(opari2 --omp-task-untied=keep "$src" "$out" 2>&1); then
         hp_ftn_warn "$src" "OpenMP constructs not instrumented: opari2 failed: $(printf '%s' "$msg" | head -2 | tr '\n' ' ')"
         return 1
     fi
