@@ -17,10 +17,11 @@
 #    is part of the name of one that is probed stays hooked (--list says so);
 #    gfortran's main (it only calls the program) and opari2's registration
 #    subroutines are never hooked;
-#  - OpenMP (tier 2, with -fopenmp, without --no-omp): opari2 rewrites the constructs into
-#    POMP2 calls (pomp2_fortran.c; untied tasks stay untied), and a link of objects that have opari2
-#    regions gets their init file (opari2-config --region-initialization),
-#    as opari2's documentation describes;
+#  - OpenMP (tier 2, with -fopenmp, without --no-omp): opari2 rewrites
+#    the constructs into POMP2 calls (pomp2_fortran.c; untied tasks stay
+#    untied), and a link of objects that have opari2 regions gets their
+#    init file (opari2-config --region-initialization), as opari2's
+#    documentation describes;
 #  - not probed: loops, call statements as static sites (the dynamic call
 #    sites of the hooks are recorded), the static line tables.
 # `use hprof` finds hprof.mod next to hprof.h.  A source that cannot be
