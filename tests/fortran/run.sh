@@ -17,8 +17,8 @@
 # no CHECK_TODO); the same stdout and exit status (3, from `stop 3`) as
 # the plain build (heat.f90 with stubs of the hprof calls, no hprof).
 # Then MPI from Fortran (tests/fortran/halo.f90, use mpi, 2 ranks under
-# mpirun) at the three tiers, built with mpif90 (hprof-cc mpif90 at tiers
-# 1 and 2): MPI_Sendrecv and MPI_Allreduce counted exactly at their lines
+# mpirun) at the three tiers, built with mpif90 (hprof-mpif90 --tier=1,
+# hprof-cc mpif90): MPI_Sendrecv and MPI_Allreduce counted exactly at their lines
 # in the module procedures that call them, MPI_Pcontrol(0)/(1) leaving
 # two exchanges per rank unrecorded, the OpenMP records, the procedures,
 # the call-path frame of tier 0 named after the program.
@@ -291,7 +291,7 @@ mkdir -p d.mplain d.m0 d.m1 d.m2
 cp "$SRC" halo.f90
 build mplain sh -c "cd d.mplain && '$MPIF90' -fopenmp ../halo.f90 -o ../mplain"
 build m0 sh -c "cd d.m0 && '$MPIF90' -g -fopenmp ../halo.f90 -o ../m0 -L'$LIBDIR' -lhprof -Wl,-rpath,'$LIBDIR'"
-build m1 sh -c "cd d.m1 && '$HPCC' --tier=1 '$MPIF90' -fopenmp ../halo.f90 -o ../m1"
+build m1 sh -c "cd d.m1 && '$builddir/instrument/hprof-mpif90' --tier=1 -fopenmp ../halo.f90 -o ../m1"
 build m2 sh -c "cd d.m2 && '$HPCC' '$MPIF90' -fopenmp -c ../halo.f90 && '$HPCC' '$MPIF90' -fopenmp halo.o -o ../m2"
 rc=0
 (timeout 120 "$MPIRUN" -np 2 --bind-to none ./mplain >mplain.out 2>mplain.err </dev/null) || rc=$?
