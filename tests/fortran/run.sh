@@ -9,6 +9,9 @@
 #     POMP2 calls, its init file at the link);
 #   - tier 2 --procedures=all, and tier 1 --filter (exclude heat::smooth);
 #   - tier 1 by hand without -g: module procedures named from their symbols;
+#   - tests/fortran/constructs.f90 at tier 2: every OpenMP construct and
+#     lock call through opari2 and the Fortran POMP2 entries, exact counts
+#     at the construct's line;
 # checked from the database with SQL: exact counts of procedures, call
 # sites, the user region and the OpenMP records, each at its MARK line;
 # names as a Fortran programmer writes them (halo_mod::exchange,
@@ -200,6 +203,33 @@ expect_eq "t2: the init file registered the regions" "1" \
 
 run t2all
 proc_checks t2all.hpf t2all 3
+
+# ---- constructs.f90: every OpenMP construct through opari2 (tier 2) ------
+SRC=$S/constructs.f90
+cp "$SRC" constructs.f90
+mkdir -p d.cons
+build cplain "$FC" -fopenmp constructs.f90 -o cplain
+build c2 sh -c "cd d.cons && '$HPCC' '$FC' -fopenmp -c ../constructs.f90 && '$HPCC' '$FC' -fopenmp constructs.o -o ../c2"
+./cplain >cplain.out 2>/dev/null || true
+rc=0
+(HPROF_OUTPUT=$tmp/c2.hpf timeout 120 ./c2 >c2.out 2>c2.err) || rc=$?
+expect_eq "c2: same stdout and exit status as the plain build" "$(cat cplain.out);0" "$(cat c2.out);$rc"
+check_profile c2 "$tmp/c2.hpf"
+# omp_at NAME TAG - the calls of construct record NAME at the MARK:TAG line.
+omp_at() { count c2.hpf omp "$1" "$(mark "$2")"; }
+expect_eq "c2: parallel 2, fork 1, join 1" "2;1;1" "$(omp_at parallel par; omp_at fork par; omp_at join par)"
+expect_eq "c2: do: loop 2, implicit barrier 2" "2;2" "$(omp_at loop do; omp_at 'implicit barrier' do)"
+expect_eq "c2: critical 2 holds, 2 waits" "2;2" "$(omp_at critical critical; omp_at 'critical wait' critical)"
+expect_eq "c2: single 1, implicit barrier 2" "1;2" "$(omp_at single single; omp_at 'implicit barrier' single)"
+expect_eq "c2: barrier 2, atomic 2" "2;2" "$(omp_at barrier barrier; omp_at atomic atomic)"
+expect_eq "c2: sections: loop 2, implicit barrier 2" "2;2" \
+    "$(omp_at loop sections; omp_at 'implicit barrier' sections)"
+expect_eq "c2: master 1" 1 "$(omp_at master master)"
+expect_eq "c2: omp_set_lock: 2 waits, 2 holds at the call" "2;2" "$(omp_at 'lock wait' lock; omp_at lock lock)"
+expect_eq "c2: omp_set_nest_lock: 2 holds from the outer set, 2 waits at each set" "2;2;2;0" \
+    "$(omp_at lock nest; omp_at 'lock wait' nest; omp_at 'lock wait' nest2; omp_at lock nest2)"
+expect_eq "c2: task: 4 creations, 4 executions; taskwait 1" "4;4;1" \
+    "$(omp_at 'task create' task; omp_at task task; omp_at taskwait taskwait)"
 
 # ---- two sources built in another directory ------------------------------
 # hprof-cc's first compile of a source runs in a directory of its own: the
