@@ -304,10 +304,8 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
 /* An OpenMP site in outlined code: at its pragma's line when gcc's line
  * rows do not give it (hp_omp_lines.h, hp_omp_pragma.h), named after the
  * user's function. */
-static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
+static void place_omp_outlined(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
 {
-    if (!hp_omp_is_outlined(s->func))
-        return;
     int n, line = (int)s->line;
     int *lines = hp_omp_gcc_own_lines(mod, pc, s->func, &n);
     if (lines) {
@@ -327,6 +325,17 @@ static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entr
         free(s->func);
         s->func = user;
     }
+}
+
+/* ... and the first line of a Fortran directive continued over lines,
+ * whose calls gfortran puts on its last (hp_omp_pragma.h). */
+static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
+{
+    if (hp_omp_is_outlined(s->func))
+        place_omp_outlined(s, mod, pc, entry);
+    int line = (int)s->line;
+    hp_omp_pragma_directive_start(s->file, &line);
+    s->line = (uint32_t)line;
 }
 
 /* An OpenMP site one byte past a function's first byte (the OMPT tool

@@ -15,6 +15,12 @@
 !     unset that releases it (MARK:nest2 sets it again while held)
 !   - task (MARK:task), created NTASK = 4 times by the single thread of
 !     MARK:tasks: 4 creations, 4 executions; taskwait (MARK:taskwait): 1
+!   - a parallel do whose directive is continued over two lines
+!     (MARK:cont): 2 thread-runs, 1 fork, at the directive's first line
+! At tier 0 (GOMP) gfortran puts some runtime calls on a neighbouring
+! line; the tests check there the constructs placed from the directives'
+! text (not: atomic and master, which make no runtime call, the Fortran
+! lock calls, and an end barrier gfortran puts on the region's line).
 ! It prints one line of results.
 program constructs
   use omp_lib
@@ -70,6 +76,12 @@ program constructs
   !$omp taskwait ! MARK:taskwait
   !$omp end single
   !$omp end parallel
+  !$omp parallel do num_threads(2) & ! MARK:cont
+  !$omp& reduction(+:s)
+  do i = 1, 10
+    s = s + 1
+  end do
+  !$omp end parallel do
   call omp_destroy_lock(l)
   call omp_destroy_nest_lock(nl)
   write (*, '(a, 2i6, 2f10.2)') 'result', s, t, sum(a), sum(b)

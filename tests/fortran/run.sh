@@ -11,7 +11,9 @@
 #   - tier 1 by hand without -g: module procedures named from their symbols;
 #   - tests/fortran/constructs.f90 at tier 2: every OpenMP construct and
 #     lock call through opari2 and the Fortran POMP2 entries, exact counts
-#     at the construct's line;
+#     at the construct's line; at tier 0 the constructs placed from the
+#     text of their directives (gfortran's own lines are often a
+#     neighbour's; a directive continued over lines starts at its first);
 # checked from the database with SQL: exact counts of procedures, call
 # sites, the user region and the OpenMP records, each at its MARK line;
 # names as a Fortran programmer writes them (halo_mod::exchange,
@@ -210,13 +212,16 @@ cp "$SRC" constructs.f90
 mkdir -p d.cons
 build cplain "$FC" -fopenmp constructs.f90 -o cplain
 build c2 sh -c "cd d.cons && '$HPCC' '$FC' -fopenmp -c ../constructs.f90 && '$HPCC' '$FC' -fopenmp constructs.o -o ../c2"
+build c0 "$FC" -g -O2 -fopenmp constructs.f90 -o c0 -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
 ./cplain >cplain.out 2>/dev/null || true
 rc=0
 (HPROF_OUTPUT=$tmp/c2.hpf timeout 120 ./c2 >c2.out 2>c2.err) || rc=$?
 expect_eq "c2: same stdout and exit status as the plain build" "$(cat cplain.out);0" "$(cat c2.out);$rc"
 check_profile c2 "$tmp/c2.hpf"
-# omp_at NAME TAG - the calls of construct record NAME at the MARK:TAG line.
-omp_at() { count c2.hpf omp "$1" "$(mark "$2")"; }
+# omp_at NAME TAG - the calls of construct record NAME at the MARK:TAG line
+# (of $db).
+db=c2.hpf
+omp_at() { count "$db" omp "$1" "$(mark "$2")"; }
 expect_eq "c2: parallel 2, fork 1, join 1" "2;1;1" "$(omp_at parallel par; omp_at fork par; omp_at join par)"
 expect_eq "c2: do: loop 2, implicit barrier 2" "2;2" "$(omp_at loop do; omp_at 'implicit barrier' do)"
 expect_eq "c2: critical 2 holds, 2 waits" "2;2" "$(omp_at critical critical; omp_at 'critical wait' critical)"
@@ -230,6 +235,27 @@ expect_eq "c2: omp_set_nest_lock: 2 holds from the outer set, 2 waits at each se
     "$(omp_at lock nest; omp_at 'lock wait' nest; omp_at 'lock wait' nest2; omp_at lock nest2)"
 expect_eq "c2: task: 4 creations, 4 executions; taskwait 1" "4;4;1" \
     "$(omp_at 'task create' task; omp_at task task; omp_at taskwait taskwait)"
+expect_eq "c2: the continued parallel do at its first line: 2 runs, 1 fork" "2;1" \
+    "$(omp_at parallel cont; omp_at fork cont)"
+
+# tier 0 (GOMP): the sites gfortran puts on a neighbouring line placed at
+# their directives (omp_fortran.c)
+rc=0
+(HPROF_OUTPUT=$tmp/c0.hpf timeout 120 ./c0 >c0.out 2>c0.err) || rc=$?
+expect_eq "c0: same stdout and exit status as the plain build" "$(cat cplain.out);0" "$(cat c0.out);$rc"
+check_profile c0 "$tmp/c0.hpf"
+db=c0.hpf
+expect_eq "c0: parallel 2, fork 1" "2;1" "$(omp_at parallel par; omp_at fork par)"
+expect_eq "c0: critical 2 holds, 2 waits" "2;2" "$(omp_at critical critical; omp_at 'critical wait' critical)"
+expect_eq "c0: single 1 at its directive (gfortran: the critical's line), implicit barrier 2" "1;2" \
+    "$(omp_at single single; omp_at 'implicit barrier' single)"
+expect_eq "c0: barrier 2" 2 "$(omp_at barrier barrier)"
+expect_eq "c0: sections: implicit barrier 2 at the directive" 2 "$(omp_at 'implicit barrier' sections)"
+expect_eq "c0: single of the tasks 1 (gfortran: the line before)" 1 "$(omp_at single tasks)"
+expect_eq "c0: task: 4 creations, 4 executions; taskwait 1" "4;4;1" \
+    "$(omp_at 'task create' task; omp_at task task; omp_at taskwait taskwait)"
+expect_eq "c0: the continued parallel do at its first line (gfortran: its last): 2 runs, 1 fork" "2;1" \
+    "$(omp_at parallel cont; omp_at fork cont)"
 
 # ---- two sources built in another directory ------------------------------
 # hprof-cc's first compile of a source runs in a directory of its own: the
