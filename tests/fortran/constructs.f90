@@ -19,8 +19,8 @@
 !     (MARK:cont): 2 thread-runs, 1 fork, at the directive's first line
 ! At tier 0 (GOMP) gfortran puts some runtime calls on a neighbouring
 ! line; the tests check there the constructs placed from the directives'
-! text (not: atomic and master, which make no runtime call, the Fortran
-! lock calls, and an end barrier gfortran puts on the region's line).
+! text, and the lock calls (not: atomic and master, which make no runtime
+! call, and an end barrier gfortran puts on the region's line).
 ! It prints one line of results.
 program constructs
   use omp_lib

@@ -256,6 +256,10 @@ expect_eq "c0: task: 4 creations, 4 executions; taskwait 1" "4;4;1" \
     "$(omp_at 'task create' task; omp_at task task; omp_at taskwait taskwait)"
 expect_eq "c0: the continued parallel do at its first line (gfortran: its last): 2 runs, 1 fork" "2;1" \
     "$(omp_at parallel cont; omp_at fork cont)"
+expect_eq "c0: Fortran's omp_set_lock: 2 waits, 2 holds at the call" "2;2" \
+    "$(omp_at 'lock wait' lock; omp_at lock lock)"
+expect_eq "c0: Fortran's omp_set_nest_lock: 2 holds from the outer set, 2 waits at each set" "2;2;2;0" \
+    "$(omp_at lock nest; omp_at 'lock wait' nest; omp_at 'lock wait' nest2; omp_at lock nest2)"
 
 # ---- two sources built in another directory ------------------------------
 # hprof-cc's first compile of a source runs in a directory of its own: the
