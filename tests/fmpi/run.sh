@@ -103,6 +103,8 @@ if ran_ok fmpi; then
         "$(q "$db" "SELECT DISTINCT substr(ps.file, length(ps.file) - 7) || ':' || ps.line FROM node n JOIN site s ON s.id = n.site
                     JOIN node p ON p.id = n.parent JOIN site ps ON ps.id = p.site
                     WHERE s.name = 'MPI_Sendrecv' AND s.file LIKE '%halo.f90'")"
+    expect_eq "use mpi: no call-path frame in the main gfortran writes (start code, as the C library's)" "0" \
+        "$(q "$db" "SELECT count(*) FROM site WHERE name = 'main'")"
     expect_eq "use mpi: MPI_File_write_at through a blank-padded file name: 100 bytes to the file" "-2,1,100,0" \
         "$(rows "$db" 1 MPI_File_write_at $src fwrite)"
     expect_eq "use mpi: MPI_Waitany twice per rank (its 1-based indices checked by the program)" "2,2" \
