@@ -11,31 +11,25 @@
 !     (MARK:allreduce): 64 bytes sent and 64 received each; one
 !     MPI_Allgather with MPI_IN_PLACE of 4 integers per rank
 !     (MARK:allgather): 16 bytes sent and 16 received.
-!  d. the module procedure halo_mod::exchange is called NEXCH = 6 times;
+!  d. the module procedure halo_mod::exchange (halo.f90, compiled first in
+!     the same command, so not inlined here) is called NEXCH = 6 times;
 !     each does one MPI_Sendrecv of 16 integers (64 bytes) with the partner
 !     (MARK:sendrecv): 12 records per rank (hprof counts its send and its
-!     receive), 384 bytes sent and 384 received.
+!     receive), 384 bytes sent and 384 received.  Its tier-0 call
+!     path is a frame at the call (MARK:callexch).
 !  e. MPI_Waitany over 2 receives, called twice (MARK:waitany): the
 !     indices it returns are 1 and 2 in some order (Fortran counts from 1).
 !  f. an OpenMP parallel do of 1000 iterations (MARK:pardo) whose sum is
 !     printed.
 !  g. MPI_Pcontrol(0), one MPI_Barrier (MARK:hidden), MPI_Pcontrol(1): the
 !     barrier is not recorded; then one recorded MPI_Barrier (MARK:shown).
+!  h. character arguments: a duplicate of MPI_COMM_WORLD is named
+!     'halo comm' from a blank-padded variable, and MPI_Comm_get_name gives
+!     the name back (resultlen 9); each rank writes 25 integers (100 bytes)
+!     at offset 100 * rank to the file 'fmpi_io.tmp' (opened through a
+!     blank-padded name) with MPI_File_write_at (MARK:fwrite): one record
+!     with the peer "file" and 100 bytes sent; rank 0 deletes the file.
 ! Output: one line per rank, the same with and without hprof.
-module halo_mod
-  use mpi
-  implicit none
-contains
-  subroutine exchange(partner, sbuf, rbuf)
-    integer, intent(in) :: partner
-    integer, intent(in) :: sbuf(16)
-    integer, intent(out) :: rbuf(16)
-    integer :: ierr
-    call MPI_Sendrecv(sbuf, 16, MPI_INTEGER, partner, 7, rbuf, 16, MPI_INTEGER, partner, 7, &
-                      MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr) ! MARK:sendrecv
-  end subroutine exchange
-end module halo_mod
-
 program fmpi
   use mpi
   use halo_mod
@@ -46,6 +40,9 @@ program fmpi
   integer :: reqs(6), stats(MPI_STATUS_SIZE, 6), req2(2)
   double precision :: sbufd(10, 3), rbufd(10, 3), x(8), w(2)
   double precision :: total
+  character(len=40) :: cname, fname
+  integer :: dup, rlen, fh
+  integer(kind=MPI_OFFSET_KIND) :: off
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -93,7 +90,7 @@ program fmpi
   ! d.
   do i = 1, NEXCH
     sb = rank * 100 + i
-    call exchange(partner, sb, rb)
+    call exchange(partner, sb, rb) ! MARK:callexch
     if (rb(16) /= partner * 100 + i) bad = bad + 1
   end do
 
@@ -125,6 +122,26 @@ program fmpi
   call MPI_Barrier(MPI_COMM_WORLD, ierr) ! MARK:hidden
   call MPI_Pcontrol(1)
   call MPI_Barrier(MPI_COMM_WORLD, ierr) ! MARK:shown
+
+  ! h.
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  cname = 'halo comm'
+  call MPI_Comm_set_name(dup, cname, ierr)
+  cname = 'overwritten'
+  call MPI_Comm_get_name(dup, cname, rlen, ierr)
+  if (cname /= 'halo comm' .or. rlen /= 9) bad = bad + 1
+  call MPI_Comm_free(dup, ierr)
+  if (dup /= MPI_COMM_NULL) bad = bad + 1
+  fname = 'fmpi_io.tmp'
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_WRONLY, MPI_INFO_NULL, fh, ierr)
+  if (ierr /= MPI_SUCCESS) bad = bad + 1
+  ibuf(1:25) = rank
+  off = 100 * rank
+  call MPI_File_write_at(fh, off, ibuf, 25, MPI_INTEGER, MPI_STATUS_IGNORE, ierr) ! MARK:fwrite
+  call MPI_File_close(fh, ierr)
+  if (fh /= MPI_FILE_NULL) bad = bad + 1
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) call MPI_File_delete(fname, MPI_INFO_NULL, ierr)
 
   write (*, '(a,i0,a,i0,a,f10.1)') 'rank ', rank, ' bad ', bad, ' sum ', total
   call MPI_Finalize(ierr)

@@ -1,6 +1,6 @@
 ! tests/fmpi/fmpi08.f90 - MPI from Fortran through `use mpi_f08` (derived
 ! handle types, TYPE(MPI_Status), ierror left out everywhere: it is
-! optional in mpi_f08), with known ground truth.  Two ranks; each rank's
+! optional in mpi_f08; MPI_Init_thread), with known ground truth.  Two ranks; each rank's
 ! partner is 1 - rank.
 !
 !  a. rank 1 sends NSEND = 4 messages of 50 integers (200 bytes) to rank 0
@@ -34,16 +34,17 @@ program fmpi08
   use ring08
   implicit none
   integer, parameter :: NSEND = 4, NSHIFT = 7
-  integer :: rank, partner, i, k, bad
+  integer :: rank, partner, i, k, provided
+  integer :: bad = 0
   integer :: ibuf(50), isb(6, 2), irb(6, 2), x(5)
   type(MPI_Request) :: reqs(4)
   type(MPI_Status) :: st
   double precision :: v(3)
 
-  call MPI_Init()
+  call MPI_Init_thread(MPI_THREAD_FUNNELED, provided)
+  if (provided < MPI_THREAD_FUNNELED) bad = bad + 1
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   partner = 1 - rank
-  bad = 0
 
   ! a.
   do i = 1, NSEND

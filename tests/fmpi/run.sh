@@ -35,15 +35,17 @@ if ! command -v "$MPIF90" >/dev/null; then
     exit 1
 fi
 
-# build NAME SRC [FLAGS...] - $tmp/NAME with hprof, $tmp/plain/NAME without.
+# build NAME "SRC..." [FLAGS...] - $tmp/NAME with hprof, $tmp/plain/NAME
+# without; the sources in one command, in order (modules first).
 build() {
-    local name=$1 src=$2
+    local name=$1 src=() f
+    for f in $2; do src+=("$S/$f"); done
     shift 2
     mkdir -p "$tmp/plain" "$tmp/mod.$name" "$tmp/pmod.$name"
-    "$MPIF90" -g -O2 "$@" -J "$tmp/mod.$name" "$S/$src" -o "$tmp/$name" \
+    "$MPIF90" -g -O2 "$@" -J "$tmp/mod.$name" "${src[@]}" -o "$tmp/$name" \
         -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/$name.build" ||
         notok "build of $src with -lhprof" "$(head -3 "$tmp/$name.build" | oneline)"
-    "$MPIF90" -g -O2 "$@" -J "$tmp/pmod.$name" "$S/$src" -o "$tmp/plain/$name" 2>"$tmp/$name.pbuild" ||
+    "$MPIF90" -g -O2 "$@" -J "$tmp/pmod.$name" "${src[@]}" -o "$tmp/plain/$name" 2>"$tmp/$name.pbuild" ||
         notok "plain build of $src" "$(head -3 "$tmp/$name.pbuild" | oneline)"
 }
 
@@ -67,8 +69,9 @@ coll() {
             WHERE c.rank = $2 AND s.name = '$3' AND s.file LIKE '%$4' AND s.line = $(line_of "$S/$4" "$5")"
 }
 
-build fmpi fmpi.f90 -fopenmp
+build fmpi "halo.f90 fmpi.f90" -fopenmp
 build fmpi08 fmpi08.f90
+cd "$tmp"    # fmpi.f90 writes its file in the current directory
 build fabort fabort.f90
 
 # ---------------------------------------------------------------- use mpi
@@ -93,9 +96,17 @@ if ran_ok fmpi; then
     expect_eq "use mpi: MPI_Allgather with MPI_IN_PLACE: the receive count's bytes" "1,16,16" \
         "$(coll "$db" 1 MPI_Allgather $src allgather)"
     expect_eq "use mpi: MPI_Sendrecv in the module procedure exchange (a send and a receive record each)" "1,12,384,384" \
-        "$(rows "$db" 0 MPI_Sendrecv $src sendrecv)"
+        "$(rows "$db" 0 MPI_Sendrecv halo.f90 sendrecv)"
     expect_eq "use mpi: the Sendrecv site lies in exchange" "1" \
-        "$(q "$db" "SELECT count(*) FROM site WHERE name = 'MPI_Sendrecv' AND line = $(line_of "$S/$src" sendrecv) AND func LIKE '%exchange%'")"
+        "$(q "$db" "SELECT count(*) FROM site WHERE name = 'MPI_Sendrecv' AND file LIKE '%halo.f90' AND line = $(line_of "$S/halo.f90" sendrecv) AND func LIKE '%exchange%'")"
+    expect_eq "use mpi: the Sendrecv's call path goes through the call of exchange" "fmpi.f90:$(line_of "$S/$src" callexch)" \
+        "$(q "$db" "SELECT DISTINCT substr(ps.file, length(ps.file) - 7) || ':' || ps.line FROM node n JOIN site s ON s.id = n.site
+                    JOIN node p ON p.id = n.parent JOIN site ps ON ps.id = p.site
+                    WHERE s.name = 'MPI_Sendrecv' AND s.file LIKE '%halo.f90'")"
+    expect_eq "use mpi: no call-path frame in the main gfortran writes (start code, as the C library's)" "0" \
+        "$(q "$db" "SELECT count(*) FROM site WHERE name = 'main'")"
+    expect_eq "use mpi: MPI_File_write_at through a blank-padded file name: 100 bytes to the file" "-2,1,100,0" \
+        "$(rows "$db" 1 MPI_File_write_at $src fwrite)"
     expect_eq "use mpi: MPI_Waitany twice per rank (its 1-based indices checked by the program)" "2,2" \
         "$(calls "$db" 0 MPI_Waitany $src waitany),$(calls "$db" 1 MPI_Waitany $src waitany)"
     expect_eq "use mpi: MPI_Pcontrol(0) hides a barrier, MPI_Pcontrol(1) shows the next" "0,1" \
