@@ -174,7 +174,8 @@ hp_ftn_policy() {
         fi
     done
     if [ "$ftn_list" = 1 ]; then
-        for disp in "${!decided[@]}"; do echo "hprof-cc: procedure $disp: ${decided[$disp]}" >&2; done
+        for disp in "${!decided[@]}"; do echo "hprof-cc: procedure $disp: ${decided[$disp]}"; done |
+            sort >&2
     fi
     local IFS=,
     echo "${out[*]}"
