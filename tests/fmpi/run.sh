@@ -49,6 +49,21 @@ build() {
         notok "plain build of $src" "$(head -3 "$tmp/$name.pbuild" | oneline)"
 }
 
+# run_both NAME WHAT - $tmp/NAME on 2 ranks with hprof, then plain: the
+# same exit status, the same lines on stdout (in any order) and each
+# rank's "bad 0"; true when the hprof run left a profile ($PROFILE).
+run_both() {
+    local rc_hprof
+    hp_run "$1" 2 "$tmp/$1"
+    rc_hprof=$RC
+    plain_run "$1.plain" 2 "$tmp/plain/$1"
+    expect_eq "$2: exit status as without hprof" "$RC" "$rc_hprof"
+    RC=$rc_hprof
+    ran_ok "$1" || return 1
+    same_sorted "$1"
+    expect_eq "$2: the program's own checks pass" "2" "$(grep -c ' bad 0\( \|$\)' "$tmp/$1.out")"
+}
+
 # same_sorted NAME - the ranks' lines of NAME.out and NAME.plain.out agree.
 same_sorted() {
     sort "$tmp/$1.out" >"$tmp/$1.sorted"
@@ -76,14 +91,8 @@ build fabort fabort.f90
 
 # ---------------------------------------------------------------- use mpi
 src=fmpi.f90
-hp_run fmpi 2 "$tmp/fmpi"
-rc_hprof=$RC
-plain_run fmpi.plain 2 "$tmp/plain/fmpi"
-expect_eq "use mpi: exit status as without hprof" "$RC" "$rc_hprof"
-if ran_ok fmpi; then
+if run_both fmpi "use mpi"; then
     db=$PROFILE
-    same_sorted fmpi
-    expect_eq "use mpi: the program's own checks pass" "2" "$(grep -c ' bad 0 ' "$tmp/fmpi.out")"
     expect_eq "use mpi: MPI_Send on rank 0, to rank 1" "1,5,2000,0" "$(rows "$db" 0 MPI_Send $src send)"
     expect_eq "use mpi: MPI_Recv (MPI_STATUS_IGNORE) on rank 1, from rank 0" "0,5,0,2000" \
         "$(rows "$db" 1 MPI_Recv $src recv)"
@@ -124,14 +133,8 @@ fi
 
 # ---------------------------------------------------------------- use mpi_f08
 src=fmpi08.f90
-hp_run fmpi08 2 "$tmp/fmpi08"
-rc_hprof=$RC
-plain_run fmpi08.plain 2 "$tmp/plain/fmpi08"
-expect_eq "use mpi_f08: exit status as without hprof" "$RC" "$rc_hprof"
-if ran_ok fmpi08; then
+if run_both fmpi08 "use mpi_f08"; then
     db=$PROFILE
-    same_sorted fmpi08
-    expect_eq "use mpi_f08: the program's own checks pass" "2" "$(grep -c ' bad 0$' "$tmp/fmpi08.out")"
     expect_eq "use mpi_f08: MPI_Send on rank 1, to rank 0" "0,4,800,0" "$(rows "$db" 1 MPI_Send $src send08)"
     expect_eq "use mpi_f08: MPI_Recv (MPI_ANY_SOURCE) on rank 0, from rank 1" "1,4,0,800" \
         "$(rows "$db" 0 MPI_Recv $src recv08)"
