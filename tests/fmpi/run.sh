@@ -1,11 +1,13 @@
 #!/bin/bash
 # tests/fmpi/run.sh - MPI from Fortran at tier 0: the programs of tests/fmpi/
-# (`use mpi`: fmpi.f90, `use mpi_f08`: fmpi08.f90, MPI_Abort: fabort.f90)
+# (`use mpi`: fmpi.f90, `use mpi_f08`: fmpi08.f90, MPI_Abort: fabort.f90,
+# ERROR STOP without MPI_Finalize: fstop.f90)
 # built with mpif90 and -lhprof from this tree, or run plain with the
 # library preloaded, on 2 ranks; their records are checked against each
 # program's ground truth (its header comment): counts and bytes per line and
 # peer, the 1-based Waitany index, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, an
-# optional ierror left out, Pcontrol, the aborting rank's own file; and
+# optional ierror left out, Pcontrol, the aborting or stopping rank's own
+# file; and
 # stdout and exit status are the same as without hprof.
 #
 # usage: tests/fmpi/run.sh [BUILDDIR]   Env: MPIF90, MPIRUN, HPROF_KEEP_TMP=1.
@@ -88,6 +90,7 @@ build fmpi "halo.f90 fmpi.f90" -fopenmp
 build fmpi08 fmpi08.f90
 cd "$tmp"    # fmpi.f90 writes its file in the current directory
 build fabort fabort.f90
+build fstop fstop.f90
 
 # ---------------------------------------------------------------- use mpi
 src=fmpi.f90
@@ -168,6 +171,28 @@ if [ -s "$tmp/fab.rank1.hpf" ]; then
         "$(q "$tmp/fab.rank1.hpf" "SELECT group_concat(rank), group_concat(flags) FROM rank")"
 else
     notok "Fortran MPI_Abort: rank 1 leaves its records" "no $tmp/fab.rank1.hpf; stderr: $(tail -3 "$tmp/fab.err" | oneline)"
+fi
+
+# ---------------------------------------------------------------- ERROR STOP
+src=fstop.f90
+rm -f "$tmp/fst.hpf" "$tmp/fst.rank0.hpf"
+RC=0
+HPROF_OUTPUT=$tmp/fst.hpf timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" -x HPROF_OUTPUT "$tmp/fstop" \
+    >"$tmp/fst.out" 2>"$tmp/fst.err" </dev/null || RC=$?
+rc_hprof=$RC
+plain_run fst.plain 1 "$tmp/plain/fstop"
+expect_eq "ERROR STOP without MPI_Finalize: same exit status as plain" "$RC" "$rc_hprof"
+same_stdout "ERROR STOP without MPI_Finalize: same stdout as plain" "$tmp/fst.plain.out" "$tmp/fst.out"
+expect_eq "ERROR STOP without MPI_Finalize: one hprof line naming the rank's file" 1 \
+    "$(grep -c "^hprof.*rank 0 exited without MPI_Finalize: its records up to then are in $tmp/fst.rank0.hpf" "$tmp/fst.err")"
+if [ -s "$tmp/fst.rank0.hpf" ]; then
+    check_profile fst.rank0 "$tmp/fst.rank0.hpf"
+    expect_eq "ERROR STOP without MPI_Finalize: the 3 barriers, flagged unfinalized" "3,16" \
+        "$(q "$tmp/fst.rank0.hpf" "SELECT sum(st.count), max(r.flags) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site JOIN rank r ON r.rank = st.rank
+            WHERE s.name = 'MPI_Barrier' AND s.line = $(line_of "$S/$src" sbarrier)")"
+else
+    notok "ERROR STOP without MPI_Finalize: the rank leaves its records" "no $tmp/fst.rank0.hpf; stderr: $(tail -3 "$tmp/fst.err" | oneline)"
 fi
 
 [ "$skip" = 0 ] || echo "# $skip skipped"
