@@ -1,14 +1,14 @@
 #!/bin/bash
 # tests/fmpi/run.sh - MPI from Fortran at tier 0: the programs of tests/fmpi/
 # (`use mpi`: fmpi.f90, `use mpi_f08`: fmpi08.f90, MPI_Abort: fabort.f90,
-# ERROR STOP without MPI_Finalize: fstop.f90)
-# built with mpif90 and -lhprof from this tree, or run plain with the
-# library preloaded, on 2 ranks; their records are checked against each
-# program's ground truth (its header comment): counts and bytes per line and
-# peer, the 1-based Waitany index, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, an
-# optional ierror left out, Pcontrol, the aborting or stopping rank's own
-# file; and
-# stdout and exit status are the same as without hprof.
+# ERROR STOP without MPI_Finalize: fstop.f90) built with mpif90 and
+# -lhprof from this tree, or run plain with the library preloaded; their
+# records are checked against each program's ground truth (its header
+# comment): counts and bytes per line and peer, the 1-based Waitany index,
+# MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, an optional ierror left out,
+# character arguments, Pcontrol, call paths through Fortran frames, the
+# aborting or stopping rank's own file; and stdout and exit status are the
+# same as without hprof.
 #
 # usage: tests/fmpi/run.sh [BUILDDIR]   Env: MPIF90, MPIRUN, HPROF_KEEP_TMP=1.
 set -euo pipefail
