@@ -81,6 +81,8 @@ class Wrapper:
     def __init__(self, f):
         self.f = f
         self.fparams, self.hidden, self.cargs = [], [], []
+        # allocs: conditions that hold when a copy could be made (all must,
+        # else the call is not made and ierror is MPI_ERR_NO_MEM)
         self.decls, self.allocs, self.posts, self.frees = [], [], [], []
 
     def role(self, name):
@@ -113,7 +115,7 @@ class Wrapper:
     def requests(self, p):
         n = self.count_of(p)
         self.decls.append("    hp_f_reqs r_%s;\n    r_%s.c = NULL;\n" % (p.name, p.name))
-        self.allocs.append("hp_f_reqs_in(&r_%s, %s, %s) != 0" % (p.name, n, p.name))
+        self.allocs.append("hp_f_reqs_in(&r_%s, %s, %s) == 0" % (p.name, n, p.name))
         self.cargs.append("r_%s.c" % p.name)
         self.posts.append("        hp_f_reqs_out(&r_%s, %s, %s);\n" % (p.name, n, p.name))
         self.frees.append("    hp_f_reqs_free(&r_%s);\n" % p.name)
@@ -128,7 +130,7 @@ class Wrapper:
         else:
             raise Unsupported("no length for the datatype array %s" % p.name)
         self.decls.append("    hp_f_types t_%s;\n    t_%s.c = NULL;\n" % (p.name, p.name))
-        self.allocs.append("hp_f_types_in(&t_%s, %s, %s) != 0" % (p.name, n, p.name))
+        self.allocs.append("hp_f_types_in(&t_%s, %s, %s) == 0" % (p.name, n, p.name))
         self.cargs.append("t_%s.c" % p.name)
         self.frees.append("    hp_f_types_free(&t_%s);\n" % p.name)
 
@@ -159,7 +161,7 @@ class Wrapper:
             o = self.role("outcount")
             out = "(*%s == MPI_UNDEFINED ? 0 : *%s)" % (o, o)
         self.decls.append("    hp_f_statuses s_%s;\n    s_%s.c = NULL;\n" % (p.name, p.name))
-        self.allocs.append("hp_f_statuses_in(&s_%s, %s, %s) != 0" % (p.name, n, p.name))
+        self.allocs.append("hp_f_statuses_in(&s_%s, %s, %s) == 0" % (p.name, n, p.name))
         self.cargs.append("s_%s.c" % p.name)
         self.posts.append("        hp_f_statuses_out(&s_%s, %s, %s);\n" % (p.name, out, p.name))
         self.frees.append("    hp_f_statuses_free(&s_%s);\n" % p.name)
@@ -201,9 +203,9 @@ class Wrapper:
         self.hidden.append("size_t %s_len" % p.name)
         self.decls.append("    char *c_%s = NULL;\n" % p.name)
         if p.const:
-            self.allocs.append("!(c_%s = hp_f_str_in(%s, %s_len))" % (p.name, p.name, p.name))
+            self.allocs.append("(c_%s = hp_f_str_in(%s, %s_len)) != NULL" % (p.name, p.name, p.name))
         else:
-            self.allocs.append("!(c_%s = hp_f_str_room(%s_len))" % (p.name, p.name))
+            self.allocs.append("(c_%s = hp_f_str_room(%s_len)) != NULL" % (p.name, p.name))
             self.posts.append("        hp_f_str_out(c_%s, %s, %s_len);\n" % (p.name, p.name, p.name))
         self.cargs.append("c_%s" % p.name)
         self.frees.append("    free(c_%s);\n" % p.name)
@@ -253,7 +255,7 @@ def wrapper(f):
     call = "rc = hp_body_%s(%s);\n" % (f["name"], ", ".join(["ra"] + w.cargs))
     indent = "    "
     if w.allocs:
-        out.append("    if (!(%s)) {\n" % " || ".join(w.allocs))
+        out.append("    if (%s) {\n" % " &&\n        ".join(w.allocs))
         indent = "        "
     out.append(indent + call)
     if w.posts:

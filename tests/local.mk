@@ -75,6 +75,12 @@ tests_unit_test_reqmap_SOURCES = tests/unit/test_reqmap.c pmpi/reqmap.c
 tests_unit_test_reqmap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi -I$(top_builddir)/pmpi $(MPI_CFLAGS)
 tests_unit_test_reqmap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_reqmap_LDADD = $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_fortran
+TESTS += tests/unit/test_fortran
+tests_unit_test_fortran_SOURCES = tests/unit/test_fortran.c pmpi/fortran.c
+tests_unit_test_fortran_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi $(MPI_CFLAGS)
+tests_unit_test_fortran_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fortran_LDADD = $(CMOCKA_LIBS) $(MPI_LIBS)
 endif
 endif
 include tests/unit/format_local.mk

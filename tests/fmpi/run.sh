@@ -1,12 +1,14 @@
 #!/bin/bash
 # tests/fmpi/run.sh - MPI from Fortran at tier 0: the programs of tests/fmpi/
-# (`use mpi`: fmpi.f90, `use mpi_f08`: fmpi08.f90, MPI_Abort: fabort.f90)
-# built with mpif90 and -lhprof from this tree, or run plain with the
-# library preloaded, on 2 ranks; their records are checked against each
-# program's ground truth (its header comment): counts and bytes per line and
-# peer, the 1-based Waitany index, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, an
-# optional ierror left out, Pcontrol, the aborting rank's own file; and
-# stdout and exit status are the same as without hprof.
+# (`use mpi`: fmpi.f90, `use mpi_f08`: fmpi08.f90, MPI_Abort: fabort.f90,
+# ERROR STOP without MPI_Finalize: fstop.f90) built with mpif90 and
+# -lhprof from this tree, or run plain with the library preloaded; their
+# records are checked against each program's ground truth (its header
+# comment): counts and bytes per line and peer, the 1-based Waitany index,
+# MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, an optional ierror left out,
+# character arguments, Pcontrol, call paths through Fortran frames, the
+# aborting or stopping rank's own file; and stdout and exit status are the
+# same as without hprof.
 #
 # usage: tests/fmpi/run.sh [BUILDDIR]   Env: MPIF90, MPIRUN, HPROF_KEEP_TMP=1.
 set -euo pipefail
@@ -49,6 +51,21 @@ build() {
         notok "plain build of $src" "$(head -3 "$tmp/$name.pbuild" | oneline)"
 }
 
+# run_both NAME WHAT - $tmp/NAME on 2 ranks with hprof, then plain: the
+# same exit status, the same lines on stdout (in any order) and each
+# rank's "bad 0"; true when the hprof run left a profile ($PROFILE).
+run_both() {
+    local rc_hprof
+    hp_run "$1" 2 "$tmp/$1"
+    rc_hprof=$RC
+    plain_run "$1.plain" 2 "$tmp/plain/$1"
+    expect_eq "$2: exit status as without hprof" "$RC" "$rc_hprof"
+    RC=$rc_hprof
+    ran_ok "$1" || return 1
+    same_sorted "$1"
+    expect_eq "$2: the program's own checks pass" "2" "$(grep -c ' bad 0\( \|$\)' "$tmp/$1.out")"
+}
+
 # same_sorted NAME - the ranks' lines of NAME.out and NAME.plain.out agree.
 same_sorted() {
     sort "$tmp/$1.out" >"$tmp/$1.sorted"
@@ -73,17 +90,12 @@ build fmpi "halo.f90 fmpi.f90" -fopenmp
 build fmpi08 fmpi08.f90
 cd "$tmp"    # fmpi.f90 writes its file in the current directory
 build fabort fabort.f90
+build fstop fstop.f90
 
 # ---------------------------------------------------------------- use mpi
 src=fmpi.f90
-hp_run fmpi 2 "$tmp/fmpi"
-rc_hprof=$RC
-plain_run fmpi.plain 2 "$tmp/plain/fmpi"
-expect_eq "use mpi: exit status as without hprof" "$RC" "$rc_hprof"
-if ran_ok fmpi; then
+if run_both fmpi "use mpi"; then
     db=$PROFILE
-    same_sorted fmpi
-    expect_eq "use mpi: the program's own checks pass" "2" "$(grep -c ' bad 0 ' "$tmp/fmpi.out")"
     expect_eq "use mpi: MPI_Send on rank 0, to rank 1" "1,5,2000,0" "$(rows "$db" 0 MPI_Send $src send)"
     expect_eq "use mpi: MPI_Recv (MPI_STATUS_IGNORE) on rank 1, from rank 0" "0,5,0,2000" \
         "$(rows "$db" 1 MPI_Recv $src recv)"
@@ -124,14 +136,8 @@ fi
 
 # ---------------------------------------------------------------- use mpi_f08
 src=fmpi08.f90
-hp_run fmpi08 2 "$tmp/fmpi08"
-rc_hprof=$RC
-plain_run fmpi08.plain 2 "$tmp/plain/fmpi08"
-expect_eq "use mpi_f08: exit status as without hprof" "$RC" "$rc_hprof"
-if ran_ok fmpi08; then
+if run_both fmpi08 "use mpi_f08"; then
     db=$PROFILE
-    same_sorted fmpi08
-    expect_eq "use mpi_f08: the program's own checks pass" "2" "$(grep -c ' bad 0$' "$tmp/fmpi08.out")"
     expect_eq "use mpi_f08: MPI_Send on rank 1, to rank 0" "0,4,800,0" "$(rows "$db" 1 MPI_Send $src send08)"
     expect_eq "use mpi_f08: MPI_Recv (MPI_ANY_SOURCE) on rank 0, from rank 1" "1,4,0,800" \
         "$(rows "$db" 0 MPI_Recv $src recv08)"
@@ -165,6 +171,28 @@ if [ -s "$tmp/fab.rank1.hpf" ]; then
         "$(q "$tmp/fab.rank1.hpf" "SELECT group_concat(rank), group_concat(flags) FROM rank")"
 else
     notok "Fortran MPI_Abort: rank 1 leaves its records" "no $tmp/fab.rank1.hpf; stderr: $(tail -3 "$tmp/fab.err" | oneline)"
+fi
+
+# ---------------------------------------------------------------- ERROR STOP
+src=fstop.f90
+rm -f "$tmp/fst.hpf" "$tmp/fst.rank0.hpf"
+RC=0
+HPROF_OUTPUT=$tmp/fst.hpf timeout 120 "$MPIRUN" -np 1 "${MPIFLAGS[@]}" -x HPROF_OUTPUT "$tmp/fstop" \
+    >"$tmp/fst.out" 2>"$tmp/fst.err" </dev/null || RC=$?
+rc_hprof=$RC
+plain_run fst.plain 1 "$tmp/plain/fstop"
+expect_eq "ERROR STOP without MPI_Finalize: same exit status as plain" "$RC" "$rc_hprof"
+same_stdout "ERROR STOP without MPI_Finalize: same stdout as plain" "$tmp/fst.plain.out" "$tmp/fst.out"
+expect_eq "ERROR STOP without MPI_Finalize: one hprof line naming the rank's file" 1 \
+    "$(grep -c "^hprof.*rank 0 exited without MPI_Finalize: its records up to then are in $tmp/fst.rank0.hpf" "$tmp/fst.err")"
+if [ -s "$tmp/fst.rank0.hpf" ]; then
+    check_profile fst.rank0 "$tmp/fst.rank0.hpf"
+    expect_eq "ERROR STOP without MPI_Finalize: the 3 barriers, flagged unfinalized" "3,16" \
+        "$(q "$tmp/fst.rank0.hpf" "SELECT sum(st.count), max(r.flags) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site JOIN rank r ON r.rank = st.rank
+            WHERE s.name = 'MPI_Barrier' AND s.line = $(line_of "$S/$src" sbarrier)")"
+else
+    notok "ERROR STOP without MPI_Finalize: the rank leaves its records" "no $tmp/fst.rank0.hpf; stderr: $(tail -3 "$tmp/fst.err" | oneline)"
 fi
 
 [ "$skip" = 0 ] || echo "# $skip skipped"
