@@ -25,7 +25,7 @@ check() {
 syms=$(nm -D --defined-only "$lib" | awk '{ print $3 }')
 check "no hp_* symbol is exported" "" "$(printf '%s\n' "$syms" | grep '^hp_' | head -5 | tr '\n' ' ')"
 check "every exported symbol is an interposed or offered one" "" \
-    "$(printf '%s\n' "$syms" | grep -Ev '^(MPI_|mpi_|GOMP_|omp_|POMP2_|ompt_start_tool$|__kmpc_fork_(call|teams|call_if)$|__cyg_profile_|hprof_)' |
+    "$(printf '%s\n' "$syms" | grep -Ev '^(MPI_|mpi_|GOMP_|omp_|POMP2_|pomp2_|ompt_start_tool$|__kmpc_fork_(call|teams|call_if)$|__cyg_profile_|hprof_)' |
        grep -v '^$' | head -5 | tr '\n' ' ')"
 check "MPI_Send, GOMP_parallel, POMP2_Parallel_fork, hprof_enter are exported" "4" \
     "$(printf '%s\n' "$syms" | grep -cE '^(MPI_Send|GOMP_parallel|POMP2_Parallel_fork|hprof_enter)$')"

@@ -36,6 +36,16 @@ TESTS += tests/unit/test_symindex
 tests_unit_test_symindex_SOURCES = tests/unit/test_symindex.c
 tests_unit_test_symindex_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_symindex_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_names_fortran
+TESTS += tests/unit/test_names_fortran
+tests_unit_test_names_fortran_SOURCES = tests/unit/test_names_fortran.c
+tests_unit_test_names_fortran_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_names_fortran_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_omp_fortran
+TESTS += tests/unit/test_omp_fortran
+tests_unit_test_omp_fortran_SOURCES = tests/unit/test_omp_fortran.c
+tests_unit_test_omp_fortran_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_omp_fortran_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_probe
 TESTS += tests/unit/test_probe
 tests_unit_test_probe_SOURCES = tests/unit/test_probe.c tests/unit/tree_util.h
@@ -79,6 +89,7 @@ include tests/faults/local.mk
 include tests/rma/local.mk
 include tests/fmpi/local.mk
 include tests/tiers/local.mk
+include tests/fortran/local.mk
 include tests/compensate/local.mk
 include tests/nonlocal/local.mk
 include tests/inline/local.mk
