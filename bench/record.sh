@@ -389,6 +389,15 @@ instructions() {
     wp=$(per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.plain")
     wh=$(per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.hprof")
     wh0=$(HPROF_CALLPATH=0 per_iter "$wrap_lo" "$wrap_hi" "$b/wrapcost.hprof")
+    wp0=$wp fp= fh= fp0= fh0=
+    if command -v "${MPIF90:-mpif90}" >/dev/null; then   # the same calls from Fortran
+        "${MPIF90:-mpif90}" -O2 -g "$srcdir/bench/fwrapcost.f90" -o "$b/fwrapcost.plain"
+        "${MPIF90:-mpif90}" -O2 -g "$srcdir/bench/fwrapcost.f90" -o "$b/fwrapcost.hprof" \
+            -L"$libdir" -lhprof "-Wl,-rpath,$libdir"
+        fp=$(per_iter "$wrap_lo" "$wrap_hi" "$b/fwrapcost.plain")
+        fh=$(per_iter "$wrap_lo" "$wrap_hi" "$b/fwrapcost.hprof")
+        fh0=$(HPROF_CALLPATH=0 per_iter "$wrap_lo" "$wrap_hi" "$b/fwrapcost.hprof")
+    fi
     unset HPROF_OUTPUT HPROF_SUMMARY
     echo
     echo "callgrind, 1 rank (no mpirun), the difference between two iteration counts ($cg_lo and $cg_hi;"
@@ -406,6 +415,9 @@ instructions() {
     echo "| tier-1 call (hooks: call site + procedure), throttled, added | $(awk -v a="$t1h" -v b="$c0" 'BEGIN { printf "%.1f", a - b }') |"
     echo "| MPI wrapper, added per call (mean of MPI_Send(PROC_NULL), MPI_Iprobe, Irecv+Isend+Waitall(self)) | $(awk -v a="$wh" -v b="$wp" 'BEGIN { printf "%.1f", (a - b) / 3 }') |"
     echo "| MPI wrapper, of which the tier-0 call path (HPROF_CALLPATH=3 vs 0) | $(awk -v a="$wh" -v b="$wh0" 'BEGIN { printf "%.1f", (a - b) / 3 }') |"
+    [ -n "$fp" ] || return 0
+    echo "| Fortran MPI wrapper (bench/fwrapcost.f90, the same calls), added per call | $(awk -v a="$fh" -v b="$fp" 'BEGIN { printf "%.1f", (a - b) / 3 }') |"
+    echo "| Fortran minus C wrapper, added per call, HPROF_CALLPATH=0 (the conversions alone) | $(awk -v a="$fh0" -v b="$fp" -v c="$wh0" -v d="$wp0" 'BEGIN { printf "%+.1f", ((a - b) - (c - d)) / 3 }') |"
 }
 
 # OpenMP constructs in instructions: bench/ompcost.sh when this tree has it.

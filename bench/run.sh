@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench/run.sh - hprof's overhead benchmarks (`make bench`; never part of
-# `make check`).  Builds bench/pingpong.c and bench/wrapcost.c twice, plain
+# `make check`).  Builds bench/pingpong.c, bench/wrapcost.c and its Fortran
+# twin bench/fwrapcost.f90 (with mpif90, when there is one) twice, plain
 # and linked with -lhprof from the build tree, runs the two variants
 # ALTERNATING several rounds with 2 ranks (so drift of the machine hits both
 # alike), and prints a markdown table of the medians: plain, hprof, ratio,
@@ -48,9 +49,16 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1
 
 if want mpi; then
 echo "bench: building plain and -lhprof variants" >&2
-for b in pingpong wrapcost; do
-    "$MPICC" -O2 -g "$srcdir/bench/$b.c" -o "$tmp/$b.plain"
-    "$MPICC" -O2 -g "$srcdir/bench/$b.c" -o "$tmp/$b.hprof" -L"$libdir" -lhprof -Wl,-rpath,"$libdir"
+# the wrapper benchmarks: C, and fwrapcost.f90 (the same calls from
+# Fortran) when there is a Fortran MPI compiler
+MPIF90=${MPIF90:-mpif90}
+benches="pingpong wrapcost"
+command -v "$MPIF90" >/dev/null && benches="$benches fwrapcost"
+for b in $benches; do
+    cc=$MPICC src=$srcdir/bench/$b.c
+    [ "$b" = fwrapcost ] && cc=$MPIF90 src=$srcdir/bench/$b.f90
+    "$cc" -O2 -g "$src" -o "$tmp/$b.plain"
+    "$cc" -O2 -g "$src" -o "$tmp/$b.hprof" -L"$libdir" -lhprof -Wl,-rpath,"$libdir"
     if ! ldd "$tmp/$b.hprof" | grep 'libhprof\.so' >/dev/null; then  # not -q: ldd's SIGPIPE fails the pipe
         echo "bench: $b.hprof does not depend on libhprof.so (wrappers not linked?)" >&2
         exit 1
@@ -59,8 +67,10 @@ done
 variants="plain hprof"
 if [ -n "${BASELINE:-}" ]; then
     [ -e "$before/libhprof.so" ] || { echo "bench: no $before/libhprof.so (BASELINE)" >&2; exit 1; }
-    for b in pingpong wrapcost; do
-        "$MPICC" -O2 -g "$srcdir/bench/$b.c" -o "$tmp/$b.before" -L"$before" -lhprof -Wl,-rpath,"$before"
+    for b in $benches; do
+        cc=$MPICC src=$srcdir/bench/$b.c
+        [ "$b" = fwrapcost ] && cc=$MPIF90 src=$srcdir/bench/$b.f90
+        "$cc" -O2 -g "$src" -o "$tmp/$b.before" -L"$before" -lhprof -Wl,-rpath,"$before"
     done
     variants="plain before hprof"
 fi
@@ -68,17 +78,18 @@ fi
 # run VARIANT BENCH - one run; appends "VARIANT<TAB>KEY<TAB>VALUE" lines to results.
 run() {
     local out args=()
-    [ "$2" = wrapcost ] && args=("${WRAPCOST_CALLS:-1000000}")
+    [ "$2" != pingpong ] && args=("${WRAPCOST_CALLS:-1000000}")
     out=$(HPROF_OUTPUT=$tmp/prof HPROF_SUMMARY=off "$MPIRUN" -np 2 --bind-to none \
         -x HPROF_OUTPUT -x HPROF_SUMMARY "$tmp/$2.$1" "${args[@]}" </dev/null)
     printf '%s\n' "$out" | awk -v v="$1" '
         $1 == "pingpong" { printf "%s\tpingpong %s B one-way latency (us)\t%s\n", v, $2, $3 }
+        $1 == "wrapcost" && $2 == "Fortran" { printf "%s\tFortran %s (ns per call)\t%s\n", v, $3, $4; next }
         $1 == "wrapcost" { printf "%s\t%s (ns per call)\t%s\n", v, $2, $3 }' >>"$tmp/results"
 }
 
 for r in $(seq 1 "$rounds"); do
     echo "bench: round $r/$rounds" >&2
-    for b in pingpong wrapcost; do
+    for b in $benches; do
         for v in $variants; do
             run "$v" $b
         done

@@ -18,10 +18,14 @@ nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcodec.la $(CLANG_LIBS)
 bin_SCRIPTS += instrument/hprof-cc
+# hprof-cc's Fortran part, sourced by it
+dist_pkgdata_DATA = instrument/hprof-cc-fortran.sh
 # One-word compilers (hprof-cc reads the compiler from its own name), for
 # builds that run `which $CC`: copies, so that they install as files.
 HPROF_CC_WRAPPERS = instrument/hprof-gcc instrument/hprof-clang instrument/hprof-mpicc \
 	instrument/hprof-g++ instrument/hprof-clang++ instrument/hprof-mpicxx
+# ... and for Fortran builds (FC=hprof-mpif90)
+HPROF_CC_WRAPPERS += instrument/hprof-gfortran instrument/hprof-mpif90 instrument/hprof-mpifort
 bin_SCRIPTS += $(HPROF_CC_WRAPPERS)
 CLEANFILES += $(HPROF_CC_WRAPPERS)
 $(HPROF_CC_WRAPPERS): instrument/hprof-cc

@@ -120,6 +120,19 @@ static char *hpi_default_out(const char *file)
     return out;
 }
 
+/* A Fortran source, by its suffix: libclang cannot parse it. */
+static int hpi_is_fortran(const char *file)
+{
+    static const char *const suffixes[] = {".f", ".F", ".for", ".FOR", ".ftn", ".FTN",
+                                           ".f90", ".F90", ".f95", ".F95", ".f03", ".F03",
+                                           ".f08", ".F08", NULL};
+    const char *dot = strrchr(file, '.');
+    for (int i = 0; dot && suffixes[i]; i++)
+        if (strcmp(dot, suffixes[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     hpi_opts o;
@@ -173,6 +186,10 @@ int main(int argc, char **argv)
         hpi_usage(stderr);
         return 1;
     }
+    if (hpi_is_fortran(o.file))
+        return hpi_fail(o.file, "a Fortran source: hprof-instrument parses C only; hprof-cc "
+                        "instruments Fortran (procedure hooks, OpenMP through opari2; loops and "
+                        "call statements are not probed: no Fortran parser), see hprof-cc --list");
     o.cxx = hpi_cxx_file(o.file);
     o.cflags = argv + i;
     o.ncflags = argc - i;

@@ -54,14 +54,16 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/sources/hp_pomp2.h libhprof/sources/pomp2_region.c \
 	libhprof/sources/pomp2_scope.c libhprof/sources/pomp2_team.c \
 	libhprof/sources/pomp2_construct.c libhprof/sources/pomp2_task.c \
-	libhprof/sources/pomp2_lock.c \
+	libhprof/sources/pomp2_lock.c libhprof/sources/pomp2_fortran.c \
 	libhprof/sources/hp_pomp2_ctc.h libhprof/sources/pomp2_ctc.c \
 	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c \
 	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \
 	libhprof/finish/hp_symindex.h libhprof/finish/symindex.c \
 	libhprof/finish/hp_die_name.h libhprof/finish/die_name.c \
+	libhprof/finish/hp_names_fortran.h libhprof/finish/names_fortran.c \
 	libhprof/finish/hp_omp_lines.h libhprof/finish/omp_lines.c \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
+	libhprof/finish/hp_omp_fortran.h libhprof/finish/omp_fortran.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
 	libhprof/finish/snapshot_counters.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
@@ -71,6 +73,17 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c \
 	libhprof/finish/hp_crash.h libhprof/finish/crash.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
+
+# The Fortran module of `use hprof` (interfaces only, no code to link),
+# installed next to hprof.h.
+EXTRA_DIST += libhprof/hprof.f90
+if HAVE_GFORTRAN
+nodist_include_HEADERS = libhprof/hprof.mod
+BUILT_SOURCES += libhprof/hprof.mod
+CLEANFILES += libhprof/hprof.mod
+libhprof/hprof.mod: $(srcdir)/libhprof/hprof.f90
+	$(AM_V_GEN)$(MKDIR_P) libhprof && $(HPROF_GFORTRAN) -c -J libhprof $(srcdir)/libhprof/hprof.f90 -o libhprof/hprof-mod.tmp.o && rm -f libhprof/hprof-mod.tmp.o
+endif
 libhprof_libhpcore_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 libhprof_libhpcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(LIBDW_CFLAGS) $(OMPT_CFLAGS)
 libhprof_libhpcore_la_LIBADD = libhprof/libhpcodec.la $(LIBDW_LIBS) $(UNWIND_LIBS) $(PAPI_LIBS) -lpthread

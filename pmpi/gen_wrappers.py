@@ -18,6 +18,7 @@ import fnmatch
 import re
 import sys
 
+import gen_fortran
 import mpi_coverage
 
 COLL_DEFAULTS = [
@@ -110,14 +111,18 @@ KINDS = {
 LOCAL_KINDS = {"local", "cancel"}
 # Not wrapped at all; NAME may be a glob and PARAMETERS is the reason.
 EXCLUDED = "excluded"
+# Wrapped in C, but its Fortran bindings are left to the MPI library's
+# own (not interposed); NAME may be a glob, PARAMETERS is the reason.
+FORTRAN_EXCLUDED = "fortran_excluded"
 # Kinds whose whole body is one recorder call (they time themselves).
 DELEGATED = {"recv": "hp_mpi_recv", "sendrecv": "hp_mpi_sendrecv",
              "sendrecv_replace": "hp_mpi_sendrecv_replace"}
 
 
 def parse_spec(path):
-    """The wrapped functions and the excluded (name glob, reason) lines."""
-    funcs, excluded, seen = [], [], {}
+    """The wrapped functions, the excluded (name glob, reason) lines and
+    the fortran_excluded ones."""
+    funcs, excluded, fexcluded, seen = [], [], [], {}
     for lineno, line in enumerate(open(path), 1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -127,13 +132,15 @@ def parse_spec(path):
         if len(parts) != 4:
             sys.exit("%s: expected 4 fields separated by '|'" % where)
         name, kind, roles, params = parts
-        if name in seen:
-            sys.exit("%s: %s is already specified at %s" % (where, name, seen[name]))
-        seen[name] = where
-        if kind == EXCLUDED:
+        key = (name, kind == FORTRAN_EXCLUDED)
+        if key in seen:
+            sys.exit("%s: %s is already specified at %s" % (where, name, seen[key]))
+        seen[key] = where
+        if kind in (EXCLUDED, FORTRAN_EXCLUDED):
             if not params:
                 sys.exit("%s: an excluded line gives its reason" % where)
-            excluded.append({"name": name, "why": params, "where": where})
+            (excluded if kind == EXCLUDED else fexcluded).append(
+                {"name": name, "why": params, "where": where})
             continue
         if kind not in KINDS and kind not in DELEGATED and kind != "manual":
             sys.exit("%s: unknown kind '%s'" % (where, kind))
@@ -147,7 +154,10 @@ def parse_spec(path):
         for e in excluded:
             if fnmatch.fnmatchcase(f["name"], e["name"]):
                 sys.exit("%s: %s is wrapped, but %s excludes it" % (f["where"], f["name"], e["where"]))
-    return funcs, excluded
+    for e in fexcluded:
+        if not any(fnmatch.fnmatchcase(f["name"], e["name"]) for f in funcs):
+            sys.exit("%s: %s matches no wrapped function" % (e["where"], e["name"]))
+    return funcs, excluded, fexcluded
 
 
 def param_names(params):
@@ -205,13 +215,16 @@ ALWAYS = {
 }
 
 
-def wrapper(f, fid):
+def body(f, fid):
+    """The wrapper's work, inline, for the C wrapper and the Fortran one
+    (gen_fortran.py) alike: ra is the return address in the caller."""
     name, kind = f["name"], f["kind"]
-    out = ["HP_MPI_API int %s(%s)\n{\n" % (name, f["params"]),
+    params = "" if f["params"] in ("void", "") else ", " + f["params"]
+    out = ["static inline __attribute__((always_inline)) int\nhp_body_%s(uintptr_t ra%s)\n{\n"
+           % (name, params),
            fill(ALWAYS.get(kind, ""), f),
            "    hp_thread *t = hp_mpi_begin();\n",
-           "    if (!t)\n        return P%s(%s);\n" % (name, call_args(f, {})),
-           "    uintptr_t ra = (uintptr_t)__builtin_return_address(0);\n"]
+           "    if (!t)\n        return P%s(%s);\n" % (name, call_args(f, {}))]
     if kind in DELEGATED:
         out.append("    return %s(t, ra, %s);\n}\n" % (DELEGATED[kind], call_args(f, {})))
         return "".join(out)
@@ -239,6 +252,13 @@ def wrapper(f, fid):
     out.append(fill(after, f))
     out.append("    return rc;\n}\n")
     return "".join(out)
+
+
+def wrapper(f):
+    """The C wrapper: the body at the caller's return address."""
+    args = ", ".join(["(uintptr_t)__builtin_return_address(0)"] + f["args"])
+    return ("HP_MPI_API int %s(%s)\n{\n    return hp_body_%s(%s);\n}\n"
+            % (f["name"], f["params"], f["name"], args))
 
 
 def write_header(funcs, path):
@@ -271,10 +291,36 @@ def site_flags(f):
     return "0"
 
 
-def write_source(funcs, path):
+def fortran_wrapped(f, fexcluded):
+    """Does f get a Fortran wrapper (gen_fortran.py)?"""
+    if f["kind"] == "manual" or any(fnmatch.fnmatchcase(f["name"], e["name"]) for e in fexcluded):
+        return False
+    return gen_fortran.why_not(f) is None
+
+
+def fortran_coverage(funcs, fexcluded):
+    """(wrapped in Fortran, [(name, reason)] of the C-wrapped ones that
+    are not), for the README's coverage line."""
+    done, left = [], []
+    for f in funcs:
+        if f["kind"] == "manual":
+            done.append(f["name"])
+            continue
+        why = next((e["why"] for e in fexcluded if fnmatch.fnmatchcase(f["name"], e["name"])),
+                   gen_fortran.why_not(f))
+        if why:
+            left.append((f["name"], why))
+        else:
+            done.append(f["name"])
+    return done, left
+
+
+def write_source(funcs, fexcluded, path):
     with open(path, "w") as c:
         c.write("/* wrappers.c - generated by gen_wrappers.py from mpi_spec.txt; "
-                "do not edit. */\n#include \"hp_mpi.h\"\n\n")
+                "do not edit.\n * The C wrappers and, for each, the wrapper of its "
+                "Fortran bindings. */\n#include <stdlib.h>\n#include \"hp_mpi.h\"\n"
+                "#include \"hp_fortran.h\"\n\n")
         c.write("const char *const hp_mpi_names[HP_MPI_NFUNCS] = {\n")
         for f in funcs:
             c.write("    \"%s\",\n" % f["name"])
@@ -283,8 +329,11 @@ def write_source(funcs, path):
             c.write("    %s,\n" % site_flags(f))
         c.write("};\n")
         for f in funcs:
-            if f["kind"] != "manual":
-                c.write("\n" + deprecated(f, wrapper(f, "HP_" + f["name"])))
+            if f["kind"] == "manual":
+                continue
+            c.write("\n" + deprecated(f, body(f, "HP_" + f["name"]) + "\n" + wrapper(f)))
+            if fortran_wrapped(f, fexcluded):
+                c.write("\n" + gen_fortran.wrapper(f))
 
 
 def c_strings(names):
@@ -318,18 +367,20 @@ def usage():
 def main():
     args = sys.argv[1:]
     if len(args) == 3 and not args[0].startswith("--"):
-        funcs, _ = parse_spec(args[0])
+        funcs, _, fexcluded = parse_spec(args[0])
         write_header(funcs, args[2])
-        write_source(funcs, args[1])
+        write_source(funcs, fexcluded, args[1])
     elif len(args) == 3 and args[0] == "--instrument":
-        funcs, excluded = parse_spec(args[1])
+        funcs, excluded, _ = parse_spec(args[1])
         write_instrument_header(funcs, excluded, args[2])
     elif len(args) == 3 and args[0] == "--coverage":
-        funcs, excluded = parse_spec(args[1])
-        sys.stdout.write(mpi_coverage.fragment(funcs, excluded, args[2]))
+        funcs, excluded, fexcluded = parse_spec(args[1])
+        sys.stdout.write(mpi_coverage.fragment(funcs, excluded, args[2],
+                                               fortran_coverage(funcs, fexcluded)))
     elif len(args) == 4 and args[0] == "--update-readme":
-        funcs, excluded = parse_spec(args[1])
-        mpi_coverage.update_readme(args[3], mpi_coverage.fragment(funcs, excluded, args[2]))
+        funcs, excluded, fexcluded = parse_spec(args[1])
+        mpi_coverage.update_readme(args[3], mpi_coverage.fragment(
+            funcs, excluded, args[2], fortran_coverage(funcs, fexcluded)))
     else:
         usage()
 

@@ -5,7 +5,8 @@
  * ranks, the profile written collectively - before the real MPI_Finalize;
  * MPI_Abort writes the aborting rank's records on their own, as no other
  * rank will take part, and so does a rank that a signal ends or that
- * exits without MPI_Finalize (hp_crash.h).
+ * exits without MPI_Finalize (hp_crash.h).  Their Fortran bindings are
+ * at the end.
  */
 #include <errno.h>
 #include <limits.h>
@@ -72,9 +73,8 @@ static void record_init(uintptr_t ra, int id, uint64_t ticks)
         hp_mpi_local_time(t, hp_mpi_local_node(t, ra, id), ticks);
 }
 
-HP_MPI_API int MPI_Init(int *argc, char ***argv)
+static int init_at(uintptr_t ra, int *argc, char ***argv)
 {
-    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     before_init();
     uint64_t t0 = hp_ticks();
     int rc = PMPI_Init(argc, argv);
@@ -85,9 +85,13 @@ HP_MPI_API int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-HP_MPI_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+HP_MPI_API int MPI_Init(int *argc, char ***argv)
 {
-    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+    return init_at((uintptr_t)__builtin_return_address(0), argc, argv);
+}
+
+static int init_thread_at(uintptr_t ra, int *argc, char ***argv, int required, int *provided)
+{
     before_init();
     uint64_t t0 = hp_ticks();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
@@ -99,7 +103,13 @@ HP_MPI_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
     return rc;
 }
 
-HP_MPI_API int MPI_Pcontrol(const int level, ...)
+HP_MPI_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    return init_thread_at((uintptr_t)__builtin_return_address(0), argc, argv, required,
+                          provided);
+}
+
+static void pcontrol(int level)
 {
     if (level == 0) {
         hp_collecting = 0;
@@ -108,6 +118,11 @@ HP_MPI_API int MPI_Pcontrol(const int level, ...)
         hp_collecting = 1;
     else if (level == 2)
         hp_records_reset();
+}
+
+HP_MPI_API int MPI_Pcontrol(const int level, ...)
+{
+    pcontrol(level);
     return PMPI_Pcontrol(level);
 }
 
@@ -149,7 +164,7 @@ static void finish_run(void)
     hp_rank_data_free(&rd);
 }
 
-HP_MPI_API int MPI_Finalize(void)
+static void finalize(void)
 {
     if (hp_mpi_active && hp_crash_claim()) {
         hp_mpi_active = 0;
@@ -159,6 +174,11 @@ HP_MPI_API int MPI_Finalize(void)
         hp_reqmap_free_all();
         hp_rankmap_free_all();
     }
+}
+
+HP_MPI_API int MPI_Finalize(void)
+{
+    finalize();
     return PMPI_Finalize();
 }
 
@@ -221,12 +241,92 @@ static void write_dying_rank(uint32_t flags)
         nanosleep(&linger, NULL);
 }
 
-HP_MPI_API int MPI_Abort(MPI_Comm comm, int errorcode)
+static void before_abort(int errorcode)
 {
     if (hp_mpi_active && hp_crash_claim()) {
         hp_mpi_active = 0;
         write_rank_alone(HP_RANKF_ABORTED, errorcode);
         hp_process_mpi_finished();
     }
+}
+
+HP_MPI_API int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    before_abort(errorcode);
     return PMPI_Abort(comm, errorcode);
 }
+
+/* ---- the same, called from Fortran (hp_fortran.h): Open MPI's Fortran
+ * MPI_INIT passes no command line, as here. */
+
+static void set_ierror(MPI_Fint *ierror, int rc)
+{
+    if (ierror)  /* optional in mpi_f08 */
+        *ierror = rc;
+}
+
+void hp_f_MPI_Init(MPI_Fint *ierror)
+{
+    int argc = 0;
+    char **argv = NULL;
+    set_ierror(ierror, init_at((uintptr_t)__builtin_return_address(0), &argc, &argv));
+}
+
+void hp_f_MPI_Init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+{
+    int argc = 0, c_provided = MPI_THREAD_SINGLE;
+    char **argv = NULL;
+    int rc = init_thread_at((uintptr_t)__builtin_return_address(0), &argc, &argv, *required,
+                            &c_provided);
+    if (rc == MPI_SUCCESS)
+        *provided = c_provided;
+    set_ierror(ierror, rc);
+}
+
+void hp_f_MPI_Pcontrol(MPI_Fint *level)
+{
+    pcontrol(*level);
+    PMPI_Pcontrol(*level);
+}
+
+void hp_f_MPI_Finalize(MPI_Fint *ierror)
+{
+    finalize();
+    set_ierror(ierror, PMPI_Finalize());
+}
+
+void hp_f_MPI_Abort(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    before_abort(*errorcode);
+    set_ierror(ierror, PMPI_Abort(PMPI_Comm_f2c(*comm), *errorcode));
+}
+
+/* Open MPI's names of each: mpif.h and `use mpi` in four manglings, and
+ * `use mpi_f08` (gen_fortran.py names the generated ones alike). */
+#define HP_F_ALIAS(fn, name) \
+    extern __typeof__(fn) name __attribute__((alias(#fn), visibility("default")))
+HP_F_ALIAS(hp_f_MPI_Init, MPI_INIT);
+HP_F_ALIAS(hp_f_MPI_Init, mpi_init);
+HP_F_ALIAS(hp_f_MPI_Init, mpi_init_);
+HP_F_ALIAS(hp_f_MPI_Init, mpi_init__);
+HP_F_ALIAS(hp_f_MPI_Init, mpi_init_f08_);
+HP_F_ALIAS(hp_f_MPI_Init_thread, MPI_INIT_THREAD);
+HP_F_ALIAS(hp_f_MPI_Init_thread, mpi_init_thread);
+HP_F_ALIAS(hp_f_MPI_Init_thread, mpi_init_thread_);
+HP_F_ALIAS(hp_f_MPI_Init_thread, mpi_init_thread__);
+HP_F_ALIAS(hp_f_MPI_Init_thread, mpi_init_thread_f08_);
+HP_F_ALIAS(hp_f_MPI_Pcontrol, MPI_PCONTROL);
+HP_F_ALIAS(hp_f_MPI_Pcontrol, mpi_pcontrol);
+HP_F_ALIAS(hp_f_MPI_Pcontrol, mpi_pcontrol_);
+HP_F_ALIAS(hp_f_MPI_Pcontrol, mpi_pcontrol__);
+HP_F_ALIAS(hp_f_MPI_Pcontrol, mpi_pcontrol_f08_);
+HP_F_ALIAS(hp_f_MPI_Finalize, MPI_FINALIZE);
+HP_F_ALIAS(hp_f_MPI_Finalize, mpi_finalize);
+HP_F_ALIAS(hp_f_MPI_Finalize, mpi_finalize_);
+HP_F_ALIAS(hp_f_MPI_Finalize, mpi_finalize__);
+HP_F_ALIAS(hp_f_MPI_Finalize, mpi_finalize_f08_);
+HP_F_ALIAS(hp_f_MPI_Abort, MPI_ABORT);
+HP_F_ALIAS(hp_f_MPI_Abort, mpi_abort);
+HP_F_ALIAS(hp_f_MPI_Abort, mpi_abort_);
+HP_F_ALIAS(hp_f_MPI_Abort, mpi_abort__);
+HP_F_ALIAS(hp_f_MPI_Abort, mpi_abort_f08_);

@@ -58,7 +58,22 @@ def excluded_lines(excluded, rest):
     return bullets, rest
 
 
-def fragment(funcs, excluded, list_path):
+def fortran_lines(fortran):
+    """The Fortran sentence: how many wrapped functions have their
+    Fortran bindings wrapped too, and one bullet per reason for those
+    that have not."""
+    done, left = fortran
+    out = ["\n**Fortran:** %d of these %d functions have their Fortran bindings wrapped "
+           "too (`mpif.h` and `use mpi` in the four manglings, and `use mpi_f08`), "
+           "generated from the same spec (`pmpi/gen_fortran.py`). Left to Open MPI's "
+           "own binding (the call works, but is not recorded):\n\n"
+           % (len(done), len(done) + len(left))]
+    for why in dict.fromkeys(w for _, w in left):
+        out.append("- %s: %s\n" % (code_list(n for n, w in left if w == why), why))
+    return out
+
+
+def fragment(funcs, excluded, list_path, fortran=None):
     names = read_list(list_path)
     standard = set(names)
     kinds = {f["name"]: f["kind"] for f in funcs}
@@ -77,6 +92,8 @@ def fragment(funcs, excluded, list_path):
             out.append("- no line in the spec yet (%d): %s\n" % (len(rest), code_list(rest)))
     if extra:
         out.append("\nAlso wrapped, not in MPI-3.1: %s\n" % code_list(extra))
+    if fortran:
+        out.extend(fortran_lines(fortran))
     out.append(END + "\n")
     return "".join(out)
 

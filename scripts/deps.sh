@@ -6,7 +6,7 @@
 set -euo pipefail
 
 hprof_deps() {
-    local pkgs=(build-essential autoconf automake libtool pkg-config python3
+    local pkgs=(build-essential gfortran autoconf automake libtool pkg-config python3
         openmpi-bin libopenmpi-dev libpapi-dev libunwind-dev libsqlite3-dev sqlite3 libedit-dev
         libcmocka-dev libdw-dev libelf-dev clang libclang-dev llvm-dev libomp-dev opari2
         libxml2-utils)

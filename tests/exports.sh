@@ -1,6 +1,8 @@
 #!/bin/bash
 # tests/exports.sh - libhprof.so exports only what it interposes or offers:
-# MPI_*, GOMP_*, the omp_* lock calls it wraps, POMP2_*, ompt_start_tool,
+# MPI_*, the Fortran bindings of the MPI functions (mpi_*, mpi_*_,
+# mpi_*__, mpi_*_f08_: the upper-case mangling is MPI_*), GOMP_*, the
+# omp_* lock calls it wraps, POMP2_*, ompt_start_tool,
 # __kmpc_fork_call, __kmpc_fork_teams and __kmpc_fork_call_if (they note
 # the outlined function of each clang region),
 # __cyg_profile_* and the hprof_* API; no internal hp_* symbol (they are
@@ -23,10 +25,16 @@ check() {
 syms=$(nm -D --defined-only "$lib" | awk '{ print $3 }')
 check "no hp_* symbol is exported" "" "$(printf '%s\n' "$syms" | grep '^hp_' | head -5 | tr '\n' ' ')"
 check "every exported symbol is an interposed or offered one" "" \
-    "$(printf '%s\n' "$syms" | grep -Ev '^(MPI_|GOMP_|omp_|POMP2_|ompt_start_tool$|__kmpc_fork_(call|teams|call_if)$|__cyg_profile_|hprof_)' |
+    "$(printf '%s\n' "$syms" | grep -Ev '^(MPI_|mpi_|GOMP_|omp_|POMP2_|pomp2_|ompt_start_tool$|__kmpc_fork_(call|teams|call_if)$|__cyg_profile_|hprof_)' |
        grep -v '^$' | head -5 | tr '\n' ' ')"
 check "MPI_Send, GOMP_parallel, POMP2_Parallel_fork, hprof_enter are exported" "4" \
     "$(printf '%s\n' "$syms" | grep -cE '^(MPI_Send|GOMP_parallel|POMP2_Parallel_fork|hprof_enter)$')"
+check "MPI_Send's Fortran bindings are exported (MPI_SEND mpi_send mpi_send_ mpi_send__ mpi_send_f08_)" "5" \
+    "$(printf '%s\n' "$syms" | grep -cE '^(MPI_SEND|mpi_send|mpi_send_|mpi_send__|mpi_send_f08_)$')"
+check "every mpi_* export is a Fortran binding of a wrapped C function" "" \
+    "$(printf '%s\n' "$syms" | sed -n 's/^mpi_\(.*\)_$/\1/p' | grep -v '_f08$' | while read -r f; do
+           grep -qix "MPI_$f" <<<"$syms" || printf 'mpi_%s_ ' "$f"
+       done)"
 check "__kmpc_fork_call, __kmpc_fork_teams, __kmpc_fork_call_if are exported (OMPT builds)" "" \
     "$(if grep -q '^ompt_start_tool$' <<<"$syms"; then
            for s in __kmpc_fork_call __kmpc_fork_teams __kmpc_fork_call_if; do

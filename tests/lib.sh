@@ -75,11 +75,12 @@ q() {
     fi
 }
 
-# line_of FILE TAG - the line carrying the comment "/* MARK:TAG */" (tests)
-# or "/* TAG */" (examples), which must appear exactly once.
+# line_of FILE TAG - the line carrying the comment "/* MARK:TAG */" (tests),
+# "/* TAG */" (examples) or, in Fortran, "! MARK:TAG" at its end, which
+# must appear exactly once.
 line_of() {
     local n
-    n=$(grep -n "[ :]$2 \*/" "$1" | cut -d: -f1)
+    n=$(grep -n -E "[ :]$2 \*/|! MARK:$2\$" "$1" | cut -d: -f1)
     if [ -z "$n" ] || [ "$(printf '%s\n' "$n" | wc -l)" != 1 ]; then
         echo "run.sh: marker comment '$2 */' not found exactly once in $1" >&2
         exit 2

@@ -43,6 +43,16 @@ tests_unit_test_names_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 # libstdc++ in the process, as in a C++ program: the demangler
 tests_unit_test_names_LDFLAGS = -Wl,--no-as-needed
 tests_unit_test_names_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lstdc++
+check_PROGRAMS += tests/unit/test_names_fortran
+TESTS += tests/unit/test_names_fortran
+tests_unit_test_names_fortran_SOURCES = tests/unit/test_names_fortran.c
+tests_unit_test_names_fortran_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_names_fortran_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_omp_fortran
+TESTS += tests/unit/test_omp_fortran
+tests_unit_test_omp_fortran_SOURCES = tests/unit/test_omp_fortran.c
+tests_unit_test_omp_fortran_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_omp_fortran_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/unit/test_probe
 TESTS += tests/unit/test_probe
 tests_unit_test_probe_SOURCES = tests/unit/test_probe.c tests/unit/tree_util.h
@@ -72,14 +82,22 @@ tests_unit_test_reqmap_SOURCES = tests/unit/test_reqmap.c pmpi/reqmap.c
 tests_unit_test_reqmap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi -I$(top_builddir)/pmpi $(MPI_CFLAGS)
 tests_unit_test_reqmap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_reqmap_LDADD = $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/unit/test_fortran
+TESTS += tests/unit/test_fortran
+tests_unit_test_fortran_SOURCES = tests/unit/test_fortran.c pmpi/fortran.c
+tests_unit_test_fortran_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi $(MPI_CFLAGS)
+tests_unit_test_fortran_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fortran_LDADD = $(CMOCKA_LIBS) $(MPI_LIBS)
 endif
 endif
 include tests/unit/format_local.mk
 include tests/mpi/local.mk
 include tests/faults/local.mk
 include tests/rma/local.mk
+include tests/fmpi/local.mk
 include tests/tiers/local.mk
 include tests/cxx/local.mk
+include tests/fortran/local.mk
 include tests/compensate/local.mk
 include tests/nonlocal/local.mk
 include tests/inline/local.mk

@@ -11,7 +11,10 @@
  * after the function it lies in; its node counts and times the calls made
  * through it (hp_event_time_path).  The start code of the C library
  * (__libc_start_main calling main, start_thread calling a thread's
- * function) ends a path: it is the same for every call.
+ * function) ends a path: it is the same for every call.  So does the main
+ * that gfortran writes for a Fortran program, which calls the program unit
+ * (MAIN__) and returns: learned at the first walk of a program that loads
+ * libgfortran, as the frame just below the C library's start code.
  */
 #include "config.h"
 #define _GNU_SOURCE 1
@@ -35,6 +38,12 @@ static unsigned long walks;     /* call paths walked */
 /* The C library's text: where a path ends. */
 static uintptr_t libc_lo, libc_hi;
 static pthread_once_t libc_once = PTHREAD_ONCE_INIT;
+/* A Fortran program's main: its return address into main (its call of
+ * MAIN__), once learned; fortran_main_unknown while a Fortran program's
+ * walks have still to learn it. */
+static uintptr_t fortran_main_ra;
+static int fortran_main_unknown;
+static pthread_t main_thread;   /* the thread that started call paths */
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -55,6 +64,9 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 static void find_libc(void)
 {
     dl_iterate_phdr(find_text, (void *)(uintptr_t)&memcpy);
+    /* gfortran's main calls this before MAIN__ */
+    fortran_main_unknown = dlsym(RTLD_DEFAULT, "_gfortran_set_args") != NULL;
+    main_thread = pthread_self();
 }
 
 static int in_libc(uintptr_t addr)
@@ -76,15 +88,43 @@ void hp_callpath_init(uint32_t depth)
  * source's call of hp_event_team_fork), so that the distance from this
  * frame to ra's is the same at every walk with that key (unwind.c).  Not
  * the return address into this function: its callers may jump to it. */
+/* Where the start code begins among the n frames of above[] (n if it is
+ * not among them).  A Fortran program's first walk on the main thread
+ * learns its main, the frame below the C library's (found or not, only
+ * once: the walks of the main thread go deep until then). */
+static int start_code(const uintptr_t *above, int n)
+{
+    uintptr_t main_ra = __atomic_load_n(&fortran_main_ra, __ATOMIC_RELAXED);
+    int learn = __atomic_load_n(&fortran_main_unknown, __ATOMIC_RELAXED) &&
+                pthread_equal(pthread_self(), main_thread);
+    if (learn)
+        __atomic_store_n(&fortran_main_unknown, 0, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++) {
+        if (main_ra && above[i] == main_ra)
+            return i;
+        if (in_libc(above[i])) {
+            if (learn && i > 0) {
+                __atomic_store_n(&fortran_main_ra, above[i - 1], __ATOMIC_RELAXED);
+                return i - 1;
+            }
+            return i;
+        }
+    }
+    return n;
+}
+
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
     uintptr_t above[CALLPATH_MAX];
+    int depth = (int)hp_callpath_depth - 1;
     __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
+    /* until a Fortran program's main is known, walk to the start code */
+    int deep = __atomic_load_n(&fortran_main_unknown, __ATOMIC_RELAXED);
     int n = hp_unwind_above(ra, key, (uintptr_t)__builtin_frame_address(0), above,
-                            (int)hp_callpath_depth - 1);
-    for (int i = 0; i < n; i++)
-        if (in_libc(above[i]))
-            n = i;      /* the start code: the same for every call */
+                            deep ? (int)CALLPATH_MAX - 1 : depth);
+    n = start_code(above, n);
+    if (n > depth)
+        n = depth;
     uint32_t ctx = t->current;
     for (int i = n - 1; i >= 0; i--) {
         uint32_t node = hp_event_site_node_under(t, ctx, above[i], HP_KIND_CALL, "",

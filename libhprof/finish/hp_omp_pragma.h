@@ -44,6 +44,12 @@
 void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
                          const char **name, int *line);
 
+/* A Fortran directive continued over lines (`!$omp&`, or a line ending
+ * in `&`): gfortran puts the calls of the construct on its last line;
+ * *line, when it continues a directive, becomes that directive's first
+ * line.  Nothing changes for other files. */
+void hp_omp_pragma_directive_start(const char *file, int *line);
+
 /* Drops the source files read for hp_omp_pragma_place (at the end of a
  * resolution: they are read once per resolution, not once per site). */
 void hp_omp_pragma_forget(void);

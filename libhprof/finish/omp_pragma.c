@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hp_omp_fortran.h"
 #include "hp_omp_pragma.h"
 
 static const char *const single_dirs[] = {"single", NULL};
@@ -158,6 +159,7 @@ void hp_omp_pragma_forget(void)
 typedef struct source {
     char *const *text;   /* text[i]: line lo + i */
     int lo, hi;
+    int fortran;         /* HP_FORTRAN_FREE or _FIXED: `!$omp` directives */
 } source;
 
 /* Lines lo..hi of file (hi lowered to the file's end); 0 if done. */
@@ -169,6 +171,7 @@ static int load_source(const char *file, int lo, int hi, source *src)
     src->lo = lo;
     src->hi = hi < ft->nlines ? hi : ft->nlines;
     src->text = ft->line + (lo - 1);
+    src->fortran = hp_omp_fortran_file(file);
     return 0;
 }
 
@@ -195,9 +198,12 @@ static const char *after_word(const char *p, const char *word)
     return skip_space(p + n);
 }
 
-/* Does the line hold `#pragma omp D` for a D in directives? */
-static int is_directive(const char *line, const char *const *directives)
+/* Does the line hold `#pragma omp D` (or Fortran's `!$omp D`) for a D in
+ * directives? */
+static int is_directive(const source *src, const char *line, const char *const *directives)
 {
+    if (src->fortran)
+        return hp_omp_fortran_is_directive(line, directives);
     const char *p = skip_space(line);
     if (*p++ != '#')
         return 0;
@@ -235,6 +241,8 @@ static const char *skip_literal(const char *c)
  * nested directives). */
 static int statement_end(const source *src, int p)
 {
+    if (src->fortran)
+        return hp_omp_fortran_construct_end(src->text, src->lo, src->hi, p, src->fortran);
     int paren = 0, brace = 0, comment = 0;
     for (int l = p + 1; l <= src->hi; l++) {
         const char *c = text_of(src, l);
@@ -280,7 +288,7 @@ static int directive_line(const source *src, const int *lines, int n, int near,
     int best = 0, next = 0, last = 0;
     int around = how == AROUND_OR_NEXT || how == AROUND_OR_LAST;
     for (int l = src->lo; l <= src->hi; l++) {
-        if (!is_directive(text_of(src, l), directives))
+        if (!is_directive(src, text_of(src, l), directives))
             continue;
         if ((how == NEAREST && (!best || abs(l - near) < abs(best - near))) ||
             (how == NEXT && !best && l >= near) ||
@@ -303,7 +311,7 @@ static int directive_line(const source *src, const int *lines, int n, int near,
  * worksharing construct: its implicit barrier, at that construct. */
 static int construct_end_barrier(const source *src, const int *lines, int n, int line)
 {
-    if (is_directive(text_of(src, line), barrier_dirs))
+    if (is_directive(src, text_of(src, line), barrier_dirs))
         return 0;
     return directive_line(src, lines, n, line, worksharing_dirs, AROUND_OR_NEXT);
 }
@@ -335,4 +343,13 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
     }
     if (at)
         *line = at;
+}
+
+void hp_omp_pragma_directive_start(const char *file, int *line)
+{
+    source src;
+    int lo = *line > 8 ? *line - 8 : 1;
+    if (!hp_omp_fortran_file(file) || load_source(file, lo, *line, &src) != 0)
+        return;
+    *line = hp_omp_fortran_directive_start(src.text, src.lo, src.hi, *line);
 }

@@ -15,12 +15,26 @@
 #include <unistd.h>
 #include "hp_die_name.h"
 #include "hp_names.h"
+#include "hp_names_fortran.h"
 #include "hp_omp_lines.h"
 #include "hp_omp_pragma.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
 #include "hp_symindex.h"
 #include "hp_tailcall.h"
+
+/* s->func by the name its language shows it by (hp_names_fortran.h); a
+ * call path's frame, named after its function, follows. */
+static void display_name(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    char *shown = hp_fortran_name_at(mod, pc, s->func);
+    if (!shown)
+        return;
+    if (s->name == s->func)
+        s->name = shown;
+    free(s->func);
+    s->func = shown;
+}
 
 /* Is a file named debuglink where the .gnu_debuglink rules look for it:
  * beside the module, in its .debug/, or under /usr/lib/debug/ + its
@@ -185,6 +199,7 @@ static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
         s->file = name ? strdup(name) : NULL;
     }
     s->func = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : hp_die_name(&caller);
+    display_name(s, mod, pc);
     s->line = (uint32_t)line;
     return 1;
 }
@@ -281,10 +296,8 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
 /* An OpenMP site in outlined code: at its pragma's line when gcc's line
  * rows do not give it (hp_omp_lines.h, hp_omp_pragma.h), named after the
  * user's function. */
-static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
+static void place_omp_outlined(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
 {
-    if (!hp_omp_is_outlined(s->func))
-        return;
     int n, line = (int)s->line;
     int *lines = hp_omp_gcc_own_lines(mod, pc, s->func, &n);
     if (lines) {
@@ -304,6 +317,17 @@ static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entr
         free(s->func);
         s->func = user;
     }
+}
+
+/* ... and the first line of a Fortran directive continued over lines,
+ * whose calls gfortran puts on its last (hp_omp_pragma.h). */
+static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
+{
+    if (hp_omp_is_outlined(s->func))
+        place_omp_outlined(s, mod, pc, entry);
+    int line = (int)s->line;
+    hp_omp_pragma_directive_start(s->file, &line);
+    s->line = (uint32_t)line;
 }
 
 /* An OpenMP site one byte past a function's first byte (the OMPT tool
@@ -365,6 +389,8 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         const char *fn = hp_sym_at(mod, pc, NULL, NULL);
         s->func = fn ? hp_name_display(fn, fn, HP_LANG_UNKNOWN) : NULL;
     }
+    if (s->kind != HP_KIND_OMP)     /* named once placed (place_omp_site) */
+        display_name(s, mod, pc);
     if ((s->flags & HP_SITEF_FRAME) && s->func)
         s->name = s->func;      /* a call path's frame: the function it lies in */
     int lineno = 0;
@@ -373,8 +399,10 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         return 0;
     s->file = strdup(file);
     s->line = (uint32_t)lineno;
-    if (s->kind == HP_KIND_OMP)
+    if (s->kind == HP_KIND_OMP) {
         place_omp_site(s, mod, pc, entry);
+        display_name(s, mod, pc);
+    }
     s->flags |= HP_SITEF_RESOLVED;
     return 1;
 }

@@ -15,6 +15,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "hp_symindex.h"
 #include "hp_tailcall.h"
 
@@ -138,6 +139,25 @@ typedef struct callee {
     uintptr_t addr;     /* the definition calls bind to (hprof's wrapper) */
 } callee;
 
+/* Is sym the MPI function `mpi` or one of its Fortran bindings as hprof
+ * names them: MPI_SEND, mpi_send, mpi_send_, mpi_send__, mpi_send_f08_
+ * (aliases of hp_f_MPI_Send, pmpi/gen_fortran.py)? */
+static int names_mpi_function(const char *sym, const char *mpi)
+{
+    static const char *const endings[] = {"", "_", "__", "_f08_"};
+    size_t n = strlen(mpi);
+    if (strcmp(sym, mpi) == 0)
+        return 1;
+    if (strncmp(sym, "hp_f_", 5) == 0)
+        return strcmp(sym + 5, mpi) == 0;
+    if (strncasecmp(sym, mpi, n) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++)
+        if (strcmp(sym + n, endings[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Is addr (where a call or jump ends up) the MPI function itself? */
 static int is_callee(const callee *c, uintptr_t addr)
 {
@@ -146,7 +166,7 @@ static int is_callee(const callee *c, uintptr_t addr)
     if (addr == c->addr)
         return 1;
     name = function_at(c->dwfl, addr, &sym);
-    return name && strcmp(name, c->name) == 0;
+    return name && names_mpi_function(name, c->name);
 }
 
 /* Target of the jump that starts at p[0] (at address a, with `left`

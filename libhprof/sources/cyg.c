@@ -42,6 +42,8 @@
 
 #define HOOK __attribute__((no_instrument_function, visibility("default")))
 #define SLOT_SEARCH 256   /* words looked at above the hook's frame */
+#define SLOT_SEARCH_FAR 65535  /* then on to the stack's top (a frame of
+                                  large locals: a Fortran program's arrays) */
 
 void __cyg_profile_func_enter(void *fn, void *call_site) HOOK;
 void __cyg_profile_func_exit(void *fn, void *call_site) HOOK;
@@ -107,16 +109,44 @@ static uint32_t dynamic_site(hp_thread *t, uintptr_t addr, uint32_t kind, uint32
                                kind == HP_KIND_CALL ? "call" : "procedure", flags);
 }
 
+/* The end of this thread's stack (0: unknown), found once per thread. */
+static __thread uintptr_t stack_end;
+static __thread int stack_end_known;
+
+static uintptr_t thread_stack_end(void)
+{
+    if (!stack_end_known) {
+        pthread_attr_t a;
+        void *lo;
+        size_t size;
+        stack_end_known = 1;
+        if (pthread_getattr_np(pthread_self(), &a) == 0) {
+            if (pthread_attr_getstack(&a, &lo, &size) == 0)
+                stack_end = (uintptr_t)lo + size;
+            pthread_attr_destroy(&a);
+        }
+    }
+    return stack_end;
+}
+
 /* Where the instrumented function keeps its return address ra: the first
- * word holding it from sp up (its own frame), else sp itself.  The words
- * read are the caller's frame, padding and redzones included: a raw read
- * that AddressSanitizer must not check. */
+ * word holding it from sp up (its own frame; past SLOT_SEARCH words only
+ * within the thread's stack), else sp itself.  The words read are the
+ * caller's frame, padding and redzones included: a raw read that
+ * AddressSanitizer must not check. */
 #define RAW_STACK_READ __attribute__((no_sanitize_address))
 
 static RAW_STACK_READ uintptr_t return_slot(uintptr_t sp, uintptr_t ra)
 {
     const uintptr_t *p = (const uintptr_t *)sp;
     for (int i = 0; i < SLOT_SEARCH; i++)
+        if (p[i] == ra)
+            return (uintptr_t)&p[i];
+    uintptr_t end = thread_stack_end();
+    size_t far = end > sp ? (end - sp) / sizeof *p : 0;
+    if (far > SLOT_SEARCH_FAR)
+        far = SLOT_SEARCH_FAR;
+    for (size_t i = SLOT_SEARCH; i < far; i++)
         if (p[i] == ra)
             return (uintptr_t)&p[i];
     return sp;
@@ -218,7 +248,7 @@ static inline __attribute__((always_inline)) hp_open *push(hp_frames *s, uintptr
 static void remember_pair(hp_frames *s, uintptr_t hook, uintptr_t ra, uintptr_t sp,
                           uintptr_t slot, int in_fn, int inlined, uint32_t call, uint32_t proc)
 {
-    assert(slot >= sp && (slot - sp) / sizeof(void *) < SLOT_SEARCH);
+    assert(slot >= sp && (slot - sp) / sizeof(void *) < SLOT_SEARCH_FAR);
     pair_memo *m = pair_of(s, hook, ra);
     m->hook = hook;
     m->ra = ra;

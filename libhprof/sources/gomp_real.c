@@ -123,6 +123,12 @@ static void resolve_real(void)
     LOOKUP(set_nest_lock, "omp_set_nest_lock");
     LOOKUP(unset_nest_lock, "omp_unset_nest_lock");
     LOOKUP(test_nest_lock, "omp_test_nest_lock");
+    LOOKUP(f_set_lock, "omp_set_lock_");
+    LOOKUP(f_unset_lock, "omp_unset_lock_");
+    LOOKUP(f_test_lock, "omp_test_lock_");
+    LOOKUP(f_set_nest_lock, "omp_set_nest_lock_");
+    LOOKUP(f_unset_nest_lock, "omp_unset_nest_lock_");
+    LOOKUP(f_test_nest_lock, "omp_test_nest_lock_");
     LOOKUP(get_cancellation, "omp_get_cancellation");
     hp_gomp_run_outlined(ret_probe, &hp_gomp_tramp_ret);
     __atomic_store_n(&hp_gomp_resolved, 1, __ATOMIC_RELEASE);

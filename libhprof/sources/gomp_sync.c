@@ -15,7 +15,9 @@
  *  - omp_set_lock / omp_test_lock / omp_unset_lock and the nest-lock
  *    calls: "lock wait" (time in set) and "lock" (held from the set's or
  *    successful test's return until the unset that releases it), both at
- *    the line of the set/test call (omp_lock.c; the hold is an open frame).
+ *    the line of the set/test call (omp_lock.c; the hold is an open frame);
+ *    Fortran's calls too (omp_set_lock_, ...: libgomp's Fortran entries
+ *    reach its C ones without passing through ours).
  *  - GOMP_single_start / GOMP_single_copy_start: one "single" execution on
  *    the thread that runs the block (its time is the time of the call:
  *    libgomp is not told where the block ends, so no frame).
@@ -303,4 +305,47 @@ API void omp_unset_nest_lock(void *lock)
 {
     resolve();
     lock_unset(hp_gomp.unset_nest_lock, lock);
+}
+
+/* Fortran: the lock variable by reference, the runtime's Fortran entry. */
+API void omp_set_lock_(void *lock);
+API void omp_set_lock_(void *lock)
+{
+    resolve();
+    lock_set(hp_gomp.f_set_lock, lock, RET, 0);
+}
+
+API void omp_set_nest_lock_(void *lock);
+API void omp_set_nest_lock_(void *lock)
+{
+    resolve();
+    lock_set(hp_gomp.f_set_nest_lock, lock, RET, 1);
+}
+
+API int omp_test_lock_(void *lock);
+API int omp_test_lock_(void *lock)
+{
+    resolve();
+    return lock_test(hp_gomp.f_test_lock, lock, RET, 0);
+}
+
+API int omp_test_nest_lock_(void *lock);
+API int omp_test_nest_lock_(void *lock)
+{
+    resolve();
+    return lock_test(hp_gomp.f_test_nest_lock, lock, RET, 1);
+}
+
+API void omp_unset_lock_(void *lock);
+API void omp_unset_lock_(void *lock)
+{
+    resolve();
+    lock_unset(hp_gomp.f_unset_lock, lock);
+}
+
+API void omp_unset_nest_lock_(void *lock);
+API void omp_unset_nest_lock_(void *lock)
+{
+    resolve();
+    lock_unset(hp_gomp.f_unset_nest_lock, lock);
 }

@@ -63,6 +63,10 @@ typedef struct hp_gomp_calls {
     taskloop_ull_fn taskloop_ull;
     lock_fn set_lock, unset_lock, set_nest_lock, unset_nest_lock;
     test_fn test_lock, test_nest_lock;
+    /* the Fortran entries (omp_set_lock_, ...): a Fortran nest lock
+     * variable holds a pointer to the C lock, which only they know */
+    lock_fn f_set_lock, f_unset_lock, f_set_nest_lock, f_unset_nest_lock;
+    test_fn f_test_lock, f_test_nest_lock;
     int_fn get_cancellation;
 } hp_gomp_calls;
 

@@ -9,6 +9,9 @@
  * an end that does not name the innermost open region of the thread is
  * ignored after one warning (per process).  Nodes go through the event
  * boundary (hp_event.h): recursion folding, throttling, the context.
+ * Fortran calls them through the module hprof (hprof.f90) as
+ * hprof_region_begin_/end_, a CHARACTER name with its hidden length:
+ * the name without its trailing blanks.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -89,9 +92,9 @@ static region_stack *stack_get(void)
     return s;
 }
 
-__attribute__((noinline)) void hprof_region_begin(const char *name)
+/* A region named name opened by the call that returns to addr. */
+static void region_begin(const char *name, uintptr_t addr)
 {
-    uintptr_t addr = (uintptr_t)__builtin_return_address(0);
     region_stack *s = stack_get();
     if (!s)
         return;
@@ -115,6 +118,11 @@ __attribute__((noinline)) void hprof_region_begin(const char *name)
     hp_event_enter(t, &o->f, region_site(t, name, o->hash, addr), 0);
 }
 
+__attribute__((noinline)) void hprof_region_begin(const char *name)
+{
+    region_begin(name, (uintptr_t)__builtin_return_address(0));
+}
+
 __attribute__((noinline)) void hprof_region_end(const char *name)
 {
     region_stack *s = rstack;
@@ -133,4 +141,34 @@ __attribute__((noinline)) void hprof_region_end(const char *name)
     region_open *o = &s->e[--s->n];
     if (o->t && o->t == hp_tls_self)
         hp_event_exit(o->t, &o->f);
+}
+
+/* ------------------------------------------------------------- Fortran */
+#define FORTRAN_NAME_MAX 256
+
+/* A Fortran CHARACTER(len) as a C string in buf: trailing blanks off. */
+static const char *fortran_name(const char *name, size_t len, char *buf)
+{
+    while (len && name[len - 1] == ' ')
+        len--;
+    if (len >= FORTRAN_NAME_MAX)
+        len = FORTRAN_NAME_MAX - 1;
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+HPROF_API void hprof_region_begin_(const char *name, size_t len);
+HPROF_API void hprof_region_end_(const char *name, size_t len);
+
+__attribute__((noinline)) void hprof_region_begin_(const char *name, size_t len)
+{
+    char buf[FORTRAN_NAME_MAX];
+    region_begin(fortran_name(name, len, buf), (uintptr_t)__builtin_return_address(0));
+}
+
+void hprof_region_end_(const char *name, size_t len)
+{
+    char buf[FORTRAN_NAME_MAX];
+    hprof_region_end(fortran_name(name, len, buf));
 }

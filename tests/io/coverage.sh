@@ -3,8 +3,10 @@
 # it must be exactly what `pmpi/gen_wrappers.py --coverage` computes from
 # pmpi/mpi_spec.txt and pmpi/mpi31_functions.txt, so a spec change that is
 # not followed by `--update-readme` fails here.  Also checks that the
-# fragment states a count, and that the generator rejects a spec naming a
-# function twice (the coverage would count it twice).  No MPI needed.
+# fragment states a count (of C functions, and of those whose Fortran
+# bindings are wrapped too), and that the generator rejects a spec naming a
+# function twice (the coverage would count it twice) or a fortran_excluded
+# line that matches nothing.  No MPI needed.
 #
 # usage: tests/io/coverage.sh [BUILDDIR]   (the sources are found next to
 # this script).  Prints ok/not ok lines and "N passed, M failed".
@@ -46,6 +48,23 @@ if "$PY" "$GEN" --coverage "$tmp/dup.txt" "$LIST" >/dev/null 2>"$tmp/dup.err"; t
 else
     expect_eq "a function named twice in the spec is an error" 1 \
         "$(grep -c "dup.txt:[0-9]*: MPI_Comm_rank is already specified at .*dup.txt:[0-9]*" "$tmp/dup.err")"
+fi
+
+line=$(grep -m1 '^\*\*Fortran:\*\* ' "$tmp/want.md" || true)
+if [[ $line =~ ^\*\*Fortran:\*\*\ ([0-9]+)\ of\ these\ ([0-9]+)\ functions ]]; then
+    expect_cmp "at least 320 functions have their Fortran bindings wrapped" ge 320 "${BASH_REMATCH[1]}"
+    expect_eq "the Fortran sentence counts every wrapped function" \
+        "$(awk -F'|' '/^MPI_/ { k = $2; gsub(/ /, "", k); if (k != "excluded" && k != "fortran_excluded") n++ }
+                      END { print n }' "$SPEC")" "${BASH_REMATCH[2]}"
+else
+    notok "the coverage fragment states 'N of these M functions' for Fortran" "got '$line'"
+fi
+{ cat "$SPEC"; echo 'MPI_Nothing_* | fortran_excluded | | matches no function'; } >"$tmp/fex.txt"
+if "$PY" "$GEN" --coverage "$tmp/fex.txt" "$LIST" >/dev/null 2>"$tmp/fex.err"; then
+    notok "a fortran_excluded line that matches no wrapped function is an error" "accepted"
+else
+    expect_eq "a fortran_excluded line that matches no wrapped function is an error" 1 \
+        "$(grep -c "fex.txt:[0-9]*: MPI_Nothing_\* matches no wrapped function" "$tmp/fex.err")"
 fi
 
 echo "$pass passed, $fail failed"
