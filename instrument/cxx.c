@@ -177,26 +177,12 @@ static char *hpi_cxx_demangled(CXCursor fn)
     return d;
 }
 
-char *hpi_cxx_name(CXCursor fn)
+/* The name of fn as written, for a template: "solver::Field<T>::sum() const". */
+static char *hpi_cxx_written_name(CXCursor fn, const char *name)
 {
     enum CXCursorKind k = clang_getCursorKind(fn);
-    CXString s = clang_getCursorSpelling(fn);
     hpi_str b = {NULL, 0, 0};
-    const char *name = clang_getCString(s);
 
-    char *d;
-
-    /* main and extern "C" functions are named as they are */
-    if (name && (strcmp(name, "main") == 0 || hpi_cxx_c_linkage(fn))) {
-        char *plain = strdup(name);
-        clang_disposeString(s);
-        return plain;
-    }
-    if ((d = hpi_cxx_demangled(fn)) != NULL) {
-        clang_disposeString(s);
-        return d;
-    }
-    /* a template as written: "solver::Field<T>::sum() const" */
     hpi_cxx_scopes(&b, fn);
     if (name && (k == CXCursor_Constructor || k == CXCursor_Destructor) && strchr(name, '<')) {
         /* Field<T>::Field<T>(int): a demangler writes Field<double>::Field(int) */
@@ -209,19 +195,32 @@ char *hpi_cxx_name(CXCursor fn)
     } else {
         hpi_str_add(&b, name ? name : "?");
     }
-    clang_disposeString(s);
     if (k == CXCursor_FunctionTemplate) {
         /* clang gives a template's parameters only as the display name */
-        CXString d = clang_getCursorDisplayName(fn);
-        const char *t = strchr(clang_getCString(d), '(');
+        CXString disp = clang_getCursorDisplayName(fn);
+        const char *t = strchr(clang_getCString(disp), '(');
         hpi_str_add(&b, t ? t : "()");
-        clang_disposeString(d);
+        clang_disposeString(disp);
     } else {
         hpi_cxx_params(&b, fn);
     }
     if (clang_CXXMethod_isConst(fn))
         hpi_str_add(&b, " const");
     return b.s ? b.s : strdup("?");
+}
+
+char *hpi_cxx_name(CXCursor fn)
+{
+    CXString s = clang_getCursorSpelling(fn);
+    const char *name = clang_getCString(s);
+    char *d;
+
+    if (name && (strcmp(name, "main") == 0 || hpi_cxx_c_linkage(fn)))
+        d = strdup(name);   /* main and extern "C" functions as they are */
+    else if (!(d = hpi_cxx_demangled(fn)))
+        d = hpi_cxx_written_name(fn, name);
+    clang_disposeString(s);
+    return d;
 }
 
 char *hpi_cxx_callee_name(CXCursor ref)
