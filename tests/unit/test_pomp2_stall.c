@@ -15,7 +15,9 @@
  *    (the loop's), For_exit, end, join - "loop" and "implicit barrier"
  *    of the same region under "parallel";
  *  - `parallel` + `for`: the same with the loop its own region, and the
- *    region's own implicit barrier after For_exit.
+ *    region's own implicit barrier after For_exit;
+ *  - `parallel` with sections (one section), single, critical and an
+ *    explicit barrier, each with its events and implicit barrier.
  * Ground truth: for every instance and every node, the children's time
  * (delta over the instance) <= the node's time, to the tick.  The stall
  * between the implicit barrier's first reading and the closing of the
@@ -45,12 +47,26 @@ void POMP2_For_enter(POMP2_Region_handle *h, const char ctc[]);
 void POMP2_For_exit(POMP2_Region_handle *h);
 void POMP2_Implicit_barrier_enter(POMP2_Region_handle *h, POMP2_Task_handle *old_task);
 void POMP2_Implicit_barrier_exit(POMP2_Region_handle *h, POMP2_Task_handle old_task);
+void POMP2_Sections_enter(POMP2_Region_handle *h, const char ctc[]);
+void POMP2_Sections_exit(POMP2_Region_handle *h);
+void POMP2_Section_begin(POMP2_Region_handle *h, const char ctc[]);
+void POMP2_Section_end(POMP2_Region_handle *h);
+void POMP2_Single_enter(POMP2_Region_handle *h, const char ctc[]);
+void POMP2_Single_begin(POMP2_Region_handle *h);
+void POMP2_Single_end(POMP2_Region_handle *h);
+void POMP2_Single_exit(POMP2_Region_handle *h);
+void POMP2_Critical_enter(POMP2_Region_handle *h, const char ctc[]);
+void POMP2_Critical_begin(POMP2_Region_handle *h);
+void POMP2_Critical_end(POMP2_Region_handle *h);
+void POMP2_Critical_exit(POMP2_Region_handle *h);
+void POMP2_Barrier_enter(POMP2_Region_handle *h, POMP2_Task_handle *old_task, const char ctc[]);
+void POMP2_Barrier_exit(POMP2_Region_handle *h, POMP2_Task_handle old_task);
 
 /* ------------------------------------------------------- the fake clock */
 
 #define STEP 10u            /* ns between two readings */
 #define STALL 1000000u      /* ns of the stall */
-#define READINGS 40         /* more than one instance takes */
+#define READINGS 80         /* more than one instance takes */
 
 static uint64_t now_ns = 1000000000u, readings, stall_at;
 
@@ -117,9 +133,9 @@ static void check_children(uint64_t k)
 
 /* ----------------------------------------------------------- the shapes */
 
-#define CTC_PARFOR "66*regionType=parallelfor*sscl=stall.c:10:10*escl=stall.c:14:14**"
-#define CTC_PAR "63*regionType=parallel*sscl=stall.c:20:20*escl=stall.c:30:30**"
-#define CTC_FOR "57*regionType=for*sscl=stall.c:21:21*escl=stall.c:25:25**"
+#define CTC_PARFOR "63*regionType=parallelfor*sscl=stall.c:10:10*escl=stall.c:14:14**"
+#define CTC_PAR "60*regionType=parallel*sscl=stall.c:20:20*escl=stall.c:30:30**"
+#define CTC_FOR "55*regionType=for*sscl=stall.c:21:21*escl=stall.c:25:25**"
 
 static POMP2_Region_handle parfor, par, loop;
 
@@ -151,6 +167,45 @@ static void parallel_then_for(void)
     POMP2_Implicit_barrier_exit(&par, task);
     POMP2_Parallel_end(&par);
     POMP2_Parallel_join(&par, task);
+}
+
+#define CTC_PAR2 "60*regionType=parallel*sscl=stall.c:40:40*escl=stall.c:60:60**"
+#define CTC_SECS "74*regionType=sections*sscl=stall.c:41:41*escl=stall.c:45:45*numSections=1**"
+#define CTC_SINGLE "58*regionType=single*sscl=stall.c:46:46*escl=stall.c:48:48**"
+#define CTC_CRIT "60*regionType=critical*sscl=stall.c:49:49*escl=stall.c:51:51**"
+#define CTC_BAR "59*regionType=barrier*sscl=stall.c:52:52*escl=stall.c:52:52**"
+
+static POMP2_Region_handle par2, secs, single, crit, bar;
+
+/* #pragma omp parallel { sections { section }, single, critical,
+ * barrier } */
+static void parallel_constructs(void)
+{
+    POMP2_Task_handle task = 0;
+    POMP2_Parallel_fork(&par2, 1, 1, &task, CTC_PAR2);
+    POMP2_Parallel_begin(&par2);
+    POMP2_Sections_enter(&secs, CTC_SECS);
+    POMP2_Section_begin(&secs, CTC_SECS);
+    POMP2_Section_end(&secs);
+    POMP2_Implicit_barrier_enter(&secs, &task);
+    POMP2_Implicit_barrier_exit(&secs, task);
+    POMP2_Sections_exit(&secs);
+    POMP2_Single_enter(&single, CTC_SINGLE);
+    POMP2_Single_begin(&single);
+    POMP2_Single_end(&single);
+    POMP2_Implicit_barrier_enter(&single, &task);
+    POMP2_Implicit_barrier_exit(&single, task);
+    POMP2_Single_exit(&single);
+    POMP2_Critical_enter(&crit, CTC_CRIT);
+    POMP2_Critical_begin(&crit);
+    POMP2_Critical_end(&crit);
+    POMP2_Critical_exit(&crit);
+    POMP2_Barrier_enter(&bar, &task, CTC_BAR);
+    POMP2_Barrier_exit(&bar, task);
+    POMP2_Implicit_barrier_enter(&par2, &task);
+    POMP2_Implicit_barrier_exit(&par2, task);
+    POMP2_Parallel_end(&par2);
+    POMP2_Parallel_join(&par2, task);
 }
 
 static void stall_everywhere(void (*region)(void))
@@ -187,11 +242,18 @@ static int no_profile(void **state)
     return 0;
 }
 
+static void test_parallel_constructs(void **state)
+{
+    (void)state;
+    stall_everywhere(parallel_constructs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_parallel_for, fresh),
         cmocka_unit_test_setup(test_parallel_then_for, fresh),
+        cmocka_unit_test_setup(test_parallel_constructs, fresh),
     };
     return cmocka_run_group_tests(tests, NULL, no_profile);
 }
