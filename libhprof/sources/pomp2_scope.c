@@ -141,7 +141,10 @@ uint64_t hp_p2_timed_exit(POMP2_Region_handle *h, int what)
 /* A worksharing construct's implicit barrier (opari2 puts it before the
  * construct's exit event) ends the construct's work: its frame is closed
  * there, so the wait lies beside the construct, under the region, as the
- * other sources record it. */
+ * other sources record it.  The frame is closed before the wait's start
+ * is taken: the two intervals must not overlap, or whatever stalls the
+ * thread in between (a preemption, an interrupt) counts in both and the
+ * region's children exceed it (invariant a). */
 static void end_work_before_barrier(p2_tls *g, p2_region *r)
 {
     if (!g->nscope || g->nscope > g->scope_cap)
@@ -156,13 +159,13 @@ static void end_work_before_barrier(p2_tls *g, p2_region *r)
 void hp_p2_barrier_enter(POMP2_Region_handle *h, POMP2_Task_handle *old_task,
                           const char *ctc, int what)
 {
-    uint64_t now = hp_ticks();
     p2_region *r = region_of(h, ctc);
     p2_tls *g = hp_p2_tls_get();
     if (g && old_task)
         *old_task = g->task;
     if (g && r && what == HP_OMP_IMPLICIT_BARRIER)
         end_work_before_barrier(g, r);
+    uint64_t now = hp_ticks();   /* after the work's end: no overlap */
     if (r)
         hp_p2_scope_push(r, what, now);
 }

@@ -109,8 +109,10 @@ if run_both fmpi "use mpi"; then
         "$(coll "$db" 1 MPI_Allgather $src allgather)"
     expect_eq "use mpi: MPI_Sendrecv in the module procedure exchange (a send and a receive record each)" "1,12,384,384" \
         "$(rows "$db" 0 MPI_Sendrecv halo.f90 sendrecv)"
-    expect_eq "use mpi: the Sendrecv site lies in exchange" "1" \
-        "$(q "$db" "SELECT count(*) FROM site WHERE name = 'MPI_Sendrecv' AND file LIKE '%halo.f90' AND line = $(line_of "$S/halo.f90" sendrecv) AND func LIKE '%exchange%'")"
+    expect_eq "use mpi: the Sendrecv site lies in halo_mod::exchange (its Fortran name)" "halo_mod::exchange" \
+        "$(q "$db" "SELECT func FROM site WHERE name = 'MPI_Sendrecv' AND file LIKE '%halo.f90' AND line = $(line_of "$S/halo.f90" sendrecv)")"
+    expect_eq "use mpi: the MPI_Send site lies in the program fmpi (MAIN__ by its name)" "fmpi" \
+        "$(q "$db" "SELECT func FROM site WHERE name = 'MPI_Send' AND line = $(line_of "$S/$src" send)")"
     expect_eq "use mpi: the Sendrecv's call path goes through the call of exchange" "fmpi.f90:$(line_of "$S/$src" callexch)" \
         "$(q "$db" "SELECT DISTINCT substr(ps.file, length(ps.file) - 7) || ':' || ps.line FROM node n JOIN site s ON s.id = n.site
                     JOIN node p ON p.id = n.parent JOIN site ps ON ps.id = p.site
