@@ -71,6 +71,26 @@ int hpi_is_ident(char c)
 
 /* ---- the translation unit ----------------------------------------- */
 
+/* 1 when c lies in a header of the program: not the main file (the
+ * caller has asked), not a system header, not an installed one (/usr/). */
+static int hpi_own_header(CXCursor c)
+{
+    CXSourceLocation loc = clang_getCursorLocation(c);
+    CXFile f;
+    CXString name;
+    int own;
+
+    if (clang_Location_isInSystemHeader(loc))
+        return 0;
+    clang_getFileLocation(loc, &f, NULL, NULL, NULL);
+    if (!f)
+        return 0;
+    name = clang_getFileName(f);
+    own = strncmp(clang_getCString(name), "/usr/", 5) != 0;
+    clang_disposeString(name);
+    return own;
+}
+
 static enum CXChildVisitResult hpi_top(CXCursor c, CXCursor p, CXClientData d)
 {
     hpi_walk *w = d;
@@ -95,11 +115,24 @@ static enum CXChildVisitResult hpi_top(CXCursor c, CXCursor p, CXClientData d)
             m->pragma = -1;
             m->collapse = 1;
         }
-    } else if (k == CXCursor_FunctionDecl && clang_isCursorDefinition(c) &&
-               hpi_off(w, clang_getCursorLocation(c), &off) == 0) {
+    } else if ((k == CXCursor_FunctionDecl || (w->o->cxx && hpi_cxx_function_kind(k))) &&
+               clang_isCursorDefinition(c) && hpi_off(w, clang_getCursorLocation(c), &off) == 0) {
         CXCursor *f = hpi_push(w, &w->funcs, sizeof c);
         if (f)
             *f = c;
+        if (w->o->cxx && w->o->tier1)
+            hpi_cxx_header_fn(w, c, 1);
+    } else if (w->o->cxx && (hpi_cxx_scope_kind(k) || k == CXCursor_UnexposedDecl) &&
+               hpi_off(w, clang_getCursorLocation(c), &off) == 0) {
+        /* C++: namespaces, classes of the file; extern "C" (libclang 14
+         * shows a linkage specification as an unexposed declaration) */
+        return CXChildVisit_Recurse;
+    } else if (w->o->cxx && w->o->tier1 && hpi_own_header(c)) {
+        /* tier 1 of C++: the functions of the program's own headers */
+        if (hpi_cxx_scope_kind(k) || k == CXCursor_UnexposedDecl)
+            return CXChildVisit_Recurse;
+        if ((k == CXCursor_FunctionDecl || hpi_cxx_function_kind(k)) && clang_isCursorDefinition(c))
+            hpi_cxx_header_fn(w, c, 0);
     }
     return CXChildVisit_Continue;
 }
@@ -155,6 +188,7 @@ static void hpi_walk_free(hpi_walk *w)
     free(w->gotos.v);
     free(w->cases.v);
     free(w->switches.v);
+    hpi_cxx_free(w);
     if (w->filter)
         hp_filter_free(w->filter);
 }
@@ -170,6 +204,10 @@ static int hpi_clang_args(const hpi_opts *o, const char **args, int max)
     };
     int i, n = 0, omp = 0, j;
 
+    if (o->cxx) {
+        args[n++] = "-x";
+        args[n++] = "c++";
+    }
     for (i = 0; i < o->ncflags && n + 4 < max; i++) {
         const char *a = o->cflags[i];
         int taken = 0;
@@ -214,13 +252,13 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
     w.o = o;
     if (o->filter && !(w.filter = hp_filter_load(o->filter, err, errlen)))
         return -1;
-    args = calloc((size_t)o->ncflags * 2 + 8, sizeof *args);
+    args = calloc((size_t)o->ncflags * 2 + 10, sizeof *args);
     if (!args) {
         snprintf(err, errlen, "out of memory");
         hpi_walk_free(&w);
         return -1;
     }
-    nargs = hpi_clang_args(o, args, o->ncflags * 2 + 8);
+    nargs = hpi_clang_args(o, args, o->ncflags * 2 + 10);
     idx = clang_createIndex(0, 0);
     ec = clang_parseTranslationUnit2(idx, o->file, args, nargs, NULL, 0,
                                      CXTranslationUnit_DetailedPreprocessingRecord, &w.tu);
@@ -250,6 +288,11 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
     qsort(w.mends, w.macros.n, sizeof *w.mends, hpi_size_cmp);
     for (i = 0; i < w.funcs.n && !w.oom; i++)
         hpi_walk_function(&w, ((CXCursor *)w.funcs.v)[i]);
+    /* C++ lambdas, nested ones found on the way too */
+    for (i = 0; i < w.lambdas.n && !w.oom; i++) {
+        hpi_lambda l = ((hpi_lambda *)w.lambdas.v)[i];
+        hpi_walk_function_named(&w, l.cur, l.name);
+    }
     if (w.oom)
         goto oom;
     if (hpi_omp_macros(&w) < 0)

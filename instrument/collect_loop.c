@@ -166,7 +166,7 @@ static int hpi_do_while0(hpi_walk *w, CXCursor c)
 void hpi_walk_loop(hpi_walk *w, CXCursor c)
 {
     enum CXCursorKind k = clang_getCursorKind(c);
-    const char *name = k == CXCursor_ForStmt ? "for" : k == CXCursor_WhileStmt ? "while" : "do";
+    const char *name = k == CXCursor_ForStmt || k == CXCursor_CXXForRangeStmt ? "for" : k == CXCursor_WhileStmt ? "while" : "do";
     const hpi_src *src = &w->u->src;
     size_t s, e, open, close, after;
     unsigned line = 0;

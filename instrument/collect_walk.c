@@ -157,7 +157,7 @@ int hpi_duplicate(hpi_walk *w, int kind, size_t open, size_t close)
 /* Makes the site of a call statement; 1 when it made one (not skipped). */
 static int hpi_walk_call(hpi_walk *w, CXCursor c)
 {
-    CXCursor ref = clang_getCursorReferenced(c);
+    CXCursor ref = w->o->cxx ? hpi_cxx_callee(w, c) : clang_getCursorReferenced(c);
     CXString str;
     const char *name, *skip = NULL;
     const hpi_src *src = &w->u->src;
@@ -177,6 +177,8 @@ static int hpi_walk_call(hpi_walk *w, CXCursor c)
         hpi_walk_kids(w, c);
         return 0;
     }
+    if (w->o->cxx && hpi_range(w, c, &s, &e) == 0)
+        skip = hpi_cxx_call_skip(ref);
     str = clang_getCursorSpelling(ref);
     name = clang_getCString(str);
     kind = name && *name ? hpi_call_kind(w, name) : 0;
@@ -185,7 +187,9 @@ static int hpi_walk_call(hpi_walk *w, CXCursor c)
         hpi_walk_kids(w, c);
         return 0;
     }
-    if (hpi_macro_at(w, s)) {
+    if (skip) {
+        /* C++: kept in the table with its reason */
+    } else if (hpi_macro_at(w, s)) {
         skip = hpi_macro_check(w, s, e, 0);
         if (!skip)
             skip = hpi_macro_stmt_end(w, e, &semi);
@@ -196,7 +200,14 @@ static int hpi_walk_call(hpi_walk *w, CXCursor c)
     if (!skip && (hpi_duplicate(w, HPROF_SITE_CALL, s, e) || hpi_duplicate(w, HPROF_SITE_COMM, s, e)))
         skip = hpi_macro_at(w, s) ? "several calls made by one macro"
                                   : "macro argument expanded more than once";
-    idx = hpi_add_site(w, kind, name, s, e);
+    if (w->o->cxx && kind == HPROF_SITE_CALL && strncmp(name, "MPI_", 4) != 0) {
+        /* C++: named as its callee's procedure site is (cxx.c) */
+        char *cxx = hpi_cxx_callee_name(ref);
+        idx = cxx ? hpi_add_site(w, kind, cxx, s, e) : -1;
+        free(cxx);
+    } else {
+        idx = hpi_add_site(w, kind, name, s, e);
+    }
     clang_disposeString(str);
     if (idx >= 0) {
         w->u->sites[idx].wrap = HPI_WRAP_EXPR;
@@ -345,7 +356,7 @@ static const char *const hpi_math_calls[] = {
     "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
     "sinh", "cosh", "tanh", "erf", "erfc", NULL};
 
-static int hpi_math_call(const char *name)
+int hpi_math_call(const char *name)
 {
     size_t n = strlen(name), i;
 
@@ -375,7 +386,7 @@ static void hpi_note_call(hpi_walk *w, CXCursor c, int own_site)
     int p;
 
     clang_disposeString(str);
-    if (builtin || math)
+    if (builtin || math || (w->o->cxx && hpi_cxx_cheap_call(ref)))
         return;
     for (p = w->parent; p >= 0; p = w->u->sites[p].parent) {
         if (!own_site)
@@ -399,7 +410,12 @@ static void hpi_walk_node(hpi_walk *w, CXCursor c)
     case CXCursor_ForStmt:
     case CXCursor_WhileStmt:
     case CXCursor_DoStmt:
+    case CXCursor_CXXForRangeStmt:
         hpi_walk_loop(w, c);
+        break;
+    case CXCursor_LambdaExpr:   /* C++: a procedure of its own, walked later */
+        if (!w->nosite)
+            hpi_cxx_defer_lambda(w, c);
         break;
     case CXCursor_CallExpr:
         hpi_note_call(w, c, hpi_walk_call(w, c));
@@ -492,39 +508,51 @@ static size_t hpi_decl_start(hpi_walk *w, CXCursor fn, size_t body)
 {
     size_t off;
 
+    if (clang_getCursorKind(fn) == CXCursor_LambdaExpr)
+        return hpi_cxx_lambda_attr(w, fn, body);
     if (hpi_off(w, clang_getRangeStart(clang_getCursorExtent(fn)), &off) < 0 || off >= body)
         return HPI_NONE;
-    return off;
+    return w->o->cxx ? hpi_cxx_decl_start(&w->u->src, off, body) : off;
 }
 
 void hpi_walk_function(hpi_walk *w, CXCursor fn)
 {
+    CXString str;
+    char *cxx;
+
+    if (w->o->cxx && clang_CXXMethod_isDefaulted(fn))
+        return;   /* = default: the compiler's code, no body to probe */
+    str = clang_getCursorSpelling(fn);
+    cxx = w->o->cxx ? hpi_cxx_name(fn) : NULL;
+
+    if (w->o->cxx && !cxx)
+        w->oom = 1;
+    else
+        hpi_walk_function_named(w, fn, cxx ? cxx : clang_getCString(str));
+    free(cxx);
+    clang_disposeString(str);
+}
+
+void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name)
+{
     const hpi_src *src = &w->u->src;
-    CXString str = clang_getCursorSpelling(fn);
-    const char *name = clang_getCString(str);
     hpi_vec k;
     CXCursor body;
     size_t s, e, loc, first = w->u->nsites;
     int idx;
 
-    if (!hp_filter_allows(w->filter, name, src->path)) {
-        clang_disposeString(str);
+    if (!hp_filter_allows(w->filter, name, src->path))
         return;
-    }
     hpi_kids(w, fn, &k);
     if (k.n == 0 || clang_getCursorKind(((CXCursor *)k.v)[k.n - 1]) != CXCursor_CompoundStmt) {
         free(k.v);
-        clang_disposeString(str);
         return;
     }
     body = ((CXCursor *)k.v)[k.n - 1];
     free(k.v);
-    if (hpi_range(w, body, &s, &e) < 0) {
-        clang_disposeString(str);
+    if (hpi_range(w, body, &s, &e) < 0)
         return;
-    }
     idx = hpi_add_site(w, HPROF_SITE_PROCEDURE, name, s, e);
-    clang_disposeString(str);
     if (idx < 0)
         return;
     if (hpi_off(w, clang_getCursorLocation(fn), &loc) == 0 && loc < s)
@@ -534,10 +562,13 @@ void hpi_walk_function(hpi_walk *w, CXCursor fn)
     w->u->sites[idx].open_off = s + 1;
     if (hpi_macro_at(w, s) || src->text[s] != '{' || src->text[e - 1] != '}')
         w->u->sites[idx].skip = "function body made by a macro";
+    else if (w->o->cxx)
+        w->u->sites[idx].skip = hpi_cxx_proc_skip(w, fn, s);
     w->func = w->u->sites[idx].name;
     w->first_site = first;
     w->parent = idx;
-    w->nosite = 0;
+    /* C++: nothing inside a procedure that cannot take a probe (constexpr) */
+    w->nosite = w->o->cxx && w->u->sites[idx].skip ? 1 : 0;
     w->prev_end = HPI_NONE;
     w->collapsed = clang_getNullCursor();
     w->collapse_left = 0;

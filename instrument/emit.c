@@ -179,6 +179,9 @@ static void hpi_put_table(FILE *fp, const hpi_unit *u, const int *map, const int
 static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
 {
     static const char *const decls =
+        "#ifdef __cplusplus\n"     /* C++: the POMP2 functions are C's */
+        "extern \"C\" {\n"
+        "#endif\n"
         "typedef void *POMP2_Region_handle;\n"
         "typedef __INT64_TYPE__ POMP2_Task_handle;\n"
         "extern void POMP2_Init(void);\n"
@@ -228,16 +231,26 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         "extern void hprof_pomp2_taskgroup_wait_begin(POMP2_Region_handle *, POMP2_Task_handle *, const char []);\n"
         "extern void hprof_pomp2_taskgroup_wait_end(POMP2_Region_handle *, POMP2_Task_handle);\n"
         "#ifdef _OPENMP\n"
+        "#ifdef __cplusplus\n"      /* C++'s omp.h declares it noexcept */
+        "#include <omp.h>\n"
+        "#else\n"
         "extern int omp_get_max_threads(void);\n"
+        "#endif\n"
         "#define __hprof_omp_max_threads() omp_get_max_threads()\n"
         "#else\n"
         "#define __hprof_omp_max_threads() 1\n"
+        "#endif\n"
+        "#ifdef __cplusplus\n"
+        "}\n"
         "#endif\n"
         "static POMP2_Region_handle *__hprof_pr(int);\n"
         "static const char *__hprof_ctc(int);\n";
     static const char *const locks =
         "#ifdef _OPENMP\n"
         "#include <omp.h>\n"
+        "#ifdef __cplusplus\n"
+        "extern \"C\" {\n"
+        "#endif\n"
         "extern void POMP2_Init_lock(omp_lock_t *);\n"
         "extern void POMP2_Destroy_lock(omp_lock_t *);\n"
         "extern void POMP2_Set_lock(omp_lock_t *);\n"
@@ -248,6 +261,9 @@ static void hpi_put_pomp_decls(FILE *fp, const hpi_unit *u)
         "extern void POMP2_Set_nest_lock(omp_nest_lock_t *);\n"
         "extern void POMP2_Unset_nest_lock(omp_nest_lock_t *);\n"
         "extern int POMP2_Test_nest_lock(omp_nest_lock_t *);\n"
+        "#ifdef __cplusplus\n"
+        "}\n"
+        "#endif\n"
         "#endif\n";
     size_t i;
 

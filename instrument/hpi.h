@@ -107,6 +107,10 @@ typedef struct hpi_opts {
     int all_procs;           /* --procedures=all: no procedure or call left unprobed */
     int tier1;               /* --tier=1: mark the procedures the policy leaves
                                 unprobed no_instrument_function (tier1.c) */
+    int cxx;                 /* the file is C++ (by its suffix: hpi_cxx_file) */
+    const char *exclude_out; /* --exclude-out FILE: tier 1 of C++, the names of
+                                the tiny functions of the program's headers
+                                (cxx_headers.c), comma-separated */
 } hpi_opts;
 
 /* A text edit of the OpenMP (POMP2) rewriting: replaces [off, end)
@@ -130,6 +134,19 @@ typedef struct hpi_stmt {
     size_t s, e;
 } hpi_stmt;
 
+/* Tier 1 of C++: a function defined in a header of the program, or in
+ * the main file (cxx_headers.c). */
+typedef struct hpi_hfunc {
+    char *name;          /* gcc's name for the exclude list, NULL if none */
+    char *display;       /* as --list shows it */
+    char *file;
+    unsigned line;
+    int main;            /* defined in the main file (tier1.c marks those) */
+    int tiny;            /* by the policy's rule */
+    const char *why;     /* excluded by name: why; NULL: hooked */
+    const char *kept;    /* tiny but hooked: why */
+} hpi_hfunc;
+
 typedef struct hpi_unit {
     hpi_src src;
     hpi_site *sites;
@@ -141,6 +158,8 @@ typedef struct hpi_unit {
     char **omp_notes;    /* "LINE: why" of omp pragmas left as they were */
     size_t nnotes;
     int omp_locks;       /* omp_*_lock calls were replaced */
+    hpi_hfunc *hfuncs;   /* tier 1 of C++: functions of the program's headers */
+    size_t nhfuncs, hcap;
 } hpi_unit;
 
 /* source.c */
@@ -161,6 +180,9 @@ int hpi_src_balanced(const hpi_src *s, size_t a, size_t b);
 int hpi_pragma_kind(const char *text);
 int hpi_pragma_collapse(const char *text);
 int hpi_pragma_parallel(const char *text);
+
+/* cxx.c: 1 when path names a C++ source (.cpp .cc .cxx .C .c++ ...). */
+int hpi_cxx_file(const char *path);
 
 /* collect.c: parses the unit with libclang and fills u->sites. */
 int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
@@ -203,6 +225,13 @@ void hpi_put_cstr(FILE *fp, const char *s);
  * definitions of the procedures the policy or the filter leaves without a
  * probe (every line keeps its number), or with list, their table. */
 int hpi_tier1(const hpi_unit *u, const hpi_opts *o, const char *out, char *err, size_t errlen);
+
+/* cxx_headers.c: tier 1 of C++, the tiny functions of the program's
+ * headers, excluded from the hooks by name. */
+void hpi_cxx_headers_decide(hpi_unit *u);
+void hpi_cxx_headers_list(const hpi_unit *u, FILE *fp);
+int hpi_cxx_headers_write(const hpi_unit *u, const char *path, char *err, size_t errlen);
+void hpi_cxx_headers_free(hpi_unit *u);
 
 /* The text of directive d on one line: continuations joined, comments
  * removed, quoted text kept, trailing space cut (malloc'ed; omp_clause.c). */

@@ -48,6 +48,14 @@ typedef struct hpi_vec {
     size_t n, cap;
 } hpi_vec;
 
+/* A C++ lambda found in a procedure's body, walked after the functions
+ * as a procedure of its own (cxx.c). */
+typedef struct hpi_lambda {
+    CXCursor cur;
+    char *outer;         /* the procedure it was written in */
+    char *name;          /* its display name */
+} hpi_lambda;
+
 typedef struct hpi_walk {
     hpi_unit *u;
     const hpi_opts *o;
@@ -69,6 +77,7 @@ typedef struct hpi_walk {
     int collapse_left;
     size_t first_site;   /* the current function's procedure site */
     hpi_vec stmts;       /* hpi_stmt: statements of blocks, for --omp */
+    hpi_vec lambdas;     /* hpi_lambda, C++ */
     int oom;
 } hpi_walk;
 
@@ -107,6 +116,10 @@ void hpi_walk_kids(hpi_walk *w, CXCursor c);
 int hpi_duplicate(hpi_walk *w, int kind, size_t open, size_t close);
 void hpi_free_marks(hpi_vec *v);
 void hpi_walk_function(hpi_walk *w, CXCursor fn);
+/* 1 for math.h's arithmetic (sqrt, fabs, ...): no call for the policy. */
+int hpi_math_call(const char *name);
+/* The same with the procedure's display name given (a lambda's). */
+void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name);
 
 /* collect_loop.c */
 void hpi_walk_loop(hpi_walk *w, CXCursor c);
@@ -115,5 +128,38 @@ void hpi_walk_loop(hpi_walk *w, CXCursor c);
  * (static, named once in the unit, by a direct call from another
  * function); -1 out of memory. */
 int hpi_collect_once(hpi_walk *w);
+
+/* cxx.c: C++ (the unit is C++ when hpi_opts.cxx) */
+int hpi_cxx_function_kind(enum CXCursorKind k);
+/* Namespaces, classes, class templates, extern "C" blocks. */
+int hpi_cxx_scope_kind(enum CXCursorKind k);
+/* The display name of procedure fn (malloc'ed; NULL out of memory). */
+char *hpi_cxx_name(CXCursor fn);
+/* 1 when ref is a method of the standard library that compiles to a few
+ * instructions (operator[], operator*, size(), begin(), ...): like
+ * math.h's arithmetic, no call for the policy. */
+int hpi_cxx_cheap_call(CXCursor ref);
+/* The name of a call of function ref: its procedure's (a template's for
+ * a specialization). */
+char *hpi_cxx_callee_name(CXCursor ref);
+void hpi_cxx_defer_lambda(hpi_walk *w, CXCursor lam);
+/* Why procedure fn, whose body opens at body, takes no probe, or NULL. */
+const char *hpi_cxx_proc_skip(hpi_walk *w, CXCursor fn, size_t body);
+/* The function a call expression calls (a template's unresolved call
+ * of a function that has one declaration included), else what
+ * clang_getCursorReferenced gives. */
+CXCursor hpi_cxx_callee(hpi_walk *w, CXCursor call);
+/* Why a call of function ref cannot be wrapped, or NULL. */
+const char *hpi_cxx_call_skip(CXCursor ref);
+/* Past the "template <...>" heads of a definition starting at off: where
+ * an attribute can go; (size_t)-1 if none before body. */
+size_t hpi_cxx_decl_start(const hpi_src *src, size_t off, size_t body);
+/* Where __attribute__((no_instrument_function)) goes on lambda lam whose
+ * body opens at body: before its trailing return type, else its body. */
+size_t hpi_cxx_lambda_attr(hpi_walk *w, CXCursor lam, size_t body);
+void hpi_cxx_free(hpi_walk *w);
+/* cxx_headers.c: records function definition fn (in_main: of the main
+ * file) for tier 1's exclusion of tiny header functions. */
+void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main);
 
 #endif

@@ -1,6 +1,7 @@
 # instrument/local.mk - hprof-instrument (the libclang source-to-source
 # instrumenter, tier 2) and hprof-cc (the compiler wrapper that runs it,
-# also as hprof-gcc, hprof-clang, hprof-mpicc),
+# also as hprof-gcc, hprof-clang, hprof-mpicc, hprof-g++, hprof-clang++,
+# hprof-mpicxx),
 # plus their tests in tests/instrument/.
 EXTRA_DIST += instrument/hprof-cc.in
 if HAVE_LIBCLANG
@@ -11,7 +12,8 @@ instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/collect_once.c \
 	instrument/emit.c instrument/policy.c instrument/tier1.c \
 	instrument/omp.c instrument/hpi_omp.h instrument/omp_clause.c \
-	instrument/omp_construct.c instrument/omp_split.c instrument/control.c
+	instrument/omp_construct.c instrument/omp_split.c instrument/control.c \
+	instrument/cxx.c instrument/cxx_headers.c
 nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)
 instrument_hprof_instrument_LDADD = libhprof/libhpcodec.la $(CLANG_LIBS)
@@ -20,7 +22,8 @@ bin_SCRIPTS += instrument/hprof-cc
 dist_pkgdata_DATA = instrument/hprof-cc-fortran.sh
 # One-word compilers (hprof-cc reads the compiler from its own name), for
 # builds that run `which $CC`: copies, so that they install as files.
-HPROF_CC_WRAPPERS = instrument/hprof-gcc instrument/hprof-clang instrument/hprof-mpicc
+HPROF_CC_WRAPPERS = instrument/hprof-gcc instrument/hprof-clang instrument/hprof-mpicc \
+	instrument/hprof-g++ instrument/hprof-clang++ instrument/hprof-mpicxx
 # ... and for Fortran builds (FC=hprof-mpif90)
 HPROF_CC_WRAPPERS += instrument/hprof-gfortran instrument/hprof-mpif90 instrument/hprof-mpifort
 bin_SCRIPTS += $(HPROF_CC_WRAPPERS)

@@ -24,6 +24,11 @@
  * definitions of the procedures left unprobed (tiny ones, those the filter
  * excludes) marked no_instrument_function; --list then prints
  * "hooked|unhooked procedure LINE NAME[: why]" per procedure.
+ * C++ (by the suffix: .cpp .cc .cxx .C .c++) is parsed as C++ (cxx.c).
+ * With --tier=1 a C++ unit's tiny functions of the program's own headers
+ * are judged too (cxx_headers.c): --exclude-out FILE writes their names
+ * for gcc's -finstrument-functions-exclude-function-list, --list adds
+ * "unhooked|hooked header procedure FILE:LINE NAME: why".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +39,7 @@ static void hpi_usage(FILE *fp)
 {
     fputs("usage: hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...\n"
           "                        [--omp | --no-omp] [--loops=all] [--procedures=all]\n"
-          "                        [--tier=1] [--] FILE.c [compiler flags...]\n", fp);
+          "                        [--tier=1 [--exclude-out FILE]] [--] FILE.c|FILE.cpp [compiler flags...]\n", fp);
 }
 
 static int hpi_fail(const char *file, const char *why)
@@ -104,6 +109,13 @@ static char *hpi_default_out(const char *file)
     memcpy(out, file, n + 1);
     if (n > 2 && strcmp(file + n - 2, ".c") == 0)
         out[n - 2] = 0;
+    if (hpi_cxx_file(file)) {   /* x.cpp: x.inst.cpp */
+        const char *dot = strrchr(file, '.');
+        out[dot - file] = 0;
+        strcat(out, ".inst");
+        strcat(out, dot);
+        return out;
+    }
     strcat(out, ".inst.c");
     return out;
 }
@@ -152,6 +164,8 @@ int main(int argc, char **argv)
             o.tier1 = 0;
         else if (strcmp(a, "--filter") == 0 && i + 1 < argc)
             o.filter = argv[++i];
+        else if (strcmp(a, "--exclude-out") == 0 && i + 1 < argc)
+            o.exclude_out = argv[++i];
         else if (strcmp(a, "--comm-func") == 0 && i + 1 < argc) {
             if (hpi_add_comm(&o, argv[++i]) < 0)
                 return hpi_fail(NULL, "out of memory");
@@ -176,6 +190,7 @@ int main(int argc, char **argv)
         return hpi_fail(o.file, "a Fortran source: hprof-instrument parses C only; hprof-cc "
                         "instruments Fortran (procedure hooks, OpenMP through opari2; loops and "
                         "call statements are not probed: no Fortran parser), see hprof-cc --list");
+    o.cxx = hpi_cxx_file(o.file);
     o.cflags = argv + i;
     o.ncflags = argc - i;
     if (!o.filter && (env = getenv("HPROF_FILTER")) && *env)
@@ -199,8 +214,14 @@ int main(int argc, char **argv)
     }
     if (rc == 0)
         rc = hpi_policy(&u, &o, err, sizeof err);
-    if (rc == 0 && o.tier1)
+    if (rc == 0 && o.tier1) {
+        hpi_cxx_headers_decide(&u);
         rc = hpi_tier1(&u, &o, o.out ? o.out : out, err, sizeof err);
+        if (rc == 0 && o.list)
+            hpi_cxx_headers_list(&u, stdout);
+        else if (rc == 0 && o.exclude_out)
+            rc = hpi_cxx_headers_write(&u, o.exclude_out, err, sizeof err);
+    }
     else if (rc == 0 && o.list) {
         hpi_list(&u, stdout);
         hpi_policy_describe(&o, stdout);
@@ -216,6 +237,7 @@ int main(int argc, char **argv)
         free(u.sites[i].func);
     }
     free(u.sites);
+    hpi_cxx_headers_free(&u);
     hpi_omp_free(&u);
     hpi_src_free(&u.src);
     for (i = 0; i < (int)o.ncomm; i++)

@@ -175,6 +175,19 @@ static int hpi_add_dir(hpi_src *s, size_t *cap, size_t a, size_t b, unsigned lin
     return 0;
 }
 
+/* 1 when the quote at i separates digits (C++14, C23: 1'000'000): the
+ * token before it is a number, not a character literal's prefix (u8'a'). */
+static int hpi_digit_sep(const hpi_src *s, size_t i)
+{
+    size_t j = i;
+
+    while (j > 0 && (isalnum((unsigned char)s->text[j - 1]) || s->text[j - 1] == '\'' ||
+                     s->text[j - 1] == '.' || s->text[j - 1] == '_'))
+        j--;
+    return j < i && isdigit((unsigned char)s->text[j]) && i + 1 < s->len &&
+           isalnum((unsigned char)s->text[i + 1]);
+}
+
 /* One pass over the text: byte classes, line starts and directives. */
 static int hpi_scan(hpi_src *s)
 {
@@ -236,6 +249,10 @@ static int hpi_scan(hpi_src *s)
             continue;
         }
         bol = 0;
+        if (c == '\'' && hpi_digit_sep(s, i)) {
+            s->cls[i++] = cl;
+            continue;
+        }
         if (c == '"' || c == '\'') {
             size_t j = i + 1;
             while (j < s->len && s->text[j] != c && s->text[j] != '\n')

@@ -43,6 +43,9 @@ typedef struct hpi_t1 {
     const hpi_unit *u;
     const char **why;
     int *probed;
+    size_t *order;       /* the sites that get the attribute, in file order
+                            (C++ lambdas come last in the table) */
+    size_t norder;
 } hpi_t1;
 
 /* Why procedure t gets no hooks, or NULL when it keeps them. */
@@ -68,11 +71,8 @@ static int hpi_t1_write(FILE *fp, const void *arg)
     fputs("#line 1 ", fp);
     hpi_put_cstr(fp, u->src.path);
     fputc('\n', fp);
-    /* procedure sites come in file order, each after the one before */
-    for (i = 0; i < u->nsites; i++) {
-        size_t off = u->sites[i].decl_off;
-        if (!a->why[i] && !a->probed[i])
-            continue;
+    for (i = 0; i < a->norder; i++) {
+        size_t off = u->sites[a->order[i]].decl_off;
         assert(off >= at && off <= u->src.len);
         fwrite(u->src.text + at, 1, off - at, fp);
         fputs(HPI_T1_ATTR, fp);
@@ -156,6 +156,16 @@ static int hpi_t1_probes(const hpi_unit *u, const char *const *why, size_t i)
            t->decl_off != (size_t)-1;
 }
 
+/* For qsort of site indexes by decl_off. */
+static const hpi_unit *hpi_t1_sorting;
+
+static int hpi_t1_cmp(const void *x, const void *y)
+{
+    size_t a = hpi_t1_sorting->sites[*(const size_t *)x].decl_off;
+    size_t b = hpi_t1_sorting->sites[*(const size_t *)y].decl_off;
+    return a < b ? -1 : a > b;
+}
+
 int hpi_tier1(const hpi_unit *u, const hpi_opts *o, const char *out, char *err, size_t errlen)
 {
     hpi_t1 a;
@@ -167,28 +177,37 @@ int hpi_tier1(const hpi_unit *u, const hpi_opts *o, const char *out, char *err, 
     a.u = u;
     a.why = calloc(u->nsites + 1, sizeof *a.why);
     a.probed = calloc(u->nsites + 1, sizeof *a.probed);
-    if (!a.why || !a.probed) {
+    a.order = calloc(u->nsites + 1, sizeof *a.order);
+    a.norder = 0;
+    if (!a.why || !a.probed || !a.order) {
         free(a.why);
         free(a.probed);
+        free(a.order);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (o->filter && !(f = hp_filter_load(o->filter, err, errlen))) {
         free(a.why);
         free(a.probed);
+        free(a.order);
         return -1;
     }
     for (i = 0; i < u->nsites; i++) {
         a.why[i] = hpi_t1_why(u, f, &u->sites[i]);
         a.probed[i] = hpi_t1_probes(u, a.why, i);
         nprobed += a.probed[i] != 0;
-        if (!a.why[i] && !a.probed[i])
-            continue;
-        if (u->sites[i].decl_off < last) {   /* never: definitions do not overlap */
-            snprintf(err, errlen, "procedure %s: definitions out of order", u->sites[i].name);
+        if (a.why[i] || a.probed[i])
+            a.order[a.norder++] = i;
+    }
+    hpi_t1_sorting = u;
+    if (a.norder)
+        qsort(a.order, a.norder, sizeof *a.order, hpi_t1_cmp);
+    for (i = 0; i < a.norder; i++) {
+        if (i > 0 && u->sites[a.order[i]].decl_off <= last) {   /* never: definitions do not overlap */
+            snprintf(err, errlen, "procedure %s: definitions out of order", u->sites[a.order[i]].name);
             rc = -1;
         }
-        last = u->sites[i].decl_off;
+        last = u->sites[a.order[i]].decl_off;
     }
     if (rc == 0 && o->list)
         hpi_t1_list(&a, o, stdout);
@@ -199,5 +218,6 @@ int hpi_tier1(const hpi_unit *u, const hpi_opts *o, const char *out, char *err, 
     hp_filter_free(f);
     free(a.why);
     free(a.probed);
+    free(a.order);
     return rc;
 }

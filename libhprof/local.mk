@@ -15,6 +15,7 @@ libhprof_libhpcodec_la_SOURCES = \
 	libhprof/codec/hp_profile.h libhprof/codec/encode.c \
 	libhprof/codec/hp_filter.h libhprof/codec/filter.c \
 	libhprof/codec/hp_compensate.h libhprof/codec/compensate.c \
+	libhprof/codec/hp_names.h libhprof/codec/names.c \
 	libhprof/codec/counters_codec.c
 libhprof_libhpcodec_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 
@@ -58,6 +59,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c \
 	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \
 	libhprof/finish/hp_symindex.h libhprof/finish/symindex.c \
+	libhprof/finish/hp_die_name.h libhprof/finish/die_name.c \
 	libhprof/finish/hp_names_fortran.h libhprof/finish/names_fortran.c \
 	libhprof/finish/hp_omp_lines.h libhprof/finish/omp_lines.c \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \

@@ -41,6 +41,13 @@ TESTS += tests/unit/test_symindex
 tests_unit_test_symindex_SOURCES = tests/unit/test_symindex.c
 tests_unit_test_symindex_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_symindex_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_names
+TESTS += tests/unit/test_names
+tests_unit_test_names_SOURCES = tests/unit/test_names.c
+tests_unit_test_names_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+# libstdc++ in the process, as in a C++ program: the demangler
+tests_unit_test_names_LDFLAGS = -Wl,--no-as-needed
+tests_unit_test_names_LDADD = libhprof/libhpcore.la $(CMOCKA_LIBS) -lstdc++
 check_PROGRAMS += tests/unit/test_names_fortran
 TESTS += tests/unit/test_names_fortran
 tests_unit_test_names_fortran_SOURCES = tests/unit/test_names_fortran.c
@@ -94,6 +101,7 @@ include tests/faults/local.mk
 include tests/rma/local.mk
 include tests/fmpi/local.mk
 include tests/tiers/local.mk
+include tests/cxx/local.mk
 include tests/fortran/local.mk
 include tests/compensate/local.mk
 include tests/nonlocal/local.mk

@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hp_die_name.h"
 #include "hp_omp_lines.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
@@ -84,7 +85,7 @@ static char *preceding_function(Dwarf_Die *cu, Dwarf_Die *outlined)
     Dwarf_Word file;
     if (decl_file_index(outlined, &file) != 0 || dwarf_decl_line(outlined, &at) != 0)
         return NULL;
-    Dwarf_Die die;
+    Dwarf_Die die, best_die;
     const char *best = NULL;
     int best_line = -1;
     if (dwarf_child(cu, &die) != 0)
@@ -97,9 +98,10 @@ static char *preceding_function(Dwarf_Die *cu, Dwarf_Die *outlined)
             line > at || line <= best_line || decl_file_index(&die, &f) != 0 || f != file)
             continue;
         best = name;
+        best_die = die;
         best_line = line;
     } while (dwarf_siblingof(&die, &die) == 0);
-    return best ? strdup(best) : NULL;
+    return best ? hp_die_name(&best_die) : NULL;
 }
 
 /* The subprogram DIE under die whose entry is addr, depth first: gcc
@@ -145,7 +147,7 @@ static char *gcc_enclosing_name(Dwfl_Module *mod, Dwarf_Addr pc)
     if (!cu || !find_subprogram(cu, pc - off - bias, &fn, 0, &top))
         return NULL;
     const char *name = dwarf_formstring(dwarf_attr_integrate(&top, DW_AT_name, &attr));
-    return name && !hp_omp_is_outlined(name) ? strdup(name) : NULL;
+    return name && !hp_omp_is_outlined(name) ? hp_die_name(&top) : NULL;
 }
 
 char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hp_die_name.h"
+#include "hp_names.h"
 #include "hp_names_fortran.h"
 #include "hp_omp_lines.h"
 #include "hp_omp_pragma.h"
@@ -97,13 +99,6 @@ Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias)
     return NULL;
 }
 
-/* The name of a subprogram or inlined-subroutine scope. */
-static const char *scope_name(Dwarf_Die *scope)
-{
-    Dwarf_Attribute attr;
-    return dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_name, &attr));
-}
-
 /* The innermost function around pc, inlined ones included: a call in a
  * function the compiler inlined into main belongs to that function.
  * NULL when there is no debug information. */
@@ -118,9 +113,7 @@ static char *innermost_function(Dwfl_Module *mod, Dwarf_Addr pc)
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
-        const char *s = scope_name(&scopes[i]);
-        if (s)
-            name = strdup(s);
+        name = hp_die_name(&scopes[i]);
     }
     free(scopes);
     return name;
@@ -205,8 +198,7 @@ static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
         const char *name = dwarf_filesrc(files, file, NULL, NULL);
         s->file = name ? strdup(name) : NULL;
     }
-    const char *name = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : scope_name(&caller);
-    s->func = name ? strdup(name) : NULL;
+    s->func = dwarf_tag(&caller) == DW_TAG_compile_unit ? NULL : hp_die_name(&caller);
     display_name(s, mod, pc);
     s->line = (uint32_t)line;
     return 1;
@@ -395,7 +387,7 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     s->func = entry ? NULL : innermost_function(mod, pc);
     if (!s->func) {
         const char *fn = hp_sym_at(mod, pc, NULL, NULL);
-        s->func = fn ? strdup(fn) : NULL;
+        s->func = fn ? hp_name_display(fn, fn, HP_LANG_UNKNOWN) : NULL;
     }
     if (s->kind != HP_KIND_OMP)     /* named once placed (place_omp_site) */
         display_name(s, mod, pc);

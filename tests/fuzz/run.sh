@@ -51,7 +51,8 @@ if [ -n "$clang_libs" ] && [ -e "$builddir/instrument/hpi_mpi_kinds.h" ]; then
         -Dmain=hpi_main $clang_cflags -I"$srcdir/instrument" -I"$builddir/instrument" \
         -I"$srcdir/libhprof/codec" -I"$srcdir/libhprof" -I"$builddir" \
         "$srcdir/tests/fuzz/fuzz_instrument.c" "$srcdir"/instrument/*.c \
-        "$srcdir/libhprof/codec/filter.c" $clang_libs -o "$tmp/fuzz_instrument" 2>"$tmp/ibuild.err"; then
+        "$srcdir/libhprof/codec/filter.c" "$srcdir/libhprof/codec/names.c" $clang_libs \
+        -o "$tmp/fuzz_instrument" 2>"$tmp/ibuild.err"; then
         ifuzz=$tmp/fuzz_instrument
         echo "ok - instrumenter fuzz target builds"
     else

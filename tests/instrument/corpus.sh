@@ -127,8 +127,9 @@ if have g++; then
     "$HPCC" $ALL g++ -O2 "$S/r_link_main.cc" ln/a.o ln/b.o -o ln/m.x 2>ln/merr
     check "link: through hprof-cc g++: measured, no warning" "55 110|" \
         "$(HPROF_OUTPUT=ln/m.hpf ln/m.x 2>ln/mrun)|$(cat ln/merr ln/mrun)"
+    # the C++ main is instrumented too (hprof-cc handles C++)
     check "link: through hprof-cc g++: procedures and loop entered once" \
-        "procedure scale@4=1;procedure sum_to@10=1;loop for@14=1;" \
+        "procedure scale@4=1;procedure main@8=1;procedure sum_to@10=1;loop for@14=1;" \
         "$("$QUERY" ln/m.hpf --sql "SELECT s.kind || ' ' || s.name || '@' || s.line || '=' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind IN ('procedure', 'loop') GROUP BY s.id ORDER BY s.line, s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')"
 fi
 
@@ -143,7 +144,7 @@ if have g++; then
         "$(cat ln/nerr)|$(ln/np.x 2>/dev/null)|$(ln/np.x 2>&1 >/dev/null)"
     "$HPCC" $ALL g++ -no-pie -O2 "$S/r_link_main.cc" ln/na.o ln/nb.o -o ln/npm.x 2>ln/nmerr
     check "link -no-pie through hprof-cc g++: measured, procedures and loop entered once" \
-        "55 110|procedure scale@4=1;procedure sum_to@10=1;loop for@14=1;" \
+        "55 110|procedure scale@4=1;procedure main@8=1;procedure sum_to@10=1;loop for@14=1;" \
         "$(HPROF_OUTPUT=ln/np.hpf ln/npm.x 2>&1)|$("$QUERY" ln/np.hpf --sql "SELECT s.kind || ' ' || s.name || '@' || s.line || '=' || SUM(st.count) FROM site s JOIN node n ON n.site = s.id JOIN stat st ON st.node = n.id WHERE s.kind IN ('procedure', 'loop') GROUP BY s.id ORDER BY s.line, s.name" --format csv 2>/dev/null | tail -n +2 | tr '\n' ';')"
 fi
 
