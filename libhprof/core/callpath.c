@@ -14,7 +14,13 @@
  * function) ends a path: it is the same for every call.  So does the main
  * that gfortran writes for a Fortran program, which calls the program unit
  * (MAIN__) and returns: learned at the first walk of a program that loads
- * libgfortran, as the frame just below the C library's start code.
+ * libgfortran, as the frame just below the C library's start code.  A
+ * return address whose frame the start code called (a call made in main
+ * or in a thread's function) has an empty path: it is remembered, and its
+ * later calls are not walked at all (such a frame, main with a realigned
+ * stack, may need libunwind at every walk).  A function that the C
+ * library calls and the program calls too (a qsort comparator that makes
+ * MPI calls) keeps the empty path of its first walk.
  */
 #include "config.h"
 #define _GNU_SOURCE 1
@@ -44,6 +50,9 @@ static pthread_once_t libc_once = PTHREAD_ONCE_INIT;
 static uintptr_t fortran_main_ra;
 static int fortran_main_unknown;
 static pthread_t main_thread;   /* the thread that started call paths */
+/* Return addresses whose path is empty (their caller is start code). */
+#define ROOTED_SLOTS 512u
+static uintptr_t rooted[ROOTED_SLOTS];
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -113,16 +122,51 @@ static int start_code(const uintptr_t *above, int n)
     return n;
 }
 
+static size_t rooted_slot(uintptr_t ra)
+{
+    return (size_t)((ra >> 2) * 0x9E3779B97F4A7C15ull >> 40) & (ROOTED_SLOTS - 1);
+}
+
+static int is_rooted(uintptr_t ra)
+{
+    size_t i = rooted_slot(ra);
+    for (size_t k = 0; k < 8; k++, i = (i + 1) & (ROOTED_SLOTS - 1)) {
+        uintptr_t at = __atomic_load_n(&rooted[i], __ATOMIC_ACQUIRE);
+        if (at == ra)
+            return 1;
+        if (!at)
+            return 0;
+    }
+    return 0;
+}
+
+/* Remembers ra as rooted; a full neighbourhood remembers nothing (it is
+ * then walked every time, as before). */
+static void add_rooted(uintptr_t ra)
+{
+    size_t i = rooted_slot(ra);
+    for (size_t k = 0; k < 8; k++, i = (i + 1) & (ROOTED_SLOTS - 1)) {
+        uintptr_t expected = 0;
+        if (__atomic_compare_exchange_n(&rooted[i], &expected, ra, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED) || expected == ra)
+            return;
+    }
+}
+
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
     uintptr_t above[CALLPATH_MAX];
     int depth = (int)hp_callpath_depth - 1;
     __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
+    if (is_rooted(ra))
+        return t->current;
     /* until a Fortran program's main is known, walk to the start code */
     int deep = __atomic_load_n(&fortran_main_unknown, __ATOMIC_RELAXED);
-    int n = hp_unwind_above(ra, key, (uintptr_t)__builtin_frame_address(0), above,
-                            deep ? (int)CALLPATH_MAX - 1 : depth);
-    n = start_code(above, n);
+    int got = hp_unwind_above(ra, key, (uintptr_t)__builtin_frame_address(0), above,
+                              deep ? (int)CALLPATH_MAX - 1 : depth);
+    int n = start_code(above, got);
+    if (n == 0 && got > 0)
+        add_rooted(ra);
     if (n > depth)
         n = depth;
     uint32_t ctx = t->current;
