@@ -33,6 +33,7 @@
 #include "hp_event.h"
 #include "hp_format.h"
 #include "hp_log.h"
+#include "hp_map.h"
 #include "hp_site.h"
 #include "hp_unwind.h"
 
@@ -91,12 +92,6 @@ void hp_callpath_init(uint32_t depth)
         hp_unwind_init();
 }
 
-/* The frames above ra, under the current context, depth - 1 of them at
- * most.  The walk starts from this function's frame; key names the place
- * in our code that asked (a wrapper's call of hp_event_callpath_slow, a
- * source's call of hp_event_team_fork), so that the distance from this
- * frame to ra's is the same at every walk with that key (unwind.c).  Not
- * the return address into this function: its callers may jump to it. */
 /* Where the start code begins among the n frames of above[] (n if it is
  * not among them).  A Fortran program's first walk on the main thread
  * learns its main, the frame below the C library's (found or not, only
@@ -124,7 +119,7 @@ static int start_code(const uintptr_t *above, int n)
 
 static size_t rooted_slot(uintptr_t ra)
 {
-    return (size_t)((ra >> 2) * 0x9E3779B97F4A7C15ull >> 40) & (ROOTED_SLOTS - 1);
+    return (size_t)hp_map_hash(ra) & (ROOTED_SLOTS - 1);
 }
 
 static int is_rooted(uintptr_t ra)
@@ -153,6 +148,12 @@ static void add_rooted(uintptr_t ra)
     }
 }
 
+/* The frames above ra, under the current context, depth - 1 of them at
+ * most.  The walk starts from this function's frame; key names the place
+ * in our code that asked (a wrapper's call of hp_event_callpath_slow, a
+ * source's call of hp_event_team_fork), so that the distance from this
+ * frame to ra's is the same at every walk with that key (unwind.c).  Not
+ * the return address into this function: its callers may jump to it. */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
     uintptr_t above[CALLPATH_MAX];
