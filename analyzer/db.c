@@ -334,7 +334,7 @@ static int write_sites(writer *w)
         sqlite3_bind_int64(st, 7, s->end_line);
         bind_id(st, 8, g->parent);
         bind_id(st, 9, g->callee);
-        sqlite3_bind_int64(st, 10, s->flags);
+        sqlite3_bind_int64(st, 10, s->flags | g->throttled);
         bind_text(st, 11, rd->strings[s->module]);
         sqlite3_bind_int64(st, 12, (int64_t)s->offset);
         bind_text(st, 13, g->label);

@@ -91,16 +91,17 @@ static int map_rank_sites(hpf_merged *m, hpf_keymap *keys, uint32_t *cap,
             hpf_keymap_intern(keys, key->data, key->len, m->nsites + 1, &id, &added))
             return -1;
         map[i] = id;
-        if (!added)
-            continue;
-        hpf_gsite *g = &m->sites[m->nsites++];
-        memset(g, 0, sizeof *g);
-        g->rank = rank;
-        g->local = i;
-        g->label = hpf_site_label(rd, &rd->sites[i]);
-        if (!g->label)
-            return -1;
+        if (added) {
+            hpf_gsite *g = &m->sites[m->nsites++];
+            memset(g, 0, sizeof *g);
+            g->rank = rank;
+            g->local = i;
+        }
+        m->sites[id - 1].throttled |= rd->sites[i].flags & (HP_SITEF_THROTTLED | HP_SITEF_ESTIMATED);
     }
+    for (uint32_t g = first_new; g < m->nsites; g++)
+        if (!(m->sites[g].label = hpf_site_label(rd, &rd->sites[m->sites[g].local])))
+            return -1;
     /* parent/callee of the sites first seen here, now that all are mapped */
     for (uint32_t g = first_new; g < m->nsites; g++) {
         const hp_site_rec *s = &rd->sites[m->sites[g].local];
@@ -226,6 +227,23 @@ done:
     return rc;
 }
 
+/* Every view shows a site's label: a site whose time some rank estimated
+ * (a throttled site, hp_format.h's HP_SITEF_ESTIMATED) says so in it. */
+static int mark_estimated(hpf_merged *m)
+{
+    for (uint32_t i = 0; i < m->nsites; i++) {
+        hpf_gsite *g = &m->sites[i];
+        char *marked;
+        if (!(g->throttled & HP_SITEF_ESTIMATED))
+            continue;
+        if (asprintf(&marked, "%s [est]", g->label) < 0)
+            return -1;
+        free(g->label);
+        g->label = marked;
+    }
+    return 0;
+}
+
 int hpf_merge(const hpf_profile *p, hpf_merged *m)
 {
     hpf_keymap site_keys;
@@ -243,7 +261,7 @@ int hpf_merge(const hpf_profile *p, hpf_merged *m)
         if (map_rank_sites(m, &site_keys, &site_cap, p, r, &key) ||
             map_rank_nodes(m, &node_keys, &node_cap, p, r))
             goto done;
-    if (number_subtrees(m) || mark_outer(m))
+    if (mark_estimated(m) || number_subtrees(m) || mark_outer(m))
         goto done;
     rc = 0;
 done:

@@ -13,7 +13,10 @@ typedef struct hpf_gsite {
     uint32_t rank, local;   /* first occurrence: rank and its local site id */
     uint32_t parent;        /* global ids, 0 if none */
     uint32_t callee;
-    char *label;            /* see hpf_site_label */
+    char *label;            /* see hpf_site_label; " [est]" appended when
+                               any rank estimated its time (HP_SITEF_ESTIMATED) */
+    uint32_t throttled;     /* HP_SITEF_THROTTLED and HP_SITEF_ESTIMATED of
+                               any rank (the site's flags are its first rank's) */
 } hpf_gsite;
 
 typedef struct hpf_gnode {

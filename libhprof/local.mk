@@ -28,6 +28,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/core/hp_thread.h libhprof/core/thread.c \
 	libhprof/core/hp_stack.h libhprof/core/stack.c \
 	libhprof/core/hp_event.h libhprof/core/event.c libhprof/core/callpath.c \
+	libhprof/core/hp_throttle.h libhprof/core/throttle.c \
 	libhprof/core/hp_unwind.h libhprof/core/unwind.c \
 	libhprof/core/hp_frames.h libhprof/core/frames.c \
 	libhprof/core/hp_fast.h libhprof/core/hp_fast_pair.h libhprof/core/fast.c \

@@ -75,9 +75,21 @@ static double own_outside(const hp_rank_data *rd, const hp_node_rec *n)
 /* The share of the events beneath n that lie in its raw time. */
 static double timed_share(const hp_rank_data *rd, const hp_node_rec *n)
 {
-    if (!(site_of(rd, n)->flags & HP_SITEF_THROTTLED) || n->count == 0 || n->timed >= n->count)
+    uint32_t flags = site_of(rd, n)->flags;
+    if (!(flags & HP_SITEF_THROTTLED) || (flags & HP_SITEF_ESTIMATED) || n->count == 0 ||
+        n->timed >= n->count)
         return 1.0;
     return (double)n->timed / (double)n->count;
+}
+
+/* The calls whose time holds the inside cost of a timed call: the timed
+ * ones, or all of them when the time is an estimate (its counted calls
+ * at the mean of its timed ones, that cost included). */
+static uint64_t inside_calls(const hp_rank_data *rd, const hp_node_rec *n)
+{
+    if (site_of(rd, n)->flags & HP_SITEF_ESTIMATED)
+        return n->count;
+    return n->timed <= n->count ? n->timed : n->count;
 }
 
 /* Did n run (the checker's test: calls or time); a thread's root never
@@ -174,8 +186,7 @@ int hp_compensate(const hp_rank_data *rd, double *time, double *min, double *max
     sum_beneath(rd, beneath, &st);
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         const hp_node_rec *nd = &rd->nodes[i];
-        uint64_t timed = nd->timed <= nd->count ? nd->timed : nd->count;
-        double own_in = (double)timed * cost_of(rd, site_of(rd, nd), 1).inside;
+        double own_in = (double)inside_calls(rd, nd) * cost_of(rd, site_of(rd, nd), 1).inside;
         time[i] = nd->time - own_in - timed_share(rd, nd) * beneath[i];
         if (nd->parent == HP_NONE)
             time[i] = nd->time; /* a root has no time of its own to correct */

@@ -18,7 +18,11 @@
  * picks nodes whose calls are alike (hot and tiny), so the events beneath
  * are taken as spread evenly over its calls.  (A recursive node's folded
  * activations are counted only too, but they lie inside its timed outer
- * activation, so everything beneath is in R: f = 1.)
+ * activation, so everything beneath is in R: f = 1.)  A throttled site
+ * written with HP_SITEF_ESTIMATED has R estimated over all C calls, with
+ * everything beneath it (hp_throttle.h): f = 1, and C x inside(timed
+ * kind) taken out (the estimate extends the mean of the timed calls,
+ * that cost included, to the counted ones).
  *
  * Then R' is clamped to >= 0, and the children of each node that ran (a
  * node with calls or time, not a thread's root) are scaled down together

@@ -136,6 +136,13 @@ enum hp_site_kind {
                                    after the function it lies in; it counts
                                    and times the MPI calls made through it,
                                    and has no cost of its own */
+#define HP_SITEF_ESTIMATED 4096u /* throttled (with HP_SITEF_THROTTLED) by a
+                                   writer that estimates: a throttled node's
+                                   time holds everything recorded beneath it
+                                   and its own time of its counted calls at
+                                   the mean of its timed ones, so it covers
+                                   all its calls; without the flag (older
+                                   writers) it covers its timed calls only */
 
 /* One site: 56 bytes in the file. */
 typedef struct hp_site_rec {

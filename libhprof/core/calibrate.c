@@ -281,7 +281,7 @@ static const kind_path paths[] = {
  * here, not by hp_fast_counted. */
 static void reset_node(hp_thread *t, hp_node *n, int counted, int leaf)
 {
-    n->count = n->timed = n->ticks = n->max = 0;
+    n->count = n->timed = n->ticks = n->max = n->excl = 0;
     n->min = UINT64_MAX;
     n->flags = (n->flags & HP_NODEF_FAST) | (counted ? HP_NODEF_THROTTLED : 0);
     if (!(n->flags & HP_NODEF_FAST))

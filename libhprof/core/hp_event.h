@@ -34,17 +34,23 @@
 #define HP_FRAME_FOLDED 0xfffffffeu  /* a recursive activation, counted only */
 
 /* Throttling: a node timed `calls` times whose mean stays below `ticks`
- * is from then on only counted.  calls == 0 turns throttling off. */
+ * is from then on only counted.  calls == 0 turns throttling off.  What
+ * is recorded beneath it stays measured; the end of the run estimates
+ * its own (exclusive) time of its counted calls from its timed ones
+ * (hp_throttle.h), so its time stays inclusive of everything beneath. */
 extern uint64_t hp_throttle_calls, hp_throttle_ticks;
 void hp_throttle_set(uint64_t calls, uint64_t ticks);
+/* n, a node of the calling thread, is throttled from now on: keeps the
+ * exclusive ticks of its timed calls (throttle.c). */
+void hp_throttle_begin(hp_node *n);
 
-/* After a timed activation of n: from now on only counted if it is hot
- * and tiny; 1 when that starts now. */
+/* After a timed activation of n (closed: nothing beneath it is open): from
+ * now on only counted if it is hot and tiny; 1 when that starts now. */
 static inline int hp_event_throttle(hp_node *n)
 {
     if (hp_throttle_calls && n->timed >= hp_throttle_calls &&
         n->ticks < n->timed * hp_throttle_ticks && !(n->flags & HP_NODEF_THROTTLED)) {
-        n->flags |= HP_NODEF_THROTTLED;
+        hp_throttle_begin(n);
         return 1;
     }
     return 0;

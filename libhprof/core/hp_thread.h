@@ -22,9 +22,11 @@ typedef struct hp_node {
     uint64_t timed;       /* how many of count were timed (see throttling) */
     uint32_t flags;       /* HP_NODEF_* */
     uint32_t prev_child;  /* the child looked up before last_child */
+    uint64_t excl;        /* once throttled: ticks of its timed calls spent
+                             outside what is recorded beneath it (throttle.c) */
 } hp_node;
 
-#define HP_NODEF_THROTTLED 1u  /* entries are only counted, not timed */
+#define HP_NODEF_THROTTLED 1u  /* entries are only counted, not timed (excl set) */
 #define HP_NODEF_FAST 2u       /* entered by the probes inline under its parent (hp_fast.h) */
 #define HP_NODEF_FOLDED 4u     /* a recursive activation was folded into it */
 #define HP_NODEF_FRAME 8u      /* a frame of a tier-0 call path (hp_event_callpath) */

@@ -195,7 +195,7 @@ void hp_thread_zero(hp_thread *t)
 {
     for (uint32_t i = 0; i < t->nnodes; i++) {
         hp_node *n = hp_node_at(t, i);
-        n->count = n->ticks = n->max = n->timed = 0;
+        n->count = n->ticks = n->max = n->timed = n->excl = 0;
         n->min = UINT64_MAX;
         n->flags = 0;
     }

@@ -12,6 +12,7 @@
 #include "hp_site.h"
 #include "hp_thread.h"
 #include "hp_task.h"
+#include "hp_throttle.h"
 
 typedef struct strtab {
     hp_rank_data *rd;
@@ -153,6 +154,37 @@ static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_
     }
 }
 
+/* The time of t's throttled nodes among the records [base, base + nnodes)
+ * (their raw times filled, the activations still open closed): their
+ * estimate (hp_throttle.h), fitted into their parents.  A throttled
+ * node's max is at least its mean. */
+static void estimate_times(hp_rank_data *rd, const hp_thread *t, uint32_t base, uint32_t nnodes)
+{
+    hp_node_times nt;
+    if (!nnodes || hp_node_times_alloc(&nt, nnodes))
+        return;
+    hp_throttle_estimate(t, 0, nnodes, &nt);
+    for (uint32_t i = 0; i < nnodes; i++) {
+        const hp_node *n = hp_node_at(t, i);
+        const hp_node_rec *r = &rd->nodes[base + i];
+        int throttled = (n->flags & HP_NODEF_THROTTLED) != 0;
+        nt.est[i] = throttled ? nt.est[i] / (double)hp_clock_ticks_per_sec() : 0;
+        nt.time[i] = throttled ? nt.time[i] / (double)hp_clock_ticks_per_sec() : r->time;
+    }
+    hp_throttle_fit(t, nnodes, &nt);
+    for (uint32_t i = 0; i < nnodes; i++) {
+        hp_node_rec *r = &rd->nodes[base + i];
+        if (!(hp_node_at(t, i)->flags & HP_NODEF_THROTTLED))
+            continue;
+        r->time = nt.time[i] > 0 ? nt.time[i] : 0;
+        if (r->count && r->max < r->time / (double)r->count)
+            r->max = r->time / (double)r->count;
+        if (r->min > r->max)
+            r->min = r->max;
+    }
+    hp_node_times_free(&nt);
+}
+
 /* One thread's first nnodes nodes and ncomms communication records: the
  * counts read once, as a dying process's threads may still be adding. */
 static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
@@ -168,11 +200,10 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
         r->count = n->count;
         r->timed = n->timed <= n->count ? n->timed : n->count;
         r->time = hp_ticks_to_sec(n->ticks);
-        /* A throttled node's time covers its timed entries only: scaling
-         * it up by the count would charge the probes' own cost, which
-         * throttling removed, and could exceed the parent's time. */
+        /* A throttled node's time: its estimate (hp_throttle.h), fitted
+         * into its parents with the activations still open (estimate_times) */
         if ((n->flags & HP_NODEF_THROTTLED) && n->site < rd->nsites)
-            rd->sites[n->site].flags |= HP_SITEF_THROTTLED;
+            rd->sites[n->site].flags |= HP_SITEF_THROTTLED | HP_SITEF_ESTIMATED;
         r->min = min_seconds(n->min);
         r->max = hp_ticks_to_sec(n->max);
     }
@@ -223,6 +254,7 @@ static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t n
         const hp_thread *t = hp_thread_get(i);
         snapshot_thread(rd, t, base, i, counts[2 * i], counts[2 * i + 1]);
         close_open_activations(rd, t, base, counts[2 * i], now);
+        estimate_times(rd, t, base, counts[2 * i]);
         base += counts[2 * i];
         rd->info.overflow_events += t->overflow_events;
     }

@@ -520,7 +520,7 @@ static uint32_t print_sites(FILE *out, const hp_agg *a, const hp_agg_row *rows,
         }
         fprintf(out, "hprof: %10llu %10.4f %10.4f %10.4f %6.2f %10s %10s  %s%s\n",
                 (unsigned long long)r->count, r->time_sum, mean, r->time_max, imbal,
-                tran, sync, r->label, (r->flags & HP_SITEF_THROTTLED) ? "  [throttled]" : "");
+                tran, sync, r->label, (r->flags & HP_SITEF_THROTTLED) ? "  [throttled: time estimated]" : "");
     }
     return shown;
 }
@@ -647,7 +647,9 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
     hp_summary_print_counters(out, rows, a->nrows, top);
     if (throttled)
         fprintf(out, "hprof: %u sites were throttled (entered often with a tiny mean): "
-                     "counted exactly, timed by their early calls\n", throttled);
+                     "counted exactly; their time is estimated: what is recorded beneath "
+                     "them plus their own time at the mean of their early, timed calls\n",
+                throttled);
     free(rows);
     if (si->profile_path) {
         fprintf(out, "hprof: profile written to %s\n", si->profile_path);
