@@ -4,7 +4,7 @@
 # examples/lizhang.c and tests/tiers/*.c.  The programs need special
 # compilers and flags (-finstrument-functions, hprof-cc), so
 # tests/tiers/run.sh builds them itself.  Included from tests/local.mk.
-EXTRA_DIST += tests/tiers/run.sh tests/tiers/recursion.c tests/tiers/hot.c tests/tiers/serial.c examples/lizhang.c
+EXTRA_DIST += tests/tiers/run.sh tests/tiers/recursion.c tests/tiers/hot.c tests/tiers/slowchild.c tests/tiers/serial.c examples/lizhang.c
 if HAVE_MPI
 TESTS += tests/tiers/run.sh
 endif

@@ -14,6 +14,8 @@
 #   - tests/tiers/hot.c: throttling of a tiny hot function (site flag 16,
 #     exact count), HPROF_THROTTLE_NS=0, and HPROF_FILTER (tier 2 only: in
 #     tier 1 the filter is not applied at run time);
+#   - tests/tiers/slowchild.c: a throttled procedure's time holds its rare
+#     slow callee (the program's own clocks), marked estimated everywhere;
 #   - every program prints the same stdout with and without instrumentation.
 # Tier 1 = mpicc -g -O0 -finstrument-functions ... -lhprof; tier 2 = the
 # source instrumenter (instrument/hprof-cc in the build tree), skipped with
@@ -46,6 +48,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 MPIFLAGS=(--oversubscribe --bind-to none)
 
 . "$srcdir/tests/lib.sh"
+. "$srcdir/tests/truth.sh"
 # Known violations of the profile invariants (check_profile): delete this
 # line once issue 9 fixes them.
 test_tmpdir tiers
@@ -96,7 +99,7 @@ same_stdout() {
 
 # ---------------------------------------------------------------- prerequisites
 missing=
-for f in "$QUERY" "$LIB" "$EX" "$S/recursion.c" "$S/hot.c"; do
+for f in "$QUERY" "$LIB" "$EX" "$S/recursion.c" "$S/hot.c" "$S/slowchild.c"; do
     [ -e "$f" ] || missing="$missing $f"
 done
 command -v "$MPICC" >/dev/null || missing="$missing $MPICC"
@@ -432,6 +435,53 @@ if [ $have_t2 = 1 ]; then
     attempts "tier 2 throttling and filter" hot_checks t2
 else
     skipped "tier 2: throttling and HPROF_FILTER" "instrumenter not built ($HPCC)"
+fi
+
+# ================================================================ a throttled procedure's time
+# slowchild.c: step (throttled) calls a 20 us slow every 1000th call.  Its
+# time must hold slow's (measured by the program inside step) and stay
+# within the program's wall time of the loop of steps (raw times: the
+# program's clocks include the probes); counts exact; the estimated time
+# marked in the database, the views and the summary.
+SC=$S/slowchild.c
+SC_STEPS=$(def "$SC" STEPS) SC_EVERY=$(def "$SC" SLOW_EVERY)
+build_all slowchild "$SC"
+slowchild_checks() {
+    local t=$1 db r
+    hp_run slowchild.$t "$tmp/bin/slowchild.$t"
+    ran_ok slowchild.$t || return 0
+    db=$PROFILE
+    expect_eq "$t slowchild: step and slow counted exactly" "$((NP * SC_STEPS)),$((NP * SC_STEPS / SC_EVERY))" \
+        "$(q "$db" "SELECT sum(st.count * (s.name = 'step')), sum(st.count * (s.name = 'slow')) FROM stat st
+                     JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'procedure'")"
+    expect_eq "$t slowchild: step's site throttled (16), its time estimated (4096)" 4112 \
+        "$(q "$db" "SELECT max(flags & 4112) FROM site WHERE kind = 'procedure' AND name = 'step'")"
+    for r in $(seq 0 $((NP - 1))); do
+        local line loop slow step loopnode
+        line=$(grep "^slowchild: rank $r " "$tmp/slowchild.$t.err")
+        loop=$(echo "$line" | awk '{ print $5 }') slow=$(echo "$line" | awk '{ print $7 }')
+        step=$(proc_sum "$db" step 'sum(st.raw_time)' $r)
+        expect_cmp "$t slowchild: rank $r step's time >= slow's as the program measured it (${slow}s)" ge \
+            "$(calc "$slow * (1 - $TRUTH_REL)")" "$step"
+        [ "$t" = t2 ] || continue
+        # tier 2 probes the loop (measured): the program's clock around it,
+        # and step inside it
+        loopnode=$(q "$db" "SELECT sum(st.raw_time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                            WHERE s.kind = 'loop' AND s.line = $(line_of "$SC" loop-steps) AND st.rank = $r")
+        expect_truth "$t slowchild: rank $r the loop of steps = the program's clock around it" "$(calc "$loop * 1000") 1" \
+            "$(calc "$loopnode * 1000")"
+        expect_cmp "$t slowchild: rank $r step's time <= its loop's" le "$loopnode" "$step"
+    done
+    expect_eq "$t slowchild: the tree marks step's time estimated" yes \
+        "$("$QUERY" "$db" 2>/dev/null | grep -q ' step \[est\] ' && echo yes)"
+    expect_eq "$t slowchild: the folded stacks mark it" yes \
+        "$("$QUERY" "$db" --folded 2>/dev/null | grep -q ';step \[est\]' && echo yes)"
+    expect_eq "$t slowchild: the summary marks it" yes \
+        "$(grep -q 'procedure step .*\[throttled: time estimated\]' "$tmp/slowchild.$t.err" && echo yes)"
+}
+attempts "tier 1 throttled time" slowchild_checks t1
+if [ $have_t2 = 1 ]; then
+    attempts "tier 2 throttled time" slowchild_checks t2
 fi
 
 # ================================================================ examples/jacobi.c instrumented
