@@ -2,7 +2,8 @@
  * test_compensate.c - unit tests of intrusion compensation
  * (libhprof/codec/compensate.c) on hand-made trees with exact expected
  * values: event kinds by site, the in-window and the outside cost, a
- * throttled node (events beneath scaled by timed/count), MPI and OpenMP
+ * throttled node (events beneath scaled by timed/count, or all of them
+ * when its time is estimated), MPI and OpenMP
  * leaves, clamping at 0 and children scaled to fit their parent, min and
  * max scaled with the time, and a version 3 node record read as all timed.
  */
@@ -138,6 +139,34 @@ static void test_tree(void **state)
     NEAR(mn[3], 0.002 * 0.9, EPS);
 }
 
+/* The same throttled loop written with its time estimated (site flag
+ * HP_SITEF_ESTIMATED): its raw time holds everything beneath it over all
+ * 10 calls, so all of the events beneath are taken out (f = 1), and the
+ * inside cost of a timed call for each of its 10 calls (the estimate
+ * extends the timed calls' mean, that cost included, to the others). */
+static void test_estimated(void **state)
+{
+    (void)state;
+    hp_rank_data rd;
+    set_costs(&rd);
+    sites[S_LOOP].flags |= HP_SITEF_ESTIMATED;
+    hp_node_rec nodes[] = {node(0, HP_NONE, S_ROOT, 0, 0, 10.0),
+                           node(1, 0, S_PROC_A, 1, 1, 1.0),
+                           node(2, 1, S_LOOP, 10, 4, 0.5),
+                           node(3, 2, S_CALL_C, 1000, 0, 0.0)};
+    rd.nodes = nodes;
+    rd.nnodes = 4;
+    double t[4], mn[4], mx[4];
+    hp_comp_stats st;
+    assert_int_equal(hp_compensate(&rd, t, mn, mx, &st), 0);
+    /* 0.5 - 10 x 4e-4 - 1 x (1000 x 2e-4) */
+    NEAR(t[2], 0.5 - 10 * 4e-4 - 0.2, EPS);
+    /* without the flag: 0.5 - 4 x 4e-4 - (4/10) x 0.2 */
+    sites[S_LOOP].flags &= ~HP_SITEF_ESTIMATED;
+    assert_int_equal(hp_compensate(&rd, t, mn, mx, &st), 0);
+    NEAR(t[2], 0.5 - 4 * 4e-4 - 0.4 * 0.2, EPS);
+}
+
 /* Recursion: a procedure of a site never throttled, entered 50 times, 1
  * of them timed (the outermost), the 49 others folded into it; its call
  * statement inside likewise (49 calls, 1 timed). */
@@ -228,6 +257,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_tree),
+        cmocka_unit_test(test_estimated),
         cmocka_unit_test(test_clamps),
         cmocka_unit_test(test_folded),
         cmocka_unit_test(test_no_costs),

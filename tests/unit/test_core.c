@@ -1,7 +1,8 @@
 /*
  * test_core.c - cmocka unit tests of the MPI-free runtime core: clock,
  * hash map, site registry, calling-context tree, communication records,
- * node limit, reset, snapshot, configuration, the summary aggregate, and
+ * node limit, reset, snapshot, the time of throttled nodes, configuration,
+ * the summary aggregate, and
  * task executions (parent-child attribution, the timeline ring).
  */
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "hp_event.h"
 #include "hp_task.h"
 #include "hp_thread.h"
+#include "hp_throttle.h"
 
 static int fresh_records(void **state)
 {
@@ -623,6 +625,48 @@ static void test_summary_peer_directions(void **state)
     free(text);
 }
 
+/* A throttled node b under a measured node a, with a slow child c: b's
+ * exclusive ticks are taken when it is throttled (its time less what c
+ * had then), its time is c's (all of it) plus that exclusive time per
+ * timed call over all its calls; fitted into a, only the estimated part
+ * of b shrinks. */
+static void test_throttle_estimate(void **state)
+{
+    (void)state;
+    hp_thread *t = hp_thread_self();
+    assert_non_null(t);
+    uint32_t a = hp_cct_child(t, HP_ROOT_NODE, hp_site_dynamic(0x10, HP_KIND_CALL, "a", 0));
+    uint32_t b = hp_cct_child(t, a, hp_site_dynamic(0x20, HP_KIND_CALL, "b", 0));
+    uint32_t c = hp_cct_child(t, b, hp_site_dynamic(0x30, HP_KIND_CALL, "c", 0));
+    hp_node *na = hp_node_at(t, a), *nb = hp_node_at(t, b), *nc = hp_node_at(t, c);
+    nb->count = nb->timed = 2; /* timed: 100 ticks, 60 of them in c */
+    nb->ticks = 100;
+    nc->count = nc->timed = 1;
+    nc->ticks = 60;
+    hp_throttle_begin(nb);
+    assert_true(nb->flags & HP_NODEF_THROTTLED);
+    assert_int_equal(nb->excl, 40);
+    nb->count = 10; /* 8 counted calls, during which c took 200 more */
+    nc->count = nc->timed = 3;
+    nc->ticks = 260;
+    na->count = na->timed = 1;
+    na->ticks = 1000;
+    hp_node_times nt;
+    assert_int_equal(hp_node_times_alloc(&nt, t->nnodes), 0);
+    hp_throttle_estimate(t, 0, t->nnodes, &nt);
+    assert_true(nt.time[b] == 40.0 / 2 * 10 + 260 && nt.est[b] == 20.0 * 8);
+    assert_true(nt.time[a] == 1000 && nt.est[a] == 0 && nt.beneath[a] == 460);
+    hp_throttle_fit(t, t->nnodes, &nt);
+    assert_true(nt.time[b] == 460 && nt.time[c] == 260); /* fits: unchanged */
+    nt.time[a] = 400;  /* b's estimate exceeds a by 60 */
+    hp_throttle_fit(t, t->nnodes, &nt);
+    assert_true(nt.time[b] == 400 && nt.est[b] == 100 && nt.time[c] == 260);
+    nt.time[a] = 100;  /* more than b's estimate: its measured 40 + 260 stay */
+    hp_throttle_fit(t, t->nnodes, &nt);
+    assert_true(nt.time[b] == 300 && nt.est[b] == 0 && nt.time[c] == 260);
+    hp_node_times_free(&nt);
+}
+
 int main(void)
 {
     hp_process_no_exit_report();
@@ -639,6 +683,7 @@ int main(void)
         cmocka_unit_test_setup(test_node_limit_overflow, fresh_records),
         cmocka_unit_test_setup(test_reset_keeps_tree, fresh_records),
         cmocka_unit_test_setup(test_snapshot, fresh_records),
+        cmocka_unit_test_setup(test_throttle_estimate, fresh_records),
         cmocka_unit_test_setup(test_task_parent_attribution, fresh_records),
         cmocka_unit_test_setup(test_task_trace_ring, fresh_records),
         cmocka_unit_test(test_config),
