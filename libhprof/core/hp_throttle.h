@@ -41,7 +41,8 @@ void hp_throttle_estimate(const hp_thread *t, uint32_t first, uint32_t end, hp_n
 
 /* Fits the estimates of nodes [0, end) of t into the time of their
  * parents: when a node's children exceed it, their estimated parts shrink
- * together (never their measured ones), top-down.  Reads time[] and est[]
+ * together (never their measured ones), top-down; a thread's root and
+ * the nodes that did not run on t bound nothing.  Reads time[] and est[]
  * (any unit: the end of the run's seconds, with the activations still
  * open added), recomputes beneath[] and beneath_est[] from them. */
 void hp_throttle_fit(const hp_thread *t, uint32_t end, hp_node_times *nt);

@@ -79,6 +79,14 @@ static void sum_beneath(const hp_thread *t, uint32_t end, hp_node_times *nt)
     }
 }
 
+/* Does node n, of time `time`, bound its children?  Not a thread's root,
+ * nor a node that did not run on the thread (the context a team's worker
+ * rebuilds from its forking thread). */
+static int holds_children(const hp_node *n, double time)
+{
+    return n->parent != HP_NO_NODE && (n->count > 0 || time > 0);
+}
+
 void hp_throttle_fit(const hp_thread *t, uint32_t end, hp_node_times *nt)
 {
     /* share[i]: the fraction of its children's estimates node i takes out */
@@ -93,6 +101,8 @@ void hp_throttle_fit(const hp_thread *t, uint32_t end, hp_node_times *nt)
             nt->time[i] -= cut;
             nt->est[i] -= cut;
         }
+        if (!holds_children(n, nt->time[i]))
+            continue;
         double over = nt->beneath[i] - nt->time[i];
         if (over > 0 && nt->beneath_est[i] > 0)
             share[i] = over < nt->beneath_est[i] ? over / nt->beneath_est[i] : 1.0;
