@@ -44,6 +44,15 @@
 void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
                          const char **name, int *line);
 
+/* Does line `line` of C file `file` hold a `#pragma omp` directive (a
+ * site already at its construct's line)? */
+int hp_omp_pragma_at(const char *file, int line);
+
+/* The last line of the C function whose definition starts at decl_line
+ * (its body's closing brace), for a construct orphaned in it, found in
+ * the source; 0 when unknown (no file, Fortran). */
+int hp_omp_pragma_function_end(const char *file, int decl_line);
+
 /* A Fortran directive continued over lines (`!$omp&`, or a line ending
  * in `&`): gfortran puts the calls of the construct on its last line;
  * *line, when it continues a directive, becomes that directive's first

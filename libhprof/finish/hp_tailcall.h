@@ -29,9 +29,9 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *
 
 /* For records keyed by the entry of a function that reached `callee` by
  * its own tail call (an OpenMP outlined function ending in `jmp
- * GOMP_barrier`, or in `jmp f` where f ends in `jmp GOMP_barrier`):
- * returns 1 and fills *tc with the function that made the jump to
- * `callee` (the one at entry, or the one it tail-calls) and that jump. */
+ * GOMP_barrier`, or in `jmp f` where f ends in `jmp GOMP_barrier`, or
+ * f in `jmp g` that does, up to four functions): returns 1 and fills *tc
+ * with the function that made the jump to `callee` and that jump. */
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcall *tc);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <assert.h>
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,28 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
     }
     if (at)
         *line = at;
+}
+
+int hp_omp_pragma_at(const char *file, int line)
+{
+    source src;
+    const char *p;
+    if (load_source(file, line, line, &src) != 0 || src.fortran)
+        return 0;
+    p = skip_space(text_of(&src, line));
+    if (*p++ != '#')
+        return 0;
+    p = after_word(skip_space(p), "pragma");
+    return p && after_word(p, "omp") != NULL;
+}
+
+int hp_omp_pragma_function_end(const char *file, int decl_line)
+{
+    source src;
+    if (decl_line < 2 || load_source(file, decl_line - 1, INT_MAX, &src) != 0 || src.fortran)
+        return 0;
+    /* the header's parentheses balance; its body is the first block */
+    return statement_end(&src, decl_line - 1);
 }
 
 void hp_omp_pragma_directive_start(const char *file, int *line)

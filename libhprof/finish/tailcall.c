@@ -230,29 +230,7 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailc
     return found;
 }
 
-/* The first jump inside [lo, hi) to the start of a function outside it
- * (a tail call): its address, and its target in *to; 0 if none. */
-static uintptr_t jump_to_function(const memory *m, Dwfl *dwfl, uintptr_t lo, uintptr_t hi,
-                                  uintptr_t self, uintptr_t *to)
-{
-    size_t n = hi - lo;
-    unsigned char *code = malloc(n);
-    uintptr_t found = 0;
-    GElf_Sym sym;
-    if (!code || read_mem(m, lo, code, n, 1) != 0) {
-        free(code);
-        return 0;
-    }
-    for (size_t i = 0; i + 1 < n && !found; i++) {
-        uintptr_t t = jump_target(m, code + i, lo + i, n - i);
-        if (t && t != self && (t < lo || t >= hi) && function_at(dwfl, t, &sym)) {
-            *to = t;
-            found = lo + i;
-        }
-    }
-    free(code);
-    return found;
-}
+#define MAX_TAIL_CHAIN 4   /* functions followed from an entry, itself included */
 
 /* Searches function f (at entry, of sym) for a jump to c; 1 if found. */
 static int jumps_to(const memory *m, const callee *c, uintptr_t entry, const GElf_Sym *sym,
@@ -265,22 +243,45 @@ static int jumps_to(const memory *m, const callee *c, uintptr_t entry, const GEl
     return tc->jump != 0;
 }
 
+/* Does the function at entry reach c by a chain of at most `depth` tail
+ * calls (its own jump to c, or a jump to the start of another function
+ * that does)?  Every jump of the function to a function's start is
+ * followed (a task body's `jmp cilksort` whose own last act is `jmp
+ * cilkmerge`, which ends in `jmp GOMP_taskwait`), the first chain found
+ * wins; *tc is the function that jumps to c and that jump. */
+static int reaches(const memory *m, const callee *c, uintptr_t entry, int depth,
+                   hp_tailcall *tc)
+{
+    GElf_Sym sym, to_sym;
+    if (depth <= 0 || !function_at(c->dwfl, entry, &sym))
+        return 0;
+    if (jumps_to(m, c, entry, &sym, tc))
+        return 1;
+    size_t n = sym.st_size;
+    unsigned char *code = n > 1 && n <= MAX_FUNC_BYTES ? malloc(n) : NULL;
+    int found = 0;
+    if (!code || read_mem(m, entry, code, n, 1) != 0) {
+        free(code);
+        return 0;
+    }
+    for (size_t i = 0; i + 1 < n && !found; i++) {
+        uintptr_t t = jump_target(m, code + i, entry + i, n - i);
+        if (t && (t < entry || t >= entry + n) && function_at(c->dwfl, t, &to_sym))
+            found = reaches(m, c, t, depth - 1, tc);
+    }
+    free(code);
+    return found;
+}
+
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_tailcall *tc)
 {
     memory m = {0};
     callee c = {dwfl, callee_name, (uintptr_t)dlsym(RTLD_DEFAULT, callee_name)};
-    GElf_Sym sym, next_sym;
-    uintptr_t next = 0;
     int found = 0;
     memset(tc, 0, sizeof *tc);
     dl_iterate_phdr(add_module, &m);
-    if (!m.failed && function_at(dwfl, entry, &sym)) {
-        found = jumps_to(&m, &c, entry, &sym, tc);
-        if (!found && sym.st_size <= MAX_FUNC_BYTES &&
-            jump_to_function(&m, dwfl, entry, entry + sym.st_size, entry, &next) &&
-            function_at(dwfl, next, &next_sym))
-            found = jumps_to(&m, &c, next, &next_sym, tc);
-    }
+    if (!m.failed)
+        found = reaches(&m, &c, entry, MAX_TAIL_CHAIN, tc);
     if (!found)
         memset(tc, 0, sizeof *tc);
     free(m.segs);
