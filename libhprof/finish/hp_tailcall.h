@@ -21,7 +21,9 @@ typedef struct hp_tailcall {
 /* `ra` is the return address of a call that ended in hprof's wrapper of
  * MPI function `callee`.  Returns 1 and fills *tc when the call
  * instruction before ra went (directly, through a PLT stub or a GOT slot)
- * to another function, which must then have tail-called `callee`.  Returns
+ * to another function, which must then have tail-called `callee` (itself,
+ * or through a chain of tail calls: *tc is then the last function and its
+ * jump, as hp_tailcall_from finds them).  Returns
  * 0 when it went to `callee` itself, or the call is indirect, cannot be
  * decoded, or its target is not the start of a known function.  Reads only
  * inside the segments of loaded modules (code only from executable ones). */

@@ -130,19 +130,25 @@ static int is_code_scope(int tag)
  * (dwarf_getscopes continues past an inlined call with the scopes of the
  * inlined function's own definition, not with its caller.)  Returns 1 when
  * pc lies in an inlined call. */
-/* A function nested in `outer` (its direct child) whose code holds pc:
- * gcc's outlined body of an OpenMP region is a DW_TAG_subprogram inside
- * the function of the region, with code of its own elsewhere. */
-static int nested_function_with_pc(Dwarf_Die *outer, Dwarf_Addr pc, Dwarf_Die *nested)
+/* A function nested in `outer` (its child, or inside its lexical blocks:
+ * a region in a loop's body) whose code holds pc: gcc's outlined body of
+ * an OpenMP region is a DW_TAG_subprogram inside the function of the
+ * region, with code of its own elsewhere. */
+static int nested_function_with_pc(Dwarf_Die *outer, Dwarf_Addr pc, Dwarf_Die *nested,
+                                   int depth)
 {
     Dwarf_Die child;
-    if (dwarf_child(outer, &child) != 0)
+    if (depth > 32 || dwarf_child(outer, &child) != 0)
         return 0;
     do {
-        if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1) {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1) {
             *nested = child;
             return 1;
         }
+        if (tag == DW_TAG_lexical_block &&
+            nested_function_with_pc(&child, pc, nested, depth + 1))
+            return 1;
     } while (dwarf_siblingof(&child, &child) == 0);
     return 0;
 }
@@ -158,7 +164,7 @@ static int innermost_inlined_call(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *inl,
             int tag = dwarf_tag(&child);
             inside = is_code_scope(tag) && dwarf_haspc(&child, pc) == 1;
             if (!inside && tag == DW_TAG_subprogram &&
-                nested_function_with_pc(&child, pc, &nested)) {
+                nested_function_with_pc(&child, pc, &nested, 0)) {
                 func = child;        /* named after the user's function */
                 child = nested;      /* descend into the nested one */
                 inside = 1;

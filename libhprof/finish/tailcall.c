@@ -208,28 +208,6 @@ static uintptr_t tail_jump(const memory *m, const callee *c, uintptr_t lo, uintp
     return found;
 }
 
-int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailcall *tc)
-{
-    memory m = {0};
-    callee c = {dwfl, callee_name, (uintptr_t)dlsym(RTLD_DEFAULT, callee_name)};
-    uintptr_t target;
-    GElf_Sym sym;
-    int found = 0;
-    memset(tc, 0, sizeof *tc);
-    dl_iterate_phdr(add_module, &m);
-    if (!m.failed && call_target(&m, ra, &target)) {
-        uintptr_t to = through_plt(&m, target);
-        if (!is_callee(&c, to) && function_at(dwfl, to, &sym)) {
-            tc->func = to;
-            if (sym.st_size > 0 && sym.st_size <= MAX_FUNC_BYTES)
-                tc->jump = tail_jump(&m, &c, to, to + sym.st_size);
-            found = 1;
-        }
-    }
-    free(m.segs);
-    return found;
-}
-
 #define MAX_TAIL_CHAIN 4   /* functions followed from an entry, itself included */
 
 /* Searches function f (at entry, of sym) for a jump to c; 1 if found. */
@@ -270,6 +248,29 @@ static int reaches(const memory *m, const callee *c, uintptr_t entry, int depth,
             found = reaches(m, c, t, depth - 1, tc);
     }
     free(code);
+    return found;
+}
+
+int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailcall *tc)
+{
+    memory m = {0};
+    callee c = {dwfl, callee_name, (uintptr_t)dlsym(RTLD_DEFAULT, callee_name)};
+    uintptr_t target;
+    GElf_Sym sym;
+    int found = 0;
+    memset(tc, 0, sizeof *tc);
+    dl_iterate_phdr(add_module, &m);
+    if (!m.failed && call_target(&m, ra, &target)) {
+        uintptr_t to = through_plt(&m, target);
+        hp_tailcall chain;
+        if (!is_callee(&c, to) && function_at(dwfl, to, &sym)) {
+            tc->func = to;
+            if (reaches(&m, &c, to, MAX_TAIL_CHAIN, &chain))
+                *tc = chain;
+            found = 1;
+        }
+    }
+    free(m.segs);
     return found;
 }
 

@@ -1,0 +1,144 @@
+#!/bin/bash
+# tests/tailsites/run.sh - OpenMP constructs that gcc -O2 reaches by a
+# tail call or inlines into a region (issue 24 items 1-3), each at its
+# pragma's line with the exact count the program knows:
+# tests/tailsites/src/tail.c (its header states the truth) is built with
+#  - gcc -O2 -fopenmp -lhprof (tier 0, GOMP interposition),
+#  - clang -O2 -fopenmp -lhprof (tier 0, OMPT), when clang is there,
+#  - hprof-cc gcc -O2 -fopenmp (tier 2: POMP2), when the instrumenter is,
+# run on 2 threads, and the list of its barriers and taskwaits with
+# records - construct, line, count summed over threads - must be exactly
+# the truth: each loop's end barrier at its own `omp for` (not the
+# region's first loop's, not a loop body's line, not an explicit
+# "barrier"), orphaned loops in the function that holds them, the
+# recursive tail-called taskwaits at their own line (not at the lines of
+# the tasks that called them).  stdout is the same with and without
+# hprof; every profile passes hprof-query --check.
+#
+# usage: tests/tailsites/run.sh [BUILDDIR]   (default: the current directory).
+# Env: CC_GCC (default gcc), CLANG (default clang), HPROF_KEEP_TMP=1.
+# Prints "ok - NAME" / "not ok - NAME: ..." per check and "N passed, M failed".
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+CC_GCC=${CC_GCC:-gcc}
+CLANG=${CLANG:-clang}
+LIBDIR=$builddir/pmpi/.libs
+SRC=$srcdir/tests/tailsites/src/tail.c
+export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2
+
+. "$srcdir/tests/lib.sh"
+instrumenter_env
+test_tmpdir tailsites
+
+REPS=$(define_of "$SRC" REPS)
+NT=$(define_of "$SRC" NT)
+SWEEPS=$(define_of "$SRC" SWEEPS)
+for tag in two first second dyn dfirst dsecond solve o1 o2 o3 o4 o5 last o6 tpar \
+    swait mwait; do
+    eval "L_$tag=$(line_of "$SRC" "MARK:$tag")"
+done
+
+# The truth: "construct,line,count" per site (counts summed over the
+# threads); the taskwaits as the program counted them.
+truth() {
+    local swaits mwaits one=$((NT * REPS))
+    swaits=$(awk '$1 == "swait" { print $2 }' "$1")
+    mwaits=$(awk '$1 == "mwait" { print $2 }' "$1")
+    cat <<EOF
+implicit barrier,$L_two,$one
+implicit barrier,$L_first,$one
+implicit barrier,$L_second,$one
+implicit barrier,$L_dyn,$one
+implicit barrier,$L_dfirst,$one
+implicit barrier,$L_dsecond,$one
+implicit barrier,$L_solve,$one
+implicit barrier,$L_o1,$one
+implicit barrier,$L_o2,$((one * SWEEPS))
+implicit barrier,$L_o3,$one
+implicit barrier,$L_o4,$((one * SWEEPS))
+implicit barrier,$L_o5,$one
+implicit barrier,$L_last,$one
+implicit barrier,$L_o6,$one
+implicit barrier,$L_tpar,$NT
+taskwait,$L_swait,$swaits
+taskwait,$L_mwait,$mwaits
+EOF
+}
+
+# sites FILE - every barrier and taskwait site with records, as in the truth.
+sites() {
+    q "$1" "SELECT s.name, s.line, sum(st.count) $OMPJOIN
+            WHERE s.kind = 'omp' AND s.name IN ('implicit barrier', 'barrier', 'taskwait')
+            GROUP BY s.name, s.line"
+}
+
+# funcs FILE - the function each orphaned loop's barrier is named after.
+funcs() {
+    q "$1" "SELECT DISTINCT s.line, s.func $OMPJOIN WHERE s.kind = 'omp'
+            AND s.line IN ($L_o1, $L_o2, $L_o3, $L_o4, $L_o5, $L_o6, $L_mwait, $L_swait)
+            ORDER BY 1"
+}
+
+# run LABEL EXE - runs EXE with hprof (and EXE.plain without), compares.
+run() {
+    local label=$1 exe=$2 rc=0
+    HPROF_OUTPUT=$exe.hpf TAIL_TRUTH=$exe.truth timeout 120 "$exe" >"$exe.out" 2>"$exe.err" \
+        </dev/null || rc=$?
+    if [ "$rc" != 0 ] || [ ! -s "$exe.hpf" ] || [ ! -s "$exe.truth" ]; then
+        notok "$label: runs and writes a profile" "exit $rc: $(tail -3 "$exe.err" | oneline)"
+        return
+    fi
+    timeout 120 "$exe.plain" >"$exe.plain.out" 2>/dev/null </dev/null || true
+    if cmp -s "$exe.out" "$exe.plain.out"; then
+        ok "$label: same stdout with and without hprof"
+    else
+        notok "$label: same stdout with and without hprof" \
+            "'$(head -2 "$exe.out" | oneline)' vs '$(head -2 "$exe.plain.out" | oneline)'"
+    fi
+    expect_eq "$label: every barrier and taskwait at its pragma's line, counts exact" \
+        "$(truth "$exe.truth" | LC_ALL=C sort)" "$(sites "$exe.hpf" | LC_ALL=C sort)"
+    check_profile "$label" "$exe.hpf"
+}
+
+# build LABEL CC FLAGS... - $tmp/LABEL with -lhprof, $tmp/LABEL.plain without.
+build() {
+    local label=$1 cc=$2
+    shift 2
+    if "$cc" -fopenmp -g -O2 "$@" "$SRC" -o "$tmp/$label" -L"$LIBDIR" -lhprof \
+        -Wl,-rpath,"$LIBDIR" 2>"$tmp/$label.cc" &&
+        "$cc" -fopenmp -g -O2 "$@" "$SRC" -o "$tmp/$label.plain" 2>>"$tmp/$label.cc"; then
+        return 0
+    fi
+    notok "$label: builds" "$(head -c 300 "$tmp/$label.cc" | oneline)"
+    return 1
+}
+
+if build gcc-t0 "$CC_GCC"; then
+    run gcc-t0 "$tmp/gcc-t0"
+    expect_eq "gcc-t0: orphaned constructs named after the function that holds them" \
+        "$L_o1,solve_cell;$L_o2,solve_cell;$L_o3,solve_cell;$L_o4,backsubstitute;$L_o5,finish;$L_o6,last_orphan;$L_mwait,merge;$L_swait,sortp" \
+        "$(funcs "$tmp/gcc-t0.hpf" | oneline)"
+fi
+
+syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)
+if ! command -v "$CLANG" >/dev/null; then
+    skipped "clang-t0" "no $CLANG"
+elif ! grep -q ' T ompt_start_tool$' <<<"$syms"; then
+    skipped "clang-t0" "libhprof.so has no ompt_start_tool"
+elif build clang-t0 "$CLANG" -gdwarf-aranges; then
+    run clang-t0 "$tmp/clang-t0"
+fi
+
+if [ ! -x "$HPCC" ]; then
+    skipped "gcc-t2" "instrumenter not built ($HPCC)"
+elif "$HPCC" "$CC_GCC" -fopenmp -g -O2 "$SRC" -o "$tmp/gcc-t2" 2>"$tmp/gcc-t2.cc" &&
+    "$CC_GCC" -fopenmp -g -O2 "$SRC" -o "$tmp/gcc-t2.plain" 2>>"$tmp/gcc-t2.cc"; then
+    run gcc-t2 "$tmp/gcc-t2"
+else
+    notok "gcc-t2: builds" "$(head -c 300 "$tmp/gcc-t2.cc" | oneline)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
