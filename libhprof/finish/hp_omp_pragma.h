@@ -22,6 +22,10 @@
  *    worksharing construct: it becomes that construct's "implicit
  *    barrier", at the single/for/sections whose statement holds the line,
  *    else the next one.
+ *  - an atomic whose call lies in the body of a for, sections or parallel
+ *    with a reduction clause and no atomic directive is gcc's combining
+ *    of that reduction (GOMP_atomic_start/end around a reduction of
+ *    several variables): a "reduction" at that directive;
  * With no such directive (or no source file) the site stays as it is.
  * A construct's end barrier that gcc puts on an explicit barrier's line
  * stays a "barrier" there.

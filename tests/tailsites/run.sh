@@ -122,6 +122,27 @@ if build gcc-t0 "$CC_GCC"; then
         "$(funcs "$tmp/gcc-t0.hpf" | oneline)"
 fi
 
+# gcc only: clang combines reductions without GOMP_atomic_start.
+RSRC=$srcdir/tests/tailsites/src/reduction.c
+RREPS=$(define_of "$RSRC" REPS)
+RNT=$(define_of "$RSRC" NT)
+if SRC=$RSRC build gcc-reduction "$CC_GCC"; then
+    exe=$tmp/gcc-reduction rc=0
+    HPROF_OUTPUT=$exe.hpf timeout 120 "$exe" >"$exe.out" 2>"$exe.err" </dev/null || rc=$?
+    timeout 120 "$exe.plain" >"$exe.plain.out" 2>/dev/null </dev/null || true
+    if [ "$rc" != 0 ] || [ ! -s "$exe.hpf" ]; then
+        notok "gcc-reduction: runs and writes a profile" "exit $rc: $(tail -3 "$exe.err" | oneline)"
+    else
+        expect_eq "gcc-reduction: same stdout with and without hprof" \
+            "$(cat "$exe.plain.out")" "$(cat "$exe.out")"
+        expect_eq "gcc-reduction: a two-variable reduction's GOMP_atomic at its loop's pragma, the real atomic at its own" \
+            "atomic,$(line_of "$RSRC" MARK:atomic),$((RNT * RREPS));reduction,$(line_of "$RSRC" MARK:red),$((RNT * RREPS))" \
+            "$(q "$exe.hpf" "SELECT s.name, s.line, sum(st.count) $OMPJOIN WHERE s.kind = 'omp'
+                AND s.name IN ('atomic', 'reduction') GROUP BY s.name, s.line ORDER BY 1" | oneline)"
+        check_profile "gcc-reduction" "$exe.hpf"
+    fi
+fi
+
 syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)
 if ! command -v "$CLANG" >/dev/null; then
     skipped "clang-t0" "no $CLANG"
