@@ -36,4 +36,11 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *
  * with the function that made the jump to `callee` and that jump. */
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcall *tc);
 
+/* For a tier-1 call keyed by the entry of the function that made it as
+ * a tail call (an outlined region or task body that is only a call):
+ * returns 1 and fills *tc with that function and its first jump that
+ * ends up (directly or through a PLT stub) at `target`, the callee's
+ * entry. */
+int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc);
+
 #endif

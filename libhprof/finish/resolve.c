@@ -276,7 +276,8 @@ static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
     return mod && hp_sym_at(mod, pc, &off, &sym) && off == 0;
 }
 
-/* For an MPI call site, or an OpenMP region, reached through a tail call:
+/* For an MPI call site, an OpenMP region, or a tier-1 call keyed by the
+ * outlined function that tail-called it (cyg.c), reached through a tail call:
  * the address to name it by (the tail jump, else the entry of the
  * function that made it) and its module.  0 for every other site. */
 static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
@@ -286,6 +287,10 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
         return 0;
     if (s->kind == HP_KIND_COMM && !(s->flags & HP_SITEF_ENTRY)) {
         if (!hp_tailcall_find(dwfl, s->addr, s->name, &tc))
+            return 0;
+    } else if (s->kind == HP_KIND_CALL && (s->flags & HP_SITEF_ENTRY)) {
+        if (s->callee == HP_NONE ||
+            !hp_tailcall_to(dwfl, s->addr, hp_site_get(s->callee)->addr, &tc))
             return 0;
     } else if (s->kind == HP_KIND_OMP) {
         Dwarf_Addr entry = (s->flags & HP_SITEF_ENTRY) ? s->addr
@@ -460,6 +465,13 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     if (!s->func) {
         const char *fn = hp_sym_at(mod, pc, NULL, NULL);
         s->func = fn ? hp_name_display(fn, fn, HP_LANG_UNKNOWN) : NULL;
+    }
+    if (s->kind == HP_KIND_CALL && hp_omp_is_outlined(s->func)) {
+        char *user = hp_omp_user_function(mod, pc, s->func);   /* a region's call */
+        if (user) {
+            free(s->func);
+            s->func = user;
+        }
     }
     if (s->kind != HP_KIND_OMP)     /* named once placed (place_omp_site) */
         display_name(s, mod, pc);

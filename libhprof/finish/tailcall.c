@@ -274,6 +274,28 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailc
     return found;
 }
 
+int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc)
+{
+    memory m = {0};
+    GElf_Sym sym;
+    memset(tc, 0, sizeof *tc);
+    dl_iterate_phdr(add_module, &m);
+    size_t n = 0;
+    unsigned char *code = NULL;
+    if (!m.failed && function_at(dwfl, entry, &sym) && (n = sym.st_size) > 1 &&
+        n <= MAX_FUNC_BYTES && (code = malloc(n)) && read_mem(&m, entry, code, n, 1) == 0)
+        for (size_t i = 0; i + 1 < n && !tc->jump; i++) {
+            uintptr_t to = jump_target(&m, code + i, entry + i, n - i);
+            if (to && through_plt(&m, to) == target) {
+                tc->func = entry;
+                tc->jump = entry + i;
+            }
+        }
+    free(code);
+    free(m.segs);
+    return tc->jump != 0;
+}
+
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_tailcall *tc)
 {
     memory m = {0};
@@ -290,6 +312,15 @@ int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_ta
 }
 
 #else
+
+int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc)
+{
+    (void)dwfl;
+    (void)entry;
+    (void)target;
+    memset(tc, 0, sizeof *tc);
+    return 0;
+}
 
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcall *tc)
 {

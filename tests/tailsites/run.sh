@@ -143,6 +143,33 @@ if SRC=$RSRC build gcc-reduction "$CC_GCC"; then
     fi
 fi
 
+# tier 1 (gcc -finstrument-functions): region and task bodies that are a
+# tail-called call, at their own lines, none in hprof's code.
+TSRC=$srcdir/tests/tailsites/src/tier1.c
+TREPS=$(define_of "$TSRC" REPS)
+TNT=$(define_of "$TSRC" NT)
+TNTASK=$(define_of "$TSRC" NTASK)
+if SRC=$TSRC build gcc-t1 "$CC_GCC" -finstrument-functions; then
+    exe=$tmp/gcc-t1 rc=0
+    HPROF_OUTPUT=$exe.hpf timeout 120 "$exe" >"$exe.out" 2>"$exe.err" </dev/null || rc=$?
+    timeout 120 "$exe.plain" >"$exe.plain.out" 2>/dev/null </dev/null || true
+    if [ "$rc" != 0 ] || [ ! -s "$exe.hpf" ]; then
+        notok "gcc-t1: runs and writes a profile" "exit $rc: $(tail -3 "$exe.err" | oneline)"
+    else
+        expect_eq "gcc-t1: same stdout with and without hprof" \
+            "$(cat "$exe.plain.out")" "$(cat "$exe.out")"
+        expect_eq "gcc-t1: a region's and a task's only call at its own line, counts exact" \
+            "leaf,main,$(line_of "$TSRC" MARK:leaf),$((TNTASK * TREPS));work,main,$(line_of "$TSRC" MARK:call),$((TNT * TREPS))" \
+            "$(q "$exe.hpf" "SELECT s.name, s.func, s.line, sum(st.count) $OMPJOIN
+                WHERE s.kind = 'call' AND s.name IN ('work', 'leaf') GROUP BY s.id ORDER BY 1" |
+                oneline)"
+        expect_eq "gcc-t1: no call site in hprof's own code" "0" \
+            "$(q "$exe.hpf" "SELECT count(*) FROM site WHERE kind = 'call' AND
+                (file LIKE '%gomp_real.c' OR func LIKE 'hp\_%' ESCAPE '\')")"
+        check_profile "gcc-t1" "$exe.hpf"
+    fi
+fi
+
 syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)
 if ! command -v "$CLANG" >/dev/null; then
     skipped "clang-t0" "no $CLANG"
