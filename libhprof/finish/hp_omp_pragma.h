@@ -49,8 +49,8 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
                          const char **name, int *line);
 
 /* Does line `line` of C file `file` hold a `#pragma omp` directive (a
- * site already at its construct's line)? */
-int hp_omp_pragma_at(const char *file, int line);
+ * site already at its construct's line), of `directive` unless NULL? */
+int hp_omp_pragma_at(const char *file, int line, const char *directive);
 
 /* The last line of the C function whose definition starts at decl_line
  * (its body's closing brace), for a construct orphaned in it, found in

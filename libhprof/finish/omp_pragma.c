@@ -391,12 +391,14 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
         *line = at;
 }
 
-int hp_omp_pragma_at(const char *file, int line)
+int hp_omp_pragma_at(const char *file, int line, const char *directive)
 {
     source src;
     const char *p;
     if (load_source(file, line, line, &src) != 0 || src.fortran)
         return 0;
+    if (directive)
+        return is_directive(&src, text_of(&src, line), (const char *const[]){directive, NULL});
     p = skip_space(text_of(&src, line));
     if (*p++ != '#')
         return 0;

@@ -276,6 +276,15 @@ static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
     return mod && hp_sym_at(mod, pc, &off, &sym) && off == 0;
 }
 
+/* Is the jump at pc on the line of an explicit `#pragma omp barrier` (one
+ * that ends its function)? */
+static int explicit_barrier(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    int line = 0;
+    const char *file = source_line(mod, pc, &line);
+    return file && line > 0 && hp_omp_pragma_at(file, line, "barrier");
+}
+
 /* For an MPI call site, an OpenMP region, or a tier-1 call keyed by the
  * outlined function that tail-called it (cyg.c), reached through a tail call:
  * the address to name it by (the tail jump, else the entry of the
@@ -303,7 +312,8 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
     Dwarf_Addr pc = tc.jump ? tc.jump : tc.func;
     if (!(*mod = dwfl_addrmodule(dwfl, pc)))
         return 0;
-    if (tc.jump && s->kind == HP_KIND_OMP && strcmp(s->name, "barrier") == 0) {
+    if (tc.jump && s->kind == HP_KIND_OMP && strcmp(s->name, "barrier") == 0 &&
+        !explicit_barrier(*mod, pc)) {
         Dwarf_Addr before = hp_omp_before_epilogue(*mod, pc);
         if (before)
             pc = before;    /* the construct it ends (hp_omp_lines.h) */
@@ -384,7 +394,7 @@ static int place_omp_orphan(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
     if (!func)
         return 0;
     range[1] = hp_omp_pragma_function_end(s->file, range[0]);
-    if (range[1] >= line && line >= range[0] && !hp_omp_pragma_at(s->file, line)) {
+    if (range[1] >= line && line >= range[0] && !hp_omp_pragma_at(s->file, line, NULL)) {
         const char *as = s->name;
         hp_omp_pragma_place(s->file, range, 2, 0, &as, &line);
         s->name = as;
