@@ -394,7 +394,11 @@ static int place_omp_orphan(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
     if (!func)
         return 0;
     range[1] = hp_omp_pragma_function_end(s->file, range[0]);
-    if (range[1] >= line && line >= range[0] && !hp_omp_pragma_at(s->file, line, NULL)) {
+    if (range[1] < line || line < range[0]) {
+        free(func);     /* not C, or the line is not the function's */
+        return 0;
+    }
+    if (!hp_omp_pragma_at(s->file, line, NULL)) {
         const char *as = s->name;
         hp_omp_pragma_place(s->file, range, 2, 0, &as, &line);
         s->name = as;
