@@ -135,7 +135,7 @@ static const char *function_at(Dwfl *dwfl, uintptr_t addr, GElf_Sym *sym)
 
 typedef struct callee {
     Dwfl *dwfl;
-    const char *name;   /* the MPI function */
+    const char *name;   /* the MPI function (NULL: only addr) */
     uintptr_t addr;     /* the definition calls bind to (hprof's wrapper) */
 } callee;
 
@@ -165,6 +165,8 @@ static int is_callee(const callee *c, uintptr_t addr)
     const char *name;
     if (addr == c->addr)
         return 1;
+    if (!c->name)
+        return 0;
     name = function_at(c->dwfl, addr, &sym);
     return name && names_mpi_function(name, c->name);
 }
@@ -277,23 +279,15 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailc
 int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc)
 {
     memory m = {0};
+    callee c = {dwfl, NULL, target};
     GElf_Sym sym;
+    int found = 0;
     memset(tc, 0, sizeof *tc);
     dl_iterate_phdr(add_module, &m);
-    size_t n = 0;
-    unsigned char *code = NULL;
-    if (!m.failed && function_at(dwfl, entry, &sym) && (n = sym.st_size) > 1 &&
-        n <= MAX_FUNC_BYTES && (code = malloc(n)) && read_mem(&m, entry, code, n, 1) == 0)
-        for (size_t i = 0; i + 1 < n && !tc->jump; i++) {
-            uintptr_t to = jump_target(&m, code + i, entry + i, n - i);
-            if (to && through_plt(&m, to) == target) {
-                tc->func = entry;
-                tc->jump = entry + i;
-            }
-        }
-    free(code);
+    if (!m.failed && function_at(dwfl, entry, &sym))
+        found = jumps_to(&m, &c, entry, &sym, tc);
     free(m.segs);
-    return tc->jump != 0;
+    return found;
 }
 
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_tailcall *tc)
