@@ -188,13 +188,17 @@ static uintptr_t jump_target(const memory *m, const unsigned char *p, uintptr_t 
     return 0;
 }
 
-/* The first jump inside [lo, hi) that ends up in the MPI function.  The
- * bytes are searched at every offset: a false match would need a
- * displacement that happens to hit that function exactly. */
-static uintptr_t tail_jump(const memory *m, const callee *c, uintptr_t lo, uintptr_t hi)
+/* What to do with each jump of a function: return nonzero to stop at it. */
+typedef int (*jump_visit)(const memory *m, const callee *c, uintptr_t to, void *arg);
+
+/* The first jump inside [lo, hi), to `to`, at which visit stops; 0 if
+ * none.  The bytes are searched at every offset: a false match would
+ * need a displacement that happens to hit what visit looks for exactly. */
+static uintptr_t find_jump(const memory *m, const callee *c, uintptr_t lo, uintptr_t hi,
+                           jump_visit visit, void *arg)
 {
     size_t n = hi - lo;
-    unsigned char *code = malloc(n);
+    unsigned char *code = n > 1 && n <= MAX_FUNC_BYTES ? malloc(n) : NULL;
     uintptr_t found = 0;
     if (!code || read_mem(m, lo, code, n, 1) != 0) {
         free(code);
@@ -202,12 +206,24 @@ static uintptr_t tail_jump(const memory *m, const callee *c, uintptr_t lo, uintp
     }
     for (size_t i = 0; i + 1 < n && !found; i++) {
         uintptr_t to = jump_target(m, code + i, lo + i, n - i);
-        unsigned char probe;
-        if (to && read_mem(m, to, &probe, 1, 1) == 0 && is_callee(c, through_plt(m, to)))
+        if (to && visit(m, c, to, arg))
             found = lo + i;
     }
     free(code);
     return found;
+}
+
+static int jumps_into_callee(const memory *m, const callee *c, uintptr_t to, void *arg)
+{
+    unsigned char probe;
+    (void)arg;
+    return read_mem(m, to, &probe, 1, 1) == 0 && is_callee(c, through_plt(m, to));
+}
+
+/* The first jump inside [lo, hi) that ends up in the callee. */
+static uintptr_t tail_jump(const memory *m, const callee *c, uintptr_t lo, uintptr_t hi)
+{
+    return find_jump(m, c, lo, hi, jumps_into_callee, NULL);
 }
 
 #define MAX_TAIL_CHAIN 4   /* functions followed from an entry, itself included */
@@ -230,27 +246,34 @@ static int jumps_to(const memory *m, const callee *c, uintptr_t entry, const GEl
  * cilkmerge`, which ends in `jmp GOMP_taskwait`), the first chain found
  * wins; *tc is the function that jumps to c and that jump. */
 static int reaches(const memory *m, const callee *c, uintptr_t entry, int depth,
+                   hp_tailcall *tc);
+
+/* The chain search one function further (reaches): a jump out of the
+ * function (chain->lo..hi) to another function's start. */
+typedef struct chain {
+    uintptr_t lo, hi;
+    int depth;
+    hp_tailcall *tc;
+} chain;
+
+static int jump_reaches(const memory *m, const callee *c, uintptr_t to, void *arg)
+{
+    chain *ch = arg;
+    GElf_Sym sym;
+    return (to < ch->lo || to >= ch->hi) && function_at(c->dwfl, to, &sym) &&
+           reaches(m, c, to, ch->depth - 1, ch->tc);
+}
+
+static int reaches(const memory *m, const callee *c, uintptr_t entry, int depth,
                    hp_tailcall *tc)
 {
-    GElf_Sym sym, to_sym;
+    GElf_Sym sym;
     if (depth <= 0 || !function_at(c->dwfl, entry, &sym))
         return 0;
     if (jumps_to(m, c, entry, &sym, tc))
         return 1;
-    size_t n = sym.st_size;
-    unsigned char *code = n > 1 && n <= MAX_FUNC_BYTES ? malloc(n) : NULL;
-    int found = 0;
-    if (!code || read_mem(m, entry, code, n, 1) != 0) {
-        free(code);
-        return 0;
-    }
-    for (size_t i = 0; i + 1 < n && !found; i++) {
-        uintptr_t t = jump_target(m, code + i, entry + i, n - i);
-        if (t && (t < entry || t >= entry + n) && function_at(c->dwfl, t, &to_sym))
-            found = reaches(m, c, t, depth - 1, tc);
-    }
-    free(code);
-    return found;
+    chain ch = {entry, entry + sym.st_size, depth, tc};
+    return find_jump(m, c, ch.lo, ch.hi, jump_reaches, &ch) != 0;
 }
 
 int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailcall *tc)
