@@ -167,10 +167,11 @@ void sortp(long *v, int n)
     if (n < CUTOFF)
         return;
     __atomic_add_fetch(&swaits, 1, __ATOMIC_RELAXED);
-#pragma omp task
-    sortp(v, n / 2);
-#pragma omp task
-    sortp(v + n / 2, n - n / 2);
+    for (int half = 0; half < 2; half++) {
+        int at = half ? n / 2 : 0;
+#pragma omp task firstprivate(at)
+        sortp(v + at, at ? n - at : n / 2);
+    }
 #pragma omp taskwait /* MARK:swait */
     merge(v, n);
 }
