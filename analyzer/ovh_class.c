@@ -40,6 +40,7 @@ static const struct {
     {"omp", "ordered wait", HPF_OC_SYNC},
     {"omp", "taskwait", HPF_OC_SYNC},
     {"omp", "atomic", HPF_OC_SYNC},       /* includes the wait for the atomic lock */
+    {"omp", "reduction", HPF_OC_SYNC},    /* gcc's combining under the atomic lock */
     {"omp", "flush", HPF_OC_SYNC},
     {"omp", "fork", HPF_OC_CTRL},
     {"omp", "join", HPF_OC_CTRL},

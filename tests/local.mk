@@ -110,6 +110,7 @@ include tests/omp/local.mk
 include tests/ompt/local.mk
 include tests/pomp2/local.mk
 include tests/lines/local.mk
+include tests/tailsites/local.mk
 include tests/tasks/local.mk
 include tests/attr/local.mk
 include tests/io/local.mk

@@ -38,6 +38,15 @@ char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func);
  * a new array of *n lines.  NULL for any other function, or unknown. */
 int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int *n);
 
+/* A construct's end barrier reached by a tail jump (`jmp GOMP_barrier`,
+ * `jmp GOMP_loop_end` as a function's last act) carries the line gcc
+ * gives the function's epilogue (an outlined function's: its region's
+ * pragma), which is no line of the construct.  The barrier ends the
+ * construct whose code runs just before that epilogue: returns the
+ * address of the last instruction, in address order, before the rows of
+ * the jump's line that lead to it (inside the function), 0 if none. */
+Dwarf_Addr hp_omp_before_epilogue(Dwfl_Module *mod, Dwarf_Addr jump);
+
 /* The declaration line of the function whose entry is pc (clang declares
  * an outlined function at its pragma's line); 0 when pc is no entry. */
 int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc);

@@ -22,6 +22,10 @@
  *    worksharing construct: it becomes that construct's "implicit
  *    barrier", at the single/for/sections whose statement holds the line,
  *    else the next one.
+ *  - an atomic whose call lies in the body of a for, sections or parallel
+ *    with a reduction clause and no atomic directive is gcc's combining
+ *    of that reduction (GOMP_atomic_start/end around a reduction of
+ *    several variables): a "reduction" at that directive;
  * With no such directive (or no source file) the site stays as it is.
  * A construct's end barrier that gcc puts on an explicit barrier's line
  * stays a "barrier" there.
@@ -43,6 +47,15 @@
  * when the site is keyed by that function's entry.  May change both. */
 void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
                          const char **name, int *line);
+
+/* Does line `line` of C file `file` hold a `#pragma omp` directive (a
+ * site already at its construct's line), of `directive` unless NULL? */
+int hp_omp_pragma_at(const char *file, int line, const char *directive);
+
+/* The last line of the C function whose definition starts at decl_line
+ * (its body's closing brace), for a construct orphaned in it, found in
+ * the source; 0 when unknown (no file, Fortran). */
+int hp_omp_pragma_function_end(const char *file, int decl_line);
 
 /* A Fortran directive continued over lines (`!$omp&`, or a line ending
  * in `&`): gfortran puts the calls of the construct on its last line;

@@ -21,7 +21,9 @@ typedef struct hp_tailcall {
 /* `ra` is the return address of a call that ended in hprof's wrapper of
  * MPI function `callee`.  Returns 1 and fills *tc when the call
  * instruction before ra went (directly, through a PLT stub or a GOT slot)
- * to another function, which must then have tail-called `callee`.  Returns
+ * to another function, which must then have tail-called `callee` (itself,
+ * or through a chain of tail calls: *tc is then the last function and its
+ * jump, as hp_tailcall_from finds them).  Returns
  * 0 when it went to `callee` itself, or the call is indirect, cannot be
  * decoded, or its target is not the start of a known function.  Reads only
  * inside the segments of loaded modules (code only from executable ones). */
@@ -29,9 +31,16 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *
 
 /* For records keyed by the entry of a function that reached `callee` by
  * its own tail call (an OpenMP outlined function ending in `jmp
- * GOMP_barrier`, or in `jmp f` where f ends in `jmp GOMP_barrier`):
- * returns 1 and fills *tc with the function that made the jump to
- * `callee` (the one at entry, or the one it tail-calls) and that jump. */
+ * GOMP_barrier`, or in `jmp f` where f ends in `jmp GOMP_barrier`, or
+ * f in `jmp g` that does, up to four functions): returns 1 and fills *tc
+ * with the function that made the jump to `callee` and that jump. */
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcall *tc);
+
+/* For a tier-1 call keyed by the entry of the function that made it as
+ * a tail call (an outlined region or task body that is only a call):
+ * returns 1 and fills *tc with that function and its first jump that
+ * ends up (directly or through a PLT stub) at `target`, the callee's
+ * entry. */
+int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc);
 
 #endif

@@ -3,6 +3,8 @@
  * in outlined code (hp_omp_lines.h), from DWARF, when sites are resolved.
  */
 #include <dwarf.h>
+#include <stdbool.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hp_die_name.h"
@@ -302,6 +304,57 @@ int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int
     free(in);
     *n = set.n;
     return set.v;
+}
+
+/* The row of the line table that covers a (unit-relative): its index,
+ * -1 if none. */
+static ssize_t row_at(Dwarf_Lines *lines, size_t n, Dwarf_Addr a)
+{
+    ssize_t best = -1;
+    Dwarf_Addr best_addr = 0;
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr at;
+        bool end = false;
+        if (!l || dwarf_lineaddr(l, &at) != 0 || at > a || (best >= 0 && at < best_addr))
+            continue;
+        dwarf_lineendsequence(l, &end);
+        best = end ? -1 : (ssize_t)i;
+        best_addr = at;
+    }
+    return best;
+}
+
+Dwarf_Addr hp_omp_before_epilogue(Dwfl_Module *mod, Dwarf_Addr jump)
+{
+    GElf_Sym sym;
+    GElf_Off off = 0;
+    Dwarf_Addr bias = 0;
+    Dwarf_Lines *lines;
+    size_t n;
+    Dwarf_Die *cu = hp_sym_at(mod, jump, &off, &sym) ? hp_resolve_unit(mod, jump, &bias) : NULL;
+    if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0)
+        return 0;
+    Dwarf_Addr entry = jump - off - bias, a = jump - bias;
+    ssize_t i = row_at(lines, n, a);
+    int epilogue = 0, line;
+    if (i < 0 || dwarf_lineno(dwarf_onesrcline(lines, (size_t)i), &epilogue) != 0)
+        return 0;
+    /* back over the epilogue's rows (the line that closes the function)
+     * to the last code before it, in address order */
+    for (Dwarf_Addr at = a; at > entry;) {
+        Dwarf_Addr row_addr;
+        Dwarf_Line *l = dwarf_onesrcline(lines, (size_t)i);
+        if (!l || dwarf_lineaddr(l, &row_addr) != 0 || row_addr <= entry)
+            return 0;
+        at = row_addr - 1;
+        if ((i = row_at(lines, n, at)) < 0 ||
+            dwarf_lineno(dwarf_onesrcline(lines, (size_t)i), &line) != 0)
+            return 0;
+        if (line > 0 && line != epilogue)
+            return at + bias;
+    }
+    return 0;
 }
 
 int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc)

@@ -4,6 +4,7 @@
  */
 #include <assert.h>
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ static const char *const worksharing_dirs[] = {"for", "sections", "single", NULL
 static const char *const barrier_dirs[] = {"barrier", NULL};
 static const char *const region_dirs[] = {"parallel", NULL};
 static const char *const task_dirs[] = {"task", "taskloop", NULL};
+static const char *const reduction_dirs[] = {"for", "sections", "parallel", NULL};
 
 /* The directives of a region's or a task's records (keyed by entry). */
 static const char *const *entry_directives(const char *name)
@@ -316,6 +318,48 @@ static int construct_end_barrier(const source *src, const int *lines, int n, int
     return directive_line(src, lines, n, line, worksharing_dirs, AROUND_OR_NEXT);
 }
 
+/* Does the directive at line p (continued over lines ending in a backslash)
+ * have a reduction clause? */
+static int has_reduction(const source *src, int p)
+{
+    for (int l = p; l <= src->hi; l++) {
+        const char *t = text_of(src, l), *r = t;
+        while ((r = strstr(r, "reduction")) != NULL) {
+            int word_start = r == t || !(isalnum((unsigned char)r[-1]) || r[-1] == '_');
+            r = skip_space(r + strlen("reduction"));
+            if (word_start && *r == '(')
+                return 1;
+        }
+        size_t len = strlen(t);
+        if (len == 0 || t[len - 1] != '\\')
+            return 0;
+    }
+    return 0;
+}
+
+/* gcc combines a reduction of several variables (or of a type with no
+ * atomic instruction) under GOMP_atomic_start/end, at a line of the
+ * construct's body: the for, sections or parallel directive whose
+ * statement holds `line` below the directive itself and has a reduction
+ * clause, when no atomic directive lies in that statement (else the call
+ * may be its atomic's).  (An atomic update after the construct gets the
+ * directive's own line: it stays an atomic, at the next atomic.)  0 if
+ * none. */
+static int reduction_construct(const source *src, int line)
+{
+    int best = 0;
+    for (int l = src->lo; l < line && l <= src->hi; l++)
+        if (is_directive(src, text_of(src, l), reduction_dirs) &&
+            statement_end(src, l) >= line && has_reduction(src, l))
+            best = l;
+    if (!best)
+        return 0;
+    for (int l = best + 1, end = statement_end(src, best); l <= end; l++)
+        if (is_directive(src, text_of(src, l), atomic_dirs))
+            return 0;
+    return best;
+}
+
 void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
                          const char **name, int *line)
 {
@@ -332,6 +376,8 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
         at = directive_line(&src, lines, n, 0, entry_directives(*name), FIRST_OWN);
         if (!at)
             at = lines[0];
+    } else if (strcmp(*name, "atomic") == 0 && (at = reduction_construct(&src, *line)) != 0) {
+        *name = "reduction";
     } else if (dirs) {
         at = directive_line(&src, lines, n, *line, dirs, how);
         if (!at && how == NEXT)
@@ -343,6 +389,30 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
     }
     if (at)
         *line = at;
+}
+
+int hp_omp_pragma_at(const char *file, int line, const char *directive)
+{
+    source src;
+    const char *p;
+    if (load_source(file, line, line, &src) != 0 || src.fortran)
+        return 0;
+    if (directive)
+        return is_directive(&src, text_of(&src, line), (const char *const[]){directive, NULL});
+    p = skip_space(text_of(&src, line));
+    if (*p++ != '#')
+        return 0;
+    p = after_word(skip_space(p), "pragma");
+    return p && after_word(p, "omp") != NULL;
+}
+
+int hp_omp_pragma_function_end(const char *file, int decl_line)
+{
+    source src;
+    if (decl_line < 2 || load_source(file, decl_line - 1, INT_MAX, &src) != 0 || src.fortran)
+        return 0;
+    /* the header's parentheses balance; its body is the first block */
+    return statement_end(&src, decl_line - 1);
 }
 
 void hp_omp_pragma_directive_start(const char *file, int *line)

@@ -130,19 +130,25 @@ static int is_code_scope(int tag)
  * (dwarf_getscopes continues past an inlined call with the scopes of the
  * inlined function's own definition, not with its caller.)  Returns 1 when
  * pc lies in an inlined call. */
-/* A function nested in `outer` (its direct child) whose code holds pc:
- * gcc's outlined body of an OpenMP region is a DW_TAG_subprogram inside
- * the function of the region, with code of its own elsewhere. */
-static int nested_function_with_pc(Dwarf_Die *outer, Dwarf_Addr pc, Dwarf_Die *nested)
+/* A function nested in `outer` (its child, or inside its lexical blocks:
+ * a region in a loop's body) whose code holds pc: gcc's outlined body of
+ * an OpenMP region is a DW_TAG_subprogram inside the function of the
+ * region, with code of its own elsewhere. */
+static int nested_function_with_pc(Dwarf_Die *outer, Dwarf_Addr pc, Dwarf_Die *nested,
+                                   int depth)
 {
     Dwarf_Die child;
-    if (dwarf_child(outer, &child) != 0)
+    if (depth > 32 || dwarf_child(outer, &child) != 0)
         return 0;
     do {
-        if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1) {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1) {
             *nested = child;
             return 1;
         }
+        if (tag == DW_TAG_lexical_block &&
+            nested_function_with_pc(&child, pc, nested, depth + 1))
+            return 1;
     } while (dwarf_siblingof(&child, &child) == 0);
     return 0;
 }
@@ -158,7 +164,7 @@ static int innermost_inlined_call(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *inl,
             int tag = dwarf_tag(&child);
             inside = is_code_scope(tag) && dwarf_haspc(&child, pc) == 1;
             if (!inside && tag == DW_TAG_subprogram &&
-                nested_function_with_pc(&child, pc, &nested)) {
+                nested_function_with_pc(&child, pc, &nested, 0)) {
                 func = child;        /* named after the user's function */
                 child = nested;      /* descend into the nested one */
                 inside = 1;
@@ -222,16 +228,19 @@ static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
  * have been reached by a tail call: a function whose last act is a
  * region (clang forks through __kmpc_fork_call), a barrier or a taskwait
  * ends in a jump there, and the return address lies in its caller. */
+#define OMP_TAIL_CALLEES 4
 static const struct {
     const char *name;
-    const char *callee[2];
+    const char *callee[OMP_TAIL_CALLEES];
 } omp_tail_callees[] = {
     {"parallel", {"__kmpc_fork_call", NULL}},
     {"fork", {"__kmpc_fork_call", NULL}},
     {"join", {"__kmpc_fork_call", NULL}},
     {"implicit barrier", {"__kmpc_fork_call", NULL}},
-    {"barrier", {"GOMP_barrier", "__kmpc_barrier"}},
-    {"taskwait", {"GOMP_taskwait", "__kmpc_omp_taskwait"}},
+    /* a tail call seen by gcc's trampoline is a "barrier" whichever
+     * entry ends the construct (gomp_real.c) */
+    {"barrier", {"GOMP_barrier", "__kmpc_barrier", "GOMP_loop_end", "GOMP_sections_end"}},
+    {"taskwait", {"GOMP_taskwait", "__kmpc_omp_taskwait", "GOMP_taskgroup_end", NULL}},
 };
 
 /* Finds the tail call by which OpenMP site s was reached, if any: only a
@@ -247,7 +256,7 @@ static int omp_tail_call(Dwfl *dwfl, const hp_site *s, Dwarf_Addr entry, hp_tail
     for (size_t i = 0; i < sizeof omp_tail_callees / sizeof omp_tail_callees[0]; i++) {
         if (strcmp(s->name, omp_tail_callees[i].name) != 0)
             continue;
-        for (int k = 0; k < 2 && omp_tail_callees[i].callee[k]; k++) {
+        for (int k = 0; k < OMP_TAIL_CALLEES && omp_tail_callees[i].callee[k]; k++) {
             const char *callee = omp_tail_callees[i].callee[k];
             if (entry ? hp_tailcall_from(dwfl, entry, callee, tc)
                       : hp_tailcall_find(dwfl, s->addr, callee, tc) && tc->jump)
@@ -267,7 +276,17 @@ static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
     return mod && hp_sym_at(mod, pc, &off, &sym) && off == 0;
 }
 
-/* For an MPI call site, or an OpenMP region, reached through a tail call:
+/* Is the jump at pc on the line of an explicit `#pragma omp barrier` (one
+ * that ends its function)? */
+static int explicit_barrier(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    int line = 0;
+    const char *file = source_line(mod, pc, &line);
+    return file && line > 0 && hp_omp_pragma_at(file, line, "barrier");
+}
+
+/* For an MPI call site, an OpenMP region, or a tier-1 call keyed by the
+ * outlined function that tail-called it (cyg.c), reached through a tail call:
  * the address to name it by (the tail jump, else the entry of the
  * function that made it) and its module.  0 for every other site. */
 static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
@@ -277,6 +296,10 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
         return 0;
     if (s->kind == HP_KIND_COMM && !(s->flags & HP_SITEF_ENTRY)) {
         if (!hp_tailcall_find(dwfl, s->addr, s->name, &tc))
+            return 0;
+    } else if (s->kind == HP_KIND_CALL && (s->flags & HP_SITEF_ENTRY)) {
+        if (s->callee == HP_NONE ||
+            !hp_tailcall_to(dwfl, s->addr, hp_site_get(s->callee)->addr, &tc))
             return 0;
     } else if (s->kind == HP_KIND_OMP) {
         Dwarf_Addr entry = (s->flags & HP_SITEF_ENTRY) ? s->addr
@@ -289,6 +312,12 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
     Dwarf_Addr pc = tc.jump ? tc.jump : tc.func;
     if (!(*mod = dwfl_addrmodule(dwfl, pc)))
         return 0;
+    if (tc.jump && s->kind == HP_KIND_OMP && strcmp(s->name, "barrier") == 0 &&
+        !explicit_barrier(*mod, pc)) {
+        Dwarf_Addr before = hp_omp_before_epilogue(*mod, pc);
+        if (before)
+            pc = before;    /* the construct it ends (hp_omp_lines.h) */
+    }
     s->flags |= HP_SITEF_TAILCALL;
     return pc;
 }
@@ -319,12 +348,74 @@ static void place_omp_outlined(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int 
     }
 }
 
+/* The user function whose code holds pc when it is no outlined one: the
+ * innermost inlined call at pc (an orphaned construct in a function gcc
+ * inlined into a region's outlined function), else the function itself
+ * (one called from a region).  Fills its definition's line and returns
+ * its name (a new string), NULL when pc is in an outlined function's own
+ * code or the definition is not in `file`. */
+static char *orphan_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *file, int *decl)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
+    Dwarf_Die fn, caller, *scopes = NULL;
+    int found = 0;
+    if (!cu)
+        return NULL;
+    if (innermost_inlined_call(cu, pc - bias, &fn, &caller)) {
+        found = 1;
+    } else {
+        int n = dwarf_getscopes(cu, pc - bias, &scopes);
+        for (int i = 0; i < n && !found; i++)
+            if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+                fn = scopes[i];
+                found = 1;
+            }
+        free(scopes);
+    }
+    const char *decl_file = found ? dwarf_decl_file(&fn) : NULL;
+    if (!decl_file || !file || strcmp(decl_file, file) != 0 || dwarf_decl_line(&fn, decl) != 0)
+        return NULL;
+    char *name = hp_die_name(&fn);
+    if (name && hp_omp_is_outlined(name)) {
+        free(name);
+        return NULL;
+    }
+    return name;
+}
+
+/* A construct orphaned in a user function (a call's site, not an entry):
+ * placed, like one in outlined code, among the function's lines, from its
+ * definition to its body's end, and named after it. */
+static int place_omp_orphan(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    int range[2], line = (int)s->line;
+    char *func = orphan_function(mod, pc, s->file, &range[0]);
+    if (!func)
+        return 0;
+    range[1] = hp_omp_pragma_function_end(s->file, range[0]);
+    if (range[1] < line || line < range[0]) {
+        free(func);     /* not C, or the line is not the function's */
+        return 0;
+    }
+    if (!hp_omp_pragma_at(s->file, line, NULL)) {
+        const char *as = s->name;
+        hp_omp_pragma_place(s->file, range, 2, 0, &as, &line);
+        s->name = as;
+        s->line = (uint32_t)line;
+    }
+    free(s->func);
+    s->func = func;
+    return 1;
+}
+
 /* ... and the first line of a Fortran directive continued over lines,
  * whose calls gfortran puts on its last (hp_omp_pragma.h). */
 static void place_omp_site(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int entry)
 {
-    if (hp_omp_is_outlined(s->func))
-        place_omp_outlined(s, mod, pc, entry);
+    if (entry || !place_omp_orphan(s, mod, pc))
+        if (hp_omp_is_outlined(s->func))
+            place_omp_outlined(s, mod, pc, entry);
     int line = (int)s->line;
     hp_omp_pragma_directive_start(s->file, &line);
     s->line = (uint32_t)line;
@@ -388,6 +479,13 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     if (!s->func) {
         const char *fn = hp_sym_at(mod, pc, NULL, NULL);
         s->func = fn ? hp_name_display(fn, fn, HP_LANG_UNKNOWN) : NULL;
+    }
+    if (s->kind == HP_KIND_CALL && hp_omp_is_outlined(s->func)) {
+        char *user = hp_omp_user_function(mod, pc, s->func);   /* a region's call */
+        if (user) {
+            free(s->func);
+            s->func = user;
+        }
     }
     if (s->kind != HP_KIND_OMP)     /* named once placed (place_omp_site) */
         display_name(s, mod, pc);

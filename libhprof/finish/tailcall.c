@@ -135,7 +135,7 @@ static const char *function_at(Dwfl *dwfl, uintptr_t addr, GElf_Sym *sym)
 
 typedef struct callee {
     Dwfl *dwfl;
-    const char *name;   /* the MPI function */
+    const char *name;   /* the MPI function (NULL: only addr) */
     uintptr_t addr;     /* the definition calls bind to (hprof's wrapper) */
 } callee;
 
@@ -165,6 +165,8 @@ static int is_callee(const callee *c, uintptr_t addr)
     const char *name;
     if (addr == c->addr)
         return 1;
+    if (!c->name)
+        return 0;
     name = function_at(c->dwfl, addr, &sym);
     return name && names_mpi_function(name, c->name);
 }
@@ -186,13 +188,17 @@ static uintptr_t jump_target(const memory *m, const unsigned char *p, uintptr_t 
     return 0;
 }
 
-/* The first jump inside [lo, hi) that ends up in the MPI function.  The
- * bytes are searched at every offset: a false match would need a
- * displacement that happens to hit that function exactly. */
-static uintptr_t tail_jump(const memory *m, const callee *c, uintptr_t lo, uintptr_t hi)
+/* What to do with each jump of a function: return nonzero to stop at it. */
+typedef int (*jump_visit)(const memory *m, const callee *c, uintptr_t to, void *arg);
+
+/* The first jump inside [lo, hi), to `to`, at which visit stops; 0 if
+ * none.  The bytes are searched at every offset: a false match would
+ * need a displacement that happens to hit what visit looks for exactly. */
+static uintptr_t find_jump(const memory *m, const callee *c, uintptr_t lo, uintptr_t hi,
+                           jump_visit visit, void *arg)
 {
     size_t n = hi - lo;
-    unsigned char *code = malloc(n);
+    unsigned char *code = n > 1 && n <= MAX_FUNC_BYTES ? malloc(n) : NULL;
     uintptr_t found = 0;
     if (!code || read_mem(m, lo, code, n, 1) != 0) {
         free(code);
@@ -200,12 +206,74 @@ static uintptr_t tail_jump(const memory *m, const callee *c, uintptr_t lo, uintp
     }
     for (size_t i = 0; i + 1 < n && !found; i++) {
         uintptr_t to = jump_target(m, code + i, lo + i, n - i);
-        unsigned char probe;
-        if (to && read_mem(m, to, &probe, 1, 1) == 0 && is_callee(c, through_plt(m, to)))
+        if (to && visit(m, c, to, arg))
             found = lo + i;
     }
     free(code);
     return found;
+}
+
+static int jumps_into_callee(const memory *m, const callee *c, uintptr_t to, void *arg)
+{
+    unsigned char probe;
+    (void)arg;
+    return read_mem(m, to, &probe, 1, 1) == 0 && is_callee(c, through_plt(m, to));
+}
+
+/* The first jump inside [lo, hi) that ends up in the callee. */
+static uintptr_t tail_jump(const memory *m, const callee *c, uintptr_t lo, uintptr_t hi)
+{
+    return find_jump(m, c, lo, hi, jumps_into_callee, NULL);
+}
+
+#define MAX_TAIL_CHAIN 4   /* functions followed from an entry, itself included */
+
+/* Searches function f (at entry, of sym) for a jump to c; 1 if found. */
+static int jumps_to(const memory *m, const callee *c, uintptr_t entry, const GElf_Sym *sym,
+                    hp_tailcall *tc)
+{
+    if (sym->st_size == 0 || sym->st_size > MAX_FUNC_BYTES)
+        return 0;
+    tc->func = entry;
+    tc->jump = tail_jump(m, c, entry, entry + sym->st_size);
+    return tc->jump != 0;
+}
+
+/* Does the function at entry reach c by a chain of at most `depth` tail
+ * calls (its own jump to c, or a jump to the start of another function
+ * that does)?  Every jump of the function to a function's start is
+ * followed (a task body's `jmp cilksort` whose own last act is `jmp
+ * cilkmerge`, which ends in `jmp GOMP_taskwait`), the first chain found
+ * wins; *tc is the function that jumps to c and that jump. */
+static int reaches(const memory *m, const callee *c, uintptr_t entry, int depth,
+                   hp_tailcall *tc);
+
+/* The chain search one function further (reaches): a jump out of the
+ * function (chain->lo..hi) to another function's start. */
+typedef struct chain {
+    uintptr_t lo, hi;
+    int depth;
+    hp_tailcall *tc;
+} chain;
+
+static int jump_reaches(const memory *m, const callee *c, uintptr_t to, void *arg)
+{
+    chain *ch = arg;
+    GElf_Sym sym;
+    return (to < ch->lo || to >= ch->hi) && function_at(c->dwfl, to, &sym) &&
+           reaches(m, c, to, ch->depth - 1, ch->tc);
+}
+
+static int reaches(const memory *m, const callee *c, uintptr_t entry, int depth,
+                   hp_tailcall *tc)
+{
+    GElf_Sym sym;
+    if (depth <= 0 || !function_at(c->dwfl, entry, &sym))
+        return 0;
+    if (jumps_to(m, c, entry, &sym, tc))
+        return 1;
+    chain ch = {entry, entry + sym.st_size, depth, tc};
+    return find_jump(m, c, ch.lo, ch.hi, jump_reaches, &ch) != 0;
 }
 
 int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailcall *tc)
@@ -219,10 +287,11 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailc
     dl_iterate_phdr(add_module, &m);
     if (!m.failed && call_target(&m, ra, &target)) {
         uintptr_t to = through_plt(&m, target);
+        hp_tailcall chain;
         if (!is_callee(&c, to) && function_at(dwfl, to, &sym)) {
             tc->func = to;
-            if (sym.st_size > 0 && sym.st_size <= MAX_FUNC_BYTES)
-                tc->jump = tail_jump(&m, &c, to, to + sym.st_size);
+            if (reaches(&m, &c, to, MAX_TAIL_CHAIN, &chain))
+                *tc = chain;
             found = 1;
         }
     }
@@ -230,57 +299,29 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee_name, hp_tailc
     return found;
 }
 
-/* The first jump inside [lo, hi) to the start of a function outside it
- * (a tail call): its address, and its target in *to; 0 if none. */
-static uintptr_t jump_to_function(const memory *m, Dwfl *dwfl, uintptr_t lo, uintptr_t hi,
-                                  uintptr_t self, uintptr_t *to)
+int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc)
 {
-    size_t n = hi - lo;
-    unsigned char *code = malloc(n);
-    uintptr_t found = 0;
+    memory m = {0};
+    callee c = {dwfl, NULL, target};
     GElf_Sym sym;
-    if (!code || read_mem(m, lo, code, n, 1) != 0) {
-        free(code);
-        return 0;
-    }
-    for (size_t i = 0; i + 1 < n && !found; i++) {
-        uintptr_t t = jump_target(m, code + i, lo + i, n - i);
-        if (t && t != self && (t < lo || t >= hi) && function_at(dwfl, t, &sym)) {
-            *to = t;
-            found = lo + i;
-        }
-    }
-    free(code);
+    int found = 0;
+    memset(tc, 0, sizeof *tc);
+    dl_iterate_phdr(add_module, &m);
+    if (!m.failed && function_at(dwfl, entry, &sym))
+        found = jumps_to(&m, &c, entry, &sym, tc);
+    free(m.segs);
     return found;
-}
-
-/* Searches function f (at entry, of sym) for a jump to c; 1 if found. */
-static int jumps_to(const memory *m, const callee *c, uintptr_t entry, const GElf_Sym *sym,
-                    hp_tailcall *tc)
-{
-    if (sym->st_size == 0 || sym->st_size > MAX_FUNC_BYTES)
-        return 0;
-    tc->func = entry;
-    tc->jump = tail_jump(m, c, entry, entry + sym->st_size);
-    return tc->jump != 0;
 }
 
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_tailcall *tc)
 {
     memory m = {0};
     callee c = {dwfl, callee_name, (uintptr_t)dlsym(RTLD_DEFAULT, callee_name)};
-    GElf_Sym sym, next_sym;
-    uintptr_t next = 0;
     int found = 0;
     memset(tc, 0, sizeof *tc);
     dl_iterate_phdr(add_module, &m);
-    if (!m.failed && function_at(dwfl, entry, &sym)) {
-        found = jumps_to(&m, &c, entry, &sym, tc);
-        if (!found && sym.st_size <= MAX_FUNC_BYTES &&
-            jump_to_function(&m, dwfl, entry, entry + sym.st_size, entry, &next) &&
-            function_at(dwfl, next, &next_sym))
-            found = jumps_to(&m, &c, next, &next_sym, tc);
-    }
+    if (!m.failed)
+        found = reaches(&m, &c, entry, MAX_TAIL_CHAIN, tc);
     if (!found)
         memset(tc, 0, sizeof *tc);
     free(m.segs);
@@ -288,6 +329,15 @@ int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_ta
 }
 
 #else
+
+int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc)
+{
+    (void)dwfl;
+    (void)entry;
+    (void)target;
+    memset(tc, 0, sizeof *tc);
+    return 0;
+}
 
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcall *tc)
 {

@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "hp_fast_pair.h"
+#include "hp_gomp.h"
 #include "hp_source.h"
 #include "hp_site.h"
 
@@ -317,22 +318,33 @@ static __attribute__((noinline)) void enter_slow(uintptr_t fn, uintptr_t ra, uin
     if (!hp_collecting)
         return;
     uint32_t call, site;
+    int by_region = 0;
     const pair_memo *m = pair_of(s, hook, ra);
     if (m->hook == hook && m->ra == ra && m->inlined == inlined) {
         call = m->call; /* seen before, in another context */
         site = m->proc;
     } else {
-        call = inlined ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
-                       : dynamic_site(t, ra, HP_KIND_CALL, 0);
+        /* A region's or task's body that is only a call: gcc's outlined
+         * function tail-calls it, so its return address is gcc's
+         * trampoline (gomp_real.c), the same for every region; the call
+         * is keyed by the outlined function the thread runs instead
+         * (named by its tail jump: resolve.c), and not remembered as a
+         * pair, whose key would not tell the regions apart. */
+        hp_omp_caller at = hp_gomp_caller(ra);
+        call = inlined   ? dynamic_site(t, hook, HP_KIND_CALL, HP_SITEF_INLINED)
+               : at.entry ? dynamic_site(t, at.addr, HP_KIND_CALL, HP_SITEF_ENTRY)
+                          : dynamic_site(t, ra, HP_KIND_CALL, 0);
         site = dynamic_site(t, fn, HP_KIND_PROCEDURE, HP_SITEF_ENTRY);
         hp_site_link_callee(call, site);
+        by_region = at.entry && !inlined;
     }
     hp_event_enter(t, &proc[-1].f, call, 0);
     hp_fast_opened_slow(t, &proc[-1].f);
     hp_event_enter(t, &proc->f, site, 0);
     hp_fast_opened_slow(t, &proc->f);
     hp_fast_enable(t);
-    remember_pair(s, hook, ra, sp, slot, in_fn, inlined, call, site);
+    if (!by_region)
+        remember_pair(s, hook, ra, sp, slot, in_fn, inlined, call, site);
 }
 
 RAW_STACK_READ void __cyg_profile_func_enter(void *fn, void *call_site)

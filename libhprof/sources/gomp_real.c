@@ -151,6 +151,12 @@ hp_omp_caller hp_gomp_caller(uintptr_t ret)
 uint32_t hp_gomp_call_site(hp_thread *t, uintptr_t ret, int what)
 {
     hp_omp_caller at = hp_gomp_caller(ret);
+    /* A construct's end reached by a tail call (`jmp GOMP_loop_end`) is
+     * keyed by the outlined function like the region's own implicit
+     * barrier: it is a "barrier" site, the construct it ends found when
+     * it is resolved (resolve.c). */
+    if (at.entry && what == HP_OMP_IMPLICIT_BARRIER)
+        what = HP_OMP_BARRIER;
     return hp_omp_site(t, at.addr, at.entry, what);
 }
 
