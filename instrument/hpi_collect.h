@@ -162,4 +162,10 @@ void hpi_cxx_free(hpi_walk *w);
  * file) for tier 1's exclusion of tiny header functions. */
 void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main);
 
+/* collect_tiny.c: 1 when fn's body is tiny by the policy's rule (no loop,
+ * no call but math.h's and builtins); C: notes a function of one of the
+ * program's headers in hpi_unit.hdr_tiny when it is tiny. */
+int hpi_body_tiny(CXCursor fn);
+void hpi_header_fn(hpi_walk *w, CXCursor fn);
+
 #endif

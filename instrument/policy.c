@@ -5,15 +5,17 @@
  * the site table with no probe (hpi_site.unprobed, HPROF_SITEINFO_UNPROBED),
  * their time measured in their parent's:
  *
- *  - a tiny procedure: its body makes no call, holds no OpenMP construct,
- *    and has no loop or fewer than HPI_TINY_STMTS statements (main never
- *    is tiny), with its loops;
+ *  - a tiny procedure: straight-line code (no loop: a loop may run any
+ *    number of iterations, whatever the statement count), no call, no
+ *    OpenMP construct (main never is tiny); so are the tiny static and
+ *    inline procedures of the program's own headers (hpi_unit.hdr_tiny);
  *  - a loop nested in another loop that makes no call and holds no OpenMP
  *    construct (calls of math.h's arithmetic, and of tiny procedures of
  *    the file, whose calls are unprobed, do not count);
- *  - a call statement of a tiny procedure of the file (timing the call
- *    costs what timing the procedure would), or of a procedure the filter
- *    excludes;
+ *  - a call statement of a tiny procedure of the file or of one of the
+ *    program's headers (timing the call costs what timing the procedure
+ *    would), or of a procedure the filter excludes, or that an `exclude
+ *    call FILE:LINE` rule names;
  *  - a loop an `exclude loop FILE:LINE` rule of the filter names.
  *
  * A probed procedure or loop inside which nothing can record is a leaf
@@ -110,13 +112,10 @@ static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
         hpi_site *t = &u->sites[i];
         if (t->kind != HPROF_SITE_PROCEDURE || t->skip || o->all_procs)
             continue;
-        if (t->calls || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
+        if (t->calls || loops[i] || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
             hpi_site_has_omp(u, is_omp, t))
             continue;
-        if (!loops[i])
-            t->unprobed = "tiny procedure: straight-line, no call";
-        else if (t->nstmts < HPI_TINY_STMTS)
-            t->unprobed = "tiny procedure: fewer statements than the policy's threshold, no call";
+        t->unprobed = "tiny procedure: straight-line, no call";
     }
 }
 
@@ -186,7 +185,7 @@ static const hpi_site *hpi_find_proc(const hpi_unit *u, const char *name)
     return NULL;
 }
 
-static void hpi_policy_calls(hpi_unit *u, const hp_filter *f)
+static void hpi_policy_calls(hpi_unit *u, const hpi_opts *o, const hp_filter *f)
 {
     size_t i;
 
@@ -197,8 +196,12 @@ static void hpi_policy_calls(hpi_unit *u, const hp_filter *f)
             continue;
         if (f && !hp_filter_allows(f, t->name, NULL))
             t->unprobed = "the filter excludes the callee";
+        else if (!hp_filter_allows_call(f, u->src.path, t->line))
+            t->unprobed = "the filter excludes the call statement";
         else if ((callee = hpi_find_proc(u, t->name)) && callee->unprobed && !callee->skip)
             t->unprobed = "call of a tiny procedure";
+        else if (!callee && hpi_header_tiny(u, t->name) && !hpi_forced(f, t->name) && !o->all_procs)
+            t->unprobed = "call of a tiny procedure of a header";
     }
 }
 
@@ -209,9 +212,13 @@ static int hpi_records(const hpi_unit *u, const hpi_site *t)
 
     if (t->skip)
         return 1;   /* no probe, but a call or loop all the same */
-    if (t->kind == HPROF_SITE_CALL)
-        return !t->unprobed || !(callee = hpi_find_proc(u, t->name)) || !callee->unprobed ||
-               callee->skip || callee->opaque;
+    if (t->kind == HPROF_SITE_CALL) {
+        if (!t->unprobed)
+            return 1;
+        if (!(callee = hpi_find_proc(u, t->name)))
+            return !hpi_header_tiny(u, t->name);   /* a tiny one of a header cannot record */
+        return !callee->unprobed || callee->skip || callee->opaque;
+    }
     return t->kind == HPROF_SITE_COMM || !t->unprobed;
 }
 
@@ -281,7 +288,7 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0)
             loops[p] = 1;
     hpi_policy_procs(u, o, f, is_omp, loops);
-    hpi_policy_calls(u, f);
+    hpi_policy_calls(u, o, f);
     hpi_policy_loops(u, o, f, is_omp);
     hpi_policy_leaves(u, o, is_omp, is_hprof);
     hp_filter_free(f);
@@ -293,6 +300,6 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 
 void hpi_policy_describe(const hpi_opts *o, FILE *fp)
 {
-    fprintf(fp, "policy: loops=%s procedures=%s tiny=%d statements\n",
-            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_STMTS);
+    fprintf(fp, "policy: loops=%s procedures=%s tiny=straight-line\n",
+            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default");
 }
