@@ -166,6 +166,10 @@ void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main);
  * no call but math.h's and builtins); C: notes a function of one of the
  * program's headers in hpi_unit.hdr_tiny when it is tiny. */
 int hpi_body_tiny(CXCursor fn);
+
+/* collect_trip.c: the constant trip count of a counted for loop, -1 when
+ * the loop is no such loop. */
+long hpi_const_trip(CXCursor loop);
 void hpi_header_fn(hpi_walk *w, CXCursor fn);
 
 #endif

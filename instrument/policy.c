@@ -5,10 +5,12 @@
  * the site table with no probe (hpi_site.unprobed, HPROF_SITEINFO_UNPROBED),
  * their time measured in their parent's:
  *
- *  - a tiny procedure: straight-line code (no loop: a loop may run any
- *    number of iterations, whatever the statement count), no call, no
- *    OpenMP construct (main never is tiny); so are the tiny static and
- *    inline procedures of the program's own headers (hpi_unit.hdr_tiny);
+ *  - a tiny procedure: no call, no OpenMP construct, and no loop but
+ *    short ones (a constant trip count, collect_trip.c, at most
+ *    HPI_TINY_ITERS iterations in all with the loops around it): a loop
+ *    whose bounds are not constant may run any number of iterations,
+ *    whatever the statement count (main never is tiny); so are the tiny
+ *    procedures of the program's own headers (hpi_unit.hdr_tiny);
  *  - a loop nested in another loop that makes no call and holds no OpenMP
  *    construct (calls of math.h's arithmetic, and of tiny procedures of
  *    the file, whose calls are unprobed, do not count);
@@ -96,6 +98,24 @@ static int hpi_nested(const hpi_unit *u, int i)
     return 0;
 }
 
+/* 1 when loop i runs at most HPI_TINY_ITERS iterations of its body in
+ * all per entry of its procedure: it and the loops around it have
+ * constant trip counts whose product is that small. */
+static int hpi_short_loop(const hpi_unit *u, int i)
+{
+    long iters = 1;
+    int p;
+
+    for (p = i; p >= 0 && u->sites[p].kind == HPROF_SITE_LOOP; p = u->sites[p].parent) {
+        if (u->sites[p].trip < 0 || u->sites[p].skip)
+            return 0;
+        iters *= u->sites[p].trip > 0 ? u->sites[p].trip : 1;
+        if (iters > HPI_TINY_ITERS)
+            return 0;
+    }
+    return 1;
+}
+
 /* 1 when the filter's last rule matching procedure name is an include
  * rule naming it (not its file): an explicit request to measure it. */
 static int hpi_forced(const hp_filter *f, const char *name)
@@ -115,7 +135,7 @@ static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
         if (t->calls || loops[i] || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
             hpi_site_has_omp(u, is_omp, t))
             continue;
-        t->unprobed = "tiny procedure: straight-line, no call";
+        t->unprobed = "tiny procedure: no call, no loop but short ones of constant trip count";
     }
 }
 
@@ -262,7 +282,7 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 {
     unsigned char *is_omp = calloc(u->src.ndirs + 1, 1);
     unsigned char *is_hprof = calloc(u->src.ndirs + 1, 1);
-    char *loops = calloc(u->nsites + 1, 1);
+    char *loops = calloc(u->nsites + 1, 1);   /* procedure: holds a loop not short */
     hp_filter *f = NULL;
     size_t i;
     int p;
@@ -285,7 +305,8 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         is_hprof[i] = (unsigned char)hpi_dir_is_pragma(&u->src, &u->src.dirs[i], "hprof");
     }
     for (i = 0; i < u->nsites; i++)
-        if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0)
+        if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0 &&
+            !hpi_short_loop(u, (int)i))
             loops[p] = 1;
     hpi_policy_procs(u, o, f, is_omp, loops);
     hpi_policy_calls(u, o, f);
@@ -300,6 +321,6 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 
 void hpi_policy_describe(const hpi_opts *o, FILE *fp)
 {
-    fprintf(fp, "policy: loops=%s procedures=%s tiny=straight-line\n",
-            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default");
+    fprintf(fp, "policy: loops=%s procedures=%s tiny=loops<=%d\n",
+            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_ITERS);
 }
