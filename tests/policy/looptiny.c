@@ -15,6 +15,9 @@
  *                loop are not probed, clear's loop is a leaf; with
  *                --procedures=all the call has 2 * N_ZERO = 60000 calls.
  *   total()      calls hsum (looptiny.h, holds a loop): probed, 1 call.
+ *   fill5()      a loop of constant trip count 5 (short): tiny, not
+ *                probed, nor its call statement (N_FILL = 20000 calls);
+ *                with --procedures=all 20000 calls.
  * stdout: one line "looptiny S".
  */
 #include <stdio.h>
@@ -24,6 +27,7 @@
 #define N_ITER 40000
 #define N_SWEEP 50
 #define N_ZERO 30000
+#define N_FILL 20000
 
 static double vec[4] = {1.0, 2.0, 3.0, 4.0};
 static volatile double sink;
@@ -51,6 +55,12 @@ static void clear(double *buf) /* MARK:clear */
     }
 }
 
+static void fill5(double *v, double x) /* MARK:fill5 */
+{
+    for (int m = 0; m < 5; m++) /* MARK:fill5loop */
+        v[m] = x + m;
+}
+
 static double total(void) /* MARK:total */
 {
     return hsum(vec, 4); /* MARK:hsumcall */
@@ -61,6 +71,8 @@ int main(void) /* MARK:main */
     double buf[6] = {1, 1, 1, 1, 1, 1};
     driver(); /* MARK:drivercall */
     clear(buf); /* MARK:clearcall */
+    for (int k = 0; k < N_FILL; k++) /* MARK:fillloop */
+        fill5(buf, k); /* MARK:fillcall */
     printf("looptiny %.6f %.1f\n", total(), buf[0] + buf[5]); /* MARK:totalcall */
     return 0;
 }

@@ -21,7 +21,8 @@
 #    site flag 1024, the two entered 300000 times are throttled (flag 16,
 #    so counted inline as leaves) and every count is exact;
 #  - tests/policy/looptiny.c: a 4-statement procedure holding a
-#    40000-iteration loop is probed (50 calls, its call statement too);
+#    40000-iteration loop is probed (50 calls, its call statement too),
+#    one whose loop has a constant trip count of 5 is tiny (not probed);
 #    the call statement of a tiny procedure of a header (looptiny.h's
 #    zero3) is not, nor the nested loop around it, the loop around that a
 #    leaf; hsum (a header procedure with a loop) keeps its call's probe;
@@ -212,19 +213,22 @@ LT_SRC=$srcdir/tests/policy/looptiny.c
 lt() { line_of "$LT_SRC" "$1"; }
 N_SWEEP=$(define_of "$LT_SRC" N_SWEEP)
 N_ZERO=$(define_of "$LT_SRC" N_ZERO)
-# lt_expected ZEROLOOP ZEROCALL: the counts rows, "-" for a site not probed
+N_FILL5=$(define_of "$LT_SRC" N_FILL)
+# lt_expected ZEROLOOP ZEROCALL [FILL5]: the counts rows, "-" for a site
+# not probed (fill5 and its call: FILL5, default "-")
 lt_expected() {
-    local zl=$1 zc=$2
+    local zl=$1 zc=$2 fc=${3:--}
     flag() { [ "$1" = - ] && echo 1 || echo 0; }
     printf '%s\n' "procedure,$(lt sweep),$N_SWEEP,0" "loop,$(lt sweeploop),$N_SWEEP,0" \
         "procedure,$(lt driver),1,0" "loop,$(lt driverloop),1,0" "call,$(lt sweepcall),$N_SWEEP,0" \
         "procedure,$(lt clear),1,0" "loop,$(lt clearloop),1,0" "loop,$(lt zeroloop),$zl,$(flag "$zl")" \
-        "call,$(lt zerocall),$zc,$(flag "$zc")" "procedure,$(lt total),1,0" "call,$(lt hsumcall),1,0" \
+        "call,$(lt zerocall),$zc,$(flag "$zc")" "procedure,$(lt fill5),$fc,$(flag "$fc")" \
+        "loop,$(lt fill5loop),$fc,$(flag "$fc")" "procedure,$(lt total),1,0" "call,$(lt hsumcall),1,0" \
         "procedure,$(lt main),1,0" "call,$(lt drivercall),1,0" "call,$(lt clearcall),1,0" \
-        "call,$(lt totalcall),1,0"
+        "loop,$(lt fillloop),1,0" "call,$(lt fillcall),$fc,$(flag "$fc")" "call,$(lt totalcall),1,0"
 }
-expect_eq "looptiny.c: --list: sweep (a loop in 4 statements) probed, its loop and clear's leaves, zero3's call (tiny, in a header) and the loop around it not probed" \
-    "procedure $(lt sweep) sweep;loop $(lt sweeploop) leaf;loop $(lt clearloop) leaf;unprobed loop $(lt zeroloop) for;unprobed call $(lt zerocall) zero3: call of a tiny procedure of a header" \
+expect_eq "looptiny.c: --list: sweep (a loop in 4 statements) probed, its loop and clear's leaves, zero3's call (tiny, in a header) and the loop around it not probed, fill5 (a 5-iteration loop) tiny" \
+    "procedure $(lt sweep) sweep;loop $(lt sweeploop) leaf;loop $(lt clearloop) leaf;unprobed loop $(lt zeroloop) for;unprobed call $(lt zerocall) zero3: call of a tiny procedure of a header;unprobed procedure $(lt fill5) fill5;unprobed loop $(lt fill5loop) for;loop $(lt fillloop) leaf;unprobed call $(lt fillcall) fill5: call of a tiny procedure" \
     "$("$INST" --list "$LT_SRC" | awk -F': ' '{ split($1, f, " ") }
         f[1] == "unprobed" { print f[1] " " f[2] " " f[3] " " f[5] (f[2] == "call" ? ": " $2 : ""); next }
         f[1] == "procedure" && f[4] == "sweep" { print "procedure " f[2] " sweep" }
@@ -249,7 +253,7 @@ if lt_build ltdef; then
         "$(q ltdef.hpf "SELECT line, (flags & 1024) != 0 FROM site WHERE kind = 'loop' AND line IN ($(lt sweeploop), $(lt clearloop)) ORDER BY line" | oneline)"
 fi
 if lt_build ltall --loops=all --procedures=all; then
-    expect_eq "looptiny.c all: every site counted" "$(lt_expected "$N_ZERO" $((2 * N_ZERO)))" "$(counts ltall.hpf)"
+    expect_eq "looptiny.c all: every site counted" "$(lt_expected "$N_ZERO" $((2 * N_ZERO)) "$N_FILL5")" "$(counts ltall.hpf)"
     if "$QUERY" ltall.db --suggest-filter -o ltsug.txt 2>ltsug.err; then
         expect_eq "suggest-filter: names zero3's call statement (60000 calls, no procedure site), no other call" \
             "exclude call looptiny.c:$(lt zerocall)" "$(grep '^exclude call' ltsug.txt)"
@@ -270,7 +274,7 @@ fi
 printf 'exclude call looptiny.c:%s\n' "$(lt zerocall)" >ltcall.txt
 if lt_build ltfilt --loops=all --procedures=all --filter ltcall.txt; then
     expect_eq "looptiny.c rebuilt with 'exclude call': zero3's call not probed, the rest counted" \
-        "$(lt_expected "$N_ZERO" -)" "$(counts ltfilt.hpf)"
+        "$(lt_expected "$N_ZERO" - "$N_FILL5")" "$(counts ltfilt.hpf)"
 fi
 printf 'include function zero3\n' >ltinc.txt
 if lt_build ltinc --filter ltinc.txt; then
