@@ -3,8 +3,8 @@
  * functions of the program's own headers (accessors, small operators),
  * which tier1.c cannot mark in the text (it rewrites the main file only).
  * Each function defined in a header of the program (not a system header,
- * not under /usr/) is judged tiny by the policy's rule (collect_tiny.c:
- * no call, no loop); hprof-cc passes the
+ * not under /usr/) is judged tiny by the policy's rule (collect_tiny.c);
+ * hprof-cc passes the
  * names of the tiny ones to gcc's -finstrument-functions-exclude-function-
  * list.  gcc matches those names as substrings of a function's qualified
  * name ("Domain::x" for Domain::x(int)), so a name that is part of the

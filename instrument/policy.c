@@ -5,12 +5,13 @@
  * the site table with no probe (hpi_site.unprobed, HPROF_SITEINFO_UNPROBED),
  * their time measured in their parent's:
  *
- *  - a tiny procedure: no call, no OpenMP construct, and no loop but
- *    short ones (a constant trip count, collect_trip.c, at most
- *    HPI_TINY_ITERS iterations in all with the loops around it): a loop
- *    whose bounds are not constant may run any number of iterations,
- *    whatever the statement count (main never is tiny); so are the tiny
- *    procedures of the program's own headers (hpi_unit.hdr_tiny);
+ *  - a tiny procedure: no call, no OpenMP construct, and no loop, or
+ *    fewer than HPI_TINY_STMTS statements and only short loops (a
+ *    constant trip count, collect_trip.c, at most HPI_TINY_ITERS
+ *    iterations in all with the loops around it): a loop whose bounds are
+ *    not constant may run any number of iterations, whatever the
+ *    statement count (main never is tiny); so are the tiny procedures of
+ *    the program's own headers (hpi_unit.hdr_tiny);
  *  - a loop nested in another loop that makes no call and holds no OpenMP
  *    construct (calls of math.h's arithmetic, and of tiny procedures of
  *    the file, whose calls are unprobed, do not count);
@@ -132,10 +133,13 @@ static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
         hpi_site *t = &u->sites[i];
         if (t->kind != HPROF_SITE_PROCEDURE || t->skip || o->all_procs)
             continue;
-        if (t->calls || loops[i] || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
+        if (t->calls || loops[i] == 2 || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
             hpi_site_has_omp(u, is_omp, t))
             continue;
-        t->unprobed = "tiny procedure: no call, no loop but short ones of constant trip count";
+        if (!loops[i])
+            t->unprobed = "tiny procedure: straight-line, no call";
+        else if (t->nstmts < HPI_TINY_STMTS)
+            t->unprobed = "tiny procedure: fewer statements than the policy's threshold, short loops, no call";
     }
 }
 
@@ -282,7 +286,7 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 {
     unsigned char *is_omp = calloc(u->src.ndirs + 1, 1);
     unsigned char *is_hprof = calloc(u->src.ndirs + 1, 1);
-    char *loops = calloc(u->nsites + 1, 1);   /* procedure: holds a loop not short */
+    char *loops = calloc(u->nsites + 1, 1);   /* procedure: 1 short loops, 2 a loop not short */
     hp_filter *f = NULL;
     size_t i;
     int p;
@@ -305,9 +309,8 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         is_hprof[i] = (unsigned char)hpi_dir_is_pragma(&u->src, &u->src.dirs[i], "hprof");
     }
     for (i = 0; i < u->nsites; i++)
-        if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0 &&
-            !hpi_short_loop(u, (int)i))
-            loops[p] = 1;
+        if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0 && loops[p] < 2)
+            loops[p] = hpi_short_loop(u, (int)i) ? 1 : 2;
     hpi_policy_procs(u, o, f, is_omp, loops);
     hpi_policy_calls(u, o, f);
     hpi_policy_loops(u, o, f, is_omp);
@@ -321,6 +324,6 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 
 void hpi_policy_describe(const hpi_opts *o, FILE *fp)
 {
-    fprintf(fp, "policy: loops=%s procedures=%s tiny=loops<=%d\n",
-            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_ITERS);
+    fprintf(fp, "policy: loops=%s procedures=%s tiny=%d statements\n",
+            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_STMTS);
 }

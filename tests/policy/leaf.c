@@ -7,8 +7,7 @@
  * Ground truth (a marker comment names each site):
  *   leaves:     plainloop (no call), mathloop (calls only sqrt and the
  *               tiny procedure half), sumloop;
- *   not leaves: fill and sum (their loops are probed; sum's length is
- *               its argument, so it is no tiny procedure), probedloop (calls
+ *   not leaves: fill and sum (their loops are probed), probedloop (calls
  *               the probed procedure fill), libloop (printf: a library
  *               call may record), ptrloop (a call through a pointer),
  *               omploop (an OpenMP construct), regionloop (an hprof
@@ -40,10 +39,10 @@ void fill(int k) /* fill */
         a[i] = sqrt(a[i]) + half(a[i]);
 }
 
-double sum(int n) /* sum */
+double sum(void) /* sum */
 {
     double s = 0, lo = a[0], hi = a[0];
-    for (int i = 0; i < n; i++) { /* sumloop */
+    for (int i = 0; i < LEN; i++) { /* sumloop */
         s += a[i];
         lo = a[i] < lo ? a[i] : lo;
         hi = a[i] > hi ? a[i] : hi;
@@ -75,6 +74,6 @@ int main(void) /* main */
         s += a[i];
 #pragma hprof region end r
     }
-    printf("checksum %.6f\n", s + sum(LEN));
+    printf("checksum %.6f\n", s + sum());
     return 0;
 }
