@@ -1,6 +1,6 @@
 /*
- * collect_tiny.c - the policy's tiny rule (policy.c: no call, and no
- * loop or few statements with short loops of constant trip count) applied to a function body libclang sees but that is no site: the
+ * collect_tiny.c - the policy's tiny rule (policy.c: no call, no loop
+ * but short ones of constant trip count) applied to a function body libclang sees but that is no site: the
  * functions defined in the program's own headers.  For C they are kept
  * by name (hpi_unit.hdr_tiny), so that policy.c leaves their calls
  * unprobed as it does for the tiny procedures of the file (CoMD's
@@ -34,11 +34,10 @@ static int hpi_cheap_callee(CXCursor ref)
     return yes;
 }
 
-/* The walk of a body: its statements, whether it has loops (1: only
- * short ones, 2: one that is not short) or calls; iters, the iterations
+/* The walk of a body: whether it has loops (1: only short ones, 2: one
+ * that is not short) or calls; iters, the iterations
  * of the loops around the cursor visited. */
 typedef struct hpi_tiny_walk {
-    unsigned stmts;
     int loops, call;
     long iters;
 } hpi_tiny_walk;
@@ -48,8 +47,7 @@ static enum CXChildVisitResult hpi_tiny_kid(CXCursor c, CXCursor p, CXClientData
     hpi_tiny_walk *t = d;
     enum CXCursorKind k = clang_getCursorKind(c);
 
-    if (clang_getCursorKind(p) == CXCursor_CompoundStmt)
-        t->stmts++;
+    (void)p;
     if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt ||
         k == CXCursor_CXXForRangeStmt) {
         long trip = hpi_const_trip(c), saved = t->iters;
@@ -68,15 +66,14 @@ static enum CXChildVisitResult hpi_tiny_kid(CXCursor c, CXCursor p, CXClientData
 }
 
 /* 1 when fn's body is tiny by policy.c's rule: no call but cheap ones,
- * and no loop, or short loops in fewer than HPI_TINY_STMTS statements
- * (the pragmas of a header are invisible: libclang parses without
+ * no loop but short ones (the pragmas of a header are invisible: libclang parses without
  * -fopenmp). */
 int hpi_body_tiny(CXCursor fn)
 {
-    hpi_tiny_walk t = {0, 0, 0, 1};
+    hpi_tiny_walk t = {0, 0, 1};
 
     clang_visitChildren(fn, hpi_tiny_kid, &t);
-    return !t.call && (t.loops == 0 || (t.loops == 1 && t.stmts < HPI_TINY_STMTS));
+    return !t.call && t.loops < 2;
 }
 
 /* Notes function definition fn of one of the program's headers (C): its

@@ -335,8 +335,6 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
         } else {
             e = HPI_NONE;
         }
-        if (w->first_site < w->u->nsites)
-            w->u->sites[w->first_site].nstmts++;
         w->prev_end = prev;
         w->nosite += atomic;
         hpi_walk_kid(w, kc);

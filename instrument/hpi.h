@@ -82,7 +82,6 @@ typedef struct hpi_site {
                             HPROF_SITEINFO_LEAF) */
     int calls_out;       /* ... one that is no call statement of the program
                             (a library function, a function pointer) */
-    unsigned nstmts;     /* procedure: statements of its body, at any depth */
     long trip;           /* loop: its constant trip count (collect_trip.c),
                             -1 when it is none */
     const char *unprobed;/* why the policy (policy.c) puts no probe on a
@@ -211,10 +210,8 @@ void hpi_omp_free(hpi_unit *u);
 int hpi_control(hpi_unit *u);
 
 /* policy.c: which sites of the table get no probe (hpi_site.unprobed),
- * after hpi_control.  A procedure with loops is tiny below HPI_TINY_STMTS
- * statements if its loops run at most HPI_TINY_ITERS iterations in all
- * (constant trip counts). */
-#define HPI_TINY_STMTS 5
+ * after hpi_control.  A procedure whose loops run at most this many
+ * iterations in all (constant trip counts) can be tiny. */
 #define HPI_TINY_ITERS 32
 int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
 void hpi_policy_describe(const hpi_opts *o, FILE *fp);

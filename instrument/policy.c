@@ -5,11 +5,11 @@
  * the site table with no probe (hpi_site.unprobed, HPROF_SITEINFO_UNPROBED),
  * their time measured in their parent's:
  *
- *  - a tiny procedure: no call, no OpenMP construct, and no loop, or
- *    fewer than HPI_TINY_STMTS statements and only short loops (a
- *    constant trip count, collect_trip.c, at most HPI_TINY_ITERS
- *    iterations in all with the loops around it): a loop whose bounds are
- *    not constant may run any number of iterations, whatever the
+ *  - a tiny procedure: no call, no OpenMP construct, and no loop but
+ *    short ones (a constant trip count, collect_trip.c, at most
+ *    HPI_TINY_ITERS iterations in all with the loops around it: bounded
+ *    work, as straight-line code of any length is); a loop whose bounds
+ *    are not constant may run any number of iterations, whatever the
  *    statement count (main never is tiny); so are the tiny procedures of
  *    the program's own headers (hpi_unit.hdr_tiny);
  *  - a loop nested in another loop that makes no call and holds no OpenMP
@@ -136,10 +136,8 @@ static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
         if (t->calls || loops[i] == 2 || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
             hpi_site_has_omp(u, is_omp, t))
             continue;
-        if (!loops[i])
-            t->unprobed = "tiny procedure: straight-line, no call";
-        else if (t->nstmts < HPI_TINY_STMTS)
-            t->unprobed = "tiny procedure: fewer statements than the policy's threshold, short loops, no call";
+        t->unprobed = loops[i] ? "tiny procedure: only short loops of constant trip count, no call"
+                               : "tiny procedure: straight-line, no call";
     }
 }
 
@@ -324,6 +322,6 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 
 void hpi_policy_describe(const hpi_opts *o, FILE *fp)
 {
-    fprintf(fp, "policy: loops=%s procedures=%s tiny=%d statements\n",
-            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_STMTS);
+    fprintf(fp, "policy: loops=%s procedures=%s tiny=loops<=%d\n",
+            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_ITERS);
 }

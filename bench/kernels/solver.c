@@ -3,9 +3,11 @@
  * compute_rhs, x_solve, add): a grid of 5-component cells, each step an
  * OpenMP parallel region with worksharing loops: a stencil right-hand
  * side (nested call-free loops), a line solve along x per (j, k) line
- * (for each cell, calls of small straight-line 5x5 block procedures like
- * BT's matvec_sub/matmul_sub/binvcrhs, and of lhs_clear, a procedure of
- * four statements holding a 25-iteration loop, like BT's lhsinit), and
+ * (once per line lhs_init, whose loop's length is an argument, like BT's
+ * lhsinit; for each cell, calls of small 5x5 block procedures:
+ * straight-line like BT's matvec_sub/binvrhs, or, like BT's matmul_sub,
+ * a loop of constant trip count 5 around five statements, and lhs_clear,
+ * a 25-iteration loop), and
  * an update; plus, once per cell and step, ref_value: a procedure of a
  * few statements with a 5-iteration loop (BT's exact_solution).  It
  * stresses what the tier-2 policy does to NPB: hot tiny block procedures,
@@ -60,6 +62,19 @@ static void matvec_sub(double a[NC][NC], const double w[NC], double v[NC])
     v[4] -= a[4][0] * w[0] + a[4][1] * w[1] + a[4][2] * w[2] + a[4][3] * w[3] + a[4][4] * w[4];
 }
 
+/* matmul_sub - c -= a * b for 5x5 blocks (BT's matmul_sub: a loop of
+ * constant trip count 5 around five statements). */
+static void matmul_sub(double a[NC][NC], double b[NC][NC], double c[NC][NC])
+{
+    for (int j = 0; j < NC; j++) {
+        c[0][j] -= a[0][0] * b[0][j] + a[0][1] * b[1][j] + a[0][2] * b[2][j] + a[0][3] * b[3][j] + a[0][4] * b[4][j];
+        c[1][j] -= a[1][0] * b[0][j] + a[1][1] * b[1][j] + a[1][2] * b[2][j] + a[1][3] * b[3][j] + a[1][4] * b[4][j];
+        c[2][j] -= a[2][0] * b[0][j] + a[2][1] * b[1][j] + a[2][2] * b[2][j] + a[2][3] * b[3][j] + a[2][4] * b[4][j];
+        c[3][j] -= a[3][0] * b[0][j] + a[3][1] * b[1][j] + a[3][2] * b[2][j] + a[3][3] * b[3][j] + a[3][4] * b[4][j];
+        c[4][j] -= a[4][0] * b[0][j] + a[4][1] * b[1][j] + a[4][2] * b[2][j] + a[4][3] * b[3][j] + a[4][4] * b[4][j];
+    }
+}
+
 /* diag_scale - v /= the block's diagonal, damped (straight-line, BT's binvrhs). */
 static void diag_scale(double a[NC][NC], double v[NC])
 {
@@ -73,13 +88,16 @@ static void diag_scale(double a[NC][NC], double v[NC])
 /* x_line - the line solve along x of line (j, k). */
 static void x_line(int j, int k)
 {
-    double blk[NC][NC], prev[NC] = {0, 0, 0, 0, 0}, diag[N][NC];
+    double blk[NC][NC], coup[NC][NC], prev[NC] = {0, 0, 0, 0, 0}, diag[N][NC];
     lhs_init(diag, N);
     for (int i = 0; i < N; i++) {
         lhs_clear(blk);
         for (int m = 0; m < NC; m++)
             blk[m][m] += diag[i][m];
         blk[0][1] = blk[1][2] = blk[2][3] = blk[3][4] = 0.01 * (i + 1);
+        lhs_clear(coup);
+        matmul_sub(blk, blk, coup);
+        blk[4][0] = 1e-3 * coup[4][0];
         matvec_sub(blk, prev, rhs[k][j][i]);
         diag_scale(blk, rhs[k][j][i]);
         for (int m = 0; m < NC; m++)
