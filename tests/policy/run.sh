@@ -254,8 +254,10 @@ if lt_build ltdef; then
 fi
 if lt_build ltall --loops=all --procedures=all; then
     expect_eq "looptiny.c all: every site counted" "$(lt_expected "$N_ZERO" $((2 * N_ZERO)) "$N_FILL5")" "$(counts ltall.hpf)"
-    if "$QUERY" ltall.db --suggest-filter -o ltsug.txt 2>ltsug.err; then
-        expect_eq "suggest-filter: names zero3's call statement (60000 calls, no procedure site), no other call" \
+    # factor 100: zero3's call does nothing but three stores, yet on a
+    # loaded machine its mean has been seen at 83 ns, a third of 10 probes
+    if "$QUERY" ltall.db --suggest-filter --suggest-factor 100 -o ltsug.txt 2>ltsug.err; then
+        expect_eq "suggest-filter: names zero3's call statement (60000 calls, no procedure site), not fill5's (its function rule covers it), no other call" \
             "exclude call looptiny.c:$(lt zerocall)" "$(grep '^exclude call' ltsug.txt)"
         expect_eq "suggest-filter: the call rule's comment gives count and mean" \
             "# zero3@looptiny.c:$(lt zerocall): $((2 * N_ZERO)) calls, mean" \
