@@ -65,16 +65,18 @@ N_SHORT=$(define_of "$SRC" N_SHORT)
 gcc -O2 "$SRC" -o plain 2>build.err || { notok "plain build" "$(head -3 build.err)"; }
 ./plain >plain.out
 
-# build NAME HPCC-OPTIONS...: an instrumented binary, run once into NAME.hpf
+# build NAME HPCC-OPTIONS...: an instrumented binary of $BUILD_SRC (default
+# $SRC), run once into NAME.hpf; its stdout must be $BUILD_PLAIN's (default
+# plain.out)
 build() {
-    local name=$1
+    local name=$1 src=${BUILD_SRC:-$SRC}
     shift
-    if ! "$HPCC" "$@" gcc -O2 "$SRC" -o "$name" 2>"$name.err" || grep -q 'hprof-cc: warning' "$name.err"; then
+    if ! "$HPCC" "$@" gcc -O2 "$src" -o "$name" 2>"$name.err" || grep -q 'hprof-cc: warning' "$name.err"; then
         notok "$name: build" "$(head -3 "$name.err" | oneline)"
         return 1
     fi
     HPROF_OUTPUT=$name.hpf "./$name" >"$name.out"
-    expect_eq "$name: stdout as plain" "$(cat plain.out)" "$(cat "$name.out")"
+    expect_eq "$name: stdout as plain" "$(cat "${BUILD_PLAIN:-plain.out}")" "$(cat "$name.out")"
     check_profile "$name" "$name.hpf"
 }
 
@@ -234,18 +236,9 @@ expect_eq "looptiny.c: --list: sweep (a loop in 4 statements) probed, its loop a
         f[1] == "procedure" && f[4] == "sweep" { print "procedure " f[2] " sweep" }
         $2 == "leaf" { print f[1] " " f[2] " leaf" }' | oneline)"
 gcc -O2 "$LT_SRC" -o lt.plain 2>build.err || notok "looptiny.c: plain build" "$(head -3 build.err | oneline)"
-# lt_build NAME HPCC-OPTIONS...: an instrumented binary, run once into NAME.hpf
-lt_build() {
-    local name=$1
-    shift
-    if ! "$HPCC" "$@" gcc -O2 "$LT_SRC" -o "$name" 2>"$name.err" || grep -q 'hprof-cc: warning' "$name.err"; then
-        notok "looptiny.c $name: build" "$(head -3 "$name.err" | oneline)"
-        return 1
-    fi
-    HPROF_OUTPUT=$name.hpf "./$name" >"$name.out"
-    expect_eq "looptiny.c $name: stdout as plain" "$(./lt.plain)" "$(cat "$name.out")"
-    check_profile "looptiny.c $name" "$name.hpf"
-}
+./lt.plain >lt.plain.out
+# lt_build NAME HPCC-OPTIONS...: build's, of looptiny.c
+lt_build() { BUILD_SRC=$LT_SRC BUILD_PLAIN=lt.plain.out build "$@"; }
 if lt_build ltdef; then
     expect_eq "looptiny.c default: exact counts (- = not probed, flag 512)" "$(lt_expected - -)" "$(counts ltdef.hpf)"
     expect_eq "looptiny.c default: clear's loop has the leaf flag (1024), sweep's loop too" \
