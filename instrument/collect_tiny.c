@@ -15,8 +15,8 @@
 #include "hpi.h"
 #include "hpi_collect.h"
 
-/* A call the policy does not count: math.h's arithmetic, a builtin, the
- * C++ standard library's cheap methods. */
+/* A call the policy does not count: math.h's arithmetic, assert()'s
+ * failure, a builtin, the C++ standard library's cheap methods. */
 static int hpi_cheap_callee(CXCursor ref)
 {
     CXString s;
@@ -29,7 +29,7 @@ static int hpi_cheap_callee(CXCursor ref)
     s = clang_getCursorSpelling(ref);
     yes = strncmp(clang_getCString(s), "__builtin", 9) == 0 ||
           (clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) &&
-           hpi_math_call(clang_getCString(s)));
+           (hpi_math_call(clang_getCString(s)) || hpi_assert_call(clang_getCString(s))));
     clang_disposeString(s);
     return yes;
 }

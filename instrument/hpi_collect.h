@@ -118,6 +118,9 @@ void hpi_free_marks(hpi_vec *v);
 void hpi_walk_function(hpi_walk *w, CXCursor fn);
 /* 1 for math.h's arithmetic (sqrt, fabs, ...): no call for the policy. */
 int hpi_math_call(const char *name);
+/* 1 for assert()'s failure functions (__assert_fail, ...): no call for
+ * the policy either. */
+int hpi_assert_call(const char *name);
 /* The same with the procedure's display name given (a lambda's). */
 void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name);
 

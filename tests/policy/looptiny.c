@@ -18,8 +18,12 @@
  *   fill5()      a loop of constant trip count 5 (short): tiny, not
  *                probed, nor its call statement (N_FILL = 20000 calls);
  *                with --procedures=all 20000 calls.
+ *   checked()    straight-line but for an assert(), whose failure path
+ *                calls the C library (and never returns): tiny, called
+ *                N_FILL times from the same loop.
  * stdout: one line "looptiny S".
  */
+#include <assert.h>
 #include <stdio.h>
 
 #include "looptiny.h"
@@ -61,6 +65,12 @@ static void fill5(double *v, double x) /* MARK:fill5 */
         v[m] = x + m;
 }
 
+static int checked(int k) /* MARK:checked */
+{
+    assert(k >= 0);
+    return k & 1;
+}
+
 static double total(void) /* MARK:total */
 {
     return hsum(vec, 4); /* MARK:hsumcall */
@@ -72,7 +82,10 @@ int main(void) /* MARK:main */
     driver(); /* MARK:drivercall */
     clear(buf); /* MARK:clearcall */
     for (int k = 0; k < N_FILL; k++) /* MARK:fillloop */
+    {
         fill5(buf, k); /* MARK:fillcall */
+        sink = checked(k); /* MARK:checkedcall */
+    }
     printf("looptiny %.6f %.1f\n", total(), buf[0] + buf[5]); /* MARK:totalcall */
     return 0;
 }

@@ -22,7 +22,8 @@
 #    so counted inline as leaves) and every count is exact;
 #  - tests/policy/looptiny.c: a 4-statement procedure holding a
 #    40000-iteration loop is probed (50 calls, its call statement too),
-#    one whose loop has a constant trip count of 5 is tiny (not probed);
+#    one whose loop has a constant trip count of 5 is tiny (not probed),
+#    so is one whose only call is assert()'s failure path;
 #    the call statement of a tiny procedure of a header (looptiny.h's
 #    zero3) is not, nor the nested loop around it, the loop around that a
 #    leaf; hsum (a header procedure with a loop) keeps its call's probe;
@@ -225,12 +226,14 @@ lt_expected() {
         "procedure,$(lt driver),1,0" "loop,$(lt driverloop),1,0" "call,$(lt sweepcall),$N_SWEEP,0" \
         "procedure,$(lt clear),1,0" "loop,$(lt clearloop),1,0" "loop,$(lt zeroloop),$zl,$(flag "$zl")" \
         "call,$(lt zerocall),$zc,$(flag "$zc")" "procedure,$(lt fill5),$fc,$(flag "$fc")" \
-        "loop,$(lt fill5loop),$fc,$(flag "$fc")" "procedure,$(lt total),1,0" "call,$(lt hsumcall),1,0" \
+        "loop,$(lt fill5loop),$fc,$(flag "$fc")" "procedure,$(lt checked),$fc,$(flag "$fc")" \
+        "procedure,$(lt total),1,0" "call,$(lt hsumcall),1,0" \
         "procedure,$(lt main),1,0" "call,$(lt drivercall),1,0" "call,$(lt clearcall),1,0" \
-        "loop,$(lt fillloop),1,0" "call,$(lt fillcall),$fc,$(flag "$fc")" "call,$(lt totalcall),1,0"
+        "loop,$(lt fillloop),1,0" "call,$(lt fillcall),$fc,$(flag "$fc")" \
+        "call,$(lt checkedcall),$fc,$(flag "$fc")" "call,$(lt totalcall),1,0"
 }
-expect_eq "looptiny.c: --list: sweep (a loop in 4 statements) probed, its loop and clear's leaves, zero3's call (tiny, in a header) and the loop around it not probed, fill5 (a 5-iteration loop) tiny" \
-    "procedure $(lt sweep) sweep;loop $(lt sweeploop) leaf;loop $(lt clearloop) leaf;unprobed loop $(lt zeroloop) for;unprobed call $(lt zerocall) zero3: call of a tiny procedure of a header;unprobed procedure $(lt fill5) fill5;unprobed loop $(lt fill5loop) for;loop $(lt fillloop) leaf;unprobed call $(lt fillcall) fill5: call of a tiny procedure" \
+expect_eq "looptiny.c: --list: sweep (a loop in 4 statements) probed, its loop and clear's leaves, zero3's call (tiny, in a header) and the loop around it not probed, fill5 (a 5-iteration loop) and checked (an assert) tiny" \
+    "procedure $(lt sweep) sweep;loop $(lt sweeploop) leaf;loop $(lt clearloop) leaf;unprobed loop $(lt zeroloop) for;unprobed call $(lt zerocall) zero3: call of a tiny procedure of a header;unprobed procedure $(lt fill5) fill5;unprobed loop $(lt fill5loop) for;unprobed procedure $(lt checked) checked;loop $(lt fillloop) leaf;unprobed call $(lt fillcall) fill5: call of a tiny procedure;unprobed call $(lt checkedcall) checked: call of a tiny procedure" \
     "$("$INST" --list "$LT_SRC" | awk -F': ' '{ split($1, f, " ") }
         f[1] == "unprobed" { print f[1] " " f[2] " " f[3] " " f[5] (f[2] == "call" ? ": " $2 : ""); next }
         f[1] == "procedure" && f[4] == "sweep" { print "procedure " f[2] " sweep" }
