@@ -476,7 +476,7 @@ kernel_instructions() {
             n=$(per_iter "$lo" "$hi" "$tmp/bin/$p.$v")
             printf ' %s |' "$n"
             [ "$v" = plain ] && base=$n ||
-                awk -v a="$n" -v b="$base" 'BEGIN { printf " %.3f |", b > 0 ? a / b : 0 }'
+                awk -v a="$n" -v b="$base" 'BEGIN { printf " %.3f |", (b > 0 ? a / b : 0) }'
         done
         printf '\n'
     done
