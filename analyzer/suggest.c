@@ -1,7 +1,9 @@
 /*
  * suggest.c - hprof-query --suggest-filter: a filter file (hp_filter.h
- * grammar) that excludes the procedures and loops whose probes cost about
- * as much as what they measure.  A site is named when it was entered at
+ * grammar) that excludes the procedures, loops and call statements whose
+ * probes cost about as much as what they measure (a call statement of a
+ * procedure with no site of its own, one of a header or of another
+ * library, or a cheap call of a procedure that is not cheap elsewhere).  A site is named when it was entered at
  * least HPQ_SUGGEST_MIN_CALLS times (so a rarely run cheap one keeps its
  * probe) and its mean inclusive time per call (entry) is below factor
  * times the cost of a timed probe pair: the mean over the ranks of the
@@ -19,13 +21,17 @@
 #define HPQ_PROBE_PAIR_NS 30.0       /* a timed tier-2 probe pair, this machine's order */
 #define HPQ_SUGGEST_MIN_CALLS 10000
 
-/* Procedures of the run with their calls and outermost inclusive time
- * (all ranks and threads), cheapest first. */
-static const char *const procedures_sql =
-    "SELECT s.name, SUM(st.calls), SUM(st.time) FROM site_time st JOIN site s ON s.id = st.site"
-    " WHERE s.kind = 'procedure' AND s.name IS NOT NULL AND s.name <> 'main'"
+/* The procedures of the run that qualify: called at least ?1 times,
+ * their mean outermost inclusive time (all ranks and threads) per call
+ * below ?2 seconds. */
+#define HPQ_CHEAP_PROCEDURES \
+    "SELECT s.name, SUM(st.calls), SUM(st.time) FROM site_time st JOIN site s ON s.id = st.site" \
+    " WHERE s.kind = 'procedure' AND s.name IS NOT NULL AND s.name <> 'main'" \
     " GROUP BY s.name HAVING SUM(st.calls) >= ?1 AND SUM(st.time) < ?2 * SUM(st.calls)"
-    " ORDER BY SUM(st.time) / SUM(st.calls), s.name";
+
+/* Those procedures, cheapest first. */
+static const char *const procedures_sql =
+    HPQ_CHEAP_PROCEDURES " ORDER BY SUM(st.time) / SUM(st.calls), s.name";
 
 /* Loops of the run, the same way: label (for@file:line), file name
  * without directories, line, entries and time. */
@@ -33,6 +39,18 @@ static const char *const loops_sql =
     "SELECT MIN(s.label), replace(s.file, rtrim(s.file, replace(s.file, '/', '')), ''),"
     " s.line, SUM(st.calls), SUM(st.time) FROM site_time st JOIN site s ON s.id = st.site"
     " WHERE s.kind = 'loop' AND s.file IS NOT NULL AND s.line > 0"
+    " GROUP BY s.file, s.line HAVING SUM(st.calls) >= ?1 AND SUM(st.time) < ?2 * SUM(st.calls)"
+    " ORDER BY SUM(st.time) / SUM(st.calls), s.file, s.line";
+
+/* Call statements of the run, the same way (label callee@file:line), but
+ * those of a procedure a function rule names (its rule excludes its calls
+ * too) and the local MPI calls (what the MPI views attribute). */
+static const char *const calls_sql =
+    "SELECT MIN(s.label), replace(s.file, rtrim(s.file, replace(s.file, '/', '')), ''),"
+    " s.line, SUM(st.calls), SUM(st.time) FROM site_time st JOIN site s ON s.id = st.site"
+    " WHERE s.kind = 'call' AND s.file IS NOT NULL AND s.line > 0 AND s.name IS NOT NULL"
+    " AND s.name NOT LIKE 'MPI\\_%' ESCAPE '\\'"
+    " AND s.name NOT IN (SELECT name FROM (" HPQ_CHEAP_PROCEDURES "))"
     " GROUP BY s.file, s.line HAVING SUM(st.calls) >= ?1 AND SUM(st.time) < ?2 * SUM(st.calls)"
     " ORDER BY SUM(st.time) / SUM(st.calls), s.file, s.line";
 
@@ -59,10 +77,12 @@ static int finish(const hpq_ctx *ctx, sqlite3_stmt *st, int rc)
     return 0;
 }
 
-/* The loop rules; adds their number to *n. */
-static int write_loop_rules(const hpq_ctx *ctx, FILE *out, double limit_ns, int *n)
+/* The rules "exclude WHAT FILE:LINE" of the sites sql finds (loops or
+ * call statements); adds their number to *n. */
+static int write_line_rules(const hpq_ctx *ctx, FILE *out, const char *sql, const char *what,
+                            double limit_ns, int *n)
 {
-    sqlite3_stmt *st = prepare(ctx, loops_sql, limit_ns);
+    sqlite3_stmt *st = prepare(ctx, sql, limit_ns);
     int rc;
 
     if (!st)
@@ -74,9 +94,9 @@ static int write_loop_rules(const hpq_ctx *ctx, FILE *out, double limit_ns, int 
         double mean_ns = 1e9 * sqlite3_column_double(st, 4) / (double)entries;
         if (!file || !*file || strpbrk(file, " \t\r\n#*?[:"))
             continue;
-        fprintf(out, "# %s: %lld entries, mean %.1f ns per entry\nexclude loop %s:%d\n",
-                label ? label : "loop", (long long)entries, mean_ns, file,
-                sqlite3_column_int(st, 2));
+        fprintf(out, "# %s: %lld %s, mean %.1f ns per %s\nexclude %s %s:%d\n", label ? label : what,
+                (long long)entries, strcmp(what, "loop") == 0 ? "entries" : "calls", mean_ns,
+                strcmp(what, "loop") == 0 ? "entry" : "call", what, file, sqlite3_column_int(st, 2));
         ++*n;
     }
     return finish(ctx, st, rc);
@@ -110,8 +130,9 @@ static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
 
     if (!st)
         return -1;
-    fprintf(out, "# hprof-query --suggest-filter: procedures called and loops entered >= %d\n"
-                 "# times whose mean time per call or entry is below %g x the probe cost\n"
+    fprintf(out, "# hprof-query --suggest-filter: procedures and call statements called and\n"
+                 "# loops entered >= %d times whose mean time per call or entry is below\n"
+                 "# %g x the probe cost\n"
                  "# (%.3g ns a timed probe pair, %s) = %.3g ns\n",
             HPQ_SUGGEST_MIN_CALLS, factor, calibrated ? cost_ns : HPQ_PROBE_PAIR_NS,
             calibrated ? "calibrated in the run" : "a constant: the run records no calibrated cost",
@@ -126,10 +147,11 @@ static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
                 (long long)calls, mean_ns, name);
         n++;
     }
-    if (finish(ctx, st, rc) < 0 || write_loop_rules(ctx, out, limit_ns, &n) < 0)
+    if (finish(ctx, st, rc) < 0 || write_line_rules(ctx, out, loops_sql, "loop", limit_ns, &n) < 0 ||
+        write_line_rules(ctx, out, calls_sql, "call", limit_ns, &n) < 0)
         return -1;
     if (n == 0)
-        fputs("# no procedure or loop qualifies\n", out);
+        fputs("# no procedure, loop or call statement qualifies\n", out);
     return 0;
 }
 

@@ -12,7 +12,7 @@
 # the queries on a synthetic 1024-rank profile (bench/mkbig.c, bench/scale.sh;
 # 4096 ranks with SCALE_4096=1).
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/fwrapcost.f90 bench/ompbench.c \
-	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/dispatch.c \
+	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/force.h bench/kernels/dispatch.c bench/kernels/solver.c \
 	bench/kernels/tasks.c bench/scale.sh
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig

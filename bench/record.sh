@@ -5,13 +5,15 @@
 # figure a row: section,item,variant,metric,value,unit) with:
 #   - the machine, the date and the commit;
 #   - whole programs: the bench kernels (bench/kernels/: force, dispatch,
-#     tasks; their own timer of the kernel part) and the bundled examples
+#     tasks, solver; their own timer of the kernel part) and the bundled examples
 #     (lizhang, jacobi: elapsed time of mpirun), each built plain, tier 0
 #     (-lhprof), tier 1 (instrument/hprof-cc --tier=1 of this build tree:
 #     -finstrument-functions, default policy: tiny procedures unhooked),
 #     tier1raw (-finstrument-functions -lhprof by hand: every procedure
-#     hooked) and tier 2 (instrument/hprof-cc, default policy), the
-#     variants ALTERNATING in ROUNDS rounds; the ratio to plain of the same
+#     hooked), tier 2 (instrument/hprof-cc, default policy) and tier2filt
+#     (tier 2 rebuilt with the filter `hprof-query --suggest-filter` writes
+#     from one tier-2 run at the timed size: one round, as a user would),
+#     the variants ALTERNATING in ROUNDS rounds; the ratio to plain of the same
 #     round, median and spread (min-max); every variant's stdout, timer line
 #     aside, must equal plain's (else "differs" in the table);
 #   - profile size and peak memory (max RSS, /usr/bin/time) of the kernels
@@ -20,6 +22,10 @@
 #   - per-event costs in ns: bench/run.sh's sections mpi, probe and omp
 #     (ping-pong, wrapper, probe pair timed/throttled, tier-1 call, OpenMP
 #     constructs under GOMP and OMPT), included as they print;
+#   - the kernels force and solver in instructions (callgrind, 1 rank, 1
+#     thread: the difference between two step counts), plain, tier2 and
+#     tier2filt, with the ratio to plain (does not move with the load of
+#     the machine, unlike the wall-clock ratios);
 #   - per-event costs in instructions (callgrind, deterministic: the
 #     difference between two iteration counts): probe pair timed and
 #     throttled, tier-1 call, MPI wrapper, and bench/ompcost.sh (OpenMP
@@ -59,21 +65,25 @@ csvf=$tmp/bench.csv
 cores=$(nproc)
 half=$((cores / 2 > 0 ? cores / 2 : 1))
 
-# Sizes: the timed size of each kernel and example (quick: tiny).
+# Sizes: the timed size of each kernel and example (quick: tiny); the two
+# step counts of the kernels under callgrind.
+declare -A cg_steps
 if [ "$quick" = 0 ]; then
-    declare -A size=([force]=150 [dispatch]=5000000 [tasks]=8388608 [jacobi]="1024 1000" [lizhang]="")
+    declare -A size=([force]=150 [dispatch]=5000000 [tasks]=8388608 [solver]=60 [jacobi]="1024 1000" [lizhang]="")
+    cg_steps=([force]="2 4" [solver]="5 10")
     probe_iters=10000000 wrap_calls=1000000 fixed_rounds=21
     cg_lo=100000 cg_hi=200000 wrap_lo=10000 wrap_hi=20000
 else
-    declare -A size=([force]=4 [dispatch]=200000 [tasks]=131072 [jacobi]="128 50" [lizhang]="")
+    declare -A size=([force]=4 [dispatch]=200000 [tasks]=131072 [solver]=4 [jacobi]="128 50" [lizhang]="")
+    cg_steps=([force]="1 2" [solver]="1 2")
     probe_iters=100000 wrap_calls=30000 fixed_rounds=3
     cg_lo=20000 cg_hi=40000 wrap_lo=3000 wrap_hi=6000
 fi
-kernels="force dispatch tasks"
+kernels="force dispatch tasks solver"
 examples="lizhang jacobi"
 # tier 1 and tier 2 are hprof-cc's builds; tier1raw is tier 1 by hand
 if [ -x "$hpcc" ]; then
-    variants="plain tier0 tier1 tier1raw tier2"
+    variants="plain tier0 tier1 tier1raw tier2 tier2filt"
 else
     variants="plain tier0 tier1raw"
 fi
@@ -133,13 +143,31 @@ build() {
         "$hpcc" "$MPICC" "$@" "$b.o" -o "$b.tier2" "${link[@]}" -lm; }; then
         say "hprof-cc failed to build $p (tier 2)"
     fi
+    build_filtered "$p" "$src" "$@"
     local v
-    for v in tier0 tier1 tier1raw tier2; do
+    for v in tier0 tier1 tier1raw tier2 tier2filt; do
         [ -x "$b.$v" ] || continue
         # not ldd | grep -q: with pipefail, ldd's SIGPIPE would count as "not found"
         ldd "$b.$v" >"$tmp/ldd.txt"
         grep -q 'libhprof\.so' "$tmp/ldd.txt" || echo "$p $v" >>"$tmp/nolib"
     done
+}
+
+# build_filtered PROG SRC FLAGS... - PROG.tier2filt: hprof-cc with the
+# filter (PROG.filter) that hprof-query --suggest-filter writes from one
+# run of PROG.tier2 at the timed size.
+build_filtered() {
+    local p=$1 src=$2 b=$tmp/bin/$1 cmd
+    shift 2
+    [ -x "$b.tier2" ] || return 0
+    command_of "$p" tier2
+    rm -rf "$tmp/prof"/*
+    # shellcheck disable=SC2086  # the size may be several arguments
+    HPROF_OUTPUT=$tmp/prof/suggest.hpf HPROF_SUMMARY=off "${cmd[@]}" ${size[$p]} </dev/null >/dev/null 2>>"$tmp/run.err" &&
+        "$builddir/analyzer/hprof-query" "$tmp/prof/suggest.hpf" --suggest-filter -o "$b.filter" 2>>"$tmp/run.err" &&
+        "$hpcc" --filter "$b.filter" "$MPICC" -g -O2 "$@" -c "$src" -o "$b.f.o" &&
+        "$hpcc" "$MPICC" "$@" "$b.f.o" -o "$b.tier2filt" -L"$libdir" -lhprof "-Wl,-rpath,$libdir" -lm ||
+        say "hprof-cc --filter (suggested) failed to build $p"
 }
 
 # command_of PROG VARIANT - sets cmd to the command that runs the binary the
@@ -151,7 +179,7 @@ command_of() {
     case $p in
     force) cmd=(env OMP_NUM_THREADS="$half" "${mpi[@]}" "$tmp/bin/$p.$v") ;;
     dispatch) cmd=("$tmp/bin/$p.$v") ;;
-    tasks) cmd=(env OMP_NUM_THREADS="$cores" "$tmp/bin/$p.$v") ;;
+    tasks | solver) cmd=(env OMP_NUM_THREADS="$cores" "$tmp/bin/$p.$v") ;;
     *) cmd=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tmp/bin/$p.$v") ;;
     esac
 }
@@ -181,6 +209,7 @@ whole_programs() {
     build force "$srcdir/bench/kernels/force.c" -fopenmp
     build dispatch "$srcdir/bench/kernels/dispatch.c"
     build tasks "$srcdir/bench/kernels/tasks.c" -fopenmp
+    build solver "$srcdir/bench/kernels/solver.c" -fopenmp
     build lizhang "$srcdir/examples/lizhang.c"
     build jacobi "$srcdir/examples/jacobi.c" -fopenmp
     local r p v s
@@ -229,10 +258,11 @@ programs_table() {
         echo "#### Whole programs"
         echo
         echo "Ratio to plain in the same round: median (min–max) of $rounds alternating rounds. Kernels: their own"
-        echo "timer of the kernel part (force: 2 ranks × $half threads; dispatch: serial; tasks: $cores threads, no MPI)."
+        echo "timer of the kernel part (force: 2 ranks × $half threads; dispatch: serial; tasks, solver: $cores threads, no MPI)."
         echo "Examples: elapsed time of \`mpirun\` with 2 ranks × 1 thread, start-up included. Plain: median seconds."
         echo "tier0: \`-lhprof\`; tier1: \`hprof-cc --tier=1\` (-finstrument-functions, tiny procedures unhooked);"
-        echo "tier1raw: \`-finstrument-functions -lhprof\` by hand (every procedure hooked); tier2: \`hprof-cc\`."
+        echo "tier1raw: \`-finstrument-functions -lhprof\` by hand (every procedure hooked); tier2: \`hprof-cc\`;"
+        echo "tier2filt: \`hprof-cc --filter\` with what \`hprof-query --suggest-filter\` wrote from one tier-2 run."
         echo
         printf '| program | plain s |'
         for v in $variants; do [ "$v" = plain ] || printf ' %s |' "$v"; done
@@ -420,6 +450,39 @@ instructions() {
     echo "| Fortran minus C wrapper, added per call, HPROF_CALLPATH=0 (the conversions alone) | $(awk -v a="$fh0" -v b="$fp" -v c="$wh0" -v d="$wp0" 'BEGIN { printf "%+.1f", ((a - b) - (c - d)) / 3 }') |"
 }
 
+# The kernels force and solver in instructions per step, plain, tier2 and
+# tier2filt (built by whole_programs): 1 rank without mpirun, 1 thread.
+kernel_instructions() {
+    command -v valgrind >/dev/null || { echo "(valgrind not installed)"; return 0; }
+    local p v lo hi n base
+    export HPROF_OUTPUT=$tmp/prof/cg.hpf HPROF_SUMMARY=off OMP_NUM_THREADS=1
+    echo
+    echo "callgrind, 1 rank (no mpirun), 1 thread: instructions per step (the difference between two step"
+    echo "counts: force ${cg_steps[force]}, solver ${cg_steps[solver]}) and the ratio to plain."
+    echo
+    echo "| kernel | plain | tier2 | tier2 ratio | tier2filt | tier2filt ratio |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    for p in force solver; do
+        read -r lo hi <<<"${cg_steps[$p]}"
+        printf '| %s |' "$p"
+        base=
+        for v in plain tier2 tier2filt; do
+            if [ ! -x "$tmp/bin/$p.$v" ]; then
+                printf ' - |'
+                [ "$v" = plain ] || printf ' - |'
+                continue
+            fi
+            rm -rf "$tmp/prof"/*
+            n=$(per_iter "$lo" "$hi" "$tmp/bin/$p.$v")
+            printf ' %s |' "$n"
+            [ "$v" = plain ] && base=$n ||
+                awk -v a="$n" -v b="$base" 'BEGIN { printf " %.3f |", (b > 0 ? a / b : 0) }'
+        done
+        printf '\n'
+    done
+    unset HPROF_OUTPUT HPROF_SUMMARY OMP_NUM_THREADS
+}
+
 # OpenMP constructs in instructions: bench/ompcost.sh when this tree has it.
 omp_instructions() {
     if [ -f "$srcdir/bench/ompcost.sh" ]; then
@@ -451,6 +514,7 @@ csv section item variant metric value unit
 header
 whole_programs
 include ns "Per-event costs in ns (bench/run.sh: mpi, probe, omp)" per_event_ns
+include kir "Bench kernels in instructions (callgrind)" kernel_instructions
 include ir "Per-event costs in instructions (callgrind)" instructions
 include ompir "OpenMP constructs in instructions (bench/ompcost.sh)" omp_instructions
 include fixed "Fixed cost of a run (bench/fixed.sh)" fixed_cost

@@ -133,6 +133,9 @@ static enum CXChildVisitResult hpi_top(CXCursor c, CXCursor p, CXClientData d)
             return CXChildVisit_Recurse;
         if ((k == CXCursor_FunctionDecl || hpi_cxx_function_kind(k)) && clang_isCursorDefinition(c))
             hpi_cxx_header_fn(w, c, 0);
+    } else if (!w->o->cxx && k == CXCursor_FunctionDecl && clang_isCursorDefinition(c) &&
+               hpi_own_header(c)) {
+        hpi_header_fn(w, c);   /* C: a function of the program's headers */
     }
     return CXChildVisit_Continue;
 }

@@ -229,6 +229,7 @@ void hpi_walk_loop(hpi_walk *w, CXCursor c)
         w->u->sites[idx].open_line = line;
         w->u->sites[idx].skip = skip;
         w->u->sites[idx].par_bound = par;
+        w->u->sites[idx].trip = hpi_const_trip(c);
         w->parent = idx;
     }
     /* children: the header of a bound loop takes no probes; its body may

@@ -335,8 +335,6 @@ static void hpi_walk_compound(hpi_walk *w, CXCursor c)
         } else {
             e = HPI_NONE;
         }
-        if (w->first_site < w->u->nsites)
-            w->u->sites[w->first_site].nstmts++;
         w->prev_end = prev;
         w->nosite += atomic;
         hpi_walk_kid(w, kc);
@@ -356,6 +354,23 @@ static const char *const hpi_math_calls[] = {
     "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
     "sinh", "cosh", "tanh", "erf", "erfc", NULL};
 
+/* The C library's assertion failure functions, which the assert() macro
+ * calls on its failure path only and which never return (glibc, musl,
+ * BSD/macOS): a call of one is no call for the policy (it runs at most
+ * once, ending the program). */
+static const char *const hpi_assert_calls[] = {
+    "__assert_fail", "__assert_perror_fail", "__assert", "__assert_rtn", "__assert2", NULL};
+
+int hpi_assert_call(const char *name)
+{
+    size_t i;
+
+    for (i = 0; hpi_assert_calls[i]; i++)
+        if (strcmp(name, hpi_assert_calls[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int hpi_math_call(const char *name)
 {
     size_t n = strlen(name), i;
@@ -370,7 +385,7 @@ int hpi_math_call(const char *name)
 }
 
 /* A call expression (any: library, function pointer; not a __builtin nor
- * math.h's arithmetic from a system header) marks every loop and the
+ * math.h's arithmetic or assert()'s failure from a system header) marks every loop and the
  * procedure around it as making calls, and, unless it is a call statement
  * of the program (own_site: hpi_walk_call made its site), as making one
  * that the policy cannot judge (calls_out) and that may record (opaque,
@@ -382,7 +397,8 @@ static void hpi_note_call(hpi_walk *w, CXCursor c, int own_site)
     const char *name = clang_getCString(str);
     int builtin = name && strncmp(name, "__builtin", 9) == 0;
     int math = name && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
-               clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) && hpi_math_call(name);
+               clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) &&
+               (hpi_math_call(name) || hpi_assert_call(name));
     int p;
 
     clang_disposeString(str);

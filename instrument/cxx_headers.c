@@ -3,8 +3,8 @@
  * functions of the program's own headers (accessors, small operators),
  * which tier1.c cannot mark in the text (it rewrites the main file only).
  * Each function defined in a header of the program (not a system header,
- * not under /usr/) is judged tiny by the policy's rule (no call, and no
- * loop or fewer than HPI_TINY_STMTS statements); hprof-cc passes the
+ * not under /usr/) is judged tiny by the policy's rule (collect_tiny.c);
+ * hprof-cc passes the
  * names of the tiny ones to gcc's -finstrument-functions-exclude-function-
  * list.  gcc matches those names as substrings of a function's qualified
  * name ("Domain::x" for Domain::x(int)), so a name that is part of the
@@ -19,47 +19,6 @@
 
 #include "hpi.h"
 #include "hpi_collect.h"
-
-/* What the body of a function holds, for the tiny rule. */
-typedef struct hpi_hcount {
-    unsigned stmts;
-    int loop, call;
-} hpi_hcount;
-
-/* A call the policy does not count: math.h's arithmetic, a builtin, the
- * standard library's cheap methods. */
-static int hpi_hcheap(CXCursor ref)
-{
-    CXString s;
-    int yes;
-
-    if (hpi_cxx_cheap_call(ref))
-        return 1;
-    if (clang_getCursorKind(ref) != CXCursor_FunctionDecl)
-        return 0;
-    s = clang_getCursorSpelling(ref);
-    yes = strncmp(clang_getCString(s), "__builtin", 9) == 0 ||
-          (clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) &&
-           hpi_math_call(clang_getCString(s)));
-    clang_disposeString(s);
-    return yes;
-}
-
-static enum CXChildVisitResult hpi_hcount_kid(CXCursor c, CXCursor p, CXClientData d)
-{
-    hpi_hcount *n = d;
-    enum CXCursorKind k = clang_getCursorKind(c);
-
-    if (clang_getCursorKind(p) == CXCursor_CompoundStmt)
-        n->stmts++;
-    if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt ||
-        k == CXCursor_CXXForRangeStmt)
-        n->loop = 1;
-    else if ((k == CXCursor_CallExpr && !hpi_hcheap(clang_getCursorReferenced(c))) ||
-             k == CXCursor_LambdaExpr)
-        n->call = 1;   /* a call (constructors too): not tiny */
-    return CXChildVisit_Recurse;
-}
 
 /* gcc's name of function fn for the exclude list: its scopes and name
  * ("ns::Class::f"), or NULL for what gcc names otherwise (templates,
@@ -103,7 +62,6 @@ void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main)
 {
     hpi_unit *u = w->u;
     hpi_hfunc *h;
-    hpi_hcount n = {0, 0, 0};
     CXFile f;
     unsigned line;
     CXString file;
@@ -120,7 +78,6 @@ void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main)
     }
     h = &u->hfuncs[u->nhfuncs];
     memset(h, 0, sizeof *h);
-    clang_visitChildren(fn, hpi_hcount_kid, &n);
     clang_getFileLocation(clang_getCursorLocation(fn), &f, &line, NULL, NULL);
     file = clang_getFileName(f);
     h->name = hpi_gcc_name(fn);
@@ -129,7 +86,7 @@ void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main)
     clang_disposeString(file);
     h->line = line;
     h->main = in_main;
-    h->tiny = !n.call && (!n.loop || n.stmts < HPI_TINY_STMTS);
+    h->tiny = hpi_body_tiny(fn);
     if (!h->display)
         w->oom = 1;
     u->nhfuncs++;

@@ -82,7 +82,8 @@ typedef struct hpi_site {
                             HPROF_SITEINFO_LEAF) */
     int calls_out;       /* ... one that is no call statement of the program
                             (a library function, a function pointer) */
-    unsigned nstmts;     /* procedure: statements of its body, at any depth */
+    long trip;           /* loop: its constant trip count (collect_trip.c),
+                            -1 when it is none */
     const char *unprobed;/* why the policy (policy.c) puts no probe on a
                             site that stays in the table, NULL if probed */
     size_t decl_off;     /* procedure: where its definition starts (its
@@ -160,6 +161,10 @@ typedef struct hpi_unit {
     int omp_locks;       /* omp_*_lock calls were replaced */
     hpi_hfunc *hfuncs;   /* tier 1 of C++: functions of the program's headers */
     size_t nhfuncs, hcap;
+    char **hdr_tiny;     /* C: the tiny procedures defined in the program's
+                            own headers (collect_tiny.c), no sites but
+                            called like those of the file */
+    size_t nhdr_tiny, hdr_cap;
 } hpi_unit;
 
 /* source.c */
@@ -205,8 +210,9 @@ void hpi_omp_free(hpi_unit *u);
 int hpi_control(hpi_unit *u);
 
 /* policy.c: which sites of the table get no probe (hpi_site.unprobed),
- * after hpi_control.  A procedure is tiny below this many statements. */
-#define HPI_TINY_STMTS 5
+ * after hpi_control.  A procedure whose loops run at most this many
+ * iterations in all (constant trip counts) can be tiny. */
+#define HPI_TINY_ITERS 32
 int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen);
 void hpi_policy_describe(const hpi_opts *o, FILE *fp);
 
@@ -232,6 +238,11 @@ void hpi_cxx_headers_decide(hpi_unit *u);
 void hpi_cxx_headers_list(const hpi_unit *u, FILE *fp);
 int hpi_cxx_headers_write(const hpi_unit *u, const char *path, char *err, size_t errlen);
 void hpi_cxx_headers_free(hpi_unit *u);
+
+/* collect_tiny.c: 1 when name is a tiny procedure of the program's
+ * headers (C); frees the list. */
+int hpi_header_tiny(const hpi_unit *u, const char *name);
+void hpi_header_free(hpi_unit *u);
 
 /* The text of directive d on one line: continuations joined, comments
  * removed, quoted text kept, trailing space cut (malloc'ed; omp_clause.c). */

@@ -118,6 +118,9 @@ void hpi_free_marks(hpi_vec *v);
 void hpi_walk_function(hpi_walk *w, CXCursor fn);
 /* 1 for math.h's arithmetic (sqrt, fabs, ...): no call for the policy. */
 int hpi_math_call(const char *name);
+/* 1 for assert()'s failure functions (__assert_fail, ...): no call for
+ * the policy either. */
+int hpi_assert_call(const char *name);
 /* The same with the procedure's display name given (a lambda's). */
 void hpi_walk_function_named(hpi_walk *w, CXCursor fn, const char *name);
 
@@ -161,5 +164,15 @@ void hpi_cxx_free(hpi_walk *w);
 /* cxx_headers.c: records function definition fn (in_main: of the main
  * file) for tier 1's exclusion of tiny header functions. */
 void hpi_cxx_header_fn(hpi_walk *w, CXCursor fn, int in_main);
+
+/* collect_tiny.c: 1 when fn's body is tiny by the policy's rule (no loop,
+ * no call but math.h's and builtins); C: notes a function of one of the
+ * program's headers in hpi_unit.hdr_tiny when it is tiny. */
+int hpi_body_tiny(CXCursor fn);
+
+/* collect_trip.c: the constant trip count of a counted for loop, -1 when
+ * the loop is no such loop. */
+long hpi_const_trip(CXCursor loop);
+void hpi_header_fn(hpi_walk *w, CXCursor fn);
 
 #endif

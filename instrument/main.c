@@ -238,6 +238,7 @@ int main(int argc, char **argv)
     }
     free(u.sites);
     hpi_cxx_headers_free(&u);
+    hpi_header_free(&u);
     hpi_omp_free(&u);
     hpi_src_free(&u.src);
     for (i = 0; i < (int)o.ncomm; i++)

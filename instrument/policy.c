@@ -5,15 +5,20 @@
  * the site table with no probe (hpi_site.unprobed, HPROF_SITEINFO_UNPROBED),
  * their time measured in their parent's:
  *
- *  - a tiny procedure: its body makes no call, holds no OpenMP construct,
- *    and has no loop or fewer than HPI_TINY_STMTS statements (main never
- *    is tiny), with its loops;
+ *  - a tiny procedure: no call, no OpenMP construct, and no loop but
+ *    short ones (a constant trip count, collect_trip.c, at most
+ *    HPI_TINY_ITERS iterations in all with the loops around it: bounded
+ *    work, as straight-line code of any length is); a loop whose bounds
+ *    are not constant may run any number of iterations, whatever the
+ *    statement count (main never is tiny); so are the tiny procedures of
+ *    the program's own headers (hpi_unit.hdr_tiny);
  *  - a loop nested in another loop that makes no call and holds no OpenMP
  *    construct (calls of math.h's arithmetic, and of tiny procedures of
  *    the file, whose calls are unprobed, do not count);
- *  - a call statement of a tiny procedure of the file (timing the call
- *    costs what timing the procedure would), or of a procedure the filter
- *    excludes;
+ *  - a call statement of a tiny procedure of the file or of one of the
+ *    program's headers (timing the call costs what timing the procedure
+ *    would), or of a procedure the filter excludes, or that an `exclude
+ *    call FILE:LINE` rule names;
  *  - a loop an `exclude loop FILE:LINE` rule of the filter names.
  *
  * A probed procedure or loop inside which nothing can record is a leaf
@@ -94,6 +99,24 @@ static int hpi_nested(const hpi_unit *u, int i)
     return 0;
 }
 
+/* 1 when loop i runs at most HPI_TINY_ITERS iterations of its body in
+ * all per entry of its procedure: it and the loops around it have
+ * constant trip counts whose product is that small. */
+static int hpi_short_loop(const hpi_unit *u, int i)
+{
+    long iters = 1;
+    int p;
+
+    for (p = i; p >= 0 && u->sites[p].kind == HPROF_SITE_LOOP; p = u->sites[p].parent) {
+        if (u->sites[p].trip < 0 || u->sites[p].skip)
+            return 0;
+        iters *= u->sites[p].trip > 0 ? u->sites[p].trip : 1;
+        if (iters > HPI_TINY_ITERS)
+            return 0;
+    }
+    return 1;
+}
+
 /* 1 when the filter's last rule matching procedure name is an include
  * rule naming it (not its file): an explicit request to measure it. */
 static int hpi_forced(const hp_filter *f, const char *name)
@@ -110,13 +133,11 @@ static void hpi_policy_procs(hpi_unit *u, const hpi_opts *o, const hp_filter *f,
         hpi_site *t = &u->sites[i];
         if (t->kind != HPROF_SITE_PROCEDURE || t->skip || o->all_procs)
             continue;
-        if (t->calls || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
+        if (t->calls || loops[i] == 2 || strcmp(t->name, "main") == 0 || hpi_forced(f, t->name) ||
             hpi_site_has_omp(u, is_omp, t))
             continue;
-        if (!loops[i])
-            t->unprobed = "tiny procedure: straight-line, no call";
-        else if (t->nstmts < HPI_TINY_STMTS)
-            t->unprobed = "tiny procedure: fewer statements than the policy's threshold, no call";
+        t->unprobed = loops[i] ? "tiny procedure: only short loops of constant trip count, no call"
+                               : "tiny procedure: straight-line, no call";
     }
 }
 
@@ -186,7 +207,7 @@ static const hpi_site *hpi_find_proc(const hpi_unit *u, const char *name)
     return NULL;
 }
 
-static void hpi_policy_calls(hpi_unit *u, const hp_filter *f)
+static void hpi_policy_calls(hpi_unit *u, const hpi_opts *o, const hp_filter *f)
 {
     size_t i;
 
@@ -197,8 +218,12 @@ static void hpi_policy_calls(hpi_unit *u, const hp_filter *f)
             continue;
         if (f && !hp_filter_allows(f, t->name, NULL))
             t->unprobed = "the filter excludes the callee";
+        else if (!hp_filter_allows_call(f, u->src.path, t->line))
+            t->unprobed = "the filter excludes the call statement";
         else if ((callee = hpi_find_proc(u, t->name)) && callee->unprobed && !callee->skip)
             t->unprobed = "call of a tiny procedure";
+        else if (!callee && hpi_header_tiny(u, t->name) && !hpi_forced(f, t->name) && !o->all_procs)
+            t->unprobed = "call of a tiny procedure of a header";
     }
 }
 
@@ -209,9 +234,13 @@ static int hpi_records(const hpi_unit *u, const hpi_site *t)
 
     if (t->skip)
         return 1;   /* no probe, but a call or loop all the same */
-    if (t->kind == HPROF_SITE_CALL)
-        return !t->unprobed || !(callee = hpi_find_proc(u, t->name)) || !callee->unprobed ||
-               callee->skip || callee->opaque;
+    if (t->kind == HPROF_SITE_CALL) {
+        if (!t->unprobed)
+            return 1;
+        if (!(callee = hpi_find_proc(u, t->name)))
+            return !hpi_header_tiny(u, t->name);   /* a tiny one of a header cannot record */
+        return !callee->unprobed || callee->skip || callee->opaque;
+    }
     return t->kind == HPROF_SITE_COMM || !t->unprobed;
 }
 
@@ -255,7 +284,7 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 {
     unsigned char *is_omp = calloc(u->src.ndirs + 1, 1);
     unsigned char *is_hprof = calloc(u->src.ndirs + 1, 1);
-    char *loops = calloc(u->nsites + 1, 1);
+    char *loops = calloc(u->nsites + 1, 1);   /* procedure: 1 short loops, 2 a loop not short */
     hp_filter *f = NULL;
     size_t i;
     int p;
@@ -278,10 +307,10 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         is_hprof[i] = (unsigned char)hpi_dir_is_pragma(&u->src, &u->src.dirs[i], "hprof");
     }
     for (i = 0; i < u->nsites; i++)
-        if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0)
-            loops[p] = 1;
+        if (u->sites[i].kind == HPROF_SITE_LOOP && (p = hpi_proc_of(u, (int)i)) >= 0 && loops[p] < 2)
+            loops[p] = hpi_short_loop(u, (int)i) ? 1 : 2;
     hpi_policy_procs(u, o, f, is_omp, loops);
-    hpi_policy_calls(u, f);
+    hpi_policy_calls(u, o, f);
     hpi_policy_loops(u, o, f, is_omp);
     hpi_policy_leaves(u, o, is_omp, is_hprof);
     hp_filter_free(f);
@@ -293,6 +322,6 @@ int hpi_policy(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
 
 void hpi_policy_describe(const hpi_opts *o, FILE *fp)
 {
-    fprintf(fp, "policy: loops=%s procedures=%s tiny=%d statements\n",
-            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_STMTS);
+    fprintf(fp, "policy: loops=%s procedures=%s tiny=loops<=%d\n",
+            o->all_loops ? "all" : "default", o->all_procs ? "all" : "default", HPI_TINY_ITERS);
 }

@@ -98,8 +98,8 @@ static void hpi_t1_list(const hpi_t1 *a, const hpi_opts *o, FILE *fp)
         else
             fprintf(fp, "hooked procedure %u %s\n", t->line, t->name);
     }
-    fprintf(fp, "policy: tier=1 procedures=%s tiny=%d statements\n",
-            o->all_procs ? "all" : "default", HPI_TINY_STMTS);
+    fprintf(fp, "policy: tier=1 procedures=%s tiny=loops<=%d\n",
+            o->all_procs ? "all" : "default", HPI_TINY_ITERS);
 }
 
 /* The copy when some procedures get a probe (a->probed): emit.c's

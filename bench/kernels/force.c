@@ -6,8 +6,11 @@
  * neighbour cells and an innermost call-free loop over the atoms of one
  * cell (ATOMS_PER_CELL = 4: entered tens of millions of times, a few
  * iterations each), plus a tiny pair-potential function called once per
- * (atom, neighbour cell).  It stresses what CoMD's `for@eam.c:269` does to
- * a profiler: a hot innermost loop and a hot tiny leaf procedure.
+ * (atom, neighbour cell), and a tiny static function of a header
+ * (force.h's zero_vec3, CoMD's zeroReal3 of mytype.h) called once per
+ * atom.  It stresses what CoMD's `for@eam.c:269` does to a profiler: a
+ * hot innermost loop and hot tiny leaf procedures of the file and of a
+ * header.
  *
  * Layout: each rank owns NX x NY x NZ cells (a slab in x, periodic in y and
  * z), ranks in a ring in x (1 rank: its own neighbour).  Atoms never change
@@ -30,9 +33,7 @@
 #define CUTOFF2 2.5
 #define DT 1e-5
 
-typedef struct {
-    double x, y, z;
-} vec3;
+#include "force.h"   /* vec3, zero_vec3 */
 
 /* Cells with one ghost layer on each side in x: index x in [0, NX + 2). */
 static vec3 pos[NX + 2][NY][NZ][ATOMS_PER_CELL];
@@ -91,7 +92,9 @@ static void halo_exchange(int rank, int size)
 static void atom_force(int x, int y, int z, int a)
 {
     const vec3 p = pos[x][y][z][a];
-    double fx = 0, fy = 0, fz = 0, e = 0;
+    vec3 fa;
+    double e = 0;
+    zero_vec3(&fa);
     for (int nb = 0; nb < 27; nb++) {
         int cx = x + nb / 9 - 1, cy = (y + (nb / 3) % 3 - 1 + NY) % NY, cz = (z + nb % 3 - 1 + NZ) % NZ;
         double sy = (y + (nb / 3) % 3 - 1 < 0) ? -NY * 1.6 : (y + (nb / 3) % 3 - 1 >= NY) ? NY * 1.6 : 0;
@@ -105,15 +108,15 @@ static void atom_force(int x, int y, int z, int a)
                 continue;
             double i2 = 1.0 / r2, i6 = i2 * i2 * i2;
             double f = (48.0 * i6 * i6 - 24.0 * i6) * i2;
-            fx += f * dx;
-            fy += f * dy;
-            fz += f * dz;
+            fa.x += f * dx;
+            fa.y += f * dy;
+            fa.z += f * dz;
             s6 += i6;
             s12 += i6 * i6;
         }
         e += lj_scale(s6, s12);
     }
-    frc[x - 1][y][z][a] = (vec3){fx, fy, fz};
+    frc[x - 1][y][z][a] = fa;
     energy[x - 1][y][z][a] = 0.5 * e;
 }
 

@@ -8,13 +8,13 @@
 #include <string.h>
 #include "hp_filter.h"
 
-enum { ON_FUNCTION, ON_FILE, ON_LOOP };
+enum { ON_FUNCTION, ON_FILE, ON_LOOP, ON_CALL };
 
 typedef struct rule {
     int include;     /* 1 include, 0 exclude */
     int on;          /* ON_*: what GLOB matches */
-    unsigned line;   /* ON_LOOP: the loop's first line */
-    char *glob;      /* ON_LOOP: the file part of FILE:LINE */
+    unsigned line;   /* ON_LOOP, ON_CALL: the loop's or call's first line */
+    char *glob;      /* ON_LOOP, ON_CALL: the file part of FILE:LINE */
 } rule;
 
 struct hp_filter {
@@ -41,8 +41,9 @@ static int add_rule(hp_filter *f, int include, int on, unsigned line, const char
     return 0;
 }
 
-/* "FILE:LINE" of a loop rule: LINE a number > 0 after the last ':'. */
-static int add_loop_rule(hp_filter *f, int include, char *spec)
+/* "FILE:LINE" of a loop or call rule (on): LINE a number > 0 after the
+ * last ':'. */
+static int add_line_rule(hp_filter *f, int include, int on, char *spec)
 {
     char *colon = strrchr(spec, ':'), *end;
     if (!colon || colon == spec || !colon[1])
@@ -51,7 +52,7 @@ static int add_loop_rule(hp_filter *f, int include, char *spec)
     if (*end || line == 0 || line > 0xffffffffUL)
         return -1;
     *colon = 0;
-    return add_rule(f, include, ON_LOOP, (unsigned)line, spec) == 0 ? 0 : -2;
+    return add_rule(f, include, on, (unsigned)line, spec) == 0 ? 0 : -2;
 }
 
 /* Parses one line; returns 0 (rule added or blank), -1 (syntax), -2 (memory). */
@@ -69,7 +70,9 @@ static int parse_line(hp_filter *f, char *line)
         (extra && extra[0] != '#'))
         return -1;
     if (strcmp(what, "loop") == 0)
-        return add_loop_rule(f, include, glob);
+        return add_line_rule(f, include, ON_LOOP, glob);
+    if (strcmp(what, "call") == 0)
+        return add_line_rule(f, include, ON_CALL, glob);
     int on = strcmp(what, "file") == 0 ? ON_FILE : ON_FUNCTION;
     if (on == ON_FUNCTION && strcmp(what, "function") != 0)
         return -1;
@@ -96,7 +99,7 @@ hp_filter *hp_filter_load(const char *path, char *err, size_t errlen)
         return f;
     if (rc == -1)
         snprintf(err, errlen, "%s:%u: expected 'include|exclude function|file GLOB'"
-                 " or 'include|exclude loop FILE:LINE'",
+                 " or 'include|exclude loop|call FILE:LINE'",
                  path, lineno);
     else
         snprintf(err, errlen, "%s: out of memory", path);
@@ -111,7 +114,7 @@ int hp_filter_allows(const hp_filter *f, const char *func, const char *file)
         return 1;
     for (size_t i = 0; i < f->n; i++) {
         const rule *r = &f->rules[i];
-        if (r->on == ON_LOOP)
+        if (r->on == ON_LOOP || r->on == ON_CALL)
             continue;
         const char *subject = r->on == ON_FILE ? file : func;
         if (subject && fnmatch(r->glob, subject, 0) == 0)
@@ -133,7 +136,9 @@ int hp_filter_names(const hp_filter *f, const char *func)
     return verdict;
 }
 
-int hp_filter_allows_loop(const hp_filter *f, const char *file, unsigned line)
+/* What the rules of kind on (ON_LOOP, ON_CALL) say of the site starting
+ * at line of file: 1 allowed, 0 excluded. */
+static int allows_at(const hp_filter *f, int on, const char *file, unsigned line)
 {
     int allow = 1;
     if (!f || !file)
@@ -142,11 +147,21 @@ int hp_filter_allows_loop(const hp_filter *f, const char *file, unsigned line)
     base = base ? base + 1 : file;
     for (size_t i = 0; i < f->n; i++) {
         const rule *r = &f->rules[i];
-        if (r->on == ON_LOOP && r->line == line &&
+        if (r->on == on && r->line == line &&
             (fnmatch(r->glob, file, 0) == 0 || fnmatch(r->glob, base, 0) == 0))
             allow = r->include;
     }
     return allow;
+}
+
+int hp_filter_allows_loop(const hp_filter *f, const char *file, unsigned line)
+{
+    return allows_at(f, ON_LOOP, file, line);
+}
+
+int hp_filter_allows_call(const hp_filter *f, const char *file, unsigned line)
+{
+    return allows_at(f, ON_CALL, file, line);
 }
 
 void hp_filter_free(hp_filter *f)

@@ -8,12 +8,15 @@
  *     exclude file third_party/?*.c
  *     include function helper_main
  *     exclude loop solver.c:120
+ *     exclude call solver.c:131
  *
  * GLOBs are fnmatch(3) patterns.  Rules apply in order and the last one
  * that matches decides; a procedure no rule matches is included.  A loop
  * rule names the loop starting at LINE of a file whose path, or whose
  * name without its directories, FILE (a glob) matches; only loop rules
- * decide for a loop (besides the rules that exclude its procedure).
+ * decide for a loop (besides the rules that exclude its procedure).  A
+ * call rule names the call statement(s) starting at LINE the same way
+ * (besides the rules that exclude its callee or its procedure).
  */
 #ifndef HP_FILTER_H
 #define HP_FILTER_H
@@ -30,6 +33,9 @@ int hp_filter_allows(const hp_filter *f, const char *func, const char *file);
 /* 1 when the loop starting at line of file is to be measured (the loop
  * rules), else 0.  A NULL filter or file allows it. */
 int hp_filter_allows_loop(const hp_filter *f, const char *file, unsigned line);
+/* The same for the call statements starting at line of file (the call
+ * rules). */
+int hp_filter_allows_call(const hp_filter *f, const char *file, unsigned line);
 /* What the function rules alone say of procedure func: 1 when the last
  * `function` rule matching it is an include rule (an explicit request to
  * measure it: hprof-instrument then probes it even when its policy finds

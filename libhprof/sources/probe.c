@@ -63,7 +63,8 @@ static uint32_t register_site(const hprof_unit *u, unsigned i, const uint32_t *s
     const hp_filter *filter = hp_runtime_filter();
     const char *proc = si->kind == HPROF_SITE_PROCEDURE ? si->name : si->func;
     int excluded = !hp_filter_allows(filter, proc, u->file) ||
-                   (si->kind == HPROF_SITE_CALL && !hp_filter_allows(filter, si->name, NULL)) ||
+                   (si->kind == HPROF_SITE_CALL && (!hp_filter_allows(filter, si->name, NULL) ||
+                                                    !hp_filter_allows_call(filter, u->file, si->line))) ||
                    (si->kind == HPROF_SITE_LOOP && !hp_filter_allows_loop(filter, u->file, si->line));
     if (excluded) {
         hp_site_get(id)->flags |= HP_SITEF_EXCLUDED;

@@ -11,7 +11,8 @@
 #     (NATIVE), 3 to leave: 22 * 1000 + 125 + 3 = 22128;
 #   - tasks 65536: 65536 / 64 = 1024 leaves, 2 * (1024 - 1) = 2046 tasks;
 #   - force 2 (2 ranks): one "kernel force" line and one "checksum force"
-#     line, on rank 0 only.
+#     line, on rank 0 only;
+#   - solver 2: one "kernel solver" line and one "checksum solver" line.
 # No timing is checked.
 # usage: tests/bench/kernels.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
@@ -58,7 +59,7 @@ run() {
 
 variants="plain tier1raw"
 if [ -x "$HPCC" ]; then variants="plain tier1 tier1raw tier2"; fi
-for spec in "force 2 -fopenmp" "dispatch 1000" "tasks 65536 -fopenmp"; do
+for spec in "force 2 -fopenmp" "dispatch 1000" "tasks 65536 -fopenmp" "solver 2 -fopenmp"; do
     read -r n size flags <<<"$spec"
     for v in $variants; do
         # shellcheck disable=SC2086  # flags: zero or one word

@@ -72,7 +72,7 @@ printf 'exclude function help?r\n' >filter.txt
 got=$("$INST" --list --filter filter.txt "$S/list_nest.c" $MPIFLAGS 2>&1 | awk '{ print $1, $2, $4, $5 }' | tr '\n' ';')
 # the calls of the excluded procedure stay in the table, without a probe
 check "list: --filter drops a procedure and its loops" \
-    "procedure 8 exchange -1;comm 10 MPI_Sendrecv_replace 0;procedure 24 main -1;call 28 MPI_Comm_rank 2;call 29 MPI_Comm_size 2;loop 30 for 2;loop 31 for 5;unprobed call 32 helper;comm 33 MPI_Allreduce 6;call 35 exchange 5;loop 37 do 2;unprobed call 39 helper;comm 40 MPI_Barrier 2;policy: loops=default tiny=5 statements;" \
+    "procedure 8 exchange -1;comm 10 MPI_Sendrecv_replace 0;procedure 24 main -1;call 28 MPI_Comm_rank 2;call 29 MPI_Comm_size 2;loop 30 for 2;loop 31 for 5;unprobed call 32 helper;comm 33 MPI_Allreduce 6;call 35 exchange 5;loop 37 do 2;unprobed call 39 helper;comm 40 MPI_Barrier 2;policy: loops=default tiny=loops<=32 ;" \
     "$got"
 got=$(HPROF_FILTER=filter.txt "$INST" --list "$S/list_nest.c" $MPIFLAGS 2>&1 | grep -c '^procedure')
 check "list: HPROF_FILTER at instrumentation" 2 "$got"

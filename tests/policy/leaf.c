@@ -7,7 +7,8 @@
  * Ground truth (a marker comment names each site):
  *   leaves:     plainloop (no call), mathloop (calls only sqrt and the
  *               tiny procedure half), sumloop;
- *   not leaves: fill and sum (their loops are probed), probedloop (calls
+ *   not leaves: fill and sum (their loops are probed; sum's length is
+ *               its argument: no constant trip count, no tiny procedure), probedloop (calls
  *               the probed procedure fill), libloop (printf: a library
  *               call may record), ptrloop (a call through a pointer),
  *               omploop (an OpenMP construct), regionloop (an hprof
@@ -39,10 +40,10 @@ void fill(int k) /* fill */
         a[i] = sqrt(a[i]) + half(a[i]);
 }
 
-double sum(void) /* sum */
+double sum(int n) /* sum */
 {
     double s = 0, lo = a[0], hi = a[0];
-    for (int i = 0; i < LEN; i++) { /* sumloop */
+    for (int i = 0; i < n; i++) { /* sumloop */
         s += a[i];
         lo = a[i] < lo ? a[i] : lo;
         hi = a[i] > hi ? a[i] : hi;
@@ -74,6 +75,6 @@ int main(void) /* main */
         s += a[i];
 #pragma hprof region end r
     }
-    printf("checksum %.6f\n", s + sum());
+    printf("checksum %.6f\n", s + sum(LEN));
     return 0;
 }
