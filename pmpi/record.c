@@ -162,13 +162,14 @@ int hp_mpi_sendrecv_replace(hp_thread *t, uintptr_t ra, void *buf, int count,
 static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind,
                           uint64_t ticks)
 {
-    memset(in, 0, sizeof *in);
-    in->site = hp_event_node_site(t, node);
-    in->node = node;
-    in->thread = t->id;
-    in->kind = (uint8_t)kind;
-    in->active = 1;
-    in->post_ticks = ticks;
+    *in = (hp_req_info){
+        .site = hp_event_node_site(t, node),
+        .node = node,
+        .thread = t->id,
+        .kind = (uint8_t)kind,
+        .active = 1,
+        .post_ticks = ticks,
+    };
 }
 
 /* A nonblocking send is counted with its bytes when it is posted (a

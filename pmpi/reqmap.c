@@ -72,7 +72,7 @@ static uint64_t next_seq(void)
     return seq_plain++;
 }
 
-static uint64_t mix(uintptr_t k)
+static inline uint64_t mix(uintptr_t k)
 {
     uint64_t x = (uint64_t)k;
     x ^= x >> 31;
@@ -81,9 +81,11 @@ static uint64_t mix(uintptr_t k)
     return x;
 }
 
-static shard *shard_of(uintptr_t key)
+/* One hash picks the shard (low bits) and the home bucket (the bits
+ * above them). */
+static inline shard *shard_of(uint64_t h)
 {
-    return &shards[mix(key) % SHARDS];
+    return &shards[h & (SHARDS - 1)];
 }
 
 static void lock_shard(shard *s)
@@ -99,17 +101,18 @@ static void unlock_shard(shard *s)
         atomic_flag_clear_explicit(&s->lock, memory_order_release);
 }
 
-static uint32_t home_of(const shard *s, uintptr_t key)
+static inline uint32_t home_of(const shard *s, uint64_t h)
 {
-    return (uint32_t)(mix(key) >> 8) & (s->cap - 1);
+    return (uint32_t)(h >> 8) & (s->cap - 1);
 }
 
-static bucket *find(shard *s, uintptr_t key)
+/* The bucket of key (hash h), or NULL. */
+static inline bucket *find(shard *s, uintptr_t key, uint64_t h)
 {
     if (!s->cap)
         return NULL;
     uint32_t mask = s->cap - 1;
-    for (uint32_t i = home_of(s, key);; i = (i + 1) & mask) {
+    for (uint32_t i = home_of(s, h);; i = (i + 1) & mask) {
         if (s->buckets[i].key == key)
             return &s->buckets[i];
         if (s->buckets[i].key == 0)
@@ -117,11 +120,11 @@ static bucket *find(shard *s, uintptr_t key)
     }
 }
 
-/* The bucket of key, created empty (head NONE) if absent; the caller has
- * made room. */
-static bucket *find_or_add(shard *s, uintptr_t key)
+/* The bucket of key (hash h), created empty (head NONE) if absent; the
+ * caller has made room. */
+static inline bucket *find_or_add(shard *s, uintptr_t key, uint64_t h)
 {
-    uint32_t mask = s->cap - 1, i = home_of(s, key);
+    uint32_t mask = s->cap - 1, i = home_of(s, h);
     while (s->buckets[i].key != 0 && s->buckets[i].key != key)
         i = (i + 1) & mask;
     if (s->buckets[i].key == 0) {
@@ -143,7 +146,7 @@ static int grow_buckets(shard *s)
     s->used = 0;
     for (uint32_t i = 0; i < oldcap; i++)
         if (old[i].key)
-            find_or_add(s, old[i].key)->head = old[i].head;
+            find_or_add(s, old[i].key, mix(old[i].key))->head = old[i].head;
     free(old);
     return 0;
 }
@@ -154,7 +157,7 @@ static void erase_bucket(shard *s, bucket *b)
     uint32_t mask = s->cap - 1;
     uint32_t i = (uint32_t)(b - s->buckets);
     for (uint32_t j = (i + 1) & mask; s->buckets[j].key; j = (j + 1) & mask) {
-        uint32_t home = home_of(s, s->buckets[j].key);
+        uint32_t home = home_of(s, mix(s->buckets[j].key));
         /* Move j back to i when its home is not in (i, j]. */
         if (((j - home) & mask) >= ((j - i) & mask)) {
             s->buckets[i] = s->buckets[j];
@@ -165,7 +168,7 @@ static void erase_bucket(shard *s, bucket *b)
     s->used--;
 }
 
-static uint32_t alloc_entry(shard *s)
+static inline uint32_t alloc_entry(shard *s)
 {
     if (s->free_head) {
         uint32_t e = s->free_head - 1;
@@ -183,7 +186,7 @@ static uint32_t alloc_entry(shard *s)
     return s->pool_used++;
 }
 
-static void free_entry(shard *s, uint32_t e)
+static inline void free_entry(shard *s, uint32_t e)
 {
     s->pool[e].next = s->free_head;
     s->free_head = e + 1;
@@ -191,7 +194,7 @@ static void free_entry(shard *s, uint32_t e)
 
 /* Links entry e into b's list, which stays ordered newest first (two
  * threads may register one shared handle in either order). */
-static void link_entry(shard *s, bucket *b, uint32_t e)
+static inline void link_entry(shard *s, bucket *b, uint32_t e)
 {
     uint32_t *at = &b->head;
     while (*at != NONE && s->pool[*at].seq > s->pool[e].seq)
@@ -202,7 +205,7 @@ static void link_entry(shard *s, bucket *b, uint32_t e)
 
 /* The link pointing at the newest entry of b registered before `before`,
  * or NULL. */
-static uint32_t *newest_before(shard *s, bucket *b, uint64_t before)
+static inline uint32_t *newest_before(shard *s, bucket *b, uint64_t before)
 {
     uint32_t *at = &b->head;
     while (*at != NONE && s->pool[*at].seq >= before)
@@ -210,7 +213,7 @@ static uint32_t *newest_before(shard *s, bucket *b, uint64_t before)
     return *at == NONE ? NULL : at;
 }
 
-static void unlink_entry(shard *s, bucket *b, uint32_t *at)
+static inline void unlink_entry(shard *s, bucket *b, uint32_t *at)
 {
     uint32_t e = *at;
     *at = s->pool[e].next;
@@ -224,15 +227,15 @@ int hp_reqmap_put(uintptr_t key, const hp_req_info *info)
     int rc = -1;
     if (!key)
         return -1;
-    uint64_t seq = next_seq();
-    shard *s = shard_of(key);
+    uint64_t seq = next_seq(), h = mix(key);
+    shard *s = shard_of(h);
     lock_shard(s);
     if ((s->used + 1) * 2 <= s->cap || grow_buckets(s) == 0) {
         uint32_t e = alloc_entry(s);
         if (e != NONE) {
             s->pool[e].seq = seq;
             s->pool[e].info = *info;
-            link_entry(s, find_or_add(s, key), e);
+            link_entry(s, find_or_add(s, key, h), e);
             rc = 0;
         }
     }
@@ -243,9 +246,10 @@ int hp_reqmap_put(uintptr_t key, const hp_req_info *info)
 int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out)
 {
     int rc = -1;
-    shard *s = shard_of(key);
+    uint64_t h = mix(key);
+    shard *s = shard_of(h);
     lock_shard(s);
-    bucket *b = find(s, key);
+    bucket *b = find(s, key, h);
     uint32_t *at = b ? newest_before(s, b, before) : NULL;
     if (at) {
         *out = s->pool[*at].info;
@@ -259,9 +263,10 @@ int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out)
 int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out)
 {
     int rc = -1;
-    shard *s = shard_of(key);
+    uint64_t h = mix(key);
+    shard *s = shard_of(h);
     lock_shard(s);
-    bucket *b = find(s, key);
+    bucket *b = find(s, key, h);
     uint32_t *at = b ? newest_before(s, b, before) : NULL;
     if (at) {
         hp_req_info *in = &s->pool[*at].info;
@@ -279,9 +284,10 @@ int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out)
 int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out)
 {
     int rc = -1;
-    shard *s = shard_of(key);
+    uint64_t h = mix(key);
+    shard *s = shard_of(h);
     lock_shard(s);
-    bucket *b = find(s, key);
+    bucket *b = find(s, key, h);
     uint32_t *at = b ? newest_before(s, b, UINT64_MAX) : NULL;
     if (at && s->pool[*at].info.persistent) {
         hp_req_info *in = &s->pool[*at].info;
