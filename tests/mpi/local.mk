@@ -2,16 +2,16 @@
 # ground truth, linked in the tree against pmpi/libhprof.la, run under mpirun
 # and checked through hprof-query by tests/mpi/run.sh.  Included from
 # tests/local.mk.
-EXTRA_DIST += tests/mpi/run.sh tests/mpi/lib.sh tests/mpi/requests.sh
+EXTRA_DIST += tests/mpi/run.sh tests/mpi/lib.sh tests/mpi/requests.sh tests/mpi/msg_rate.sh
 if HAVE_MPI
 HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/nonblocking tests/mpi/anysource tests/mpi/threads \
 	tests/mpi/pcontrol tests/mpi/collectives tests/mpi/persistent \
 	tests/mpi/probes tests/mpi/edge tests/mpi/many_sites tests/mpi/replace \
 	tests/mpi/nofinalize tests/mpi/requests tests/mpi/mt_requests \
-	tests/mpi/abort
+	tests/mpi/abort tests/mpi/msg_rate
 check_PROGRAMS += $(HP_MPI_TESTS)
-TESTS += tests/mpi/run.sh tests/mpi/requests.sh
+TESTS += tests/mpi/run.sh tests/mpi/requests.sh tests/mpi/msg_rate.sh
 HP_MPI_TEST_CF = $(AM_CFLAGS) $(MPI_CFLAGS) -pthread -g -O1
 HP_MPI_TEST_LIBS = pmpi/libhprof.la $(MPI_LIBS)
 HP_MPI_TEST_LF = -pthread -no-install
@@ -90,4 +90,8 @@ tests_mpi_abort_SOURCES = tests/mpi/abort.c
 tests_mpi_abort_CFLAGS = $(HP_MPI_TEST_CF)
 tests_mpi_abort_LDFLAGS = $(HP_MPI_TEST_LF)
 tests_mpi_abort_LDADD = $(HP_MPI_TEST_LIBS)
+tests_mpi_msg_rate_SOURCES = tests/mpi/msg_rate.c
+tests_mpi_msg_rate_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_msg_rate_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_msg_rate_LDADD = $(HP_MPI_TEST_LIBS)
 endif
