@@ -2,7 +2,7 @@
 # ground truth, linked in the tree against pmpi/libhprof.la, run under mpirun
 # and checked through hprof-query by tests/mpi/run.sh.  Included from
 # tests/local.mk.
-EXTRA_DIST += tests/mpi/run.sh tests/mpi/lib.sh tests/mpi/requests.sh tests/mpi/msg_rate.sh
+EXTRA_DIST += tests/mpi/run.sh tests/mpi/lib.sh tests/mpi/requests.sh
 if HAVE_MPI
 HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/nonblocking tests/mpi/anysource tests/mpi/threads \
@@ -11,7 +11,7 @@ HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/nofinalize tests/mpi/requests tests/mpi/mt_requests \
 	tests/mpi/abort tests/mpi/msg_rate
 check_PROGRAMS += $(HP_MPI_TESTS)
-TESTS += tests/mpi/run.sh tests/mpi/requests.sh tests/mpi/msg_rate.sh
+TESTS += tests/mpi/run.sh tests/mpi/requests.sh
 HP_MPI_TEST_CF = $(AM_CFLAGS) $(MPI_CFLAGS) -pthread -g -O1
 HP_MPI_TEST_LIBS = pmpi/libhprof.la $(MPI_LIBS)
 HP_MPI_TEST_LF = -pthread -no-install

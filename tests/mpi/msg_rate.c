@@ -1,5 +1,5 @@
 /*
- * msg_rate.c - hprof integration test (tests/mpi/msg_rate.sh): the records
+ * msg_rate.c - hprof integration test (tests/mpi/requests.sh): the records
  * of a message-rate pattern (osu_mbw_mr's windows of small nonblocking
  * messages completed by one MPI_Waitall) must stay exact, whatever fast
  * path the request tracking takes.  3 ranks; NR rounds, in each of which
