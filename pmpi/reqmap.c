@@ -18,7 +18,7 @@
  * bucket holds a key's newest entry itself, and a pool for the older
  * entries of keys registered more than once (Open MPI's shared handle):
  * a request of its own handle, the usual case, is put and taken without
- * touching the pool (callgrind, bench/msgrate.c: about 70 instructions
+ * touching the pool (callgrind, bench/msgrate.c: about 30 instructions
  * less per message than a bucket pointing into the pool).  Only under
  * MPI_THREAD_MULTIPLE do the sequence counter become atomic and a shard
  * take its spin lock.
