@@ -10,15 +10,17 @@
 # 10^6-node profile (bench/query.sh); `make bench-fixed`: the fixed cost
 # alone.  Never part of `make check`.  `make bench-scale`: hprof-merge and
 # the queries on a synthetic 1024-rank profile (bench/mkbig.c, bench/scale.sh;
-# 4096 ranks with SCALE_4096=1).
+# 4096 ranks with SCALE_4096=1).  `make bench-msgrate`: the MPI message
+# rate (bench/msgrate.sh: instructions per message, rate ratio).
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/fwrapcost.f90 bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/force.h bench/kernels/dispatch.c bench/kernels/solver.c \
-	bench/kernels/tasks.c bench/scale.sh
+	bench/kernels/tasks.c bench/scale.sh \
+	bench/msgrate.c bench/msgrate.sh
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig
 bench_mkbig_SOURCES = bench/mkbig.c
 bench_mkbig_LDADD = libhprof/libhpcodec.la
-.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale
+.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale bench-msgrate
 bench: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
 bench-readme:
@@ -33,3 +35,5 @@ bench-ompcost: all
 	bash $(top_srcdir)/bench/ompcost.sh $(abs_top_builddir)
 bench-scale: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/scale.sh $(abs_top_builddir)
+bench-msgrate: all
+	bash $(top_srcdir)/bench/msgrate.sh $(abs_top_builddir)

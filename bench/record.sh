@@ -30,6 +30,8 @@
 #     difference between two iteration counts): probe pair timed and
 #     throttled, tier-1 call, MPI wrapper, and bench/ompcost.sh (OpenMP
 #     constructs under GOMP and OMPT) when it exists;
+#   - the MPI message rate (bench/msgrate.sh): instructions added per
+#     message (callgrind) and the rate of 2 ranks, plain vs -lhprof;
 #   - the fixed cost of a run (bench/fixed.sh);
 #   - scale: hprof-merge and hprof-query at 1024 ranks (bench/scale.sh).
 # usage: bench/record.sh [BUILDDIR]   (default: the current directory)
@@ -517,6 +519,8 @@ include ns "Per-event costs in ns (bench/run.sh: mpi, probe, omp)" per_event_ns
 include kir "Bench kernels in instructions (callgrind)" kernel_instructions
 include ir "Per-event costs in instructions (callgrind)" instructions
 include ompir "OpenMP constructs in instructions (bench/ompcost.sh)" omp_instructions
+include msgrate "MPI message rate (bench/msgrate.sh)" \
+    env ROUNDS="$rounds" MSGRATE_ITERS="$([ "$quick" = 0 ] && echo 2000 || echo 100)" bash "$srcdir/bench/msgrate.sh" "$builddir"
 include fixed "Fixed cost of a run (bench/fixed.sh)" fixed_cost
 include scale "Scale: hprof-merge and hprof-query on a synthetic 1024-rank profile (bench/scale.sh)" scale_figures
 cp "$md" "$out/bench.md"

@@ -97,9 +97,14 @@ typedef struct hp_rankmap {
     int world[];       /* world rank of each */
 } hp_rankmap;
 
-/* Map of comm, created and cached on first use; NULL for MPI_COMM_WORLD
- * (the identity) or when the translation is impossible. */
-const hp_rankmap *hp_rankmap_of(MPI_Comm comm);
+/* Map of comm, created and cached on first use; NULL when the
+ * translation is impossible.  hp_rankmap_of: NULL also for
+ * MPI_COMM_WORLD (the identity), decided inline as most messages use it. */
+const hp_rankmap *hp_rankmap_lookup(MPI_Comm comm);
+static inline const hp_rankmap *hp_rankmap_of(MPI_Comm comm)
+{
+    return comm == MPI_COMM_WORLD ? NULL : hp_rankmap_lookup(comm);
+}
 void hp_rankmap_forget(MPI_Comm comm);   /* before MPI_Comm_free */
 /* A new map of the ranks of group (the caller frees it); NULL without memory. */
 hp_rankmap *hp_rankmap_of_group(MPI_Group group);

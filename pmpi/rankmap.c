@@ -76,7 +76,7 @@ static hp_rankmap *build(MPI_Comm comm)
     return m;
 }
 
-const hp_rankmap *hp_rankmap_of(MPI_Comm comm)
+const hp_rankmap *hp_rankmap_lookup(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_NULL)
         return NULL;

@@ -9,7 +9,7 @@ HP_MPI_TESTS = tests/mpi/late_sender tests/mpi/ring_alltoall \
 	tests/mpi/pcontrol tests/mpi/collectives tests/mpi/persistent \
 	tests/mpi/probes tests/mpi/edge tests/mpi/many_sites tests/mpi/replace \
 	tests/mpi/nofinalize tests/mpi/requests tests/mpi/mt_requests \
-	tests/mpi/abort
+	tests/mpi/abort tests/mpi/msg_rate
 check_PROGRAMS += $(HP_MPI_TESTS)
 TESTS += tests/mpi/run.sh tests/mpi/requests.sh
 HP_MPI_TEST_CF = $(AM_CFLAGS) $(MPI_CFLAGS) -pthread -g -O1
@@ -90,4 +90,8 @@ tests_mpi_abort_SOURCES = tests/mpi/abort.c
 tests_mpi_abort_CFLAGS = $(HP_MPI_TEST_CF)
 tests_mpi_abort_LDFLAGS = $(HP_MPI_TEST_LF)
 tests_mpi_abort_LDADD = $(HP_MPI_TEST_LIBS)
+tests_mpi_msg_rate_SOURCES = tests/mpi/msg_rate.c
+tests_mpi_msg_rate_CFLAGS = $(HP_MPI_TEST_CF)
+tests_mpi_msg_rate_LDFLAGS = $(HP_MPI_TEST_LF)
+tests_mpi_msg_rate_LDADD = $(HP_MPI_TEST_LIBS)
 endif
