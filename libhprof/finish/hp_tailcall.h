@@ -34,4 +34,8 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *
  * `callee` (the one at entry, or the one it tail-calls) and that jump. */
 int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcall *tc);
 
+/* Does the call instruction before return address ra go (directly,
+ * through a PLT stub or a GOT slot) to function `callee`? */
+int hp_tailcall_calls(Dwfl *dwfl, uintptr_t ra, const char *callee);
+
 #endif

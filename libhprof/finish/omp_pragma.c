@@ -19,6 +19,8 @@ static const char *const worksharing_dirs[] = {"for", "sections", "single", NULL
 static const char *const barrier_dirs[] = {"barrier", NULL};
 static const char *const region_dirs[] = {"parallel", NULL};
 static const char *const task_dirs[] = {"task", "taskloop", NULL};
+/* the directives that may begin a loop construct, alone or combined */
+static const char *const loop_start_dirs[] = {"for", "do", "simd", "loop", "distribute", "parallel", "teams", "target", "taskloop", NULL};
 
 /* The directives of a region's or a task's records (keyed by entry). */
 static const char *const *entry_directives(const char *name)
@@ -343,6 +345,13 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
     }
     if (at)
         *line = at;
+}
+
+int hp_omp_pragma_loop_on_line(const char *file, int line)
+{
+    source src;
+    return load_source(file, line, line, &src) == 0 &&
+           is_directive(&src, text_of(&src, line), loop_start_dirs);
 }
 
 void hp_omp_pragma_directive_start(const char *file, int *line)
