@@ -135,7 +135,7 @@ static int check_shares(hpq_checker *ck)
              " MAX(r.omp_threads, r.threads) FROM rank r JOIN stat st ON st.rank = r.rank"
              " JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
              " WHERE s.kind = 'omp' AND s.name IN ('implicit barrier', 'barrier',"
-             " 'critical wait', 'lock wait', 'ordered wait', 'taskwait')"
+             " 'critical wait', 'lock wait', 'ordered wait', 'taskwait', 'reduction')"
              " GROUP BY r.rank HAVING w > r.wall * MAX(r.omp_threads, r.threads) * %.17g + %.17g"
              " ORDER BY r.rank", 1 + HPQ_CHECK_REL, HPQ_CHECK_EPS);
     if (for_each_row(ck, sql, omp_share_row))

@@ -14,7 +14,7 @@
 #include "check.h"
 
 static const char *const wait_names[] = {"implicit barrier", "barrier", "critical wait",
-                                         "lock wait", "ordered wait", "taskwait"};
+                                         "lock wait", "ordered wait", "taskwait", "reduction"};
 
 static enum hpq_node_role role_of(const char *kind, const char *name)
 {

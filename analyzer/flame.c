@@ -52,7 +52,7 @@ static int is_one_of(const char *name, const char *const *names)
 static hpq_fclass class_of_site(const char *kind, const char *name)
 {
     static const char *const omp_sync[] = {"barrier", "implicit barrier", "critical wait",
-                                           "lock wait", "ordered wait", "taskwait", "flush",
+                                           "lock wait", "ordered wait", "taskwait", "reduction", "flush",
                                            NULL};
     static const char *const omp_control[] = {"fork", "join", "task create", NULL};
     if (strcmp(kind, "root") == 0)

@@ -28,7 +28,7 @@ static const char threads_sql[] =
     " COALESCE((SELECT SUM(x.time) FROM stat x JOIN node c ON c.id = x.node"
     "  JOIN site cs ON cs.id = c.site JOIN node p ON p.id = ?1"
     "  WHERE cs.kind = 'omp' AND cs.name IN ('implicit barrier', 'barrier', 'critical wait',"
-    "  'lock wait', 'ordered wait', 'taskwait') AND c.lo > p.lo AND c.lo <= p.hi"
+    "  'lock wait', 'ordered wait', 'taskwait', 'reduction') AND c.lo > p.lo AND c.lo <= p.hi"
     "  AND x.rank = st.rank AND x.thread = st.thread), 0)"
     " FROM stat st WHERE st.node = ?1 GROUP BY st.rank, st.thread ORDER BY 1, 2";
 

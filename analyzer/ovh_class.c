@@ -39,6 +39,7 @@ static const struct {
     {"omp", "lock wait", HPF_OC_SYNC},
     {"omp", "ordered wait", HPF_OC_SYNC},
     {"omp", "taskwait", HPF_OC_SYNC},
+    {"omp", "reduction", HPF_OC_SYNC},    /* the wait that ends a reduction */
     {"omp", "atomic", HPF_OC_SYNC},       /* includes the wait for the atomic lock */
     {"omp", "reduction", HPF_OC_SYNC},    /* gcc's combining under the atomic lock */
     {"omp", "flush", HPF_OC_SYNC},

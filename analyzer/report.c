@@ -178,7 +178,7 @@ static void decimals(hpq_table *t, const char *cols, int n)
 void hpq_time_columns(hpq_table *t)
 {
     decimals(t, "time,excl,mean,max,min,tran,sync,wall,mpi_time,work,ibarrier,barrier,crit_wait,"
-                "crit_hold,lock_wait,lock_hold,task_time,taskwait,ord_wait,ord_hold", TIME_DECIMALS);
+                "crit_hold,lock_wait,lock_hold,task_time,taskwait,ord_wait,ord_hold,red_wait", TIME_DECIMALS);
     decimals(t, "imbalance", 2);
     decimals(t, "pct", 1);
 }
@@ -439,7 +439,7 @@ static const struct {
     {"tasks", "task", 1, 0, 0, 0},                {"task_time", "task", 0, 0, 0, 1},
     {"taskwait", "taskwait", 0, 1, 0, 0},         {"ord_wait", "ordered wait", 0, 1, 1, 0},
     {"ord_hold", "ordered", 0, 0, 1, 0},          {"atomics", "atomic", 1, 0, 1, 0},
-    {"flushes", "flush", 1, 0, 1, 0},
+    {"flushes", "flush", 1, 0, 1, 0},             {"red_wait", "reduction", 0, 1, 1, 0},
 };
 #define NTHREAD_COLUMNS (sizeof thread_columns / sizeof thread_columns[0])
 

@@ -21,9 +21,22 @@
  * stack, may need libunwind at every walk).  A function that the C
  * library calls and the program calls too (a qsort comparator that makes
  * MPI calls) keeps the empty path of its first walk.
+ *
+ * A wrapper that ends in a tail call of MPI (`void add(...) {
+ * MPI_Allreduce(...); }` at -O2: `jmp MPI_Allreduce`) has no frame when
+ * the MPI call runs: the return address is in its caller, at the call of
+ * the wrapper, and the end of the run names the site after the wrapper's
+ * jump (finish/tailcall.c).  The calling line would then be in no node, so
+ * a path whose call instruction went to another function than hprof's
+ * (decoded at each walk: x86-64 `call rel32` or `call *slot(%rip)`, through
+ * a PLT stub; learnt at its first walk, with whether it is rooted) gets
+ * one more frame, the call itself (keyed one byte before its return
+ * address: the same line, with the functions inlined there).  A rooted
+ * return address of such a call has that one frame as its path.
  */
 #include "config.h"
 #define _GNU_SOURCE 1
+#include <assert.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -42,8 +55,9 @@
 uint32_t hp_callpath_depth;
 static unsigned long walks;     /* call paths walked */
 
-/* The C library's text: where a path ends. */
-static uintptr_t libc_lo, libc_hi;
+/* The C library's text: where a path ends; libhprof's: where a call
+ * that is no tail call goes. */
+static uintptr_t libc_lo, libc_hi, self_lo, self_hi;
 static pthread_once_t libc_once = PTHREAD_ONCE_INIT;
 /* A Fortran program's main: its return address into main (its call of
  * MAIN__), once learned; fortran_main_unknown while a Fortran program's
@@ -51,29 +65,46 @@ static pthread_once_t libc_once = PTHREAD_ONCE_INIT;
 static uintptr_t fortran_main_ra;
 static int fortran_main_unknown;
 static pthread_t main_thread;   /* the thread that started call paths */
-/* Return addresses whose path is empty (their caller is start code). */
-#define ROOTED_SLOTS 512u
-static uintptr_t rooted[ROOTED_SLOTS];
+/* What the walks of a return address learnt (ROOTED_SLOTS words, each
+ * ra << 2 | RA_* bits, 0: free): its path is empty (its caller is start
+ * code), its call went to a tail-calling function (a frame of its own). */
+#define ROOTED_SLOTS 1024u
+enum { RA_WALKED = 0, RA_ROOTED = 1, RA_TAIL = 2 };
+static uintptr_t known[ROOTED_SLOTS];
+
+typedef struct text_range {
+    uintptr_t addr, lo, hi;
+} text_range;
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    uintptr_t addr = (uintptr_t)arg;
+    text_range *r = arg;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && addr >= lo && addr < hi) {
-            libc_lo = lo;
-            libc_hi = hi;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && r->addr >= lo && r->addr < hi) {
+            r->lo = lo;
+            r->hi = hi;
             return 1;
         }
     }
     return 0;
 }
 
+/* The executable segment holding addr: [*lo, *hi). */
+static void text_of(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+    text_range r = {addr, 0, 0};
+    dl_iterate_phdr(find_text, &r);
+    *lo = r.lo;
+    *hi = r.hi;
+}
+
 static void find_libc(void)
 {
-    dl_iterate_phdr(find_text, (void *)(uintptr_t)&memcpy);
+    text_of((uintptr_t)&memcpy, &libc_lo, &libc_hi);
+    text_of((uintptr_t)&hp_callpath_init, &self_lo, &self_hi);
     /* gfortran's main calls this before MAIN__ */
     fortran_main_unknown = dlsym(RTLD_DEFAULT, "_gfortran_set_args") != NULL;
     main_thread = pthread_self();
@@ -122,30 +153,105 @@ static size_t rooted_slot(uintptr_t ra)
     return (size_t)hp_map_hash(ra) & (ROOTED_SLOTS - 1);
 }
 
-static int is_rooted(uintptr_t ra)
+/* What ra's first walk learnt (RA_* bits), -1 if it is not known. */
+static inline __attribute__((always_inline)) int known_class(uintptr_t ra)
 {
     size_t i = rooted_slot(ra);
     for (size_t k = 0; k < 8; k++, i = (i + 1) & (ROOTED_SLOTS - 1)) {
-        uintptr_t at = __atomic_load_n(&rooted[i], __ATOMIC_ACQUIRE);
-        if (at == ra)
-            return 1;
+        uintptr_t at = __atomic_load_n(&known[i], __ATOMIC_ACQUIRE);
+        if (at >> 2 == ra)
+            return (int)(at & 3);
         if (!at)
-            return 0;
+            return -1;
     }
-    return 0;
+    return -1;
 }
 
-/* Remembers ra as rooted; a full neighbourhood remembers nothing (it is
- * then walked every time, as before). */
-static void add_rooted(uintptr_t ra)
+/* Remembers what ra's walk found; a full neighbourhood remembers nothing
+ * (it is then walked, and decoded, every time). */
+static void learn(uintptr_t ra, int class)
 {
+    uintptr_t word = ra << 2 | (uintptr_t)class;
     size_t i = rooted_slot(ra);
+    assert(ra >> 62 == 0);
     for (size_t k = 0; k < 8; k++, i = (i + 1) & (ROOTED_SLOTS - 1)) {
         uintptr_t expected = 0;
-        if (__atomic_compare_exchange_n(&rooted[i], &expected, ra, 0, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED) || expected == ra)
+        if (__atomic_compare_exchange_n(&known[i], &expected, word, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
             return;
+        if (expected >> 2 == ra) {
+            __atomic_store_n(&known[i], word, __ATOMIC_RELEASE);
+            return;
+        }
     }
+}
+
+/* n bytes at addr, when they lie in one page with addr + last (a page
+ * that holds code just run or called: mapped). */
+static int read_code(uintptr_t addr, size_t n, uintptr_t last, unsigned char *out)
+{
+    if ((addr & ~(uintptr_t)4095) != ((addr + n - 1) & ~(uintptr_t)4095) &&
+        ((addr + n - 1) & ~(uintptr_t)4095) != (last & ~(uintptr_t)4095))
+        return 0;
+    memcpy(out, (const void *)addr, n);
+    return 1;
+}
+
+static uintptr_t rel32_at(const unsigned char *p, uintptr_t next)
+{
+    int32_t d;
+    memcpy(&d, p, sizeof d);
+    return next + (uintptr_t)(intptr_t)d;
+}
+
+static uintptr_t slot_value(uintptr_t slot)
+{
+    uintptr_t v;
+    memcpy(&v, (const void *)slot, sizeof v);
+    return v;
+}
+
+/* Did the call that returns to ra go to another function than hprof's
+ * (one that reached hprof's wrapper by a tail call)?  x86-64: `call rel32`
+ * or `call *slot(%rip)`, through a PLT stub ([endbr64] [bnd] `jmp
+ * *slot(%rip)`); 0 for any other call. */
+static int calls_elsewhere(uintptr_t ra)
+{
+#if defined(__x86_64__)
+    unsigned char b[16];
+    uintptr_t to;
+    if (read_code(ra - 5, 5, ra - 1, b) && b[0] == 0xe8)
+        to = rel32_at(b + 1, ra);
+    else if (read_code(ra - 6, 6, ra - 1, b) && b[0] == 0xff && b[1] == 0x15)
+        to = slot_value(rel32_at(b + 2, ra));
+    else
+        return 0;
+    if (to >= self_lo && to < self_hi)
+        return 0;
+    size_t at = 0;
+    if (!read_code(to, 11, to, b))
+        return 0;
+    if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+        at = 4;   /* endbr64 */
+    if (b[at] == 0xf2)
+        at++;     /* bnd */
+    if (b[at] == 0xff && b[at + 1] == 0x25)
+        to = slot_value(rel32_at(b + at + 2, to + at + 6));
+    return to && !(to >= self_lo && to < self_hi);
+#else
+    (void)ra;
+    return 0;
+#endif
+}
+
+/* The frame of the call that returns to ra itself, under ctx. */
+static uint32_t call_frame(hp_thread *t, uint32_t ctx, uintptr_t ra)
+{
+    uint32_t node = hp_event_site_node_under(t, ctx, ra - 1, HP_KIND_CALL, "",
+                                             HP_SITEF_DYNAMIC | HP_SITEF_FRAME);
+    if (node != t->overflow)
+        hp_node_at(t, node)->flags |= HP_NODEF_FRAME;
+    return node;
 }
 
 /* The frames above ra, under the current context, depth - 1 of them at
@@ -153,18 +259,25 @@ static void add_rooted(uintptr_t ra)
  * in our code that asked (a wrapper's call of hp_event_callpath_slow, a
  * source's call of hp_event_team_fork), so that the distance from this
  * frame to ra's is the same at every walk with that key (unwind.c).  Not
- * the return address into this function: its callers may jump to it. */
-static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key)
+ * the return address into this function: its callers may jump to it.
+ * class: what ra's earlier walks learnt (-1: none yet). */
+static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
+                                                     int wrapper, int class)
 {
     uintptr_t above[CALLPATH_MAX];
     int depth = (int)hp_callpath_depth - 1;
+    if (class == (RA_ROOTED | RA_TAIL))
+        return call_frame(t, t->current, ra);
+    int tail = class >= 0 ? (class & RA_TAIL) != 0 : wrapper && calls_elsewhere(ra);
+    depth -= tail;
     /* until a Fortran program's main is known, walk to the start code */
     int deep = __atomic_load_n(&fortran_main_unknown, __ATOMIC_RELAXED);
     int got = hp_unwind_above(ra, key, (uintptr_t)__builtin_frame_address(0), above,
                               deep ? (int)CALLPATH_MAX - 1 : depth);
     int n = start_code(above, got);
-    if (n == 0 && got > 0)
-        add_rooted(ra);
+    int rooted = n == 0 && got > 0;
+    if (class < 0 || (rooted && !(class & RA_ROOTED)))
+        learn(ra, (rooted ? RA_ROOTED : RA_WALKED) | (tail ? RA_TAIL : 0));
     if (n > depth)
         n = depth;
     uint32_t ctx = t->current;
@@ -176,31 +289,31 @@ static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra,
         hp_node_at(t, node)->flags |= HP_NODEF_FRAME;
         ctx = node;
     }
-    return ctx;
+    return tail ? call_frame(t, ctx, ra) : ctx;
 }
 
-/* A call made where the start code called (in main) has the empty path,
- * known before path_under sets up its frame: about 30 instructions less
- * per MPI call made in main (callgrind, bench/msgrate.c). */
-static int rooted_walk(uintptr_t ra)
+/* The context of a call at ra (path_under), a rooted one's without a
+ * call: what most calls made in main take.  wrapper: the caller is an MPI
+ * wrapper (a tail call may have reached it). */
+static inline __attribute__((always_inline)) uint32_t path_of(hp_thread *t, uintptr_t ra,
+                                                              uintptr_t key, int wrapper)
 {
     __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
-    return is_rooted(ra);
+    int class = known_class(ra);
+    if (class == RA_ROOTED)
+        return t->current;
+    return path_under(t, ra, key, wrapper, class);
 }
 
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
 {
-    if (rooted_walk(ra))
-        return t->current;
     /* the return address into the wrapper names it */
-    return path_under(t, ra, (uintptr_t)__builtin_return_address(0));
+    return path_of(t, ra, (uintptr_t)__builtin_return_address(0), 1);
 }
 
 uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
-    if (rooted_walk(ra))
-        return t->current;
-    return path_under(t, ra, key);
+    return path_of(t, ra, key, 0);
 }
 
 void hp_callpath_report(void)

@@ -51,6 +51,14 @@ Dwarf_Addr hp_omp_before_epilogue(Dwfl_Module *mod, Dwarf_Addr jump);
  * an outlined function at its pragma's line); 0 when pc is no entry. */
 int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc);
 
+/* clang outlines the loop of a combined construct (`parallel for`) as a
+ * function declared at the loop statement's line, and libomp reports a
+ * dynamic or ordered loop at its dispatch call, on that line too; the
+ * first row of the outlined function's entry is the pragma's.  For pc in
+ * the clang-outlined function `func` declared at `line`: that pragma's
+ * line; else 0. */
+int hp_omp_clang_body_pragma_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int line);
+
 /* gcc gives a single's GOMP_single_start and the GOMP_barrier that ends
  * it one line (the statement before the single) when it gives it neither
  * the single's nor a line of its block: is the barrier call returning to

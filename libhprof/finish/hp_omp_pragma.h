@@ -63,6 +63,10 @@ int hp_omp_pragma_function_end(const char *file, int decl_line);
  * line.  Nothing changes for other files. */
 void hp_omp_pragma_directive_start(const char *file, int *line);
 
+/* Does line `line` of `file` hold a directive that may begin a loop
+ * construct (`#pragma omp for`, `parallel for`, `!$omp do`, ...)? */
+int hp_omp_pragma_loop_on_line(const char *file, int line);
+
 /* Drops the source files read for hp_omp_pragma_place (at the end of a
  * resolution: they are read once per resolution, not once per site). */
 void hp_omp_pragma_forget(void);

@@ -43,4 +43,8 @@ int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee, hp_tailcal
  * entry. */
 int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc);
 
+/* Does the call instruction before return address ra go (directly,
+ * through a PLT stub or a GOT slot) to function `callee`? */
+int hp_tailcall_calls(Dwfl *dwfl, uintptr_t ra, const char *callee);
+
 #endif

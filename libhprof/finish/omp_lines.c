@@ -368,6 +368,25 @@ int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc)
     return line;
 }
 
+int hp_omp_clang_body_pragma_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int line)
+{
+    if (!func || strncmp(func, CLANG_PREFIX, strlen(CLANG_PREFIX)) != 0 || line <= 0)
+        return 0;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = hp_resolve_unit(mod, pc, &bias);
+    Dwarf_Die outlined;
+    int decl = 0, pragma = 0;
+    GElf_Sym sym;
+    GElf_Off off = 0;
+    if (!cu || !outlined_scope(cu, pc - bias, func, &outlined) ||
+        dwarf_decl_line(&outlined, &decl) != 0 || decl != line || !hp_sym_at(mod, pc, &off, &sym))
+        return 0;
+    Dwfl_Line *entry = dwfl_module_getsrc(mod, pc - off);
+    if (!entry || !dwfl_lineinfo(entry, NULL, &pragma, NULL, NULL, NULL))
+        return 0;
+    return pragma > 0 && pragma < line ? pragma : 0;
+}
+
 /* The line of the call that returns to ra (0 if unknown). */
 static int call_line(Dwfl_Module *mod, uintptr_t ra)
 {

@@ -21,6 +21,8 @@ static const char *const barrier_dirs[] = {"barrier", NULL};
 static const char *const region_dirs[] = {"parallel", NULL};
 static const char *const task_dirs[] = {"task", "taskloop", NULL};
 static const char *const reduction_dirs[] = {"for", "sections", "parallel", NULL};
+/* the directives that may begin a loop construct, alone or combined */
+static const char *const loop_start_dirs[] = {"for", "do", "simd", "loop", "distribute", "parallel", "teams", "target", "taskloop", NULL};
 
 /* The directives of a region's or a task's records (keyed by entry). */
 static const char *const *entry_directives(const char *name)
@@ -413,6 +415,13 @@ int hp_omp_pragma_function_end(const char *file, int decl_line)
         return 0;
     /* the header's parentheses balance; its body is the first block */
     return statement_end(&src, decl_line - 1);
+}
+
+int hp_omp_pragma_loop_on_line(const char *file, int line)
+{
+    source src;
+    return load_source(file, line, line, &src) == 0 &&
+           is_directive(&src, text_of(&src, line), loop_start_dirs);
 }
 
 void hp_omp_pragma_directive_start(const char *file, int *line)

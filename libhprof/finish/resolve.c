@@ -266,6 +266,25 @@ static int omp_tail_call(Dwfl *dwfl, const hp_site *s, Dwarf_Addr entry, hp_tail
     return 0;
 }
 
+/* libomp's entries that synchronize a reduction: __kmpc_end_reduce waits
+ * for the team after the critical or atomic combination, __kmpc_reduce in
+ * the tree combination (OMPT reports both waits as implementation
+ * barriers at the entry's return address; the construct's own end barrier
+ * is a call of its own).  Such a wait is the construct's "reduction", not
+ * a second "implicit barrier". */
+static int omp_reduction_wait(Dwfl *dwfl, const hp_site *s)
+{
+    static const char *const entries[] = {"__kmpc_end_reduce", "__kmpc_reduce",
+                                          "__kmpc_end_reduce_nowait", "__kmpc_reduce_nowait"};
+    if (s->kind != HP_KIND_OMP || (s->flags & HP_SITEF_ENTRY) || !s->name ||
+        strcmp(s->name, "implicit barrier") != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (hp_tailcall_calls(dwfl, s->addr, entries[i]))
+            return 1;
+    return 0;
+}
+
 /* Is pc the first instruction of a function (an OMPT region keyed by its
  * outlined function, one byte after it)? */
 static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
@@ -340,6 +359,10 @@ static void place_omp_outlined(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int 
         free(lines);
     } else if ((line = hp_omp_entry_decl_line(mod, pc)) > 0) {
         s->line = (uint32_t)line;   /* an OMPT region keyed by its outlined function */
+    } else if (!entry && (strcmp(s->name, "loop") == 0 || strcmp(s->name, "reduction") == 0) &&
+               !hp_omp_pragma_loop_on_line(s->file, (int)s->line) &&
+               (line = hp_omp_clang_body_pragma_line(mod, pc, s->func, (int)s->line)) > 0) {
+        s->line = (uint32_t)line;   /* a combined construct's dynamic or ordered loop */
     }
     char *user = hp_omp_user_function(mod, pc, s->func);
     if (user) {
@@ -460,6 +483,8 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     }
     s->module = base_name_dup(mname);
     s->offset = (uint64_t)(s->addr - start);
+    if (omp_reduction_wait(dwfl, s))
+        s->name = "reduction";
     /* The module and offset stay those of the return address (the site's
      * identity); function, file and line may move to a tail-calling one. */
     Dwfl_Module *tail_mod = NULL;

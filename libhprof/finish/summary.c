@@ -151,7 +151,7 @@ static int add_node(hp_agg *a, const hp_rank_data *rd, uint32_t node)
 static int is_omp_wait(const hp_rank_data *rd, const hp_site_rec *s)
 {
     static const char *const waits[] = {"implicit barrier", "barrier", "critical wait",
-                                        "lock wait", "ordered wait", "taskwait"};
+                                        "lock wait", "ordered wait", "taskwait", "reduction"};
     if (s->kind != HP_KIND_OMP)
         return 0;
     for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)

@@ -328,6 +328,17 @@ int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_ta
     return found;
 }
 
+int hp_tailcall_calls(Dwfl *dwfl, uintptr_t ra, const char *callee_name)
+{
+    memory m = {0};
+    callee c = {dwfl, callee_name, (uintptr_t)dlsym(RTLD_DEFAULT, callee_name)};
+    uintptr_t target;
+    dl_iterate_phdr(add_module, &m);
+    int calls = !m.failed && call_target(&m, ra, &target) && is_callee(&c, through_plt(&m, target));
+    free(m.segs);
+    return calls;
+}
+
 #else
 
 int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *tc)
@@ -354,6 +365,14 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *
     (void)ra;
     (void)callee;
     memset(tc, 0, sizeof *tc);
+    return 0;
+}
+
+int hp_tailcall_calls(Dwfl *dwfl, uintptr_t ra, const char *callee)
+{
+    (void)dwfl;
+    (void)ra;
+    (void)callee;
     return 0;
 }
 

@@ -25,6 +25,9 @@
 #   - with counters (HPROF_COUNTERS_FAKE): each frame has its calls' counts;
 #   - rooted.c: calls made in a main with a run-time sized frame (walked by
 #     libunwind) learn their empty path once: 42 walks, 3 by libunwind;
+#   - tailwrap.c: a wrapper that tail-calls MPI_Allreduce, called from a
+#     function inlined into main and from one of its own: the calls of the
+#     wrapper are frames above the statement (its calling lines are seen);
 #   - stdout identical with and without hprof; HPROF_CALLPATH=17 and =x
 #     are one-line errors; every profile passes hprof-query --check.
 # usage: tests/callpath/run.sh [BUILDDIR]
@@ -211,6 +214,41 @@ if ran_ok rooted; then
         "$(q "$PROFILE" "SELECT count(*) FROM site WHERE flags & 2048")"
     expect_eq "rooted: stdout" "rooted: 40 barriers (1)" "$(cat "$tmp/rooted.out")"
 fi
+
+# ---- a wrapper that tail-calls MPI, called from a function inlined into
+# main and from one of its own (tailwrap.c's header)
+src=tailwrap.c
+"$MPICC" -g -O2 "$S/$src" -o "$tmp/tailwrap" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
+TWA="MPI_Allreduce@$src:$(line_of "$S/$src" tw-allreduce)"
+TWI="sum_atoms@$src:$(line_of "$S/$src" tw-inlined-call)"
+TWM="main@$src:$(line_of "$S/$src" tw-main-step)"
+TWS="step@$src:$(line_of "$S/$src" tw-step-call)"
+# tw_paths DB - rank 0's paths through the wrapper's MPI call, and their calls
+tw_paths() {
+    q "$1" "SELECT p.path, s.count FROM node_path p JOIN stat s ON s.node = p.id
+            WHERE s.rank = 0 AND s.count > 0 AND p.path NOT LIKE '%MPI_Init@%'
+            AND p.path NOT LIKE '%MPI_Comm_rank@%' ORDER BY p.path" | oneline
+}
+if objdump -d "$tmp/tailwrap" | awk '/<add_int>:/, /^$/' | grep -q 'jmp .*<MPI_Allreduce'; then
+    ok "tailwrap: add_int ends in a tail call of MPI_Allreduce"
+else
+    notok "tailwrap: add_int ends in a tail call of MPI_Allreduce" "no jmp to MPI_Allreduce in objdump -d"
+fi
+unset HPROF_CALLPATH
+hp_run tw3 2 "$tmp/tailwrap" 5 7
+if ran_ok tw3; then
+    expect_eq "tailwrap: stdout" "tailwrap: 10 14" "$(cat "$tmp/tw3.out")"
+    expect_eq "tailwrap depth 3: the wrapper's calls under the calls of it, 5 from inlined sum_atoms, 7 from step" \
+        "/$TWM,7;/$TWM/$TWS,7;/$TWM/$TWS/$TWA,7;/$TWI,5;/$TWI/$TWA,5" "$(tw_paths "$PROFILE")"
+    expect_eq "tailwrap depth 3: --callers of the statement: its calling lines, calls over both ranks" \
+        "$TWS,14;$TWI,10" \
+        "$("$QUERY" "$PROFILE" --callers "$TWA" --format csv | awk -F, '$3 == 1 { print $4 "," $8 }' | sort | oneline)"
+fi
+export HPROF_CALLPATH=2
+hp_run tw2 2 -x HPROF_CALLPATH "$tmp/tailwrap" 5 7
+unset HPROF_CALLPATH
+ran_ok tw2 && expect_eq "tailwrap depth 2: only the calls of the wrapper above it" \
+    "/$TWS,7;/$TWS/$TWA,7;/$TWI,5;/$TWI/$TWA,5" "$(tw_paths "$PROFILE")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

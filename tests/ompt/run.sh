@@ -15,7 +15,9 @@
 # and function of a host teams region, of a region in each team, of
 # parallel if() regions and of a region whose body is inlined code
 # (tests/ompt/src/teams.c), of a region forked through __kmpc_fork_call_if
-# (tests/ompt/src/fork_if.c), untied tasks switched out inside a critical
+# (tests/ompt/src/fork_if.c), combined dynamic/ordered loops at their
+# pragma and an omp for reduction's one barrier and reduction wait
+# (tests/ompt/src/loops.c), untied tasks switched out inside a critical
 # section, once and 16 times in one run (tests/ompt/src/untied_critical.c),
 # and stdout identical with and without -lhprof.
 #
@@ -50,7 +52,8 @@ if ! command -v "$CLANG" >/dev/null || ! command -v "$MPICC" >/dev/null; then
     exit 0
 fi
 syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)
-if ! printf '%s\n' "$syms" | grep -q ' T ompt_start_tool$'; then
+# (no pipe: under pipefail, grep -q's early exit can fail the writer)
+if ! grep -q ' T ompt_start_tool$' <<<"$syms"; then
     skipped "OMPT tests" "libhprof.so has no ompt_start_tool (omp-tools.h not found by configure)"
     echo "$pass passed, $fail failed"
     exit 0
@@ -106,7 +109,7 @@ for p in imbalance critical; do
     build "$p" "$O/$p.c" hprof || true
     build "$p.plain" "$O/$p.c" || true
 done
-for p in critical_reps fib constructs nesting teams untied_critical; do
+for p in critical_reps fib constructs nesting teams untied_critical loops; do
     build "$p" "$S/$p.c" hprof || true
     build "$p.plain" "$S/$p.c" || true
 done
@@ -430,6 +433,43 @@ for case in "2 1" "4 1" "4 16"; do
     if [ $NT = 2 ]; then
         cp "$tmp/$name.out" "$tmp/untied_critical.out"
         identity untied_critical 1 2
+    fi
+done
+
+# loops.c's ground truth (its header): combined dynamic, ordered, guided
+# loops at their pragma's (first) line, not the `for` statement's; one
+# implicit barrier and one reduction wait per thread and entry of an
+# `omp for reduction`, with libomp's default reduction method (critical or
+# atomic at 2 threads) and its tree method (KMP_FORCE_REDUCTION=tree).
+F=loops.c
+for case in "2 default" "4 tree"; do
+    read -r NT METHOD <<<"$case"
+    name=loops$NT
+    [ -e "$tmp/loops" ] || break
+    if [ "$METHOD" = tree ]; then
+        KMP_FORCE_REDUCTION=tree run $name 1 $NT -x KMP_FORCE_REDUCTION "$tmp/loops" || continue
+    else
+        run $name 1 $NT "$tmp/loops" || continue
+    fi
+    REPS=$(define_of "$S/$F" REPS)
+    ITERS=$(define_of "$S/$F" ITERS)
+    expect_eq "loops NT=$NT: program output" "loops: threads $NT sum $((REPS * ITERS * (ITERS - 1) / 2)) ok" \
+        "$(cat "$tmp/$name.out")"
+    TR=$((NT * REPS))
+    Lr=$(line_of "$S/$F" loops-red)
+    expect_eq "loops NT=$NT ($METHOD reduction): loop records (line, count): dynamic, ordered, guided, two-line pragma, reduction loop, $TR each" \
+        "$(line_of "$S/$F" loops-dyn) $TR;$(line_of "$S/$F" loops-ord) $TR;$(line_of "$S/$F" loops-guided) $TR;$(line_of "$S/$F" loops-multi) $TR;$Lr $TR" \
+        "$(q "$DB" "SELECT s.line || ' ' || sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'loop' GROUP BY s.file, s.line
+                   HAVING sum(st.count) > 0 ORDER BY s.line" | paste -sd';')"
+    expect_eq "loops NT=$NT: ordered holds at their pragma: $((ITERS * REPS))" "$((ITERS * REPS))" \
+        "$(total "$DB" ordered $F "$(line_of "$S/$F" loops-ordered)" 'sum(st.count)')"
+    expect_eq "loops NT=$NT ($METHOD reduction): omp for reduction: implicit barriers, reduction waits at its pragma, reduction waits anywhere: $TR, $TR, $TR" \
+        "$TR;$TR;$TR" \
+        "$(total "$DB" 'implicit barrier' $F $Lr 'sum(st.count)');$(total "$DB" reduction $F $Lr 'sum(st.count)');$(q "$DB" "SELECT coalesce(sum(st.count), 0) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'omp' AND s.name = 'reduction'")"
+    if [ $NT = 2 ]; then
+        cp "$tmp/$name.out" "$tmp/loops.out"
+        identity loops 1 2
     fi
 done
 
