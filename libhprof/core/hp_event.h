@@ -226,6 +226,12 @@ static inline __attribute__((always_inline)) uint32_t hp_event_comm_statement(co
     return t->comm_ctx;
 }
 
+/* The team t works in (hp_event_team_begin), 0: outside every region. */
+static inline uint32_t hp_event_team(const hp_thread *t)
+{
+    return t->team;
+}
+
 /* The node of the current context. */
 static inline __attribute__((always_inline)) uint32_t hp_event_current(const hp_thread *t)
 {

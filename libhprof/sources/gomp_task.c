@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include "hp_gomp.h"
+#include "hp_gomp_join.h"
 
 /* ------------------------------------------------------- wrapped blocks */
 
@@ -75,6 +76,7 @@ static void run_wrapped(char *arg, long head)
     hp_gomp_cur_fn = outer;
     if (t)
         hp_event_task_end(t, &run);
+    hp_gomp_part_busy();   /* run in a region's end barrier: its release is later */
 }
 
 static void task_tramp(void *arg)
