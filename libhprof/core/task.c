@@ -81,7 +81,6 @@ void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t i
     r->site = site;
     r->outer_fold = t->task_fold;
     r->outer_acc = t->task_acc;
-    r->start = r->first = hp_ticks();
     r->suspended = 0;
     r->before = 0;
     r->before_on = NULL;
@@ -90,11 +89,14 @@ void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t i
     t->task_acc = 0;
     if (!hp_collecting) {
         r->f.node = HP_FRAME_OFF;
+        r->start = r->first = hp_ticks();
         return;
     }
     hp_event_enter(t, &r->f, site, 0);
     if (r->f.node == HP_FRAME_FOLDED)
         t->task_fold = t->active[site].node;
+    /* the run starts when its node does: one clock read, not two */
+    r->start = r->first = r->f.node < HP_FRAME_FOLDED && r->f.start ? r->f.start : hp_ticks();
 }
 
 /* Closes r's node and restores t's task state; a completed run (final)
