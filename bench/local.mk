@@ -13,7 +13,7 @@
 # 4096 ranks with SCALE_4096=1).
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/fwrapcost.f90 bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/dispatch.c \
-	bench/kernels/tasks.c bench/scale.sh
+	bench/kernels/tasks.c bench/kernels/regions.c bench/scale.sh
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig
 bench_mkbig_SOURCES = bench/mkbig.c
