@@ -98,7 +98,9 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
     f->start = a->start = hp_ticks();
 }
 
-static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
+/* Closes f at `now`, a clock read the caller shares (0: reads the clock
+ * itself, only when f is timed). */
+static inline void hp_event_exit_at(hp_thread *t, hprof_frame *f, uint64_t now)
 {
     if (f->node == HP_FRAME_OFF)
         return;
@@ -107,13 +109,18 @@ static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
         return;
     hp_node *n = f->rec;
     if (f->start) {
-        hp_node_add(n, hp_ticks() - f->start);
+        hp_node_add(n, (now ? now : hp_ticks()) - f->start);
         if (__builtin_expect(hp_counters_on, 0))
             hp_counters_exit(t, f->site, f->node);
         hp_event_throttle(n);
     }
     t->current = f->saved;
     t->comm_ctx = f->saved_comm;
+}
+
+static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
+{
+    hp_event_exit_at(t, f, 0);
 }
 
 /* Closes f like hp_event_exit when f may not be the innermost open frame

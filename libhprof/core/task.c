@@ -104,8 +104,8 @@ void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t i
 static void run_close(hp_thread *t, hp_task_run *r, int final)
 {
     int opened = r->f.node != HP_FRAME_OFF;
-    hp_event_exit(t, &r->f);
-    uint64_t end = hp_ticks();
+    uint64_t end = hp_ticks();   /* the node's end too: one clock read */
+    hp_event_exit_at(t, &r->f, end);
     t->task_cur = r->outer;
     t->task_fold = r->outer_fold;
     t->task_acc = r->outer_acc + (end - r->start);
