@@ -4,7 +4,8 @@
 # at tiers 0/1/2, per-event costs in ns (bench/run.sh) and in instructions
 # (callgrind), profile size and peak memory, the fixed cost of a run
 # (bench/fixed.sh), OpenMP constructs in instructions, GOMP vs OMPT
-# (bench/ompcost.sh; alone: `make bench-ompcost`).  `make bench-readme` puts bench.md between the bench
+# (bench/ompcost.sh; alone: `make bench-ompcost`), tier 0 per task, gcc
+# and clang (bench/taskcost.sh; alone: `make bench-taskcost`).  `make bench-readme` puts bench.md between the bench
 # markers of README.md (bench/readme.sh).  `make bench-run`: bench/run.sh's
 # tables alone; `make bench-query`: first and second hprof-query on a
 # 10^6-node profile (bench/query.sh); `make bench-fixed`: the fixed cost
@@ -13,12 +14,12 @@
 # 4096 ranks with SCALE_4096=1).
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/fwrapcost.f90 bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/dispatch.c \
-	bench/kernels/tasks.c bench/kernels/regions.c bench/scale.sh
+	bench/kernels/tasks.c bench/kernels/worktasks.c bench/kernels/regions.c bench/scale.sh bench/taskcost.sh
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig
 bench_mkbig_SOURCES = bench/mkbig.c
 bench_mkbig_LDADD = libhprof/libhpcodec.la
-.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale
+.PHONY: bench-taskcost bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale
 bench: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
 bench-readme:
@@ -33,3 +34,5 @@ bench-ompcost: all
 	bash $(top_srcdir)/bench/ompcost.sh $(abs_top_builddir)
 bench-scale: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/scale.sh $(abs_top_builddir)
+bench-taskcost: all
+	bash $(top_srcdir)/bench/taskcost.sh $(abs_top_builddir)

@@ -5,7 +5,7 @@
 # figure a row: section,item,variant,metric,value,unit) with:
 #   - the machine, the date and the commit;
 #   - whole programs: the bench kernels (bench/kernels/: force, dispatch,
-#     tasks, regions; their own timer of the kernel part) and the bundled examples
+#     tasks, worktasks, regions; their own timer of the kernel part) and the bundled examples
 #     (lizhang, jacobi: elapsed time of mpirun), each built plain, tier 0
 #     (-lhprof), tier 1 (instrument/hprof-cc --tier=1 of this build tree:
 #     -finstrument-functions, default policy: tiny procedures unhooked),
@@ -61,15 +61,15 @@ half=$((cores / 2 > 0 ? cores / 2 : 1))
 
 # Sizes: the timed size of each kernel and example (quick: tiny).
 if [ "$quick" = 0 ]; then
-    declare -A size=([force]=150 [dispatch]=5000000 [tasks]=8388608 [regions]=12500 [jacobi]="1024 1000" [lizhang]="")
+    declare -A size=([force]=150 [dispatch]=5000000 [tasks]=8388608 [worktasks]=131072 [regions]=12500 [jacobi]="1024 1000" [lizhang]="")
     probe_iters=10000000 wrap_calls=1000000 fixed_rounds=21
     cg_lo=100000 cg_hi=200000 wrap_lo=10000 wrap_hi=20000
 else
-    declare -A size=([force]=4 [dispatch]=200000 [tasks]=131072 [regions]=500 [jacobi]="128 50" [lizhang]="")
+    declare -A size=([force]=4 [dispatch]=200000 [tasks]=131072 [worktasks]=4096 [regions]=500 [jacobi]="128 50" [lizhang]="")
     probe_iters=100000 wrap_calls=30000 fixed_rounds=3
     cg_lo=20000 cg_hi=40000 wrap_lo=3000 wrap_hi=6000
 fi
-kernels="force dispatch tasks regions"
+kernels="force dispatch tasks worktasks regions"
 examples="lizhang jacobi"
 # tier 1 and tier 2 are hprof-cc's builds; tier1raw is tier 1 by hand
 if [ -x "$hpcc" ]; then
@@ -153,6 +153,7 @@ command_of() {
     force) cmd=(env OMP_NUM_THREADS="$half" "${mpi[@]}" "$tmp/bin/$p.$v") ;;
     dispatch) cmd=("$tmp/bin/$p.$v") ;;
     tasks) cmd=(env OMP_NUM_THREADS="$cores" "$tmp/bin/$p.$v") ;;
+    worktasks) cmd=(env OMP_NUM_THREADS="$cores" OMP_WAIT_POLICY=passive "$tmp/bin/$p.$v") ;;
     regions) cmd=(env OMP_NUM_THREADS="$cores" OMP_WAIT_POLICY=passive "$tmp/bin/$p.$v") ;;
     *) cmd=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tmp/bin/$p.$v") ;;
     esac
@@ -183,6 +184,7 @@ whole_programs() {
     build force "$srcdir/bench/kernels/force.c" -fopenmp
     build dispatch "$srcdir/bench/kernels/dispatch.c"
     build tasks "$srcdir/bench/kernels/tasks.c" -fopenmp
+    build worktasks "$srcdir/bench/kernels/worktasks.c" -fopenmp
     build regions "$srcdir/bench/kernels/regions.c" -fopenmp
     build lizhang "$srcdir/examples/lizhang.c"
     build jacobi "$srcdir/examples/jacobi.c" -fopenmp
@@ -233,6 +235,7 @@ programs_table() {
         echo
         echo "Ratio to plain in the same round: median (min–max) of $rounds alternating rounds. Kernels: their own"
         echo "timer of the kernel part (force: 2 ranks × $half threads; dispatch: serial; tasks: $cores threads, no MPI;"
+        echo "worktasks: ~5 µs tasks, $cores threads, OMP_WAIT_POLICY=passive, no MPI;"
         echo "regions: $cores threads, OMP_WAIT_POLICY=passive, no MPI)."
         echo "Examples: elapsed time of \`mpirun\` with 2 ranks × 1 thread, start-up included. Plain: median seconds."
         echo "tier0: \`-lhprof\`; tier1: \`hprof-cc --tier=1\` (-finstrument-functions, tiny procedures unhooked);"
@@ -438,6 +441,15 @@ omp_instructions() {
     fi
 }
 
+# Tier 0's cost per task, gcc and clang (bench/taskcost.sh).
+task_cost() {
+    if [ "$quick" = 0 ]; then
+        ROUNDS=$rounds bash "$srcdir/bench/taskcost.sh" "$builddir"
+    else
+        ROUNDS=1 LEAVES=4096 CG_LO=256 CG_HI=1024 bash "$srcdir/bench/taskcost.sh" "$builddir"
+    fi
+}
+
 fixed_cost() { ROUNDS=$fixed_rounds bash "$srcdir/bench/fixed.sh" "$builddir"; }
 
 # hprof-merge and hprof-query at 1024 ranks (bench/scale.sh; 64 in quick mode).
@@ -457,6 +469,7 @@ whole_programs
 include ns "Per-event costs in ns (bench/run.sh: mpi, probe, omp)" per_event_ns
 include ir "Per-event costs in instructions (callgrind)" instructions
 include ompir "OpenMP constructs in instructions (bench/ompcost.sh)" omp_instructions
+include taskir "Tier 0 per task, GOMP and OMPT (bench/taskcost.sh)" task_cost
 include fixed "Fixed cost of a run (bench/fixed.sh)" fixed_cost
 include scale "Scale: hprof-merge and hprof-query on a synthetic 1024-rank profile (bench/scale.sh)" scale_figures
 cp "$md" "$out/bench.md"
