@@ -50,7 +50,7 @@ static int open_here(const etask *e)
     return x == e;
 }
 
-void hp_ompt_tasks_close_above(etask *base)
+void hp_ompt_tasks_close_above_slow(etask *base)
 {
     hp_thread *t = hp_tls_self;
     if (!t || !open_here(base))
