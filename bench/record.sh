@@ -446,7 +446,7 @@ task_cost() {
     if [ "$quick" = 0 ]; then
         ROUNDS=$rounds bash "$srcdir/bench/taskcost.sh" "$builddir"
     else
-        ROUNDS=1 LEAVES=4096 CG_LO=256 CG_HI=1024 bash "$srcdir/bench/taskcost.sh" "$builddir"
+        ROUNDS=1 RUNS=1 LEAVES=4096 CG_LO=256 CG_HI=1024 bash "$srcdir/bench/taskcost.sh" "$builddir"
     fi
 }
 

@@ -8,20 +8,23 @@
 #     inside the parallel region's outlined function: hprof's start-up
 #     calibration spins on the clock): (I_hprof(HI) - I_hprof(LO) -
 #     (I_plain(HI) - I_plain(LO))) / (tasks(HI) - tasks(LO)), the task
-#     counts as the kernel prints them; plain's own per task beside it;
+#     counts as the kernel prints them, median of RUNS runs (which thread
+#     steals which task varies: a run's figure moves by hundreds); plain's
+#     own per task beside it;
 #   - the tier-0/plain ratio of the kernel's own timer, median (min-max) of
 #     ROUNDS rounds, plain and -lhprof alternating (wall clock: indicative
 #     on a loaded machine).
 # Every hprof run's stdout (timer line aside) must equal plain's, and its
 # profile passes `hprof-query --check`.
 # usage: bench/taskcost.sh [BUILDDIR]   (default: the current directory)
-# Env: ROUNDS (default 5), LEAVES (timed size, default 131072), CG_LO/CG_HI
+# Env: ROUNDS (default 5), RUNS (callgrind runs, default 3), LEAVES (timed size, default 131072), CG_LO/CG_HI
 #      (callgrind sizes, default 2048/8192 leaves), CCS (default "gcc clang").
 set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
 rounds=${ROUNDS:-5}
+runs=${RUNS:-3}
 leaves=${LEAVES:-131072}
 lo=${CG_LO:-2048} hi=${CG_HI:-8192}
 libdir=$builddir/pmpi/.libs
@@ -68,15 +71,25 @@ instr() {
 tasks_of() { awk '$1 == "tasks" { print $3 }' "$tmp/$1.out"; }
 
 echo "Tier 0 per task: bench/kernels/worktasks.c, 2 threads, OMP_WAIT_POLICY=passive. Instructions:"
-echo "callgrind inside the region, $lo and $hi leaves subtracted. Ratio: kernel timer, -lhprof / plain,"
+echo "callgrind inside the region, $lo and $hi leaves subtracted, median of $runs runs. Ratio: kernel timer, -lhprof / plain,"
 echo "median (min-max) of $rounds alternating rounds at $leaves leaves (wall clock: indicative when loaded)."
 echo
 echo "| compiler (source) | plain instr/task | added instr/task | tier0 / plain |"
 echo "|---|---:|---:|---:|"
 for cc in $ccs; do
-    pl=$(instr "$cc" plain "$lo") ph=$(instr "$cc" plain "$hi")
-    hl=$(instr "$cc" hprof "$lo") hh=$(instr "$cc" hprof "$hi")
+    : >"$tmp/instr"
+    for r in $(seq 1 "$runs"); do
+        echo "$(instr "$cc" plain "$lo") $(instr "$cc" plain "$hi") $(instr "$cc" hprof "$lo") $(instr "$cc" hprof "$hi")" >>"$tmp/instr"
+    done
     dt=$(($(tasks_of "$cc.plain.$hi") - $(tasks_of "$cc.plain.$lo")))
+    # medians of the runs' plain and added instructions per task
+    read -r plain added < <(awk -v dt="$dt" '
+        function med(a, n,   i, j, t) {
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        { n++; p[n] = ($2 - $1) / dt; a[n] = (($4 - $3) - ($2 - $1)) / dt }
+        END { printf "%.0f %+.0f\n", med(p, n), med(a, n) }' "$tmp/instr")
     : >"$tmp/ratios"
     for r in $(seq 1 "$rounds"); do
         run "$cc" plain "$cc.plain.$leaves" "$leaves"
@@ -85,12 +98,11 @@ for cc in $ccs; do
         awk '$1 == "kernel" { print $3 }' "$tmp/$cc.hprof.$leaves.out" >>"$tmp/ratios"
     done
     src=GOMP; [ "$cc" = gcc ] || src=OMPT
-    awk -v cc="$cc ($src)" -v pl="$pl" -v ph="$ph" -v hl="$hl" -v hh="$hh" -v dt="$dt" '
+    awk -v cc="$cc ($src)" -v plain="$plain" -v added="$added" '
         { q[++n] = $2 / $1 }
         END {
             for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }
             m = n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
-            printf "| %s | %.0f | %+.0f | %.3f (%.3f-%.3f) |\n", cc, (ph - pl) / dt,
-                ((hh - hl) - (ph - pl)) / dt, m, q[1], q[n]
+            printf "| %s | %s | %s | %.3f (%.3f-%.3f) |\n", cc, plain, added, m, q[1], q[n]
         }' "$tmp/ratios"
 done
