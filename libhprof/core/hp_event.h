@@ -445,6 +445,11 @@ void hp_event_task_created(hp_thread *t, uint32_t create_site, uint64_t id, cons
  * timed creation counting `tasks`, one CREATE event. */
 void hp_event_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
                        const hp_task_clock *c, uint64_t tasks);
+/* t created task `id` at create_site, a creation the source cannot time
+ * (an OMPT callback inside the runtime's creation: its only duration
+ * would be the tool's own): counted, untimed; no clock read unless the
+ * task timeline is on (its CREATE event at the time of the report). */
+void hp_event_task_created_untimed(hp_thread *t, uint32_t create_site, uint64_t id);
 
 /* t starts executing task `id` of construct `site` (the "task" site); r
  * stays on the caller's stack until hp_event_task_end.  Not collecting: only

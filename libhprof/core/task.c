@@ -74,6 +74,16 @@ void hp_event_task_created(hp_thread *t, uint32_t create_site, uint64_t id, cons
     hp_event_task_created_n(t, create_site, id, c, 1);
 }
 
+void hp_event_task_created_untimed(hp_thread *t, uint32_t create_site, uint64_t id)
+{
+    uint32_t ctx = t->task_fold ? t->task_fold : t->current;
+    hp_node_at(t, hp_cct_child(t, ctx, create_site))->count++;
+    if (hp_cfg.task_trace) {
+        uint64_t now = hp_ticks();
+        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, now, now);
+    }
+}
+
 void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
 {
     r->id = id;
