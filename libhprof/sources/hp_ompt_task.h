@@ -40,9 +40,17 @@ static inline etask *hp_ompt_etask(const ompt_data_t *d)
     return d && d->ptr && *(int *)d->ptr == HP_OMPT_EXPLICIT ? d->ptr : NULL;
 }
 
+/* hp_ompt_task_running's work when e is not on top. */
+void hp_ompt_task_running_slow(etask *e);
 /* libomp says this thread runs e now: what its books have open above e
- * ended unreported and closes (ompt_task.c says when). */
-void hp_ompt_task_running(etask *e);
+ * ended unreported and closes (ompt_task.c says when).  Inline: e on top
+ * of this thread's open tasks (open here, nothing above: nothing to do)
+ * is nearly every call, 4 per task. */
+static inline void hp_ompt_task_running(etask *e)
+{
+    if (e != hp_ompt_open_tasks)
+        hp_ompt_task_running_slow(e);
+}
 /* hp_ompt_tasks_close_above's work when base is not on top. */
 void hp_ompt_tasks_close_above_slow(etask *base);
 /* The tasks open on this thread above base (NULL: all) ended unreported:

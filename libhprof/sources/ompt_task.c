@@ -105,7 +105,7 @@ static int task_close(etask *e, int done)
     return 1;
 }
 
-void hp_ompt_task_running(etask *e)
+void hp_ompt_task_running_slow(etask *e)
 {
     hp_thread *t = hp_tls_self;
     if (!t || e->owner != t)
