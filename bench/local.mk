@@ -4,7 +4,8 @@
 # at tiers 0/1/2, per-event costs in ns (bench/run.sh) and in instructions
 # (callgrind), profile size and peak memory, the fixed cost of a run
 # (bench/fixed.sh), OpenMP constructs in instructions, GOMP vs OMPT
-# (bench/ompcost.sh; alone: `make bench-ompcost`).  `make bench-readme` puts bench.md between the bench
+# (bench/ompcost.sh; alone: `make bench-ompcost`), tier 0 per task, gcc
+# and clang (bench/taskcost.sh; alone: `make bench-taskcost`).  `make bench-readme` puts bench.md between the bench
 # markers of README.md (bench/readme.sh).  `make bench-run`: bench/run.sh's
 # tables alone; `make bench-query`: first and second hprof-query on a
 # 10^6-node profile (bench/query.sh); `make bench-fixed`: the fixed cost
@@ -14,13 +15,13 @@
 # rate (bench/msgrate.sh: instructions per message, rate ratio).
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/fwrapcost.f90 bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/force.h bench/kernels/dispatch.c bench/kernels/solver.c \
-	bench/kernels/tasks.c bench/scale.sh \
-	bench/msgrate.c bench/msgrate.sh
+	bench/kernels/tasks.c bench/kernels/worktasks.c bench/kernels/regions.c bench/scale.sh \
+	bench/msgrate.c bench/msgrate.sh bench/taskcost.sh
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig
 bench_mkbig_SOURCES = bench/mkbig.c
 bench_mkbig_LDADD = libhprof/libhpcodec.la
-.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale bench-msgrate
+.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale bench-msgrate bench-taskcost
 bench: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
 bench-readme:
@@ -37,3 +38,5 @@ bench-scale: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/scale.sh $(abs_top_builddir)
 bench-msgrate: all
 	bash $(top_srcdir)/bench/msgrate.sh $(abs_top_builddir)
+bench-taskcost: all
+	bash $(top_srcdir)/bench/taskcost.sh $(abs_top_builddir)

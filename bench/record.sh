@@ -5,7 +5,7 @@
 # figure a row: section,item,variant,metric,value,unit) with:
 #   - the machine, the date and the commit;
 #   - whole programs: the bench kernels (bench/kernels/: force, dispatch,
-#     tasks, solver; their own timer of the kernel part) and the bundled examples
+#     tasks, solver, worktasks, regions; their own timer of the kernel part) and the bundled examples
 #     (lizhang, jacobi: elapsed time of mpirun), each built plain, tier 0
 #     (-lhprof), tier 1 (instrument/hprof-cc --tier=1 of this build tree:
 #     -finstrument-functions, default policy: tiny procedures unhooked),
@@ -71,17 +71,17 @@ half=$((cores / 2 > 0 ? cores / 2 : 1))
 # step counts of the kernels under callgrind.
 declare -A cg_steps
 if [ "$quick" = 0 ]; then
-    declare -A size=([force]=150 [dispatch]=5000000 [tasks]=8388608 [solver]=60 [jacobi]="1024 1000" [lizhang]="")
+    declare -A size=([force]=150 [dispatch]=5000000 [tasks]=8388608 [solver]=60 [worktasks]=131072 [regions]=12500 [jacobi]="1024 1000" [lizhang]="")
     cg_steps=([force]="2 4" [solver]="5 10")
     probe_iters=10000000 wrap_calls=1000000 fixed_rounds=21
     cg_lo=100000 cg_hi=200000 wrap_lo=10000 wrap_hi=20000
 else
-    declare -A size=([force]=4 [dispatch]=200000 [tasks]=131072 [solver]=4 [jacobi]="128 50" [lizhang]="")
+    declare -A size=([force]=4 [dispatch]=200000 [tasks]=131072 [solver]=4 [worktasks]=4096 [regions]=500 [jacobi]="128 50" [lizhang]="")
     cg_steps=([force]="1 2" [solver]="1 2")
     probe_iters=100000 wrap_calls=30000 fixed_rounds=3
     cg_lo=20000 cg_hi=40000 wrap_lo=3000 wrap_hi=6000
 fi
-kernels="force dispatch tasks solver"
+kernels="force dispatch tasks solver worktasks regions"
 examples="lizhang jacobi"
 # tier 1 and tier 2 are hprof-cc's builds; tier1raw is tier 1 by hand
 if [ -x "$hpcc" ]; then
@@ -173,8 +173,9 @@ build_filtered() {
 }
 
 # command_of PROG VARIANT - sets cmd to the command that runs the binary the
-# way PROG runs: force and the examples under mpirun with 2 ranks, dispatch
-# and tasks directly.
+# way PROG runs: force and the examples under mpirun with 2 ranks, dispatch,
+# tasks and regions directly (regions: idle threads sleep, as on a shared
+# or oversubscribed node).
 command_of() {
     local p=$1 v=$2
     local mpi=("$MPIRUN" -np 2 --bind-to none -x HPROF_OUTPUT -x HPROF_SUMMARY -x OMP_NUM_THREADS)
@@ -182,6 +183,8 @@ command_of() {
     force) cmd=(env OMP_NUM_THREADS="$half" "${mpi[@]}" "$tmp/bin/$p.$v") ;;
     dispatch) cmd=("$tmp/bin/$p.$v") ;;
     tasks | solver) cmd=(env OMP_NUM_THREADS="$cores" "$tmp/bin/$p.$v") ;;
+    worktasks) cmd=(env OMP_NUM_THREADS="$cores" OMP_WAIT_POLICY=passive "$tmp/bin/$p.$v") ;;
+    regions) cmd=(env OMP_NUM_THREADS="$cores" OMP_WAIT_POLICY=passive "$tmp/bin/$p.$v") ;;
     *) cmd=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tmp/bin/$p.$v") ;;
     esac
 }
@@ -212,6 +215,8 @@ whole_programs() {
     build dispatch "$srcdir/bench/kernels/dispatch.c"
     build tasks "$srcdir/bench/kernels/tasks.c" -fopenmp
     build solver "$srcdir/bench/kernels/solver.c" -fopenmp
+    build worktasks "$srcdir/bench/kernels/worktasks.c" -fopenmp
+    build regions "$srcdir/bench/kernels/regions.c" -fopenmp
     build lizhang "$srcdir/examples/lizhang.c"
     build jacobi "$srcdir/examples/jacobi.c" -fopenmp
     local r p v s
@@ -260,7 +265,9 @@ programs_table() {
         echo "#### Whole programs"
         echo
         echo "Ratio to plain in the same round: median (min–max) of $rounds alternating rounds. Kernels: their own"
-        echo "timer of the kernel part (force: 2 ranks × $half threads; dispatch: serial; tasks, solver: $cores threads, no MPI)."
+        echo "timer of the kernel part (force: 2 ranks × $half threads; dispatch: serial; tasks, solver: $cores threads, no MPI;"
+        echo "worktasks: ~5 µs tasks, $cores threads, OMP_WAIT_POLICY=passive, no MPI;"
+        echo "regions: $cores threads, OMP_WAIT_POLICY=passive, no MPI)."
         echo "Examples: elapsed time of \`mpirun\` with 2 ranks × 1 thread, start-up included. Plain: median seconds."
         echo "tier0: \`-lhprof\`; tier1: \`hprof-cc --tier=1\` (-finstrument-functions, tiny procedures unhooked);"
         echo "tier1raw: \`-finstrument-functions -lhprof\` by hand (every procedure hooked); tier2: \`hprof-cc\`;"
@@ -499,6 +506,15 @@ omp_instructions() {
     fi
 }
 
+# Tier 0's cost per task, gcc and clang (bench/taskcost.sh).
+task_cost() {
+    if [ "$quick" = 0 ]; then
+        ROUNDS=$rounds bash "$srcdir/bench/taskcost.sh" "$builddir"
+    else
+        ROUNDS=1 RUNS=1 LEAVES=4096 CG_LO=256 CG_HI=1024 bash "$srcdir/bench/taskcost.sh" "$builddir"
+    fi
+}
+
 fixed_cost() { ROUNDS=$fixed_rounds bash "$srcdir/bench/fixed.sh" "$builddir"; }
 
 # hprof-merge and hprof-query at 1024 ranks (bench/scale.sh; 64 in quick mode).
@@ -521,6 +537,7 @@ include ir "Per-event costs in instructions (callgrind)" instructions
 include ompir "OpenMP constructs in instructions (bench/ompcost.sh)" omp_instructions
 include msgrate "MPI message rate (bench/msgrate.sh)" \
     env ROUNDS="$rounds" MSGRATE_ITERS="$([ "$quick" = 0 ] && echo 2000 || echo 100)" bash "$srcdir/bench/msgrate.sh" "$builddir"
+include taskir "Tier 0 per task, GOMP and OMPT (bench/taskcost.sh)" task_cost
 include fixed "Fixed cost of a run (bench/fixed.sh)" fixed_cost
 include scale "Scale: hprof-merge and hprof-query on a synthetic 1024-rank profile (bench/scale.sh)" scale_figures
 cp "$md" "$out/bench.md"

@@ -104,7 +104,9 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
     f->start = a->start = hp_ticks();
 }
 
-static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
+/* Closes f at `now`, a clock read the caller shares (0: reads the clock
+ * itself, only when f is timed). */
+static inline void hp_event_exit_at(hp_thread *t, hprof_frame *f, uint64_t now)
 {
     if (f->node == HP_FRAME_OFF)
         return;
@@ -113,13 +115,18 @@ static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
         return;
     hp_node *n = f->rec;
     if (f->start) {
-        hp_node_add(n, hp_ticks() - f->start);
+        hp_node_add(n, (now ? now : hp_ticks()) - f->start);
         if (__builtin_expect(hp_counters_on, 0))
             hp_counters_exit(t, f->site, f->node);
         hp_event_throttle(n);
     }
     t->current = f->saved;
     t->comm_ctx = f->saved_comm;
+}
+
+static inline void hp_event_exit(hp_thread *t, hprof_frame *f)
+{
+    hp_event_exit_at(t, f, 0);
 }
 
 /* Closes f like hp_event_exit when f may not be the innermost open frame
@@ -230,6 +237,12 @@ static inline void hp_event_wait(hp_thread *t, uint32_t site, uint64_t ticks, ui
 static inline __attribute__((always_inline)) uint32_t hp_event_comm_statement(const hp_thread *t)
 {
     return t->comm_ctx;
+}
+
+/* The team t works in (hp_event_team_begin), 0: outside every region. */
+static inline uint32_t hp_event_team(const hp_thread *t)
+{
+    return t->team;
 }
 
 /* The node of the current context. */
@@ -438,6 +451,11 @@ void hp_event_task_created(hp_thread *t, uint32_t create_site, uint64_t id, cons
  * timed creation counting `tasks`, one CREATE event. */
 void hp_event_task_created_n(hp_thread *t, uint32_t create_site, uint64_t id,
                        const hp_task_clock *c, uint64_t tasks);
+/* t created task `id` at create_site, a creation the source cannot time
+ * (an OMPT callback inside the runtime's creation: its only duration
+ * would be the tool's own): counted, untimed; no clock read unless the
+ * task timeline is on (its CREATE event at the time of the report). */
+void hp_event_task_created_untimed(hp_thread *t, uint32_t create_site, uint64_t id);
 
 /* t starts executing task `id` of construct `site` (the "task" site); r
  * stays on the caller's stack until hp_event_task_end.  Not collecting: only

@@ -74,6 +74,16 @@ void hp_event_task_created(hp_thread *t, uint32_t create_site, uint64_t id, cons
     hp_event_task_created_n(t, create_site, id, c, 1);
 }
 
+void hp_event_task_created_untimed(hp_thread *t, uint32_t create_site, uint64_t id)
+{
+    uint32_t ctx = t->task_fold ? t->task_fold : t->current;
+    hp_node_at(t, hp_cct_child(t, ctx, create_site))->count++;
+    if (hp_cfg.task_trace) {
+        uint64_t now = hp_ticks();
+        trace_add(t, HP_TASKEV_CREATE, create_site, t->team, id, t->task_cur, now, now);
+    }
+}
+
 void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t id)
 {
     r->id = id;
@@ -81,7 +91,6 @@ void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t i
     r->site = site;
     r->outer_fold = t->task_fold;
     r->outer_acc = t->task_acc;
-    r->start = r->first = hp_ticks();
     r->suspended = 0;
     r->before = 0;
     r->before_on = NULL;
@@ -90,11 +99,14 @@ void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t i
     t->task_acc = 0;
     if (!hp_collecting) {
         r->f.node = HP_FRAME_OFF;
+        r->start = r->first = hp_ticks();
         return;
     }
     hp_event_enter(t, &r->f, site, 0);
     if (r->f.node == HP_FRAME_FOLDED)
         t->task_fold = t->active[site].node;
+    /* the run starts when its node does: one clock read, not two */
+    r->start = r->first = r->f.node < HP_FRAME_FOLDED && r->f.start ? r->f.start : hp_ticks();
 }
 
 /* Closes r's node and restores t's task state; a completed run (final)
@@ -102,8 +114,8 @@ void hp_event_task_begin(hp_thread *t, hp_task_run *r, uint32_t site, uint64_t i
 static void run_close(hp_thread *t, hp_task_run *r, int final)
 {
     int opened = r->f.node != HP_FRAME_OFF;
-    hp_event_exit(t, &r->f);
-    uint64_t end = hp_ticks();
+    uint64_t end = hp_ticks();   /* the node's end too: one clock read */
+    hp_event_exit_at(t, &r->f, end);
     t->task_cur = r->outer;
     t->task_fold = r->outer_fold;
     t->task_acc = r->outer_acc + (end - r->start);

@@ -4,15 +4,19 @@
  *  - GOMP_parallel and the combined forms GOMP_parallel_loop_* and
  *    GOMP_parallel_sections: the region is keyed by the outlined function's
  *    entry (its line is the pragma's).  The real call gets a trampoline that
- *    opens the region node on every thread of the team, runs the outlined
- *    function and then calls the real GOMP_barrier itself: the time in that
- *    barrier is the thread's "implicit barrier" wait.  This is the seed's
- *    (OPARI's) double barrier: libgomp's own end-of-region barrier is inside
- *    libgomp and cannot be timed per thread, so an explicit one runs first;
- *    when it releases, every thread has finished its work and the real end
- *    barrier costs almost nothing.  It costs one extra barrier per region.
+ *    opens the region node on every thread of the team and runs the
+ *    outlined function.  libgomp's own end-of-region barrier is inside
+ *    libgomp and cannot be timed per thread, so each thread's "implicit
+ *    barrier" wait is taken from its arrival (the end of its part) to the
+ *    team's release, which the master publishes after the real call
+ *    returns, and recorded by each thread itself (gomp_join.c).  No
+ *    barrier is added: under OMP_WAIT_POLICY=passive every barrier costs
+ *    a sleep and a wake-up.  A nested team (forked inside a region) keeps
+ *    the seed's (OPARI's) double barrier instead: the trampoline calls the
+ *    real GOMP_barrier after the outlined function and times it (its
+ *    workers are not libgomp's pool threads and may exit at once).
  *    The master also records "fork" (the wrapper's entry until its own part
- *    of the region starts) and "join" (its part's end until the real call
+ *    of the region starts) and "join" (the release until the real call
  *    returns), beside the region node in its own context.
  *  - GOMP_barrier (and GOMP_barrier_cancel): "barrier" at the call's line.
  *    gcc also calls GOMP_barrier for the implicit barrier at the end of a
@@ -25,6 +29,7 @@
  *    "taskwait".
  */
 #include "hp_gomp.h"
+#include "hp_gomp_join.h"
 
 /* ---------------------------------------------------------------- regions */
 
@@ -35,12 +40,32 @@ typedef struct par {
     void *data;
     hp_thread *master;
     uint64_t entry, master_end;
+    int nested;             /* forked inside a region: hprof's own barrier */
+    int master_part;        /* the master's part awaits the release */
     hp_omp_team team;
+    hp_gomp_join join;      /* not nested: the threads' parts */
 } par;
+
+/* The end of a thread's part of a nested team's region: the double
+ * barrier (see the top of this file).  Every thread of the team calls it,
+ * recording or not (t NULL), or the team would hang. */
+static void end_with_barrier(par *p, hp_thread *t, hprof_frame *f, const hp_omp_saved *saved)
+{
+    uint64_t m = hp_event_wait_mark(t), b0 = hp_ticks();
+    hp_gomp.barrier();
+    if (!t)
+        return;
+    uint64_t b1 = hp_ticks();
+    hp_event_wait(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER), b1 - b0, m);
+    hp_event_team_end(t, f, saved);
+    if (t == p->master)
+        p->master_end = hp_ticks();
+}
 
 static void trampoline(void *arg)
 {
     par *p = arg;
+    hp_gomp_part_close_previous();   /* this thread's part of the team's last region */
     uint64_t t0 = hp_ticks();
     /* (OMPT may have started inside the real call: libomp starts the tool
      * at its first use.) */
@@ -57,18 +82,22 @@ static void trampoline(void *arg)
     hp_gomp_cur_fn = p->fn;
     hp_gomp_run_outlined(p->fn, p->data);
     hp_gomp_cur_fn = outer;
-    /* The double barrier (see the top of this file): every thread of the
-     * team calls it, recording or not, or the team would hang. */
-    uint64_t m = hp_event_wait_mark(t), b0 = hp_ticks();
-    hp_gomp.barrier();
-    if (t) {
-        uint64_t b1 = hp_ticks();
-        hp_event_wait(t, hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER),
-                           b1 - b0, m);
-        hp_event_team_end(t, &f, &saved);
-        if (t == p->master)
-            p->master_end = hp_ticks();
+    if (p->nested) {
+        end_with_barrier(p, t, &f, &saved);
+        return;
     }
+    if (!t)
+        return;
+    uint64_t m = hp_event_wait_mark(t), arrival = hp_ticks();
+    uint32_t wait = hp_omp_site(t, (uintptr_t)p->fn, 1, HP_OMP_IMPLICIT_BARRIER);
+    if (hp_gomp_part_arrive(&p->join, t, &f, &saved, wait, arrival, m)) {
+        if (t == p->master)
+            p->master_part = 1;
+        return;
+    }
+    hp_event_team_end(t, &f, &saved);
+    if (t == p->master)
+        p->master_end = hp_ticks();
 }
 
 /* Prepares p for a region of fn, forked by the call returning to ra; 0
@@ -85,6 +114,9 @@ static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data, uin
     p->master = t;
     p->entry = entry;
     p->master_end = 0;
+    p->nested = hp_event_team(t) != 0;
+    p->master_part = 0;
+    atomic_init(&p->join.arrived, 0);
     hp_event_team_fork(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL), ra,
                        entry);
     return 1;
@@ -92,6 +124,11 @@ static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data, uin
 
 static void par_end(par *p)
 {
+    if (!p->nested) {
+        uint64_t release = hp_gomp_join_release(&p->join);
+        if (p->master_part)
+            p->master_end = release;
+    }
     uint64_t now = hp_ticks();
     hp_thread *t = hp_tls_self;
     if (p->master_end && t == p->master && hp_collecting)

@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include "hp_gomp.h"
+#include "hp_gomp_join.h"
 
 hp_gomp_calls hp_gomp;
 int hp_gomp_resolved;
@@ -160,4 +161,5 @@ uint32_t hp_gomp_call_site(hp_thread *t, uintptr_t ret, int what)
     return hp_omp_site(t, at.addr, at.entry, what);
 }
 
-const hp_source hp_source_gomp = {"GOMP interposition", HP_OMP_SOURCE_GOMP, NULL, NULL, NULL};
+const hp_source hp_source_gomp = {"GOMP interposition", HP_OMP_SOURCE_GOMP, NULL,
+                                  hp_gomp_part_thread_end, hp_gomp_parts_close};

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include "hp_gomp.h"
+#include "hp_gomp_join.h"
 
 /* ------------------------------------------------------- wrapped blocks */
 
@@ -41,6 +42,7 @@ typedef struct wrap_hdr {
     long off, size;                 /* the user's block in the task's block, its size */
     long live;                      /* leading bytes libgomp writes into the task's block */
     uint64_t id;                    /* the task instance, 0: made when it runs (taskloop) */
+    uint32_t site;                  /* its "task" site (sites are the process's) */
     _Atomic unsigned long *ran;     /* taskloop tasks run, for the creator (or NULL) */
     _Atomic unsigned long *made;    /* taskloop tasks made, counted by the copy (or NULL) */
 } wrap_hdr;
@@ -55,6 +57,29 @@ typedef struct wrap_hdr {
 #define GOMP_TASK_FLAG_GRAINSIZE (1u << 9)
 #define GOMP_TASK_FLAG_NOGROUP (1u << 11)
 
+/* The sites of a task construct, keyed by its outlined function: a
+ * thread's few last ones, so that creating a task looks up none of them
+ * in the thread's site table again and running it none at all. */
+typedef struct task_sites {
+    uintptr_t fn;
+    uint32_t create, run;
+} task_sites;
+
+#define TASK_SITES_MEMO 8   /* a power of two */
+static __thread task_sites sites_memo[TASK_SITES_MEMO] __attribute__((tls_model("initial-exec")));
+
+static const task_sites *sites_of(hp_thread *t, void (*fn)(void *))
+{
+    uintptr_t a = (uintptr_t)fn;
+    task_sites *m = &sites_memo[(a >> 4) & (TASK_SITES_MEMO - 1)];
+    if (__builtin_expect(m->fn != a, 0)) {
+        m->create = hp_omp_site(t, a, 1, HP_OMP_TASK_CREATE);
+        m->run = hp_omp_site(t, a, 1, HP_OMP_TASK);
+        m->fn = a;
+    }
+    return m;
+}
+
 static void run_wrapped(char *arg, long head)
 {
     wrap_hdr *h = (wrap_hdr *)(arg + head);
@@ -68,13 +93,13 @@ static void run_wrapped(char *arg, long head)
     hp_thread *t = ompt_on() ? NULL : hp_thread_self();
     hp_task_run run;
     if (t)
-        hp_event_task_begin(t, &run, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK),
-                            h->id ? h->id : hp_event_task_new_id(t));
+        hp_event_task_begin(t, &run, h->site, h->id ? h->id : hp_event_task_new_id(t));
     hp_gomp_cur_fn = fn;
     hp_gomp_run_outlined(fn, blk);
     hp_gomp_cur_fn = outer;
     if (t)
         hp_event_task_end(t, &run);
+    hp_gomp_part_busy();   /* run in a region's end barrier: its release is later */
 }
 
 static void task_tramp(void *arg)
@@ -203,6 +228,8 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
     }
     wrap w = wrap_plan(fn, cpyfn, data, arg_size, arg_align, head, head);
     uint64_t id = w.h.id = hp_event_task_new_id(t);
+    const task_sites *sites = sites_of(t, fn);
+    w.h.site = sites->run;
     char stack[wrap_stack_size(&w)];
     void *heap;
     char *room = wrap_room(&w, stack, (long)sizeof stack, &heap);
@@ -221,7 +248,7 @@ API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *)
                  if_clause, flags, depend, priority, detach);
     free(heap);
     if (!ompt_on())
-        hp_event_task_created(t, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE), id, &c);
+        hp_event_task_created(t, sites->create, id, &c);
 }
 
 /* --------------------------------------------------------------- taskloop */
@@ -272,6 +299,7 @@ static int loop_begin(loop_call *c, void (*fn)(void *), void *data,
     if (!c->t || arg_size < LOOP_LIVE)
         return 0;
     c->w = wrap_plan(fn, cpyfn, data, arg_size, arg_align, LOOP_HEAD, LOOP_LIVE);
+    c->w.h.site = sites_of(c->t, fn)->run;
     if (!(flags & GOMP_TASK_FLAG_NOGROUP))
         c->w.h.ran = &c->ran;
     else if (cpyfn || loop_count_made(c, flags, num_tasks, iters))
@@ -298,7 +326,7 @@ static void loop_end(loop_call *c, void (*fn)(void *), int wrapped)
     unsigned long tasks = 0;
     if (wrapped)
         tasks = c->w.h.made ? atomic_load(&c->made) : atomic_load(&c->ran);
-    hp_event_task_created_n(c->t, hp_omp_site(c->t, (uintptr_t)fn, 1, HP_OMP_TASK_CREATE),
+    hp_event_task_created_n(c->t, sites_of(c->t, fn)->create,
                             hp_event_task_new_id(c->t), &c->clock, tasks ? tasks : 1);
 }
 

@@ -50,7 +50,7 @@ static int open_here(const etask *e)
     return x == e;
 }
 
-void hp_ompt_tasks_close_above(etask *base)
+void hp_ompt_tasks_close_above_slow(etask *base)
 {
     hp_thread *t = hp_tls_self;
     if (!t || !open_here(base))
@@ -105,7 +105,7 @@ static int task_close(etask *e, int done)
     return 1;
 }
 
-void hp_ompt_task_running(etask *e)
+void hp_ompt_task_running_slow(etask *e)
 {
     hp_thread *t = hp_tls_self;
     if (!t || e->owner != t)
@@ -189,10 +189,8 @@ static void on_task_create(ompt_data_t *enc_data, const ompt_frame_t *enc_frame,
     *e = (etask){.type = HP_OMPT_EXPLICIT, .tied = !(flags & ompt_task_untied), .ra = ra,
                  .site = hp_ompt_site(t, ra, HP_OMP_TASK), .id = hp_event_task_new_id(t)};
     new_data->ptr = e;
-    if (hp_collecting) {
-        hp_task_clock c = hp_event_task_create_start(t);   /* a callback: no duration */
-        hp_event_task_created(t, hp_ompt_site(t, ra, HP_OMP_TASK_CREATE), e->id, &c);
-    }
+    if (hp_collecting)   /* a callback: no duration of the program's to time */
+        hp_event_task_created_untimed(t, hp_ompt_site(t, ra, HP_OMP_TASK_CREATE), e->id);
 }
 
 void hp_ompt_task_callbacks(ompt_set_callback_t set)

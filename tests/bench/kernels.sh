@@ -10,6 +10,7 @@
 #   - dispatch 1000: 22 dispatches per iteration, one more every 8th
 #     (NATIVE), 3 to leave: 22 * 1000 + 125 + 3 = 22128;
 #   - tasks 65536: 65536 / 64 = 1024 leaves, 2 * (1024 - 1) = 2046 tasks;
+#   - worktasks 256: 256 leaves, 2 * 256 - 2 = 510 tasks;
 #   - force 2 (2 ranks): one "kernel force" line and one "checksum force"
 #     line, on rank 0 only;
 #   - solver 2: one "kernel solver" line and one "checksum solver" line.
@@ -59,7 +60,7 @@ run() {
 
 variants="plain tier1raw"
 if [ -x "$HPCC" ]; then variants="plain tier1 tier1raw tier2"; fi
-for spec in "force 2 -fopenmp" "dispatch 1000" "tasks 65536 -fopenmp" "solver 2 -fopenmp"; do
+for spec in "force 2 -fopenmp" "dispatch 1000" "tasks 65536 -fopenmp" "solver 2 -fopenmp" "worktasks 256 -fopenmp"; do
     read -r n size flags <<<"$spec"
     for v in $variants; do
         # shellcheck disable=SC2086  # flags: zero or one word
@@ -79,6 +80,7 @@ done
 [ -x "$HPCC" ] || skipped "tier 1 and tier 2 variants" "instrumenter not built ($HPCC)"
 expect_eq "dispatch 1000: dispatches" 22128 "$(awk '$1 == "dispatches" { print $3 }' "$tmp/dispatch.plain.out")"
 expect_eq "tasks 65536: tasks created" 2046 "$(awk '$1 == "tasks" { print $3 }' "$tmp/tasks.plain.out")"
+expect_eq "worktasks 256: tasks created" 510 "$(awk '$1 == "tasks" { print $3 }' "$tmp/worktasks.plain.out")"
 expect_eq "force: one checksum line" 1 "$(grep -c '^checksum force ' "$tmp/force.plain.out")"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

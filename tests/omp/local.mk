@@ -4,7 +4,8 @@
 # tests/local.mk.
 EXTRA_DIST += tests/omp/gomp.sh tests/omp/src/imbalance.c \
 	tests/omp/src/critical.c tests/omp/src/constructs.c tests/omp/src/ordered.c \
-	tests/omp/src/nesting.c tests/omp/src/truth.h
+	tests/omp/src/nesting.c tests/omp/src/truth.h \
+	tests/omp/join.sh tests/omp/src/shortregions.c
 if HAVE_MPI
-TESTS += tests/omp/gomp.sh
+TESTS += tests/omp/gomp.sh tests/omp/join.sh
 endif

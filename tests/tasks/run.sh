@@ -15,6 +15,8 @@
 #  - tasks created per (parent construct, child construct), exact, and no
 #    other pair; tasks executed per construct, exact (opari2 puts an
 #    if(false) task's POMP2 calls under if (pomp2_if): not a task there);
+#    OMPT: the task create records count every task, untimed (the
+#    callback lies inside libomp's creation: nothing to time);
 #  - the timeline: a create and a run event per task, ids unique, every
 #    run has its create, the id names the creating thread, and a task's
 #    parent is the task that ran on the creating thread at that moment
@@ -168,6 +170,15 @@ check_tree() {
     expect_eq "$kind: executed at a, b, untied, final, inner, if(0)" \
         "$((NP * CALLS));$((NP * CALLS));$((NP * UNTIED));$NP;$((NP * FINAL));$if0" \
         "$(executed "$db" tree-a);$(executed "$db" tree-b);$(executed "$db" tree-untied);$(executed "$db" tree-final);$(executed "$db" tree-inner);$(executed "$db" tree-if0)"
+    [ "$kind" = ompt ] || return 0
+    # OMPT reports a creation from inside libomp's: no duration of the
+    # program's, so the creations are counted untimed (no clock read)
+    expect_eq "ompt: task create records count every task executed, none timed" \
+        "$(q "$db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s
+            ON s.id = n.site WHERE s.kind = 'omp' AND s.name = 'task' AND s.file LIKE '%/tasktree.c'");0" \
+        "$(q "$db" "SELECT sum(st.count) || ';' || sum(st.timed) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site WHERE s.kind = 'omp' AND s.name = 'task create'
+            AND s.file LIKE '%/tasktree.c'")"
 }
 
 check_timeline() {
