@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -183,10 +184,15 @@ static void test_throttling(void **state)
     memset(&rd, 0, sizeof rd);
     assert_int_equal(hp_snapshot(&rd, 0, hp_ticks()), 0);
     assert_true(rd.sites[ids[LEAF]].flags & HP_SITEF_THROTTLED);
+    assert_true(rd.sites[ids[LEAF]].flags & HP_SITEF_ESTIMATED);
+    /* a leaf: all of its timed calls' time is its own (excl), and its
+     * time is that at the mean of the timed calls for every call */
+    assert_int_equal(n->excl, n->ticks);
+    double want = hp_ticks_to_sec(n->ticks) * 5000.0 / 1000.0;
     for (uint32_t i = 0; i < rd.nnodes; i++)
-        if (rd.nodes[i].site == ids[LEAF]) { /* exact count, time of the timed calls */
+        if (rd.nodes[i].site == ids[LEAF]) { /* exact count, estimated time */
             assert_int_equal(rd.nodes[i].count, 5000);
-            assert_true(rd.nodes[i].time == hp_ticks_to_sec(n->ticks));
+            assert_true(fabs(rd.nodes[i].time - want) <= 1e-9 * want + 1e-12);
         }
     hp_rank_data_free(&rd);
 }
@@ -362,7 +368,7 @@ static void test_filter_rules(void **state)
     assert_null(hp_filter_load(filter_path, err, sizeof err));
     char want[512];
     snprintf(want, sizeof want, "%s:2: expected 'include|exclude function|file GLOB'"
-             " or 'include|exclude loop FILE:LINE'", filter_path);
+             " or 'include|exclude loop|call FILE:LINE'", filter_path);
     assert_string_equal(err, want);
     /* loop rules: FILE:LINE, FILE a glob on the path or the bare name */
     FILE *loops = fopen(filter_path, "w");
