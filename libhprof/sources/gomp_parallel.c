@@ -14,7 +14,9 @@
  *    a sleep and a wake-up.  A nested team (forked inside a region) keeps
  *    the seed's (OPARI's) double barrier instead: the trampoline calls the
  *    real GOMP_barrier after the outlined function and times it (its
- *    workers are not libgomp's pool threads and may exit at once).
+ *    workers are not libgomp's pool threads and may exit at once); so does
+ *    every team when hardware counters are read (HPROF_COUNTERS: only a
+ *    thread itself can read its counters at its part's end).
  *    The master also records "fork" (the wrapper's entry until its own part
  *    of the region starts) and "join" (the release until the real call
  *    returns), beside the region node in its own context.
@@ -40,7 +42,8 @@ typedef struct par {
     void *data;
     hp_thread *master;
     uint64_t entry, master_end;
-    int nested;             /* forked inside a region: hprof's own barrier */
+    int nested;             /* hprof's own barrier: forked inside a region, or
+                             * counters on (a thread reads only its own) */
     int master_part;        /* the master's part awaits the release */
     hp_omp_team team;
     hp_gomp_join join;      /* not nested: the threads' parts */
@@ -114,7 +117,9 @@ static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data, uin
     p->master = t;
     p->entry = entry;
     p->master_end = 0;
-    p->nested = hp_event_team(t) != 0;
+    /* With counters each thread must close its part itself: the thread
+     * taking a late part's records could not read the part's counters. */
+    p->nested = hp_event_team(t) != 0 || hp_counters_on;
     p->master_part = 0;
     atomic_init(&p->join.arrived, 0);
     hp_event_team_fork(t, &p->team, hp_omp_site(t, (uintptr_t)fn, 1, HP_OMP_PARALLEL), ra,
