@@ -28,14 +28,13 @@ set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
-MPICC=${MPICC:-mpicc}
-MPIRUN=${MPIRUN:-mpirun}
-LIBDIR=$builddir/pmpi/.libs
 SRC=$srcdir/tests/instrument/src/omp_nests.c
 src=omp_nests.c
-
 . "$srcdir/tests/lib.sh"
 instrumenter_env
+LIBDIR=$builddir/pmpi/.libs
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
 
 if ! command -v "$MPICC" >/dev/null || ! command -v "$MPIRUN" >/dev/null || [ ! -x "$HPCC" ]; then
     skipped "hprof-instrument nested directives" "no $MPICC/$MPIRUN or hprof-cc"
