@@ -35,9 +35,10 @@
  * pragmas separated from their statement by directives other than
  * pragmas and conditionals) stay exactly as they were, with a note for
  * --list; between a pragma and its statement, the conditional code the
- * preprocessor leaves out (libclang's skipped ranges) is passed over.  Without --omp only the
- * split of parallel loops is made (their loop probes then open inside the
- * team as well).  This file finds the pragmas and their statements and
+ * preprocessor leaves out (libclang's skipped ranges) is passed over, and
+ * pragmas inside it are left alone.  Without --omp only the split of
+ * parallel loops is made (their loop probes then open inside the team as
+ * well).  This file finds the pragmas and their statements and
  * turns each rewriting into edits; omp_construct.c writes the rewriting
  * of each construct, omp_clause.c parses pragmas and writes text.
  */
