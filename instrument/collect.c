@@ -43,6 +43,41 @@ char *hpi_strdup(hpi_walk *w, const char *s)
 
 /* ---- locations ---------------------------------------------------- */
 
+static int hpi_span_cmp(const void *a, const void *b)
+{
+    const hpi_span *x = a, *y = b;
+
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* The conditional code of the main file the preprocessor leaves out, into
+ * u->src.skipped (sorted); -1 when out of memory. */
+static int hpi_collect_skipped(hpi_walk *w)
+{
+    hpi_src *s = &w->u->src;
+    CXSourceRangeList *l = clang_getSkippedRanges(w->tu, w->main);
+    unsigned i;
+
+    if (!l)
+        return 0;
+    s->nskipped = 0;
+    s->skipped = l->count ? malloc(l->count * sizeof *s->skipped) : NULL;
+    if (l->count && !s->skipped) {
+        clang_disposeSourceRangeList(l);
+        return -1;
+    }
+    for (i = 0; i < l->count; i++) {
+        hpi_span k;
+        if (hpi_off(w, clang_getRangeStart(l->ranges[i]), &k.s) == 0 &&
+            hpi_off(w, clang_getRangeEnd(l->ranges[i]), &k.e) == 0 && k.s < k.e)
+            s->skipped[s->nskipped++] = k;
+    }
+    clang_disposeSourceRangeList(l);
+    if (s->nskipped)
+        qsort(s->skipped, s->nskipped, sizeof *s->skipped, hpi_span_cmp);
+    return 0;
+}
+
 int hpi_off(hpi_walk *w, CXSourceLocation loc, size_t *off)
 {
     CXFile f;
@@ -276,6 +311,8 @@ int hpi_collect(hpi_unit *u, const hpi_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "libclang lost the main file");
         goto out;
     }
+    if (hpi_collect_skipped(&w) < 0)
+        goto oom;
     clang_visitChildren(clang_getTranslationUnitCursor(w.tu), hpi_top, &w);
     if (w.oom)
         goto oom;

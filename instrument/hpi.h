@@ -39,6 +39,11 @@ typedef struct hpi_dir {
     int parallel;        /* an omp pragma with a parallel part (hpi_pragma_parallel) */
 } hpi_dir;
 
+/* A range of bytes [s, e) of the source. */
+typedef struct hpi_span {
+    size_t s, e;
+} hpi_span;
+
 typedef struct hpi_src {
     const char *path;    /* as given on the command line */
     char *text;
@@ -48,6 +53,11 @@ typedef struct hpi_src {
     unsigned nlines;
     hpi_dir *dirs;       /* in file order */
     size_t ndirs;
+    hpi_span *skipped;   /* conditional code the preprocessor leaves out
+                            (libclang's skipped ranges: from the #if or
+                            #else that opens it into the directive that
+                            ends it), in file order; set by collect.c */
+    size_t nskipped;
 } hpi_src;
 
 typedef struct hpi_site {
@@ -180,6 +190,12 @@ size_t hpi_src_next_nonspace(const hpi_src *s, size_t off);
 const hpi_dir *hpi_src_dir_at(const hpi_src *s, size_t off);
 /* 1 when () [] {} balance over the code bytes of [a, b). */
 int hpi_src_balanced(const hpi_src *s, size_t a, size_t b);
+/* The end of the skipped conditional code containing off, or off when
+ * the preprocessor keeps off. */
+size_t hpi_src_past_skipped(const hpi_src *s, size_t off);
+/* hpi_src_balanced over the code the preprocessor keeps (the skipped
+ * conditional code left out). */
+int hpi_src_balanced_kept(const hpi_src *s, size_t a, size_t b);
 /* Kind (enum hpi_dir_kind) and bound loop count of a pragma's text after
  * the word "pragma" (also used for _Pragma strings). */
 int hpi_pragma_kind(const char *text);

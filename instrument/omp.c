@@ -32,10 +32,13 @@
  * are registered by a constructor through POMP2_Assign_handle.  Pragmas
  * that cannot be rewritten safely (_Pragma made by a macro, constructs
  * without POMP2 events such as simd, taskloop, target, unknown clauses,
- * pragmas separated from their statement by other directives) stay
- * exactly as they were, with a note for --list.  Without --omp only the
- * split of parallel loops is made (their loop probes then open inside the
- * team as well).  This file finds the pragmas and their statements and
+ * pragmas separated from their statement by directives other than
+ * pragmas and conditionals) stay exactly as they were, with a note for
+ * --list; between a pragma and its statement, the conditional code the
+ * preprocessor leaves out (libclang's skipped ranges) is passed over, and
+ * pragmas inside it are left alone.  Without --omp only the split of
+ * parallel loops is made (their loop probes then open inside the team as
+ * well).  This file finds the pragmas and their statements and
  * turns each rewriting into edits; omp_construct.c writes the rewriting
  * of each construct, omp_clause.c parses pragmas and writes text.
  */
@@ -126,8 +129,27 @@ static const hpi_prag *hpi_prag_at(const hpi_plan *pl, size_t off)
     return NULL;
 }
 
-/* The statement right after pragma d (other omp pragmas in between
- * allowed); NULL with *why set when there is none we can wrap. */
+/* 1 when directive x may stand between a pragma and its statement: an
+ * omp (or other) pragma of a construct nested in it, or a conditional
+ * (#if, #ifdef, #elif, #else, #endif) choosing the code the statement is
+ * made of. */
+static int hpi_dir_between(const hpi_src *s, const hpi_dir *x)
+{
+    const char *t = s->text + x->start + 1;
+
+    if (x->kind == HPI_D_IF || x->kind == HPI_D_ELSE || x->kind == HPI_D_ENDIF)
+        return 1;
+    while (*t == ' ' || *t == '\t')
+        t++;
+    return strncmp(t, "pragma", 6) == 0 && x->kind != HPI_D_OTHER;
+}
+
+/* The statement right after pragma d (other omp pragmas and conditional
+ * directives in between allowed, the conditional code the preprocessor
+ * leaves out skipped); NULL with *why set when there is none we can
+ * wrap.  The rewriting's opener then stays at the pragma and its closer
+ * follows the statement: the code the compiler sees is that of the same
+ * preprocessor flags. */
 static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why)
 {
     const hpi_src *s = &pl->u->src;
@@ -140,6 +162,10 @@ static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const cha
         if (p >= s->len) {
             *why = "no statement follows";
             return NULL;
+        }
+        if (hpi_src_past_skipped(s, p) != p) {
+            at = hpi_src_past_skipped(s, p);
+            continue;
         }
         if ((op = hpi_prag_at(pl, p)) != NULL) {
             at = op->end;
@@ -154,14 +180,9 @@ static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const cha
             *why = "no statement follows";
             return NULL;
         }
-        {
-            const char *t = s->text + x->start + 1;
-            while (*t == ' ' || *t == '\t')
-                t++;
-            if (strncmp(t, "pragma", 6) != 0 || x->kind == HPI_D_OTHER) {
-                *why = "another directive between the pragma and its statement: left as is (not recorded)";
-                return NULL;
-            }
+        if (!hpi_dir_between(s, x)) {
+            *why = "another directive between the pragma and its statement: left as is (not recorded)";
+            return NULL;
         }
         at = x->end + 1;
     }
@@ -179,7 +200,7 @@ static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const cha
         *why = "its statement is not plain code of the file (macro or not found)";
         return NULL;
     }
-    if (!hpi_src_balanced(s, pl->stmts[best].s, pl->stmts[best].e)) {
+    if (!hpi_src_balanced_kept(s, pl->stmts[best].s, pl->stmts[best].e)) {
         *why = "unbalanced statement (macros or conditional code)";
         return NULL;
     }
@@ -539,6 +560,8 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
     for (i = 0; i < pl.nprags && !pl.oom; i++) {
         const hpi_prag *d = &pl.prags[i];
         hpi_omp o;
+        if (hpi_src_past_skipped(&u->src, d->start) != d->start)
+            continue;   /* conditional code the compiler never sees */
         if (hpi_omp_parse(d->text, &o) < 0) {
             if (pomp)
                 hpi_note_unparsed(&pl, d);

@@ -317,6 +317,7 @@ void hpi_src_free(hpi_src *s)
     free(s->cls);
     free(s->line_off);
     free(s->dirs);
+    free(s->skipped);
     memset(s, 0, sizeof *s);
 }
 
@@ -372,7 +373,31 @@ const hpi_dir *hpi_src_dir_at(const hpi_src *s, size_t off)
     return lo < s->ndirs && s->dirs[lo].start <= off ? &s->dirs[lo] : NULL;
 }
 
-int hpi_src_balanced(const hpi_src *s, size_t a, size_t b)
+/* The skipped range containing off, or NULL. */
+static const hpi_span *hpi_src_skipped_at(const hpi_src *s, size_t off)
+{
+    size_t lo = 0, hi = s->nskipped;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->skipped[mid].e <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nskipped && s->skipped[lo].s <= off ? &s->skipped[lo] : NULL;
+}
+
+size_t hpi_src_past_skipped(const hpi_src *s, size_t off)
+{
+    const hpi_span *k = hpi_src_skipped_at(s, off);
+
+    return k ? k->e : off;
+}
+
+/* () [] {} over the code bytes of [a, b), those of skipped conditional
+ * code too unless kept_only. */
+static int hpi_src_balance(const hpi_src *s, size_t a, size_t b, int kept_only)
 {
     char stack[256];
     int n = 0;
@@ -382,6 +407,10 @@ int hpi_src_balanced(const hpi_src *s, size_t a, size_t b)
         return 0;
     for (i = a; i < b; i++) {
         char c = s->text[i], want;
+        if (kept_only && hpi_src_skipped_at(s, i)) {
+            i = hpi_src_past_skipped(s, i) - 1;
+            continue;
+        }
         if (s->cls[i] != HPI_C_CODE)
             continue;
         if (c == '(' || c == '[' || c == '{') {
@@ -398,4 +427,14 @@ int hpi_src_balanced(const hpi_src *s, size_t a, size_t b)
         n--;
     }
     return n == 0;
+}
+
+int hpi_src_balanced(const hpi_src *s, size_t a, size_t b)
+{
+    return hpi_src_balance(s, a, b, 0);
+}
+
+int hpi_src_balanced_kept(const hpi_src *s, size_t a, size_t b)
+{
+    return hpi_src_balance(s, a, b, 1);
 }

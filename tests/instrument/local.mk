@@ -6,9 +6,10 @@
 # probes of loops bound to parallel loops open inside the team (POMP2,
 # GOMP, OMPT); corpus.sh: a regression corpus of real-code snippets
 # (statement macros, fallbacks, linking without -lhprof, the one-word
-# wrappers).  Included from instrument/local.mk.
+# wrappers); nests.sh: constructs whose pragma another directive follows
+# (nested constructs, #if/#else/#endif).  Included from instrument/local.mk.
 TESTS += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh \
-	tests/instrument/corpus.sh
+	tests/instrument/corpus.sh tests/instrument/nests.sh
 EXTRA_DIST += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh \
-	tests/instrument/corpus.sh \
+	tests/instrument/corpus.sh tests/instrument/nests.sh \
 	tests/instrument/src

@@ -1,11 +1,11 @@
-/* r_ompif.c - OpenMP constructs the POMP2 rewriting cannot see: an #if
- * between a pragma and its loop (line 17) and a _Pragma made by a macro
- * (line 22); the parallel at line 25 is plain (tests/instrument/corpus.sh).
- * Ground truth: prints "100 1 2"; with OMP_NUM_THREADS=2 each construct
- * forks one team.  Through hprof-cc (POMP2 rewriting): one warning for
- * each of lines 17 and 22, whose constructs are then not recorded (POMP2
- * owns OpenMP for the run), the parallel at line 25 recorded once.  With
- * hprof-cc --no-omp (GOMP records): the three regions, once each. */
+/* r_ompif.c - OpenMP next to conditional code and macros: an #if between a
+ * pragma and its loop (line 17: rewritten with the statement the
+ * preprocessor keeps; the loop takes no probe) and a _Pragma made by a
+ * macro (line 22, left as is); the parallel at line 25 is plain
+ * (tests/instrument/corpus.sh).  Ground truth: prints "100 1 2"; with
+ * OMP_NUM_THREADS=2 each construct forks one team.  Through hprof-cc: one
+ * warning, for line 22, not recorded (POMP2 owns OpenMP for the run); lines
+ * 17 and 25 recorded once.  hprof-cc --no-omp (GOMP): all three, once. */
 #include <stdio.h>
 
 #define PAR_FOR _Pragma("omp parallel for")
