@@ -274,12 +274,12 @@ static size_t memo_set(uintptr_t ra)
  * where the next one lies, so the same words make the same frames: a
  * recursion, another caller at the same depth or a longjmp changes one of
  * them).  HP_NO_NODE when not. */
-static uint32_t memo_hit(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame, int class)
+static inline __attribute__((always_inline)) uint32_t memo_hit(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame, int class)
 {
     size_t i = memo_set(ra);
     const hp_path_memo *m = &t->path_memo[t->path_memo[i].ra == ra ? i : i + 1];
-    if (m->ra != ra || m->key != key || m->frame != frame || m->ctx != t->current ||
-        m->klass != class || m->epoch != t->epoch || __atomic_load_n(&t->path_memo_busy, __ATOMIC_RELAXED))
+    if (m->ra != ra || m->key != key || m->frame != frame ||
+        m->when != ((uint64_t)t->epoch << 32 | t->current) || m->klass != class)
         return HP_NO_NODE;
     for (int i = 0; i < m->reads; i++)
         if (*(const uintptr_t *)m->at[i] != m->word[i])
@@ -302,18 +302,20 @@ static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame
     hp_path_memo *m = &t->path_memo[i];
     __atomic_store_n(&t->path_memo_busy, 1, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    m->ra = ra;
+    m->ra = 0;      /* an entry half written is no one's */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     m->key = key;
     m->frame = frame;
-    m->ctx = t->current;
+    m->when = (uint64_t)t->epoch << 32 | t->current;
     m->klass = class;
-    m->epoch = t->epoch;
     m->node = node;
     m->reads = reads;
     for (int i = 0; i < reads; i++) {
         m->at[i] = at[i];
         m->word[i] = i == 0 ? ra : i <= got ? above[i - 1] : 0;
     }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    m->ra = ra;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&t->path_memo_busy, 0, __ATOMIC_RELAXED);
 }
@@ -324,23 +326,18 @@ static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame
  * source's call of hp_event_team_fork), so that the distance from this
  * frame to ra's is the same at every walk with that key (unwind.c).  Not
  * the return address into this function: its callers may jump to it.
- * class: what ra's earlier walks learnt (-1: none yet).  A walk that read
- * only stack words (no libunwind) is remembered (memo_hit). */
+ * class: what ra's earlier walks learnt (-1: none yet).  frame: the frame
+ * of the function that key returns into.  A walk that read only stack
+ * words (no libunwind) is remembered (memo_hit). */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
-                                                     int wrapper, int class)
+                                                     uintptr_t frame, int wrapper, int class)
 {
     uintptr_t above[CALLPATH_MAX], at[CALLPATH_MAX + 2];
-    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
     int depth = (int)hp_callpath_depth - 1, reads;
     if (class == (RA_ROOTED | RA_TAIL))
         return call_frame(t, t->current, ra);
     /* until a Fortran program's main is known, walk to the start code */
     int deep = __atomic_load_n(&fortran_main_unknown, __ATOMIC_RELAXED);
-    if (class >= 0 && !deep) {
-        uint32_t node = memo_hit(t, ra, key, frame, class);
-        if (node != HP_NO_NODE)
-            return node;
-    }
     int tail = class >= 0 ? (class & RA_TAIL) != 0 : wrapper && calls_elsewhere(ra);
     depth -= tail;
     int got = hp_unwind_above_at(ra, key, frame, above, deep ? (int)CALLPATH_MAX - 1 : depth,
@@ -371,24 +368,31 @@ static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra,
  * call: what most calls made in main take.  wrapper: the caller is an MPI
  * wrapper (a tail call may have reached it). */
 static inline __attribute__((always_inline)) uint32_t path_of(hp_thread *t, uintptr_t ra,
-                                                              uintptr_t key, int wrapper)
+                                                              uintptr_t key, uintptr_t frame,
+                                                              int wrapper)
 {
     __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
     int class = known_class(ra);
     if (class == RA_ROOTED)
         return t->current;
-    return path_under(t, ra, key, wrapper, class);
+    if (class >= 0) {   /* a memo is only kept once the class is known */
+        uint32_t node = memo_hit(t, ra, key, frame, class);
+        if (node != HP_NO_NODE)
+            return node;
+    }
+    return path_under(t, ra, key, frame, wrapper, class);
 }
 
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
 {
     /* the return address into the wrapper names it */
-    return path_of(t, ra, (uintptr_t)__builtin_return_address(0), 1);
+    return path_of(t, ra, (uintptr_t)__builtin_return_address(0),
+                   (uintptr_t)__builtin_frame_address(0), 1);
 }
 
 uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
-    return path_of(t, ra, key, 0);
+    return path_of(t, ra, key, (uintptr_t)__builtin_frame_address(0), 0);
 }
 
 void hp_callpath_report(void)

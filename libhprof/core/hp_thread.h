@@ -58,7 +58,8 @@ typedef struct hp_site_memo {
 #define HP_PATH_MEMO 8
 typedef struct hp_path_memo {
     uintptr_t ra, key, frame; /* ra 0: empty */
-    uint32_t ctx, node, epoch;
+    uint64_t when;            /* the thread's epoch << 32 | the context */
+    uint32_t node;
     int klass, reads;
     uintptr_t at[HP_PATH_WORDS], word[HP_PATH_WORDS];
 } hp_path_memo;
