@@ -36,7 +36,8 @@
  *
  * A walk from a return address is remembered per thread with the stack
  * words it read and their addresses (unwind.c's offsets walk only): the
- * next call from there with the same frame, key, context and class reuses
+ * next call from there with the same frame, key and context, nothing
+ * learnt since (known_gen) reuses
  * its node when every word is unchanged, since each return address read
  * fixes where the next lies: the same words make the same walk (about 90
  * instructions instead of 270 for three frames).
@@ -78,6 +79,8 @@ static pthread_t main_thread;   /* the thread that started call paths */
 #define ROOTED_SLOTS 1024u
 enum { RA_WALKED = 0, RA_ROOTED = 1, RA_TAIL = 2 };
 static uintptr_t known[ROOTED_SLOTS];
+/* Bumped after known[] changes: a memo made before holds an old class. */
+static unsigned long known_gen;
 
 typedef struct text_range {
     uintptr_t addr, lo, hi;
@@ -183,11 +186,14 @@ static void learn(uintptr_t ra, int class)
     assert(ra >> 62 == 0);
     for (size_t k = 0; k < 8; k++, i = (i + 1) & (ROOTED_SLOTS - 1)) {
         uintptr_t expected = 0;
-        if (__atomic_compare_exchange_n(&known[i], &expected, word, 0, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED))
-            return;
-        if (expected >> 2 == ra) {
+        int stored = __atomic_compare_exchange_n(&known[i], &expected, word, 0, __ATOMIC_RELEASE,
+                                                 __ATOMIC_RELAXED);
+        if (!stored && expected >> 2 == ra) {
             __atomic_store_n(&known[i], word, __ATOMIC_RELEASE);
+            stored = 1;
+        }
+        if (stored) {
+            __atomic_add_fetch(&known_gen, 1, __ATOMIC_RELEASE);
             return;
         }
     }
@@ -274,12 +280,14 @@ static size_t memo_set(uintptr_t ra)
  * where the next one lies, so the same words make the same frames: a
  * recursion, another caller at the same depth or a longjmp changes one of
  * them).  HP_NO_NODE when not. */
-static inline __attribute__((always_inline)) uint32_t memo_hit(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame, int class)
+static inline __attribute__((always_inline)) uint32_t memo_hit(hp_thread *t, uintptr_t ra,
+                                                               uintptr_t key, uintptr_t frame,
+                                                               unsigned long gen)
 {
     size_t i = memo_set(ra);
     const hp_path_memo *m = &t->path_memo[t->path_memo[i].ra == ra ? i : i + 1];
     if (m->ra != ra || m->key != key || m->frame != frame ||
-        m->when != ((uint64_t)t->epoch << 32 | t->current) || m->klass != class)
+        m->when != ((uint64_t)t->epoch << 32 | t->current) || m->gen != gen)
         return HP_NO_NODE;
     for (int i = 0; i < m->reads; i++)
         if (*(const uintptr_t *)m->at[i] != m->word[i])
@@ -289,7 +297,7 @@ static inline __attribute__((always_inline)) uint32_t memo_hit(hp_thread *t, uin
 
 /* Remembers a walk that read reads words at at[]: ra, then the got frames
  * of above[], then a 0 if one ended it. */
-static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame, int class,
+static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame, unsigned long gen,
                       const uintptr_t *at, const uintptr_t *above, int got, int reads,
                       uint32_t node)
 {
@@ -307,7 +315,7 @@ static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame
     m->key = key;
     m->frame = frame;
     m->when = (uint64_t)t->epoch << 32 | t->current;
-    m->klass = class;
+    m->gen = gen;
     m->node = node;
     m->reads = reads;
     for (int i = 0; i < reads; i++) {
@@ -330,7 +338,8 @@ static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame
  * of the function that key returns into.  A walk that read only stack
  * words (no libunwind) is remembered (memo_hit). */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
-                                                     uintptr_t frame, int wrapper, int class)
+                                                     uintptr_t frame, int wrapper, int class,
+                                                     unsigned long gen)
 {
     uintptr_t above[CALLPATH_MAX], at[CALLPATH_MAX + 2];
     int depth = (int)hp_callpath_depth - 1, reads;
@@ -360,7 +369,7 @@ static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra,
     if (tail)
         ctx = call_frame(t, ctx, ra);
     if (class >= 0 && !deep && reads > 0 && !rooted && ctx != t->overflow)
-        memo_keep(t, ra, key, frame, class, at, above, got, reads, ctx);
+        memo_keep(t, ra, key, frame, gen, at, above, got, reads, ctx);
     return ctx;
 }
 
@@ -372,15 +381,15 @@ static inline __attribute__((always_inline)) uint32_t path_of(hp_thread *t, uint
                                                               int wrapper)
 {
     __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
+    /* read before the class: a class learnt since makes the memo old */
+    unsigned long gen = __atomic_load_n(&known_gen, __ATOMIC_ACQUIRE);
+    uint32_t node = memo_hit(t, ra, key, frame, gen);
+    if (node != HP_NO_NODE)
+        return node;
     int class = known_class(ra);
     if (class == RA_ROOTED)
         return t->current;
-    if (class >= 0) {   /* a memo is only kept once the class is known */
-        uint32_t node = memo_hit(t, ra, key, frame, class);
-        if (node != HP_NO_NODE)
-            return node;
-    }
-    return path_under(t, ra, key, frame, wrapper, class);
+    return path_under(t, ra, key, frame, wrapper, class, gen);
 }
 
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)

@@ -59,8 +59,9 @@ typedef struct hp_site_memo {
 typedef struct hp_path_memo {
     uintptr_t ra, key, frame; /* ra 0: empty */
     uint64_t when;            /* the thread's epoch << 32 | the context */
+    unsigned long gen;        /* callpath.c's known_gen when walked */
     uint32_t node;
-    int klass, reads;
+    int reads;
     uintptr_t at[HP_PATH_WORDS], word[HP_PATH_WORDS];
 } hp_path_memo;
 
