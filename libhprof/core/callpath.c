@@ -335,7 +335,7 @@ static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame
  * frame to ra's is the same at every walk with that key (unwind.c).  Not
  * the return address into this function: its callers may jump to it.
  * class: what ra's earlier walks learnt (-1: none yet).  frame: the frame
- * of the function that key returns into.  A walk that read only stack
+ * of path_memo, the same at every walk from key.  A walk that read only stack
  * words (no libunwind) is remembered (memo_hit). */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
                                                      uintptr_t frame, int wrapper, int class,
@@ -373,35 +373,43 @@ static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra,
     return ctx;
 }
 
-/* The context of a call at ra (path_under), a rooted one's without a
+/* The walk's node remembered for this call (memo_hit), else path_under's;
+ * not inlined, so that the calls made in main (path_of's first return)
+ * pay none of it.  Its frame is where the walk starts. */
+static __attribute__((noinline)) uint32_t path_memo(hp_thread *t, uintptr_t ra, uintptr_t key,
+                                                    int wrapper, int class, unsigned long gen)
+{
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+    uint32_t node = memo_hit(t, ra, key, frame, gen);
+    if (node != HP_NO_NODE)
+        return node;
+    return path_under(t, ra, key, frame, wrapper, class, gen);
+}
+
+/* The context of a call at ra (path_memo), a rooted one's without a
  * call: what most calls made in main take.  wrapper: the caller is an MPI
  * wrapper (a tail call may have reached it). */
 static inline __attribute__((always_inline)) uint32_t path_of(hp_thread *t, uintptr_t ra,
-                                                              uintptr_t key, uintptr_t frame,
-                                                              int wrapper)
+                                                              uintptr_t key, int wrapper)
 {
     __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
     /* read before the class: a class learnt since makes the memo old */
     unsigned long gen = __atomic_load_n(&known_gen, __ATOMIC_ACQUIRE);
-    uint32_t node = memo_hit(t, ra, key, frame, gen);
-    if (node != HP_NO_NODE)
-        return node;
     int class = known_class(ra);
-    if (class == RA_ROOTED)
+    if (class == RA_ROOTED)     /* calls made in main: first, the cheapest */
         return t->current;
-    return path_under(t, ra, key, frame, wrapper, class, gen);
+    return path_memo(t, ra, key, wrapper, class, gen);
 }
 
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
 {
     /* the return address into the wrapper names it */
-    return path_of(t, ra, (uintptr_t)__builtin_return_address(0),
-                   (uintptr_t)__builtin_frame_address(0), 1);
+    return path_of(t, ra, (uintptr_t)__builtin_return_address(0), 1);
 }
 
 uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
-    return path_of(t, ra, key, (uintptr_t)__builtin_frame_address(0), 0);
+    return path_of(t, ra, key, 0);
 }
 
 void hp_callpath_report(void)
