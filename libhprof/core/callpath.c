@@ -271,7 +271,7 @@ static uint32_t call_frame(hp_thread *t, uint32_t ctx, uintptr_t ra)
  * made in turn (an Irecv and an Isend) keep theirs when they collide. */
 static size_t memo_set(uintptr_t ra)
 {
-    return (size_t)hp_map_hash(ra) & (HP_PATH_MEMO - 2);
+    return (size_t)(ra ^ (ra >> 7)) & (HP_PATH_MEMO - 2);
 }
 
 /* The node of ra's last walk, when this call is that walk's again: the
@@ -334,13 +334,14 @@ static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame
  * source's call of hp_event_team_fork), so that the distance from this
  * frame to ra's is the same at every walk with that key (unwind.c).  Not
  * the return address into this function: its callers may jump to it.
- * class: what ra's earlier walks learnt (-1: none yet).  frame: the frame
+ * how: (class + 1) * 2 + wrapper, class what ra's earlier walks learnt
+ * (-1: none yet), wrapper path_of's.  frame: the frame
  * of path_memo, the same at every walk from key.  A walk that read only stack
  * words (no libunwind) is remembered (memo_hit). */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
-                                                     uintptr_t frame, int wrapper, int class,
-                                                     unsigned long gen)
+                                                     uintptr_t frame, int how, unsigned long gen)
 {
+    int wrapper = how & 1, class = (how >> 1) - 1;
     uintptr_t above[CALLPATH_MAX], at[CALLPATH_MAX + 2];
     int depth = (int)hp_callpath_depth - 1, reads;
     if (class == (RA_ROOTED | RA_TAIL))
@@ -383,7 +384,8 @@ static __attribute__((noinline)) uint32_t path_memo(hp_thread *t, uintptr_t ra, 
     uint32_t node = memo_hit(t, ra, key, frame, gen);
     if (node != HP_NO_NODE)
         return node;
-    return path_under(t, ra, key, frame, wrapper, class, gen);
+    /* six arguments: a jump to it, no registers saved here */
+    return path_under(t, ra, key, frame, (class + 1) * 2 + wrapper, gen);
 }
 
 /* The context of a call at ra (path_memo), a rooted one's without a
