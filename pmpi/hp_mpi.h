@@ -183,6 +183,7 @@ static inline uintptr_t hp_req_key(MPI_Request r)
 
 /* ---- record helpers (record.c) ---- */
 
+/* count elements of type in bytes (typesize.c) */
 uint64_t hp_mpi_bytes(int count, MPI_Datatype type);
 uint64_t hp_status_bytes(const MPI_Status *st);
 

@@ -8,15 +8,6 @@
 #include "hp_mpi.h"
 #include "hp_site.h"
 
-uint64_t hp_mpi_bytes(int count, MPI_Datatype type)
-{
-    int size = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL)
-        return 0;
-    PMPI_Type_size(type, &size);
-    return (uint64_t)count * (uint64_t)(size > 0 ? size : 0);
-}
-
 /* Open MPI keeps the bytes a status describes in its public field
  * _ucount, which is what MPI_Get_count(MPI_BYTE) returns (about 50
  * instructions less per received message, callgrind; no MPI_UNDEFINED

@@ -198,23 +198,26 @@ static inline entry *entry_at(shard *s, bucket *b, uint32_t link)
     return link == 0 ? &b->newest : &s->pool[link - 1];
 }
 
-/* Adds e (seq, info) to bucket b, whose key is registered already; the
+/* Adds (seq, info) to bucket b, whose key is registered already; the
  * list stays ordered newest first (two threads may register one shared
- * handle in either order).  -1 without memory. */
-static int add_older_or_newer(shard *s, bucket *b, const entry *e)
+ * handle in either order).  The usual case, the newest, is written in
+ * place (one copy of the entry less, callgrind).  -1 without memory. */
+static int add_older_or_newer(shard *s, bucket *b, uint64_t seq, const hp_req_info *info)
 {
     uint32_t p = alloc_entry(s);
     if (p == NONE)
         return -1;
-    if (e->seq > b->newest.seq) {          /* the usual case: e is newest */
+    if (seq > b->newest.seq) {
         s->pool[p] = b->newest;
-        b->newest = *e;
+        b->newest.seq = seq;
         b->newest.next = p;
+        b->newest.info = *info;
         return 0;
     }
-    s->pool[p] = *e;
+    s->pool[p].seq = seq;
+    s->pool[p].info = *info;
     entry *prev = &b->newest;
-    while (prev->next != NONE && s->pool[prev->next].seq > e->seq)
+    while (prev->next != NONE && s->pool[prev->next].seq > seq)
         prev = &s->pool[prev->next];
     s->pool[p].next = prev->next;
     prev->next = p;
@@ -271,8 +274,7 @@ int hp_reqmap_put(uintptr_t key, const hp_req_info *info)
             s->used++;
             rc = 0;
         } else {
-            entry e = {.seq = seq, .next = NONE, .info = *info};
-            rc = add_older_or_newer(s, b, &e);
+            rc = add_older_or_newer(s, b, seq, info);
         }
     }
     unlock_shard(s);

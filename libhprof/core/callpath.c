@@ -33,6 +33,14 @@
  * one more frame, the call itself (keyed one byte before its return
  * address: the same line, with the functions inlined there).  A rooted
  * return address of such a call has that one frame as its path.
+ *
+ * A walk from a return address is remembered per thread with the stack
+ * words it read and their addresses (unwind.c's offsets walk only): the
+ * next call from there with the same frame, key and context, nothing
+ * learnt since (known_gen) reuses
+ * its node when every word is unchanged, since each return address read
+ * fixes where the next lies: the same words make the same walk (about 90
+ * instructions instead of 270 for three frames).
  */
 #include "config.h"
 #define _GNU_SOURCE 1
@@ -71,6 +79,8 @@ static pthread_t main_thread;   /* the thread that started call paths */
 #define ROOTED_SLOTS 1024u
 enum { RA_WALKED = 0, RA_ROOTED = 1, RA_TAIL = 2 };
 static uintptr_t known[ROOTED_SLOTS];
+/* Bumped after known[] changes: a memo made before holds an old class. */
+static unsigned long known_gen;
 
 typedef struct text_range {
     uintptr_t addr, lo, hi;
@@ -176,11 +186,14 @@ static void learn(uintptr_t ra, int class)
     assert(ra >> 62 == 0);
     for (size_t k = 0; k < 8; k++, i = (i + 1) & (ROOTED_SLOTS - 1)) {
         uintptr_t expected = 0;
-        if (__atomic_compare_exchange_n(&known[i], &expected, word, 0, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED))
-            return;
-        if (expected >> 2 == ra) {
+        int stored = __atomic_compare_exchange_n(&known[i], &expected, word, 0, __ATOMIC_RELEASE,
+                                                 __ATOMIC_RELAXED);
+        if (!stored && expected >> 2 == ra) {
             __atomic_store_n(&known[i], word, __ATOMIC_RELEASE);
+            stored = 1;
+        }
+        if (stored) {
+            __atomic_add_fetch(&known_gen, 1, __ATOMIC_RELEASE);
             return;
         }
     }
@@ -254,26 +267,91 @@ static uint32_t call_frame(hp_thread *t, uint32_t ctx, uintptr_t ra)
     return node;
 }
 
+/* The two memo entries that may hold ra's walk: two, so that two calls
+ * made in turn (an Irecv and an Isend) keep theirs when they collide. */
+static size_t memo_set(uintptr_t ra)
+{
+    return (size_t)(ra ^ (ra >> 7)) & (HP_PATH_MEMO - 2);
+}
+
+/* The node of ra's last walk, when this call is that walk's again: the
+ * same return address, key, frame, context and class, and every stack word
+ * that walk read still at its address (each frame's return address decides
+ * where the next one lies, so the same words make the same frames: a
+ * recursion, another caller at the same depth or a longjmp changes one of
+ * them).  HP_NO_NODE when not. */
+static inline __attribute__((always_inline)) uint32_t memo_hit(hp_thread *t, uintptr_t ra,
+                                                               uintptr_t key, uintptr_t frame,
+                                                               unsigned long gen)
+{
+    size_t i = memo_set(ra);
+    const hp_path_memo *m = &t->path_memo[t->path_memo[i].ra == ra ? i : i + 1];
+    if (m->ra != ra || m->key != key || m->frame != frame ||
+        m->when != ((uint64_t)t->epoch << 32 | t->current) || m->gen != gen)
+        return HP_NO_NODE;
+    for (int i = 0; i < m->reads; i++)
+        if (*(const uintptr_t *)m->at[i] != m->word[i])
+            return HP_NO_NODE;
+    return m->node;
+}
+
+/* Remembers a walk that read reads words at at[]: ra, then the got frames
+ * of above[], then a 0 if one ended it. */
+static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame, unsigned long gen,
+                      const uintptr_t *at, const uintptr_t *above, int got, int reads,
+                      uint32_t node)
+{
+    if (__atomic_load_n(&t->path_memo_busy, __ATOMIC_RELAXED))
+        return;     /* a signal handler's walk: the interrupted one writes */
+    assert(reads > got && reads <= got + 2 && reads <= HP_PATH_WORDS);
+    size_t i = memo_set(ra);
+    if (t->path_memo[i].ra != ra && t->path_memo[i].ra)
+        i++;    /* the second way, replaced when both hold others */
+    hp_path_memo *m = &t->path_memo[i];
+    __atomic_store_n(&t->path_memo_busy, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    m->ra = 0;      /* an entry half written is no one's */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    m->key = key;
+    m->frame = frame;
+    m->when = (uint64_t)t->epoch << 32 | t->current;
+    m->gen = gen;
+    m->node = node;
+    m->reads = reads;
+    for (int i = 0; i < reads; i++) {
+        m->at[i] = at[i];
+        m->word[i] = i == 0 ? ra : i <= got ? above[i - 1] : 0;
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    m->ra = ra;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&t->path_memo_busy, 0, __ATOMIC_RELAXED);
+}
+
 /* The frames above ra, under the current context, depth - 1 of them at
  * most.  The walk starts from this function's frame; key names the place
  * in our code that asked (a wrapper's call of hp_event_callpath_slow, a
  * source's call of hp_event_team_fork), so that the distance from this
  * frame to ra's is the same at every walk with that key (unwind.c).  Not
  * the return address into this function: its callers may jump to it.
- * class: what ra's earlier walks learnt (-1: none yet). */
+ * how: (class + 1) * 2 + wrapper, class what ra's earlier walks learnt
+ * (-1: none yet), wrapper path_of's.  frame: the frame
+ * of path_memo, the same at every walk from key.  A walk that read only stack
+ * words (no libunwind) is remembered (memo_hit). */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
-                                                     int wrapper, int class)
+                                                     uintptr_t frame, int how, unsigned long gen)
 {
-    uintptr_t above[CALLPATH_MAX];
-    int depth = (int)hp_callpath_depth - 1;
+    int wrapper = how & 1, class = (how >> 1) - 1;
+    uintptr_t above[CALLPATH_MAX], at[CALLPATH_MAX + 2];
+    int depth = (int)hp_callpath_depth - 1, reads;
     if (class == (RA_ROOTED | RA_TAIL))
         return call_frame(t, t->current, ra);
-    int tail = class >= 0 ? (class & RA_TAIL) != 0 : wrapper && calls_elsewhere(ra);
-    depth -= tail;
     /* until a Fortran program's main is known, walk to the start code */
     int deep = __atomic_load_n(&fortran_main_unknown, __ATOMIC_RELAXED);
-    int got = hp_unwind_above(ra, key, (uintptr_t)__builtin_frame_address(0), above,
-                              deep ? (int)CALLPATH_MAX - 1 : depth);
+    int tail = class >= 0 ? (class & RA_TAIL) != 0 : wrapper && calls_elsewhere(ra);
+    depth -= tail;
+    int got = hp_unwind_above_at(ra, key, frame, above, deep ? (int)CALLPATH_MAX - 1 : depth,
+                                 at, &reads);
     int n = start_code(above, got);
     int rooted = n == 0 && got > 0;
     if (class < 0 || (rooted && !(class & RA_ROOTED)))
@@ -289,20 +367,40 @@ static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra,
         hp_node_at(t, node)->flags |= HP_NODEF_FRAME;
         ctx = node;
     }
-    return tail ? call_frame(t, ctx, ra) : ctx;
+    if (tail)
+        ctx = call_frame(t, ctx, ra);
+    if (class >= 0 && !deep && reads > 0 && !rooted && ctx != t->overflow)
+        memo_keep(t, ra, key, frame, gen, at, above, got, reads, ctx);
+    return ctx;
 }
 
-/* The context of a call at ra (path_under), a rooted one's without a
+/* The walk's node remembered for this call (memo_hit), else path_under's;
+ * not inlined, so that the calls made in main (path_of's first return)
+ * pay none of it.  Its frame is where the walk starts. */
+static __attribute__((noinline)) uint32_t path_memo(hp_thread *t, uintptr_t ra, uintptr_t key,
+                                                    int wrapper, int class, unsigned long gen)
+{
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+    uint32_t node = memo_hit(t, ra, key, frame, gen);
+    if (node != HP_NO_NODE)
+        return node;
+    /* six arguments: a jump to it, no registers saved here */
+    return path_under(t, ra, key, frame, (class + 1) * 2 + wrapper, gen);
+}
+
+/* The context of a call at ra (path_memo), a rooted one's without a
  * call: what most calls made in main take.  wrapper: the caller is an MPI
  * wrapper (a tail call may have reached it). */
 static inline __attribute__((always_inline)) uint32_t path_of(hp_thread *t, uintptr_t ra,
                                                               uintptr_t key, int wrapper)
 {
     __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
+    /* read before the class: a class learnt since makes the memo old */
+    unsigned long gen = __atomic_load_n(&known_gen, __ATOMIC_ACQUIRE);
     int class = known_class(ra);
-    if (class == RA_ROOTED)
+    if (class == RA_ROOTED)     /* calls made in main: first, the cheapest */
         return t->current;
-    return path_under(t, ra, key, wrapper, class);
+    return path_memo(t, ra, key, wrapper, class, gen);
 }
 
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)

@@ -52,6 +52,19 @@ typedef struct hp_site_memo {
 } hp_site_memo;
 #define HP_MEMO_SIZE 256
 
+/* The last call path walked from a return address (callpath.c): the stack
+ * words the walk read (at[i] held word[i]) and the node it gave. */
+#define HP_PATH_WORDS 17        /* a walk's most reads: 15 frames and 2 */
+#define HP_PATH_MEMO 8
+typedef struct hp_path_memo {
+    uintptr_t ra, key, frame; /* ra 0: empty */
+    uint64_t when;            /* the thread's epoch << 32 | the context */
+    unsigned long gen;        /* callpath.c's known_gen when walked */
+    uint32_t node;
+    int reads;
+    uintptr_t at[HP_PATH_WORDS], word[HP_PATH_WORDS];
+} hp_path_memo;
+
 #define HP_CHUNK_BITS 8
 #define HP_CHUNK (1u << HP_CHUNK_BITS)
 
@@ -89,6 +102,8 @@ typedef struct hp_thread {
     uint32_t call_id;
     struct hp_counter_store *counters;  /* HPROF_COUNTERS (hp_counters.h), NULL: none */
     hp_site_memo memo[HP_MEMO_SIZE];
+    int path_memo_busy;   /* a path memo is being written (a signal handler keeps off) */
+    hp_path_memo path_memo[HP_PATH_MEMO];
 } hp_thread;
 
 #define HP_ROOT_NODE 0u

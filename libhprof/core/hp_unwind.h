@@ -15,6 +15,15 @@
  * after the first walk from key. */
 int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want);
 
+/* The same, also giving the stack addresses the walk read, in order: at[0]
+ * holds ra (the caller's return-address slot), at[i] out[i - 1], and
+ * at[got + 1], when *reads is got + 2, a 0 that ended the walk.  *reads is
+ * 0 when libunwind did the walk (no addresses known).  at[] has room for
+ * want + 2.  The same stack words at the same addresses from the same
+ * frame and key make the same walk (callpath.c's memo). */
+int hp_unwind_above_at(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want,
+                       uintptr_t *at, int *reads);
+
 /* Reads the process's modules now (at start-up: not in the first timed
  * event that needs a frame's offset). */
 void hp_unwind_init(void);

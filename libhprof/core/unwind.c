@@ -21,6 +21,7 @@
 #define _GNU_SOURCE 1
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #endif
 #include "hp_unwind.h"
 
+#define CALLPATH_WORDS 16     /* the most return addresses a walk gives */
 #define CFA_SLOTS 8192u         /* code addresses with a known CFA rule */
 #define START_SLOTS 64u         /* return addresses into our code */
 #define DWARF_RSP 7             /* x86-64 DWARF register number of %rsp */
@@ -228,10 +230,12 @@ static void learn_start(uintptr_t key, uintptr_t frame, uintptr_t ra, uintptr_t 
     pthread_mutex_unlock(&lock);
 }
 
-int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want)
+int hp_unwind_above_at(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want,
+                       uintptr_t *at, int *reads)
 {
     const start_slot *s = find_start(key);
     int got;
+    *reads = 0;
     if (!s) {       /* first walk from here: libunwind, and learn the start */
         learn_start(key, frame, ra, slow_walk(ra, out, want, &got));
         return got;
@@ -239,6 +243,7 @@ int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out
     uintptr_t sp = frame + (uintptr_t)s->delta, top = stack_top(), ip = ra;
     if (!s->fixed || *(const uintptr_t *)(sp - 8) != ra)
         return slow_walk(ra, out, want, &got) ? got : 0;
+    at[0] = sp - 8;
     for (got = 0; got < want; got++) {
         int32_t off = cfa_offset(ip);
         if (off == OFF_COMPLEX)
@@ -247,12 +252,24 @@ int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out
         if (!top || cfa > top)
             break;
         ip = *(const uintptr_t *)(cfa - 8);
-        if (!ip)
-            break;
+        at[got + 1] = cfa - 8;
+        if (!ip) {
+            *reads = got + 2;
+            return got;
+        }
         out[got] = ip;
         sp = cfa;
     }
+    *reads = got + 1;
     return got;
+}
+
+int hp_unwind_above(uintptr_t ra, uintptr_t key, uintptr_t frame, uintptr_t *out, int want)
+{
+    uintptr_t at[CALLPATH_WORDS + 2];
+    int reads;
+    assert(want <= CALLPATH_WORDS);
+    return hp_unwind_above_at(ra, key, frame, out, want, at, &reads);
 }
 
 unsigned long hp_unwind_slow_walks(void)

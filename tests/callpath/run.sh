@@ -28,6 +28,10 @@
 #   - tailwrap.c: a wrapper that tail-calls MPI_Allreduce, called from a
 #     function inlined into main and from one of its own: the calls of the
 #     wrapper are frames above the statement (its calling lines are seen);
+#   - alternate.c: one call site reached in turn through two callers whose
+#     frames lie at the same addresses, and through a recursion at depths
+#     1 and 2: each path its exact calls (a remembered walk is reused only
+#     when the stack words it read are unchanged);
 #   - stdout identical with and without hprof; HPROF_CALLPATH=17 and =x
 #     are one-line errors; every profile passes hprof-query --check.
 # usage: tests/callpath/run.sh [BUILDDIR]
@@ -249,6 +253,26 @@ hp_run tw2 2 -x HPROF_CALLPATH "$tmp/tailwrap" 5 7
 unset HPROF_CALLPATH
 ran_ok tw2 && expect_eq "tailwrap depth 2: only the calls of the wrapper above it" \
     "/$TWS,7;/$TWS/$TWA,7;/$TWI,5;/$TWI/$TWA,5" "$(tw_paths "$PROFILE")"
+
+src=alternate.c
+"$MPICC" -g -O2 "$S/$src" -o "$tmp/alternate" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR"
+ALT=alternate.c
+AAR="MPI_Allreduce@$ALT:$(line_of "$S/$src" alt-allreduce)"
+AMA="main@$ALT:$(line_of "$S/$src" alt-main-a)"
+AMB="main@$ALT:$(line_of "$S/$src" alt-main-b)"
+AMB2="main@$ALT:$(line_of "$S/$src" alt-main-b2)"
+AMD="main@$ALT:$(line_of "$S/$src" alt-main-d)"
+AAC="phase_a@$ALT:$(line_of "$S/$src" alt-a-call)"
+ABC="phase_b@$ALT:$(line_of "$S/$src" alt-b-call)"
+ADC="descend@$ALT:$(line_of "$S/$src" alt-d-call)"
+ADR="descend@$ALT:$(line_of "$S/$src" alt-d-rec)"
+hp_run alt 2 "$tmp/alternate" 30
+if ran_ok alt; then
+    expect_eq "alternate: stdout" "alternate: a 30 b 60 depth1 30 depth2 30" "$(cat "$tmp/alt.out")"
+    expect_eq "alternate: the statement's calls under each path that reached it, 30 per rank each" \
+        "/$ADR/$ADC/$AAR,30;/$AMA/$AAC/$AAR,30;/$AMB/$ABC/$AAR,30;/$AMB2/$ABC/$AAR,30;/$AMD/$ADC/$AAR,30" \
+        "$(tw_paths "$PROFILE" | tr ';' '\n' | grep "/$AAR," | sort | oneline)"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
