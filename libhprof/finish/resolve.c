@@ -349,9 +349,12 @@ static void place_omp_outlined(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int 
     int n, line = (int)s->line;
     int *lines = hp_omp_gcc_own_lines(mod, pc, s->func, &n);
     if (lines) {
-        /* a single's end barrier is placed as the single (hp_omp_lines.h) */
+        /* a single's end barrier is placed as the single (hp_omp_lines.h);
+         * one reached by a tail jump is looked for before the code pc
+         * ends (the last before the epilogue, as for a call at pc) */
+        uintptr_t ra = (s->flags & HP_SITEF_TAILCALL) ? (uintptr_t)pc + 1 : s->addr;
         int ends_single = !entry && strcmp(s->name, "barrier") == 0 &&
-                          hp_omp_ends_single(mod, s->addr, line);
+                          hp_omp_ends_single(mod, ra, line);
         const char *as = ends_single ? "single" : s->name;
         hp_omp_pragma_place(s->file, lines, n, entry, &as, &line);
         s->name = ends_single ? "implicit barrier" : as;

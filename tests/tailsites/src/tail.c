@@ -17,6 +17,12 @@
  *  - last_orphan(): a region whose only statement calls a function kept
  *    out of line whose last act is an orphaned loop (MARK:o6): `jmp
  *    last_orphan` then `jmp GOMP_barrier`.
+ *  - checksum(): like NPB FT's checksum, an addressable local, a `nowait` loop, a critical, an
+ *    explicit barrier (MARK:bar) then a single (MARK:single) whose end
+ *    barrier is the outlined function's last act in both of the single's
+ *    branches (`call GOMP_single_start`, then two `jmp GOMP_barrier` at
+ *    the region's line).  Truth: one explicit barrier and one implicit
+ *    barrier of the single per thread and region.
  *  - tasks: sortp(n) makes two tasks, waits for them (MARK:swait) and
  *    ends with a tail call of merge(n), which makes two tasks and ends in
  *    its taskwait (MARK:mwait, `jmp GOMP_taskwait`), recursive like BOTS
@@ -36,6 +42,7 @@
 #define CUTOFF 64
 
 static double a[N], b[2 * N], c[N], d[N];
+static double total;
 static long swaits, mwaits;
 
 /* ------------------------------------------------------- item 1 */
@@ -142,6 +149,34 @@ static void orphans(void)
     }
 }
 
+/* ------------------------------------------- explicit barrier, single */
+
+/* Kept out of line, like FT's printf in its single. */
+__attribute__((noinline)) static void report(double v)
+{
+    total = v * 0.5 + 1.0;
+}
+
+static void checksum(void)
+{
+    for (int r = 0; r < REPS; r++) {
+#pragma omp parallel num_threads(NT) /* MARK:ck */
+        {
+            double chk = 0;
+            int loc;
+            set(&loc);
+#pragma omp for nowait
+            for (int i = 0; i < N; i++)
+                chk += a[i] * (i % 7) + loc;
+#pragma omp critical
+            total += chk;
+#pragma omp barrier /* MARK:bar */
+#pragma omp single /* MARK:single */
+            report(total / N);
+        }
+    }
+}
+
 /* ------------------------------------------------------- item 3 */
 
 void merge(long *v, int n);
@@ -196,11 +231,12 @@ int main(void)
     two_loops();
     dyn_loops();
     orphans();
+    checksum();
     long sum = tasks();
     double s = 0;
     for (int i = 0; i < N; i++)
         s += a[i] + b[i] + b[N + i] + c[i] + d[i];
-    printf("checksum %.6e %ld\n", s, sum);
+    printf("checksum %.6e %.6e %ld\n", s, total, sum);
     const char *truth = getenv("TAIL_TRUTH");
     FILE *f = truth ? fopen(truth, "w") : NULL;
     if (f) {
