@@ -330,13 +330,12 @@ int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_ta
 
 #define CALL_BLOCK_BYTES 8   /* code a jump may land on before the call (a spill) */
 
-/* Does the jump land on the call at c->addr or on the bytes before it in
- * its block (gcc schedules the next statement's setup there)?  Its
- * destination goes to *(uintptr_t *)arg. */
+/* Does the jump land on the call at c->addr or on the few bytes of its
+ * block before it (`mov %rdi,(%rsp)`, then the call)? */
 static int jumps_to_call(const memory *m, const callee *c, uintptr_t to, void *arg)
 {
     (void)m;
-    *(uintptr_t *)arg = to;
+    (void)arg;
     return to <= c->addr && to + CALL_BLOCK_BYTES >= c->addr;
 }
 
@@ -347,19 +346,14 @@ uintptr_t hp_tailcall_last_jump_to_call(Dwfl *dwfl, uintptr_t ra)
     GElf_Sym sym;
     GElf_Off off = 0;
     unsigned char op = 0;
-    uintptr_t last = 0, last_to = 0;
+    uintptr_t last = 0;
     dl_iterate_phdr(add_module, &m);
     if (!m.failed && mod && hp_sym_at(mod, ra - 1, &off, &sym) &&
-        read_mem(&m, ra - 5, &op, 1, 1) == 0 && op == 0xe8 && sym.st_size > 0 &&
-        sym.st_size <= MAX_FUNC_BYTES) {
+        read_mem(&m, ra - 5, &op, 1, 1) == 0 && op == 0xe8 && sym.st_size > 0 && sym.st_size <= MAX_FUNC_BYTES) {
         callee c = {dwfl, NULL, ra - 5};   /* a `call rel32` */
-        uintptr_t lo = ra - 1 - off, hi = lo + sym.st_size, at, to = 0;
-        /* the jump nearest the call's block wins, the last of them */
-        while (lo < hi && (at = find_jump(&m, &c, lo, hi, jumps_to_call, &to)) != 0) {
-            if (to >= last_to) {
-                last = at;
-                last_to = to;
-            }
+        uintptr_t lo = ra - 1 - off, hi = lo + sym.st_size, at;
+        while (lo < hi && (at = find_jump(&m, &c, lo, hi, jumps_to_call, NULL)) != 0) {
+            last = at;
             lo = at + 1;
         }
     }
