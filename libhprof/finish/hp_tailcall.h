@@ -47,13 +47,4 @@ int hp_tailcall_to(Dwfl *dwfl, uintptr_t entry, uintptr_t target, hp_tailcall *t
  * through a PLT stub or a GOT slot) to function `callee`? */
 int hp_tailcall_calls(Dwfl *dwfl, uintptr_t ra, const char *callee);
 
-/* The last jump (in address order) of the function holding the `call
- * rel32` that returns to ra whose destination is that call instruction
- * or at most 8 bytes before it (the start of its block);
- * 0 if none.  gcc gives the GOMP_barrier call that ends a loop nested in
- * a serial loop no line row of its own (it continues whatever row comes
- * before it in address order), while the loop's exits jump to it from
- * the loop's own code (hp_resolve). */
-uintptr_t hp_tailcall_last_jump_to_call(Dwfl *dwfl, uintptr_t ra);
-
 #endif

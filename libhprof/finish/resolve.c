@@ -304,29 +304,6 @@ static int explicit_barrier(Dwfl_Module *mod, Dwarf_Addr pc)
     return file && line > 0 && hp_omp_pragma_at(file, line, "barrier");
 }
 
-/* A GOMP_barrier call in gcc-outlined code that ends a loop: gcc gives
- * it no line row of its own when the loop is nested in a serial loop, so
- * the call continues the row before it in address order (another loop's
- * body, or the serial loop's header: NPB SP's pairs of `omp for` in
- * `for (m...)`).  The loop's exits jump to the call from the loop's own
- * code: the last such jump, when in the same file, is the address to
- * place it by.  Not for an explicit barrier's line, nor a single's end
- * barrier (placed by the single's call, hp_omp_ends_single); else pc. */
-static Dwarf_Addr loop_exit_pc(Dwfl *dwfl, Dwfl_Module *mod, const hp_site *s, Dwarf_Addr pc)
-{
-    int line = 0, jump_line = 0;
-    const char *fn = hp_sym_at(mod, pc, NULL, NULL);
-    if (s->kind != HP_KIND_OMP || !s->name || strcmp(s->name, "barrier") != 0 || !fn ||
-        !strstr(fn, "._omp_fn."))
-        return pc;
-    const char *file = source_line(mod, pc, &line);
-    if (!file || explicit_barrier(mod, pc) || hp_omp_ends_single(mod, s->addr, line))
-        return pc;
-    Dwarf_Addr jump = hp_tailcall_last_jump_to_call(dwfl, s->addr);
-    const char *jump_file = jump ? source_line(mod, jump, &jump_line) : NULL;
-    return jump_file && strcmp(jump_file, file) == 0 ? jump : pc;
-}
-
 /* For an MPI call site, an OpenMP region, or a tier-1 call keyed by the
  * outlined function that tail-called it (cyg.c), reached through a tail call:
  * the address to name it by (the tail jump, else the entry of the
@@ -520,8 +497,6 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
         pc = tail_pc;
         mod = tail_mod;
         entry = 0;   /* named after the jump, not the entry */
-    } else if (!entry) {
-        pc = loop_exit_pc(dwfl, mod, s, pc);
     }
     if ((s->flags & HP_SITEF_INLINED) && resolve_inlined_call(mod, pc, s)) {
         if (s->file)

@@ -328,39 +328,6 @@ int hp_tailcall_from(Dwfl *dwfl, uintptr_t entry, const char *callee_name, hp_ta
     return found;
 }
 
-#define CALL_BLOCK_BYTES 8   /* code a jump may land on before the call (a spill) */
-
-/* Does the jump land on the call at c->addr or on the few bytes of its
- * block before it (`mov %rdi,(%rsp)`, then the call)? */
-static int jumps_to_call(const memory *m, const callee *c, uintptr_t to, void *arg)
-{
-    (void)m;
-    (void)arg;
-    return to <= c->addr && to + CALL_BLOCK_BYTES >= c->addr;
-}
-
-uintptr_t hp_tailcall_last_jump_to_call(Dwfl *dwfl, uintptr_t ra)
-{
-    memory m = {0};
-    Dwfl_Module *mod = dwfl_addrmodule(dwfl, ra - 1);
-    GElf_Sym sym;
-    GElf_Off off = 0;
-    unsigned char op = 0;
-    uintptr_t last = 0;
-    dl_iterate_phdr(add_module, &m);
-    if (!m.failed && mod && hp_sym_at(mod, ra - 1, &off, &sym) &&
-        read_mem(&m, ra - 5, &op, 1, 1) == 0 && op == 0xe8 && sym.st_size > 0 && sym.st_size <= MAX_FUNC_BYTES) {
-        callee c = {dwfl, NULL, ra - 5};   /* a `call rel32` */
-        uintptr_t lo = ra - 1 - off, hi = lo + sym.st_size, at;
-        while (lo < hi && (at = find_jump(&m, &c, lo, hi, jumps_to_call, NULL)) != 0) {
-            last = at;
-            lo = at + 1;
-        }
-    }
-    free(m.segs);
-    return last;
-}
-
 int hp_tailcall_calls(Dwfl *dwfl, uintptr_t ra, const char *callee_name)
 {
     memory m = {0};
@@ -398,13 +365,6 @@ int hp_tailcall_find(Dwfl *dwfl, uintptr_t ra, const char *callee, hp_tailcall *
     (void)ra;
     (void)callee;
     memset(tc, 0, sizeof *tc);
-    return 0;
-}
-
-uintptr_t hp_tailcall_last_jump_to_call(Dwfl *dwfl, uintptr_t ra)
-{
-    (void)dwfl;
-    (void)ra;
     return 0;
 }
 
