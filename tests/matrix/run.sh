@@ -96,12 +96,13 @@ by = {r["kind"]: r for r in rows if r["kind"] != "pair"}
 assert sorted(by) == ["collective", "file", "point-to-point"], sorted(by)
 p, c, f = by["point-to-point"], by["collective"], by["file"]
 assert all(r["sender"] == "" and r["receiver"] == "" for r in by.values())
-print("csv", p["bytes"], p["messages"], float(p["tran"]), float(p["sync"]),
-      c["bytes"], c["calls"], float(c["time"]), f["bytes"])
+g = lambda x: "%.12g" % float(x)   # sums in another order differ in the last bit
+print("csv", p["bytes"], p["messages"], g(p["tran"]), g(p["sync"]),
+      c["bytes"], c["calls"], g(c["time"]), f["bytes"])
 d = json.load(open(sys.argv[2]))
 p, lo = d["point_to_point"], d["left_out"]
-print("json", p["bytes"], p["messages"], float(p["tran"]), float(p["sync"]),
-      lo["collective_bytes"], lo["collective_calls"], float(lo["collective_time"]),
+print("json", p["bytes"], p["messages"], g(p["tran"]), g(p["sync"]),
+      lo["collective_bytes"], lo["collective_calls"], g(lo["collective_time"]),
       lo["file_bytes"], d["site"], d["ranks"], d["pairs"], len(d["cells"]),
       "%.2f" % lo["collective_pct"])
 PY
@@ -130,7 +131,7 @@ expect_eq "mkprofile: matrix summary in CSV (python csv) and JSON (python json, 
     "csv 5100 6 2.375 1.375 0 4 1.5 0;json 5100 6 2.375 1.375 0 4 1.5 0 None 2 2 2 0.00" \
     "$(summary "$db" | oneline)"
 expect_eq "mkprofile: --matrix SITE summary (MPI_Send@app.c:60: its pair only, no collective)" \
-    "csv 100 1 0.125 0.125 0 0 0.0 0;json 100 1 0.125 0.125 0 0 0.0 0 MPI_Send@app.c:60 2 1 1 0.00" \
+    "csv 100 1 0.125 0.125 0 0 0 0;json 100 1 0.125 0.125 0 0 0 0 MPI_Send@app.c:60 2 1 1 0.00" \
     "$(summary "$db" MPI_Send@app.c:60 | oneline)"
 expect_eq "mkprofile: --top 1 cuts the pairs, not the sums over all of them" \
     "csv 5100 6 2.375 1.375 0 4 1.5 0;json 5100 6 2.375 1.375 0 4 1.5 0 None 2 2 1 0.00" \
@@ -285,7 +286,7 @@ else
         tt=$(q "$rdb" "SELECT SUM(tran) || ' ' || SUM(sync) FROM comm_matrix")
         ct=$(q "$rdb" "SELECT SUM(c.tran + c.sync) FROM comm c JOIN node n ON n.id = c.node
             JOIN site s ON s.id = n.site WHERE c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)")
-        tt=$(python3 -c "import sys; print(*(float(x) for x in sys.argv[1].split()), float(sys.argv[2]))" "$tt" "$ct")
+        tt=$(python3 -c "import sys; print(*('%.12g' % float(x) for x in sys.argv[1].split() + sys.argv[2:]))" "$tt" "$ct")
         expect_eq "ring_alltoall: summary in CSV and JSON: 4 x 800000 bytes, 400 messages; the alltoall's 3360 bytes, $calls calls (0.10%)" \
             "csv 3200000 400 ${tt% *} 3360 $calls ${tt##* } 0;json 3200000 400 ${tt% *} 3360 $calls ${tt##* } 0 None 4 4 4 0.10" \
             "$(summary "$rdb" | oneline)"
