@@ -24,6 +24,16 @@
  * besides the core's (pmpi/ is built with -fvisibility=hidden). */
 #define HP_MPI_API __attribute__((visibility("default")))
 
+/* The ranks of a node that write alone leave together (linger.c):
+ * hp_linger_init at MPI_Init; each such rank marks itself ended, and one
+ * that a signal or exit ends waits for the node's others, bounded. */
+void hp_linger_init(void);
+void hp_linger_mark_ended(void);
+void hp_linger_until_node_ended(void);
+
+/* 1 when the rank is ending through _exit (exit.c), with its status. */
+int hp_exit_called(int *status);
+
 /* Non-zero between our MPI_Init and MPI_Finalize. */
 extern volatile int hp_mpi_active;
 extern int hp_world_rank, hp_world_size;

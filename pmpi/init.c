@@ -35,10 +35,10 @@ static void before_init(void)
     hp_process_mpi_started();
     hp_records_defer_overflow_warning();
     hp_process_command_line(&run);
+    hp_crash_disarm(); /* the MPI library installs its crash report as without hprof */
 }
 
 static void write_dying_rank(uint32_t flags);
-#define HP_LINGER_MS 250
 
 /* Rank 0's time stamp names every rank's files (a dying run's ranks
  * each write their own, and hprof-query merges them by name). */
@@ -59,6 +59,7 @@ static void after_init(void)
         hp_log_set_rank(hp_world_rank);
     hp_thread_self();
     share_run_stamp();
+    hp_linger_init();
     hp_crash_set_writer(write_dying_rank);
     hp_crash_arm(); /* over the handlers the MPI library installed */
     hp_mpi_active = 1;
@@ -173,6 +174,7 @@ static void finalize(void)
         hp_run_info_free(&run);
         hp_reqmap_free_all();
         hp_rankmap_free_all();
+        hp_crash_release(0);
     }
 }
 
@@ -202,6 +204,7 @@ static void write_rank_alone(uint32_t flags, int code)
 {
     hp_rank_data rd;
     char path[PATH_MAX] = "", tag[32], who[32], how[160];
+    int status;
 
     /* where the rank's threads wait when it ends: an MPI_Recv that no
      * message will match, a barrier a dead rank never reaches */
@@ -212,6 +215,9 @@ static void write_rank_alone(uint32_t flags, int code)
     snprintf(who, sizeof who, "rank %d", hp_world_rank);
     if (flags & HP_RANKF_ABORTED)
         snprintf(how, sizeof how, "MPI_Abort (error code %d) on rank %d", code, hp_world_rank);
+    else if (hp_exit_called(&status))
+        snprintf(how, sizeof how, "rank %d ended without MPI_Finalize (_exit, status %d: the MPI "
+                 "library ends a rank so on an MPI error)", hp_world_rank, status);
     else
         hp_finish_ending(flags, who, how, sizeof how);
     if (hp_finish_write_local(&rd, &run, tag, path, sizeof path) == 0)
@@ -224,21 +230,19 @@ static void write_rank_alone(uint32_t flags, int code)
     else
         hp_warn("%s: cannot write this rank's records to %s: %s", how, path, strerror(errno));
     hp_rank_data_free(&rd);
+    hp_linger_mark_ended();
 }
 
-/* hp_crash.h's writer for a rank that dies.  A launcher ends the other
- * processes of a job at once when one of them dies (Open MPI sends them
- * SIGTERM, then SIGKILL as soon as the first is gone: seen cutting a 2 ms
- * write), so a signalled rank lingers a little after writing, for the
- * others signalled with it to finish theirs. */
+/* hp_crash.h's writer for a rank that a signal, exit or _exit ends.  A
+ * launcher ends the other processes of a job as soon as one of them
+ * ends, so the rank lingers after writing until the node's other ranks
+ * have written theirs (linger.c). */
 static void write_dying_rank(uint32_t flags)
 {
-    struct timespec linger = {0, HP_LINGER_MS * 1000000L};
     hp_mpi_active = 0;
     write_rank_alone(flags, 0);
     hp_process_mpi_finished();
-    if ((flags & HP_RANKF_SIGNALED) && hp_world_size > 1)
-        nanosleep(&linger, NULL);
+    hp_linger_until_node_ended();
 }
 
 static void before_abort(int errorcode)
@@ -247,6 +251,7 @@ static void before_abort(int errorcode)
         hp_mpi_active = 0;
         write_rank_alone(HP_RANKF_ABORTED, errorcode);
         hp_process_mpi_finished();
+        hp_crash_release(0);
     }
 }
 

@@ -4,6 +4,7 @@
  * signal to its previous disposition.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,10 +23,18 @@ static const int handled[] = {SIGTERM, SIGINT,  SIGHUP,  SIGXCPU, SIGUSR1, SIGUS
                               SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT};
 #define NHANDLED (sizeof handled / sizeof handled[0])
 
-enum { IDLE, WRITING, WRITTEN };
+/* IDLE: nothing written yet; WRITING: the writing thread writes for a
+ * dying thread; EXITING: the end of the run writes in an ordinary thread
+ * (MPI_Finalize, MPI_Abort, exit), from hp_crash_claim to hp_crash_release;
+ * WRITTEN: nothing more to write. */
+enum { IDLE, WRITING, EXITING, WRITTEN };
 
 static struct sigaction previous[NHANDLED];
 static _Atomic int state = IDLE;
+static pthread_t exiting_thread;   /* the thread that owns EXITING */
+static _Atomic int held_signal;    /* a request signal it received meanwhile */
+static _Atomic int program_exits;  /* EXITING was exit(): its status stands */
+static pid_t armed_pid;
 static int wake_fd[2] = {-1, -1}, done_fd[2] = {-1, -1};
 static pthread_t writer_thread;
 static _Atomic int writer_running;
@@ -56,19 +65,36 @@ static int is_function(const struct sigaction *sa)
 
 /* ---- the writing thread ---- */
 
+static void request_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    for (unsigned i = 0; i < NHANDLED; i++)
+        if (is_request(handled[i]))
+            sigaddset(set, handled[i]);
+}
+
+/* Wakes the threads waiting for the records to be written (wait_written):
+ * the byte stays in the pipe, so later waits return at once. */
+static void announce_written(void)
+{
+    unsigned char done = 1;
+    if (done_fd[1] >= 0)
+        while (write(done_fd[1], &done, 1) < 0 && errno == EINTR)
+            ;
+}
+
+/* Woken with the flags of the rank's ending (a u32: one atomic pipe
+ * write), it writes the records in an ordinary context. */
 static void *writer_main(void *unused)
 {
     sigset_t requests;
-    unsigned char sig;
+    uint32_t flags;
     (void)unused;
-    sigemptyset(&requests);
-    for (unsigned i = 0; i < NHANDLED; i++)
-        if (is_request(handled[i]))
-            sigaddset(&requests, handled[i]);
+    request_signals(&requests);
     pthread_sigmask(SIG_BLOCK, &requests, NULL); /* they go to the program's threads */
     for (;;) {
-        ssize_t n = read(wake_fd[0], &sig, 1);
-        if (n == 1)
+        ssize_t n = read(wake_fd[0], &flags, sizeof flags);
+        if (n == (ssize_t)sizeof flags)
             break;
         if (n < 0 && errno == EINTR)
             continue;
@@ -76,11 +102,9 @@ static void *writer_main(void *unused)
     }
     hp_crash_writer w = atomic_load(&writer_fn);
     if (w)
-        w(HP_RANKF_SIGNALED | (uint32_t)sig << HP_RANKF_SIGNAL_SHIFT);
+        w(flags);
     atomic_store(&state, WRITTEN);
-    unsigned char done = 1;
-    while (write(done_fd[1], &done, 1) < 0 && errno == EINTR)
-        ;
+    announce_written();
     return NULL;
 }
 
@@ -155,13 +179,57 @@ static void chain(int slot, int sig, siginfo_t *info, void *ctx)
         old->sa_handler(sig);
 }
 
+/* The previous disposition comes back, as the kernel would leave it had
+ * the signal gone there: the default action for a one-shot handler
+ * (SA_RESETHAND, as Open MPI installs its crash report), so that the
+ * fault that recurs when it returns ends the process, not the handler
+ * again. */
 static void hand_over(int slot, int sig, siginfo_t *info, void *ctx)
 {
-    sigaction(sig, &previous[slot], NULL);
+    struct sigaction now = previous[slot];
+    if (is_function(&now) && (now.sa_flags & SA_RESETHAND)) {
+        now.sa_handler = SIG_DFL;
+        now.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+    }
+    sigaction(sig, &now, NULL);
     if (is_function(&previous[slot]))
         chain(slot, sig, info, ctx);
     else
         raise(sig);
+}
+
+/* Wakes the writing thread with flags and waits for it: 1 when this
+ * thread set it going, 0 when the records are written or being written
+ * already (then it only waits for a writing under way). */
+static int write_by_writer(uint32_t flags)
+{
+    int expected = IDLE;
+    if (atomic_compare_exchange_strong(&state, &expected, WRITING)) {
+        if (write(wake_fd[1], &flags, sizeof flags) == (ssize_t)sizeof flags)
+            wait_written();
+        return 1;
+    }
+    if (expected == WRITING)
+        wait_written();
+    return 0;
+}
+
+/* A request signal while the end of the run writes (EXITING): on the
+ * thread that writes it is held, as that thread cannot wait for itself;
+ * on another one its handler waits for the writing.  1 when the signal
+ * is spent: the end of the run was exit(), which goes on with the
+ * program's status (the signal came while hprof, not the program, kept
+ * the process alive: Open MPI's SIGTERM to the ranks of a job one of
+ * whose ranks exited).  Otherwise it takes its course after the writing
+ * (hp_crash_release raises a held one). */
+static int signal_during_end_of_run(int sig)
+{
+    if (pthread_equal(pthread_self(), exiting_thread)) {
+        atomic_store(&held_signal, sig);
+        return 1;
+    }
+    wait_written();
+    return atomic_load(&program_exits);
 }
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
@@ -177,14 +245,14 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
         errno = saved_errno;
         return;
     }
-    int expected = IDLE;
-    if (!in_writer && atomic_load(&writer_running) &&
-        atomic_compare_exchange_strong(&state, &expected, WRITING)) {
-        unsigned char b = (unsigned char)sig;
-        if (write(wake_fd[1], &b, 1) == 1)
-            wait_written();
-    } else if (!in_writer && expected == WRITING && atomic_load(&writer_running)) {
-        wait_written();
+    if (!in_writer && atomic_load(&writer_running)) {
+        int st = atomic_load(&state);
+        if (is_request(sig) && (st == EXITING || (st == WRITING && atomic_load(&program_exits))) &&
+            signal_during_end_of_run(sig)) {
+            errno = saved_errno;
+            return;
+        }
+        write_by_writer(HP_RANKF_SIGNALED | (uint32_t)sig << HP_RANKF_SIGNAL_SHIFT);
     }
     hand_over(slot, sig, info, ctx);
     errno = saved_errno;
@@ -230,7 +298,7 @@ void hp_crash_arm(void)
         return;
     static int tried;
     pthread_mutex_lock(&arm_lock);
-    if (!tried++ && start_writer() != 0)
+    if (!tried++ && (armed_pid = getpid(), start_writer() != 0))
         hp_warn("cannot start the thread that writes the records of a dying process: "
                 "a signal that ends it loses them");
     if (atomic_load(&writer_running)) {
@@ -248,13 +316,52 @@ void hp_crash_set_writer(hp_crash_writer w)
 
 int hp_crash_claim(void)
 {
+    sigset_t requests, old;
     int expected = IDLE;
-    return atomic_compare_exchange_strong(&state, &expected, WRITTEN);
+    request_signals(&requests);
+    pthread_sigmask(SIG_BLOCK, &requests, &old); /* none between the claim and its owner */
+    int won = atomic_compare_exchange_strong(&state, &expected, EXITING);
+    if (won)
+        exiting_thread = pthread_self();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return won;
+}
+
+void hp_crash_release(int exits)
+{
+    assert(atomic_load(&state) == EXITING || atomic_load(&state) == WRITTEN);
+    atomic_store(&program_exits, exits);
+    atomic_store(&state, WRITTEN);
+    announce_written();
+    int held = atomic_exchange(&held_signal, 0);
+    if (held && !exits)
+        raise(held);
 }
 
 void hp_crash_write_unfinalized(void)
 {
     hp_crash_writer w = atomic_load(&writer_fn);
-    if (w && hp_crash_claim())
+    if (w && hp_crash_claim()) {
         w(HP_RANKF_UNFINALIZED);
+        hp_crash_release(1);
+    }
+}
+
+void hp_crash_write_before_exit(uint32_t flags)
+{
+    if (atomic_load(&writer_running) && getpid() == armed_pid && atomic_load(&writer_fn)) {
+        atomic_store(&program_exits, 1); /* a signal meanwhile is spent: _exit's status stands */
+        write_by_writer(flags);
+    }
+}
+
+void hp_crash_disarm(void)
+{
+    struct sigaction now;
+    pthread_mutex_lock(&arm_lock);
+    for (unsigned i = 0; i < NHANDLED; i++)
+        if (sigaction(handled[i], NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+            now.sa_sigaction == on_signal)
+            sigaction(handled[i], &previous[i], NULL);
+    pthread_mutex_unlock(&arm_lock);
 }

@@ -36,8 +36,26 @@ void hp_crash_arm(void);
 void hp_crash_set_writer(hp_crash_writer w);
 /* The process's records are being written by the end of run (MPI_Finalize,
  * MPI_Abort, exit): 1 if the caller now owns the writing, 0 if a dying
- * thread's writer has it already (then write nothing). */
+ * thread's writer has it already (then write nothing).  Until the owner
+ * calls hp_crash_release, a request signal (SIGTERM...) does not end the
+ * process: on the owner's thread it is held, on another its handler
+ * waits (at most HP_CRASH_WAIT_MS). */
 int hp_crash_claim(void);
+/* The claimed writing is over.  exits: the end of run is the program's
+ * exit(), which goes on with its status, and a signal that came meanwhile
+ * is spent; otherwise such a signal takes its course now. */
+void hp_crash_release(int exits);
+
+/* _exit() (or an MPI library that ends the process with it, as Open MPI
+ * does on an MPI error under MPI_ERRORS_ARE_FATAL) before the records are
+ * written: the writing thread writes them with flags and this thread
+ * waits for it; async-signal-safe.  Nothing in a forked child. */
+void hp_crash_write_before_exit(uint32_t flags);
+
+/* Puts back the dispositions the handlers replaced, before MPI_Init: the
+ * MPI library installs its own crash report only where it finds none
+ * (Open MPI), and hp_crash_arm then chains to it. */
+void hp_crash_disarm(void);
 
 /* exit() without MPI_Finalize: the writer writes this rank's records,
  * flagged HP_RANKF_UNFINALIZED, unless they are written already. */

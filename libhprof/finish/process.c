@@ -153,8 +153,10 @@ static void at_exit(void)
             hp_crash_write_unfinalized();
         return;
     }
-    if (!no_report && anything_recorded() && hp_crash_claim())
+    if (!no_report && anything_recorded() && hp_crash_claim()) {
         hp_finish_serial();
+        hp_crash_release(1);
+    }
 }
 
 void hp_process_start(uint64_t *ns, uint64_t *ticks)
