@@ -115,9 +115,9 @@ int main(int argc, char **argv)
     if (hpf_read_input(&in, &p, err, sizeof err) != 0) {
         fprintf(stderr, "hprof-merge: %s\n", err);
     } else {
-        char note[256];
+        char note[512];
         hpf_phase_mark("read");
-        hpf_missing_note(&p, note, sizeof note);
+        hpf_missing_note(&p, in.name, note, sizeof note);
         if (hpf_input_db_write(&in, &p, db_path, force, &sum, err, sizeof err) != 0) {
             fprintf(stderr, "hprof-merge: %s\n", err);
         } else {

@@ -241,7 +241,43 @@ int hpf_input_identity(const hpf_input *in, char *out, size_t len)
     return 0;
 }
 
-void hpf_missing_note(const hpf_profile *p, char *buf, size_t len)
+/* Did missing rank r leave NAME.rank<r>.hpf.partial beside the run's
+ * other files (it was killed while writing)? */
+static int left_partial(const char *run, uint32_t r)
+{
+    char path[4096];
+    struct stat st;
+    size_t n = strlen(run);
+    if (n < 4 || strcmp(run + n - 4, ".hpf") != 0)
+        return 0;
+    snprintf(path, sizeof path, "%.*s.rank%u.hpf.partial", (int)(n - 4), run, r);
+    return stat(path, &st) == 0;
+}
+
+/* "; ranks 3, 5 left only unfinished .partial files (...)" when any did. */
+static void partial_note(const hpf_profile *p, const char *run, char *buf, size_t len)
+{
+    uint32_t found = 0;
+    size_t at = 0;
+    buf[0] = 0;
+    for (uint32_t r = 0; run && r < p->nranks && at < len; r++) {
+        if (!(p->ranks[r].info.flags & HP_RANKF_MISSING) || !left_partial(run, r))
+            continue;
+        if (found++ == 8) {
+            at += (size_t)snprintf(buf + at, len - at, ", ...");
+            break;
+        }
+        at += (size_t)snprintf(buf + at, len - at, "%s%u", found > 1 ? ", " : "", r);
+    }
+    if (!found)
+        return;
+    char list[128];
+    snprintf(list, sizeof list, "%s", buf);
+    snprintf(buf, len, "; %s %s left only an unfinished NAME.rank<N>.hpf.partial (killed "
+             "while writing it)", found == 1 ? "rank" : "ranks", list);
+}
+
+void hpf_missing_note(const hpf_profile *p, const char *run, char *buf, size_t len)
 {
     uint32_t missing = 0, listed = 0;
     size_t at = 0;
@@ -261,8 +297,10 @@ void hpf_missing_note(const hpf_profile *p, char *buf, size_t len)
         at += (size_t)snprintf(buf + at, len - at, "%s%u", listed > 1 ? ", " : "", r);
     }
     if (at < len)
-        snprintf(buf + at, len - at, " of %u %s no records (no file holds them)", p->nranks,
-                 missing == 1 ? "has" : "have");
+        at += (size_t)snprintf(buf + at, len - at, " of %u %s no records (no file holds them)",
+                               p->nranks, missing == 1 ? "has" : "have");
+    if (at < len)
+        partial_note(p, run, buf + at, len - at);
 }
 
 /* Records id as the database's source identity (run key source_id). */

@@ -44,7 +44,9 @@ int hpf_input_db_write(const hpf_input *in, hpf_profile *p, const char *db_path,
                        int force, hpf_db_summary *sum, char *err, size_t errlen);
 
 /* "rank 1 of 3 has no records (no file wrote them)" style note into buf:
- * the ranks of p that are missing, "" when none is. */
-void hpf_missing_note(const hpf_profile *p, char *buf, size_t len);
+ * the ranks of p that are missing, and those of them that left an
+ * unfinished NAME.rank<N>.hpf.partial beside the files of run (the
+ * run's profile name, or NULL); "" when none is missing. */
+void hpf_missing_note(const hpf_profile *p, const char *run, char *buf, size_t len);
 
 #endif

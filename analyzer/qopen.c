@@ -73,7 +73,7 @@ static int db_is_of(const char *db_path, const char *id, int *newer)
 static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, size_t errlen)
 {
     struct stat ds;
-    char id[HPF_ID_LEN], note[256];
+    char id[HPF_ID_LEN], note[512];
     hpf_profile p;
     hpf_db_summary sum;
     int newer = 0;
@@ -89,7 +89,7 @@ static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, 
     }
     if (hpf_read_input(in, &p, err, errlen))
         return -1;
-    hpf_missing_note(&p, note, sizeof note);
+    hpf_missing_note(&p, in->name, note, sizeof note);
     int rc = hpf_input_db_write(in, &p, db_path, 1, &sum, err, errlen);
     hpf_free(&p);
     if (rc == 0 && in->nfiles == 1)

@@ -161,6 +161,49 @@ static void rank_path(const char *path, int rank, char *out, size_t len)
     snprintf(out, len, "%.*s.rank%d.hpf", (int)(ext ? n - 4 : n), path, rank);
 }
 
+/* The ranks whose written[] is want, as "0, 2-5, 7". */
+static void rank_list(const int *written, int size, int want, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int r = 0; r < size && at < len; r++) {
+        if (!written[r] != !want || (r > 0 && !written[r - 1] == !want))
+            continue; /* not wanted, or inside a range */
+        int last = r;
+        while (last + 1 < size && !written[last + 1] == !want)
+            last++;
+        int n = last > r ? snprintf(buf + at, len - at, "%s%d-%d", at ? ", " : "", r, last)
+                         : snprintf(buf + at, len - at, "%s%d", at ? ", " : "", r);
+        at += n > 0 ? (size_t)n : 0;
+    }
+}
+
+/* Rank 0 names where the per-rank files are: all of them, or, when some
+ * ranks could not write theirs (a full disk: each said why), the ranks
+ * whose file was written and those whose records are lost. */
+static void announce_per_rank(const char *path, const int *written, int size)
+{
+    char first[PATH_MAX], last[PATH_MAX], done[512], lost[512];
+    int nwritten = 0;
+    for (int r = 0; r < size; r++)
+        nwritten += written[r] != 0;
+    rank_path(path, 0, first, sizeof first);
+    rank_path(path, size - 1, last, sizeof last);
+    if (nwritten == size) {
+        hp_warn("the records are in one file per rank instead: %s to %s", first, last);
+        return;
+    }
+    if (nwritten == 0)
+        return;
+    rank_list(written, size, 1, done, sizeof done);
+    rank_list(written, size, 0, lost, sizeof lost);
+    size_t n = strlen(path);
+    int ext = n > 4 && strcmp(path + n - 4, ".hpf") == 0;
+    hp_warn("the records of rank%s %s are in one file per rank instead (%.*s.rank<N>.hpf); "
+            "those of rank%s %s are lost", nwritten > 1 ? "s" : "", done,
+            (int)(ext ? n - 4 : n), path, size - nwritten > 1 ? "s" : "", lost);
+}
+
 /* After a failed collective write: every rank writes its own records on
  * its own, the other ranks' blocks marked missing (as MPI_Abort does). */
 static int write_per_rank(const hp_rank_data *rd, const hp_run_info *run, const char *path,
@@ -173,13 +216,15 @@ static int write_per_rank(const hp_rank_data *rd, const hp_run_info *run, const 
     if (!ok)
         hp_warn("cannot write profile %s: %s", mine,
                 errno == ENOMEM ? "out of memory" : strerror(errno));
-    ok = all_ok(ok, comm);
-    if (rank == 0 && ok) {
-        char last[PATH_MAX];
-        rank_path(path, size - 1, last, sizeof last);
-        hp_warn("the records are in one file per rank instead: %s to %s", mine, last);
-    }
-    return ok;
+    int *written = rank == 0 ? calloc((size_t)size, sizeof *written) : NULL;
+    int listed = written != NULL;
+    PMPI_Bcast(&listed, 1, MPI_INT, 0, comm);
+    if (listed)
+        PMPI_Gather(&ok, 1, MPI_INT, written, 1, MPI_INT, 0, comm);
+    if (rank == 0 && written)
+        announce_per_rank(path, written, size);
+    free(written);
+    return all_ok(ok, comm);
 }
 
 int hp_write_profile(const hp_rank_data *rd, const hp_run_info *run, char *path,
