@@ -9,7 +9,9 @@
  *            MPI: its message, status 6); the others wait in a second
  *            barrier (d-wait) until the launcher ends them;
  *   segv:    rank 1 stores through a null pointer (d-segv); the others
- *            wait in the second barrier.
+ *            wait in the second barrier;
+ *   finalize: calls MPI_Finalize and returns 0 (the profile written
+ *            collectively, or per rank when that fails).
  * Each prints "death: rank R of N" before it ends its own way.
  */
 #include <mpi.h>
@@ -35,5 +37,7 @@ int main(int argc, char **argv)
         *(volatile int *)(argc > 1000 ? (void *)&x : NULL) = 1; /* MARK:d-segv */
     if (strcmp(mode, "send99") == 0 || strcmp(mode, "segv") == 0)
         MPI_Barrier(MPI_COMM_WORLD); /* MARK:d-wait */
+    if (strcmp(mode, "finalize") == 0)
+        MPI_Finalize();
     return 0;
 }

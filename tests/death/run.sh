@@ -10,7 +10,10 @@
 # Open MPI's own message and exit status as without hprof, and the failing
 # rank's file, whose records hold the MPI_Send.  A segfault on rank 1 of 3:
 # Open MPI's crash report ("Process received signal" ... "End of error
-# message") once, as without hprof, and the rank's file.
+# message") once, as without hprof, and the rank's file.  A full disk
+# (a tmpfs with one free page; skipped if mounting is not permitted) after
+# a failed collective write (a stale NAME.hpf.partial): the one rank whose
+# own file fits is named by rank 0 with the ranks whose records are lost.
 #
 # usage: tests/death/run.sh [BUILDDIR]
 set -euo pipefail
@@ -122,6 +125,29 @@ expect_eq "segv: Open MPI's crash report once, as without hprof" "1;1" \
     "$(grep -c 'Process received signal' "$tmp/segv.plain.err" || true);$(grep -c 'Process received signal' "$tmp/segv.err" || true)"
 expect_eq "segv: rank 1 flagged ended by SIGSEGV" "$((8 | 11 << 24))" \
     "$(q "$tmp/segv/d.db" "SELECT flags FROM rank WHERE rank = 1")"
+
+# ---- a full disk: one per-rank file fits, the others' records are lost
+full=$tmp/full
+mkdir -p "$full"
+if mount -t tmpfs -o size=64k tmpfs "$full" 2>/dev/null; then
+    trap 'umount "$full" 2>/dev/null || true; [ "${HPROF_KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"' EXIT
+    dd if=/dev/zero of="$full/fill" bs=4k count=15 2>/dev/null # one 4 KiB page left
+    : >"$full/m.hpf.partial"                                    # the collective write fails
+    RC=0
+    HPROF_OUTPUT=$full/m.hpf timeout 120 "$MPIRUN" -np 3 "${MPIFLAGS[@]}" -x HPROF_OUTPUT \
+        "$T/death" finalize >"$tmp/full.out" 2>"$tmp/full.err" </dev/null || RC=$?
+    written=$(cd "$full" && ls | sed -n 's/^m\.rank\([0-9]\)\.hpf$/\1/p' | tr '\n' ' ' | sed 's/ $//')
+    lost=$(for r in 0 1 2; do [[ " $written " == *" $r "* ]] || echo "$r"; done | tr '\n' ' ' | sed 's/ $//')
+    expect_eq "full: exit status 0, one rank's file fits" "0;1" "$RC;$(echo "$written" | wc -w)"
+    expect_eq "full: rank 0 names the rank whose file was written and the ranks whose records are lost" \
+        "hprof: the records of rank $written are in one file per rank instead ($full/m.rank<N>.hpf); those of ranks ${lost/ /, } are lost" \
+        "$(grep 'one file per rank instead' "$tmp/full.err")"
+    expect_eq "full: each lost rank said why" 2 \
+        "$(grep -cE "cannot write profile $full/m\.rank[${lost/ /}]\.hpf: No space left on device$" "$tmp/full.err" || true)"
+    umount "$full"
+else
+    skipped "full disk" "cannot mount a tmpfs here (not permitted)"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
