@@ -10,7 +10,9 @@
 # Open MPI's own message and exit status as without hprof, and the failing
 # rank's file, whose records hold the MPI_Send.  A segfault on rank 1 of 3:
 # Open MPI's crash report ("Process received signal" ... "End of error
-# message") once, as without hprof, and the rank's file.  A full disk
+# message") once, as without hprof, and the rank's file.  A rank missing
+# from a run's files that left NAME.rank<N>.hpf.partial is named so by
+# hprof-query.  A full disk
 # (a tmpfs with one free page; skipped if mounting is not permitted) after
 # a failed collective write (a stale NAME.hpf.partial): the one rank whose
 # own file fits is named by rank 0 with the ranks whose records are lost.
@@ -101,10 +103,16 @@ ompi_lines() {
 }
 
 # ---- an MPI error under MPI_ERRORS_ARE_FATAL, a segfault: on rank 1 of 3
+# (Open MPI 4.1's mpirun sometimes loses a rank's message under load,
+# with or without hprof: "ORTE_ERROR_LOG: ... show_help.c"; then both runs
+# are made again, at most 3 times)
 for mode in send99 segv; do
-    run "$mode.plain" 3 "$tmp/plain/death" "$mode"
-    plain_rc=$RC
-    run "$mode" 3 "$T/death" "$mode"
+    for ((a = 0; a < 3; a++)); do
+        run "$mode.plain" 3 "$tmp/plain/death" "$mode"
+        plain_rc=$RC
+        run "$mode" 3 "$T/death" "$mode"
+        cat "$tmp/$mode.plain.err" "$tmp/$mode.err" | grep -q 'ORTE_ERROR_LOG: .*show_help' || break
+    done
     expect_eq "$mode: the exit status as without hprof" "$plain_rc" "$RC"
     expect_eq "$mode: Open MPI's own messages on stderr as without hprof" \
         "$(ompi_lines "$tmp/$mode.plain.err")" "$(ompi_lines "$tmp/$mode.err")"
@@ -125,6 +133,14 @@ expect_eq "segv: Open MPI's crash report once, as without hprof" "1;1" \
     "$(grep -c 'Process received signal' "$tmp/segv.plain.err" || true);$(grep -c 'Process received signal' "$tmp/segv.err" || true)"
 expect_eq "segv: rank 1 flagged ended by SIGSEGV" "$((8 | 11 << 24))" \
     "$(q "$tmp/segv/d.db" "SELECT flags FROM rank WHERE rank = 1")"
+
+# ---- a lost rank that left a .partial file is named (from exit3's files)
+mkdir -p "$tmp/lost"
+cp "$tmp/exit3"/d.rank[0-46-7].hpf "$tmp/lost/"
+: >"$tmp/lost/d.rank5.hpf.partial"
+expect_eq "a rank without a file that left a .partial: hprof-query names both" \
+    "hprof-query: merged the 7 per-rank files of $tmp/lost/d.hpf into $tmp/lost/d.db; rank 5 of 8 has no records (no file holds them); rank 5 left only an unfinished NAME.rank<N>.hpf.partial (killed while writing it)" \
+    "$("$QUERY" "$tmp/lost" 2>&1 >/dev/null)"
 
 # ---- a full disk: one per-rank file fits, the others' records are lost
 full=$tmp/full
