@@ -34,15 +34,12 @@ RUNS=${HPROF_DEATH_RUNS:-10}
 . "$srcdir/tests/mpi/lib.sh"
 test_tmpdir death
 
-for f in "$QUERY" "$T/death"; do
-    if [ ! -e "$f" ]; then
-        notok "prerequisites" "missing: $f (build with 'make check' first)"
-        echo "$pass passed, $fail failed"
-        exit 1
-    fi
-done
 mkdir -p "$tmp/plain"
-"$MPICC" -g -O1 "$S/death.c" -o "$tmp/plain/death" || notok "plain build of death.c" "$MPICC failed"
+if ! [ -x "$QUERY" ] || ! [ -x "$T/death" ] || ! "$MPICC" -g -O1 "$S/death.c" -o "$tmp/plain/death"; then
+    notok "prerequisites" "hprof-query, tests/death/death or the plain build missing (make check builds them)"
+    echo "$pass passed, $fail failed"
+    exit 1
+fi
 L_barrier=$(line_of "$S/death.c" d-barrier)
 L_send=$(line_of "$S/death.c" d-send)
 
