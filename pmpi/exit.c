@@ -12,19 +12,22 @@
 #include "hp_mpi.h"
 #include "hp_crash.h"
 
-static volatile int exit_called, exit_status;
+/* Set by the process that calls _exit (a vfork child shares this memory:
+ * its pid is not the writer's). */
+static volatile pid_t exit_pid;
+static volatile int exit_status;
 
 int hp_exit_called(int *status)
 {
     *status = exit_status;
-    return exit_called;
+    return exit_pid == getpid();
 }
 
 static __attribute__((noreturn)) void end_process(int status)
 {
     if (hp_mpi_active) {
         exit_status = status;
-        exit_called = 1;
+        exit_pid = getpid();
         hp_crash_write_before_exit(HP_RANKF_UNFINALIZED);
     }
     for (;;)
