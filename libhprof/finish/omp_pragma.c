@@ -408,6 +408,12 @@ int hp_omp_pragma_at(const char *file, int line, const char *directive)
     return p && after_word(p, "omp") != NULL;
 }
 
+const char *hp_omp_pragma_line_text(const char *file, int line)
+{
+    source src;
+    return load_source(file, line, line, &src) == 0 && line <= src.hi ? text_of(&src, line) : NULL;
+}
+
 int hp_omp_pragma_function_end(const char *file, int decl_line)
 {
     source src;
