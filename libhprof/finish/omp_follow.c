@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_omp_follow.h"
+#include "hp_omp_fortran.h"
 #include "hp_omp_pragma.h"
 
 #define MAX_LINES 4000      /* source read from `from` */
@@ -284,8 +285,9 @@ static int start_line(const char *file, int from)
 int hp_omp_follow_construct(const char *file, int from, int line, int col,
                             const char *const *directives)
 {
-    if (!file || from <= 0 || line < from || col <= 0 || !directives)
-        return 0;
+    if (!file || from <= 0 || line < from || col <= 0 || !directives ||
+        hp_omp_fortran_file(file))
+        return 0;   /* (C only: Fortran has no `for` nor braces) */
     tokens t = {0};
     int lo = start_line(file, from), d = -1;
     if (tokenize(file, lo, line + MAX_LINES, &t) == 0) {
