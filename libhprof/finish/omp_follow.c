@@ -52,17 +52,6 @@ static int is_word_char(char c)
     return isalnum((unsigned char)c) || c == '_';
 }
 
-/* The end of a literal that starts at c (its closing quote, or the
- * line's end). */
-static const char *literal_end(const char *c)
-{
-    char quote = *c++;
-    for (; *c && *c != quote; c++)
-        if (*c == '\\' && c[1])
-            c++;
-    return *c ? c : c - 1;
-}
-
 /* Does a line end in a backslash (a preprocessor line continued)? */
 static int continued(const char *text)
 {
@@ -86,7 +75,7 @@ static int tokenize_line(tokens *t, int line, const char *text, int *comment)
             *comment = 1;
             c++;
         } else if (*c == '"' || *c == '\'') {
-            const char *end = literal_end(c);
+            const char *end = hp_omp_pragma_literal_end(c);
             if (push(t, 's', line, text, c, (int)(end - c) + 1) != 0)
                 return -1;
             c = end;
