@@ -40,7 +40,7 @@ SWEEPS=$(define_of "$SRC" SWEEPS)
 PLANES=$(define_of "$SRC" PLANES)
 STAGES=$(define_of "$SRC" STAGES)
 for tag in two first second dyn dfirst dsecond solve o1 o2 o3 o4 o5 last o6 pl p1 p2 \
-    p3 p4 p5 ck bar single tpar swait mwait; do
+    p3 p4 p5 p6 ck bar single tpar swait mwait; do
     eval "L_$tag=$(line_of "$SRC" "MARK:$tag")"
 done
 
@@ -71,6 +71,7 @@ implicit barrier,$L_p2,$((one * PLANES))
 implicit barrier,$L_p3,$((one * PLANES))
 implicit barrier,$L_p4,$((one * PLANES * STAGES))
 implicit barrier,$L_p5,$((one * PLANES))
+implicit barrier,$L_p6,$((one * PLANES))
 implicit barrier,$L_ck,$one
 barrier,$L_bar,$one
 implicit barrier,$L_single,$one

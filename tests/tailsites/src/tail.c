@@ -21,10 +21,11 @@
  *    the only statement of a serial `for (m...)` over PLANES planes
  *    (MARK:p1, MARK:p2, MARK:p3), then a serial loop whose body is a
  *    serial loop over STAGES stages holding a loop (MARK:p4) followed by
- *    a loop (MARK:p5).  gcc gives the barrier call of p2 the row of p1's
- *    body, and p3's that of p2's: the code after each call is the
- *    increment of the serial loop around it.  Truth per thread and
- *    region: PLANES implicit barriers at p1, p2, p3 and p5, PLANES x
+ *    a loop (MARK:p5), then a dynamic loop in a serial loop (MARK:p6).
+ *    gcc gives the barrier call of p2 the row of p1's body, p3's that of
+ *    p2's, and p6's GOMP_loop_end that of p4's: the code after each call
+ *    is the increment of the serial loop around it.  Truth per thread and
+ *    region: PLANES implicit barriers at p1, p2, p3, p5 and p6, PLANES x
  *    STAGES at p4.
  *  - checksum(): like NPB FT's checksum, an addressable local, a `nowait` loop, a critical, an
  *    explicit barrier (MARK:bar) then a single (MARK:single) whose end
@@ -206,6 +207,12 @@ static void planes(void)
                 for (i = 1; i <= gsize[0] - 2; i++)
                     for (k = 1; k <= gsize[2] - 2; k++)
                         ph[m][i][G - 1][k] *= 0.5;
+            }
+            for (m = 0; m < PLANES; m++) {
+#pragma omp for schedule(dynamic, 4) /* MARK:p6 */
+                for (j = 1; j <= gsize[1] - 2; j++)
+                    for (k = 1; k <= gsize[2] - 2; k++)
+                        ph[m][3][j][k] += 0.125 * (pu[m][2][j][k] - pu[m][4][j][k]);
             }
         }
     }
