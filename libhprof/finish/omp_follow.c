@@ -13,7 +13,8 @@
 #include "hp_omp_fortran.h"
 #include "hp_omp_pragma.h"
 
-#define MAX_LINES 4000      /* source read from `from` */
+#define MAX_LINES 4000      /* source read past the statement that follows */
+#define READ_STEP 64        /* lines read at a time to find a loop's end */
 #define MAX_BACK 64         /* lines looked back for a directive to start at */
 #define MAX_NEST 64         /* parentheses tracked */
 
@@ -93,29 +94,41 @@ static int tokenize_line(tokens *t, int line, const char *text, int *comment)
     return 0;
 }
 
-/* Lines lo..hi of file as tokens (lines that cannot be read end them). */
-static int tokenize(const char *file, int lo, int hi, tokens *t)
+/* The source read as tokens so far: lines from its start to next - 1. */
+typedef struct reader {
+    const char *file;
+    int next;           /* the next line to read */
+    int last;           /* the last line it may read */
+    int comment;        /* inside a block comment at `next` */
+    tokens t;
+} reader;
+
+/* Reads the lines up to hi (at most r->last); 0 when it read any, -1 at
+ * the file's or the reader's end, or out of memory. */
+static int read_to(reader *r, int hi)
 {
-    int comment = 0;
-    for (int line = lo; line <= hi; line++) {
-        const char *text = hp_omp_pragma_line_text(file, line);
-        if (!text)
+    int from = r->next;
+    for (; r->next <= hi && r->next <= r->last; r->next++) {
+        const char *text = hp_omp_pragma_line_text(r->file, r->next);
+        if (!text) {
+            r->last = r->next - 1;
             break;
+        }
         const char *first = text;
         while (isspace((unsigned char)*first))
             first++;
-        if (!comment && *first == '#') {
+        if (!r->comment && *first == '#') {
             int span = 1;
-            while (continued(text) && (text = hp_omp_pragma_line_text(file, line + span)))
+            while (continued(text) && (text = hp_omp_pragma_line_text(r->file, r->next + span)))
                 span++;
-            if (push(t, '#', line, first, first, span) != 0)
+            if (push(&r->t, '#', r->next, first, first, span) != 0)
                 return -1;
-            line += span - 1;
-        } else if (tokenize_line(t, line, text, &comment) != 0) {
+            r->next += span - 1;
+        } else if (tokenize_line(&r->t, r->next, text, &r->comment) != 0) {
             return -1;
         }
     }
-    return 0;
+    return r->next > from ? 0 : -1;
 }
 
 static int is_word(const token *k, const char *word)
@@ -229,20 +242,30 @@ static int increment_of(const tokens *t, int p)
     return -1;
 }
 
+/* The token that closes the parenthesis or brace at open, reading on
+ * as far as needed; -1 if none. */
+static int closing_read(reader *r, int open)
+{
+    int close;
+    while ((close = closing(&r->t, open)) < 0 && read_to(r, r->next + READ_STEP) == 0)
+        ;
+    return close;
+}
+
 /* Rule 1: the construct that is the last statement of the body of the
  * `for` whose header opens at token open. */
-static int last_of_loop(const char *file, const tokens *t, int open,
-                        const char *const *directives)
+static int last_of_loop(reader *r, int open, const char *const *directives)
 {
-    int close = closing(t, open), body = close + 1;
-    if (close < 0 || body >= t->n)
+    int close = closing_read(r, open), body = close + 1;
+    if (close < 0 || (body >= r->t.n && read_to(r, r->next + READ_STEP) != 0))
         return -1;
-    if (t->v[body].kind == '#')     /* the body is the construct */
-        return ends_in_barrier(file, &t->v[body], directives) ? body : -1;
-    int end = t->v[body].kind == '{' ? closing(t, body) : -1;
+    const token *first = &r->t.v[body];
+    if (first->kind == '#')     /* the body is the construct */
+        return ends_in_barrier(r->file, first, directives) ? body : -1;
+    int end = first->kind == '{' ? closing_read(r, body) : -1;
     if (end <= body + 1)
         return -1;
-    return construct_ending_at(file, t, end - 1, directives);
+    return construct_ending_at(r->file, &r->t, end - 1, directives);
 }
 
 /* Rule 2: the construct whose statement ends right before the first
@@ -277,17 +300,18 @@ int hp_omp_follow_construct(const char *file, int from, int line, int col,
     if (!file || from <= 0 || line < from || col <= 0 || !directives ||
         hp_omp_fortran_file(file))
         return 0;   /* (C only: Fortran has no `for` nor braces) */
-    tokens t = {0};
-    int lo = start_line(file, from), d = -1;
-    if (tokenize(file, lo, line + MAX_LINES, &t) == 0) {
+    reader r = {file, start_line(file, from), line + MAX_LINES, 0, {0}};
+    int d = -1;
+    if (read_to(&r, line) == 0) {
+        const tokens *t = &r.t;
         int p = 0;
-        while (p < t.n && (t.v[p].line < line || (t.v[p].line == line && t.v[p].col < col)))
+        while (p < t->n && (t->v[p].line < line || (t->v[p].line == line && t->v[p].col < col)))
             p++;
-        int open = p < t.n ? increment_of(&t, p) : -1;
-        d = open >= 0 ? last_of_loop(file, &t, open, directives)
-                      : before_line(file, &t, line, col, directives);
+        int open = p < t->n ? increment_of(t, p) : -1;
+        d = open >= 0 ? last_of_loop(&r, open, directives)
+                      : before_line(file, t, line, col, directives);
     }
-    int at = d >= 0 ? t.v[d].line : 0;
-    free(t.v);
+    int at = d >= 0 ? r.t.v[d].line : 0;
+    free(r.t.v);
     return at;
 }
