@@ -65,6 +65,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_names_fortran.h libhprof/finish/names_fortran.c \
 	libhprof/finish/hp_omp_lines.h libhprof/finish/omp_lines.c \
 	libhprof/finish/hp_omp_pragma.h libhprof/finish/omp_pragma.c \
+	libhprof/finish/hp_omp_follow.h libhprof/finish/omp_follow.c \
 	libhprof/finish/hp_omp_fortran.h libhprof/finish/omp_fortran.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
 	libhprof/finish/snapshot_counters.c \

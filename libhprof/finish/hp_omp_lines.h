@@ -59,6 +59,12 @@ int hp_omp_entry_decl_line(Dwfl_Module *mod, Dwarf_Addr pc);
  * line; else 0. */
 int hp_omp_clang_body_pragma_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int line);
 
+/* The first line row that starts exactly at ra (the code right after
+ * a call) and begins a statement (is_stmt), when it is of `file`: its
+ * line and column (1-based).  Returns 1 if there is one
+ * (hp_omp_follow.h). */
+int hp_omp_statement_at(Dwfl_Module *mod, uintptr_t ra, const char *file, int *line, int *col);
+
 /* gcc gives a single's GOMP_single_start and the GOMP_barrier that ends
  * it one line (the statement before the single) when it gives it neither
  * the single's nor a line of its block: is the barrier call returning to

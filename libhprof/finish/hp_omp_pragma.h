@@ -52,6 +52,14 @@ void hp_omp_pragma_place(const char *file, const int *lines, int n, int entry,
  * site already at its construct's line), of `directive` unless NULL? */
 int hp_omp_pragma_at(const char *file, int line, const char *directive);
 
+/* The last character of the string or character literal that starts at
+ * c (its closing quote, else the line's last character). */
+const char *hp_omp_pragma_literal_end(const char *c);
+
+/* The text of line `line` of `file` (read once per resolution, as for
+ * the placement), NULL past its end or when it cannot be read. */
+const char *hp_omp_pragma_line_text(const char *file, int line);
+
 /* The last line of the C function whose definition starts at decl_line
  * (its body's closing brace), for a construct orphaned in it, found in
  * the source; 0 when unknown (no file, Fortran). */

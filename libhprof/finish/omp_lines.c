@@ -387,6 +387,30 @@ int hp_omp_clang_body_pragma_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *f
     return pragma > 0 && pragma < line ? pragma : 0;
 }
 
+int hp_omp_statement_at(Dwfl_Module *mod, uintptr_t ra, const char *file, int *line, int *col)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Lines *lines;
+    size_t n;
+    Dwarf_Die *cu = file ? hp_resolve_unit(mod, ra, &bias) : NULL;
+    if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr a;
+        bool stmt = false;
+        const char *src;
+        if (!l || dwarf_lineaddr(l, &a) != 0 || a != ra - bias ||
+            dwarf_linebeginstatement(l, &stmt) != 0 || !stmt)
+            continue;
+        /* the first statement that begins there decides */
+        src = dwarf_linesrc(l, NULL, NULL);
+        return src && strcmp(src, file) == 0 && dwarf_lineno(l, line) == 0 && *line > 0 &&
+               dwarf_linecol(l, col) == 0 && *col > 0;
+    }
+    return 0;
+}
+
 /* The line of the call that returns to ra (0 if unknown). */
 static int call_line(Dwfl_Module *mod, uintptr_t ra)
 {

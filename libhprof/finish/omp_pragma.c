@@ -228,9 +228,7 @@ static int is_own(const int *lines, int n, int line)
     return bsearch(&line, lines, (size_t)n, sizeof *lines, by_value) != NULL;
 }
 
-/* Skips a string or character literal that starts at *c; returns its
- * last character. */
-static const char *skip_literal(const char *c)
+const char *hp_omp_pragma_literal_end(const char *c)
 {
     char quote = *c++;
     for (; *c && *c != quote; c++)
@@ -264,7 +262,7 @@ static int statement_end(const source *src, int p)
                 comment = 1;
                 c++;
             } else if (*c == '"' || *c == '\'') {
-                c = skip_literal(c);
+                c = hp_omp_pragma_literal_end(c);
             } else if (*c == '(') {
                 paren++;
             } else if (*c == ')') {
@@ -406,6 +404,12 @@ int hp_omp_pragma_at(const char *file, int line, const char *directive)
         return 0;
     p = after_word(skip_space(p), "pragma");
     return p && after_word(p, "omp") != NULL;
+}
+
+const char *hp_omp_pragma_line_text(const char *file, int line)
+{
+    source src;
+    return load_source(file, line, line, &src) == 0 && line <= src.hi ? text_of(&src, line) : NULL;
 }
 
 int hp_omp_pragma_function_end(const char *file, int decl_line)

@@ -16,6 +16,7 @@
 #include "hp_die_name.h"
 #include "hp_names.h"
 #include "hp_names_fortran.h"
+#include "hp_omp_follow.h"
 #include "hp_omp_lines.h"
 #include "hp_omp_pragma.h"
 #include "hp_resolve.h"
@@ -341,6 +342,26 @@ static Dwarf_Addr tail_call_pc(Dwfl *dwfl, hp_site *s, Dwfl_Module **mod)
     return pc;
 }
 
+/* The construct whose end barrier the call of site s is, proved by the
+ * statement that starts right after the call (hp_omp_follow.h), within
+ * the outlined function's lines from `from`: its line, 0 if not proved.
+ * Not for a call on an explicit barrier's line, nor a tail call (nothing
+ * of the function follows it). */
+static int follow_construct(const hp_site *s, Dwfl_Module *mod, int from)
+{
+    static const char *const barrier_ends[] = {"for", "sections", "single", NULL};
+    static const char *const loop_ends[] = {"for", "sections", NULL};
+    const char *const *ends = strcmp(s->name, "barrier") == 0            ? barrier_ends
+                              : strcmp(s->name, "implicit barrier") == 0 ? loop_ends
+                                                                          : NULL;
+    int line = 0, col = 0;
+    if (!ends || (s->flags & HP_SITEF_TAILCALL) ||
+        hp_omp_pragma_at(s->file, (int)s->line, "barrier") ||
+        !hp_omp_statement_at(mod, s->addr, s->file, &line, &col))
+        return 0;
+    return hp_omp_follow_construct(s->file, from, line, col, ends);
+}
+
 /* An OpenMP site in outlined code: at its pragma's line when gcc's line
  * rows do not give it (hp_omp_lines.h, hp_omp_pragma.h), named after the
  * user's function. */
@@ -356,7 +377,13 @@ static void place_omp_outlined(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int 
         int ends_single = !entry && strcmp(s->name, "barrier") == 0 &&
                           hp_omp_ends_single(mod, ra, line);
         const char *as = ends_single ? "single" : s->name;
-        hp_omp_pragma_place(s->file, lines, n, entry, &as, &line);
+        int after = entry || ends_single ? 0 : follow_construct(s, mod, lines[0]);
+        if (after) {
+            as = "implicit barrier";
+            line = after;
+        } else {
+            hp_omp_pragma_place(s->file, lines, n, entry, &as, &line);
+        }
         s->name = ends_single ? "implicit barrier" : as;
         s->line = (uint32_t)line;
         free(lines);

@@ -10,7 +10,8 @@
 # records - construct, line, count summed over threads - must be exactly
 # the truth: each loop's end barrier at its own `omp for` (not the
 # region's first loop's, not a loop body's line, not an explicit
-# "barrier"), a single's tail-jumped end barrier at the single (not at
+# "barrier", not another loop's when gcc gives the call the row of the
+# code before it), a single's tail-jumped end barrier at the single (not at
 # the explicit barrier just before it), orphaned loops in the function that holds them, the
 # recursive tail-called taskwaits at their own line (not at the lines of
 # the tasks that called them).  stdout is the same with and without
@@ -36,8 +37,10 @@ test_tmpdir tailsites
 REPS=$(define_of "$SRC" REPS)
 NT=$(define_of "$SRC" NT)
 SWEEPS=$(define_of "$SRC" SWEEPS)
-for tag in two first second dyn dfirst dsecond solve o1 o2 o3 o4 o5 last o6 ck bar \
-    single tpar swait mwait; do
+PLANES=$(define_of "$SRC" PLANES)
+STAGES=$(define_of "$SRC" STAGES)
+for tag in two first second dyn dfirst dsecond solve o1 o2 o3 o4 o5 last o6 pl p1 p2 \
+    p3 p4 p5 p6 ck bar single tpar swait mwait; do
     eval "L_$tag=$(line_of "$SRC" "MARK:$tag")"
 done
 
@@ -62,6 +65,13 @@ implicit barrier,$L_o4,$((one * SWEEPS))
 implicit barrier,$L_o5,$one
 implicit barrier,$L_last,$one
 implicit barrier,$L_o6,$one
+implicit barrier,$L_pl,$one
+implicit barrier,$L_p1,$((one * PLANES))
+implicit barrier,$L_p2,$((one * PLANES))
+implicit barrier,$L_p3,$((one * PLANES))
+implicit barrier,$L_p4,$((one * PLANES * STAGES))
+implicit barrier,$L_p5,$((one * PLANES))
+implicit barrier,$L_p6,$((one * PLANES))
 implicit barrier,$L_ck,$one
 barrier,$L_bar,$one
 implicit barrier,$L_single,$one
@@ -142,7 +152,8 @@ if SRC=$RSRC build gcc-reduction "$CC_GCC" && profiled gcc-reduction "$tmp/gcc-r
 fi
 
 # tier 1 (gcc -finstrument-functions): region and task bodies that are a
-# tail-called call, at their own lines, none in hprof's code.
+# tail-called call, at their own lines, none in hprof's code; a loop's
+# barrier call whose row gcc gives to the serial loop after it, at the loop.
 TSRC=$srcdir/tests/tailsites/src/tier1.c
 TREPS=$(define_of "$TSRC" REPS)
 TNT=$(define_of "$TSRC" NT)
@@ -152,6 +163,16 @@ if SRC=$TSRC build gcc-t1 "$CC_GCC" -finstrument-functions && profiled gcc-t1 "$
         "leaf,main,$(line_of "$TSRC" MARK:leaf),$((TNTASK * TREPS));work,main,$(line_of "$TSRC" MARK:call),$((TNT * TREPS))" \
         "$(q "$tmp/gcc-t1.hpf" "SELECT s.name, s.func, s.line, sum(st.count) $OMPJOIN
             WHERE s.kind = 'call' AND s.name IN ('work', 'leaf') GROUP BY s.id ORDER BY 1" | oneline)"
+    L_ssor=$(line_of "$TSRC" MARK:ssor)
+    L_update=$(line_of "$TSRC" MARK:update)
+    t1one=$((TNT * TREPS))
+    expect_eq "gcc-t1: ssor's barriers at their constructs (not scale's at update), counts exact" \
+        "$(printf '%s\n' "barrier,$(line_of "$TSRC" MARK:bar1),$t1one" \
+            "barrier,$(line_of "$TSRC" MARK:bar2),$t1one" "implicit barrier,$L_ssor,$t1one" \
+            "implicit barrier,$(line_of "$TSRC" MARK:scale),$t1one" | LC_ALL=C sort | oneline)" \
+        "$(q "$tmp/gcc-t1.hpf" "SELECT s.name, s.line, sum(st.count) $OMPJOIN
+            WHERE s.kind = 'omp' AND s.name IN ('implicit barrier', 'barrier')
+            AND s.line BETWEEN $L_ssor AND $L_update GROUP BY s.name, s.line" | LC_ALL=C sort | oneline)"
     expect_eq "gcc-t1: no call site in hprof's own code" "0" \
         "$(q "$tmp/gcc-t1.hpf" "SELECT count(*) FROM site WHERE kind = 'call' AND
             (file LIKE '%gomp_real.c' OR func LIKE 'hp\\_%' ESCAPE '\\')")"

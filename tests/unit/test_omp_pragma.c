@@ -5,7 +5,12 @@
  * ordered at the next directive of their kind (else the nearest), a
  * loop's end at the nearest, inside the outlined function's lines,
  * everything else left alone; each file read once until
- * hp_omp_pragma_forget.
+ * hp_omp_pragma_forget.  And the construct a barrier call ends, told by
+ * the statement after the call (libhprof/finish/omp_follow.c): the
+ * increment of a serial `for` names the construct last in its body, a
+ * statement's first line the construct right before it; a construct
+ * with `nowait`, a directive or other code in between, an expression
+ * that is no increment, or a commented-out pragma prove nothing (0).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "hp_omp_follow.h"
 #include "hp_omp_pragma.h"
 
 /* line numbers of the source below */
@@ -51,24 +57,71 @@ static const char *const source[] = {
     "}",                                            /* 29 */
 };
 
-static char path[64];
+/* line numbers of the source of the barrier calls' following statements */
+static const char *const sweep[] = {
+    "void sweep(void)",                                 /* 1 */
+    "{",                                                /* 2 */
+    "#pragma omp parallel",                             /* 3 */
+    "  {",                                              /* 4 */
+    "    int i = 1, j, m;",                             /* 5 */
+    "    for (m = 0; m < 5; m++) {",                    /* 6: m++ at col 24 */
+    "#pragma omp for",                                  /* 7 */
+    "      for (j = 1; j < n; j++) {",                  /* 8 */
+    "        a[m][j] = f(\"}\", j);  /* } */",          /* 9 */
+    "      }",                                          /* 10 */
+    "    }",                                            /* 11 */
+    "    /* a comment",                                 /* 12 */
+    "#pragma omp for",                                  /* 13: in the comment */
+    "       */",                                        /* 14 */
+    "    i = 2;",                                       /* 15 */
+    "    for (m = 0; m < 5; m++)",                      /* 16 */
+    "#pragma omp for nowait",                           /* 17 */
+    "      for (j = 1; j < n; j++)",                    /* 18 */
+    "        b[m][j] = j;",                             /* 19 */
+    "#pragma omp for",                                  /* 20 */
+    "    for (j = 1; j < n; j++) c[j] = j;",            /* 21 */
+    "#pragma omp barrier",                              /* 22 */
+    "    i = 3;",                                       /* 23 */
+    "#pragma omp single",                               /* 24 */
+    "    { g(i); }",                                    /* 25 */
+    "    for (m = 0; m < 5; m++) {",                    /* 26 */
+    "#pragma omp for",                                  /* 27 */
+    "      for (j = 1; j < n; j++)",                    /* 28 */
+    "        d[m][j] = j;",                             /* 29 */
+    "      i++;",                                       /* 30 */
+    "    }",                                            /* 31 */
+    "  }",                                              /* 32 */
+    "}",                                                /* 33 */
+};
+
+static char path[64], sweep_path[64];
+
+/* Writes n lines to file p, line `blank` (1-based; 0: none) left empty. */
+static int write_lines(const char *p, const char *const *lines, size_t n, size_t blank)
+{
+    FILE *f = fopen(p, "w");
+    if (!f)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s\n", i + 1 == blank ? "" : lines[i]);
+    return fclose(f);
+}
 
 static int write_source(void **state)
 {
     (void)state;
     snprintf(path, sizeof path, "/tmp/hprof-test-pragma.%d.c", (int)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f)
+    snprintf(sweep_path, sizeof sweep_path, "/tmp/hprof-test-follow.%d.c", (int)getpid());
+    if (write_lines(sweep_path, sweep, sizeof sweep / sizeof sweep[0], 0) != 0)
         return -1;
-    for (size_t i = 0; i < sizeof source / sizeof source[0]; i++)
-        fprintf(f, "%s\n", source[i]);
-    return fclose(f);
+    return write_lines(path, source, sizeof source / sizeof source[0], 0);
 }
 
 static int remove_source(void **state)
 {
     (void)state;
-    return unlink(path);
+    hp_omp_pragma_forget();
+    return unlink(path) | unlink(sweep_path);
 }
 
 /* The line (and name) a site of `name` at `line` is placed at. */
@@ -179,6 +232,54 @@ static void test_read_once(void **state)
     assert_int_equal(write_source(NULL), 0);
 }
 
+static const char *const barrier_ends[] = {"for", "sections", "single", NULL};
+static const char *const loop_ends[] = {"for", "sections", NULL};
+
+/* One barrier call: the statement after it, and the construct found. */
+typedef struct follow_case {
+    int line, col;
+    const char *const *ends;
+    int construct;
+    const char *why;
+} follow_case;
+
+static const follow_case follow_cases[] = {
+    {6, 24, barrier_ends, 7, "m++ of the loop at 6: the loop at 7 ends its body"},
+    {6, 25, barrier_ends, 7, "(its operator's column)"},
+    {6, 17, barrier_ends, 0, "its condition is no increment, no construct before the loop"},
+    {6, 5, barrier_ends, 0, "the loop's start, no construct before it"},
+    {16, 24, barrier_ends, 0, "the body of the loop at 16 is a nowait loop"},
+    {26, 24, barrier_ends, 0, "the body of the loop at 26 ends with i++"},
+    {15, 5, barrier_ends, 0, "after a serial loop, not its loop; 13 is commented out"},
+    {16, 5, barrier_ends, 0, "after i = 2"},
+    {23, 5, barrier_ends, 0, "after an explicit barrier, not the loop at 20"},
+    {22, 1, barrier_ends, 20, "the explicit barrier's call follows the loop at 20"},
+    {26, 5, barrier_ends, 24, "after the single at 24"},
+    {26, 5, loop_ends, 0, "a single has no GOMP_loop_end"},
+    {26, 3, barrier_ends, 0, "a column before the line's first token"},
+    {2, 1, barrier_ends, 0, "before the region's start"},
+};
+
+static void test_follow(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof follow_cases / sizeof follow_cases[0]; i++) {
+        const follow_case *c = &follow_cases[i];
+        int at = hp_omp_follow_construct(sweep_path, 3, c->line, c->col, c->ends);
+        if (at != c->construct)
+            fail_msg("%d:%d: %d, expected %d (%s)", c->line, c->col, at, c->construct, c->why);
+    }
+    assert_int_equal(hp_omp_follow_construct("/nonexistent/hprof.c", 3, 6, 24, barrier_ends), 0);
+    assert_int_equal(hp_omp_follow_construct(NULL, 3, 6, 24, barrier_ends), 0);
+    /* without the barrier directive at 22, i = 3 follows the loop at 20 */
+    hp_omp_pragma_forget();
+    assert_int_equal(write_lines(sweep_path, sweep, sizeof sweep / sizeof sweep[0], 22), 0);
+    assert_int_equal(hp_omp_follow_construct(sweep_path, 3, 23, 5, barrier_ends), 20);
+    assert_int_equal(hp_omp_follow_construct(sweep_path, 3, 23, 5, loop_ends), 20);
+    hp_omp_pragma_forget();
+    assert_int_equal(write_lines(sweep_path, sweep, sizeof sweep / sizeof sweep[0], 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_call_sites),
         cmocka_unit_test(test_no_source),
         cmocka_unit_test(test_read_once),
+        cmocka_unit_test(test_follow),
     };
     return cmocka_run_group_tests(tests, write_source, remove_source);
 }

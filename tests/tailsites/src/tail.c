@@ -17,6 +17,16 @@
  *  - last_orphan(): a region whose only statement calls a function kept
  *    out of line whose last act is an orphaned loop (MARK:o6): `jmp
  *    last_orphan` then `jmp GOMP_barrier`.
+ *  - planes(): like NPB SP's compute_rhs, static `omp for` loops each
+ *    the only statement of a serial `for (m...)` over PLANES planes
+ *    (MARK:p1, MARK:p2, MARK:p3), then a serial loop whose body is a
+ *    serial loop over STAGES stages holding a loop (MARK:p4) followed by
+ *    a loop (MARK:p5), then a dynamic loop in a serial loop (MARK:p6).
+ *    gcc gives the barrier call of p2 the row of p1's body, p3's that of
+ *    p2's, and p6's GOMP_loop_end that of p4's: the code after each call
+ *    is the increment of the serial loop around it.  Truth per thread and
+ *    region: PLANES implicit barriers at p1, p2, p3, p5 and p6, PLANES x
+ *    STAGES at p4.
  *  - checksum(): like NPB FT's checksum, an addressable local, a `nowait` loop, a critical, an
  *    explicit barrier (MARK:bar) then a single (MARK:single) whose end
  *    barrier is the outlined function's last act in both of the single's
@@ -40,6 +50,9 @@
 #define SWEEPS 7
 #define TASK_N 4096
 #define CUTOFF 64
+#define PLANES 5
+#define STAGES 3
+#define G 24
 
 static double a[N], b[2 * N], c[N], d[N];
 static double total;
@@ -149,6 +162,62 @@ static void orphans(void)
     }
 }
 
+/* ------------------------------------------- loops in serial loops */
+
+static double ph[PLANES][G][G][G], pu[PLANES][G][G][G];
+static int gsize[3];    /* G, known at run time only: gcc keeps the loops */
+
+static void planes(void)
+{
+    for (int r = 0; r < REPS; r++) {
+#pragma omp parallel num_threads(NT) /* MARK:pl */
+        {
+            int i = 1, j, k, m;
+            for (m = 0; m < PLANES; m++) {
+#pragma omp for /* MARK:p1 */
+                for (j = 1; j <= gsize[1] - 2; j++)
+                    for (k = 1; k <= gsize[2] - 2; k++)
+                        ph[m][i][j][k] -= 0.25 * (5.0 * pu[m][i][j][k] - 4.0 * pu[m][i + 1][j][k] +
+                                                  pu[m][i + 2][j][k]);
+            }
+            i = 2;
+            for (m = 0; m < PLANES; m++) {
+#pragma omp for /* MARK:p2 */
+                for (j = 1; j <= gsize[1] - 2; j++)
+                    for (k = 1; k <= gsize[2] - 2; k++)
+                        ph[m][i][j][k] -= 0.25 * (-4.0 * pu[m][i - 1][j][k] + 6.0 * pu[m][i][j][k] -
+                                                  4.0 * pu[m][i + 1][j][k] + pu[m][i + 2][j][k]);
+            }
+            for (m = 0; m < PLANES; m++) {
+#pragma omp for /* MARK:p3 */
+                for (i = 3; i <= gsize[0] - 4; i++)
+                    for (j = 1; j <= gsize[1] - 2; j++)
+                        for (k = 1; k <= gsize[2] - 2; k++)
+                            ph[m][i][j][k] -= 0.25 * (pu[m][i - 2][j][k] - 4.0 * pu[m][i - 1][j][k] +
+                                                      6.0 * pu[m][i][j][k] - pu[m][i + 2][j][k]);
+            }
+            for (m = 0; m < PLANES; m++) {
+                for (j = 0; j < STAGES; j++) {
+#pragma omp for /* MARK:p4 */
+                    for (i = 1; i <= gsize[0] - 2; i++)
+                        for (k = 1; k <= gsize[2] - 2; k++)
+                            ph[m][i][j + 1][k] -= 0.5 * ph[m][i][j][k];
+                }
+#pragma omp for /* MARK:p5 */
+                for (i = 1; i <= gsize[0] - 2; i++)
+                    for (k = 1; k <= gsize[2] - 2; k++)
+                        ph[m][i][G - 1][k] *= 0.5;
+            }
+            for (m = 0; m < PLANES; m++) {
+#pragma omp for schedule(dynamic, 4) /* MARK:p6 */
+                for (j = 1; j <= gsize[1] - 2; j++)
+                    for (k = 1; k <= gsize[2] - 2; k++)
+                        ph[m][3][j][k] += 0.125 * (pu[m][2][j][k] - pu[m][4][j][k]);
+            }
+        }
+    }
+}
+
 /* ------------------------------------------- explicit barrier, single */
 
 /* Kept out of line, like FT's printf in its single. */
@@ -226,17 +295,22 @@ static long tasks(void)
     return sum;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argv;
+    gsize[0] = gsize[1] = gsize[2] = G - (argc > 99);
+    for (int q = 0; q < PLANES * G * G * G; q++)
+        pu[q / (G * G * G)][q / (G * G) % G][q / G % G][q % G] = q % 17;
     two_loops();
     dyn_loops();
     orphans();
+    planes();
     checksum();
     long sum = tasks();
     double s = 0;
     for (int i = 0; i < N; i++)
         s += a[i] + b[i] + b[N + i] + c[i] + d[i];
-    printf("checksum %.6e %.6e %ld\n", s, total, sum);
+    printf("checksum %.6e %.6e %.6e %ld\n", s, total, ph[1][5][3][2], sum);
     const char *truth = getenv("TAIL_TRUTH");
     FILE *f = truth ? fopen(truth, "w") : NULL;
     if (f) {
