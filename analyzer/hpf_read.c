@@ -501,6 +501,9 @@ static int check_node(reader *r, size_t at, const hp_rank_data *rd, uint32_t ran
     if (nd->site >= rd->nsites)
         return fail(r, at, "node %u of rank %u: site %u out of range (%u sites)", i, rank,
                     nd->site, rd->nsites);
+    if (nd->thread >= rd->info.threads)
+        return fail(r, at, "node %u of rank %u: thread %u out of range (%u threads)", i, rank,
+                    nd->thread, rd->info.threads);
     if (nd->parent == HP_NONE) {
         if (rd->sites[nd->site].kind != HP_KIND_ROOT)
             return fail(r, at, "node %u of rank %u has no parent but is not a root site",
@@ -668,13 +671,28 @@ static int read_counters(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd
     return 0;
 }
 
+/* Each thread that recorded has its own tree, at least its root node:
+ * a thread count above the node count (the file's size bounds it) is not
+ * a count of this rank's threads.  threads_at: the field's offset. */
+static int check_thread_count(reader *r, size_t threads_at, uint32_t rank,
+                              const hp_rank_data *rd)
+{
+    if (rd->info.threads <= rd->nnodes)
+        return 0;
+    return fail(r, threads_at, "RANK section of rank %u: thread count %u, more than its %u "
+                "nodes (each thread has its own root node)", rank, rd->info.threads,
+                rd->nnodes);
+}
+
 static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
                      hp_rank_data *rd)
 {
+    size_t threads_at = *pos + HP_SECTION_HEADER_LEN + 4;   /* after the rank number */
     if (read_rank_info(r, pos, rank, &rd->info) ||
         read_strings(r, pos, rank, rd) ||
         read_sites(r, pos, rank, rd) ||
         read_nodes(r, pos, rank, rd) ||
+        check_thread_count(r, threads_at, rank, rd) ||
         read_comms(r, pos, rank, nranks, rd) ||
         read_tasks(r, pos, rank, rd) ||
         read_counters(r, pos, rank, rd))

@@ -29,13 +29,31 @@ static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
 }
 
 /* HPROF_FILTER names a rule file; a missing or unreadable one is reported
- * when it is loaded, a directory here (reading it would find no rules). */
+ * when it is loaded, a directory or an empty name here (reading it would
+ * find no rules). */
 static int check_filter(const char *v, char *err, size_t errlen)
 {
     struct stat st;
+    if (!*v) {
+        snprintf(err, errlen, "HPROF_FILTER='' names no rule file (unset it to record every "
+                 "site)");
+        return -1;
+    }
     if (stat(v, &st) != 0 || !S_ISDIR(st.st_mode))
         return 0;
     snprintf(err, errlen, "HPROF_FILTER='%s' is a directory, not a rule file", v);
+    return -1;
+}
+
+/* HPROF_COUNTERS lists event names, comma-separated: a value that names
+ * none (empty, or only commas and blanks) is a mistake, not "no counters"
+ * (that is HPROF_COUNTERS unset). */
+static int check_counters(const char *v, char *err, size_t errlen)
+{
+    if (v[strspn(v, ", \t")] != '\0')
+        return 0;
+    snprintf(err, errlen, "HPROF_COUNTERS='%s' names no event (unset it to read no counters)",
+             v);
     return -1;
 }
 
@@ -105,7 +123,7 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
             return -1;
         cfg->throttle_ns = n;
     }
-    if ((v = get("HPROF_FILTER")) && *v) {
+    if ((v = get("HPROF_FILTER"))) {
         if (check_filter(v, err, errlen))
             return -1;
         cfg->filter = strdup(v);
@@ -115,8 +133,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
             return -1;
         cfg->task_trace = (uint32_t)n;
     }
-    if ((v = get("HPROF_COUNTERS")) && *v)
+    if ((v = get("HPROF_COUNTERS"))) {
+        if (check_counters(v, err, errlen))
+            return -1;
         cfg->counters = strdup(v);
+    }
     if ((v = get("HPROF_COUNTERS_FAKE")) && parse_choice("HPROF_COUNTERS_FAKE", v, boolean,
                                                          &cfg->counters_fake, err, errlen))
         return -1;
@@ -153,6 +174,24 @@ int hp_config_rank_is_first(void)
             return strcmp(v, "0") == 0;
     }
     return 1;
+}
+
+/* A local rank is numbered among the ranks of its host in world-rank
+ * order, so a rank whose local rank equals its world rank N shares its
+ * host with ranks 0 to N-1, rank 0 among them.  Without the launcher's
+ * local rank the host is unknown. */
+int hp_config_rank_shares_first_host(void)
+{
+    static const char *const pairs[][2] = {
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}, /* Open MPI */
+        {"PMI_RANK", "MPI_LOCALRANKID"},                        /* MPICH's hydra */
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *world = getenv(pairs[i][0]), *local = getenv(pairs[i][1]);
+        if (world)
+            return local && strcmp(world, local) == 0;
+    }
+    return getenv("PMIX_RANK") == NULL;  /* outside MPI: the only rank */
 }
 
 void hp_config_load(void)

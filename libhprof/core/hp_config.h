@@ -43,5 +43,9 @@ void hp_config_load(void);
 /* Whether this process is the first rank as its launcher tells (1 outside
  * MPI): who prints a warning all ranks would print alike. */
 int hp_config_rank_is_first(void);
+/* Whether this process certainly runs on the first rank's host (1 outside
+ * MPI): a file that cannot be read there cannot be read by the first rank
+ * either, which then says so for both. */
+int hp_config_rank_shares_first_host(void);
 
 #endif

@@ -19,6 +19,11 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hp_filter *filter;
 
+/* A rule file that cannot be read stops the run (exit status 2, before
+ * it starts).  Said once per job: by the first rank, and by any rank that
+ * may see other files than the first rank does (another host's file
+ * system), so the line is never lost when the first rank could read it.
+ * On the first rank's host, the others leave it to the first rank. */
 static void load_filter(void)
 {
     char err[512];
@@ -26,7 +31,8 @@ static void load_filter(void)
         return;
     filter = hp_filter_load(hp_cfg.filter, err, sizeof err);
     if (!filter) {
-        fprintf(stderr, "hprof: HPROF_FILTER: %s\n", err);
+        if (hp_config_rank_is_first() || !hp_config_rank_shares_first_host())
+            fprintf(stderr, "hprof: HPROF_FILTER: %s\n", err);
         exit(2);
     }
 }
