@@ -86,8 +86,9 @@ static const char *sec_desc(const section *s, char *buf, size_t len)
     return describe(s->tag, s->rank, buf, len);
 }
 
-/* Reads the header at `pos` and checks tag, length and checksum. */
-static int open_section(reader *r, size_t pos, uint32_t tag, long rank, section *s)
+/* Reads the header at `pos` and checks its tag and that its payload
+ * lies within the file; *plen is the payload's length. */
+static int check_header(reader *r, size_t pos, uint32_t tag, long rank, uint64_t *plen)
 {
     char what[64], found[32];
     describe(tag, rank, what, sizeof what);
@@ -105,13 +106,24 @@ static int open_section(reader *r, size_t pos, uint32_t tag, long rank, section 
             snprintf(found, sizeof found, "unknown tag 0x%08x", got);
         return fail(r, pos, "expected %s, found %s", what, found);
     }
-    uint64_t plen = hp_get_u64(h + 8);
+    *plen = hp_get_u64(h + 8);
     size_t avail = r->len - pos - HP_SECTION_HEADER_LEN;
-    if (plen > avail)
+    if (*plen > avail)
         return fail(r, pos, "file truncated: %s has %llu payload bytes, only %zu left",
-                    what, (unsigned long long)plen, avail);
+                    what, (unsigned long long)*plen, avail);
+    return 0;
+}
+
+/* Reads the header at `pos` and checks tag, length and checksum. */
+static int open_section(reader *r, size_t pos, uint32_t tag, long rank, section *s)
+{
+    char what[64];
+    uint64_t plen;
+    if (check_header(r, pos, tag, rank, &plen))
+        return -1;
+    const unsigned char *h = r->data + pos;
     if (hp_crc32(h + HP_SECTION_HEADER_LEN, (size_t)plen) != hp_get_u32(h + 4))
-        return fail(r, pos, "checksum mismatch in %s", what);
+        return fail(r, pos, "checksum mismatch in %s", describe(tag, rank, what, sizeof what));
 
     s->tag = tag;
     s->rank = rank;
@@ -735,6 +747,37 @@ static void release_decoded(reader *r, size_t pos)
     r->released = upto;
 }
 
+/* The sections' layout, before any payload is read: every header where
+ * the one before it ends, with the expected tag and a payload inside the
+ * file, the END section last.  So sizes are checked against the file
+ * before a checksum reads a payload: a length that a broken or sparse
+ * file claims costs a few header reads, not gigabytes.  An error here is
+ * the one the decoder would report at the same header; a RUN payload too
+ * short to hold its rank count is left to the decoder. */
+static int check_layout(reader *r)
+{
+    static const uint32_t rank_tags[] = {HP_SEC_RANK, HP_SEC_STRS, HP_SEC_SITE, HP_SEC_NODE,
+                                         HP_SEC_COMM, HP_SEC_TASK, HP_SEC_CNTR};
+    uint32_t ntags = r->version >= 5 ? 7 : 6;
+    size_t pos = HP_PREAMBLE_LEN;
+    uint64_t plen;
+    if (check_header(r, pos, HP_SEC_RUN, -1, &plen))
+        return -1;
+    if (plen < 4)
+        return 0;
+    uint32_t nranks = hp_get_u32(r->data + pos + HP_SECTION_HEADER_LEN);
+    if ((uint64_t)nranks * MIN_RANK_BLOCK > r->len)
+        return 0;   /* the decoder says so */
+    pos += HP_SECTION_HEADER_LEN + (size_t)plen;
+    for (uint32_t rank = 0; rank < nranks; rank++)
+        for (uint32_t k = 0; k < ntags; k++) {
+            if (check_header(r, pos, rank_tags[k], rank, &plen))
+                return -1;
+            pos += HP_SECTION_HEADER_LEN + (size_t)plen;
+        }
+    return check_header(r, pos, HP_SEC_END, -1, &plen);
+}
+
 static int decode(reader *r, hpf_profile *out)
 {
     size_t pos = HP_PREAMBLE_LEN;
@@ -743,7 +786,7 @@ static int decode(reader *r, hpf_profile *out)
     if (check_preamble(r, out))
         goto failed;
     r->version = out->version;
-    if (read_run(r, &pos, out))
+    if (check_layout(r) || read_run(r, &pos, out))
         goto failed;
     out->ranks = calloc(out->run.nranks, sizeof *out->ranks);
     if (!out->ranks) {
