@@ -8,6 +8,13 @@
 # setting it does not run (stdout empty), exit status 2, stderr exactly
 #   HPROF_FILTER=/etc        hprof: HPROF_FILTER='/etc' is a directory, not a rule file
 #   HPROF_MAX_NODES=' 5'     hprof: HPROF_MAX_NODES=' 5' is not a whole number from 1 to 1073741824
+#   HPROF_FILTER=''          hprof: HPROF_FILTER='' names no rule file (unset it to record every site)
+#   HPROF_COUNTERS=',,,'     hprof: HPROF_COUNTERS=',,,' names no event (unset it to read no counters)
+# A rule file that does not exist stops every rank with status 2; the
+# line naming it is printed by rank 0, and by a rank that may not share
+# rank 0's host (its launcher's local rank differs from its world rank:
+# its file system may differ), never by the other ranks of rank 0's
+# host: under mpirun -np 3 on one host, one line in all.
 # and with a good HPROF_OUTPUT it prints "ok" and writes that file.  (An
 # HPROF_OUTPUT that names a device is not refused: the run goes on and no
 # profile is written, tests/writes/run.sh.)
@@ -56,6 +63,39 @@ expect_refused() {
 expect_refused HPROF_FILTER /etc "hprof: HPROF_FILTER='/etc' is a directory, not a rule file"
 expect_refused HPROF_MAX_NODES " 5" \
     "hprof: HPROF_MAX_NODES=' 5' is not a whole number from 1 to 1073741824"
+expect_refused HPROF_FILTER "" \
+    "hprof: HPROF_FILTER='' names no rule file (unset it to record every site)"
+expect_refused HPROF_COUNTERS ",,," \
+    "hprof: HPROF_COUNTERS=',,,' names no event (unset it to read no counters)"
+expect_refused HPROF_COUNTERS " , " \
+    "hprof: HPROF_COUNTERS=' , ' names no event (unset it to read no counters)"
+
+# a missing rule file: who says it, as the launcher's variables tell
+missing="hprof: HPROF_FILTER: $dir/no-such-rules: No such file or directory"
+# expect_filter_line NAME LINES VAR=VALUE... - exit status 2, LINES lines
+expect_filter_line() {
+    name=$1 lines=$2
+    shift 2
+    env HPROF_FILTER="$dir/no-such-rules" "$@" "$dir/p" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "missing filter, $name: exit $rc, expected 2"
+    want=$([ "$lines" = 1 ] && echo "$missing")
+    [ "$(cat "$dir/err")" = "$want" ] ||
+        fail "missing filter, $name: stderr '$(cat "$dir/err")', expected '$want'"
+}
+expect_filter_line "no launcher" 1
+expect_filter_line "rank 0" 1 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_LOCAL_RANK=0
+expect_filter_line "rank 2 on rank 0's host" 0 OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=2
+expect_filter_line "rank 2, first on another host" 1 OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=0
+expect_filter_line "hydra rank 1 on rank 0's host" 0 PMI_RANK=1 MPI_LOCALRANKID=1
+expect_filter_line "PMIx rank 1, host unknown" 1 PMIX_RANK=1
+if command -v mpirun >/dev/null 2>&1; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HPROF_FILTER="$dir/no-such-rules" \
+        timeout 120 mpirun -np 3 --oversubscribe --bind-to none -x HPROF_FILTER -x HPROF_SUMMARY \
+        "$dir/p" >"$dir/out" 2>"$dir/err" </dev/null
+    n=$(grep -c '^hprof: HPROF_FILTER:' "$dir/err")
+    [ "$n" = 1 ] || fail "missing filter under mpirun -np 3: $n lines, expected 1: $(cat "$dir/err")"
+fi
 
 # the good case still runs and writes its profile
 HPROF_OUTPUT=$dir/good.hpf "$dir/p" >"$dir/out" 2>"$dir/err" || fail "good: exit $?: $(cat "$dir/err")"
