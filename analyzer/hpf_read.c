@@ -752,7 +752,7 @@ static void release_decoded(reader *r, size_t pos)
  * file, the END section last.  So sizes are checked against the file
  * before a checksum reads a payload: a length that a broken or sparse
  * file claims costs a few header reads, not gigabytes.  An error here is
- * the one the decoder would report at the same header; a RUN payload too
+ * the one the decoder would report at the same place; a RUN payload too
  * short to hold its rank count is left to the decoder. */
 static int check_layout(reader *r)
 {
@@ -765,9 +765,12 @@ static int check_layout(reader *r)
         return -1;
     if (plen < 4)
         return 0;
-    uint32_t nranks = hp_get_u32(r->data + pos + HP_SECTION_HEADER_LEN);
+    size_t at = pos + HP_SECTION_HEADER_LEN;
+    uint32_t nranks = hp_get_u32(r->data + at);
+    if (nranks == 0)
+        return fail(r, at, "RUN section says the run has no ranks");
     if ((uint64_t)nranks * MIN_RANK_BLOCK > r->len)
-        return 0;   /* the decoder says so */
+        return fail(r, at, "RUN section says %u ranks, more than the file can hold", nranks);
     pos += HP_SECTION_HEADER_LEN + (size_t)plen;
     for (uint32_t rank = 0; rank < nranks; rank++)
         for (uint32_t k = 0; k < ntags; k++) {
