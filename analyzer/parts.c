@@ -224,7 +224,7 @@ static int run_difference(run_view part, run_view first, char *what, size_t len)
     }
     for (uint32_t i = 0; i < a->argc; i++)
         if (strcmp(a->argv[i], b->argv[i]) != 0) {
-            snprintf(what, len, "argument %u '%s', not '%s'", i + 1, a->argv[i], b->argv[i]);
+            snprintf(what, len, "argv[%u] '%s', not '%s'", i, a->argv[i], b->argv[i]);
             return 1;
         }
     uint64_t skew = strcmp(part.host, first.host) ? HOST_CLOCK_SKEW_NS : 0;
