@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "hp_calibrate.h"
 #include "hp_clock.h"
 #include "hp_config.h"
@@ -19,11 +20,19 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hp_filter *filter;
 
+/* How long a rank on the first rank's host waits for the first rank to
+ * end the job, before it says itself why it stops. */
+#define FIRST_RANK_WAIT_S 30
+
 /* A rule file that cannot be read stops the run (exit status 2, before
  * it starts).  Said once per job: by the first rank, and by any rank that
  * may see other files than the first rank does (another host's file
  * system), so the line is never lost when the first rank could read it.
- * On the first rank's host, the others leave it to the first rank. */
+ * The other ranks of the first rank's host leave it to the first rank,
+ * which fails alike: they wait (were they to exit first, the launcher
+ * could stop the first rank before it printed) until the launcher ends
+ * the job, or, should the file have appeared for the first rank
+ * meanwhile, FIRST_RANK_WAIT_S and then say it themselves. */
 static void load_filter(void)
 {
     char err[512];
@@ -31,8 +40,9 @@ static void load_filter(void)
         return;
     filter = hp_filter_load(hp_cfg.filter, err, sizeof err);
     if (!filter) {
-        if (hp_config_rank_is_first() || !hp_config_rank_shares_first_host())
-            fprintf(stderr, "hprof: HPROF_FILTER: %s\n", err);
+        if (!hp_config_rank_is_first() && hp_config_rank_shares_first_host())
+            sleep(FIRST_RANK_WAIT_S);
+        fprintf(stderr, "hprof: HPROF_FILTER: %s\n", err);
         exit(2);
     }
 }
