@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "hp_config.h"
 
 hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3};
@@ -194,12 +195,21 @@ int hp_config_rank_shares_first_host(void)
     return getenv("PMIX_RANK") == NULL;  /* outside MPI: the only rank */
 }
 
+/* How long a rank that leaves the reason to the first rank waits for
+ * the launcher to end the job before it says the reason itself. */
+#define FIRST_RANK_WAIT_S 30
+
+void hp_config_stop(const char *reason, int say_now)
+{
+    if (!say_now)
+        sleep(FIRST_RANK_WAIT_S);
+    fprintf(stderr, "hprof: %s\n", reason);
+    exit(2);
+}
+
 void hp_config_load(void)
 {
     char err[256];
-    if (hp_config_parse(&hp_cfg, process_getenv, err, sizeof err) != 0) {
-        if (hp_config_rank_is_first())
-            fprintf(stderr, "hprof: %s\n", err);
-        exit(2);
-    }
+    if (hp_config_parse(&hp_cfg, process_getenv, err, sizeof err) != 0)
+        hp_config_stop(err, hp_config_rank_is_first());
 }

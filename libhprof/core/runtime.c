@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "hp_calibrate.h"
 #include "hp_clock.h"
 #include "hp_config.h"
@@ -20,10 +19,6 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hp_filter *filter;
 
-/* How long a rank on the first rank's host waits for the first rank to
- * end the job, before it says itself why it stops. */
-#define FIRST_RANK_WAIT_S 30
-
 /* A rule file that cannot be read stops the run (exit status 2, before
  * it starts).  Said once per job: by the first rank, and by any rank that
  * may see other files than the first rank does (another host's file
@@ -32,18 +27,16 @@ static hp_filter *filter;
  * which fails alike: they wait (were they to exit first, the launcher
  * could stop the first rank before it printed) until the launcher ends
  * the job, or, should the file have appeared for the first rank
- * meanwhile, FIRST_RANK_WAIT_S and then say it themselves. */
+ * meanwhile, 30 s and then say it themselves (hp_config_stop). */
 static void load_filter(void)
 {
-    char err[512];
+    char err[512], reason[600];
     if (!hp_cfg.filter)
         return;
     filter = hp_filter_load(hp_cfg.filter, err, sizeof err);
     if (!filter) {
-        if (!hp_config_rank_is_first() && hp_config_rank_shares_first_host())
-            sleep(FIRST_RANK_WAIT_S);
-        fprintf(stderr, "hprof: HPROF_FILTER: %s\n", err);
-        exit(2);
+        snprintf(reason, sizeof reason, "HPROF_FILTER: %s", err);
+        hp_config_stop(reason, hp_config_rank_is_first() || !hp_config_rank_shares_first_host());
     }
 }
 
