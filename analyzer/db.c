@@ -422,6 +422,7 @@ static int write_all(writer *w, const char *source)
         exec(w, view_sql) ||
         hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||
         mark("aggregate indices") ||
+        exec(w, hpf_db_record_objects_sql) ||
         set_format(w) ||
         exec(w, "COMMIT;") || mark("commit"))
         return -1;

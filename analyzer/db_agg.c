@@ -216,6 +216,45 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errle
     return hpf_exec(db, site_index_sql, err, errlen);
 }
 
+const char hpf_db_record_objects_sql[] =
+    "INSERT OR REPLACE INTO run(key, value) SELECT 'objects', group_concat(name, ' ')"
+    " FROM (SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+    " AND name NOT LIKE 'sqlite_%' ORDER BY name);";
+
+/* Is there a table or view called name (len bytes)? */
+static int has_object(sqlite3 *db, const char *name, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    int found = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table',"
+                                       " 'view') AND name = ?", -1, &st, NULL) == SQLITE_OK &&
+                sqlite3_bind_text(st, 1, name, (int)len, SQLITE_STATIC) == SQLITE_OK &&
+                sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+int hpf_db_check_complete(sqlite3 *db, const char *db_path, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM run WHERE key = 'objects'", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const char *list = (const char *)sqlite3_column_text(st, 0);
+        for (const char *p = list ? list : ""; *p && rc == 0;) {
+            size_t n = strcspn(p, " ");
+            if (n && !has_object(db, p, n)) {
+                snprintf(err, errlen, "%s: table %.*s is missing: not an hprof database of "
+                         "this version (merge its profile again)", db_path, (int)n, p);
+                rc = -1;
+            }
+            p += n + (p[n] == ' ');
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int hpf_db_format(sqlite3 *db)
 {
     sqlite3_stmt *st;

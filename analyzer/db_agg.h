@@ -40,6 +40,15 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errle
  * by hand, as tests do to make variants of a run).  0, or -1 with err. */
 int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen);
 
+/* Records the names of the database's tables and views (run key
+ * objects, space-separated), for hpf_db_check_complete. */
+extern const char hpf_db_record_objects_sql[];
+
+/* 0 when every table and view the database was written with is there,
+ * else -1 with a one-line err naming the first missing one.  A database
+ * without the list (written before it was kept) is taken as complete. */
+int hpf_db_check_complete(sqlite3 *db, const char *db_path, char *err, size_t errlen);
+
 /* The database's format (PRAGMA user_version), -1 when it cannot be read. */
 int hpf_db_format(sqlite3 *db);
 

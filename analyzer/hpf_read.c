@@ -1,12 +1,12 @@
 /*
  * hpf_read.c - the profile reader: decodes a whole .hpf file (layout in
- * hp_format.h; hpf_file.c maps or reads it) into an hpf_profile and checks every structural rule of the
+ * hp_format.h; hpf_file.c maps or reads it, hpf_section.c reads its
+ * sections' fields) into an hpf_profile and checks every structural rule of the
  * format, so that the rest of the analyzer can trust indices and counts.
  * Every error becomes one line naming the file and the byte offset.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,321 +14,83 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "hpf_read.h"
+#include "hpf_section.h"
 
 /* Minimal encoded size of one rank block: five section headers plus the
  * fixed part of the RANK payload and the STRS count. */
 #define MIN_RANK_BLOCK (5 * HP_SECTION_HEADER_LEN + 60 + 4)
 #define END_PAYLOAD_LEN 12u
 
-typedef struct reader {
-    const unsigned char *data;
-    size_t len;
-    const char *name;
-    char *err;
-    size_t errlen;
-    uint32_t version;     /* the file's format version */
-    int mapped;           /* data is a file mapping: release_decoded(), and
-                             the comm records are left in it (comm_at) */
-    size_t released;      /* data[0, released) given back to the kernel */
-    size_t *comm_at;      /* of a mapping: each rank's first comm record */
-} reader;
-
-/* One section being decoded: its header position, payload bounds and a
- * cursor inside the payload. */
-typedef struct section {
-    uint32_t tag;
-    long rank;            /* rank the section belongs to, -1 for RUN/END */
-    size_t at;            /* offset of the section header */
-    size_t start, end;    /* payload [start, end) */
-    size_t pos;           /* read cursor */
-} section;
-
-static int fail(reader *r, size_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    int n = snprintf(r->err, r->errlen, "%s: offset %zu: ", r->name, offset);
-    if (n >= 0 && (size_t)n < r->errlen) {
-        va_start(ap, fmt);
-        vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-static const char *tag_name(uint32_t tag)
-{
-    switch (tag) {
-    case HP_SEC_RUN: return "RUN";
-    case HP_SEC_RANK: return "RANK";
-    case HP_SEC_STRS: return "STRS";
-    case HP_SEC_SITE: return "SITE";
-    case HP_SEC_NODE: return "NODE";
-    case HP_SEC_COMM: return "COMM";
-    case HP_SEC_TASK: return "TASK";
-    case HP_SEC_CNTR: return "CNTR";
-    case HP_SEC_END: return "END";
-    default: return NULL;
-    }
-}
-
-/* "NODE section of rank 2" or "RUN section" */
-static const char *describe(uint32_t tag, long rank, char *buf, size_t len)
-{
-    if (rank >= 0)
-        snprintf(buf, len, "%s section of rank %ld", tag_name(tag), rank);
-    else
-        snprintf(buf, len, "%s section", tag_name(tag));
-    return buf;
-}
-
-static const char *sec_desc(const section *s, char *buf, size_t len)
-{
-    return describe(s->tag, s->rank, buf, len);
-}
-
-/* Reads the header at `pos` and checks tag, length and checksum. */
-static int open_section(reader *r, size_t pos, uint32_t tag, long rank, section *s)
-{
-    char what[64], found[32];
-    describe(tag, rank, what, sizeof what);
-    if (pos == r->len)
-        return fail(r, pos, "file truncated: %s missing", what);
-    if (r->len - pos < HP_SECTION_HEADER_LEN)
-        return fail(r, pos, "file truncated inside the header of the %s", what);
-
-    const unsigned char *h = r->data + pos;
-    uint32_t got = hp_get_u32(h);
-    if (got != tag) {
-        if (tag_name(got))
-            snprintf(found, sizeof found, "%s section", tag_name(got));
-        else
-            snprintf(found, sizeof found, "unknown tag 0x%08x", got);
-        return fail(r, pos, "expected %s, found %s", what, found);
-    }
-    uint64_t plen = hp_get_u64(h + 8);
-    size_t avail = r->len - pos - HP_SECTION_HEADER_LEN;
-    if (plen > avail)
-        return fail(r, pos, "file truncated: %s has %llu payload bytes, only %zu left",
-                    what, (unsigned long long)plen, avail);
-    if (hp_crc32(h + HP_SECTION_HEADER_LEN, (size_t)plen) != hp_get_u32(h + 4))
-        return fail(r, pos, "checksum mismatch in %s", what);
-
-    s->tag = tag;
-    s->rank = rank;
-    s->at = pos;
-    s->start = s->pos = pos + HP_SECTION_HEADER_LEN;
-    s->end = s->start + (size_t)plen;
-    return 0;
-}
-
-static int need(reader *r, section *s, size_t n, const char *field)
-{
-    char what[64];
-    if (s->end - s->pos >= n)
-        return 0;
-    return fail(r, s->pos, "%s of the %s runs past the end of its payload", field,
-                sec_desc(s, what, sizeof what));
-}
-
-static int get_u32(reader *r, section *s, const char *field, uint32_t *v)
-{
-    if (need(r, s, 4, field))
-        return -1;
-    *v = hp_get_u32(r->data + s->pos);
-    s->pos += 4;
-    return 0;
-}
-
-static int get_u64(reader *r, section *s, const char *field, uint64_t *v)
-{
-    if (need(r, s, 8, field))
-        return -1;
-    *v = hp_get_u64(r->data + s->pos);
-    s->pos += 8;
-    return 0;
-}
-
-static int get_f64(reader *r, section *s, const char *field, double *v)
-{
-    if (need(r, s, 8, field))
-        return -1;
-    *v = hp_get_f64(r->data + s->pos);
-    s->pos += 8;
-    return 0;
-}
-
-/* ---- value domains: what SQLite and the reports can hold exactly ---- */
-
-/* Counts, bytes and unix times are stored as SQLite INTEGER, a signed 64-bit
- * value: one of 2^63 or more would turn negative, so it is rejected. */
-#define MAX_COUNT INT64_MAX
-
-static int bad_count(reader *r, size_t at, uint64_t v, const char *field, const char *where)
-{
-    if (v <= (uint64_t)MAX_COUNT)
-        return 0;
-    return fail(r, at, "%s: %s %llu is 2^63 or more", where, field, (unsigned long long)v);
-}
-
-/* Times in seconds: finite and not negative. */
-static int good_time(double v)
-{
-    return isfinite(v) && v >= 0;
-}
-
-static int bad_time(reader *r, size_t at, double v, const char *field, const char *where)
-{
-    if (good_time(v))
-        return 0;
-    return fail(r, at, "%s: %s %g is not a finite time >= 0", where, field, v);
-}
-
-static int get_count(reader *r, section *s, const char *field, uint64_t *v)
-{
-    char what[64];
-    size_t at = s->pos;
-    if (get_u64(r, s, field, v))
-        return -1;
-    return bad_count(r, at, *v, field, sec_desc(s, what, sizeof what));
-}
-
-static int get_time(reader *r, section *s, const char *field, double *v)
-{
-    char what[64];
-    size_t at = s->pos;
-    if (get_f64(r, s, field, v))
-        return -1;
-    return bad_time(r, at, *v, field, sec_desc(s, what, sizeof what));
-}
-
-/* str = u32 length then the bytes; returned NUL-terminated and malloc'ed. */
-static int get_str(reader *r, section *s, const char *field, char **out)
-{
-    char what[64];
-    size_t at = s->pos;
-    uint32_t n;
-    if (get_u32(r, s, field, &n) || need(r, s, n, field))
-        return -1;
-    const unsigned char *p = r->data + s->pos;
-    if (memchr(p, 0, n))
-        return fail(r, at, "%s of the %s contains a NUL byte", field,
-                    sec_desc(s, what, sizeof what));
-    char *str = malloc((size_t)n + 1);
-    if (!str)
-        return fail(r, at, "out of memory");
-    memcpy(str, p, n);
-    str[n] = '\0';
-    s->pos += n;
-    *out = str;
-    return 0;
-}
-
-/* The payload must have been consumed exactly. */
-static int close_section(reader *r, section *s)
-{
-    char what[64];
-    if (s->pos != s->end)
-        return fail(r, s->pos, "%zu unexpected bytes at the end of the %s",
-                    s->end - s->pos, sec_desc(s, what, sizeof what));
-    return 0;
-}
-
-/* A count read from the payload must fit in what is left (each item takes
- * at least `item_min` bytes), which also bounds the allocation. */
-static int check_count(reader *r, section *s, size_t at, uint32_t count,
-                       size_t item_min, const char *items)
-{
-    char what[64];
-    if ((uint64_t)count * item_min > s->end - s->pos)
-        return fail(r, at, "%s count %u of the %s is larger than its payload", items,
-                    count, sec_desc(s, what, sizeof what));
-    return 0;
-}
-
-/* Record arrays: n = length / record size, no remainder. */
-static int record_count(reader *r, section *s, size_t reclen, uint32_t *n)
-{
-    char what[64];
-    size_t plen = s->end - s->start;
-    if (plen % reclen)
-        return fail(r, s->at, "%s payload length %zu is not a multiple of the record size %zu",
-                    sec_desc(s, what, sizeof what), plen, reclen);
-    if (plen / reclen > UINT32_MAX)
-        return fail(r, s->at, "too many records in the %s", sec_desc(s, what, sizeof what));
-    *n = (uint32_t)(plen / reclen);
-    return 0;
-}
-
-static int check_preamble(reader *r, hpf_profile *out)
+static int check_preamble(hpf_reader *r, hpf_profile *out)
 {
     if (r->len < HP_PREAMBLE_LEN ||
         memcmp(r->data, HP_FORMAT_MAGIC, HP_FORMAT_MAGIC_LEN) != 0) {
         if (r->len >= HP_FORMAT_MAGIC_LEN &&
             memcmp(r->data, HP_FORMAT_MAGIC, HP_FORMAT_MAGIC_LEN) == 0)
-            return fail(r, r->len, "file truncated inside the preamble");
-        return fail(r, 0, "bad magic: not an hprof profile");
+            return hpf_fail(r, r->len, "file truncated inside the preamble");
+        return hpf_fail(r, 0, "bad magic: not an hprof profile");
     }
     out->version = hp_get_u32(r->data + 8);
     if (out->version < HP_FORMAT_MIN_VERSION || out->version > HP_FORMAT_VERSION)
-        return fail(r, 8, "unsupported format version %u (this reader supports %u to %u)",
+        return hpf_fail(r, 8, "unsupported format version %u (this reader supports %u to %u)",
                     out->version, HP_FORMAT_MIN_VERSION, HP_FORMAT_VERSION);
     if (hp_get_u32(r->data + 12) != 0)
-        return fail(r, 12, "preamble: reserved field is 0x%08x, not 0",
+        return hpf_fail(r, 12, "preamble: reserved field is 0x%08x, not 0",
                     hp_get_u32(r->data + 12));
     return 0;
 }
 
 /* The clock kind and its rate: a kind hp_format.h defines and a finite
  * rate above 0 (times were divided by it). */
-static int read_clock(reader *r, section *s, hp_run_info *run)
+static int read_clock(hpf_reader *r, hpf_section *s, hp_run_info *run)
 {
     size_t at = s->pos;
-    if (get_u32(r, s, "clock", &run->clock))
+    if (hpf_get_u32(r, s, "clock", &run->clock))
         return -1;
     if (run->clock != HP_CLOCK_TSC && run->clock != HP_CLOCK_MONOTONIC)
-        return fail(r, at, "RUN section: clock %u is not a defined clock kind "
+        return hpf_fail(r, at, "RUN section: clock %u is not a defined clock kind "
                     "(%u tsc, %u monotonic)", run->clock, HP_CLOCK_TSC, HP_CLOCK_MONOTONIC);
     at = s->pos;
-    if (get_f64(r, s, "ticks per second", &run->ticks_per_sec))
+    if (hpf_get_f64(r, s, "ticks per second", &run->ticks_per_sec))
         return -1;
     if (!(isfinite(run->ticks_per_sec) && run->ticks_per_sec > 0))
-        return fail(r, at, "RUN section: ticks per second %g is not a finite number > 0",
+        return hpf_fail(r, at, "RUN section: ticks per second %g is not a finite number > 0",
                     run->ticks_per_sec);
     return 0;
 }
 
-static int read_run(reader *r, size_t *pos, hpf_profile *out)
+static int read_run(hpf_reader *r, size_t *pos, hpf_profile *out)
 {
-    section s;
+    hpf_section s;
     hp_run_info *run = &out->run;
-    if (open_section(r, *pos, HP_SEC_RUN, -1, &s))
+    if (hpf_open_section(r, *pos, HP_SEC_RUN, -1, &s))
         return -1;
     size_t at = s.pos;
-    if (get_u32(r, &s, "rank count", &run->nranks))
+    if (hpf_get_u32(r, &s, "rank count", &run->nranks))
         return -1;
     if (run->nranks == 0)
-        return fail(r, at, "RUN section says the run has no ranks");
+        return hpf_fail(r, at, "RUN section says the run has no ranks");
     if ((uint64_t)run->nranks * MIN_RANK_BLOCK > r->len)
-        return fail(r, at, "RUN section says %u ranks, more than the file can hold",
+        return hpf_fail(r, at, "RUN section says %u ranks, more than the file can hold",
                     run->nranks);
     if (read_clock(r, &s, run) ||
-        get_count(r, &s, "start time", &run->start_ns) ||
-        get_count(r, &s, "end time", &run->end_ns) ||
-        get_str(r, &s, "program name", &run->program))
+        hpf_get_count(r, &s, "start time", &run->start_ns) ||
+        hpf_get_count(r, &s, "end time", &run->end_ns) ||
+        hpf_get_str(r, &s, "program name", &run->program))
         return -1;
     at = s.pos;
     uint32_t argc;
-    if (get_u32(r, &s, "argument count", &argc) ||
-        check_count(r, &s, at, argc, 4, "argument"))
+    if (hpf_get_u32(r, &s, "argument count", &argc) ||
+        hpf_check_count(r, &s, at, argc, 4, "argument"))
         return -1;
     run->argv = calloc(argc ? argc : 1, sizeof *run->argv);
     if (!run->argv)
-        return fail(r, at, "out of memory");
+        return hpf_fail(r, at, "out of memory");
     run->argc = argc;
     for (uint32_t i = 0; i < argc; i++)
-        if (get_str(r, &s, "argument", &run->argv[i]))
+        if (hpf_get_str(r, &s, "argument", &run->argv[i]))
             return -1;
-    if (close_section(r, &s))
+    if (hpf_close_section(r, &s))
         return -1;
     *pos = s.end;
     return 0;
@@ -336,16 +98,16 @@ static int read_run(reader *r, size_t *pos, hpf_profile *out)
 
 /* The calibrated event costs (version 4): kinds this reader does not
  * know (a later version's) are read and left out. */
-static int read_costs(reader *r, section *s, hp_rank_info *ri)
+static int read_costs(hpf_reader *r, hpf_section *s, hp_rank_info *ri)
 {
     size_t at = s->pos;
     uint32_t n;
-    if (get_u32(r, s, "cost kind count", &n) || check_count(r, s, at, n, 16, "cost"))
+    if (hpf_get_u32(r, s, "cost kind count", &n) || hpf_check_count(r, s, at, n, 16, "cost"))
         return -1;
     for (uint32_t k = 0; k < n; k++) {
         hp_event_cost c;
-        if (get_time(r, s, "cost outside", &c.outside) ||
-            get_time(r, s, "cost inside", &c.inside))
+        if (hpf_get_time(r, s, "cost outside", &c.outside) ||
+            hpf_get_time(r, s, "cost inside", &c.inside))
             return -1;
         if (k < HP_COST_KINDS)
             ri->cost[k] = c;
@@ -353,93 +115,93 @@ static int read_costs(reader *r, section *s, hp_rank_info *ri)
     return 0;
 }
 
-static int read_rank_info(reader *r, size_t *pos, uint32_t rank, hp_rank_info *ri)
+static int read_rank_info(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_info *ri)
 {
-    section s;
-    if (open_section(r, *pos, HP_SEC_RANK, rank, &s))
+    hpf_section s;
+    if (hpf_open_section(r, *pos, HP_SEC_RANK, rank, &s))
         return -1;
     size_t at = s.pos;
-    if (get_u32(r, &s, "rank number", &ri->rank))
+    if (hpf_get_u32(r, &s, "rank number", &ri->rank))
         return -1;
     if (ri->rank != rank)
-        return fail(r, at, "RANK section has rank number %u, expected %u", ri->rank, rank);
-    if (get_u32(r, &s, "thread count", &ri->threads) ||
-        get_u32(r, &s, "pid", &ri->pid) ||
-        get_u32(r, &s, "flags", &ri->flags) ||
-        get_u32(r, &s, "OpenMP thread count", &ri->omp_threads) ||
-        get_count(r, &s, "start time", &ri->start_ns) ||
-        get_count(r, &s, "end time", &ri->end_ns) ||
-        get_time(r, &s, "wall time", &ri->wall) ||
-        get_time(r, &s, "MPI time", &ri->mpi_time) ||
-        get_count(r, &s, "overflow events", &ri->overflow_events) ||
-        get_str(r, &s, "host name", &ri->host) ||
+        return hpf_fail(r, at, "RANK section has rank number %u, expected %u", ri->rank, rank);
+    if (hpf_get_u32(r, &s, "thread count", &ri->threads) ||
+        hpf_get_u32(r, &s, "pid", &ri->pid) ||
+        hpf_get_u32(r, &s, "flags", &ri->flags) ||
+        hpf_get_u32(r, &s, "OpenMP thread count", &ri->omp_threads) ||
+        hpf_get_count(r, &s, "start time", &ri->start_ns) ||
+        hpf_get_count(r, &s, "end time", &ri->end_ns) ||
+        hpf_get_time(r, &s, "wall time", &ri->wall) ||
+        hpf_get_time(r, &s, "MPI time", &ri->mpi_time) ||
+        hpf_get_count(r, &s, "overflow events", &ri->overflow_events) ||
+        hpf_get_str(r, &s, "host name", &ri->host) ||
         (r->version >= 4 && read_costs(r, &s, ri)) ||
-        close_section(r, &s))
+        hpf_close_section(r, &s))
         return -1;
     *pos = s.end;
     return 0;
 }
 
-static int read_strings(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+static int read_strings(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 {
-    section s;
-    if (open_section(r, *pos, HP_SEC_STRS, rank, &s))
+    hpf_section s;
+    if (hpf_open_section(r, *pos, HP_SEC_STRS, rank, &s))
         return -1;
     size_t at = s.pos;
     uint32_t count;
-    if (get_u32(r, &s, "string count", &count) ||
-        check_count(r, &s, at, count, 4, "string"))
+    if (hpf_get_u32(r, &s, "string count", &count) ||
+        hpf_check_count(r, &s, at, count, 4, "string"))
         return -1;
     if (count == 0)
-        return fail(r, at, "STRS section of rank %u is empty (string 0 must be \"\")", rank);
+        return hpf_fail(r, at, "STRS section of rank %u is empty (string 0 must be \"\")", rank);
     rd->strings = calloc(count, sizeof *rd->strings);
     if (!rd->strings)
-        return fail(r, at, "out of memory");
+        return hpf_fail(r, at, "out of memory");
     rd->nstrings = count;
     for (uint32_t i = 0; i < count; i++) {
         at = s.pos;
-        if (get_str(r, &s, "string", &rd->strings[i]))
+        if (hpf_get_str(r, &s, "string", &rd->strings[i]))
             return -1;
         if (i == 0 && rd->strings[0][0] != '\0')
-            return fail(r, at, "string 0 of rank %u is not empty", rank);
+            return hpf_fail(r, at, "string 0 of rank %u is not empty", rank);
     }
-    if (close_section(r, &s))
+    if (hpf_close_section(r, &s))
         return -1;
     *pos = s.end;
     return 0;
 }
 
-static int check_string_index(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
+static int check_string_index(hpf_reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
                               uint32_t i, uint32_t idx, const char *field)
 {
     if (idx >= rd->nstrings)
-        return fail(r, at, "site %u of rank %u: %s string index %u out of range (%u strings)",
+        return hpf_fail(r, at, "site %u of rank %u: %s string index %u out of range (%u strings)",
                     i, rank, field, idx, rd->nstrings);
     return 0;
 }
 
-static int check_site_ref(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
+static int check_site_ref(hpf_reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
                           uint32_t i, uint32_t ref, const char *field)
 {
     if (ref != HP_NONE && ref >= rd->nsites)
-        return fail(r, at, "site %u of rank %u: %s site %u out of range (%u sites)", i,
+        return hpf_fail(r, at, "site %u of rank %u: %s site %u out of range (%u sites)", i,
                     rank, field, ref, rd->nsites);
     return 0;
 }
 
-static int check_site(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank, uint32_t i)
+static int check_site(hpf_reader *r, size_t at, const hp_rank_data *rd, uint32_t rank, uint32_t i)
 {
     const hp_site_rec *st = &rd->sites[i];
     if (st->id != i)
-        return fail(r, at, "site %u of rank %u has id %u", i, rank, st->id);
+        return hpf_fail(r, at, "site %u of rank %u has id %u", i, rank, st->id);
     if (st->kind > HP_KIND_OVERFLOW)
-        return fail(r, at, "site %u of rank %u has unknown kind %u", i, rank, st->kind);
+        return hpf_fail(r, at, "site %u of rank %u has unknown kind %u", i, rank, st->kind);
     if (st->reserved != 0)
-        return fail(r, at + 44, "site %u of rank %u: reserved field is 0x%08x, not 0", i,
+        return hpf_fail(r, at + 44, "site %u of rank %u: reserved field is 0x%08x, not 0", i,
                     rank, st->reserved);
     char where[64];
     snprintf(where, sizeof where, "site %u of rank %u", i, rank);
-    if (bad_count(r, at + 48, st->offset, "module offset", where))
+    if (hpf_bad_count(r, at + 48, st->offset, "module offset", where))
         return -1;
     if (check_string_index(r, at, rd, rank, i, st->name, "name") ||
         check_string_index(r, at, rd, rank, i, st->func, "function") ||
@@ -451,16 +213,16 @@ static int check_site(reader *r, size_t at, const hp_rank_data *rd, uint32_t ran
     return 0;
 }
 
-static int read_sites(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+static int read_sites(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 {
-    section s;
+    hpf_section s;
     uint32_t n;
-    if (open_section(r, *pos, HP_SEC_SITE, rank, &s) ||
-        record_count(r, &s, HP_SITE_REC_LEN, &n))
+    if (hpf_open_section(r, *pos, HP_SEC_SITE, rank, &s) ||
+        hpf_record_count(r, &s, HP_SITE_REC_LEN, &n))
         return -1;
     rd->sites = calloc(n ? n : 1, sizeof *rd->sites);
     if (!rd->sites)
-        return fail(r, s.at, "out of memory");
+        return hpf_fail(r, s.at, "out of memory");
     rd->nsites = n;
     for (uint32_t i = 0; i < n; i++)
         hp_site_rec_get(r->data + s.start + (size_t)i * HP_SITE_REC_LEN, &rd->sites[i]);
@@ -472,60 +234,63 @@ static int read_sites(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 }
 
 /* The measured values of node i: offsets are those of hp_node_rec_put. */
-static int check_node_values(reader *r, size_t at, const hp_node_rec *nd, uint32_t rank,
+static int check_node_values(hpf_reader *r, size_t at, const hp_node_rec *nd, uint32_t rank,
                              uint32_t i)
 {
     char where[64];
-    if (nd->count <= (uint64_t)MAX_COUNT && good_time(nd->time) && good_time(nd->min) &&
-        good_time(nd->max) && nd->timed <= nd->count)
+    if (nd->count <= (uint64_t)HPF_MAX_COUNT && hpf_good_time(nd->time) && hpf_good_time(nd->min) &&
+        hpf_good_time(nd->max) && nd->timed <= nd->count)
         return 0;   /* the common case, without formatting `where` */
     snprintf(where, sizeof where, "node %u of rank %u", i, rank);
-    if (bad_count(r, at + 16, nd->count, "count", where) ||
-        bad_time(r, at + 24, nd->time, "time", where) ||
-        bad_time(r, at + 32, nd->min, "min", where) ||
-        bad_time(r, at + 40, nd->max, "max", where))
+    if (hpf_bad_count(r, at + 16, nd->count, "count", where) ||
+        hpf_bad_time(r, at + 24, nd->time, "time", where) ||
+        hpf_bad_time(r, at + 32, nd->min, "min", where) ||
+        hpf_bad_time(r, at + 40, nd->max, "max", where))
         return -1;
     if (nd->timed > nd->count)
-        return fail(r, at + 48, "%s: %llu timed calls of %llu", where,
+        return hpf_fail(r, at + 48, "%s: %llu timed calls of %llu", where,
                     (unsigned long long)nd->timed, (unsigned long long)nd->count);
     return 0;
 }
 
-static int check_node(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank, uint32_t i)
+static int check_node(hpf_reader *r, size_t at, const hp_rank_data *rd, uint32_t rank, uint32_t i)
 {
     const hp_node_rec *nd = &rd->nodes[i];
     if (nd->id != i)
-        return fail(r, at, "node %u of rank %u has id %u", i, rank, nd->id);
+        return hpf_fail(r, at, "node %u of rank %u has id %u", i, rank, nd->id);
     if (check_node_values(r, at, nd, rank, i))
         return -1;
     if (nd->site >= rd->nsites)
-        return fail(r, at, "node %u of rank %u: site %u out of range (%u sites)", i, rank,
+        return hpf_fail(r, at, "node %u of rank %u: site %u out of range (%u sites)", i, rank,
                     nd->site, rd->nsites);
+    if (nd->thread >= rd->info.threads)
+        return hpf_fail(r, at, "node %u of rank %u: thread %u out of range (%u threads)", i, rank,
+                    nd->thread, rd->info.threads);
     if (nd->parent == HP_NONE) {
         if (rd->sites[nd->site].kind != HP_KIND_ROOT)
-            return fail(r, at, "node %u of rank %u has no parent but is not a root site",
+            return hpf_fail(r, at, "node %u of rank %u has no parent but is not a root site",
                         i, rank);
         return 0;
     }
     if (nd->parent >= i)
-        return fail(r, at, "node %u of rank %u: parent %u out of range (must precede it)",
+        return hpf_fail(r, at, "node %u of rank %u: parent %u out of range (must precede it)",
                     i, rank, nd->parent);
     if (rd->nodes[nd->parent].thread != nd->thread)
-        return fail(r, at, "node %u of rank %u: thread %u differs from its parent's (%u)",
+        return hpf_fail(r, at, "node %u of rank %u: thread %u differs from its parent's (%u)",
                     i, rank, nd->thread, rd->nodes[nd->parent].thread);
     return 0;
 }
 
-static int read_nodes(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+static int read_nodes(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 {
-    section s;
+    hpf_section s;
     uint32_t n;
     size_t len = r->version >= 4 ? HP_NODE_REC_LEN : HP_NODE_REC_LEN_V3;
-    if (open_section(r, *pos, HP_SEC_NODE, rank, &s) || record_count(r, &s, len, &n))
+    if (hpf_open_section(r, *pos, HP_SEC_NODE, rank, &s) || hpf_record_count(r, &s, len, &n))
         return -1;
     rd->nodes = calloc(n ? n : 1, sizeof *rd->nodes);
     if (!rd->nodes)
-        return fail(r, s.at, "out of memory");
+        return hpf_fail(r, s.at, "out of memory");
     rd->nnodes = n;
     for (uint32_t i = 0; i < n; i++) {
         size_t at = s.start + (size_t)i * len;
@@ -542,37 +307,37 @@ static int read_nodes(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 
 /* The measured values of comm record i: offsets are those of
  * hp_comm_rec_put. */
-static int check_comm_values(reader *r, size_t at, const hp_comm_rec *c, uint32_t rank,
+static int check_comm_values(hpf_reader *r, size_t at, const hp_comm_rec *c, uint32_t rank,
                              uint32_t i)
 {
     char where[64];
-    if (c->count <= (uint64_t)MAX_COUNT && c->bytes_sent <= (uint64_t)MAX_COUNT &&
-        c->bytes_recv <= (uint64_t)MAX_COUNT && good_time(c->tran) && good_time(c->sync) &&
-        good_time(c->min) && good_time(c->max))
+    if (c->count <= (uint64_t)HPF_MAX_COUNT && c->bytes_sent <= (uint64_t)HPF_MAX_COUNT &&
+        c->bytes_recv <= (uint64_t)HPF_MAX_COUNT && hpf_good_time(c->tran) && hpf_good_time(c->sync) &&
+        hpf_good_time(c->min) && hpf_good_time(c->max))
         return 0;   /* the common case, without formatting `where` */
     snprintf(where, sizeof where, "comm record %u of rank %u", i, rank);
-    if (bad_count(r, at + 8, c->count, "count", where) ||
-        bad_count(r, at + 16, c->bytes_sent, "bytes sent", where) ||
-        bad_count(r, at + 24, c->bytes_recv, "bytes received", where) ||
-        bad_time(r, at + 32, c->tran, "transmission time", where) ||
-        bad_time(r, at + 40, c->sync, "sync time", where) ||
-        bad_time(r, at + 48, c->min, "min", where) ||
-        bad_time(r, at + 56, c->max, "max", where))
+    if (hpf_bad_count(r, at + 8, c->count, "count", where) ||
+        hpf_bad_count(r, at + 16, c->bytes_sent, "bytes sent", where) ||
+        hpf_bad_count(r, at + 24, c->bytes_recv, "bytes received", where) ||
+        hpf_bad_time(r, at + 32, c->tran, "transmission time", where) ||
+        hpf_bad_time(r, at + 40, c->sync, "sync time", where) ||
+        hpf_bad_time(r, at + 48, c->min, "min", where) ||
+        hpf_bad_time(r, at + 56, c->max, "max", where))
         return -1;
     return 0;
 }
 
-static int check_comm(reader *r, size_t at, const hp_comm_rec *c, const hp_rank_data *rd,
+static int check_comm(hpf_reader *r, size_t at, const hp_comm_rec *c, const hp_rank_data *rd,
                       uint32_t rank, uint32_t i, uint32_t nranks)
 {
     if (check_comm_values(r, at, c, rank, i))
         return -1;
     if (c->node >= rd->nnodes)
-        return fail(r, at, "comm record %u of rank %u: node %u out of range (%u nodes)", i,
+        return hpf_fail(r, at, "comm record %u of rank %u: node %u out of range (%u nodes)", i,
                     rank, c->node, rd->nnodes);
     if (c->peer != HP_PEER_ALL && c->peer != HP_PEER_FILE &&
         (c->peer < 0 || (uint32_t)c->peer >= nranks))
-        return fail(r, at, "comm record %u of rank %u: peer %d out of range (%u ranks)", i,
+        return hpf_fail(r, at, "comm record %u of rank %u: peer %d out of range (%u ranks)", i,
                     rank, (int)c->peer, nranks);
     return 0;
 }
@@ -580,18 +345,18 @@ static int check_comm(reader *r, size_t at, const hp_comm_rec *c, const hp_rank_
 /* The comm records: decoded and checked; of a mapping only checked, and
  * left where they are (hpf_load_comms decodes them when they are used):
  * they are most of a large profile. */
-static int read_comms(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
+static int read_comms(hpf_reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
                       hp_rank_data *rd)
 {
-    section s;
+    hpf_section s;
     uint32_t n;
-    if (open_section(r, *pos, HP_SEC_COMM, rank, &s) ||
-        record_count(r, &s, HP_COMM_REC_LEN, &n))
+    if (hpf_open_section(r, *pos, HP_SEC_COMM, rank, &s) ||
+        hpf_record_count(r, &s, HP_COMM_REC_LEN, &n))
         return -1;
     if (!r->mapped) {
         rd->comms = calloc(n ? n : 1, sizeof *rd->comms);
         if (!rd->comms)
-            return fail(r, s.at, "out of memory");
+            return hpf_fail(r, s.at, "out of memory");
     } else {
         r->comm_at[rank] = s.start;
     }
@@ -607,40 +372,40 @@ static int read_comms(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
     return 0;
 }
 
-static int check_task(reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
+static int check_task(hpf_reader *r, size_t at, const hp_rank_data *rd, uint32_t rank,
                       uint32_t i)
 {
     const hp_task_rec *k = &rd->tasks[i];
     if (k->kind != HP_TASKEV_CREATE && k->kind != HP_TASKEV_RUN)
-        return fail(r, at, "task record %u of rank %u: unknown kind %u", i, rank, k->kind);
+        return hpf_fail(r, at, "task record %u of rank %u: unknown kind %u", i, rank, k->kind);
     if (k->site >= rd->nsites)
-        return fail(r, at, "task record %u of rank %u: site %u out of range (%u sites)", i,
+        return hpf_fail(r, at, "task record %u of rank %u: site %u out of range (%u sites)", i,
                     rank, k->site, rd->nsites);
     if (k->thread >= rd->info.threads)
-        return fail(r, at, "task record %u of rank %u: thread %u out of range (%u threads)",
+        return hpf_fail(r, at, "task record %u of rank %u: thread %u out of range (%u threads)",
                     i, rank, k->thread, rd->info.threads);
     char where[64];
     snprintf(where, sizeof where, "task record %u of rank %u", i, rank);
-    if (bad_count(r, at + 16, k->id, "id", where) ||
-        bad_count(r, at + 24, k->parent, "parent", where) ||
-        bad_time(r, at + 32, k->begin, "begin", where) ||
-        bad_time(r, at + 40, k->end, "end", where))
+    if (hpf_bad_count(r, at + 16, k->id, "id", where) ||
+        hpf_bad_count(r, at + 24, k->parent, "parent", where) ||
+        hpf_bad_time(r, at + 32, k->begin, "begin", where) ||
+        hpf_bad_time(r, at + 40, k->end, "end", where))
         return -1;
     if (!(k->begin <= k->end))
-        return fail(r, at, "task record %u of rank %u: ends before it begins", i, rank);
+        return hpf_fail(r, at, "task record %u of rank %u: ends before it begins", i, rank);
     return 0;
 }
 
-static int read_tasks(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+static int read_tasks(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 {
-    section s;
+    hpf_section s;
     uint32_t n;
-    if (open_section(r, *pos, HP_SEC_TASK, rank, &s) ||
-        record_count(r, &s, HP_TASK_REC_LEN, &n))
+    if (hpf_open_section(r, *pos, HP_SEC_TASK, rank, &s) ||
+        hpf_record_count(r, &s, HP_TASK_REC_LEN, &n))
         return -1;
     rd->tasks = calloc(n ? n : 1, sizeof *rd->tasks);
     if (!rd->tasks)
-        return fail(r, s.at, "out of memory");
+        return hpf_fail(r, s.at, "out of memory");
     rd->ntasks = n;
     for (uint32_t i = 0; i < n; i++) {
         size_t at = s.start + (size_t)i * HP_TASK_REC_LEN;
@@ -653,28 +418,43 @@ static int read_tasks(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 }
 
 /* The counters (version 5; none before). */
-static int read_counters(reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
+static int read_counters(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *rd)
 {
-    section s;
+    hpf_section s;
     size_t bad;
     char why[96];
     if (r->version < 5)
         return 0;
-    if (open_section(r, *pos, HP_SEC_CNTR, rank, &s))
+    if (hpf_open_section(r, *pos, HP_SEC_CNTR, rank, &s))
         return -1;
     if (hp_counters_decode(r->data + s.start, s.end - s.start, rd, &bad, why, sizeof why))
-        return fail(r, s.start + bad, "CNTR section of rank %u: %s", rank, why);
+        return hpf_fail(r, s.start + bad, "CNTR section of rank %u: %s", rank, why);
     *pos = s.end;
     return 0;
 }
 
-static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
+/* Each thread that recorded has its own tree, at least its root node:
+ * a thread count above the node count (the file's size bounds it) is not
+ * a count of this rank's threads.  threads_at: the field's offset. */
+static int check_thread_count(hpf_reader *r, size_t threads_at, uint32_t rank,
+                              const hp_rank_data *rd)
+{
+    if (rd->info.threads <= rd->nnodes)
+        return 0;
+    return hpf_fail(r, threads_at, "RANK section of rank %u: thread count %u, more than its %u "
+                "nodes (each thread has its own root node)", rank, rd->info.threads,
+                rd->nnodes);
+}
+
+static int read_rank(hpf_reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
                      hp_rank_data *rd)
 {
+    size_t threads_at = *pos + HP_SECTION_HEADER_LEN + 4;   /* after the rank number */
     if (read_rank_info(r, pos, rank, &rd->info) ||
         read_strings(r, pos, rank, rd) ||
         read_sites(r, pos, rank, rd) ||
         read_nodes(r, pos, rank, rd) ||
+        check_thread_count(r, threads_at, rank, rd) ||
         read_comms(r, pos, rank, nranks, rd) ||
         read_tasks(r, pos, rank, rd) ||
         read_counters(r, pos, rank, rd))
@@ -682,24 +462,24 @@ static int read_rank(reader *r, size_t *pos, uint32_t rank, uint32_t nranks,
     return 0;
 }
 
-static int read_end(reader *r, size_t *pos, uint32_t nranks)
+static int read_end(hpf_reader *r, size_t *pos, uint32_t nranks)
 {
-    section s;
-    if (open_section(r, *pos, HP_SEC_END, -1, &s))
+    hpf_section s;
+    if (hpf_open_section(r, *pos, HP_SEC_END, -1, &s))
         return -1;
     if (s.end - s.start != END_PAYLOAD_LEN)
-        return fail(r, s.at, "END section payload length %zu, expected %u",
+        return hpf_fail(r, s.at, "END section payload length %zu, expected %u",
                     s.end - s.start, END_PAYLOAD_LEN);
     uint32_t count = hp_get_u32(r->data + s.start);
     uint64_t length = hp_get_u64(r->data + s.start + 4);
     if (count != nranks)
-        return fail(r, s.start, "END section counts %u ranks, RUN section says %u", count,
+        return hpf_fail(r, s.start, "END section counts %u ranks, RUN section says %u", count,
                     nranks);
     if (length != s.end)
-        return fail(r, s.start + 4, "END section gives file length %llu, actual end is %zu",
+        return hpf_fail(r, s.start + 4, "END section gives file length %llu, actual end is %zu",
                     (unsigned long long)length, s.end);
     if (s.end != r->len)
-        return fail(r, s.end, "%zu unexpected bytes after the END section", r->len - s.end);
+        return hpf_fail(r, s.end, "%zu unexpected bytes after the END section", r->len - s.end);
     *pos = s.end;
     return 0;
 }
@@ -707,7 +487,7 @@ static int read_end(reader *r, size_t *pos, uint32_t nranks)
 /* Of a mapped file, gives the whole pages before pos back to the kernel
  * once decoded: the decoder never reads behind pos again, so the
  * resident file stays about one rank's records, not the whole file. */
-static void release_decoded(reader *r, size_t pos)
+static void release_decoded(hpf_reader *r, size_t pos)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t upto = pos / page * page;
@@ -717,7 +497,41 @@ static void release_decoded(reader *r, size_t pos)
     r->released = upto;
 }
 
-static int decode(reader *r, hpf_profile *out)
+/* The sections' layout, before any payload is read: every header where
+ * the one before it ends, with the expected tag and a payload inside the
+ * file, the END section last.  So sizes are checked against the file
+ * before a checksum reads a payload: a length that a broken or sparse
+ * file claims costs a few header reads, not gigabytes.  An error here is
+ * the one the decoder would report at the same place; a RUN payload too
+ * short to hold its rank count is left to the decoder. */
+static int check_layout(hpf_reader *r)
+{
+    static const uint32_t rank_tags[] = {HP_SEC_RANK, HP_SEC_STRS, HP_SEC_SITE, HP_SEC_NODE,
+                                         HP_SEC_COMM, HP_SEC_TASK, HP_SEC_CNTR};
+    uint32_t ntags = r->version >= 5 ? 7 : 6;
+    size_t pos = HP_PREAMBLE_LEN;
+    uint64_t plen;
+    if (hpf_check_header(r, pos, HP_SEC_RUN, -1, &plen))
+        return -1;
+    if (plen < 4)
+        return 0;
+    size_t at = pos + HP_SECTION_HEADER_LEN;
+    uint32_t nranks = hp_get_u32(r->data + at);
+    if (nranks == 0)
+        return hpf_fail(r, at, "RUN section says the run has no ranks");
+    if ((uint64_t)nranks * MIN_RANK_BLOCK > r->len)
+        return hpf_fail(r, at, "RUN section says %u ranks, more than the file can hold", nranks);
+    pos += HP_SECTION_HEADER_LEN + (size_t)plen;
+    for (uint32_t rank = 0; rank < nranks; rank++)
+        for (uint32_t k = 0; k < ntags; k++) {
+            if (hpf_check_header(r, pos, rank_tags[k], rank, &plen))
+                return -1;
+            pos += HP_SECTION_HEADER_LEN + (size_t)plen;
+        }
+    return hpf_check_header(r, pos, HP_SEC_END, -1, &plen);
+}
+
+static int decode(hpf_reader *r, hpf_profile *out)
 {
     size_t pos = HP_PREAMBLE_LEN;
     memset(out, 0, sizeof *out);
@@ -725,18 +539,18 @@ static int decode(reader *r, hpf_profile *out)
     if (check_preamble(r, out))
         goto failed;
     r->version = out->version;
-    if (read_run(r, &pos, out))
+    if (check_layout(r) || read_run(r, &pos, out))
         goto failed;
     out->ranks = calloc(out->run.nranks, sizeof *out->ranks);
     if (!out->ranks) {
-        fail(r, pos, "out of memory");
+        hpf_fail(r, pos, "out of memory");
         goto failed;
     }
     out->nranks = out->run.nranks;
     if (r->mapped) {
         out->comm_at = calloc(out->nranks ? out->nranks : 1, sizeof *out->comm_at);
         if (!out->comm_at) {
-            fail(r, pos, "out of memory");
+            hpf_fail(r, pos, "out of memory");
             goto failed;
         }
         r->comm_at = out->comm_at;
@@ -757,14 +571,14 @@ failed:
 int hpf_decode(const unsigned char *data, size_t len, const char *name,
                hpf_profile *out, char *err, size_t errlen)
 {
-    reader r = {data, len, name, err, errlen, 0, 0, 0, NULL};
+    hpf_reader r = {data, len, name, err, errlen, 0, 0, 0, NULL};
     return decode(&r, out);
 }
 
 int hpf_decode_mapped(const unsigned char *data, size_t len, const char *name,
                       hpf_profile *out, char *err, size_t errlen)
 {
-    reader r = {data, len, name, err, errlen, 0, 1, 0, NULL};
+    hpf_reader r = {data, len, name, err, errlen, 0, 1, 0, NULL};
     return decode(&r, out);
 }
 

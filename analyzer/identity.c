@@ -7,9 +7,11 @@
  * Every section of a profile carries the CRC32 of its payload in its
  * header, so the preamble and the section headers identify the content:
  * reading them costs a few thousand small reads, where a CRC of the whole
- * file read a gigabyte at 1024 ranks, at every query.  A file that does
- * not have that structure (not a profile, cut short, bytes after its end
- * section) is identified by the CRC of all its bytes.
+ * file read a gigabyte at 1024 ranks, at every query.  A regular file
+ * that does not have that structure (not a profile, cut short, bytes
+ * after its end section) is no database's merge: its identity says so
+ * without reading it (a sparse 4 GiB file would take seconds); what is
+ * not a regular file (a pipe) is identified by the CRC of all its bytes.
  */
 #include "config.h"
 #include <errno.h>
@@ -79,11 +81,13 @@ int hpf_file_identity(const char *path, char *out, size_t len)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    int rc = fstat(fd, &st);
+    int rc = fstat(fd, &st), laid_out = 1;
     if (rc == 0) {
         size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-        if (!S_ISREG(st.st_mode) || structure_crc(fd, size, &crc) != 0)
+        if (!S_ISREG(st.st_mode))
             rc = whole_crc(fd, &size, &crc);
+        else
+            laid_out = structure_crc(fd, size, &crc) == 0;
     }
     int saved = errno;
     close(fd);
@@ -91,6 +95,9 @@ int hpf_file_identity(const char *path, char *out, size_t len)
         errno = saved ? saved : EIO;
         return -1;
     }
-    snprintf(out, len, "%llu:%08x", (unsigned long long)size, crc);
+    if (laid_out)
+        snprintf(out, len, "%llu:%08x", (unsigned long long)size, crc);
+    else
+        snprintf(out, len, "%llu:unstructured", (unsigned long long)size);
     return 0;
 }

@@ -3,6 +3,7 @@
 noinst_LTLIBRARIES += analyzer/libhpanalyze.la
 analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/hpf_read.h analyzer/hpf_read.c analyzer/hpf_file.c \
+	analyzer/hpf_section.h analyzer/hpf_section.c \
 	analyzer/keymap.h analyzer/keymap.c \
 	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \

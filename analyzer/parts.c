@@ -172,15 +172,82 @@ int hpf_input_find(int nargs, char *const *args, hpf_input *in, char *err, size_
     return rc;
 }
 
-/* Moves the ranks whose records part holds into out. */
-static int take_ranks(hpf_profile *out, hpf_profile *part, const char *first,
-                      const char *file, char *err, size_t errlen)
+/* The host of the first rank whose records p holds ("" if none). */
+static const char *first_host(const hpf_profile *p)
 {
-    if (part->nranks != out->nranks || strcmp(part->run.program ? part->run.program : "",
-                                              out->run.program ? out->run.program : "") != 0) {
-        snprintf(err, errlen, "%s: not of the same run as %s (%u ranks of %s, not %u of %s)",
-                 file, first, part->nranks, part->run.program ? part->run.program : "?",
-                 out->nranks, out->run.program ? out->run.program : "?");
+    for (uint32_t r = 0; r < p->nranks; r++)
+        if (!(p->ranks[r].info.flags & HP_RANKF_MISSING))
+            return p->ranks[r].info.host ? p->ranks[r].info.host : "";
+    return "";
+}
+
+/* Clocks of different hosts may disagree by this much: ranks of one run
+ * on two hosts may seem not to overlap in time by up to it. */
+#define HOST_CLOCK_SKEW_NS 2000000000ull
+
+/* Do the time spans [start, end] of two files' runs (a per-rank file's
+ * is its rank's) share a moment?  Every rank of one run is alive when
+ * MPI_Init completes; two runs one after the other are not. */
+static int spans_overlap(const hp_run_info *a, const hp_run_info *b, uint64_t skew)
+{
+    return a->start_ns <= b->end_ns + skew && b->start_ns <= a->end_ns + skew;
+}
+
+/* The run of a file and where its first rank ran: what its RUN header
+ * says, for telling whether two files can be of one run. */
+typedef struct run_view {
+    const hp_run_info *run;
+    const char *host;
+} run_view;
+
+/* Whether two files' runs can be one: 0, or 1 with the field that
+ * differs, and both values, in what. */
+static int run_difference(run_view part, run_view first, char *what, size_t len)
+{
+    const hp_run_info *a = part.run, *b = first.run;
+    const char *pa = a->program ? a->program : "", *pb = b->program ? b->program : "";
+    if (a->nranks != b->nranks) {
+        snprintf(what, len, "rank count %u, not %u", a->nranks, b->nranks);
+        return 1;
+    }
+    if (strcmp(pa, pb) != 0) {
+        snprintf(what, len, "program %s, not %s", pa, pb);
+        return 1;
+    }
+    if (a->clock != b->clock) {
+        snprintf(what, len, "clock kind %u, not %u", a->clock, b->clock);
+        return 1;
+    }
+    if (a->argc != b->argc) {
+        snprintf(what, len, "argument count %u, not %u", a->argc, b->argc);
+        return 1;
+    }
+    for (uint32_t i = 0; i < a->argc; i++)
+        if (strcmp(a->argv[i], b->argv[i]) != 0) {
+            snprintf(what, len, "argv[%u] '%s', not '%s'", i, a->argv[i], b->argv[i]);
+            return 1;
+        }
+    uint64_t skew = strcmp(part.host, first.host) ? HOST_CLOCK_SKEW_NS : 0;
+    if (!spans_overlap(a, b, skew)) {
+        snprintf(what, len, "run time %llu to %llu ns (unix), not overlapping %llu to %llu",
+                 (unsigned long long)a->start_ns, (unsigned long long)a->end_ns,
+                 (unsigned long long)b->start_ns, (unsigned long long)b->end_ns);
+        return 1;
+    }
+    return 0;
+}
+
+/* Moves the ranks whose records part holds into out; holder[r] is the
+ * file each rank of out came from (NULL: none yet). */
+static int take_ranks(hpf_profile *out, run_view first_run, hpf_profile *part,
+                      const char *first, const char *file, const char **holder, char *err,
+                      size_t errlen)
+{
+    char what[512];
+    run_view part_run = {&part->run, first_host(part)};
+    if (run_difference(part_run, first_run, what, sizeof what)) {
+        snprintf(err, errlen, "%s: not of the same run as %s (its RUN section: %s)", file,
+                 first, what);
         return -1;
     }
     for (uint32_t r = 0; r < part->nranks; r++) {
@@ -188,7 +255,7 @@ static int take_ranks(hpf_profile *out, hpf_profile *part, const char *first,
             continue;
         if (!(out->ranks[r].info.flags & HP_RANKF_MISSING)) {
             snprintf(err, errlen, "%s: rank %u has records in this file and in an earlier one "
-                     "(%s, ...)", file, r, first);
+                     "(%s)", file, r, holder[r] ? holder[r] : first);
             return -1;
         }
         if (hpf_load_comms(part, r, err, errlen))   /* part's mapping goes */
@@ -196,6 +263,7 @@ static int take_ranks(hpf_profile *out, hpf_profile *part, const char *first,
         hp_rank_data swap = out->ranks[r];
         out->ranks[r] = part->ranks[r];
         part->ranks[r] = swap;
+        holder[r] = file;
     }
     if (part->run.start_ns < out->run.start_ns)
         out->run.start_ns = part->run.start_ns;
@@ -209,20 +277,35 @@ int hpf_read_input(const hpf_input *in, hpf_profile *out, char *err, size_t errl
 {
     if (hpf_read(in->files[0], out, err, errlen))
         return -1;
-    for (uint32_t i = 1; i < in->nfiles; i++) {
+    if (in->nfiles == 1)
+        return 0;
+    const char **holder = calloc(out->nranks, sizeof *holder);
+    if (!holder) {
+        snprintf(err, errlen, "out of memory");
+        hpf_free(out);
+        return -1;
+    }
+    /* the first file's header as read (out's span widens as files come) */
+    hp_run_info run0 = out->run;
+    run_view first_run = {&run0, first_host(out)};
+    for (uint32_t r = 0; r < out->nranks; r++)
+        if (!(out->ranks[r].info.flags & HP_RANKF_MISSING))
+            holder[r] = in->files[0];
+    int rc = 0;
+    for (uint32_t i = 1; rc == 0 && i < in->nfiles; i++) {
         hpf_profile part;
         if (hpf_read(in->files[i], &part, err, errlen)) {
-            hpf_free(out);
-            return -1;
+            rc = -1;
+            break;
         }
-        int rc = take_ranks(out, &part, in->files[0], in->files[i], err, errlen);
+        rc = take_ranks(out, first_run, &part, in->files[0], in->files[i], holder, err,
+                        errlen);
         hpf_free(&part);
-        if (rc) {
-            hpf_free(out);
-            return -1;
-        }
     }
-    return 0;
+    free(holder);
+    if (rc)
+        hpf_free(out);
+    return rc;
 }
 
 int hpf_input_identity(const hpf_input *in, char *out, size_t len)

@@ -65,6 +65,10 @@ static int db_is_of(const char *db_path, const char *id, int *newer)
                                    NULL) != SQLITE_OK)
         same = 0;
     sqlite3_finalize(st);
+    /* a table dropped since: merged again */
+    char ignored[256];
+    if (same && hpf_db_check_complete(db, db_path, ignored, sizeof ignored))
+        same = 0;
     sqlite3_close(db);
     return same;
 }
@@ -150,7 +154,8 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
         goto failed;
     }
     if (check_hprof_db(*db, *db_path, err, errlen) ||
-        hpf_db_check_version(*db, *db_path, err, errlen))
+        hpf_db_check_version(*db, *db_path, err, errlen) ||
+        hpf_db_check_complete(*db, *db_path, err, errlen))
         goto failed;
     return 0;
 failed:

@@ -45,6 +45,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/sources/hp_gomp.h libhprof/sources/gomp_real.c \
 	libhprof/sources/gomp_parallel.c libhprof/sources/gomp_task.c \
 	libhprof/sources/gomp_sync.c libhprof/sources/gomp_join.c \
+	libhprof/sources/gomp_target.c libhprof/sources/tgt_target.c \
 	libhprof/sources/hp_gomp_join.h \
 	libhprof/sources/hp_ompt.h libhprof/sources/ompt.c libhprof/sources/ompt_mutex.c \
 	libhprof/sources/hp_ompt_codeptr.h libhprof/sources/ompt_codeptr.c \

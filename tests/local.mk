@@ -126,6 +126,7 @@ include tests/interactive/local.mk
 include tests/report/local.mk
 include tests/callpath/local.mk
 include tests/counters/local.mk
+include tests/target/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

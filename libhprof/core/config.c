@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "hp_config.h"
 
 hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3};
@@ -29,13 +30,31 @@ static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
 }
 
 /* HPROF_FILTER names a rule file; a missing or unreadable one is reported
- * when it is loaded, a directory here (reading it would find no rules). */
+ * when it is loaded, a directory or an empty name here (reading it would
+ * find no rules). */
 static int check_filter(const char *v, char *err, size_t errlen)
 {
     struct stat st;
+    if (!*v) {
+        snprintf(err, errlen, "HPROF_FILTER='' names no rule file (unset it to record every "
+                 "site)");
+        return -1;
+    }
     if (stat(v, &st) != 0 || !S_ISDIR(st.st_mode))
         return 0;
     snprintf(err, errlen, "HPROF_FILTER='%s' is a directory, not a rule file", v);
+    return -1;
+}
+
+/* HPROF_COUNTERS lists event names, comma-separated: a value that names
+ * none (empty, or only commas and blanks) is a mistake, not "no counters"
+ * (that is HPROF_COUNTERS unset). */
+static int check_counters(const char *v, char *err, size_t errlen)
+{
+    if (v[strspn(v, ", \t")] != '\0')
+        return 0;
+    snprintf(err, errlen, "HPROF_COUNTERS='%s' names no event (unset it to read no counters)",
+             v);
     return -1;
 }
 
@@ -105,7 +124,7 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
             return -1;
         cfg->throttle_ns = n;
     }
-    if ((v = get("HPROF_FILTER")) && *v) {
+    if ((v = get("HPROF_FILTER"))) {
         if (check_filter(v, err, errlen))
             return -1;
         cfg->filter = strdup(v);
@@ -115,8 +134,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
             return -1;
         cfg->task_trace = (uint32_t)n;
     }
-    if ((v = get("HPROF_COUNTERS")) && *v)
+    if ((v = get("HPROF_COUNTERS"))) {
+        if (check_counters(v, err, errlen))
+            return -1;
         cfg->counters = strdup(v);
+    }
     if ((v = get("HPROF_COUNTERS_FAKE")) && parse_choice("HPROF_COUNTERS_FAKE", v, boolean,
                                                          &cfg->counters_fake, err, errlen))
         return -1;
@@ -155,12 +177,39 @@ int hp_config_rank_is_first(void)
     return 1;
 }
 
+/* A local rank is numbered among the ranks of its host in world-rank
+ * order, so a rank whose local rank equals its world rank N shares its
+ * host with ranks 0 to N-1, rank 0 among them.  Without the launcher's
+ * local rank the host is unknown. */
+int hp_config_rank_shares_first_host(void)
+{
+    static const char *const pairs[][2] = {
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}, /* Open MPI */
+        {"PMI_RANK", "MPI_LOCALRANKID"},                        /* MPICH's hydra */
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *world = getenv(pairs[i][0]), *local = getenv(pairs[i][1]);
+        if (world)
+            return local && strcmp(world, local) == 0;
+    }
+    return getenv("PMIX_RANK") == NULL;  /* outside MPI: the only rank */
+}
+
+/* How long a rank that leaves the reason to the first rank waits for
+ * the launcher to end the job before it says the reason itself. */
+#define FIRST_RANK_WAIT_S 30
+
+void hp_config_stop(const char *reason, int say_now)
+{
+    if (!say_now)
+        sleep(FIRST_RANK_WAIT_S);
+    fprintf(stderr, "hprof: %s\n", reason);
+    exit(2);
+}
+
 void hp_config_load(void)
 {
     char err[256];
-    if (hp_config_parse(&hp_cfg, process_getenv, err, sizeof err) != 0) {
-        if (hp_config_rank_is_first())
-            fprintf(stderr, "hprof: %s\n", err);
-        exit(2);
-    }
+    if (hp_config_parse(&hp_cfg, process_getenv, err, sizeof err) != 0)
+        hp_config_stop(err, hp_config_rank_is_first());
 }

@@ -38,10 +38,21 @@ extern hp_config hp_cfg;
 int hp_config_parse(hp_config *cfg, const char *(*getenv_fn)(const char *),
                     char *err, size_t errlen);
 /* Reads the process environment into hp_cfg; on error prints it and exits
- * with status 2 (before any measurement has started). */
+ * with status 2 (before any measurement has started): hp_config_stop,
+ * said by the first rank (every rank reads the same settings). */
 void hp_config_load(void);
+/* Stops the process before it runs: status 2 and "hprof: REASON" on
+ * stderr, at once when say_now; otherwise the first rank says it and
+ * ends the job (this process exiting first, the launcher could stop the
+ * first rank before it printed), so this one waits, and says it itself
+ * should it still run after 30 s. */
+void hp_config_stop(const char *reason, int say_now);
 /* Whether this process is the first rank as its launcher tells (1 outside
  * MPI): who prints a warning all ranks would print alike. */
 int hp_config_rank_is_first(void);
+/* Whether this process certainly runs on the first rank's host (1 outside
+ * MPI): a file that cannot be read there cannot be read by the first rank
+ * either, which then says so for both. */
+int hp_config_rank_shares_first_host(void);
 
 #endif

@@ -19,15 +19,24 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static hp_filter *filter;
 
+/* A rule file that cannot be read stops the run (exit status 2, before
+ * it starts).  Said once per job: by the first rank, and by any rank that
+ * may see other files than the first rank does (another host's file
+ * system), so the line is never lost when the first rank could read it.
+ * The other ranks of the first rank's host leave it to the first rank,
+ * which fails alike: they wait (were they to exit first, the launcher
+ * could stop the first rank before it printed) until the launcher ends
+ * the job, or, should the file have appeared for the first rank
+ * meanwhile, 30 s and then say it themselves (hp_config_stop). */
 static void load_filter(void)
 {
-    char err[512];
+    char err[512], reason[600];
     if (!hp_cfg.filter)
         return;
     filter = hp_filter_load(hp_cfg.filter, err, sizeof err);
     if (!filter) {
-        fprintf(stderr, "hprof: HPROF_FILTER: %s\n", err);
-        exit(2);
+        snprintf(reason, sizeof reason, "HPROF_FILTER: %s", err);
+        hp_config_stop(reason, hp_config_rank_is_first() || !hp_config_rank_shares_first_host());
     }
 }
 

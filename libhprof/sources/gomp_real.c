@@ -113,6 +113,7 @@ static void resolve_real(void)
     LOOKUP(single_start, "GOMP_single_start");
     LOOKUP(single_copy_start, "GOMP_single_copy_start");
     LOOKUP(task, "GOMP_task");
+    LOOKUP(target, "GOMP_target_ext");
     LOOKUP(taskloop, "GOMP_taskloop");
     LOOKUP(taskloop_ull, "GOMP_taskloop_ull");
     LOOKUP(taskwait, "GOMP_taskwait");

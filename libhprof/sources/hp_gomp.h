@@ -9,6 +9,7 @@
 #define HP_GOMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "hp_omp.h"
 #include "hp_source.h"
@@ -39,6 +40,8 @@ typedef void *(*ptr_fn)(void);
 typedef void (*lock_fn)(void *);
 typedef int (*test_fn)(void *);
 typedef int (*int_fn)(void);
+typedef void (*target_fn)(int, void (*)(void *), size_t, void **, size_t *, unsigned short *,
+                          unsigned int, void **, void **);
 typedef void (*task_fn)(void (*)(void *), void *, void (*)(void *, void *), long, long,
                         bool, unsigned, void **, int, void *);
 typedef void (*taskloop_fn)(void (*)(void *), void *, void (*)(void *, void *), long, long,
@@ -59,6 +62,7 @@ typedef struct hp_gomp_calls {
     name_fn critical_name_start, critical_name_end, taskwait_depend;
     ptr_fn single_copy_start;
     task_fn task;
+    target_fn target;
     taskloop_fn taskloop;
     taskloop_ull_fn taskloop_ull;
     lock_fn set_lock, unset_lock, set_nest_lock, unset_nest_lock;

@@ -40,6 +40,7 @@ enum hp_omp_what {
     HP_OMP_ORDERED,           /* holding it */
     HP_OMP_ATOMIC,            /* atomic updates (seen when not lock-free) */
     HP_OMP_FLUSH,             /* flushes */
+    HP_OMP_TARGET,            /* a target region (on the host: its time) */
     HP_OMP_NWHAT
 };
 

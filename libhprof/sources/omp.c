@@ -9,6 +9,7 @@ const char *const hp_omp_names[HP_OMP_NWHAT] = {
     "parallel", "implicit barrier", "barrier", "critical wait", "critical",
     "lock wait", "lock", "loop", "single", "master", "task", "task create",
     "taskwait", "fork", "join", "ordered wait", "ordered", "atomic", "flush",
+    "target",
 };
 
 uint32_t hp_omp_site(hp_thread *t, uintptr_t addr, int entry, int what)

@@ -161,8 +161,32 @@ expect_err_line "files of two runs named" \
     "$QUERY" "$tmp/abort.rank0.hpf" "$tmp/segv.rank1.hpf"
 cp "$tmp/abort.rank0.hpf" "$tmp/two/abort.rank7.hpf"
 expect_err_line "a rank in two files" \
-    "hprof-query: $tmp/two/abort.rank7.hpf: rank 0 has records in this file and in an earlier one ($tmp/two/abort.rank0.hpf, ...)" \
+    "hprof-query: $tmp/two/abort.rank7.hpf: rank 0 has records in this file and in an earlier one ($tmp/two/abort.rank0.hpf)" \
     "$QUERY" "$tmp/two"
+# r0 r1 r1: the earlier file named is the one that holds rank 1
+mkdir -p "$tmp/dup"
+cp "$tmp/abort.rank0.hpf" "$tmp/abort.rank1.hpf" "$tmp/dup/"
+cp "$tmp/abort.rank1.hpf" "$tmp/dup/abort.rank2.hpf"
+expect_err_line "rank 1 in its own file and a copy named rank 2" \
+    "hprof-query: $tmp/dup/abort.rank2.hpf: rank 1 has records in this file and in an earlier one ($tmp/dup/abort.rank1.hpf)" \
+    "$QUERY" "$tmp/dup"
+# two runs' files renamed to share one name: refused by the RUN header
+# field that differs, the arguments (abort, segv) ...
+mkdir -p "$tmp/renamed"
+cp "$tmp/abort.rank0.hpf" "$tmp/abort.rank2.hpf" "$tmp/renamed/"
+cp "$tmp/segv.rank1.hpf" "$tmp/renamed/abort.rank1.hpf"
+expect_err_line "two runs renamed to one name, other arguments" \
+    "hprof-query: $tmp/renamed/abort.rank1.hpf: not of the same run as $tmp/renamed/abort.rank0.hpf (its RUN section: argv[1] 'segv', not 'abort')" \
+    "$QUERY" "$tmp/renamed"
+# ... or, the same program with the same arguments run again, the time
+# the runs took: every rank of one run lives when MPI_Init completes
+launch abort2 "$T/faults" abort
+mkdir -p "$tmp/again"
+cp "$tmp/abort.rank0.hpf" "$tmp/abort.rank2.hpf" "$tmp/again/"
+cp "$tmp/abort2.rank1.hpf" "$tmp/again/abort.rank1.hpf"
+expect_eq "two runs with the same arguments renamed to one name: refused by their times, one line" \
+    "1;1;hprof-query: $tmp/again/abort.rank1.hpf: not of the same run as $tmp/again/abort.rank0.hpf (its RUN section: run time T to T ns (unix), not overlapping T to T)" \
+    "$("$QUERY" "$tmp/again" >/dev/null 2>"$tmp/again.err" && echo 0 || echo 1);$(wc -l <"$tmp/again.err");$(sed 's/[0-9]\{12,\}/T/g' "$tmp/again.err")"
 expect_err_line "a directory without per-rank files" \
     "hprof-query: $tmp/empty: no per-rank profile (NAME.rank<N>.hpf) in this directory" \
     "$QUERY" "$tmp/empty"

@@ -8,6 +8,14 @@
 # setting it does not run (stdout empty), exit status 2, stderr exactly
 #   HPROF_FILTER=/etc        hprof: HPROF_FILTER='/etc' is a directory, not a rule file
 #   HPROF_MAX_NODES=' 5'     hprof: HPROF_MAX_NODES=' 5' is not a whole number from 1 to 1073741824
+#   HPROF_FILTER=''          hprof: HPROF_FILTER='' names no rule file (unset it to record every site)
+#   HPROF_COUNTERS=',,,'     hprof: HPROF_COUNTERS=',,,' names no event (unset it to read no counters)
+# A rule file that does not exist stops every rank with status 2; the
+# line naming it is printed by rank 0, and by a rank that may not share
+# rank 0's host (its launcher's local rank differs from its world rank:
+# its file system may differ) at once; the other ranks of rank 0's host
+# wait for the launcher to end the job (still silent after 2 s): under
+# mpirun -np 3 on one host, one line in all.
 # and with a good HPROF_OUTPUT it prints "ok" and writes that file.  (An
 # HPROF_OUTPUT that names a device is not refused: the run goes on and no
 # profile is written, tests/writes/run.sh.)
@@ -56,6 +64,58 @@ expect_refused() {
 expect_refused HPROF_FILTER /etc "hprof: HPROF_FILTER='/etc' is a directory, not a rule file"
 expect_refused HPROF_MAX_NODES " 5" \
     "hprof: HPROF_MAX_NODES=' 5' is not a whole number from 1 to 1073741824"
+expect_refused HPROF_FILTER "" \
+    "hprof: HPROF_FILTER='' names no rule file (unset it to record every site)"
+expect_refused HPROF_COUNTERS ",,," \
+    "hprof: HPROF_COUNTERS=',,,' names no event (unset it to read no counters)"
+expect_refused HPROF_COUNTERS " , " \
+    "hprof: HPROF_COUNTERS=' , ' names no event (unset it to read no counters)"
+
+# a missing rule file: who says it, as the launcher's variables tell
+missing="hprof: HPROF_FILTER: $dir/no-such-rules: No such file or directory"
+# expect_filter_line NAME LINES VAR=VALUE... - exit status 2, LINES lines
+expect_filter_line() {
+    name=$1 lines=$2
+    shift 2
+    env HPROF_FILTER="$dir/no-such-rules" "$@" "$dir/p" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "missing filter, $name: exit $rc, expected 2"
+    want=$([ "$lines" = 1 ] && echo "$missing")
+    [ "$(cat "$dir/err")" = "$want" ] ||
+        fail "missing filter, $name: stderr '$(cat "$dir/err")', expected '$want'"
+}
+expect_filter_line "no launcher" 1
+expect_filter_line "rank 0" 1 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_LOCAL_RANK=0
+expect_filter_line "rank 2, first on another host" 1 OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=0
+expect_filter_line "PMIx rank 1, host unknown" 1 PMIX_RANK=1
+# expect_waiting NAME VAR=VALUE... - still running and silent after 2 s
+expect_waiting() {
+    name=$1
+    shift
+    env HPROF_FILTER="$dir/no-such-rules" "$@" timeout 2 "$dir/p" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ $rc -eq 124 ] && [ ! -s "$dir/err" ] ||
+        fail "missing filter, $name: exit $rc (124: still waiting), stderr '$(cat "$dir/err")'"
+}
+expect_waiting "rank 2 on rank 0's host" OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=2
+expect_waiting "hydra rank 1 on rank 0's host" PMI_RANK=1 MPI_LOCALRANKID=1
+# mpirun_lines NAME WANT VAR=VALUE - 3 ranks on this host: exactly one
+# line WANT (the ranks that leave it to rank 0 do not exit first, so
+# mpirun cannot stop rank 0 before it prints)
+mpirun_lines() {
+    if ! command -v mpirun >/dev/null 2>&1; then
+        return 0
+    fi
+    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$3" \
+        timeout 120 mpirun -np 3 --oversubscribe --bind-to none -x "${3%%=*}" -x HPROF_SUMMARY \
+        "$dir/p" >"$dir/out" 2>"$dir/err" </dev/null
+    n=$(grep -c "^hprof: " "$dir/err")
+    [ "$n" = 1 ] && grep -qxF "$2" "$dir/err" ||
+        fail "$1 under mpirun -np 3: $n lines, expected one '$2': $(cat "$dir/err")"
+}
+mpirun_lines "missing filter" "$missing" HPROF_FILTER="$dir/no-such-rules"
+mpirun_lines "malformed setting" "hprof: HPROF_MAX_NODES='x' is not a whole number from 1 to 1073741824" \
+    HPROF_MAX_NODES=x
 
 # the good case still runs and writes its profile
 HPROF_OUTPUT=$dir/good.hpf "$dir/p" >"$dir/out" 2>"$dir/err" || fail "good: exit $?: $(cat "$dir/err")"

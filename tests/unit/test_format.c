@@ -336,6 +336,18 @@ static void test_truncation(void **state)
     expect_error_len(encoded.len - 1, end, "file truncated: END section has 12 payload");
 }
 
+/* A section that claims the rest of the file, as a sparse or broken file
+ * does: the layout is checked against the file before any checksum reads
+ * a payload, so the error is the missing section after it, not the
+ * checksum of a payload as long as the file (gigabytes of a sparse one). */
+static void test_layout_before_checksum(void **state)
+{
+    (void)state;
+    size_t run = find_section(HP_SEC_RUN, 0);
+    hp_put_u64(encoded.data + run + 8, encoded.len - run - HP_SECTION_HEADER_LEN);
+    expect_error(encoded.len, "file truncated: RANK section of rank 0 missing");
+}
+
 static void test_bad_magic(void **state)
 {
     (void)state;
@@ -653,6 +665,26 @@ static void test_rank_domain(void **state)
     expect_valid();
 }
 
+/* A rank's thread count: at least each node's thread + 1, at most its
+ * node count (each thread has its own root node). */
+static void test_thread_count(void **state)
+{
+    (void)state;
+    size_t sec = find_section(HP_SEC_RANK, 1);
+    size_t threads = sec + HP_SECTION_HEADER_LEN + 4;
+    hp_put_u32(encoded.data + threads, UINT32_MAX);
+    fix_crc(sec);
+    expect_error(threads, "RANK section of rank 1: thread count 4294967295, more than its 4 "
+                 "nodes (each thread has its own root node)");
+    hp_put_u32(encoded.data + threads, 1);
+    fix_crc(sec);
+    expect_error(find_section(HP_SEC_NODE, 1) + HP_SECTION_HEADER_LEN + 3 * HP_NODE_REC_LEN,
+                 "node 3 of rank 1: thread 1 out of range (1 threads)");
+    hp_put_u32(encoded.data + threads, 2);
+    fix_crc(sec);
+    expect_valid();
+}
+
 static void test_record_domain(void **state)
 {
     (void)state;
@@ -701,6 +733,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checksum, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layout_before_checksum, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thread_count, setup, teardown),
         cmocka_unit_test(test_cut_while_mapped),
         cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version, setup, teardown),

@@ -192,6 +192,41 @@ expect_err domain-merge 1 "hprof-merge: $dir/clock.hpf: offset 36: RUN section: 
     $MERGE "$dir/clock.hpf"
 [ ! -e "$dir/clock.db" ] || fail "domain-merge: left $dir/clock.db"
 
+# a sparse 1 GiB file whose RUN section claims all of it: refused by the
+# rank count it holds, before a checksum reads the gigabyte (peak
+# resident memory under 64 MB where GNU time can tell), also when a
+# database already sits beside it (its identity is not read either)
+python3 -c "
+import struct, sys
+d = open(sys.argv[1], 'rb').read(16)
+f = open(sys.argv[2], 'wb')
+f.write(d + struct.pack('<IIQ', 0x204e5552, 0, (1 << 30) - 32))
+f.truncate(1 << 30)" "$dir/p.hpf" "$dir/sparse.hpf" || exit 99
+sparse_err="hprof-query: $dir/sparse.hpf: offset 32: RUN section says the run has no ranks"
+expect_err sparse 1 "$sparse_err" $QUERY "$dir/sparse.hpf"
+cp "$dir/p.db" "$dir/sparse.db"
+expect_err sparse-beside-db 1 "$sparse_err" $QUERY "$dir/sparse.hpf"
+if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+    kb=$(/usr/bin/time -f %M "$QUERY" "$dir/sparse.hpf" 2>&1 >/dev/null | tail -1)
+    [ "$kb" -lt 65536 ] || fail "sparse: peak resident memory $kb KB, expected < 65536"
+fi
+rm -f "$dir/sparse.hpf" "$dir/sparse.db"
+
+# a database with a table dropped: named, and it is no hprof database of
+# this version; a profile's database with a table dropped is merged again
+cp "$dir/p.db" "$dir/drop.db"
+python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute('DROP TABLE node_time'); c.commit()" "$dir/drop.db" || exit 99
+expect_err dropped-table 1 "hprof-query: $dir/drop.db: table node_time is missing: not an hprof database of this version (merge its profile again)" \
+    $QUERY "$dir/drop.db"
+cp "$dir/p.hpf" "$dir/again.hpf"
+$QUERY "$dir/again.hpf" >/dev/null 2>&1 || fail "again: first query failed"
+python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute('DROP TABLE stat'); c.commit()" "$dir/again.db" || exit 99
+expect_out dropped-table-merged-again "1" sh -c "$QUERY '$dir/again.hpf' --sql 'SELECT count(*) > 0 FROM stat' --format csv 2>/dev/null | tail -1"
+
 # `--` ends the options: a file named like an option still opens
 cp "$dir/p.db" "$dir/-x.db"
 expect_out end-of-options "rank
