@@ -381,8 +381,7 @@ int hp_omp_clang_body_pragma_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *f
     if (!cu || !outlined_scope(cu, pc - bias, func, &outlined) ||
         dwarf_decl_line(&outlined, &decl) != 0 || decl != line || !hp_sym_at(mod, pc, &off, &sym))
         return 0;
-    Dwfl_Line *entry = dwfl_module_getsrc(mod, pc - off);
-    if (!entry || !dwfl_lineinfo(entry, NULL, &pragma, NULL, NULL, NULL))
+    if (!hp_resolve_line(mod, pc - off, &pragma))
         return 0;
     return pragma > 0 && pragma < line ? pragma : 0;
 }
@@ -391,8 +390,7 @@ int hp_omp_clang_body_pragma_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *f
 static int call_line(Dwfl_Module *mod, uintptr_t ra)
 {
     int line = 0;
-    Dwfl_Line *l = dwfl_module_getsrc(mod, ra - 1);
-    return l && dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) ? line : 0;
+    return hp_resolve_line(mod, ra - 1, &line) ? line : 0;
 }
 
 int hp_omp_ends_single(Dwfl_Module *mod, uintptr_t ra, int line)

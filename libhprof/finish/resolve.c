@@ -210,8 +210,7 @@ static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
     return 1;
 }
 
-/* File and line of pc, through the address index or the units. */
-static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
+const char *hp_resolve_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
 {
     Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     if (line)
@@ -300,7 +299,7 @@ static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
 static int explicit_barrier(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     int line = 0;
-    const char *file = source_line(mod, pc, &line);
+    const char *file = hp_resolve_line(mod, pc, &line);
     return file && line > 0 && hp_omp_pragma_at(file, line, "barrier");
 }
 
@@ -520,7 +519,7 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     if ((s->flags & HP_SITEF_FRAME) && s->func)
         s->name = s->func;      /* a call path's frame: the function it lies in */
     int lineno = 0;
-    const char *file = source_line(mod, pc, &lineno);
+    const char *file = hp_resolve_line(mod, pc, &lineno);
     if (!file)
         return 0;
     s->file = strdup(file);
