@@ -23,6 +23,11 @@ int hp_omp_is_outlined(const char *func)
                     strncmp(func, CLANG_PREFIX, strlen(CLANG_PREFIX)) == 0);
 }
 
+int hp_omp_is_clang_outlined(const char *func)
+{
+    return func && strncmp(func, CLANG_PREFIX, strlen(CLANG_PREFIX)) == 0;
+}
+
 /* gcc: the name up to its outlined suffix. */
 static char *gcc_user_function(const char *func)
 {
@@ -332,7 +337,9 @@ Dwarf_Addr hp_omp_before_epilogue(Dwfl_Module *mod, Dwarf_Addr jump)
     Dwarf_Addr bias = 0;
     Dwarf_Lines *lines;
     size_t n;
-    Dwarf_Die *cu = hp_sym_at(mod, jump, &off, &sym) ? hp_resolve_unit(mod, jump, &bias) : NULL;
+    const char *func = hp_sym_at(mod, jump, &off, &sym);
+    Dwarf_Die *cu = func && !hp_omp_is_clang_outlined(func) ? hp_resolve_unit(mod, jump, &bias)
+                                                            : NULL;
     if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0)
         return 0;
     Dwarf_Addr entry = jump - off - bias, a = jump - bias;
