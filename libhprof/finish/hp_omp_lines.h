@@ -29,6 +29,9 @@
 /* Is `func` the name of a function the compiler outlined for OpenMP? */
 int hp_omp_is_outlined(const char *func);
 
+/* ... by clang (`.omp_outlined.`, `.omp_task_entry.`, ...)? */
+int hp_omp_is_clang_outlined(const char *func);
+
 /* The user function around the outlined function `func`, the innermost
  * function at pc in mod; a new string, or NULL when unknown. */
 char *hp_omp_user_function(Dwfl_Module *mod, Dwarf_Addr pc, const char *func);
@@ -44,7 +47,9 @@ int *hp_omp_gcc_own_lines(Dwfl_Module *mod, Dwarf_Addr pc, const char *func, int
  * pragma), which is no line of the construct.  The barrier ends the
  * construct whose code runs just before that epilogue: returns the
  * address of the last instruction, in address order, before the rows of
- * the jump's line that lead to it (inside the function), 0 if none. */
+ * the jump's line that lead to it (inside the function), 0 if none.
+ * clang gives the jump the construct's own line (a single's end barrier,
+ * its pragma's): 0 in code clang outlined. */
 Dwarf_Addr hp_omp_before_epilogue(Dwfl_Module *mod, Dwarf_Addr jump);
 
 /* The declaration line of the function whose entry is pc (clang declares

@@ -16,4 +16,10 @@ int hp_resolve_dynamic_sites(void);
 #include <elfutils/libdwfl.h>
 Dwarf_Die *hp_resolve_unit(Dwfl_Module *mod, Dwarf_Addr pc, Dwarf_Addr *bias);
 
+/* The file and line of pc in mod, through the address index or, when
+ * there is none, its unit's line table (dwfl_module_getsrc alone finds
+ * no line in a clang object built without -gdwarf-aranges); NULL when
+ * unknown. */
+const char *hp_resolve_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno);
+
 #endif

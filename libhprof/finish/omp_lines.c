@@ -23,6 +23,11 @@ int hp_omp_is_outlined(const char *func)
                     strncmp(func, CLANG_PREFIX, strlen(CLANG_PREFIX)) == 0);
 }
 
+int hp_omp_is_clang_outlined(const char *func)
+{
+    return func && strncmp(func, CLANG_PREFIX, strlen(CLANG_PREFIX)) == 0;
+}
+
 /* gcc: the name up to its outlined suffix. */
 static char *gcc_user_function(const char *func)
 {
@@ -332,7 +337,9 @@ Dwarf_Addr hp_omp_before_epilogue(Dwfl_Module *mod, Dwarf_Addr jump)
     Dwarf_Addr bias = 0;
     Dwarf_Lines *lines;
     size_t n;
-    Dwarf_Die *cu = hp_sym_at(mod, jump, &off, &sym) ? hp_resolve_unit(mod, jump, &bias) : NULL;
+    const char *func = hp_sym_at(mod, jump, &off, &sym);
+    Dwarf_Die *cu = func && !hp_omp_is_clang_outlined(func) ? hp_resolve_unit(mod, jump, &bias)
+                                                            : NULL;
     if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0)
         return 0;
     Dwarf_Addr entry = jump - off - bias, a = jump - bias;
@@ -381,8 +388,7 @@ int hp_omp_clang_body_pragma_line(Dwfl_Module *mod, Dwarf_Addr pc, const char *f
     if (!cu || !outlined_scope(cu, pc - bias, func, &outlined) ||
         dwarf_decl_line(&outlined, &decl) != 0 || decl != line || !hp_sym_at(mod, pc, &off, &sym))
         return 0;
-    Dwfl_Line *entry = dwfl_module_getsrc(mod, pc - off);
-    if (!entry || !dwfl_lineinfo(entry, NULL, &pragma, NULL, NULL, NULL))
+    if (!hp_resolve_line(mod, pc - off, &pragma))
         return 0;
     return pragma > 0 && pragma < line ? pragma : 0;
 }
@@ -415,8 +421,7 @@ int hp_omp_statement_at(Dwfl_Module *mod, uintptr_t ra, const char *file, int *l
 static int call_line(Dwfl_Module *mod, uintptr_t ra)
 {
     int line = 0;
-    Dwfl_Line *l = dwfl_module_getsrc(mod, ra - 1);
-    return l && dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) ? line : 0;
+    return hp_resolve_line(mod, ra - 1, &line) ? line : 0;
 }
 
 int hp_omp_ends_single(Dwfl_Module *mod, uintptr_t ra, int line)

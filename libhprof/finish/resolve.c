@@ -211,8 +211,7 @@ static int resolve_inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, hp_site *s)
     return 1;
 }
 
-/* File and line of pc, through the address index or the units. */
-static const char *source_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
+const char *hp_resolve_line(Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
 {
     Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     if (line)
@@ -301,7 +300,7 @@ static int function_entry(Dwfl *dwfl, Dwarf_Addr pc)
 static int explicit_barrier(Dwfl_Module *mod, Dwarf_Addr pc)
 {
     int line = 0;
-    const char *file = source_line(mod, pc, &line);
+    const char *file = hp_resolve_line(mod, pc, &line);
     return file && line > 0 && hp_omp_pragma_at(file, line, "barrier");
 }
 
@@ -362,6 +361,22 @@ static int follow_construct(const hp_site *s, Dwfl_Module *mod, int from)
     return hp_omp_follow_construct(s->file, from, line, col, ends);
 }
 
+/* A barrier that clang's outlined code reached by a tail jump (a
+ * single's end as a region's last act: hp_omp_lines.h) is on the line
+ * clang gives it, its construct's: the end of the worksharing construct
+ * there, if any. */
+static int clang_construct_end(const hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc)
+{
+    static const char *const worksharing[] = {"single", "for", "sections"};
+    if (!(s->flags & HP_SITEF_TAILCALL) || strcmp(s->name, "barrier") != 0 ||
+        !hp_omp_is_clang_outlined(hp_sym_at(mod, pc, NULL, NULL)))
+        return 0;
+    for (size_t i = 0; i < sizeof worksharing / sizeof worksharing[0]; i++)
+        if (hp_omp_pragma_at(s->file, (int)s->line, worksharing[i]))
+            return 1;
+    return 0;
+}
+
 /* An OpenMP site in outlined code: at its pragma's line when gcc's line
  * rows do not give it (hp_omp_lines.h, hp_omp_pragma.h), named after the
  * user's function. */
@@ -389,6 +404,8 @@ static void place_omp_outlined(hp_site *s, Dwfl_Module *mod, Dwarf_Addr pc, int 
         free(lines);
     } else if ((line = hp_omp_entry_decl_line(mod, pc)) > 0) {
         s->line = (uint32_t)line;   /* an OMPT region keyed by its outlined function */
+    } else if (!entry && clang_construct_end(s, mod, pc)) {
+        s->name = "implicit barrier";
     } else if (!entry && (strcmp(s->name, "loop") == 0 || strcmp(s->name, "reduction") == 0) &&
                !hp_omp_pragma_loop_on_line(s->file, (int)s->line) &&
                (line = hp_omp_clang_body_pragma_line(mod, pc, s->func, (int)s->line)) > 0) {
@@ -547,7 +564,7 @@ static int resolve_one(Dwfl *dwfl, hp_site *s)
     if ((s->flags & HP_SITEF_FRAME) && s->func)
         s->name = s->func;      /* a call path's frame: the function it lies in */
     int lineno = 0;
-    const char *file = source_line(mod, pc, &lineno);
+    const char *file = hp_resolve_line(mod, pc, &lineno);
     if (!file)
         return 0;
     s->file = strdup(file);

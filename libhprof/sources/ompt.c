@@ -497,6 +497,24 @@ static const void *enclosing_ra(ompt_data_t *td)
     return p ? ((itask *)p)->ra : NULL;
 }
 
+/* The code address of a wait libomp reported at ra, no user address.
+ * An implicit barrier at an address inside the runtime, with no construct
+ * open around it, was reached by a tail call: clang ends an outlined
+ * function whose last act is a single's end barrier with `jmp
+ * __kmpc_barrier`, whose return address is then the outlined function's
+ * caller in libomp (the region's own end barrier has none, or the fork's).
+ * It is the outlined function's "barrier", keyed by its entry as an
+ * explicit barrier tail-called there would be, for the resolution to find
+ * the jump and the construct it ends (resolve.c); *what becomes
+ * HP_OMP_BARRIER. */
+static const void *foreign_wait_ra(const void *ra, ompt_data_t *td, const itask *it, int *what)
+{
+    const void *at = !ra && it ? it->ra : enclosing_ra(td);
+    if (ra && it && at == it->ra && *what == HP_OMP_IMPLICIT_BARRIER && hp_ompt_in_runtime(ra))
+        *what = HP_OMP_BARRIER;
+    return at;
+}
+
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                 ompt_data_t *pd, ompt_data_t *td, const void *ra)
 {
@@ -519,14 +537,15 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
         /* A worker's wait at the region's end has no code address, a
          * wait inside the runtime one there: the enclosing construct's. */
         othread *o = ot_self;
+        int as = what;
         if (kind == ompt_sync_region_taskgroup && o && o->nscopes &&
             o->scopes[o->nscopes - 1].cls == C_GROUP)
             ra = o->scopes[o->nscopes - 1].ra;   /* at the taskgroup, not its end */
         else if (hp_ompt_foreign(ra))
-            ra = !ra && it ? it->ra : enclosing_ra(td);
+            ra = foreign_wait_ra(ra, td, it, &as);
         else if (it && it->fork_ra && ra == it->fork_ra)
             ra = it->ra;   /* the master's, at the region's end */
-        scope_push(C_WAIT, what, ra, now);
+        scope_push(C_WAIT, as, ra, now);
         if (it && what == HP_OMP_IMPLICIT_BARRIER) {
             it->wait_ra = ra;
             it->release = 0;

@@ -16,8 +16,10 @@
 # parallel if() regions and of a region whose body is inlined code
 # (tests/ompt/src/teams.c), of a region forked through __kmpc_fork_call_if
 # (tests/ompt/src/fork_if.c), combined dynamic/ordered loops at their
-# pragma and an omp for reduction's one barrier and reduction wait
-# (tests/ompt/src/loops.c), untied tasks switched out inside a critical
+# pragma, also when built with -g alone (no .debug_aranges), and an omp
+# for reduction's one barrier and reduction wait (tests/ompt/src/loops.c),
+# a single's end barrier and an explicit barrier tail-called as a region's
+# last act at their own pragma (tests/ompt/src/tail_barrier.c), untied tasks switched out inside a critical
 # section, once and 16 times in one run (tests/ompt/src/untied_critical.c),
 # and stdout identical with and without -lhprof.
 #
@@ -59,13 +61,16 @@ if ! grep -q ' T ompt_start_tool$' <<<"$syms"; then
     exit 0
 fi
 
-# build NAME SRC [hprof] - clang through mpicc; with "hprof", linked with
-# -lhprof.  -gdwarf-aranges: clang emits no .debug_aranges by default and
-# libdw 0.188 then finds no line for an address (sites stay module+offset).
+# build NAME SRC [hprof [plain-g]] - clang through mpicc; with "hprof",
+# linked with -lhprof.  -gdwarf-aranges: clang emits no .debug_aranges by
+# default and libdw 0.188 then finds no line for an address through its
+# index (hprof then searches the units); with "plain-g", built as a user
+# would, with -g alone.
 build() {
-    local name=$1 src=$2 extra=()
+    local name=$1 src=$2 extra=() debug=(-g -gdwarf-aranges)
     [ "${3:-}" = hprof ] && extra=(-L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR")
-    OMPI_CC=$CLANG "$MPICC" -fopenmp -g -gdwarf-aranges -O2 -I"$srcdir/libhprof" "$src" -o "$tmp/$name" "${extra[@]}" -lm \
+    [ "${4:-}" = plain-g ] && debug=(-g)
+    OMPI_CC=$CLANG "$MPICC" -fopenmp "${debug[@]}" -O2 -I"$srcdir/libhprof" "$src" -o "$tmp/$name" "${extra[@]}" -lm \
         2>"$tmp/$name.build" || { notok "build $name" "$(head -3 "$tmp/$name.build" | oneline)"; return 1; }
 }
 
@@ -114,6 +119,9 @@ for p in critical_reps fib constructs nesting teams untied_critical loops; do
     build "$p.plain" "$S/$p.c" || true
 done
 build fork_if "$S/fork_if.c" hprof || true
+build loops.g "$S/loops.c" hprof plain-g || true
+build tail_barrier "$S/tail_barrier.c" hprof plain-g || true
+build tail_barrier.plain "$S/tail_barrier.c" || true
 build jacobi "$srcdir/examples/jacobi.c" hprof || true
 build jacobi.plain "$srcdir/examples/jacobi.c" || true
 
@@ -470,6 +478,47 @@ for case in "2 default" "4 tree"; do
     if [ $NT = 2 ]; then
         cp "$tmp/$name.out" "$tmp/loops.out"
         identity loops 1 2
+    fi
+done
+
+# loops.c built with -g alone (no .debug_aranges, clang's default): the
+# combined dynamic and ordered loops at their pragma all the same (the
+# outlined function's first line row is found through its unit).
+F=loops.c
+if [ -e "$tmp/loops.g" ] && run loops.g 1 2 "$tmp/loops.g"; then
+    TR=$((2 * $(define_of "$S/$F" REPS)))
+    expect_eq "loops built with -g alone: loop records (line, count): dynamic, ordered, guided, two-line pragma, reduction loop, $TR each" \
+        "$(line_of "$S/$F" loops-dyn) $TR;$(line_of "$S/$F" loops-ord) $TR;$(line_of "$S/$F" loops-guided) $TR;$(line_of "$S/$F" loops-multi) $TR;$(line_of "$S/$F" loops-red) $TR" \
+        "$(q "$DB" "SELECT s.line || ' ' || sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE st.rank = 0 AND s.kind = 'omp' AND s.name = 'loop' GROUP BY s.file, s.line
+                   HAVING sum(st.count) > 0 ORDER BY s.line" | paste -sd';')"
+fi
+
+# tail_barrier.c's ground truth (its header): a single's end barrier and
+# an explicit barrier that clang tail-calls as a region's last act, at
+# their own pragma, apart from the region's end barrier; built with -g.
+F=tail_barrier.c
+for NT in 2 4; do
+    [ -e "$tmp/tail_barrier" ] && run tb$NT 1 $NT "$tmp/tail_barrier" || continue
+    REPS=$(define_of "$S/$F" REPS)
+    TR=$((NT * REPS))
+    expect_eq "tail_barrier NT=$NT: program output" \
+        "tail_barrier: threads $NT singles $REPS iterations $((REPS * $(define_of "$S/$F" ITERS))) sections $((REPS * 2)) arrivals $TR" \
+        "$(cat "$tmp/tb$NT.out")"
+    tbl() { line_of "$S/$F" "$1"; }
+    expect_eq "tail_barrier NT=$NT: (name, line, count) of every barrier: each region's end and each construct's, $TR each" \
+        "$(for m in "implicit barrier,tb-par-single" "implicit barrier,tb-single" "implicit barrier,tb-par-for" \
+            "implicit barrier,tb-for" "implicit barrier,tb-par-sections" "implicit barrier,tb-sections" \
+            "implicit barrier,tb-par-barrier" "barrier,tb-barrier"; do
+            echo "${m%%,*},$(tbl "${m#*,}"),$TR"; done | sort -t, -k2,2n -k1,1)" \
+        "$(q "$DB" "SELECT s.name, s.line, sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                   WHERE st.rank = 0 AND s.kind = 'omp' AND s.name IN ('implicit barrier', 'barrier')
+                   GROUP BY s.name, s.file, s.line HAVING sum(st.count) > 0 ORDER BY s.line, s.name")"
+    expect_eq "tail_barrier NT=$NT: single executed REPS times at its pragma" "$REPS" \
+        "$(total "$DB" single $F "$(tbl tb-single)" 'sum(st.count)')"
+    if [ $NT = 2 ]; then
+        cp "$tmp/tb2.out" "$tmp/tail_barrier.out"
+        identity tail_barrier 1 2
     fi
 done
 
