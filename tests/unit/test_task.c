@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "hp_clock.h"
 #include "hp_omp.h"
+#include "hp_process.h"
 #include "hp_site.h"
 #include "hp_task.h"
 #include "hp_thread.h"
@@ -135,6 +136,7 @@ static void test_untied_fragments(void **state)
 
 int main(void)
 {
+    hp_process_no_exit_report(); /* no profile of the test itself in the current directory */
     hp_clock_init(0, 20000);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_create_excludes_included_run, fresh_records),
