@@ -105,13 +105,14 @@ stmt_times() {
         print f[1], f[3], f[6] }' "$1" | sort -n
 }
 # sync_bounds ERR TAG RANK PEER - "WAIT OWN" in ms from stmt_times: RANK's
-# wait for PEER's arrival (0 if PEER came first) and its own time in its
-# statement, the bounds of the synchronization delay of what it received
-# from PEER there.
+# wait for PEER's arrival (PEER "last": the last rank's; 0 if PEER came
+# first) and its own time in its statement, the bounds of the
+# synchronization delay of what it received from PEER there.
 sync_bounds() {
-    stmt_times "$1" "$2" | awk -v r="$3" -v p="$4" '{ a[$1] = $2; l[$1] = $3 }
-        END { if ((r in a) && (p in a)) { w = (a[p] - a[r]) * 1000; if (w < 0) w = 0
-              printf "%.3f %.3f\n", w, (l[r] - a[r]) * 1000 } }'
+    stmt_times "$1" "$2" | awk -v r="$3" -v p="$4" '{ a[$1] = $2; l[$1] = $3; if (n++ == 0 || $2 > last) last = $2 }
+        END { if (p == "last") a[p] = last
+              if ((r in a) && (p in a)) { w = (a[p] - a[r]) * 1000; if (w < 0) w = 0
+                  printf "%.3f %.3f\n", w, (l[r] - a[r]) * 1000 } }'
 }
 # expect_sync LABEL ERR TAG RANK PEER SYNC [TRAN] - the sync delay (s) of
 # what RANK received from PEER at TAG's statement at least RANK's wait for
