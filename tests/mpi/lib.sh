@@ -120,9 +120,10 @@ sync_bounds() {
 # transmission (s), if given, at most that time less the wait (the ranks'
 # own clock; tests/truth.sh's tolerance).
 expect_sync() {
-    local w o
+    local w o who="rank $5's"
+    [ "$5" != last ] || who="the last rank's"
     read -r w o <<<"$(sync_bounds "$2" "$3" "$4" "$5")"
-    expect_truth_range "$1: sync delay between the wait for rank $5's arrival and the time in the statement (program's clock, ms)" \
+    expect_truth_range "$1: sync delay between the wait for $who arrival and the time in the statement (program's clock, ms)" \
         "${w:-0} ${o:-0} 1" "$(awk -v s="$6" 'BEGIN { printf "%.3f", s * 1000 }')"
     [ -z "${7:-}" ] ||
         expect_truth_range "$1: transmission at most the time in the statement less that wait (ms)" \
