@@ -108,7 +108,10 @@ expect_eq "fake: plain run has no counter rows" 0 \
 gcc -g -O0 -fopenmp -finstrument-functions "$S/tier1.c" -o "$tmp/tier1" -L"$LIBDIR" -lhprof \
     -Wl,-rpath,"$LIBDIR"
 RC=0
-"$tmp/tier1" >"$tmp/tier1_plain.out" 2>"$tmp/tier1_plain.err" || RC=$?
+# (its profile in the scratch directory: a default name would land in the
+# directory make check runs in)
+HPROF_OUTPUT="$tmp/tier1_plain.hpf" "$tmp/tier1" >"$tmp/tier1_plain.out" 2>"$tmp/tier1_plain.err" || RC=$?
+check_profile tier1_plain "$tmp/tier1_plain.hpf"
 HPROF_COUNTERS=A HPROF_COUNTERS_FAKE=1 HPROF_THROTTLE_CALLS=0 HPROF_OUTPUT="$tmp/tier1.hpf" \
     "$tmp/tier1" >"$tmp/tier1.out" 2>"$tmp/tier1.err" || RC=$?
 same_run tier1 tier1_plain

@@ -21,7 +21,11 @@
  *   from it as type(r), type(x) = x even ? double : int; c-ibcast 11 ints
  *   root 3; c-iallreduce 13 doubles (x2).  run.sh turns these into bytes.
  * Late arrival: after c-align, rank r sleeps r x 100 ms and then calls
- * MPI_Barrier at c-late-barrier (rank 0 waits ~0.3 s there).
+ * MPI_Barrier at c-late-barrier (rank 0 waits ~0.3 s there).  A loaded
+ * machine stretches the sleeps, so each rank prints on stderr when it
+ * arrived at that barrier and when it left it (CLOCK_MONOTONIC, one clock
+ * for the ranks of a node): "collectives: late barrier: rank R arrived A s,
+ * left L s".
  * Rank 0 prints a checksum of all results.  Needs exactly 4 ranks.
  */
 #include <mpi.h>
@@ -36,6 +40,13 @@ static void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0)
         ;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static long isum(const int *a, int n)
@@ -256,7 +267,10 @@ int main(int argc, char **argv)
     /* Late arrival at a barrier: rank r comes r x 100 ms late. */
     MPI_Barrier(MPI_COMM_WORLD); /* MARK:c-align */
     sleep_ms(100L * r);
+    double arrived = now_s();
     MPI_Barrier(MPI_COMM_WORLD); /* MARK:c-late-barrier */
+    double left = now_s();
+    fprintf(stderr, "collectives: late barrier: rank %d arrived %.6f s, left %.6f s\n", r, arrived, left);
 
     long total;
     MPI_Reduce(&check, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD); /* MARK:c-final-reduce */

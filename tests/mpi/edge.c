@@ -14,7 +14,11 @@
  *  C. Late partner in MPI_Sendrecv (e-late-sendrecv): rank 0 sends 20 ints
  *     to 2 and receives 30 ints from 1; rank 1 sleeps 150 ms, then sends 30
  *     ints to 0 and receives 20 ints from 3 on the same line.  Rank 0's
- *     receive record (peer 1) has sync ~0.150 s.
+ *     receive record (peer 1) has sync ~0.150 s.  A loaded machine
+ *     stretches the sleep, so each rank prints on stderr when it arrived
+ *     at its statement of C and when it left it (CLOCK_MONOTONIC, one
+ *     clock for the ranks of a node): "edge: late: rank R arrived A s,
+ *     left L s".
  *  D. MPI_Comm_split into even/odd world ranks: sub rank 0 sends 2 x 4 ints
  *     to sub rank 1 (e-split1-send), received with source 0 (e-split1-recv)
  *     and MPI_ANY_SOURCE (e-split1-recv-any); sub rank 1 MPI_Isend's 6 ints
@@ -36,6 +40,13 @@ static void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0)
         ;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static long sum(const int *a, int n)
@@ -94,20 +105,28 @@ int main(int argc, char **argv)
 
     /* C. late partner in MPI_Sendrecv */
     MPI_Barrier(MPI_COMM_WORLD); /* MARK:e-late-align */
+    double arrived = 0, left = 0;
     if (rank == 0 || rank == 1) {
         int dest = rank == 0 ? 2 : 0, src = rank == 0 ? 1 : 3;
         int sc = rank == 0 ? 20 : 30, rc = rank == 0 ? 30 : 20;
         int stag = rank == 0 ? 7 : 8, rtag = rank == 0 ? 8 : 9;
         if (rank == 1)
             sleep_ms(150);
+        arrived = now_s();
         MPI_Sendrecv(a, sc, MPI_INT, dest, stag, b, rc, MPI_INT, src, rtag, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* MARK:e-late-sendrecv */
+        left = now_s();
         check += sum(b, rc);
     } else if (rank == 2) {
+        arrived = now_s();
         MPI_Recv(b, 20, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* MARK:e-late-recv2 */
+        left = now_s();
         check += sum(b, 20);
     } else {
+        arrived = now_s();
         MPI_Send(a, 20, MPI_INT, 1, 9, MPI_COMM_WORLD); /* MARK:e-late-send3 */
+        left = now_s();
     }
+    fprintf(stderr, "edge: late: rank %d arrived %.6f s, left %.6f s\n", rank, arrived, left);
 
     /* D. even/odd split */
     MPI_Comm sub;

@@ -96,3 +96,37 @@ same_stdout() {
         notok "$1" "expected '$(oneline <"$2")' got '$(oneline <"$3")'"
     fi
 }
+
+# stmt_times ERR TAG - the ranks' own clock at a statement, from the lines
+# "TAG: rank R arrived A s, left L s" a test program prints on stderr
+# (CLOCK_MONOTONIC: one clock for the ranks of a node): "R A L" per rank.
+stmt_times() {
+    awk -v tag="$2: rank" 'index($0, tag) == 1 { n = split(substr($0, length(tag) + 2), f, " ");
+        print f[1], f[3], f[6] }' "$1" | sort -n
+}
+# sync_bounds ERR TAG RANK PEER - "WAIT OWN" in ms from stmt_times: RANK's
+# wait for PEER's arrival (PEER "last": the last rank's; 0 if PEER came
+# first) and its own time in its statement, the bounds of the
+# synchronization delay of what it received from PEER there.
+sync_bounds() {
+    stmt_times "$1" "$2" | awk -v r="$3" -v p="$4" '{ a[$1] = $2; l[$1] = $3; if (n++ == 0 || $2 > last) last = $2 }
+        END { if (p == "last") a[p] = last
+              if ((r in a) && (p in a)) { w = (a[p] - a[r]) * 1000; if (w < 0) w = 0
+                  printf "%.3f %.3f\n", w, (l[r] - a[r]) * 1000 } }'
+}
+# expect_sync LABEL ERR TAG RANK PEER SYNC [TRAN] - the sync delay (s) of
+# what RANK received from PEER at TAG's statement at least RANK's wait for
+# PEER's arrival and at most RANK's time in the statement; its
+# transmission (s), if given, at most that time less the wait (the ranks'
+# own clock; tests/truth.sh's tolerance).
+expect_sync() {
+    local w o who="rank $5's"
+    [ "$5" != last ] || who="the last rank's"
+    read -r w o <<<"$(sync_bounds "$2" "$3" "$4" "$5")"
+    expect_truth_range "$1: sync delay between the wait for $who arrival and the time in the statement (program's clock, ms)" \
+        "${w:-0} ${o:-0} 1" "$(awk -v s="$6" 'BEGIN { printf "%.3f", s * 1000 }')"
+    [ -z "${7:-}" ] ||
+        expect_truth_range "$1: transmission at most the time in the statement less that wait (ms)" \
+            "0 $(awk -v w="${w:-0}" -v o="${o:-0}" 'BEGIN { printf "%.3f", o - w }') 1" \
+            "$(awk -v s="$7" 'BEGIN { printf "%.3f", s * 1000 }')"
+}

@@ -32,6 +32,7 @@ S=$srcdir/tests/mpi            # their sources
 
 . "$srcdir/tests/lib.sh"
 . "$srcdir/tests/mpi/lib.sh"
+. "$srcdir/tests/truth.sh"
 test_tmpdir mpi
 
 # ---------------------------------------------------------------- prerequisites
@@ -57,10 +58,8 @@ if ran_ok late; then
     db=$PROFILE
     expect_eq "late sender: recv count/bytes from peer 1" "1,1,400" \
         "$(comm_rows "$db" 0 MPI_Recv $src "$Lr" 'sum(c.count), sum(c.bytes_recv)')"
-    expect_cmp "late sender: recv sync delay ~0.200 s" within 0.200 \
-        "$(comm_sum "$db" 0 MPI_Recv $src "$Lr" 'sum(c.sync)')" 0.010
-    expect_cmp "late sender: recv transmission < 0.02 s" lt 0.02 \
-        "$(comm_sum "$db" 0 MPI_Recv $src "$Lr" 'sum(c.tran)')"
+    expect_sync "late sender: rank 0's recv" "$tmp/late.err" late_sender 0 1 \
+        "$(comm_sum "$db" 0 MPI_Recv $src "$Lr" 'sum(c.sync)')" "$(comm_sum "$db" 0 MPI_Recv $src "$Lr" 'sum(c.tran)')"
     expect_eq "late sender: send count/bytes to peer 0" "0,1,400" \
         "$(comm_rows "$db" 1 MPI_Send $src "$Ls" 'sum(c.count), sum(c.bytes_sent)')"
     plain_run late.plain 2 "$tmp/plain/late_sender"
@@ -388,10 +387,13 @@ if ran_ok coll; then
     done
     expect_eq "collectives: without HPROF_COLL_SYNC every sync is exactly 0" 0 \
         "$(q "$db" "SELECT count(*) FROM comm WHERE sync <> 0")"
-    expect_cmp "collectives: late barrier, rank 0 tran ~0.300 s without HPROF_COLL_SYNC" within 0.300 \
-        "$(comm_sum "$db" 0 MPI_Barrier $src "$Llate" 'sum(c.tran)')" 0.015
-    expect_cmp "collectives: late barrier, rank 3 tran < 0.03 s" lt 0.03 \
-        "$(comm_sum "$db" 3 MPI_Barrier $src "$Llate" 'sum(c.tran)')"
+    # the late barrier against the ranks' own clock (arrival, departure)
+    local_late() { stmt_times "$1" "collectives: late barrier"; }
+    for r in $(seq 0 $((P - 1))); do
+        expect_truth "collectives: late barrier, rank $r tran = its time in the barrier without HPROF_COLL_SYNC (program's clock, ms)" \
+            "$(local_late "$tmp/coll.err" | awk -v r=$r '$1 == r { printf "%.3f 1\n", ($3 - $2) * 1000 }')" \
+            "$(comm_sum "$db" $r MPI_Barrier $src "$Llate" 'round(sum(c.tran) * 1000, 3)')"
+    done
     plain_run coll.plain $P "$tmp/plain/collectives"
     same_stdout "collectives: same stdout with and without hprof" "$tmp/coll.plain.out" "$tmp/coll.out"
     bytes_of() {
@@ -402,13 +404,11 @@ if ran_ok coll; then
     hp_run coll.sync $P -x HPROF_COLL_SYNC=1 "$T/collectives"
     if ran_ok coll.sync; then
         expect_eq "collectives HPROF_COLL_SYNC=1: same counts and bytes everywhere" "$(bytes_of "$db")" "$(bytes_of "$PROFILE")"
-        expect_cmp "collectives HPROF_COLL_SYNC=1: late barrier, rank 0 sync ~0.300 s" within 0.300 \
-            "$(comm_sum "$PROFILE" 0 MPI_Barrier $src "$Llate" 'sum(c.sync)')" 0.015
-        expect_cmp "collectives HPROF_COLL_SYNC=1: late barrier, rank 3 sync < 0.03 s" lt 0.03 \
-            "$(comm_sum "$PROFILE" 3 MPI_Barrier $src "$Llate" 'sum(c.sync)')"
+        # per rank: the sync at least its wait for the last rank's arrival,
+        # at most its time in the barrier; the transmission the rest
         for r in $(seq 0 $((P - 1))); do
-            expect_cmp "collectives HPROF_COLL_SYNC=1: late barrier, rank $r tran < 0.03 s" lt 0.03 \
-                "$(comm_sum "$PROFILE" $r MPI_Barrier $src "$Llate" 'sum(c.tran)')"
+            expect_sync "collectives HPROF_COLL_SYNC=1: late barrier, rank $r" "$tmp/coll.sync.err" "collectives: late barrier" $r last \
+                "$(comm_sum "$PROFILE" $r MPI_Barrier $src "$Llate" 'sum(c.sync)')" "$(comm_sum "$PROFILE" $r MPI_Barrier $src "$Llate" 'sum(c.tran)')"
         done
         same_stdout "collectives HPROF_COLL_SYNC=1: same stdout" "$tmp/coll.plain.out" "$tmp/coll.sync.out"
     fi
@@ -526,11 +526,11 @@ if ran_ok edge; then
         "$(comm_rows "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
     expect_eq "edge: late Sendrecv, rank 1 records (send to 0, recv from 3)" "0,1,120,0"$'\n'"3,1,0,80" \
         "$(comm_rows "$db" 1 MPI_Sendrecv $src "$Lsr" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)')"
-    expect_cmp "edge: late Sendrecv, rank 0 receive record sync ~0.150 s" within 0.150 \
-        "$(comm_sum "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(CASE WHEN c.peer = 1 THEN c.sync END)')" 0.0075
+    expect_sync "edge: late Sendrecv, rank 0 receive record" "$tmp/edge.err" "edge: late" 0 1 \
+        "$(comm_sum "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(CASE WHEN c.peer = 1 THEN c.sync END)')"
     expect_cmp "edge: late Sendrecv, rank 0 send record sync < 0.02 s" lt 0.02 \
         "$(comm_sum "$db" 0 MPI_Sendrecv $src "$Lsr" 'sum(CASE WHEN c.peer = 2 THEN c.sync END)')"
-    expect_cmp "edge: late Sendrecv, rank 1 (the late one) sync < 0.02 s" lt 0.02 \
+    expect_sync "edge: late Sendrecv, rank 1 (the late one) from rank 3" "$tmp/edge.err" "edge: late" 1 3 \
         "$(comm_sum "$db" 1 MPI_Sendrecv $src "$Lsr" 'sum(c.sync)')"
     # Sub-communicator ranks are translated to world ranks; the second split
     # ({0,1},{2,3}) follows MPI_Comm_free of the first ({0,2},{1,3}).
@@ -553,7 +553,7 @@ if ran_ok edge; then
             done
         done
     done
-    echo "# $(grep '^edge:' "$tmp/edge.err" || echo 'edge: no note on handle reuse')"
+    echo "# $(grep '^edge:' "$tmp/edge.err" | grep -v '^edge: late:' || echo 'edge: no note on handle reuse')"
     plain_run edge.plain $P "$tmp/plain/edge"
     same_stdout "edge: same stdout with and without hprof" "$tmp/edge.plain.out" "$tmp/edge.out"
 fi
@@ -661,7 +661,8 @@ fi
 
 # ---------------------------------------------------------------- o. MPI_Sendrecv_replace
 # A ring shift of a strided vector in place; rank 1 is 150 ms late, so rank
-# 2 (receiving from it) waits ~0.150 s; 40 bytes each way on every rank.
+# 2 (receiving from it) waits for it (the ranks' own clock, stderr); 40
+# bytes each way on every rank.
 src=replace.c
 Lrp=$(line_of "$S/$src" r-replace)
 hp_run replace 3 "$T/replace"
@@ -671,9 +672,9 @@ if ran_ok replace; then
             "$(printf '%s\n' "$(((r + 1) % 3)),1,40,0" "$(((r + 2) % 3)),1,0,40" | sort)" \
             "$(comm_rows "$PROFILE" $r MPI_Sendrecv_replace $src "$Lrp" 'sum(c.count), sum(c.bytes_sent), sum(c.bytes_recv)' | sort)"
     done
-    expect_cmp "Sendrecv_replace: rank 2 receive sync ~0.150 s (late rank 1)" within 0.150 \
-        "$(comm_sum "$PROFILE" 2 MPI_Sendrecv_replace $src "$Lrp" 'sum(c.sync)')" 0.0075
-    expect_cmp "Sendrecv_replace: rank 1 (the late one) sync < 0.02 s" lt 0.02 \
+    expect_sync "Sendrecv_replace: rank 2 receive (late rank 1)" "$tmp/replace.err" replace 2 1 \
+        "$(comm_sum "$PROFILE" 2 MPI_Sendrecv_replace $src "$Lrp" 'sum(c.sync)')"
+    expect_sync "Sendrecv_replace: rank 1 (the late one) from rank 0" "$tmp/replace.err" replace 1 0 \
         "$(comm_sum "$PROFILE" 1 MPI_Sendrecv_replace $src "$Lrp" 'sum(c.sync)')"
     plain_run replace.plain 3 "$tmp/plain/replace"
     same_stdout "Sendrecv_replace: data moved as without hprof" "$tmp/replace.plain.out" "$tmp/replace.out"

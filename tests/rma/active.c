@@ -12,7 +12,11 @@
  *     a-get <- far: 10 transfers, 10 x (12r+16) B received.
  *  B. a-put-null: 1 MPI_Put to MPI_PROC_NULL: counted, no record.  Rank 1
  *     sleeps 100 ms, then every rank calls a-fence-late (MPI_MODE_NOSUCCEED):
- *     ranks 0, 2, 3 wait there >= 0.09 s (synchronization delay).
+ *     ranks 0, 2, 3 wait there >= 0.09 s (synchronization delay).  A
+ *     loaded machine moves the arrivals, so each rank prints on stderr
+ *     when it arrived at that fence and when it left it (CLOCK_MONOTONIC,
+ *     one clock for the ranks of a node): "active: late fence: rank R
+ *     arrived A s, left L s".
  *  C. NPSCW = 4 times: a-post exposes W to prev, a-start opens access to
  *     next, a-pscw-put puts 5 ints to next, a-complete, a-wait.  Records:
  *     a-pscw-put -> next: 4 transfers, 80 B.  Then one more epoch whose
@@ -45,6 +49,13 @@
 #define NPSCW 4
 #define NSUB 3
 #define WLEN 256
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 static void sleep_ms(long ms)
 {
@@ -104,7 +115,10 @@ int main(int argc, char **argv)
     MPI_Put(src, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, W); /* MARK:a-put-null */
     if (r == 1)
         sleep_ms(100);
+    double arrived = now_s();
     MPI_Win_fence(MPI_MODE_NOSUCCEED, W); /* MARK:a-fence-late */
+    double left = now_s();
+    fprintf(stderr, "active: late fence: rank %d arrived %.6f s, left %.6f s\n", r, arrived, left);
 
     /* C. post/start/complete/wait: expose to prev, access next */
     MPI_Group from = single(prev), to = single(next);

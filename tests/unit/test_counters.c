@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include "hp_counters.h"
 #include "hp_event.h"
+#include "hp_process.h"
 #include "hp_profile.h"
 #include "hp_site.h"
 #include "hp_snapshot.h"
@@ -296,6 +297,7 @@ static void test_snapshot_and_decode(void **state)
 
 int main(void)
 {
+    hp_process_no_exit_report(); /* no profile of the test itself in the current directory */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_exact_per_node, fresh_fake_ab),
         cmocka_unit_test_setup(test_leaf_without_call, fresh_fake_ab),
