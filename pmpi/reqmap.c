@@ -237,7 +237,7 @@ static inline uint32_t newest_before(shard *s, bucket *b, uint64_t before)
 }
 
 /* Removes the entry at link from b (the bucket goes with its last). */
-static void remove_entry(shard *s, bucket *b, uint32_t link)
+static inline __attribute__((always_inline)) void remove_entry(shard *s, bucket *b, uint32_t link)
 {
     if (link == 0) {
         uint32_t older = b->newest.next;
