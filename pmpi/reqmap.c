@@ -22,6 +22,15 @@
  * less per message than a bucket pointing into the pool).  Only under
  * MPI_THREAD_MULTIPLE do the sequence counter become atomic and a shard
  * take its spin lock.
+ *
+ * Below MPI_THREAD_MULTIPLE (one thread in MPI at a time) a front cache
+ * comes before the shards: one slot per hash of the handle, holding a
+ * non-persistent entry that is the newest of its key (a key put again
+ * moves the slot's entry to the shards first, where it is older than
+ * the new one), so that a completion finding its key there takes it
+ * without hashing into a shard, probing or erasing (callgrind,
+ * bench/msgrate.c: 1395 -> 1331 instructions added per message).  Every
+ * question about a key looks at its slot first, then at the shards.
  */
 #include <assert.h>
 #include <stdatomic.h>
@@ -54,11 +63,24 @@ typedef struct shard {
 
 static shard shards[SHARDS];
 static int need_locks;
+
+#define FRONT_SLOTS 1024u
+typedef struct front {
+    uintptr_t key;       /* 0 = empty */
+    uint32_t newer;      /* the shards hold newer entries of key */
+    uint64_t seq;
+    hp_req_info info;
+} front;
+static front fronts[FRONT_SLOTS];
+static uint32_t front_used;
 static _Atomic uint64_t seq_atomic = 1;
 static uint64_t seq_plain = 1;
 
+static void front_flush(void);
+
 void hp_reqmap_set_threaded(int threaded)
 {
+    front_flush();
     atomic_store(&seq_atomic, seq_plain);
     need_locks = threaded;
 }
@@ -256,12 +278,11 @@ static inline __attribute__((always_inline)) void remove_entry(shard *s, bucket 
     free_entry(s, link - 1);
 }
 
-int hp_reqmap_put(uintptr_t key, const hp_req_info *info)
+/* Registers (seq, info) under key in the shards. */
+static int table_put(uintptr_t key, uint64_t seq, const hp_req_info *info)
 {
     int rc = -1;
-    if (!key)
-        return -1;
-    uint64_t seq = next_seq(), h = mix(key);
+    uint64_t h = mix(key);
     shard *s = shard_of(h);
     lock_shard(s);
     if ((s->used + 1) * 2 <= s->cap || grow_buckets(s) == 0) {
@@ -281,8 +302,81 @@ int hp_reqmap_put(uintptr_t key, const hp_req_info *info)
     return rc;
 }
 
+/* The front slot of key. */
+static inline front *front_of(uintptr_t key)
+{
+    return &fronts[(key * 0x9e3779b97f4a7c15ull) >> 54];
+}
+
+/* Key's front entry when the shards hold no newer entry of key
+ * registered before `before`, else NULL: then the shards answer. */
+static inline front *front_hit(uintptr_t key, uint64_t before)
+{
+    front *f = front_of(key);
+    if (need_locks || f->key != key || f->seq >= before)
+        return NULL;
+    return f->newer ? NULL : f;
+}
+
+static inline void front_clear(front *f)
+{
+    f->key = 0;
+    front_used--;
+}
+
+/* After the shards had no entry of key registered before `before`: key's
+ * front entry if it was; gone: the shards hold no entry of key at all
+ * (so none newer than the front's). */
+static front *front_older(uintptr_t key, uint64_t before, int gone)
+{
+    front *f = front_of(key);
+    if (need_locks || f->key != key || f->seq >= before)
+        return NULL;
+    if (gone)
+        f->newer = 0;
+    return f;
+}
+
+/* Moves every front entry to the shards (before the threading changes). */
+static void front_flush(void)
+{
+    for (uint32_t i = 0; i < FRONT_SLOTS; i++)
+        if (fronts[i].key) {
+            table_put(fronts[i].key, fronts[i].seq, &fronts[i].info);
+            front_clear(&fronts[i]);
+        }
+}
+
+int hp_reqmap_put(uintptr_t key, const hp_req_info *info)
+{
+    if (!key)
+        return -1;
+    uint64_t seq = next_seq();
+    if (need_locks)
+        return table_put(key, seq, info);
+    front *f = front_of(key);
+    if (f->key == key) {
+        f->newer = 1;   /* a shared handle: the new entry goes to the shards */
+        return table_put(key, seq, info);
+    }
+    if (f->key || info->persistent)
+        return table_put(key, seq, info);
+    f->key = key;
+    f->newer = 0;
+    f->seq = seq;
+    f->info = *info;
+    front_used++;
+    return 0;
+}
+
 int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out)
 {
+    front *f = front_hit(key, before);
+    if (f) {
+        *out = f->info;
+        front_clear(f);
+        return 0;
+    }
     int rc = -1;
     uint64_t h = mix(key);
     shard *s = shard_of(h);
@@ -295,11 +389,22 @@ int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out)
         rc = 0;
     }
     unlock_shard(s);
+    if (rc != 0 && (f = front_older(key, before, b == NULL)) != NULL) {
+        *out = f->info;
+        front_clear(f);
+        rc = 0;
+    }
     return rc;
 }
 
 int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out)
 {
+    front *f = front_hit(key, before);
+    if (f) {    /* never persistent */
+        *out = f->info;
+        front_clear(f);
+        return out->active ? 0 : -1;
+    }
     int rc = -1;
     uint64_t h = mix(key);
     shard *s = shard_of(h);
@@ -316,12 +421,20 @@ int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out)
             remove_entry(s, b, link);
     }
     unlock_shard(s);
+    if (link == NONE && (f = front_older(key, before, b == NULL)) != NULL) {
+        *out = f->info;
+        front_clear(f);
+        rc = out->active ? 0 : -1;
+    }
     return rc;
 }
 
 int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out)
 {
     int rc = -1;
+    const front *f = front_of(key);
+    if (!need_locks && f->key == key && !f->newer)
+        return -1;      /* key's newest entry is not persistent */
     uint64_t h = mix(key);
     shard *s = shard_of(h);
     lock_shard(s);
@@ -339,7 +452,7 @@ int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out)
 
 size_t hp_reqmap_outstanding(void)
 {
-    size_t n = 0;
+    size_t n = need_locks ? 0 : front_used;
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &shards[i];
         lock_shard(s);
@@ -355,6 +468,8 @@ size_t hp_reqmap_outstanding(void)
 
 void hp_reqmap_free_all(void)
 {
+    memset(fronts, 0, sizeof fronts);
+    front_used = 0;
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &shards[i];
         lock_shard(s);
