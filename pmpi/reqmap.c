@@ -25,12 +25,14 @@
  *
  * Below MPI_THREAD_MULTIPLE (one thread in MPI at a time) a front cache
  * comes before the shards: one slot per hash of the handle, holding a
- * non-persistent entry that is the newest of its key (a key put again
- * moves the slot's entry to the shards first, where it is older than
- * the new one), so that a completion finding its key there takes it
- * without hashing into a shard, probing or erasing (callgrind,
- * bench/msgrate.c: 1395 -> 1331 instructions added per message).  Every
- * question about a key looks at its slot first, then at the shards.
+ * non-persistent entry of its key; a key put again while it holds it (a
+ * shared handle) goes to the shards and marks the slot `newer', so the
+ * slot answers only while the shards hold no newer entry of its key.  A
+ * completion finding its key there takes it without hashing into a
+ * shard, probing or erasing (callgrind, bench/msgrate.c: 1395 -> 1331
+ * instructions added per message).  Every question about a key looks at
+ * its slot first, then at the shards, then at the slot again when the
+ * slot's entry is the older one.
  */
 #include <assert.h>
 #include <stdatomic.h>
