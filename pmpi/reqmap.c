@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_mpi.h"
+#include "hp_stack.h"
 
 #define SHARDS 64
 #define NONE 0xffffffffu
@@ -385,14 +386,8 @@ static void front_flush(void)
 /* Appends (seq, info), newer than every entry of f; -1 without memory. */
 static int front_push(front *f, uint64_t seq, const hp_req_info *info)
 {
-    if (f->nmore == f->cap) {
-        uint32_t cap = f->cap ? f->cap * 2 : 64;
-        entry *e = realloc(f->more, sizeof *e * cap);
-        if (!e)
-            return -1;
-        f->more = e;
-        f->cap = cap;
-    }
+    if (f->nmore == f->cap && !hp_stack_room((void **)&f->more, &f->cap, f->nmore, sizeof *f->more))
+        return -1;
     f->more[f->nmore].seq = seq;
     f->more[f->nmore].info = *info;
     f->nmore++;
