@@ -31,7 +31,7 @@ void hp_scratch_free(hp_scratch *s, MPI_Status *user_st)
         free(s->st);
 }
 
-static uint32_t completing_node(hp_thread *t, const hp_req_info *in)
+static inline uint32_t completing_node(hp_thread *t, const hp_req_info *in)
 {
     if (in->thread == t->id)
         return in->node;

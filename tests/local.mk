@@ -83,7 +83,7 @@ if HAVE_MPI
 # The request table on its own: reqmap.c needs MPI's types, not MPI.
 check_PROGRAMS += tests/unit/test_reqmap
 TESTS += tests/unit/test_reqmap
-tests_unit_test_reqmap_SOURCES = tests/unit/test_reqmap.c pmpi/reqmap.c
+tests_unit_test_reqmap_SOURCES = tests/unit/test_reqmap.c pmpi/reqmap.c libhprof/core/stack.c
 tests_unit_test_reqmap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi -I$(top_builddir)/pmpi $(MPI_CFLAGS)
 tests_unit_test_reqmap_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_unit_test_reqmap_LDADD = $(CMOCKA_LIBS) -lpthread

@@ -117,6 +117,30 @@ static void test_persistent(void **state)
     assert_int_equal(hp_reqmap_outstanding(), 0);
 }
 
+/* A persistent request registered under a handle that still has an
+ * older, non-persistent entry (a request the program never completed):
+ * the persistent one is the handle's newest, so completions and starts
+ * find it first, and the old entry is taken last. */
+static void test_persistent_over_older(void **state)
+{
+    (void)state;
+    hp_req_info out, old = info_of(5), p = info_of(6);
+    p.persistent = 1;
+    p.active = 0;
+    assert_int_equal(hp_reqmap_put(0x6000, &old), 0);
+    assert_int_equal(hp_reqmap_put(0x6000, &p), 0);
+    assert_int_equal(hp_reqmap_complete(0x6000, hp_reqmap_now(), &out), -1); /* inactive */
+    assert_int_equal(out.peer, 6);
+    assert_int_equal(hp_reqmap_start(0x6000, 7, &out), 0);
+    assert_int_equal(hp_reqmap_complete(0x6000, hp_reqmap_now(), &out), 0);
+    assert_int_equal(out.peer, 6);
+    assert_int_equal(hp_reqmap_take(0x6000, hp_reqmap_now(), &out), 0);
+    assert_int_equal(out.peer, 6);
+    assert_int_equal(hp_reqmap_take(0x6000, hp_reqmap_now(), &out), 0);
+    assert_int_equal(out.peer, 5);
+    assert_int_equal(hp_reqmap_outstanding(), 0);
+}
+
 /* 200,000 random operations over 3,000 handles (several entries per
  * handle at times) against a model that counts entries per handle. */
 static void test_random_model(void **state)
@@ -192,6 +216,7 @@ int main(void)
         cmocka_unit_test_teardown(test_reused_handle, teardown),
         cmocka_unit_test_teardown(test_newer_request_not_taken, teardown),
         cmocka_unit_test_teardown(test_persistent, teardown),
+        cmocka_unit_test_teardown(test_persistent_over_older, teardown),
         cmocka_unit_test_teardown(test_random_model, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),
     };
