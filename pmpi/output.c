@@ -161,20 +161,23 @@ static void rank_path(const char *path, int rank, char *out, size_t len)
     snprintf(out, len, "%.*s.rank%d.hpf", (int)(ext ? n - 4 : n), path, rank);
 }
 
-/* The ranks whose written[] is want, as "0, 2-5, 7". */
+/* The ranks whose written[] is want, as "0, 2-5, 7, 8": three or more in
+ * a row as a range. */
 static void rank_list(const int *written, int size, int want, char *buf, size_t len)
 {
     size_t at = 0;
     buf[0] = 0;
     for (int r = 0; r < size && at < len; r++) {
-        if (!written[r] != !want || (r > 0 && !written[r - 1] == !want))
-            continue; /* not wanted, or inside a range */
+        if (!written[r] != !want)
+            continue;
         int last = r;
         while (last + 1 < size && !written[last + 1] == !want)
             last++;
-        int n = last > r ? snprintf(buf + at, len - at, "%s%d-%d", at ? ", " : "", r, last)
-                         : snprintf(buf + at, len - at, "%s%d", at ? ", " : "", r);
+        int n = last > r + 1 ? snprintf(buf + at, len - at, "%s%d-%d", at ? ", " : "", r, last)
+                             : snprintf(buf + at, len - at, "%s%d", at ? ", " : "", r);
         at += n > 0 ? (size_t)n : 0;
+        if (last > r + 1)
+            r = last;
     }
 }
 
