@@ -120,6 +120,9 @@ const char *hpi_plan_standalone(hpi_ctx *c);
  * parallel and worksharing parts. */
 /* 1 when o is parallel for or parallel for simd. */
 int hpi_split_is_loop(const hpi_omp *o);
+/* Why splitting the combined construct o would change the program
+ * (an inscan or task reduction, ...), or NULL. */
+const char *hpi_split_whole_why(const hpi_omp *o);
 /* Why o cannot be rewritten (parallel, or split), or NULL. */
 const char *hpi_split_why(const hpi_omp *o);
 /* "#pragma omp parallel" with the clauses of its parallel part; pomp:

@@ -366,6 +366,10 @@ static void hpi_plan_prag(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
 
     if (!pl->pomp && !hpi_split_is_loop(o))
         return;
+    /* scan separates the two phases of its loop's iterations: not a
+     * construct, nothing to record (its loop is kept whole) */
+    if (strcmp(o->words[0], "scan") == 0)
+        return;
     why = hpi_plan_dir(pl, d, o, secs, nsecs);
     if (why && pl->pomp && hpi_omp_note(pl->u, d->l1, why) < 0)
         pl->oom = 1;

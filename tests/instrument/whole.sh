@@ -1,0 +1,108 @@
+#!/bin/bash
+# tests/instrument/whole.sh - combined parallel loops that hprof-instrument
+# must not split into parallel + for nowait (tests/instrument/src/
+# pfor_whole.c: inclusive and exclusive scans in parallel for and parallel
+# for simd, a task reduction, linear under default(none),
+# lastprivate(conditional:)), built plain and with hprof-cc, gcc and clang,
+# with the POMP2 rewriting and with --no-omp, run on 2 and 4 threads.
+# Checks, as pfor_whole.c's header states: hprof-cc builds without a
+# warning (a copy that does not compile falls back with one); stdout is
+# the plain build's and the ground truth (every form computes what its
+# serial loop computes); `hprof-query --check` on every profile; with
+# POMP2, each form that is kept whole is measured as one user region
+# "omp parallel for[ simd]" at its pragma's line, RUNS calls on the
+# encountering thread, and --list says why it is kept whole; the linear
+# form, which can be split, is split (its loop has a probe).
+#
+# usage: tests/instrument/whole.sh [BUILDDIR]   (default: the current directory).
+# Env: HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok - NAME: ..." per
+# check and a last line "N passed, M failed".
+set -uo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+LIBDIR=$builddir/pmpi/.libs
+SRC=$srcdir/tests/instrument/src/pfor_whole.c
+
+. "$srcdir/tests/lib.sh"
+instrumenter_env
+
+if [ ! -x "$HPCC" ] || [ ! -x "$QUERY" ]; then
+    skipped "combined constructs kept whole" "no hprof-cc or hprof-query"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+export OMP_WAIT_POLICY=passive
+
+test_tmpdir whole
+
+EXPECT="S1 0;S2 0;S3 0;S4 0;T1 0;L1 0;C1 0"
+RUNS=$(define_of "$SRC" RUNS)
+# tag and region name of the forms kept whole
+WHOLE=("S1 omp parallel for simd" "S2 omp parallel for simd" "S3 omp parallel for"
+       "S4 omp parallel for" "T1 omp parallel for" "C1 omp parallel for")
+
+# variant NAME CC [HPROF-CC OPTIONS] - build, run, check one way.
+variant() {
+    local name=$1 cc=$2 d=$tmp/$1 out plain nt w tag rname l got
+    shift 2
+    mkdir -p "$d"
+    if ! "$cc" -fopenmp -O2 "$SRC" -o "$d/plain" 2>"$d/plain.cc"; then
+        skipped "$name" "$cc cannot build -fopenmp here"
+        return
+    fi
+    if ! (cd "$d" && "$HPCC" "$@" "$cc" -fopenmp -g -O2 -Wall -Wextra "$SRC" -o "$d/inst" \
+        -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc" || [ -s "$d/inst.cc" ]; then
+        notok "$name: hprof-cc build without a warning" "$(head -3 "$d/inst.cc" | oneline)"
+        return
+    fi
+    ok "$name: hprof-cc build without a warning"
+    for nt in 2 4; do
+        plain=$(OMP_NUM_THREADS=$nt "$d/plain" | oneline)
+        out=$(OMP_NUM_THREADS=$nt HPROF_OUTPUT=$d/p$nt.hpf timeout 120 "$d/inst" 2>"$d/run.err" | oneline)
+        expect_eq "$name, $nt threads: stdout = the plain build's" "$plain" "$out"
+        expect_eq "$name, $nt threads: stdout = pfor_whole.c's ground truth" "$EXPECT" "$out"
+        if [ ! -s "$d/p$nt.hpf" ]; then
+            notok "$name, $nt threads: profile written" "$(tail -2 "$d/run.err" | oneline)"
+            continue
+        fi
+        check_profile "$name, $nt threads" "$d/p$nt.hpf"
+    done
+    case " $* " in *" --no-omp "*) return ;; esac
+    for w in "${WHOLE[@]}"; do
+        read -r tag rname <<<"$w"
+        l=$(line_of "$SRC" "$tag")
+        got=$(q "$d/p4.hpf" "SELECT st.thread, st.count FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site WHERE s.kind = 'region' AND s.name = '$rname'
+            AND s.line = $l AND st.count > 0 ORDER BY st.thread")
+        expect_eq "$name: $tag kept whole, one region '$rname' at line $l, $RUNS calls on thread 0" \
+            "0,$RUNS" "$got"
+    done
+}
+
+for cc in gcc clang; do
+    if ! command -v $cc >/dev/null; then
+        skipped "$cc" "no $cc"
+        continue
+    fi
+    variant $cc.pomp $cc
+    variant $cc.noomp $cc --no-omp
+done
+
+# --list: why each form is kept whole; the linear form is split (probed)
+got=$("$INST" --list "$SRC" -fopenmp | sed -n 's/^# omp \([0-9]*\): \(.*\): kept whole, measured as one region$/\1 \2/p' | oneline)
+want=""
+for w in "S1 inscan reduction" "S2 inscan reduction" "S3 inscan reduction" "S4 inscan reduction" \
+         "T1 task reduction" "C1 lastprivate with the conditional modifier"; do
+    read -r tag why <<<"$w"
+    want="$want${want:+;}$(line_of "$SRC" "$tag") $why"
+done
+expect_eq "--list: each form kept whole, with its reason" "$want" \
+    "$(printf '%s\n' "$got" | tr ';' '\n' | sed 's/:.*//' | oneline)"
+L1=$(line_of "$SRC" L1)
+expect_eq "--list: the linear form is split, its loop probed" "loop $((L1 + 1))" \
+    "$("$INST" --list "$SRC" -fopenmp | awk -v l=$((L1 + 1)) '$1 == "loop" && $2 == l { print $1, $2 }')"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
