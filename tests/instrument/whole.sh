@@ -12,7 +12,9 @@
 # POMP2, each form that is kept whole is measured as one user region
 # "omp parallel for[ simd]" at its pragma's line, RUNS calls on the
 # encountering thread, and --list says why it is kept whole; the linear
-# form, which can be split, is split (its loop has a probe).
+# form, which can be split, is split (its loop has a probe); with
+# --no-omp, T1's region (gcc: GOMP_parallel_reductions) is recorded on
+# both threads with its tasks below it.
 #
 # usage: tests/instrument/whole.sh [BUILDDIR]   (default: the current directory).
 # Env: HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok - NAME: ..." per
@@ -69,7 +71,20 @@ variant() {
         fi
         check_profile "$name, $nt threads" "$d/p$nt.hpf"
     done
-    case " $* " in *" --no-omp "*) return ;; esac
+    case " $* " in *" --no-omp "*)
+        # GOMP/OMPT record the regions: T1's (gcc: GOMP_parallel_reductions)
+        # on every thread, its tasks below it
+        l=$(line_of "$SRC" T1)
+        got=$(q "$d/p2.hpf" "SELECT st.thread, st.count FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site WHERE s.kind = 'omp' AND s.name = 'parallel' AND s.line = $l
+            AND st.count > 0 ORDER BY st.thread")
+        expect_eq "$name: T1's region (task reduction) on both threads, $RUNS calls each" "0,$RUNS;1,$RUNS" "$got"
+        got=$(q "$d/p2.hpf" "SELECT DISTINCT ps.kind, ps.line FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site JOIN node pn ON pn.id = n.parent JOIN site ps ON ps.id = pn.site
+            WHERE s.kind = 'omp' AND s.name IN ('task', 'task create') AND s.line = $((l + 2)) AND st.count > 0")
+        expect_eq "$name: T1's tasks below its construct (region or loop) on every thread" "omp,$l" "$got"
+        return ;;
+    esac
     for w in "${WHOLE[@]}"; do
         read -r tag rname <<<"$w"
         l=$(line_of "$SRC" "$tag")
