@@ -12,7 +12,9 @@
  *                 split into a parallel part and a worksharing part
  *                 (omp_split.c), each with its calls; the probe of the
  *                 loop of a parallel for opens between the two, inside
- *                 the team
+ *                 the team; one a split would change (inscan or task
+ *                 reduction, ...: omp_split.c) is kept whole, inside
+ *                 hprof_region_begin/end named after it
  *   single, master, masked (as master), critical, atomic, flush, ordered,
  *   barrier, taskwait, task (create begin/end around, begin/end inside),
  *   section
