@@ -44,6 +44,11 @@ typedef struct hpi_prag {
     char *text;          /* "#pragma omp ..." on one line */
 } hpi_prag;
 
+/* A stretch [s, e) of the unit's text. */
+typedef struct hpi_range {
+    size_t s, e;
+} hpi_range;
+
 typedef struct hpi_plan {
     hpi_unit *u;
     const hpi_stmt *stmts;
@@ -52,6 +57,8 @@ typedef struct hpi_plan {
     size_t nprags;
     int pomp;            /* 1: the POMP2 rewriting, 0: only the split of
                             combined parallel loops (omp_split.c) */
+    hpi_range *dev;      /* device code, left as written (omp_target.c) */
+    size_t ndev;
     int oom;
 } hpi_plan;
 
@@ -99,6 +106,9 @@ int hpi_last_conflict(const hpi_omp *o);
 void hpi_shared_items(hpi_buf *b, const hpi_omp *o, const char *name);
 
 /* omp.c */
+/* The statement pragma d applies to; NULL with *why set when there is
+ * none the rewriting can wrap. */
+const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why);
 int hpi_add_region(hpi_unit *u, const char *type, unsigned l1, unsigned l2,
                    unsigned e1, const char *extra);
 
@@ -115,6 +125,14 @@ const char *hpi_plan_atomic(hpi_ctx *c);
 const char *hpi_plan_task(hpi_ctx *c);
 const char *hpi_plan_taskgroup(hpi_ctx *c);
 const char *hpi_plan_standalone(hpi_ctx *c);
+
+/* omp_target.c: device code (target regions, declare target ranges),
+ * left as written.  Finds it in the plan's pragmas; -1 when out of memory. */
+int hpi_target_find(hpi_plan *pl);
+/* 1 when offset off is in device code (after its pragma). */
+int hpi_in_device(const hpi_plan *pl, size_t off);
+/* No probe for the sites in device code. */
+void hpi_target_skip_sites(const hpi_plan *pl);
 
 /* omp_split.c: combined parallel worksharing constructs split into their
  * parallel and worksharing parts. */

@@ -152,7 +152,7 @@ static int hpi_dir_between(const hpi_src *s, const hpi_dir *x)
  * wrap.  The rewriting's opener then stays at the pragma and its closer
  * follows the statement: the code the compiler sees is that of the same
  * preprocessor flags. */
-static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why)
+const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why)
 {
     const hpi_src *s = &pl->u->src;
     size_t at = d->after, lo = 0, hi = pl->nstmts, best = HPI_NONE, i;
@@ -561,13 +561,15 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
     pl.stmts = stmts;
     pl.nstmts = nstmts;
     pl.pomp = pomp;
-    if (hpi_find_prags(&pl, macros, nmacros) < 0)
+    if (hpi_find_prags(&pl, macros, nmacros) < 0 || hpi_target_find(&pl) < 0)
         pl.oom = 1;
     for (i = 0; i < pl.nprags && !pl.oom; i++) {
         const hpi_prag *d = &pl.prags[i];
         hpi_omp o;
         if (hpi_src_past_skipped(&u->src, d->start) != d->start)
             continue;   /* conditional code the compiler never sees */
+        if (hpi_in_device(&pl, d->start))
+            continue;   /* device code: left as written (omp_target.c) */
         if (hpi_omp_parse(d->text, &o) < 0) {
             if (pomp)
                 hpi_note_unparsed(&pl, d);
@@ -578,9 +580,11 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
         hpi_omp_clear(&o);
     }
     hpi_split_drop_outside(u);
+    hpi_target_skip_sites(&pl);
     for (i = 0; i < pl.nprags; i++)
         free(pl.prags[i].text);
     free(pl.prags);
+    free(pl.dev);
     return pl.oom ? -1 : 0;
 }
 

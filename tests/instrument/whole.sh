@@ -14,7 +14,10 @@
 # encountering thread, and --list says why it is kept whole; the linear
 # form, which can be split, is split (its loop has a probe); with
 # --no-omp, T1's region (gcc: GOMP_parallel_reductions) is recorded on
-# both threads with its tasks below it.
+# both threads with its tasks below it.  Device code (src/target.c:
+# declare target procedures, target regions, deferred target tasks
+# joined by a taskwait) is left as written: the copy compiles with gcc,
+# results and --check as the header of target.c states.
 #
 # usage: tests/instrument/whole.sh [BUILDDIR]   (default: the current directory).
 # Env: HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok - NAME: ..." per
@@ -118,6 +121,40 @@ expect_eq "--list: each form kept whole, with its reason" "$want" \
 L1=$(line_of "$SRC" L1)
 expect_eq "--list: the linear form is split, its loop probed" "loop $((L1 + 1))" \
     "$("$INST" --list "$SRC" -fopenmp | awk -v l=$((L1 + 1)) '$1 == "loop" && $2 == l { print $1, $2 }')"
+
+# ---- device code (tests/instrument/src/target.c) ---------------------
+# left as written: gcc compiles the instrumented copy (no fallback), the
+# program computes what it computes plain, the deferred target tasks run
+# inside the taskwait leave no records beside it (--check), and --list
+# shows the device sites unprobed.
+TSRC=$srcdir/tests/instrument/src/target.c
+for cc in gcc clang; do
+    command -v $cc >/dev/null || continue
+    d=$tmp/target.$cc
+    mkdir -p "$d"
+    if ! $cc -fopenmp -O2 "$TSRC" -o "$d/plain" 2>/dev/null; then
+        skipped "target $cc" "$cc cannot build target.c"
+        continue
+    fi
+    (cd "$d" && "$HPCC" $cc -fopenmp -g -O2 "$TSRC" -o "$d/inst" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc"
+    expect_eq "target $cc: the instrumented copy compiles (no fallback)" "" \
+        "$(grep 'not instrumented' "$d/inst.cc" | head -1)"
+    out=$(HPROF_OUTPUT=$d/p.hpf timeout 60 "$d/inst" 2>"$d/run.err")
+    if [ $cc = gcc ]; then
+        expect_eq "target $cc: stdout = the plain build's = the ground truth" \
+            "target 0;deferred 0;target 0;deferred 0" "$("$d/plain" | oneline);$(printf '%s\n' "$out" | oneline)"
+    else   # libomp's taskwait may miss the deferred target tasks: plain too
+        expect_eq "target $cc: the synchronous target region's result" "target 0" "$(printf '%s\n' "$out" | head -1)"
+    fi
+    check_profile "target $cc" "$d/p.hpf"
+done
+got=""
+for tag in SCALE_LOOP SHIFT_LOOP TARGET_LOOP DEFERRED_LOOP; do
+    got="$got${got:+;}$("$INST" --list "$TSRC" -fopenmp | awk -v l="$(line_of "$TSRC" $tag)" \
+        '$1 == "#" && $2 == "skipped" && $3 == "loop" && $4 == l { print l, ($0 ~ /device code/) }')"
+done
+expect_eq "--list: the loops of device code are unprobed as device code" \
+    "$(for tag in SCALE_LOOP SHIFT_LOOP TARGET_LOOP DEFERRED_LOOP; do echo "$(line_of "$TSRC" $tag) 1"; done | oneline)" "$got"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
