@@ -47,6 +47,7 @@ typedef struct hpi_prag {
 /* A stretch [s, e) of the unit's text. */
 typedef struct hpi_range {
     size_t s, e;
+    const char *why;     /* what the code is (omp_asis.c) */
 } hpi_range;
 
 typedef struct hpi_plan {
@@ -57,7 +58,8 @@ typedef struct hpi_plan {
     size_t nprags;
     int pomp;            /* 1: the POMP2 rewriting, 0: only the split of
                             combined parallel loops (omp_split.c) */
-    hpi_range *dev;      /* device code, left as written (omp_target.c) */
+    hpi_range *dev;      /* code left as written: device code, taskloop
+                            bodies under POMP2 (omp_asis.c) */
     size_t ndev;
     int oom;
 } hpi_plan;
@@ -126,12 +128,12 @@ const char *hpi_plan_task(hpi_ctx *c);
 const char *hpi_plan_taskgroup(hpi_ctx *c);
 const char *hpi_plan_standalone(hpi_ctx *c);
 
-/* omp_target.c: device code (target regions, declare target ranges),
- * left as written.  Finds it in the plan's pragmas; -1 when out of memory. */
+/* omp_asis.c: code left as written (device code: target regions,
+ * declare target; taskloop bodies under POMP2).  Finds it in the plan's pragmas; -1 when out of memory. */
 int hpi_target_find(hpi_plan *pl);
-/* 1 when offset off is in device code (after its pragma). */
+/* 1 when offset off is in code left as written (after its pragma). */
 int hpi_in_device(const hpi_plan *pl, size_t off);
-/* No probe for the sites in device code. */
+/* No probe for the sites in code left as written. */
 void hpi_target_skip_sites(const hpi_plan *pl);
 
 /* omp_split.c: combined parallel worksharing constructs split into their

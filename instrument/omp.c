@@ -569,7 +569,7 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
         if (hpi_src_past_skipped(&u->src, d->start) != d->start)
             continue;   /* conditional code the compiler never sees */
         if (hpi_in_device(&pl, d->start))
-            continue;   /* device code: left as written (omp_target.c) */
+            continue;   /* device code, a taskloop's body: left as written (omp_asis.c) */
         if (hpi_omp_parse(d->text, &o) < 0) {
             if (pomp)
                 hpi_note_unparsed(&pl, d);

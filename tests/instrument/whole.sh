@@ -17,7 +17,9 @@
 # both threads with its tasks below it.  Device code (src/target.c:
 # declare target procedures, target regions, deferred target tasks
 # joined by a taskwait) is left as written: the copy compiles with gcc,
-# results and --check as the header of target.c states.
+# results and --check as the header of target.c states; so is a
+# taskloop's body under POMP2 (src/taskloop_pomp.c: no atomic recorded
+# from its tasks, its loop unprobed, --check).
 #
 # usage: tests/instrument/whole.sh [BUILDDIR]   (default: the current directory).
 # Env: HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok - NAME: ..." per
@@ -148,6 +150,24 @@ for cc in gcc clang; do
     fi
     check_profile "target $cc" "$d/p.hpf"
 done
+# ---- taskloop bodies under POMP2 (tests/instrument/src/taskloop_pomp.c)
+LSRC=$srcdir/tests/instrument/src/taskloop_pomp.c
+for cc in gcc clang; do
+    command -v $cc >/dev/null || continue
+    d=$tmp/taskloop.$cc
+    mkdir -p "$d"
+    (cd "$d" && "$HPCC" $cc -fopenmp -g -O2 "$LSRC" -o "$d/inst" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc" ||
+        { notok "taskloop $cc: builds" "$(head -2 "$d/inst.cc" | oneline)"; continue; }
+    expect_eq "taskloop $cc: stdout = the ground truth" "taskloop 0" \
+        "$(HPROF_OUTPUT=$d/p.hpf OMP_NUM_THREADS=4 timeout 60 "$d/inst" 2>"$d/run.err")"
+    check_profile "taskloop $cc" "$d/p.hpf"
+    expect_eq "taskloop $cc: no atomic recorded from the taskloop's tasks" "" \
+        "$(q "$d/p.hpf" "SELECT s.line FROM site s WHERE s.kind = 'omp' AND s.name = 'atomic'")"
+done
+expect_eq "--list: the loop in the taskloop's body is left as written" "1" \
+    "$("$INST" --list "$LSRC" -fopenmp | awk -v l="$(line_of "$LSRC" TL_INNER)" \
+        '$2 == "skipped" && $4 == l && /in a taskloop/ { n++ } END { print n + 0 }')"
+
 got=""
 for tag in SCALE_LOOP SHIFT_LOOP TARGET_LOOP DEFERRED_LOOP; do
     got="$got${got:+;}$("$INST" --list "$TSRC" -fopenmp | awk -v l="$(line_of "$TSRC" $tag)" \

@@ -1,17 +1,23 @@
 /*
- * omp_target.c - device code, which hprof-instrument leaves exactly as
- * written: the statement of a target construct (target, target parallel
- * ..., target teams ...; not target data, whose body runs on the host,
- * nor the stand-alone target enter/exit data and update) and the code
- * between "declare target" (or "begin declare target") and "end declare
- * target".  That code is compiled for the device as well: a probe there
- * reads the runtime's thread-local state, which gcc refuses in a target
- * region (so the whole file fell back to its original), and a POMP2 call
- * there has no runtime on a device.  Run on the host (no device), a
- * deferred target task runs inside the encountering thread's taskwait or
- * barrier, where its records overlapped the wait.  Its sites get no
- * probe, its pragmas are not rewritten: the target construct is recorded
- * by GOMP or OMPT as the runtime reports it, or not at all under POMP2.
+ * omp_asis.c - code that hprof-instrument leaves exactly as written:
+ *  - device code: the statement of a target construct (target, target
+ *    parallel ..., target teams ...; not target data, whose body runs on
+ *    the host, nor the stand-alone target enter/exit data and update),
+ *    the code between "declare target" (or "begin declare target") and
+ *    "end declare target", and the procedures a declare target directive
+ *    names.  That code is compiled for the device as well: a probe there
+ *    reads the runtime's thread-local state, which gcc refuses in a
+ *    target region (so the whole file fell back to its original), and a
+ *    POMP2 call there has no runtime on a device.  Run on the host (no
+ *    device), a deferred target task runs inside the encountering
+ *    thread's taskwait or barrier, where its records overlapped the wait.
+ *  - with POMP2, the body of a taskloop: POMP2 has no taskloop events,
+ *    so its tasks are invisible, and records made in them (an atomic, a
+ *    loop) landed beside the barrier or taskwait that ran them, whose
+ *    time already holds theirs.
+ * Their sites get no probe, their pragmas are not rewritten: the
+ * construct is recorded by GOMP or OMPT as the runtime reports it, or
+ * not at all under POMP2.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +51,21 @@ static int hpi_declare_target(const hpi_omp *o)
     return 0;
 }
 
-static int hpi_add_device(hpi_plan *pl, size_t s, size_t e)
+static const char hpi_why_device[] = "device code (in a target region or declare target): left as written";
+static const char hpi_why_taskloop[] = "in a taskloop, whose tasks POMP2 does not see: left as written";
+
+/* 1 when o is a taskloop (taskloop simd, master taskloop, ...). */
+static int hpi_is_taskloop(const hpi_omp *o)
+{
+    int i;
+
+    for (i = 0; i < o->nwords; i++)
+        if (strcmp(o->words[i], "taskloop") == 0)
+            return 1;
+    return 0;
+}
+
+static int hpi_add_range(hpi_plan *pl, size_t s, size_t e, const char *why)
 {
     hpi_range *p = realloc(pl->dev, (pl->ndev + 1) * sizeof *p);
 
@@ -53,7 +73,8 @@ static int hpi_add_device(hpi_plan *pl, size_t s, size_t e)
         return -1;
     pl->dev = p;
     pl->dev[pl->ndev].s = s;
-    pl->dev[pl->ndev++].e = e;
+    pl->dev[pl->ndev].e = e;
+    pl->dev[pl->ndev++].why = why;
     return 0;
 }
 
@@ -126,11 +147,12 @@ int hpi_target_find(hpi_plan *pl)
         if (k > 0 && open == HPI_NONE)
             open = d->start;
         else if (k < 0 && open != HPI_NONE) {
-            rc = hpi_add_device(pl, open, d->end);
+            rc = hpi_add_range(pl, open, d->end, hpi_why_device);
             open = HPI_NONE;
-        } else if (hpi_is_device_construct(&o) && !hpi_in_device(pl, d->start) &&
-                   (st = hpi_stmt_after(pl, d, &why)) != NULL) {
-            rc = hpi_add_device(pl, d->start, st->e);
+        } else if ((hpi_is_device_construct(&o) || (pl->pomp && hpi_is_taskloop(&o))) &&
+                   !hpi_in_device(pl, d->start) && (st = hpi_stmt_after(pl, d, &why)) != NULL) {
+            rc = hpi_add_range(pl, d->start, st->e,
+                               hpi_is_device_construct(&o) ? hpi_why_device : hpi_why_taskloop);
         }
         hpi_omp_clear(&o);
         if (rc < 0)
@@ -139,14 +161,20 @@ int hpi_target_find(hpi_plan *pl)
     return 0;
 }
 
-int hpi_in_device(const hpi_plan *pl, size_t off)
+/* The range of pl->dev holding off (after its pragma), NULL if none. */
+static const hpi_range *hpi_range_of(const hpi_plan *pl, size_t off)
 {
     size_t i;
 
     for (i = 0; i < pl->ndev; i++)
         if (pl->dev[i].s < off && off < pl->dev[i].e)
-            return 1;
-    return 0;
+            return &pl->dev[i];
+    return NULL;
+}
+
+int hpi_in_device(const hpi_plan *pl, size_t off)
+{
+    return hpi_range_of(pl, off) != NULL;
 }
 
 void hpi_target_skip_sites(const hpi_plan *pl)
@@ -159,7 +187,8 @@ void hpi_target_skip_sites(const hpi_plan *pl)
 
     for (i = 0; i < pl->u->nsites; i++) {
         hpi_site *t = &pl->u->sites[i];
-        if (!t->skip && hpi_in_device(pl, t->start))
-            t->skip = "device code (in a target region or declare target): left as written";
+        const hpi_range *r = hpi_range_of(pl, t->start);
+        if (!t->skip && r)
+            t->skip = r->why;
     }
 }
