@@ -4,8 +4,9 @@
  *    parallel ..., target teams ...; not target data, whose body runs on
  *    the host, nor the stand-alone target enter/exit data and update),
  *    the code between "declare target" (or "begin declare target") and
- *    "end declare target", and the procedures a declare target directive
- *    names.  That code is compiled for the device as well: a probe there
+ *    "end declare target", the procedures a declare target directive
+ *    names and those device code calls (OpenMP 5.0 makes them declare
+ *    target).  That code is compiled for the device as well: a probe there
  *    reads the runtime's thread-local state, which gcc refuses in a
  *    target region (so the whole file fell back to its original), and a
  *    POMP2 call there has no runtime on a device.  Run on the host (no
@@ -52,6 +53,7 @@ static int hpi_declare_target(const hpi_omp *o)
 }
 
 static const char hpi_why_device[] = "device code (in a target region or declare target): left as written";
+static const char hpi_why_declared[] = "device code (a declare target procedure, or one device code calls): left as written";
 static const char hpi_why_taskloop[] = "in a taskloop, whose tasks POMP2 does not see: left as written";
 
 /* 1 when o is a taskloop (taskloop simd, master taskloop, ...). */
@@ -116,16 +118,45 @@ static void hpi_declared_names(const char *t, void (*fn)(const hpi_plan *, const
     }
 }
 
-/* A procedure named by declare target: its sites and those inside it. */
-static void hpi_skip_procedure(const hpi_plan *pl, const char *name, size_t n)
+/* A procedure named by declare target or called from device code: its
+ * sites and those inside it; how many were not skipped yet. */
+static int hpi_skip_procedure(const hpi_plan *pl, const char *name, size_t n)
 {
     size_t i;
+    int k = 0;
 
     for (i = 0; i < pl->u->nsites; i++) {
         hpi_site *t = &pl->u->sites[i];
         const char *f = t->kind == HPROF_SITE_PROCEDURE ? t->name : t->func;
-        if (!t->skip && f && strlen(f) == n && strncmp(f, name, n) == 0)
-            t->skip = "device code (a declare target procedure): left as written";
+        if (!t->skip && f && strlen(f) == n && strncmp(f, name, n) == 0) {
+            t->skip = hpi_why_declared;
+            k++;
+        }
+    }
+    return k;
+}
+
+static void hpi_skip_declared(const hpi_plan *pl, const char *name, size_t n)
+{
+    hpi_skip_procedure(pl, name, n);
+}
+
+/* The procedures of the unit that device code calls are device code too
+ * (OpenMP 5.0 makes them declare target), and so are those they call. */
+static void hpi_skip_callees(const hpi_plan *pl)
+{
+    int more = 1;
+
+    while (more) {
+        size_t i;
+        more = 0;
+        for (i = 0; i < pl->u->nsites; i++) {
+            const hpi_site *t = &pl->u->sites[i];
+            if (t->kind == HPROF_SITE_CALL && t->name &&
+                (t->skip == hpi_why_device || t->skip == hpi_why_declared) &&
+                hpi_skip_procedure(pl, t->name, strlen(t->name)) > 0)
+                more = 1;
+        }
     }
 }
 
@@ -183,7 +214,7 @@ void hpi_target_skip_sites(const hpi_plan *pl)
 
     for (i = 0; i < pl->nprags; i++)
         if (hpi_src_past_skipped(&pl->u->src, pl->prags[i].start) == pl->prags[i].start)
-            hpi_declared_names(pl->prags[i].text, hpi_skip_procedure, pl);
+            hpi_declared_names(pl->prags[i].text, hpi_skip_declared, pl);
 
     for (i = 0; i < pl->u->nsites; i++) {
         hpi_site *t = &pl->u->sites[i];
@@ -191,4 +222,5 @@ void hpi_target_skip_sites(const hpi_plan *pl)
         if (!t->skip && r)
             t->skip = r->why;
     }
+    hpi_skip_callees(pl);
 }

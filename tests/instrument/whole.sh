@@ -169,12 +169,12 @@ expect_eq "--list: the loop in the taskloop's body is left as written" "1" \
         '$2 == "skipped" && $4 == l && /in a taskloop/ { n++ } END { print n + 0 }')"
 
 got=""
-for tag in SCALE_LOOP SHIFT_LOOP TARGET_LOOP DEFERRED_LOOP; do
+for tag in SCALE_LOOP SHIFT_LOOP TWICE_LOOP TARGET_LOOP DEFERRED_LOOP; do
     got="$got${got:+;}$("$INST" --list "$TSRC" -fopenmp | awk -v l="$(line_of "$TSRC" $tag)" \
         '$1 == "#" && $2 == "skipped" && $3 == "loop" && $4 == l { print l, ($0 ~ /device code/) }')"
 done
 expect_eq "--list: the loops of device code are unprobed as device code" \
-    "$(for tag in SCALE_LOOP SHIFT_LOOP TARGET_LOOP DEFERRED_LOOP; do echo "$(line_of "$TSRC" $tag) 1"; done | oneline)" "$got"
+    "$(for tag in SCALE_LOOP SHIFT_LOOP TWICE_LOOP TARGET_LOOP DEFERRED_LOOP; do echo "$(line_of "$TSRC" $tag) 1"; done | oneline)" "$got"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,7 +2,8 @@
  * target.c - device code that hprof-instrument must leave as written
  * (tests/instrument/whole.sh), run on the host (no device): a procedure
  * between declare target and end declare target (scale), one named by a
- * declare target directive (shift), a target region with a loop and an
+ * declare target directive (shift), one a target region calls (twice,
+ * implicitly declare target), a target region with a loop and an
  * atomic, and two deferred target teams distribute regions (nowait,
  * depend) joined by a taskwait, as SOLLVE's depend tests have them.  The
  * program checks its own results: stdout is "target 0" (the sum is
@@ -10,7 +11,7 @@
  * with clang 14 (libomp) the taskwait does not always wait for the
  * deferred target tasks run on the host, so only the first line holds
  * there, plain or not.  Ground truth for the instrumenter:
- * no probe in device code (the sites of scale, of shift and of the
+ * no probe in device code (the sites of scale, shift, twice and of the
  * target regions' loops are listed unprobed as device code), so gcc
  * compiles the instrumented copy (a probe reads thread-local state, which
  * gcc refuses in a target region) and the deferred target tasks that run
@@ -38,6 +39,15 @@ static long shift(long v)
 }
 #pragma omp declare target(shift)
 
+/* called from a target region, not declared: device code all the same */
+static long twice(long v)
+{
+    long r = 0;
+    for (int k = 0; k < 2; k++)   /* MARK:TWICE_LOOP */
+        r += v;
+    return r;
+}
+
 static long a[N], b[N], c[N], d[N];
 
 int main(void)
@@ -53,7 +63,7 @@ int main(void)
 #pragma omp target map(to: a) map(tofrom: sum)
     for (int i = 0; i < N; i++) {   /* MARK:TARGET_LOOP */
 #pragma omp atomic
-        sum += scale(a[i]);
+        sum += scale(a[i]) + twice(a[i]);
     }
 #pragma omp target data map(to: a, b) map(tofrom: c, d)
     {
@@ -71,6 +81,6 @@ int main(void)
     }
     for (int i = 0; i < N; i++)
         bad += d[i] != 3L * i || c[i] != 3L * i + 2;
-    printf("target %d\ndeferred %d\n", sum != 3L * N * (N - 1) / 2, bad);
+    printf("target %d\ndeferred %d\n", sum != 5L * N * (N - 1) / 2, bad);
     return 0;
 }
