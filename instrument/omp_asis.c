@@ -141,14 +141,39 @@ static void hpi_skip_declared(const hpi_plan *pl, const char *name, size_t n)
     hpi_skip_procedure(pl, name, n);
 }
 
+/* 1 when "name (" stands in the code of a range of device code (a call
+ * that is no call site: in an atomic's expression, say). */
+static int hpi_device_mentions(const hpi_plan *pl, const char *name)
+{
+    const hpi_src *src = &pl->u->src;
+    size_t i, n = strlen(name);
+
+    for (i = 0; i < pl->ndev; i++) {
+        size_t p;
+        if (pl->dev[i].why == hpi_why_taskloop)
+            continue;
+        for (p = pl->dev[i].s; p + n < pl->dev[i].e && p + n < src->len; p++)
+            if (src->cls[p] == HPI_C_CODE && strncmp(src->text + p, name, n) == 0 &&
+                (p == 0 || !hpi_id(src->text[p - 1])) && *hpi_skipsp(src->text + p + n) == '(')
+                return 1;
+    }
+    return 0;
+}
+
 /* The procedures of the unit that device code calls are device code too
  * (OpenMP 5.0 makes them declare target), and so are those they call. */
 static void hpi_skip_callees(const hpi_plan *pl)
 {
+    size_t i;
     int more = 1;
 
+    for (i = 0; i < pl->u->nsites; i++) {
+        const hpi_site *t = &pl->u->sites[i];
+        if (t->kind == HPROF_SITE_PROCEDURE && !t->skip && t->name && hpi_device_mentions(pl, t->name))
+            hpi_skip_procedure(pl, t->name, strlen(t->name));
+    }
+
     while (more) {
-        size_t i;
         more = 0;
         for (i = 0; i < pl->u->nsites; i++) {
             const hpi_site *t = &pl->u->sites[i];

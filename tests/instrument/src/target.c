@@ -43,7 +43,7 @@ static long shift(long v)
 static long twice(long v)
 {
     long r = 0;
-    for (int k = 0; k < 2; k++)   /* MARK:TWICE_LOOP */
+    for (long k = 0; k < v % 2 + 2; k++)   /* MARK:TWICE_LOOP */
         r += v;
     return r;
 }
@@ -52,7 +52,7 @@ static long a[N], b[N], c[N], d[N];
 
 int main(void)
 {
-    long sum = 0;
+    long sum = 0, want = 0;
     int bad = 0;
 
     for (int i = 0; i < N; i++) {
@@ -79,8 +79,10 @@ int main(void)
         }
 #pragma omp taskwait
     }
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N; i++) {
         bad += d[i] != 3L * i || c[i] != 3L * i + 2;
-    printf("target %d\ndeferred %d\n", sum != 5L * N * (N - 1) / 2, bad);
+        want += 3L * i + i * (i % 2 + 2L);
+    }
+    printf("target %d\ndeferred %d\n", sum != want, bad);
     return 0;
 }
