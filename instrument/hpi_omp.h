@@ -44,6 +44,12 @@ typedef struct hpi_prag {
     char *text;          /* "#pragma omp ..." on one line */
 } hpi_prag;
 
+/* A stretch [s, e) of the unit's text. */
+typedef struct hpi_range {
+    size_t s, e;
+    const char *why;     /* what the code is (omp_asis.c) */
+} hpi_range;
+
 typedef struct hpi_plan {
     hpi_unit *u;
     const hpi_stmt *stmts;
@@ -52,6 +58,9 @@ typedef struct hpi_plan {
     size_t nprags;
     int pomp;            /* 1: the POMP2 rewriting, 0: only the split of
                             combined parallel loops (omp_split.c) */
+    hpi_range *dev;      /* code left as written: device code, taskloop
+                            bodies under POMP2 (omp_asis.c) */
+    size_t ndev;
     int oom;
 } hpi_plan;
 
@@ -99,6 +108,9 @@ int hpi_last_conflict(const hpi_omp *o);
 void hpi_shared_items(hpi_buf *b, const hpi_omp *o, const char *name);
 
 /* omp.c */
+/* The statement pragma d applies to; NULL with *why set when there is
+ * none the rewriting can wrap. */
+const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why);
 int hpi_add_region(hpi_unit *u, const char *type, unsigned l1, unsigned l2,
                    unsigned e1, const char *extra);
 
@@ -116,10 +128,21 @@ const char *hpi_plan_task(hpi_ctx *c);
 const char *hpi_plan_taskgroup(hpi_ctx *c);
 const char *hpi_plan_standalone(hpi_ctx *c);
 
+/* omp_asis.c: code left as written (device code: target regions,
+ * declare target; taskloop bodies under POMP2).  Finds it in the plan's pragmas; -1 when out of memory. */
+int hpi_target_find(hpi_plan *pl);
+/* 1 when offset off is in code left as written (after its pragma). */
+int hpi_in_device(const hpi_plan *pl, size_t off);
+/* No probe for the sites in code left as written. */
+void hpi_target_skip_sites(const hpi_plan *pl);
+
 /* omp_split.c: combined parallel worksharing constructs split into their
  * parallel and worksharing parts. */
 /* 1 when o is parallel for or parallel for simd. */
 int hpi_split_is_loop(const hpi_omp *o);
+/* Why splitting the combined construct o would change the program
+ * (an inscan or task reduction, ...), or NULL. */
+const char *hpi_split_whole_why(const hpi_omp *o);
 /* Why o cannot be rewritten (parallel, or split), or NULL. */
 const char *hpi_split_why(const hpi_omp *o);
 /* "#pragma omp parallel" with the clauses of its parallel part; pomp:

@@ -12,7 +12,8 @@ instrument_hprof_instrument_SOURCES = instrument/hpi.h instrument/main.c \
 	instrument/collect_once.c \
 	instrument/emit.c instrument/policy.c instrument/tier1.c \
 	instrument/omp.c instrument/hpi_omp.h instrument/omp_clause.c \
-	instrument/omp_construct.c instrument/omp_split.c instrument/control.c \
+	instrument/omp_construct.c instrument/omp_split.c instrument/omp_asis.c \
+	instrument/control.c \
 	instrument/cxx.c instrument/cxx_headers.c instrument/collect_tiny.c instrument/collect_trip.c
 nodist_instrument_hprof_instrument_SOURCES = instrument/hpi_mpi_kinds.h
 instrument_hprof_instrument_CPPFLAGS = $(AM_CPPFLAGS) $(CLANG_CFLAGS)

@@ -61,6 +61,8 @@ static void hpi_warn_unrecorded(const hpi_unit *u, const char *file)
         const char *why = strstr(note, ": ");
         const char *end;
         why = why ? why + 2 : note;
+        if (strstr(why, ": kept whole, measured as one region"))
+            continue;   /* recorded (a region), not left as is */
         end = strstr(why, ": left as is");
         fprintf(stderr, "hprof-instrument: %s:%u: warning: OpenMP construct left as is, not recorded "
                         "(%.*s); hprof-cc --no-omp leaves all OpenMP to the runtime\n",

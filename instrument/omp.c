@@ -12,7 +12,9 @@
  *                 split into a parallel part and a worksharing part
  *                 (omp_split.c), each with its calls; the probe of the
  *                 loop of a parallel for opens between the two, inside
- *                 the team
+ *                 the team; one a split would change (inscan or task
+ *                 reduction, ...: omp_split.c) is kept whole, inside
+ *                 hprof_region_begin/end named after it
  *   single, master, masked (as master), critical, atomic, flush, ordered,
  *   barrier, taskwait, task (create begin/end around, begin/end inside),
  *   section
@@ -150,7 +152,7 @@ static int hpi_dir_between(const hpi_src *s, const hpi_dir *x)
  * wrap.  The rewriting's opener then stays at the pragma and its closer
  * follows the statement: the code the compiler sees is that of the same
  * preprocessor flags. */
-static const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why)
+const hpi_stmt *hpi_stmt_after(hpi_plan *pl, const hpi_prag *d, const char **why)
 {
     const hpi_src *s = &pl->u->src;
     size_t at = d->after, lo = 0, hi = pl->nstmts, best = HPI_NONE, i;
@@ -366,6 +368,10 @@ static void hpi_plan_prag(hpi_plan *pl, const hpi_prag *d, hpi_omp *o,
 
     if (!pl->pomp && !hpi_split_is_loop(o))
         return;
+    /* scan separates the two phases of its loop's iterations: not a
+     * construct, nothing to record (its loop is kept whole) */
+    if (strcmp(o->words[0], "scan") == 0)
+        return;
     why = hpi_plan_dir(pl, d, o, secs, nsecs);
     if (why && pl->pomp && hpi_omp_note(pl->u, d->l1, why) < 0)
         pl->oom = 1;
@@ -555,13 +561,15 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
     pl.stmts = stmts;
     pl.nstmts = nstmts;
     pl.pomp = pomp;
-    if (hpi_find_prags(&pl, macros, nmacros) < 0)
+    if (hpi_find_prags(&pl, macros, nmacros) < 0 || hpi_target_find(&pl) < 0)
         pl.oom = 1;
     for (i = 0; i < pl.nprags && !pl.oom; i++) {
         const hpi_prag *d = &pl.prags[i];
         hpi_omp o;
         if (hpi_src_past_skipped(&u->src, d->start) != d->start)
             continue;   /* conditional code the compiler never sees */
+        if (hpi_in_device(&pl, d->start))
+            continue;   /* device code, a taskloop's body: left as written (omp_asis.c) */
         if (hpi_omp_parse(d->text, &o) < 0) {
             if (pomp)
                 hpi_note_unparsed(&pl, d);
@@ -572,9 +580,11 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
         hpi_omp_clear(&o);
     }
     hpi_split_drop_outside(u);
+    hpi_target_skip_sites(&pl);
     for (i = 0; i < pl.nprags; i++)
         free(pl.prags[i].text);
     free(pl.prags);
+    free(pl.dev);
     return pl.oom ? -1 : 0;
 }
 

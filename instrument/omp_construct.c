@@ -62,6 +62,27 @@ static void hpi_add_secs(hpi_ctx *c, int r)
 
 #define HPI_SIMD_CL "safelen", "simdlen", "aligned", "nontemporal", "order"
 
+/* A combined parallel construct that is not split, kept whole: a user
+ * region named after it (hprof_region_begin/end, the pragma's line)
+ * around it, on the encountering thread; no POMP2 call, so its team
+ * records nothing of it. */
+static const char *hpi_plan_whole(hpi_ctx *c, const char *why)
+{
+    char name[64], note[256];
+
+    snprintf(name, sizeof name, "omp %s%s%s%s%s", c->o->words[0], c->o->nwords > 1 ? " " : "",
+             c->o->words[1], c->o->nwords > 2 ? " " : "", c->o->words[2]);
+    snprintf(note, sizeof note, "%s: kept whole, measured as one region", why);
+    if (hpi_omp_note(c->u, c->l1, note) < 0)
+        return hpi_oom;
+    hpi_bput(&c->pre, "{ hprof_region_begin(\"%s\");", name);
+    hpi_bline(&c->pre, c->u, c->l1);
+    hpi_bput(&c->pre, "%s", c->d->text);
+    hpi_bline(&c->pre, c->u, c->lr);
+    hpi_bput(&c->post, " hprof_region_end(\"%s\"); }", name);
+    return NULL;
+}
+
 /* parallel, parallel for [simd], parallel sections: fork/join around,
  * begin/end inside; a combined construct is split (omp_split.c) and its
  * worksharing part gets enter/exit and the implicit barrier. */
@@ -73,7 +94,7 @@ const char *hpi_plan_parallel(hpi_ctx *c)
     const char *why;
 
     if ((why = hpi_split_why(o)) != NULL)
-        return why;
+        return split ? hpi_plan_whole(c, why) : why;
     if (split && !is_for)
         hpi_bput(&c->ex, "*numSections=%d", hpi_count_sections(c->pl, c->st));
     if ((r = hpi_new_region(c, type)) < 0)

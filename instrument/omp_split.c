@@ -17,9 +17,18 @@
  * default, shared, private, firstprivate, copyin, proc_bind and (but for
  * simd) reduction; the worksharing part schedule, ordered, collapse,
  * lastprivate, linear and with simd reduction and the simd clauses; items
- * moved off the parallel part are made shared on it.  A combined parallel
- * construct that is not split keeps its pragma, and its loop gets no
- * probe: one around the region would hold the records of one thread only.
+ * moved off the parallel part are made shared on it (lastprivate, linear,
+ * and with simd reduction: OpenMP 5.x's rules for clauses on combined
+ * constructs).  The split is refused where it would not be the same
+ * program (hpi_split_whole_why): an inscan or task reduction, which the
+ * loop must own with its own end (gcc rejects the scan directive of a
+ * split exclusive scan; clang's for simd inscan with nowait computes
+ * wrong prefixes), lastprivate(conditional:), a linear item with a
+ * modifier, an if clause on parallel for simd (OpenMP 5.0 applies it to
+ * simd as well).  A combined parallel construct that is not split keeps
+ * its pragma, and its loop gets no probe: one around the region would
+ * hold the records of one thread only; with POMP2 it is measured as one
+ * user region around it (omp_construct.c).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -59,6 +68,63 @@ int hpi_split_is_loop(const hpi_omp *o)
 }
 
 
+/* The modifier of a reduction clause ("inscan" of "inscan, +: x"), copied
+ * to m; "" when it has none. */
+static void hpi_reduction_modifier(const hpi_clause *c, char *m, size_t size)
+{
+    const char *colon = c->arg ? strchr(c->arg, ':') : NULL;
+    const char *comma = c->arg ? strchr(c->arg, ',') : NULL;
+    size_t n = 0;
+
+    m[0] = 0;
+    if (!colon || !comma || comma > colon)
+        return;
+    for (const char *p = hpi_skipsp(c->arg); hpi_id(*p) && n + 1 < size; p++)
+        m[n++] = *p;
+    m[n] = 0;
+}
+
+/* 1 when the items of a linear clause (before its ": step") are plain
+ * names, no val/ref/uval modifier, and its step has no comma (the items
+ * are read up to the commas). */
+static int hpi_linear_plain(const hpi_clause *c)
+{
+    char items[256];
+    const char *colon = c->arg ? strchr(c->arg, ':') : NULL;
+    size_t n = c->arg ? (colon ? (size_t)(colon - c->arg) : strlen(c->arg)) : 0;
+
+    if (!c->arg || n >= sizeof items || (colon && strchr(colon, ',')))
+        return 0;
+    memcpy(items, c->arg, n);
+    items[n] = 0;
+    return hpi_plain_items(items);
+}
+
+const char *hpi_split_whole_why(const hpi_omp *o)
+{
+    int k;
+
+    assert(hpi_split_kind(o));
+    for (k = 0; k < o->ncl; k++) {
+        const hpi_clause *c = &o->cl[k];
+        char m[16];
+        if (strcmp(c->name, "reduction") == 0) {
+            hpi_reduction_modifier(c, m, sizeof m);
+            if (strcmp(m, "inscan") == 0)
+                return "inscan reduction: its scan belongs to the loop construct";
+            if (strcmp(m, "task") == 0)
+                return "task reduction: the loop construct cannot take nowait";
+        } else if (strcmp(c->name, "linear") == 0 && !hpi_linear_plain(c)) {
+            return "linear item with a modifier";
+        } else if (strcmp(c->name, "lastprivate") == 0 && c->arg && strchr(c->arg, ':')) {
+            return "lastprivate with the conditional modifier";
+        } else if (strcmp(c->name, "if") == 0 && hpi_split_is_simd(o)) {
+            return "if clause applies to simd as well";
+        }
+    }
+    return NULL;
+}
+
 const char *hpi_split_why(const hpi_omp *o)
 {
     static const char *const ok_par[] = { HPI_PAR_CL, NULL };
@@ -70,8 +136,11 @@ const char *hpi_split_why(const hpi_omp *o)
     };
     static const char *const ok_sec[] = { HPI_PAR_CL, "lastprivate", NULL };
     int k, split = o->nwords >= 2, simd = hpi_split_is_simd(o);
+    const char *why;
 
     assert(o->nwords == 1 || hpi_split_kind(o));
+    if (split && (why = hpi_split_whole_why(o)) != NULL)
+        return why;
     if (!hpi_only(o, !split ? ok_par : simd ? ok_simd : hpi_split_is_for(o) ? ok_for : ok_sec))
         return "clauses not rewritten";
     if ((k = hpi_has(o, "if")) >= 0 && (!o->cl[k].arg || strchr(o->cl[k].arg, ':')))
@@ -106,8 +175,10 @@ void hpi_split_parallel_pragma(hpi_buf *b, const hpi_omp *o, int pomp)
     if (pomp)
         hpi_bput(&extra, " if(pomp2_if) num_threads(pomp2_num_threads)");
     /* items of the clauses moved to the worksharing part: shared here */
-    if (o->nwords >= 2)
+    if (o->nwords >= 2) {
         hpi_shared_items(&extra, o, "lastprivate");
+        hpi_shared_items(&extra, o, "linear");
+    }
     if (simd)
         hpi_shared_items(&extra, o, "reduction");
     hpi_bpragma(b, "parallel", o, pomp ? (simd ? keep_pomp_simd : keep_pomp) : (simd ? keep_plain_simd : keep_plain),

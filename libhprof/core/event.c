@@ -66,11 +66,11 @@ void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region, uintpt
     team->frames = HP_NO_NODE;
     team->outer = t->current;
     team->forker = t;
+    team->fork_ticks = start;
     if (ra && hp_callpath_depth > 1 && t->current == HP_ROOT_NODE) {
         uint32_t ctx = hp_event_callpath_from(t, ra, (uintptr_t)__builtin_return_address(0));
         if (ctx != t->current && ctx != t->overflow) {
             team->frames = ctx;
-            team->fork_ticks = start;
             t->current = ctx;   /* the frames are the forker's context until the close */
         }
     }
@@ -89,10 +89,17 @@ void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region, uintpt
 
 void hp_event_team_close(hp_thread *t, const hp_omp_team *team)
 {
-    if (team->frames == HP_NO_NODE || t != team->forker)
+    if (t != team->forker)
         return;
     uint64_t now = hp_ticks();
-    frames_add(t, team->frames, now > team->fork_ticks ? now - team->fork_ticks : 0, 1, 0);
+    uint64_t ticks = team->fork_ticks && now > team->fork_ticks ? now - team->fork_ticks : 0;
+    /* work at the forker's task level, as a task run is: a wait the fork
+     * ran inside (a deferred target task run in a taskwait forks its
+     * teams) leaves it out */
+    t->task_acc += ticks;
+    if (team->frames == HP_NO_NODE)
+        return;
+    frames_add(t, team->frames, ticks, 1, 0);
     t->current = team->outer;
 }
 

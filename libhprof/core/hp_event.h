@@ -384,7 +384,8 @@ void hp_event_team_fork(hp_thread *t, hp_omp_team *team, uint32_t region, uintpt
                         uint64_t start);
 /* The forking thread after the region and its join: back to the context
  * it forked in; the frames of the call path count the region once and
- * its time from fork to now. */
+ * its time from fork to now, which is work at the thread's task level:
+ * a wait the region ran inside leaves it out (hp_event_wait). */
 void hp_event_team_close(hp_thread *t, const hp_omp_team *team);
 
 /* What a thread restores when its part of a region ends. */

@@ -1,8 +1,11 @@
 /*
  * gomp_parallel.c - the GOMP source's parallel regions and the waits at
  * one call (see gomp_real.c for how the wrappers reach libgomp):
- *  - GOMP_parallel and the combined forms GOMP_parallel_loop_* and
- *    GOMP_parallel_sections: the region is keyed by the outlined function's
+ *  - GOMP_parallel and the combined forms GOMP_parallel_loop_*,
+ *    GOMP_parallel_sections and GOMP_parallel_reductions (a region with
+ *    task reductions: libgomp reads the reduction data from the first
+ *    word of the region's data, so the trampoline's data starts with the
+ *    same word): the region is keyed by the outlined function's
  *    entry (its line is the pragma's).  The real call gets a trampoline that
  *    opens the region node on every thread of the team and runs the
  *    outlined function.  libgomp's own end-of-region barrier is inside
@@ -38,6 +41,7 @@
 /* Handed to the real GOMP_parallel* in place of the outlined function's
  * data; lives on the master's stack for the region's duration. */
 typedef struct par {
+    void *reductions;       /* first: GOMP_parallel_reductions reads it */
     void (*fn)(void *);
     void *data;
     hp_thread *master;
@@ -112,6 +116,7 @@ static int par_begin(par *p, uint64_t entry, void (*fn)(void *), void *data, uin
     hp_thread *t = recorder();
     if (!t)
         return 0;
+    p->reductions = NULL;
     p->fn = fn;
     p->data = data;
     p->master = t;
@@ -226,6 +231,25 @@ API void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_thr
     par_end(&p);
 }
 
+/* A region with task reductions: the real call reads the reduction data
+ * through the first word of its data and returns the team's size. */
+API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads,
+                                      unsigned flags)
+{
+    uint64_t entry = hp_ticks();
+    par p;
+    resolve();
+    if (!hp_gomp.parallel_reductions) {
+        fn(data);
+        return 1;
+    }
+    if (!par_begin(&p, entry, fn, data, RET))
+        return hp_gomp.parallel_reductions(fn, data, num_threads, flags);
+    p.reductions = *(void **)data;
+    unsigned n = hp_gomp.parallel_reductions(trampoline, &p, num_threads, flags);
+    par_end(&p);
+    return n;
+}
 
 API void GOMP_barrier(void)
 {

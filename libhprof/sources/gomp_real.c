@@ -16,9 +16,8 @@
  * inline; only the end barrier shows), the per-thread time in worksharing
  * loops, master/masked (inlined thread-number tests), lock-free atomics
  * and flush (hardware instructions: a locked add, a fence; no call to
- * libgomp), regions
- * with task reductions (GOMP_parallel_reductions) and objects from
- * gcc < 4.9 (GOMP_parallel_start/end), which pass through.
+ * libgomp), and objects from gcc < 4.9 (GOMP_parallel_start/end), which
+ * pass through.
  *
  * Wrappers never change results, change no arguments but GOMP_task's
  * function and block (gomp_task.c), never take a lock, and pass straight through
@@ -96,6 +95,7 @@ static void resolve_real(void)
     LOOKUP(loop_nm_runtime, "GOMP_parallel_loop_nonmonotonic_runtime");
     LOOKUP(loop_mnm_runtime, "GOMP_parallel_loop_maybe_nonmonotonic_runtime");
     LOOKUP(sections, "GOMP_parallel_sections");
+    LOOKUP(parallel_reductions, "GOMP_parallel_reductions");
     LOOKUP(barrier, "GOMP_barrier");
     LOOKUP(barrier_cancel, "GOMP_barrier_cancel");
     LOOKUP(critical_start, "GOMP_critical_start");

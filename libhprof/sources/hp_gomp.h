@@ -33,6 +33,7 @@ typedef void (*par_loop_fn)(void (*)(void *), void *, unsigned, long, long, long
 typedef void (*par_loop_rt_fn)(void (*)(void *), void *, unsigned, long, long, long,
                                unsigned);
 typedef void (*par_sections_fn)(void (*)(void *), void *, unsigned, unsigned, unsigned);
+typedef unsigned (*par_red_fn)(void (*)(void *), void *, unsigned, unsigned);
 typedef void (*void_fn)(void);
 typedef bool (*bool_fn)(void);
 typedef void (*name_fn)(void **);
@@ -55,6 +56,7 @@ typedef struct hp_gomp_calls {
     par_loop_fn loop_static, loop_dynamic, loop_guided, loop_nm_dynamic, loop_nm_guided;
     par_loop_rt_fn loop_runtime, loop_nm_runtime, loop_mnm_runtime;
     par_sections_fn sections;
+    par_red_fn parallel_reductions;
     void_fn barrier, critical_start, critical_end, taskwait, taskgroup_end;
     void_fn loop_end, sections_end;
     void_fn ordered_start, ordered_end, atomic_start, atomic_end;

@@ -7,9 +7,11 @@
 # GOMP, OMPT); corpus.sh: a regression corpus of real-code snippets
 # (statement macros, fallbacks, linking without -lhprof, the one-word
 # wrappers); nests.sh: constructs whose pragma another directive follows
-# (nested constructs, #if/#else/#endif).  Included from instrument/local.mk.
+# (nested constructs, #if/#else/#endif); whole.sh: combined parallel loops
+# a split would change (inscan and task reductions, ...) kept whole and
+# measured as one region.  Included from instrument/local.mk.
 TESTS += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh \
-	tests/instrument/corpus.sh tests/instrument/nests.sh
+	tests/instrument/corpus.sh tests/instrument/nests.sh tests/instrument/whole.sh
 EXTRA_DIST += tests/instrument/run.sh tests/instrument/omp.sh tests/instrument/pfor.sh \
-	tests/instrument/corpus.sh tests/instrument/nests.sh \
+	tests/instrument/corpus.sh tests/instrument/nests.sh tests/instrument/whole.sh \
 	tests/instrument/src
