@@ -145,8 +145,9 @@ static int holds_rank_files(const char *dir, const char *stem)
     return found;
 }
 
-/* Is the profile name `name` in dir an earlier run's: its file (or one
- * being written) or its ranks' own files? */
+/* Is the profile name `name` in dir an earlier run's: its file or its
+ * ranks' own files?  (NAME.hpf.partial is not: a write under way, or a
+ * stale one the writer works around.) */
 static int run_name_taken(const char *dir, const char *name)
 {
     char path[2 * PATH_MAX + 16], stem[PATH_MAX];
@@ -154,9 +155,6 @@ static int run_name_taken(const char *dir, const char *name)
     int ext = n > 4 && strcmp(name + n - 4, ".hpf") == 0;
     snprintf(stem, sizeof stem, "%.*s", (int)(ext ? n - 4 : n), name);
     join(path, sizeof path, dir, name);
-    if (exists(path))
-        return 1;
-    strncat(path, ".partial", sizeof path - strlen(path) - 1);
     return exists(path) || holds_rank_files(dir, stem);
 }
 
