@@ -77,6 +77,31 @@ static int same_run(const char *a, const char *b)
            strncmp(a, b, la) == 0;
 }
 
+/* The error for a directory whose per-rank files (in name order) are of
+ * several runs: their names, and how to name the files of one. */
+static int several_runs(const char *dir, const hpf_input *in, char *err, size_t errlen)
+{
+    size_t at = (size_t)snprintf(err, errlen, "%s: holds the per-rank files of several runs (",
+                                 dir);
+    const char *last = in->files[0];
+    size_t plen = 0, n = 0;
+    uint32_t rank;
+    for (uint32_t i = 0; i < in->nfiles && at < errlen; i++) {
+        if (i > 0 && same_run(last, in->files[i]))
+            continue;
+        last = in->files[i];
+        rank_file(last, &plen, &rank);
+        const char *base = strrchr(last, '/');
+        base = base ? base + 1 : last;
+        at += (size_t)snprintf(err + at, errlen - at, "%s%.*s.hpf", n++ ? ", " : "",
+                               (int)(plen - (size_t)(base - last)), base);
+    }
+    if (at < errlen)
+        snprintf(err + at, errlen - at, "): name the files of one, e.g. hprof-query %.*s.rank*.hpf",
+                 (int)plen, last);
+    return -1;
+}
+
 /* The per-rank files in dir (in name order), which must be of one run. */
 static int find_in_directory(const char *dir, hpf_input *in, char *err, size_t errlen)
 {
@@ -114,16 +139,9 @@ static int find_in_directory(const char *dir, hpf_input *in, char *err, size_t e
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (uint32_t i = 1; i < in->nfiles; i++) {
-        if (same_run(in->files[0], in->files[i]))
-            continue;
-        rank_file(in->files[i], &plen, &rank);
-        char *other = run_name(in->files[i], plen);
-        snprintf(err, errlen, "%s: holds the per-rank files of more than one run (%s, %s): "
-                 "name the files of one", dir, in->name, other ? other : "?");
-        free(other);
-        return -1;
-    }
+    for (uint32_t i = 1; i < in->nfiles; i++)
+        if (!same_run(in->files[0], in->files[i]))
+            return several_runs(dir, in, err, errlen);
     return 0;
 }
 

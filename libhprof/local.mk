@@ -59,7 +59,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/sources/pomp2_construct.c libhprof/sources/pomp2_task.c \
 	libhprof/sources/pomp2_lock.c libhprof/sources/pomp2_fortran.c \
 	libhprof/sources/hp_pomp2_ctc.h libhprof/sources/pomp2_ctc.c \
-	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c \
+	libhprof/finish/hp_resolve.h libhprof/finish/resolve.c libhprof/finish/unload.c \
 	libhprof/finish/hp_tailcall.h libhprof/finish/tailcall.c \
 	libhprof/finish/hp_symindex.h libhprof/finish/symindex.c \
 	libhprof/finish/hp_die_name.h libhprof/finish/die_name.c \

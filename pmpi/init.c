@@ -155,10 +155,12 @@ static void finish_run(void)
             hp_warn("the summary is incomplete (a rank ran out of memory)");
         hp_finish_print(&agg, &run, written ? path : NULL);
         if (wrote == 1) { /* the summary named no file: the per-rank ones */
+            char stem[PATH_MAX], quoted[4 * PATH_MAX + 8];
             size_t n = strlen(path);
             int ext = n > 4 && strcmp(path + n - 4, ".hpf") == 0;
-            fprintf(stderr, "hprof: drill down with: hprof-query %.*s.rank*.hpf\n",
-                    (int)(ext ? n - 4 : n), path);
+            snprintf(stem, sizeof stem, "%.*s", (int)(ext ? n - 4 : n), path);
+            hp_process_shell_quote(stem, quoted, sizeof quoted);
+            fprintf(stderr, "hprof: drill down with: hprof-query %s.rank*.hpf\n", quoted);
         }
     }
     hp_agg_free(&agg);

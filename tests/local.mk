@@ -106,6 +106,8 @@ include tests/cxx/local.mk
 include tests/fortran/local.mk
 include tests/compensate/local.mk
 include tests/nonlocal/local.mk
+include tests/unload/local.mk
+include tests/names/local.mk
 include tests/inline/local.mk
 include tests/omp/local.mk
 include tests/ompt/local.mk

@@ -13,7 +13,10 @@
 typedef struct hp_site {
     uint32_t kind;      /* enum hp_site_kind */
     uint32_t flags;     /* HP_SITEF_* */
-    const char *name;   /* static string: MPI function, procedure, ... */
+    const char *name;   /* MPI function, procedure, ...: a string of
+                           libhprof's own, or name_copy */
+    char *name_copy;    /* owned: a static site's name, copied from its
+                           module (which dlclose may unmap before the end) */
     char *func, *file, *module;  /* owned; NULL when unknown */
     uint32_t line, end_line, parent, callee;
     uintptr_t addr;     /* return address of a dynamic site */
@@ -30,8 +33,8 @@ static inline uint64_t hp_site_key(uintptr_t addr, uint32_t kind)
 #define HP_SITE_ROOT 0u
 #define HP_SITE_OVERFLOW 1u
 
-/* Registers a site known at compile time.  `name` must outlive the run;
- * func and file are copied.  Returns its id, or HP_NONE without memory. */
+/* Registers a site known at compile time.  name, func and file are
+ * copied (they may lie in a module unloaded before the run ends).  Returns its id, or HP_NONE without memory. */
 uint32_t hp_site_add_static(uint32_t kind, const char *name, const char *func,
                             const char *file, uint32_t line, uint32_t end_line,
                             uint32_t parent, uint32_t callee);

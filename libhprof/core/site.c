@@ -61,7 +61,8 @@ uint32_t hp_site_add_static(uint32_t kind, const char *name, const char *func,
     if (id != HP_NONE) {
         hp_site *s = hp_site_get(id);
         s->kind = kind;
-        s->name = name;
+        s->name_copy = dup_or_null(name);
+        s->name = s->name_copy ? s->name_copy : "?";
         s->func = dup_or_null(func);
         s->file = dup_or_null(file);
         s->line = line;
@@ -127,6 +128,7 @@ void hp_site_registry_reset(void)
     pthread_mutex_lock(&lock);
     for (uint32_t id = 0; id < nsites; id++) {
         hp_site *s = hp_site_get(id);
+        free(s->name_copy);
         free(s->func);
         free(s->file);
         free(s->module);

@@ -24,10 +24,14 @@ void hp_process_rank_info(hp_rank_info *ri, uint32_t rank, uint64_t start_ns,
  * be written there (a device, a directory that does not exist). */
 int hp_process_profile_path(const char *program, const char *tag, size_t maxlen, char *path,
                             size_t len);
-/* The time stamp of default profile names (now, or the run's once set),
- * and the run's: every rank of an MPI run uses rank 0's. */
+/* The run's stamp: the time stamp and process id of default profile
+ * names and the run's number (the first that HPROF_OUTPUT's name leaves
+ * free), now or the run's once set; every rank of an MPI run uses rank
+ * 0's. */
 void hp_process_run_stamp(char *buf, size_t len);
 void hp_process_set_run_stamp(const char *stamp);
+/* s as one word of a POSIX shell (in single quotes unless it needs none). */
+void hp_process_shell_quote(const char *s, char *buf, size_t len);
 /* path itself if nothing is there, else path.1 (.2, ...) with a warning. */
 void hp_process_unused_path(char *path, size_t len);
 /* Writes all of b to path through path.partial, renamed when complete;

@@ -1,11 +1,15 @@
 /*
  * path.c - where the profile goes (hp_process.h): HPROF_OUTPUT as a file,
- * a directory or unset; never an existing file; never a path longer than
+ * a directory or unset; never an existing file, nor the name of an
+ * earlier run's files (the run's number: NAME.hpf, then NAME.1.hpf, ...,
+ * and the same for the NAME.rank<N>.hpf files of a dying run; default
+ * names carry the time and the process id); never a path longer than
  * the writer accepts (a short name in the same directory instead, else in
  * the current one); nothing at all, with one line saying why, when
  * HPROF_OUTPUT names a device or a directory that does not exist.
  */
 #include <assert.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +49,11 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* The run's time stamp: set once for all ranks at MPI_Init (rank 0's),
- * so that the files the ranks of a dying run write alone share a name. */
+/* The run's time stamp (time and process id) and number: set once for
+ * all ranks at MPI_Init (rank 0's), so that the files the ranks of a
+ * dying run write alone share a name. */
 static char run_stamp[32];
+static int run_number = -1;     /* not chosen yet */
 
 static void time_stamp(char *buf, size_t len)
 {
@@ -55,20 +61,12 @@ static void time_stamp(char *buf, size_t len)
         snprintf(buf, len, "%s", run_stamp);
         return;
     }
+    char when[16];
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    strftime(buf, len, "%Y%m%d-%H%M%S", &tm);
-}
-
-void hp_process_run_stamp(char *buf, size_t len)
-{
-    time_stamp(buf, len);
-}
-
-void hp_process_set_run_stamp(const char *stamp)
-{
-    snprintf(run_stamp, sizeof run_stamp, "%s", stamp);
+    strftime(when, sizeof when, "%Y%m%d-%H%M%S", &tm);
+    snprintf(buf, len, "%s-%ld", when, (long)getpid());
 }
 
 /* The directory part of HPROF_OUTPUT into dir ("" for none), and the file
@@ -95,15 +93,19 @@ static void join(char *buf, size_t len, const char *dir, const char *name)
     snprintf(buf, len, "%s%s%s", dir, *dir && strcmp(dir, "/") ? "/" : "", name);
 }
 
-/* "<name without .hpf>[.<tag>].hpf", or "hprof-<program>-<stamp>[.<tag>].hpf". */
-static void file_name(const char *name, const char *program, const char *tag, char *buf,
-                      size_t len)
+/* "<name without .hpf>[.<number>][.<tag>].hpf", or
+ * "hprof-<program>-<stamp>[.<tag>].hpf". */
+static void file_name(const char *name, int number, const char *program, const char *tag,
+                      char *buf, size_t len)
 {
     const char *dot = tag ? "." : "", *t = tag ? tag : "";
     if (name) {
         size_t n = strlen(name);
         int ext = n > 4 && strcmp(name + n - 4, ".hpf") == 0;
-        snprintf(buf, len, "%.*s%s%s%s", (int)(ext ? n - 4 : n), name, dot, t,
+        char num[16] = "";
+        if (number > 0)
+            snprintf(num, sizeof num, ".%d", number);
+        snprintf(buf, len, "%.*s%s%s%s%s", (int)(ext ? n - 4 : n), name, num, dot, t,
                  ext ? ".hpf" : "");
     } else {
         char stamp[32];
@@ -117,8 +119,76 @@ static void short_name(const char *tag, char *buf, size_t len)
 {
     char stamp[32];
     time_stamp(stamp, sizeof stamp);
-    snprintf(buf, len, "hprof-%s-%ld%s%s.hpf", stamp, (long)getpid(), tag ? "." : "",
-             tag ? tag : "");
+    snprintf(buf, len, "hprof-%s%s%s.hpf", stamp, tag ? "." : "", tag ? tag : "");
+}
+
+/* Does dir hold a file "<stem>.rank<N>[.hpf]" (a dying run's)? */
+static int holds_rank_files(const char *dir, const char *stem)
+{
+    DIR *d = opendir(*dir ? dir : ".");
+    struct dirent *e;
+    size_t n = strlen(stem);
+    int found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        const char *p = e->d_name;
+        if (strncmp(p, stem, n) != 0 || strncmp(p + n, ".rank", 5) != 0)
+            continue;
+        p += n + 5;
+        if (*p < '0' || *p > '9')
+            continue;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        found = !*p || strcmp(p, ".hpf") == 0;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Is the profile name `name` in dir an earlier run's: its file or its
+ * ranks' own files?  (NAME.hpf.partial is not: a write under way, or a
+ * stale one the writer works around.) */
+static int run_name_taken(const char *dir, const char *name)
+{
+    char path[2 * PATH_MAX + 16], stem[PATH_MAX];
+    size_t n = strlen(name);
+    int ext = n > 4 && strcmp(name + n - 4, ".hpf") == 0;
+    snprintf(stem, sizeof stem, "%.*s", (int)(ext ? n - 4 : n), name);
+    join(path, sizeof path, dir, name);
+    return exists(path) || holds_rank_files(dir, stem);
+}
+
+/* The first run number whose names HPROF_OUTPUT's file name leaves free
+ * (0 for default names: their stamp is the run's own). */
+static int free_run_number(void)
+{
+    char dir[PATH_MAX], name[PATH_MAX + 32];
+    if (hp_cfg.output && is_special(hp_cfg.output))
+        return 0;
+    const char *given = split_output(hp_cfg.output, dir, sizeof dir);
+    if (!given || (*dir && !is_dir(dir)))
+        return 0;
+    for (int number = 0; number < 100000; number++) {
+        file_name(given, number, NULL, NULL, name, sizeof name);
+        if (!run_name_taken(dir, name))
+            return number;
+    }
+    return 0;
+}
+
+void hp_process_run_stamp(char *buf, size_t len)
+{
+    char stamp[32];
+    time_stamp(stamp, sizeof stamp);
+    snprintf(buf, len, "%s/%d", stamp, free_run_number());
+}
+
+void hp_process_set_run_stamp(const char *stamp)
+{
+    const char *slash = strchr(stamp, '/');
+    size_t n = slash ? (size_t)(slash - stamp) : strlen(stamp);
+    snprintf(run_stamp, sizeof run_stamp, "%.*s", (int)n, stamp);
+    run_number = slash ? atoi(slash + 1) : 0;
 }
 
 void hp_process_unused_path(char *path, size_t len)
@@ -163,7 +233,9 @@ int hp_process_profile_path(const char *program, const char *tag, size_t maxlen,
         return -1;
     }
     const char *given = split_output(out, dir, sizeof dir);
-    file_name(given, program, tag, name, sizeof name);
+    if (run_number < 0)
+        run_number = free_run_number();     /* a process without MPI */
+    file_name(given, run_number, program, tag, name, sizeof name);
     join(want, sizeof want, dir, name);
     if (*dir && strlen(dir) < PATH_MAX && !is_dir(dir)) {
         hp_warn("cannot write profile %s: directory %s %s", want, dir,
@@ -176,4 +248,28 @@ int hp_process_profile_path(const char *program, const char *tag, size_t maxlen,
         shorten(want, dir, tag, maxlen, path, len);
     hp_process_unused_path(path, len);
     return 0;
+}
+
+void hp_process_shell_quote(const char *s, char *buf, size_t len)
+{
+    static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                "0123456789_./+-,:=@%";
+    size_t at = 0;
+    assert(len > 0);
+    if (*s && strspn(s, plain) == strlen(s)) {
+        snprintf(buf, len, "%s", s);
+        return;
+    }
+    buf[at++] = '\'';
+    for (; *s && at + 5 < len; s++) {
+        if (*s == '\'') {
+            memcpy(buf + at, "'\\''", 4);   /* close, an escaped quote, reopen */
+            at += 4;
+        } else {
+            buf[at++] = *s;
+        }
+    }
+    if (at + 1 < len)
+        buf[at++] = '\'';
+    buf[at < len ? at : len - 1] = 0;
 }

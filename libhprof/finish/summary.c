@@ -6,6 +6,7 @@
 #include <string.h>
 #include "hp_config.h"
 #include "hp_overhead.h"
+#include "hp_process.h"
 #include "hp_snapshot.h"
 #include "hp_summary.h"
 
@@ -652,8 +653,10 @@ void hp_summary_print(FILE *out, const hp_agg *a, const hp_summary_info *si)
                 throttled);
     free(rows);
     if (si->profile_path) {
+        char quoted[4 * 4096 + 8];
+        hp_process_shell_quote(si->profile_path, quoted, sizeof quoted);
         fprintf(out, "hprof: profile written to %s\n", si->profile_path);
-        fprintf(out, "hprof: drill down with: hprof-query %s\n", si->profile_path);
+        fprintf(out, "hprof: drill down with: hprof-query %s\n", quoted);
     }
     fflush(out);
 }

@@ -154,7 +154,7 @@ expect_err_line() {
     expect_eq "$name: one line, exit status non-zero" "1;$want" "$([ "$rc" != 0 ] && echo 1 || echo 0);$out"
 }
 expect_err_line "a directory with the files of two runs" \
-    "hprof-query: $tmp/runs: holds the per-rank files of more than one run ($tmp/runs/abort.hpf, $tmp/runs/segv.hpf): name the files of one" \
+    "hprof-query: $tmp/runs: holds the per-rank files of several runs (abort.hpf, segv.hpf): name the files of one, e.g. hprof-query $tmp/runs/segv.rank*.hpf" \
     "$QUERY" "$tmp/runs"
 expect_err_line "files of two runs named" \
     "hprof-query: $tmp/segv.rank1.hpf: not a file of the run $tmp/abort.hpf (NAME.rank<N>.hpf)" \

@@ -80,7 +80,7 @@ run() {
     local name=$1 np=$2 nt=$3
     shift 3
     RC=0
-    # hprof never overwrites a profile (it writes NAME.hpf.1): a rerun
+    # hprof never overwrites a profile (it writes NAME.1.hpf): a rerun
     # under `attempts` must not read the previous run's.
     rm -f "$tmp/$name.hpf" "$tmp/$name.db" "$tmp/$name.truth"
     HPROF_OUTPUT=$tmp/$name.hpf HPROF_TEST_TRUTH=$tmp/$name.truth OMP_NUM_THREADS=$nt timeout 300 \
