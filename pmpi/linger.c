@@ -31,14 +31,14 @@ void hp_linger_init(void)
 {
     MPI_Comm node;
     long leader = (long)getpid();
-    char stamp[32], host[64] = "";
+    char stamp[48], host[64] = "";
     if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
         MPI_SUCCESS)
         return;
     PMPI_Comm_size(node, &node_ranks);
     PMPI_Bcast(&leader, 1, MPI_LONG, 0, node);
     PMPI_Comm_free(&node);
-    hp_process_run_stamp(stamp, sizeof stamp);
+    hp_process_run_word(stamp, sizeof stamp);   /* rank 0's, shared at MPI_Init */
     gethostname(host, sizeof host - 1);
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(ended_path, sizeof ended_path, "%s/hprof-%s-%s-%ld.ended", dir, host, stamp,

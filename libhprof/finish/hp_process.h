@@ -30,6 +30,9 @@ int hp_process_profile_path(const char *program, const char *tag, size_t maxlen,
  * 0's. */
 void hp_process_run_stamp(char *buf, size_t len);
 void hp_process_set_run_stamp(const char *stamp);
+/* The run's identity as one file-name word, "<stamp>-<number>", from the
+ * stamp set (the same on every rank after hp_process_set_run_stamp). */
+void hp_process_run_word(char *buf, size_t len);
 /* s as one word of a POSIX shell (in single quotes unless it needs none). */
 void hp_process_shell_quote(const char *s, char *buf, size_t len);
 /* path itself if nothing is there, else path.1 (.2, ...) with a warning. */

@@ -191,6 +191,13 @@ void hp_process_set_run_stamp(const char *stamp)
     run_number = slash ? atoi(slash + 1) : 0;
 }
 
+void hp_process_run_word(char *buf, size_t len)
+{
+    char stamp[32];
+    time_stamp(stamp, sizeof stamp);
+    snprintf(buf, len, "%s-%d", stamp, run_number > 0 ? run_number : 0);
+}
+
 void hp_process_unused_path(char *path, size_t len)
 {
     if (!exists(path))
