@@ -72,7 +72,8 @@ int hp_omp_pragma_function_end(const char *file, int decl_line);
 void hp_omp_pragma_directive_start(const char *file, int *line);
 
 /* Does line `line` of `file` hold a directive that may begin a loop
- * construct (`#pragma omp for`, `parallel for`, `!$omp do`, ...)? */
+ * construct (`#pragma omp for`, `parallel for`, `!$omp do`, `sections`,
+ * ...)? */
 int hp_omp_pragma_loop_on_line(const char *file, int line);
 
 /* Drops the source files read for hp_omp_pragma_place (at the end of a

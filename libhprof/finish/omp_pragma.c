@@ -21,8 +21,9 @@ static const char *const barrier_dirs[] = {"barrier", NULL};
 static const char *const region_dirs[] = {"parallel", NULL};
 static const char *const task_dirs[] = {"task", "taskloop", NULL};
 static const char *const reduction_dirs[] = {"for", "sections", "parallel", NULL};
-/* the directives that may begin a loop construct, alone or combined */
-static const char *const loop_start_dirs[] = {"for", "do", "simd", "loop", "distribute", "parallel", "teams", "target", "taskloop", NULL};
+/* the directives that may begin a loop construct, alone or combined (a
+ * `sections` is one to libomp: its OMPT loop record is at its pragma) */
+static const char *const loop_start_dirs[] = {"for", "do", "simd", "loop", "distribute", "parallel", "teams", "target", "taskloop", "sections", NULL};
 
 /* The directives of a region's or a task's records (keyed by entry). */
 static const char *const *entry_directives(const char *name)
