@@ -157,6 +157,9 @@ typedef struct hp_req_info {
     uint8_t persistent;
     uint8_t active;        /* persistent: started and not yet completed */
     int32_t peer;          /* world rank; for receives the posted source */
+    uint32_t comm;         /* the poster's comm record of a transfer counted
+                              at post time (hp_event_comm_time_at), else
+                              HP_NO_NODE */
     uint64_t sent, recv;   /* bytes (receives: taken from the status) */
     uint64_t post_ticks;   /* time spent in the posting (or Start) call */
     const hp_rankmap *map; /* translates the status source of receives;

@@ -167,6 +167,7 @@ static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind
         .thread = t->id,
         .kind = (uint8_t)kind,
         .active = 1,
+        .comm = HP_NO_NODE,
         .post_ticks = ticks,
     };
 }
@@ -190,7 +191,7 @@ void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
         in.peer = hp_world_in(in.map, peer);
         in.sent = hp_mpi_bytes(count, type);
         if (!persistent)
-            hp_event_comm_bytes(t, node, in.peer, in.sent, 0);
+            in.comm = hp_event_comm_bytes(t, node, in.peer, in.sent, 0);
     }
     hp_reqmap_put(hp_req_key(req), &in);
 }
@@ -427,7 +428,7 @@ void hp_mpi_req_known(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer
     in.peer = peer;
     in.sent = sent;
     in.recv = recv;
-    hp_event_comm_bytes(t, node, peer, sent, recv);
+    in.comm = hp_event_comm_bytes(t, node, peer, sent, recv);
     hp_reqmap_put(hp_req_key(req), &in);
 }
 

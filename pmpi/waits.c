@@ -75,7 +75,7 @@ static void record_completion(hp_thread *t, const hp_req_info *in,
     else if (in->kind == HP_REQ_IO_WRITE)
         hp_event_comm(t, node, in->peer, hp_status_bytes(st), 0, ticks, 0);
     else
-        hp_event_comm_time(t, node, in->peer, ticks, 0);
+        hp_event_comm_time_at(t, in->comm, node, in->peer, ticks, 0);
 }
 
 void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,

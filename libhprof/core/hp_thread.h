@@ -155,6 +155,18 @@ static inline hp_comm *hp_comm_at(const hp_thread *t, uint32_t i)
     return &t->comm_chunks[i >> HP_CHUNK_BITS][i & (HP_CHUNK - 1)];
 }
 
+/* Time of one transfer of c. */
+static inline void hp_comm_time(hp_comm *c, uint64_t tran, uint64_t sync)
+{
+    uint64_t total = tran + sync;
+    c->tran += tran;
+    c->sync += sync;
+    if (total < c->min)
+        c->min = total;
+    if (total > c->max)
+        c->max = total;
+}
+
 static inline __attribute__((always_inline)) void hp_node_add(hp_node *n, uint64_t ticks)
 {
     n->count++;

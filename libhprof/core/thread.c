@@ -303,17 +303,6 @@ uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer)
     return comm_find(t, node, peer);
 }
 
-/* Time of one transfer of c. */
-static void comm_time(hp_comm *c, uint64_t tran, uint64_t sync)
-{
-    uint64_t total = tran + sync;
-    c->tran += tran;
-    c->sync += sync;
-    if (total < c->min)
-        c->min = total;
-    if (total > c->max)
-        c->max = total;
-}
 
 void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
                  uint64_t recv, uint64_t tran, uint64_t sync)
@@ -325,19 +314,20 @@ void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
     c->count++;
     c->sent += sent;
     c->recv += recv;
-    comm_time(c, tran, sync);
+    hp_comm_time(c, tran, sync);
 }
 
-void hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
-                       uint64_t sent, uint64_t recv)
+uint32_t hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
+                           uint64_t sent, uint64_t recv)
 {
     uint32_t i = comm_find(t, node, peer);
     if (i == HP_NO_NODE)
-        return;
+        return HP_NO_NODE;
     hp_comm *c = hp_comm_at(t, i);
     c->count++;
     c->sent += sent;
     c->recv += recv;
+    return i;
 }
 
 void hp_event_comm_time(hp_thread *t, uint32_t node, int32_t peer,
@@ -345,7 +335,7 @@ void hp_event_comm_time(hp_thread *t, uint32_t node, int32_t peer,
 {
     uint32_t i = comm_find(t, node, peer);
     if (i != HP_NO_NODE)
-        comm_time(hp_comm_at(t, i), tran, sync);
+        hp_comm_time(hp_comm_at(t, i), tran, sync);
 }
 
 void hp_event_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
