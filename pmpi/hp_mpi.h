@@ -196,8 +196,33 @@ static inline uintptr_t hp_req_key(MPI_Request r)
 
 /* ---- record helpers (record.c) ---- */
 
-/* count elements of type in bytes (typesize.c) */
-uint64_t hp_mpi_bytes(int count, MPI_Datatype type);
+/* count elements of type in bytes (typesize.c).  The sizes of the
+ * predefined types are a table filled once (then hp_type_table_ready,
+ * release) and never changed after: a type found in its home slot is
+ * answered inline, without a call (callgrind, bench/msgrate.c); anything
+ * else asks hp_mpi_bytes_slow. */
+#define HP_TYPE_SLOTS 128u   /* 2^7 (hp_type_slot), over twice the types */
+typedef struct hp_type_size {
+    uintptr_t handle;        /* 0: free */
+    int size;
+} hp_type_size;
+extern hp_type_size hp_type_table[HP_TYPE_SLOTS];
+extern int hp_type_table_ready;
+uint64_t hp_mpi_bytes_slow(int count, MPI_Datatype type);
+
+static inline size_t hp_type_slot(uintptr_t h)
+{
+    return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 57);     /* the top 7 bits */
+}
+
+static inline uint64_t hp_mpi_bytes(int count, MPI_Datatype type)
+{
+    const hp_type_size *e = &hp_type_table[hp_type_slot((uintptr_t)type)];
+    if (__builtin_expect(count > 0 && __atomic_load_n(&hp_type_table_ready, __ATOMIC_ACQUIRE) &&
+                             e->handle == (uintptr_t)type, 1))
+        return (uint64_t)count * (uint64_t)e->size;
+    return hp_mpi_bytes_slow(count, type);
+}
 uint64_t hp_status_bytes(const MPI_Status *st);
 
 void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
