@@ -180,8 +180,11 @@ int hp_reqmap_put(uintptr_t key, const hp_req_info *info);
  * removes it.  Returns 0 when found. */
 int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out);
 /* A request completed: as hp_reqmap_take, except that a persistent entry
- * stays and becomes inactive.  Returns 0 when an active entry was found. */
-int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out);
+ * stays and becomes inactive.  Returns the entry when it was active, else
+ * NULL: *buf holding a copy, or below MPI_THREAD_MULTIPLE the removed
+ * entry where the table kept it, valid until the table's next call (no
+ * copy; callgrind, bench/msgrate.c). */
+const hp_req_info *hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *buf);
 /* Persistent request started: marks it active with the Start call's time
  * and copies it to *out.  Returns 0 when it is a known persistent request. */
 int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out);
