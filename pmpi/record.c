@@ -186,9 +186,10 @@ void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
     req_info_init(t, node, &in, kind, persistent ? 0 : ticks);
     in.persistent = (uint8_t)persistent;
     in.active = !persistent;
-    in.map = hp_rankmap_of(comm);
-    if (kind == HP_REQ_SEND) {
-        in.peer = hp_world_in(in.map, peer);
+    if (kind == HP_REQ_RECV) {
+        in.map = hp_rankmap_of(comm);
+    } else {
+        in.peer = hp_world_of(comm, peer);
         in.sent = hp_mpi_bytes(count, type);
         if (!persistent)
             in.comm = hp_event_comm_bytes(t, node, in.peer, in.sent, 0);
