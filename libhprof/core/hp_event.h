@@ -341,6 +341,19 @@ static inline uint32_t hp_event_site_cached(const hp_thread *t, uint64_t key)
 /* Communication of node `node` with `peer`. */
 void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
                  uint64_t recv, uint64_t tran, uint64_t sync);
+/* hp_event_comm inline when the record is the node's last one (a
+ * completed receive: no call; callgrind, bench/msgrate.c). */
+static inline __attribute__((always_inline)) void hp_event_comm_inline(hp_thread *t, uint32_t node,
+                                                                     int32_t peer, uint64_t sent,
+                                                                     uint64_t recv, uint64_t tran,
+                                                                     uint64_t sync)
+{
+    uint32_t i = hp_comm_last(t, node, peer);
+    if (__builtin_expect(i != HP_NO_NODE, 1))
+        hp_comm_add(hp_comm_at(t, i), sent, recv, tran, sync);
+    else
+        hp_event_comm(t, node, peer, sent, recv, tran, sync);
+}
 /* Bytes and a transfer count without time (the per-peer part of a
  * collective whose time is kept under HP_PEER_ALL).  Returns the record's
  * index (HP_NO_NODE without memory), which a request keeps for its
