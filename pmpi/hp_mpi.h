@@ -157,10 +157,16 @@ typedef struct hp_req_info {
     uint8_t persistent;
     uint8_t active;        /* persistent: started and not yet completed */
     int32_t peer;          /* world rank; for receives the posted source */
-    uint64_t sent, recv;   /* bytes (receives: taken from the status) */
+    uint32_t comm;         /* the poster's comm record of a transfer counted
+                              at post time (hp_event_comm_time_at), else
+                              HP_NO_NODE */
+    uint64_t sent;         /* bytes sent (receives: taken from the status) */
     uint64_t post_ticks;   /* time spent in the posting (or Start) call */
-    const hp_rankmap *map; /* translates the status source of receives;
-                              NULL: the identity (MPI_COMM_WORLD) */
+    union {                /* 48 bytes, not 56 (callgrind, bench/msgrate.c) */
+        uint64_t recv;     /* not HP_REQ_RECV: bytes received */
+        const hp_rankmap *map; /* HP_REQ_RECV: translates the status source;
+                                  NULL: the identity (MPI_COMM_WORLD) */
+    };
 } hp_req_info;
 
 /* threaded != 0 under MPI_THREAD_MULTIPLE: the table then locks. */
@@ -177,8 +183,11 @@ int hp_reqmap_put(uintptr_t key, const hp_req_info *info);
  * removes it.  Returns 0 when found. */
 int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out);
 /* A request completed: as hp_reqmap_take, except that a persistent entry
- * stays and becomes inactive.  Returns 0 when an active entry was found. */
-int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out);
+ * stays and becomes inactive.  Returns the entry when it was active, else
+ * NULL: *buf holding a copy, or below MPI_THREAD_MULTIPLE the removed
+ * entry where the table kept it, valid until the table's next call (no
+ * copy; callgrind, bench/msgrate.c). */
+const hp_req_info *hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *buf);
 /* Persistent request started: marks it active with the Start call's time
  * and copies it to *out.  Returns 0 when it is a known persistent request. */
 int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out);
@@ -193,9 +202,48 @@ static inline uintptr_t hp_req_key(MPI_Request r)
 
 /* ---- record helpers (record.c) ---- */
 
-/* count elements of type in bytes (typesize.c) */
-uint64_t hp_mpi_bytes(int count, MPI_Datatype type);
-uint64_t hp_status_bytes(const MPI_Status *st);
+/* count elements of type in bytes (typesize.c).  The sizes of the
+ * predefined types are a table filled once (then hp_type_table_ready,
+ * release) and never changed after: a type found in its home slot is
+ * answered inline, without a call (callgrind, bench/msgrate.c); anything
+ * else asks hp_mpi_bytes_slow. */
+#define HP_TYPE_SLOTS 128u   /* 2^7 (hp_type_slot), over twice the types */
+typedef struct hp_type_size {
+    uintptr_t handle;        /* 0: free */
+    int size;
+} hp_type_size;
+extern hp_type_size hp_type_table[HP_TYPE_SLOTS];
+extern int hp_type_table_ready;
+uint64_t hp_mpi_bytes_slow(int count, MPI_Datatype type);
+
+static inline size_t hp_type_slot(uintptr_t h)
+{
+    return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 57);     /* the top 7 bits */
+}
+
+static inline uint64_t hp_mpi_bytes(int count, MPI_Datatype type)
+{
+    const hp_type_size *e = &hp_type_table[hp_type_slot((uintptr_t)type)];
+    if (__builtin_expect(count > 0 && __atomic_load_n(&hp_type_table_ready, __ATOMIC_ACQUIRE) &&
+                             e->handle == (uintptr_t)type, 1))
+        return (uint64_t)count * (uint64_t)e->size;
+    return hp_mpi_bytes_slow(count, type);
+}
+
+/* Open MPI keeps the bytes a status describes in its public field
+ * _ucount, which is what MPI_Get_count(MPI_BYTE) returns (about 50
+ * instructions less per received message, callgrind; no MPI_UNDEFINED
+ * above 2^31 bytes); elsewhere MPI_Get_count. */
+static inline uint64_t hp_status_bytes(const MPI_Status *st)
+{
+#ifdef OPEN_MPI
+    return (uint64_t)st->_ucount;
+#else
+    int n = 0;
+    PMPI_Get_count(st, MPI_BYTE, &n);
+    return n > 0 ? (uint64_t)n : 0;
+#endif
+}
 
 void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
                       int count, MPI_Datatype type, uint64_t ticks);
@@ -207,8 +255,17 @@ int hp_mpi_sendrecv(hp_thread *t, uintptr_t ra, const void *sbuf, int scount,
                     MPI_Datatype stype, int dest, int stag, void *rbuf,
                     int rcount, MPI_Datatype rtype, int source, int rtag,
                     MPI_Comm comm, MPI_Status *status);
-void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankmap *map,
-                      const MPI_Status *st, uint64_t tran, uint64_t sync);
+/* A received message (status st; map translates its source): one
+ * transfer at node.  Inline: a completed Irecv makes no call here
+ * (callgrind, bench/msgrate.c). */
+static inline void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankmap *map,
+                                    const MPI_Status *st, uint64_t tran, uint64_t sync)
+{
+    int src = st->MPI_SOURCE;
+    if (src == MPI_PROC_NULL || src < 0)
+        return;
+    hp_event_comm_inline(t, node, hp_world_in(map, src), 0, hp_status_bytes(st), tran, sync);
+}
 int hp_mpi_sendrecv_replace(hp_thread *t, uintptr_t ra, void *buf, int count,
                             MPI_Datatype type, int dest, int stag, int source,
                             int rtag, MPI_Comm comm, MPI_Status *status);

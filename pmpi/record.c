@@ -1,27 +1,13 @@
 /*
  * record.c - the recorders behind the generated wrappers: they turn one
  * MPI call into the call site's node time and per-peer communication
- * records (bytes, transmission time, synchronization delay).
+ * records (bytes, transmission time, synchronization delay).  A received
+ * message's record: hp_mpi_recv_done (hp_mpi.h).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "hp_mpi.h"
 #include "hp_site.h"
-
-/* Open MPI keeps the bytes a status describes in its public field
- * _ucount, which is what MPI_Get_count(MPI_BYTE) returns (about 50
- * instructions less per received message, callgrind; no MPI_UNDEFINED
- * above 2^31 bytes); elsewhere MPI_Get_count. */
-uint64_t hp_status_bytes(const MPI_Status *st)
-{
-#ifdef OPEN_MPI
-    return (uint64_t)st->_ucount;
-#else
-    int n = 0;
-    PMPI_Get_count(st, MPI_BYTE, &n);
-    return n > 0 ? (uint64_t)n : 0;
-#endif
-}
 
 void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
                       int count, MPI_Datatype type, uint64_t ticks)
@@ -30,15 +16,6 @@ void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
         return;
     hp_event_comm(t, node, hp_world_of(comm, peer), hp_mpi_bytes(count, type), 0,
                 ticks, 0);
-}
-
-void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankmap *map,
-                      const MPI_Status *st, uint64_t tran, uint64_t sync)
-{
-    int src = st->MPI_SOURCE;
-    if (src == MPI_PROC_NULL || src < 0)
-        return;
-    hp_event_comm(t, node, hp_world_in(map, src), 0, hp_status_bytes(st), tran, sync);
 }
 
 /* Blocking receive: the wait for a matching envelope (MPI_Mprobe) is the
@@ -167,6 +144,7 @@ static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind
         .thread = t->id,
         .kind = (uint8_t)kind,
         .active = 1,
+        .comm = HP_NO_NODE,
         .post_ticks = ticks,
     };
 }
@@ -185,12 +163,13 @@ void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
     req_info_init(t, node, &in, kind, persistent ? 0 : ticks);
     in.persistent = (uint8_t)persistent;
     in.active = !persistent;
-    in.map = hp_rankmap_of(comm);
-    if (kind == HP_REQ_SEND) {
-        in.peer = hp_world_in(in.map, peer);
+    if (kind == HP_REQ_RECV) {
+        in.map = hp_rankmap_of(comm);
+    } else {
+        in.peer = hp_world_of(comm, peer);
         in.sent = hp_mpi_bytes(count, type);
         if (!persistent)
-            hp_event_comm_bytes(t, node, in.peer, in.sent, 0);
+            in.comm = hp_event_comm_bytes(t, node, in.peer, in.sent, 0);
     }
     hp_reqmap_put(hp_req_key(req), &in);
 }
@@ -427,7 +406,7 @@ void hp_mpi_req_known(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer
     in.peer = peer;
     in.sent = sent;
     in.recv = recv;
-    hp_event_comm_bytes(t, node, peer, sent, recv);
+    in.comm = hp_event_comm_bytes(t, node, peer, sent, recv);
     hp_reqmap_put(hp_req_key(req), &in);
 }
 

@@ -448,13 +448,32 @@ int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out)
     return rc;
 }
 
-int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out)
+/* f's entry i, removed, as hp_reqmap_complete returns it: the newest
+ * stays where it is (nothing moves over it until the next put), an older
+ * one is copied to *buf before the newer ones move down. */
+static inline const hp_req_info *front_take_ref(front *f, uint32_t i, hp_req_info *buf)
+{
+    if (i < f->nmore) {
+        front_take(f, i, buf);
+        return buf;
+    }
+    const hp_req_info *in = &front_at(f, i)->info;
+    front_used--;
+    if (f->nmore == 0)
+        f->key = 0;
+    else
+        f->nmore--;
+    return in;
+}
+
+const hp_req_info *hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *buf)
 {
     uint32_t i;
+    const hp_req_info *in;
     front *f = front_hit(key, before, &i);
     if (f) {    /* never persistent */
-        front_take(f, i, out);
-        return out->active ? 0 : -1;
+        in = front_take_ref(f, i, buf);
+        return in->active ? in : NULL;
     }
     int rc = -1;
     uint64_t h = mix(key);
@@ -463,20 +482,20 @@ int hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *out)
     bucket *b = find(s, key, h);
     uint32_t link = b ? newest_before(s, b, before) : NONE;
     if (link != NONE) {
-        hp_req_info *in = &entry_at(s, b, link)->info;
-        *out = *in;
-        rc = in->active ? 0 : -1;
-        if (in->persistent)
-            in->active = 0;
+        hp_req_info *e = &entry_at(s, b, link)->info;
+        *buf = *e;
+        rc = e->active ? 0 : -1;
+        if (e->persistent)
+            e->active = 0;
         else
             remove_entry(s, b, link);
     }
     unlock_shard(s);
     if (link == NONE && (f = front_older(key, before, b == NULL, &i)) != NULL) {
-        front_take(f, i, out);
-        rc = out->active ? 0 : -1;
+        in = front_take_ref(f, i, buf);
+        return in->active ? in : NULL;
     }
-    return rc;
+    return rc == 0 ? buf : NULL;
 }
 
 int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out)

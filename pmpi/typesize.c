@@ -5,21 +5,16 @@
  * freed and created again may reuse a handle with another size (asked of
  * MPI every time).  PMPI_Type_size costs about 30 instructions a call
  * with Open MPI, the table's look-up a few (bench/msgrate.c, callgrind).
+ * A type in its home slot is answered inline (hp_mpi.h: hp_mpi_bytes).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include "hp_mpi.h"
 
-#define TYPE_SLOTS 128u     /* 2^7 (slot_of), over twice the types below */
-
-typedef struct type_size {
-    uintptr_t handle;       /* 0: free */
-    int size;
-} type_size;
-
-static type_size table[TYPE_SLOTS];
+/* Written by fill_table only, before hp_type_table_ready is released. */
+hp_type_size hp_type_table[HP_TYPE_SLOTS];
+int hp_type_table_ready;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
-static int table_ready;     /* fill_table done (release) */
 
 static uintptr_t handle_of(MPI_Datatype type)
 {
@@ -28,7 +23,7 @@ static uintptr_t handle_of(MPI_Datatype type)
 
 static size_t slot_of(uintptr_t h)
 {
-    return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 57);     /* the top 7 bits */
+    return hp_type_slot(h);
 }
 
 static void keep(MPI_Datatype type)
@@ -37,12 +32,12 @@ static void keep(MPI_Datatype type)
     uintptr_t h = handle_of(type);
     if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0)
         return;
-    for (size_t i = slot_of(h), k = 0; k < TYPE_SLOTS; k++, i = (i + 1) & (TYPE_SLOTS - 1)) {
-        if (table[i].handle == h)
+    for (size_t i = slot_of(h), k = 0; k < HP_TYPE_SLOTS; k++, i = (i + 1) & (HP_TYPE_SLOTS - 1)) {
+        if (hp_type_table[i].handle == h)
             return;
-        if (!table[i].handle) {
-            table[i].size = size;
-            table[i].handle = h;
+        if (!hp_type_table[i].handle) {
+            hp_type_table[i].size = size;
+            hp_type_table[i].handle = h;
             return;
         }
     }
@@ -64,28 +59,28 @@ static void fill_table(void)
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         keep(types[i]);
-    __atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&hp_type_table_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* The size of a predefined type from the table, 0 if it is not there. */
 static int known_size(MPI_Datatype type)
 {
     uintptr_t h = handle_of(type);
-    for (size_t i = slot_of(h), k = 0; k < TYPE_SLOTS; k++, i = (i + 1) & (TYPE_SLOTS - 1)) {
-        if (table[i].handle == h)
-            return table[i].size;
-        if (!table[i].handle)
+    for (size_t i = slot_of(h), k = 0; k < HP_TYPE_SLOTS; k++, i = (i + 1) & (HP_TYPE_SLOTS - 1)) {
+        if (hp_type_table[i].handle == h)
+            return hp_type_table[i].size;
+        if (!hp_type_table[i].handle)
             return 0;
     }
     return 0;
 }
 
-uint64_t hp_mpi_bytes(int count, MPI_Datatype type)
+uint64_t hp_mpi_bytes_slow(int count, MPI_Datatype type)
 {
     int size;
     if (count <= 0 || type == MPI_DATATYPE_NULL)
         return 0;
-    if (!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&hp_type_table_ready, __ATOMIC_ACQUIRE))
         pthread_once(&table_once, fill_table);
     size = known_size(type);
     if (!size && PMPI_Type_size(type, &size) != MPI_SUCCESS)

@@ -75,7 +75,7 @@ static void record_completion(hp_thread *t, const hp_req_info *in,
     else if (in->kind == HP_REQ_IO_WRITE)
         hp_event_comm(t, node, in->peer, hp_status_bytes(st), 0, ticks, 0);
     else
-        hp_event_comm_time(t, node, in->peer, ticks, 0);
+        hp_event_comm_time_at(t, in->comm, node, in->peer, ticks, 0);
 }
 
 void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
@@ -91,9 +91,10 @@ void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
     uint64_t share = ticks / (uint64_t)live;
     for (int k = 0; k < ndone; k++) {
         MPI_Request r = before[done ? done[k] : k];
-        hp_req_info in;
-        if (r != MPI_REQUEST_NULL && hp_reqmap_complete(hp_req_key(r), seq0, &in) == 0)
-            record_completion(t, &in, &st[k], share);
+        hp_req_info buf;
+        const hp_req_info *in;
+        if (r != MPI_REQUEST_NULL && (in = hp_reqmap_complete(hp_req_key(r), seq0, &buf)))
+            record_completion(t, in, &st[k], share);
     }
 }
 

@@ -341,15 +341,50 @@ static inline uint32_t hp_event_site_cached(const hp_thread *t, uint64_t key)
 /* Communication of node `node` with `peer`. */
 void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
                  uint64_t recv, uint64_t tran, uint64_t sync);
+/* hp_event_comm inline when the record is the node's last one (a
+ * completed receive: no call; callgrind, bench/msgrate.c). */
+static inline __attribute__((always_inline)) void hp_event_comm_inline(hp_thread *t, uint32_t node,
+                                                                     int32_t peer, uint64_t sent,
+                                                                     uint64_t recv, uint64_t tran,
+                                                                     uint64_t sync)
+{
+    uint32_t i = hp_comm_last(t, node, peer);
+    if (__builtin_expect(i != HP_NO_NODE, 1))
+        hp_comm_add(hp_comm_at(t, i), sent, recv, tran, sync);
+    else
+        hp_event_comm(t, node, peer, sent, recv, tran, sync);
+}
 /* Bytes and a transfer count without time (the per-peer part of a
- * collective whose time is kept under HP_PEER_ALL). */
-void hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
-                       uint64_t sent, uint64_t recv);
+ * collective whose time is kept under HP_PEER_ALL).  Returns the record's
+ * index (HP_NO_NODE without memory), which a request keeps for its
+ * completion (hp_event_comm_time_at). */
+uint32_t hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
+                           uint64_t sent, uint64_t recv);
 /* The time of a transfer counted earlier by hp_event_comm_bytes (a request
  * counted when it was posted, timed when it completes): adds the time and
  * updates min and max, not the count. */
 void hp_event_comm_time(hp_thread *t, uint32_t node, int32_t peer,
                       uint64_t tran, uint64_t sync);
+/* hp_event_comm_time with the record index `i` that hp_event_comm_bytes
+ * returned when the transfer was counted: used when this thread's record i
+ * is still (node, peer)'s, which holds whatever thread counted it, as a
+ * record is named by its node and peer alone; any other index (another
+ * thread's numbering, HP_NO_NODE, past this thread's records) looks the
+ * record up.  Inline: no call for a request completed where it was posted
+ * (callgrind, bench/msgrate.c). */
+static inline __attribute__((always_inline)) void hp_event_comm_time_at(hp_thread *t, uint32_t i,
+                                                                      uint32_t node, int32_t peer,
+                                                                      uint64_t tran, uint64_t sync)
+{
+    if (__builtin_expect(i < t->ncomms, 1)) {
+        hp_comm *c = hp_comm_at(t, i);
+        if (__builtin_expect(c->node == node && c->peer == peer, 1)) {
+            hp_comm_time(c, tran, sync);
+            return;
+        }
+    }
+    hp_event_comm_time(t, node, peer, tran, sync);
+}
 /* Takes back one transfer counted by hp_event_comm_bytes at this thread's
  * node (a send cancelled after all); nothing if it was not counted here. */
 void hp_event_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,

@@ -155,6 +155,28 @@ static inline hp_comm *hp_comm_at(const hp_thread *t, uint32_t i)
     return &t->comm_chunks[i >> HP_CHUNK_BITS][i & (HP_CHUNK - 1)];
 }
 
+/* Time of one transfer of c. */
+static inline void hp_comm_time(hp_comm *c, uint64_t tran, uint64_t sync)
+{
+    uint64_t total = tran + sync;
+    c->tran += tran;
+    c->sync += sync;
+    if (total < c->min)
+        c->min = total;
+    if (total > c->max)
+        c->max = total;
+}
+
+/* One transfer of c: its bytes and time. */
+static inline void hp_comm_add(hp_comm *c, uint64_t sent, uint64_t recv, uint64_t tran,
+                               uint64_t sync)
+{
+    c->count++;
+    c->sent += sent;
+    c->recv += recv;
+    hp_comm_time(c, tran, sync);
+}
+
 static inline __attribute__((always_inline)) void hp_node_add(hp_node *n, uint64_t ticks)
 {
     n->count++;
@@ -205,6 +227,17 @@ static inline hp_active *hp_active_of(hp_thread *t, uint32_t site)
 
 /* Communication record of node `node` with `peer` (created on first use). */
 uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer);
+
+/* The node's last comm record when it is the peer's (a message stream to
+ * one peer), else HP_NO_NODE. */
+static inline __attribute__((always_inline)) uint32_t hp_comm_last(const hp_thread *t,
+                                                                  uint32_t node, int32_t peer)
+{
+    uint32_t i = hp_node_at(t, node)->last_comm;
+    if (__builtin_expect(i != HP_NO_NODE, 1) && __builtin_expect(hp_comm_at(t, i)->peer == peer, 1))
+        return i;
+    return HP_NO_NODE;
+}
 
 /* Registry of threads, read at the end of the run. */
 uint32_t hp_thread_count(void);

@@ -285,17 +285,16 @@ static __attribute__((noinline)) uint32_t comm_find_slow(hp_thread *t, hp_node *
     return i;
 }
 
-/* The node's last record when it is the peer's (a message stream to one
- * peer: inline in the recorders below, no call; callgrind, bench/msgrate.c:
- * about 20 instructions less per record). */
+/* The node's last record when it is the peer's (hp_comm_last: inline in
+ * the recorders below, no call; callgrind, bench/msgrate.c: about 20
+ * instructions less per record), else found or created. */
 static inline __attribute__((always_inline)) uint32_t comm_find(hp_thread *t, uint32_t node,
                                                                 int32_t peer)
 {
-    hp_node *n = hp_node_at(t, node);
-    if (__builtin_expect(n->last_comm != HP_NO_NODE, 1) &&
-        __builtin_expect(hp_comm_at(t, n->last_comm)->peer == peer, 1))
-        return n->last_comm;
-    return comm_find_slow(t, n, node, peer);
+    uint32_t i = hp_comm_last(t, node, peer);
+    if (__builtin_expect(i != HP_NO_NODE, 1))
+        return i;
+    return comm_find_slow(t, hp_node_at(t, node), node, peer);
 }
 
 uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer)
@@ -303,17 +302,6 @@ uint32_t hp_comm_find(hp_thread *t, uint32_t node, int32_t peer)
     return comm_find(t, node, peer);
 }
 
-/* Time of one transfer of c. */
-static void comm_time(hp_comm *c, uint64_t tran, uint64_t sync)
-{
-    uint64_t total = tran + sync;
-    c->tran += tran;
-    c->sync += sync;
-    if (total < c->min)
-        c->min = total;
-    if (total > c->max)
-        c->max = total;
-}
 
 void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
                  uint64_t recv, uint64_t tran, uint64_t sync)
@@ -321,23 +309,20 @@ void hp_event_comm(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,
     uint32_t i = comm_find(t, node, peer);
     if (i == HP_NO_NODE)
         return;
-    hp_comm *c = hp_comm_at(t, i);
-    c->count++;
-    c->sent += sent;
-    c->recv += recv;
-    comm_time(c, tran, sync);
+    hp_comm_add(hp_comm_at(t, i), sent, recv, tran, sync);
 }
 
-void hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
-                       uint64_t sent, uint64_t recv)
+uint32_t hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
+                           uint64_t sent, uint64_t recv)
 {
     uint32_t i = comm_find(t, node, peer);
     if (i == HP_NO_NODE)
-        return;
+        return HP_NO_NODE;
     hp_comm *c = hp_comm_at(t, i);
     c->count++;
     c->sent += sent;
     c->recv += recv;
+    return i;
 }
 
 void hp_event_comm_time(hp_thread *t, uint32_t node, int32_t peer,
@@ -345,7 +330,7 @@ void hp_event_comm_time(hp_thread *t, uint32_t node, int32_t peer,
 {
     uint32_t i = comm_find(t, node, peer);
     if (i != HP_NO_NODE)
-        comm_time(hp_comm_at(t, i), tran, sync);
+        hp_comm_time(hp_comm_at(t, i), tran, sync);
 }
 
 void hp_event_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent,

@@ -225,6 +225,43 @@ static void test_comm_accumulation(void **state)
     assert_int_equal(t->ncomms, 2);
 }
 
+/* A request keeps the index of the comm record its send was counted in
+ * (hp_event_comm_bytes) and times it at completion by that index
+ * (hp_event_comm_time_at): the index must still name the same record after
+ * the thread's record array grew by many chunks, and must not be trusted
+ * on another thread (MPI_THREAD_SERIALIZED: a request completed by another
+ * thread than its poster), where the same index is another record. */
+static void test_comm_index_kept_by_request(void **state)
+{
+    (void)state;
+    hp_thread *a = hp_thread_scratch_new(), *b = hp_thread_scratch_new();
+    assert_non_null(a);
+    assert_non_null(b);
+    uint32_t na = hp_cct_child(a, HP_ROOT_NODE, 4000), nb = hp_cct_child(b, HP_ROOT_NODE, 4000);
+    uint32_t i = hp_event_comm_bytes(a, na, 7, 8, 0);
+    assert_int_not_equal(i, HP_NO_NODE);
+    /* the array grows past several chunks before the request completes */
+    for (int32_t peer = 100; peer < 100 + 5 * (int32_t)HP_CHUNK; peer++)
+        hp_event_comm_bytes(a, na, peer, 1, 0);
+    hp_event_comm_time_at(a, i, na, 7, 50, 0);
+    const hp_comm *c = hp_comm_at(a, hp_comm_find(a, na, 7));
+    uint64_t got[] = {c->count, c->sent, c->tran, c->min, c->max}, want[] = {1, 8, 50, 50, 50};
+    assert_memory_equal(got, want, sizeof want);
+    /* thread b: its record i is another peer's; (nb, 7) is elsewhere */
+    for (int32_t peer = 200; peer < 200 + (int32_t)i + 3; peer++)
+        hp_event_comm_bytes(b, nb, peer, 1, 0);
+    hp_event_comm_time_at(b, i, nb, 7, 30, 0);
+    uint32_t j = hp_comm_find(b, nb, 7);
+    assert_int_not_equal(j, i);
+    assert_int_equal(hp_comm_at(b, j)->tran, 30);
+    assert_int_equal(hp_comm_at(b, i)->tran, 0);
+    /* an index past the thread's records looks the record up too */
+    hp_event_comm_time_at(b, b->ncomms + 10, nb, 7, 5, 0);
+    assert_int_equal(hp_comm_at(b, j)->tran, 35);
+    hp_thread_scratch_free(a);
+    hp_thread_scratch_free(b);
+}
+
 static void test_node_limit_overflow(void **state)
 {
     (void)state;
@@ -680,6 +717,7 @@ int main(void)
         cmocka_unit_test_setup(test_cct_insert_lookup, fresh_records),
         cmocka_unit_test_setup(test_node_stats, fresh_records),
         cmocka_unit_test_setup(test_comm_accumulation, fresh_records),
+        cmocka_unit_test_setup(test_comm_index_kept_by_request, fresh_records),
         cmocka_unit_test_setup(test_node_limit_overflow, fresh_records),
         cmocka_unit_test_setup(test_reset_keeps_tree, fresh_records),
         cmocka_unit_test_setup(test_snapshot, fresh_records),
