@@ -195,7 +195,9 @@ int hpi_target_find(hpi_plan *pl)
         const char *why;
         hpi_omp o;
         int k, rc = 0;
-        if (hpi_src_past_skipped(&pl->u->src, d->start) != d->start || hpi_omp_parse(d->text, &o) < 0) {
+        if (hpi_src_past_skipped(&pl->u->src, d->start) != d->start)
+            continue;   /* in a region the preprocessor skips: o is not parsed */
+        if (hpi_omp_parse(d->text, &o) < 0) {
             hpi_omp_clear(&o);
             continue;
         }
