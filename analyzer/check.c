@@ -122,7 +122,9 @@ static void root_row(hpq_checker *ck, sqlite3_stmt *st)
 
 /* Rule e: shares on their stated denominators, and no thread's
  * top-level nodes (the children of its root) longer than the rank's wall
- * time. */
+ * time.  The <overflow> node is a child of the root but no top-level
+ * activity: the events past HPROF_MAX_NODES it gathers ran inside the
+ * thread's other nodes. */
 static int check_shares(hpq_checker *ck)
 {
     char sql[1024];
@@ -143,7 +145,8 @@ static int check_shares(hpq_checker *ck)
     snprintf(sql, sizeof sql,
              "SELECT st.rank, st.thread, SUM(st.time) AS t, r.wall FROM stat st"
              " JOIN node n ON n.id = st.node JOIN rank r ON r.rank = st.rank"
-             " WHERE n.parent IN (SELECT id FROM node WHERE parent IS NULL)"
+             " JOIN site s ON s.id = n.site"
+             " WHERE n.parent IN (SELECT id FROM node WHERE parent IS NULL) AND s.kind != 'overflow'"
              " GROUP BY st.rank, st.thread"
              " HAVING t > r.wall * %.17g + %.17g ORDER BY st.rank, st.thread",
              1 + HPQ_CHECK_REL, HPQ_CHECK_EPS);

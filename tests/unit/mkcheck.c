@@ -19,6 +19,9 @@
  *   d-abort  the same in a rank that called MPI_Abort: not compared, ok
  *   e        MPI time 11 s: MPI share 110% of wall x 1 thread
  *   e-root   thread 1 runs main for 12 s > wall 10 s
+ *   e-overflow (holds) thread 0's <overflow> node (events past HPROF_MAX_NODES,
+ *            a child of the root) 4 s: its time lies inside main's, it is
+ *            no top-level node of its own
  *   f        MPI_Allreduce min 0.6 s > max 0.4 s
  *   untied   (holds) thread 1 ran only fragments (1 s) of tasks that thread 0
  *            resumed and completed: thread 1's task@22 1 s with 0 runs,
@@ -39,7 +42,7 @@
 #define COUNT(a) (uint32_t)(sizeof(a) / sizeof(a)[0])
 
 static char *strings[] = {"", "main", "app.c", "parallel", "implicit barrier", "task create",
-                          "task", "taskwait", "MPI_Allreduce"};
+                          "task", "taskwait", "MPI_Allreduce", "<overflow>"};
 static hp_site_rec sites[] = {
     /* id kind name func file line end parent callee flags module res offset */
     {0, HP_KIND_ROOT, 0, 0, 0, 0, 0, NOSITE, NOSITE, 0, 0, 0, 0},
@@ -50,6 +53,7 @@ static hp_site_rec sites[] = {
     {5, HP_KIND_OMP, 6, 1, 2, 22, 23, 2, NOSITE, 0, 0, 0, 0},
     {6, HP_KIND_OMP, 7, 1, 2, 24, 24, 2, NOSITE, 0, 0, 0, 0},
     {7, HP_KIND_COMM, 8, 1, 2, 40, 40, 1, NOSITE, HP_SITEF_COLLECTIVE, 0, 0, 0},
+    {8, HP_KIND_OVERFLOW, 9, 0, 0, 0, 0, NOSITE, NOSITE, 0, 0, 0, 0},
 };
 static hp_node_rec nodes[] = {
     /* id parent site thread count time min max timed */
@@ -68,6 +72,7 @@ static hp_node_rec nodes[] = {
     {12, 10, 5, 1, 2, 2.0, 1.0, 1.0, 2},
     {13, 5, 4, 0, 0, 0.0, 0.0, 0.0, 0},   /* nested: a creation in a task */
     {14, 5, 5, 0, 0, 0.0, 0.0, 0.0, 0},   /* nested: a task run in a task */
+    {15, 0, 8, 0, 0, 0.0, 0.0, 0.0, 0},   /* e-overflow */
 };
 static hp_comm_rec comms[] = {
     /* node peer count sent recv tran sync min max */
@@ -101,6 +106,8 @@ static int apply_variant(const char *v, hp_rank_info *ri)
         ri->mpi_time = 11.0;
     else if (strcmp(v, "e-root") == 0)
         set_node(9, 1, 12.0, 12.0, 12.0);
+    else if (strcmp(v, "e-overflow") == 0)
+        set_node(15, 5, 4.0, 0.5, 1.0);
     else if (strcmp(v, "f") == 0)
         set_node(7, 2, 1.0, 0.6, 0.4);
     else if (strcmp(v, "untied") == 0) {

@@ -30,7 +30,7 @@ expect() {
     fi
 }
 
-expect ok 0 '^check: ok: 1 ranks, 2 threads, 15 node records: .*task creations = executions' '^check: rule'
+expect ok 0 '^check: ok: 1 ranks, 2 threads, 16 node records: .*task creations = executions' '^check: rule'
 expect a 1 '^check: rule a: rank 0 thread 0 node #[0-9]+ /main/parallel@app.c:20: children 8\.000000 s \(4\) > its time 6\.000000 s' '^check: rule [b-f]'
 expect b 1 '^check: rule b: rank 0 thread 0 node #[0-9]+ /main/parallel@app.c:20: waits 6\.500000 s \(2\) > its time 6\.000000 s'
 expect c 1 '^check: rule c: rank 0 thread 1 node #[0-9]+ /main/parallel@app.c:20: tasks and waits 7\.000000 s \(2\) > its time 6\.000000 s' '^check: rule [bdef]'
@@ -38,12 +38,13 @@ expect d 1 '^check: rule d: rank 0: task construct at app.c:22: 4 creations, 3 e
 expect d-abort 0 '^check: ok: .*incomplete run: task counts not compared' '^check: rule'
 expect e 1 '^check: rule e: rank 0: MPI share 110\.00% > 100%' '^check: rule [a-df]'
 expect e-root 1 "^check: rule e: rank 0 thread 1: the thread's top-level nodes 12\.000000 s > the rank's wall 10\.000000 s" '^check: rule [a-df]'
+expect e-overflow 0 '^check: ok: 1 ranks, 2 threads, 16 node records' '^check: rule'
 expect f 1 '^check: rule f: rank 0 thread 0 node #[0-9]+ /main/MPI_Allreduce@app.c:40: min 0\.600000 s > max 0\.400000 s' '^check: rule [a-e]'
 expect f-zero 1 '^check: rule f: rank 0 thread 0 node #[0-9]+ /main/MPI_Allreduce@app.c:40: time 1\.000000 s with 0 calls' '^check: rule [a-e]'
-expect untied 0 '^check: ok: 1 ranks, 2 threads, 15 node records: .*task creations = executions' '^check: rule'
-expect untied-max 0 '^check: ok: 1 ranks, 2 threads, 15 node records: .*task creations = executions' '^check: rule'
+expect untied 0 '^check: ok: 1 ranks, 2 threads, 16 node records: .*task creations = executions' '^check: rule'
+expect untied-max 0 '^check: ok: 1 ranks, 2 threads, 16 node records: .*task creations = executions' '^check: rule'
 expect f-max 1 '^check: rule f: rank 0 thread 0 node #[0-9]+ /main/MPI_Allreduce@app.c:40: time 1\.500000 s > 2 calls x max 0\.500000 s' '^check: rule [a-e]'
-expect nested 0 '^check: ok: 1 ranks, 2 threads, 15 node records: .*task creations = executions'
+expect nested 0 '^check: ok: 1 ranks, 2 threads, 16 node records: .*task creations = executions'
 # --threads: task_time sums the outermost tasks (a nested task is inside its parent's time)
 got=$("$QUERY" "$dir/nested.hpf" --threads app.c:20 --format csv 2>&1 | grep '^0,' | cut -d, -f2,14,15 | tr '\n' ';')
 [ "$got" = "0,3,2;1,2,2;" ] || fail "nested: --threads thread,tasks,task_time: got '$got', expected '0,3,2;1,2,2;'"
