@@ -8,6 +8,7 @@
 #include "hp_snapshot.h"
 #include "hp_calibrate.h"
 #include "hp_clock.h"
+#include "hp_fast.h"
 #include "hp_map.h"
 #include "hp_site.h"
 #include "hp_thread.h"
@@ -132,9 +133,29 @@ static double min_seconds(uint64_t min)
     return min == UINT64_MAX ? 0.0 : hp_ticks_to_sec(min);
 }
 
+/* One more call of record r lasting `open` seconds. */
+static void add_open_call(hp_node_rec *r, double open)
+{
+    r->count++;
+    r->timed++;
+    r->time += open;
+    if (r->count == 1 || open < r->min)
+        r->min = open;
+    if (open > r->max)
+        r->max = open;
+}
+
+static double open_seconds(uint64_t start, uint64_t now)
+{
+    return now > start ? hp_ticks_to_sec(now - start) : 0.0;
+}
+
 /* Activations still open when the run ends (main, a loop around
- * MPI_Finalize) count as one call lasting until the end of the rank's
- * wall window (`now`), so they never outlast it. */
+ * MPI_Finalize, every call under an exit() made deep inside) count as one
+ * call lasting until the end of the rank's wall window (`now`), so they
+ * never outlast it: the runtime's (active[]) and the timed fast ones the
+ * probes opened inline (fast[]: a call site in a loop), when they are on
+ * the thread's context. */
 static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_t base,
                                    uint32_t nnodes, uint64_t now)
 {
@@ -142,15 +163,14 @@ static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_
         const hp_active *a = &t->active[s];
         if (!a->depth || !a->start || a->node >= nnodes)
             continue; /* closed, or throttled (counted when entered) */
-        hp_node_rec *r = &rd->nodes[base + a->node];
-        double open = now > a->start ? hp_ticks_to_sec(now - a->start) : 0.0;
-        r->count++;
-        r->timed++;
-        r->time += open;
-        if (r->count == 1 || open < r->min)
-            r->min = open;
-        if (open > r->max)
-            r->max = open;
+        add_open_call(&rd->nodes[base + a->node], open_seconds(a->start, now));
+    }
+    for (uint32_t s = 0; t->fast && s < t->nactive; s++) {
+        const hp_fast *f = &t->fast[s];
+        if (f->node >= nnodes || f->count || f->sp == 0 || f->sp == UINTPTR_MAX ||
+            !hp_fast_is_open(t, s))
+            continue; /* never armed, only counted, closed, or left by a longjmp */
+        add_open_call(&rd->nodes[base + f->node], open_seconds(f->start, now));
     }
 }
 

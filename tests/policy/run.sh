@@ -30,6 +30,10 @@
 #    --suggest-filter on the all-probed run names zero3's call statement
 #    ("exclude call FILE:LINE"), which HPROF_FILTER and a rebuild with it
 #    honour; `include function zero3` keeps its call probed;
+#  - tests/policy/exitdeep.c: exit() deep inside the last of N_STEPS
+#    calls made from main's loop: the call statement (a fast site by
+#    then) counts all N_STEPS calls, the last one open until the end, so
+#    it holds the time of leave() beneath it (rule a of --check);
 #  - stdout identical plain and instrumented; `hprof-query --check` on
 #    every profile.
 # usage: tests/policy/run.sh [BUILDDIR]
@@ -278,6 +282,23 @@ printf 'include function zero3\n' >ltinc.txt
 if lt_build ltinc --filter ltinc.txt; then
     expect_eq "looptiny.c 'include function zero3': its call probed, exact" \
         "$(lt_expected "$N_ZERO" $((2 * N_ZERO)))" "$(counts ltinc.hpf)"
+fi
+
+# ---- exit() deep inside a call from a loop (tests/policy/exitdeep.c) ------
+ED_SRC=$srcdir/tests/policy/exitdeep.c
+gcc -O2 "$ED_SRC" -o ed.plain 2>build.err || notok "exitdeep.c: plain build" "$(head -3 build.err | oneline)"
+./ed.plain >ed.plain.out
+if BUILD_SRC=$ED_SRC BUILD_PLAIN=ed.plain.out build ed --loops=all --procedures=all; then
+    L_STEPCALL=$(line_of "$ED_SRC" stepcall)
+    L_LEAVECALL=$(line_of "$ED_SRC" leavecall)
+    expect_eq "exitdeep.c: the call in main's loop counts all $(define_of "$ED_SRC" N_STEPS) calls, the last one left open by exit()" \
+        "$(define_of "$ED_SRC" N_STEPS)" "$(q ed.hpf "SELECT (SELECT SUM(st.count) FROM stat st JOIN node n ON n.id = st.node
+            JOIN site s ON s.id = n.site WHERE s.kind = 'call' AND s.line = $L_STEPCALL) AS calls FROM site LIMIT 1")"
+    expect_eq "exitdeep.c: that call holds the time of leave()'s call beneath it" 1 \
+        "$(q ed.hpf "SELECT (SELECT SUM(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'call' AND s.line = $L_STEPCALL) >= (SELECT SUM(st.time) FROM stat st
+                    JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'call' AND s.line = $L_LEAVECALL) AS holds")"
 fi
 
 echo "$pass passed, $fail failed"
