@@ -115,6 +115,11 @@ static int read_costs(hpf_reader *r, hpf_section *s, hp_rank_info *ri)
     return 0;
 }
 
+/* A team size no OpenMP runtime reaches (omp_get_max_threads() of the
+ * largest nodes is in the thousands): above it a rank header is corrupt.
+ * It multiplies the wall time in the shares of rule e and the views. */
+#define HPF_MAX_OMP_THREADS (1u << 20)
+
 static int read_rank_info(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_info *ri)
 {
     hpf_section s;
@@ -127,9 +132,15 @@ static int read_rank_info(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_inf
         return hpf_fail(r, at, "RANK section has rank number %u, expected %u", ri->rank, rank);
     if (hpf_get_u32(r, &s, "thread count", &ri->threads) ||
         hpf_get_u32(r, &s, "pid", &ri->pid) ||
-        hpf_get_u32(r, &s, "flags", &ri->flags) ||
-        hpf_get_u32(r, &s, "OpenMP thread count", &ri->omp_threads) ||
-        hpf_get_count(r, &s, "start time", &ri->start_ns) ||
+        hpf_get_u32(r, &s, "flags", &ri->flags))
+        return -1;
+    at = s.pos;
+    if (hpf_get_u32(r, &s, "OpenMP thread count", &ri->omp_threads))
+        return -1;
+    if (ri->omp_threads > HPF_MAX_OMP_THREADS)
+        return hpf_fail(r, at, "RANK section of rank %u: OpenMP thread count %u, more than %u",
+                        rank, ri->omp_threads, HPF_MAX_OMP_THREADS);
+    if (hpf_get_count(r, &s, "start time", &ri->start_ns) ||
         hpf_get_count(r, &s, "end time", &ri->end_ns) ||
         hpf_get_time(r, &s, "wall time", &ri->wall) ||
         hpf_get_time(r, &s, "MPI time", &ri->mpi_time) ||

@@ -683,6 +683,14 @@ static void test_thread_count(void **state)
     hp_put_u32(encoded.data + threads, 2);
     fix_crc(sec);
     expect_valid();
+    /* the OpenMP team size: at most 2^20 (after thread count, pid, flags) */
+    size_t omp = threads + 12;
+    hp_put_u32(encoded.data + omp, UINT32_MAX);
+    fix_crc(sec);
+    expect_error(omp, "RANK section of rank 1: OpenMP thread count 4294967295, more than 1048576");
+    hp_put_u32(encoded.data + omp, 1u << 20);
+    fix_crc(sec);
+    expect_valid();
 }
 
 static void test_record_domain(void **state)
