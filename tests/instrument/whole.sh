@@ -131,18 +131,26 @@ expect_eq "--list: the linear form is split, its loop probed" "loop $((L1 + 1))"
 # program computes what it computes plain, the deferred target tasks run
 # inside the taskwait leave no records beside it (--check), and --list
 # shows the device sites unprobed.
+# build_asis TAG SRC CC - $tmp/TAG.CC/plain and inst (hprof-cc) of SRC, in
+# $d; checks that the instrumented copy compiles (no fallback to the
+# original); 1 when CC cannot build SRC.
+build_asis() {
+    local tag=$1 src=$2 cc=$3
+    d=$tmp/$tag.$cc
+    mkdir -p "$d"
+    if ! $cc -fopenmp -O2 "$src" -o "$d/plain" 2>/dev/null; then
+        skipped "$tag $cc" "$cc cannot build $(basename "$src")"
+        return 1
+    fi
+    (cd "$d" && "$HPCC" $cc -fopenmp -g -O2 "$src" -o "$d/inst" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc"
+    expect_eq "$tag $cc: the instrumented copy compiles (no fallback)" "" \
+        "$(grep 'not instrumented' "$d/inst.cc" | head -1)"
+}
+
 TSRC=$srcdir/tests/instrument/src/target.c
 for cc in gcc clang; do
     command -v $cc >/dev/null || continue
-    d=$tmp/target.$cc
-    mkdir -p "$d"
-    if ! $cc -fopenmp -O2 "$TSRC" -o "$d/plain" 2>/dev/null; then
-        skipped "target $cc" "$cc cannot build target.c"
-        continue
-    fi
-    (cd "$d" && "$HPCC" $cc -fopenmp -g -O2 "$TSRC" -o "$d/inst" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc"
-    expect_eq "target $cc: the instrumented copy compiles (no fallback)" "" \
-        "$(grep 'not instrumented' "$d/inst.cc" | head -1)"
+    build_asis target "$TSRC" $cc || continue
     out=$(HPROF_OUTPUT=$d/p.hpf timeout 60 "$d/inst" 2>"$d/run.err")
     if [ $cc = gcc ]; then
         expect_eq "target $cc: stdout = the plain build's = the ground truth" \
@@ -162,15 +170,7 @@ done
 NSRC=$srcdir/tests/instrument/src/asis_nest.c
 for cc in gcc clang; do
     command -v $cc >/dev/null || continue
-    d=$tmp/nest.$cc
-    mkdir -p "$d"
-    if ! $cc -fopenmp -O2 "$NSRC" -o "$d/plain" 2>/dev/null; then
-        skipped "nest $cc" "$cc cannot build asis_nest.c"
-        continue
-    fi
-    (cd "$d" && "$HPCC" $cc -fopenmp -g -O2 "$NSRC" -o "$d/inst" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc"
-    expect_eq "nest $cc: the instrumented copy compiles (no fallback)" "" \
-        "$(grep 'not instrumented' "$d/inst.cc" | head -1)"
+    build_asis nest "$NSRC" $cc || continue
     for nt in 2 4; do
         out=$(OMP_NUM_THREADS=$nt HPROF_OUTPUT=$d/p$nt.hpf timeout 60 "$d/inst" 2>"$d/run.err" | oneline)
         expect_eq "nest $cc, $nt threads: stdout = the plain build's = the ground truth" \
