@@ -16,6 +16,14 @@
  *    so its tasks are invisible, and records made in them (an atomic, a
  *    loop) landed beside the barrier or taskwait that ran them, whose
  *    time already holds theirs.
+ *  - the pragmas nested in a host teams region (teams, teams distribute
+ *    ...): a rewritten parallel there called omp_get_max_threads(), and
+ *    no OpenMP call but omp_get_num_teams and omp_get_team_num may be
+ *    nested in teams (gcc refuses the copy).  Its sites keep their
+ *    probes (no OpenMP call); device code inside one is device code.
+ * The procedures that are device code take their variants (declare
+ * variant on them or on their declarations) with them: gcc compiles
+ * those for the device too.
  * Their sites get no probe, their pragmas are not rewritten: the
  * construct is recorded by GOMP or OMPT as the runtime reports it, or
  * not at all under POMP2.
@@ -345,6 +353,19 @@ int hpi_target_find(hpi_plan *pl)
 int hpi_in_device(const hpi_plan *pl, size_t off)
 {
     return hpi_range_of(pl, off, 1) != NULL;
+}
+
+int hpi_in_device_procedure(const hpi_plan *pl, unsigned line)
+{
+    size_t i;
+
+    for (i = 0; i < pl->u->nsites; i++) {
+        const hpi_site *t = &pl->u->sites[i];
+        if (t->kind == HPROF_SITE_PROCEDURE && (t->skip == hpi_why_device || t->skip == hpi_why_declared) &&
+            t->line <= line && line <= t->end_line)
+            return 1;
+    }
+    return 0;
 }
 
 void hpi_target_skip_sites(const hpi_plan *pl)

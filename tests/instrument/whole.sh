@@ -166,7 +166,7 @@ done
 # host teams region is not rewritten: the copy compiles with gcc (no
 # fallback), stdout is the plain build's and the ground truth, --check;
 # --list shows the variant's loop unprobed as device code and no POMP2
-# rewriting of the construct nested in teams.
+# rewriting of its worksharing loop or of the construct nested in teams.
 NSRC=$srcdir/tests/instrument/src/asis_nest.c
 for cc in gcc clang; do
     command -v $cc >/dev/null || continue
@@ -185,6 +185,8 @@ done
 expect_eq "--list: the variant's loop is left as device code" "1" \
     "$("$INST" --list "$NSRC" -fopenmp | awk -v l="$(line_of "$NSRC" FILL_PAR_LOOP)" \
         '$2 == "skipped" && $3 == "loop" && $4 == l && /device code/ { n++ } END { print n + 0 }')"
+expect_eq "--list: the variant's worksharing loop is not rewritten" "" \
+    "$("$INST" --list "$NSRC" -fopenmp | awk -v l="$(($(line_of "$NSRC" FILL_PAR_LOOP) - 1))" '$1 == "omp" && $2 == l')"
 expect_eq "--list: the parallel construct nested in teams is not rewritten" "" \
     "$("$INST" --list "$NSRC" -fopenmp | awk -v l="$(($(line_of "$NSRC" TEAMS_LOOP) - 1))" '$1 == "omp" && $2 == l')"
 # ---- taskloop bodies under POMP2 (tests/instrument/src/taskloop_pomp.c)

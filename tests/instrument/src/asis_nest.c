@@ -5,7 +5,8 @@
  *  - V: a procedure called from a target region (fill) is device code,
  *    and so are its variants (declare variant on its declaration):
  *    gcc compiles fill_par for the device too, where a probe (thread-local
- *    state) is refused, so the whole file fell back to its original;
+ *    state) is refused, so the whole file fell back to its original; its
+ *    worksharing loop is left as written too (no POMP2 call on a device);
  *  - T: a parallel construct nested in a host teams region: its POMP2
  *    rewriting called omp_get_max_threads() there, which gcc refuses
  *    (only distribute, parallel, loop and a few API calls may be strictly
@@ -30,6 +31,7 @@ void fill(int *a)   /* the base: on the host, in sequence or on the device */
 
 void fill_par(int *a)   /* the variant for a parallel region */
 {
+#pragma omp for
     for (int i = 0; i < N; i++)   /* MARK:FILL_PAR_LOOP */
         a[i] = i;
 }
@@ -46,7 +48,6 @@ int main(void)
     }
 #pragma omp parallel num_threads(2)
     {
-#pragma omp master
         fill(b);
     }
     for (int i = 0; i < N; i++)
