@@ -133,8 +133,12 @@ const char *hpi_plan_standalone(hpi_ctx *c);
 int hpi_target_find(hpi_plan *pl);
 /* 1 when offset off is in code left as written (after its pragma). */
 int hpi_in_device(const hpi_plan *pl, size_t off);
-/* No probe for the sites in code left as written. */
+/* No probe for the sites in code left as written (before the pragmas
+ * are planned). */
 void hpi_target_skip_sites(const hpi_plan *pl);
+/* 1 when line is in a procedure that is device code (after
+ * hpi_target_skip_sites): its pragmas are left as written. */
+int hpi_in_device_procedure(const hpi_plan *pl, unsigned line);
 
 /* omp_split.c: combined parallel worksharing constructs split into their
  * parallel and worksharing parts. */

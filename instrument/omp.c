@@ -563,13 +563,14 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
     pl.pomp = pomp;
     if (hpi_find_prags(&pl, macros, nmacros) < 0 || hpi_target_find(&pl) < 0)
         pl.oom = 1;
+    hpi_target_skip_sites(&pl);
     for (i = 0; i < pl.nprags && !pl.oom; i++) {
         const hpi_prag *d = &pl.prags[i];
         hpi_omp o;
         if (hpi_src_past_skipped(&u->src, d->start) != d->start)
             continue;   /* conditional code the compiler never sees */
-        if (hpi_in_device(&pl, d->start))
-            continue;   /* device code, a taskloop's body: left as written (omp_asis.c) */
+        if (hpi_in_device(&pl, d->start) || hpi_in_device_procedure(&pl, d->l1))
+            continue;   /* device code, a taskloop's body, in host teams: left as written (omp_asis.c) */
         if (hpi_omp_parse(d->text, &o) < 0) {
             if (pomp)
                 hpi_note_unparsed(&pl, d);
@@ -580,7 +581,6 @@ int hpi_omp_plan(hpi_unit *u, const hpi_stmt *stmts, size_t nstmts,
         hpi_omp_clear(&o);
     }
     hpi_split_drop_outside(u);
-    hpi_target_skip_sites(&pl);
     for (i = 0; i < pl.nprags; i++)
         free(pl.prags[i].text);
     free(pl.prags);

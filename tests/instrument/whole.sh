@@ -19,7 +19,9 @@
 # joined by a taskwait) is left as written: the copy compiles with gcc,
 # results and --check as the header of target.c states; so is a
 # taskloop's body under POMP2 (src/taskloop_pomp.c: no atomic recorded
-# from its tasks, its loop unprobed, --check).
+# from its tasks, its loop unprobed, --check); and so are the variants of
+# device procedures and constructs nested in a host teams region
+# (src/asis_nest.c: the copy compiles with gcc, results, --check).
 #
 # usage: tests/instrument/whole.sh [BUILDDIR]   (default: the current directory).
 # Env: HPROF_KEEP_TMP=1.  Prints "ok - NAME" / "not ok - NAME: ..." per
@@ -129,18 +131,26 @@ expect_eq "--list: the linear form is split, its loop probed" "loop $((L1 + 1))"
 # program computes what it computes plain, the deferred target tasks run
 # inside the taskwait leave no records beside it (--check), and --list
 # shows the device sites unprobed.
+# build_asis TAG SRC CC - $tmp/TAG.CC/plain and inst (hprof-cc) of SRC, in
+# $d; checks that the instrumented copy compiles (no fallback to the
+# original); 1 when CC cannot build SRC.
+build_asis() {
+    local tag=$1 src=$2 cc=$3
+    d=$tmp/$tag.$cc
+    mkdir -p "$d"
+    if ! $cc -fopenmp -O2 "$src" -o "$d/plain" 2>/dev/null; then
+        skipped "$tag $cc" "$cc cannot build $(basename "$src")"
+        return 1
+    fi
+    (cd "$d" && "$HPCC" $cc -fopenmp -g -O2 "$src" -o "$d/inst" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc"
+    expect_eq "$tag $cc: the instrumented copy compiles (no fallback)" "" \
+        "$(grep 'not instrumented' "$d/inst.cc" | head -1)"
+}
+
 TSRC=$srcdir/tests/instrument/src/target.c
 for cc in gcc clang; do
     command -v $cc >/dev/null || continue
-    d=$tmp/target.$cc
-    mkdir -p "$d"
-    if ! $cc -fopenmp -O2 "$TSRC" -o "$d/plain" 2>/dev/null; then
-        skipped "target $cc" "$cc cannot build target.c"
-        continue
-    fi
-    (cd "$d" && "$HPCC" $cc -fopenmp -g -O2 "$TSRC" -o "$d/inst" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR") 2>"$d/inst.cc"
-    expect_eq "target $cc: the instrumented copy compiles (no fallback)" "" \
-        "$(grep 'not instrumented' "$d/inst.cc" | head -1)"
+    build_asis target "$TSRC" $cc || continue
     out=$(HPROF_OUTPUT=$d/p.hpf timeout 60 "$d/inst" 2>"$d/run.err")
     if [ $cc = gcc ]; then
         expect_eq "target $cc: stdout = the plain build's = the ground truth" \
@@ -150,6 +160,35 @@ for cc in gcc clang; do
     fi
     check_profile "target $cc" "$d/p.hpf"
 done
+# ---- left as written by where it stands (tests/instrument/src/asis_nest.c)
+# the variant of a procedure device code calls (declare variant on its
+# declaration) is device code too, and a parallel construct nested in a
+# host teams region is not rewritten: the copy compiles with gcc (no
+# fallback), stdout is the plain build's and the ground truth, --check;
+# --list shows the variant's loop unprobed as device code and no POMP2
+# rewriting of its worksharing loop or of the construct nested in teams.
+NSRC=$srcdir/tests/instrument/src/asis_nest.c
+for cc in gcc clang; do
+    command -v $cc >/dev/null || continue
+    build_asis nest "$NSRC" $cc || continue
+    for nt in 2 4; do
+        out=$(OMP_NUM_THREADS=$nt HPROF_OUTPUT=$d/p$nt.hpf timeout 60 "$d/inst" 2>"$d/run.err" | oneline)
+        expect_eq "nest $cc, $nt threads: stdout = the plain build's = the ground truth" \
+            "V 0;T 0;V 0;T 0" "$(OMP_NUM_THREADS=$nt "$d/plain" | oneline);$out"
+        if [ -s "$d/p$nt.hpf" ]; then
+            check_profile "nest $cc, $nt threads" "$d/p$nt.hpf"
+        else
+            notok "nest $cc, $nt threads: profile written" "$(tail -2 "$d/run.err" | oneline)"
+        fi
+    done
+done
+expect_eq "--list: the variant's loop is left as device code" "1" \
+    "$("$INST" --list "$NSRC" -fopenmp | awk -v l="$(line_of "$NSRC" FILL_PAR_LOOP)" \
+        '$2 == "skipped" && $3 == "loop" && $4 == l && /device code/ { n++ } END { print n + 0 }')"
+expect_eq "--list: the variant's worksharing loop is not rewritten" "" \
+    "$("$INST" --list "$NSRC" -fopenmp | awk -v l="$(($(line_of "$NSRC" FILL_PAR_LOOP) - 1))" '$1 == "omp" && $2 == l')"
+expect_eq "--list: the parallel construct nested in teams is not rewritten" "" \
+    "$("$INST" --list "$NSRC" -fopenmp | awk -v l="$(($(line_of "$NSRC" TEAMS_LOOP) - 1))" '$1 == "omp" && $2 == l')"
 # ---- taskloop bodies under POMP2 (tests/instrument/src/taskloop_pomp.c)
 LSRC=$srcdir/tests/instrument/src/taskloop_pomp.c
 for cc in gcc clang; do
