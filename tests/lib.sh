@@ -109,6 +109,19 @@ attempts() {
 # site (s), for "SELECT ... $OMPJOIN WHERE ...".
 OMPJOIN="FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site"
 
+# require_built FILE... - ends the test (a failed check, exit 1) unless
+# every FILE exists.
+require_built() {
+    local f
+    for f in "$@"; do
+        if [ ! -e "$f" ]; then
+            notok "prerequisites" "missing $f (build with 'make' first)"
+            echo "$pass passed, $fail failed"
+            exit 1
+        fi
+    done
+}
+
 # define_of FILE NAME - the number of the line "#define NAME N" of FILE.
 define_of() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
 

@@ -32,13 +32,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export OMP_WAIT_POLICY=passive HPROF_SUMMARY=off
 unset HPROF_OUTPUT HPROF_FILTER HPROF_TIER
 
-for f in "$QUERY" "$LIBDIR/libhprof.so"; do
-    if [ ! -e "$f" ]; then
-        notok "prerequisites" "missing $f (build with 'make' first)"
-        echo "$pass passed, $fail failed"
-        exit 1
-    fi
-done
+require_built "$QUERY" "$LIBDIR/libhprof.so"
 LINK="-L$LIBDIR -lhprof -Wl,-rpath,$LIBDIR"
 mkdir -p "$tmp/bin"
 "$CC" -g -O1 "$S/serial.c" -o "$tmp/bin/serial.plain" &&

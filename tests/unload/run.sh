@@ -28,13 +28,7 @@ instrumenter_env
 test_tmpdir unload
 export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
 
-for f in "$QUERY" "$LIBDIR/libhprof.so"; do
-    if [ ! -e "$f" ]; then
-        notok "prerequisites" "missing $f (build with 'make' first)"
-        echo "$pass passed, $fail failed"
-        exit 1
-    fi
-done
+require_built "$QUERY" "$LIBDIR/libhprof.so"
 def() { awk -v n="$2" '$1 == "#define" && $2 == n { print $3; exit }' "$1"; }
 PLUG_N=$(def "$S/host.c" PLUG_N) OTHER_N=$(def "$S/host.c" OTHER_N)
 L_ppar=$(line_of "$S/plug.c" p-par) L_opar=$(line_of "$S/other.c" o-par)
