@@ -83,6 +83,11 @@ static void *lookup(const char *name)
 
 #define LOOKUP(field, name) (*(void **)&hp_gomp.field = lookup(name))
 
+void *hp_gomp_lookup(const char *name)
+{
+    return lookup(name);
+}
+
 static void resolve_real(void)
 {
     LOOKUP(parallel, "GOMP_parallel");
@@ -113,7 +118,6 @@ static void resolve_real(void)
     LOOKUP(single_start, "GOMP_single_start");
     LOOKUP(single_copy_start, "GOMP_single_copy_start");
     LOOKUP(task, "GOMP_task");
-    LOOKUP(target, "GOMP_target_ext");
     LOOKUP(taskloop, "GOMP_taskloop");
     LOOKUP(taskloop_ull, "GOMP_taskloop_ull");
     LOOKUP(taskwait, "GOMP_taskwait");

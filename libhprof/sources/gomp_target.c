@@ -18,6 +18,9 @@ API void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, void **h
                          void **depend, void **args)
 {
     resolve();
+    if (!hp_gomp.target)   /* the first call: same value from every thread */
+        __atomic_store_n((void **)&hp_gomp.target, hp_gomp_lookup("GOMP_target_ext"),
+                         __ATOMIC_RELEASE);
     if (!hp_gomp.target)
         return;
     hp_thread *t = recorder();

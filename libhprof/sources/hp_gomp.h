@@ -80,6 +80,12 @@ typedef struct hp_gomp_calls {
 extern hp_gomp_calls hp_gomp;
 extern int hp_gomp_resolved;
 void hp_gomp_resolve_real(void);
+/* The real entry point `name`, loading libgomp if nothing next in line
+ * defines it.  For an entry point libomp lacks (GOMP_target_ext), looked
+ * up at its first call only: at resolve time it would load libgomp into
+ * every clang program (0.45 ms at its first OpenMP call, and a second
+ * OpenMP runtime in the process). */
+void *hp_gomp_lookup(const char *name);
 
 static inline void resolve(void)
 {
