@@ -8,6 +8,9 @@
  * the critical construct to its first statement inside, "crit_hold" from
  * there to the end of its last statement inside; "lock_wait" the time in
  * omp_set_lock, "lock_hold" from its return to the call of omp_unset_lock.
+ * Each event also notes the thread's time waiting for a CPU from its
+ * clock read before the construct to the one inside, and from the one
+ * at the end inside to after it (truth_runq_ms()).
  */
 #include <mpi.h>
 #include <omp.h>
@@ -41,25 +44,33 @@ int main(int argc, char **argv)
     {
         int me = omp_get_thread_num();
 #pragma omp barrier
+        double s0 = truth_runq_ms(), s1, s2, s3;
         double t0 = truth_now(), t1, t2;
 #pragma omp critical /* MARK:crit-critical */
         {
             t1 = truth_now();
+            s1 = truth_runq_ms();
             spin_ms(HOLD_MS);
             entered++;
+            s2 = truth_runq_ms();
             t2 = truth_now();
         }
-        truth_add(CRIT_WAIT, me, t1 - t0);
-        truth_add(CRIT_HOLD, me, t2 - t1);
+        s3 = truth_runq_ms();
+        truth_add_delayed(CRIT_WAIT, me, t1 - t0, s1 - s0);
+        truth_add_delayed(CRIT_HOLD, me, t2 - t1, (s1 - s0) + (s3 - s2));
 #pragma omp barrier
+        s0 = truth_runq_ms();
         t0 = truth_now();
         omp_set_lock(&lock); /* MARK:crit-lock */
         t1 = truth_now();
+        s1 = truth_runq_ms();
         spin_ms(HOLD_MS);
+        s2 = truth_runq_ms();
         t2 = truth_now();
         omp_unset_lock(&lock); /* MARK:crit-unlock */
-        truth_add(LOCK_WAIT, me, t1 - t0);
-        truth_add(LOCK_HOLD, me, t2 - t1);
+        s3 = truth_runq_ms();
+        truth_add_delayed(LOCK_WAIT, me, t1 - t0, s1 - s0);
+        truth_add_delayed(LOCK_HOLD, me, t2 - t1, (s1 - s0) + (s3 - s2));
 #pragma omp single
         nt = omp_get_num_threads();
     }
