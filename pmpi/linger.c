@@ -10,11 +10,18 @@
  * /dev/shm, else /tmp) and, when it is not MPI_Abort's, waits until the
  * file holds a byte of every rank of the node, at most HP_LINGER_MAX_MS
  * (the others may be computing: then they are killed after it, their
- * records written in their turn).  The last one removes the file.
+ * records written in their turn).  The last one removes the file.  A
+ * file a killed job left (its node's ranks never all ended) is removed by
+ * the next run's node leader on that node: its name ends in the pid of
+ * its own node leader, which is then gone.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +33,34 @@
 
 static char ended_path[256];
 static int node_ranks;
+
+/* Removes dir's hprof-HOST-*-PID.ended files whose PID, a node leader of
+ * an earlier run on this host, no longer exists. */
+static void remove_stale(const char *dir, const char *host)
+{
+    char prefix[80], path[512];
+    size_t plen = (size_t)snprintf(prefix, sizeof prefix, "hprof-%s-", host);
+    DIR *d = opendir(dir);
+    if (!d || plen >= sizeof prefix) {
+        if (d)
+            closedir(d);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const char *name = e->d_name, *dash = strrchr(name, '-');
+        size_t len = strlen(name);
+        if (strncmp(name, prefix, plen) != 0 || len < 6 || strcmp(name + len - 6, ".ended") != 0 ||
+            !dash)
+            continue;
+        char *end;
+        long pid = strtol(dash + 1, &end, 10);
+        if (pid <= 0 || strcmp(end, ".ended") != 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path)
+            unlink(path);
+    }
+    closedir(d);
+}
 
 void hp_linger_init(void)
 {
@@ -43,6 +78,8 @@ void hp_linger_init(void)
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(ended_path, sizeof ended_path, "%s/hprof-%s-%s-%ld.ended", dir, host, stamp,
              leader);
+    if (leader == (long)getpid())
+        remove_stale(dir, host);
 }
 
 static long ended_ranks(void)

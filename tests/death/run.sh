@@ -12,7 +12,8 @@
 # Open MPI's crash report ("Process received signal" ... "End of error
 # message") once, as without hprof, and the rank's file.  A rank missing
 # from a run's files that left NAME.rank<N>.hpf.partial is named so by
-# hprof-query.  A full disk
+# hprof-query.  A node file of a killed job is removed by the next run.
+# A full disk
 # (a tmpfs with one free page; skipped if mounting is not permitted) after
 # a failed collective write (a stale NAME.hpf.partial): the one rank whose
 # own file fits is named by rank 0 with the ranks whose records are lost.
@@ -59,6 +60,18 @@ rank_files() {
     (cd "$tmp/$1" && ls | tr '\n' ' ' | sed 's/ $//')
 }
 
+# A node file a killed job left (linger.c) names its node leader's pid:
+# one of a pid that is gone and one of a live one (this shell's), planted
+# before the runs below; their node leaders remove the first only.
+shm=/dev/shm
+[ -w "$shm" ] || shm=/tmp
+host=$(hostname)
+sh -c 'exit 0' & gone=$!
+wait "$gone" || true
+stale=$shm/hprof-$host-test$$-$gone.ended live=$shm/hprof-$host-test$$-$$.ended
+printf '\1' >"$stale"
+printf '\1' >"$live"
+
 # ---- return and exit(3) on 8 ranks, 10 runs each
 all8="d.rank0.hpf d.rank1.hpf d.rank2.hpf d.rank3.hpf d.rank4.hpf d.rank5.hpf d.rank6.hpf d.rank7.hpf"
 for mode in return exit3; do
@@ -92,6 +105,10 @@ for mode in return exit3; do
         "0:16:1 1:16:1 2:16:1 3:16:1 4:16:1 5:16:1 6:16:1 7:16:1" \
         "$(q "$db" "SELECT r.rank || ':' || r.flags || ':' || (SELECT sum(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE st.rank = r.rank AND s.name = 'MPI_Barrier' AND s.line = $L_barrier) AS v FROM rank r ORDER BY r.rank" | tr '\n' ' ' | sed 's/ $//')"
 done
+
+expect_eq "a killed job's node file (its leader's pid gone) is removed by the next run, a live job's kept" \
+    "no yes" "$([ -e "$stale" ] && echo yes || echo no) $([ -e "$live" ] && echo yes || echo no)"
+rm -f "$stale" "$live"
 
 # the lines of Open MPI's own messages, without host, pid and job id
 ompi_lines() {
