@@ -143,25 +143,38 @@ if build all --loops=all --procedures=all; then
     expect_eq "all: every site counted" "$(expected "$N_TINY" "$N_OUT" "$N_SHORT")" "$(counts all.hpf)"
     expect_eq "all: --flat has nothing not probed" 0 \
         "$("$QUERY" all.db --flat --format csv --top 0 | grep -c 'not probed')"
-    if "$QUERY" all.db --suggest-filter -o suggested.txt 2>sug.err; then
-        expect_eq "suggest-filter: names tiny and the short loop only" \
-            "exclude function tiny;exclude loop policy.c:$L_SHORT" "$(grep -v '^#' suggested.txt)"
-        expect_eq "suggest-filter: the rule's comment gives count and mean" \
-            "# tiny: $N_TINY calls, mean;# for@policy.c:$L_SHORT: $N_SHORT entries, mean" \
-            "$(grep -E '^# (tiny|for@)' suggested.txt | sed 's/ mean .*/ mean/')"
-        expect_eq "suggest-filter: factor 0.001 names nothing" "" \
-            "$("$QUERY" all.db --suggest-filter --suggest-factor 0.001 | grep -v '^#')"
-        # a run that recorded a calibrated probe cost (rank_cost, from the
-        # intrusion compensation's calibration) uses it: 1 us makes the
-        # limit 10 us, above big's mean (~2 us)
-        cp all.db cal.db
-        python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE IF NOT EXISTS rank_cost(rank INTEGER, kind TEXT, outside REAL, inside REAL)"); c.execute("DELETE FROM rank_cost"); c.execute("INSERT INTO rank_cost VALUES(0, \"probe timed\", 1e-6, 0)"); c.commit()' cal.db
-        expect_eq "suggest-filter: a calibrated cost of 1 us: names big too, says so" \
-            "# (1e+03 ns a timed probe pair, calibrated in the run) = 1e+04 ns;exclude function tiny;exclude function big" \
-            "$("$QUERY" cal.db --suggest-filter | grep -E '^(# \(|exclude function)')"
-    else
-        notok "suggest-filter" "$(cat sug.err)"
-    fi
+    # suggest_checks - the judgment of each site by its mean time per
+    # entry: under `attempts`, as the short loop's 20,000 entries of ~12 ns
+    # (limit ~150 ns) take a preemption of a loaded machine whole when one
+    # lands in them (a new run at each attempt after the first).
+    suggest_runs=0
+    suggest_checks() {
+        if [ $((suggest_runs++)) -gt 0 ]; then
+            rm -f all.hpf all.db
+            HPROF_OUTPUT=all.hpf ./all >all.out
+            "$QUERY" all.hpf --check >/dev/null 2>&1 || true
+        fi
+        if "$QUERY" all.db --suggest-filter -o suggested.txt 2>sug.err; then
+            expect_eq "suggest-filter: names tiny and the short loop only" \
+                "exclude function tiny;exclude loop policy.c:$L_SHORT" "$(grep -v '^#' suggested.txt)"
+            expect_eq "suggest-filter: the rule's comment gives count and mean" \
+                "# tiny: $N_TINY calls, mean;# for@policy.c:$L_SHORT: $N_SHORT entries, mean" \
+                "$(grep -E '^# (tiny|for@)' suggested.txt | sed 's/ mean .*/ mean/')"
+            expect_eq "suggest-filter: factor 0.001 names nothing" "" \
+                "$("$QUERY" all.db --suggest-filter --suggest-factor 0.001 | grep -v '^#')"
+            # a run that recorded a calibrated probe cost (rank_cost, from the
+            # intrusion compensation's calibration) uses it: 1 us makes the
+            # limit 10 us, above big's mean (~2 us)
+            cp all.db cal.db
+            python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE IF NOT EXISTS rank_cost(rank INTEGER, kind TEXT, outside REAL, inside REAL)"); c.execute("DELETE FROM rank_cost"); c.execute("INSERT INTO rank_cost VALUES(0, \"probe timed\", 1e-6, 0)"); c.commit()' cal.db
+            expect_eq "suggest-filter: a calibrated cost of 1 us: names big too, says so" \
+                "# (1e+03 ns a timed probe pair, calibrated in the run) = 1e+04 ns;exclude function tiny;exclude function big" \
+                "$("$QUERY" cal.db --suggest-filter | grep -E '^(# \(|exclude function)')"
+        else
+            notok "suggest-filter" "$(cat sug.err)"
+        fi
+    }
+    attempts suggest-filter suggest_checks
 fi
 
 # ---- the suggested filter at run time (HPROF_FILTER) ------------------------
