@@ -104,6 +104,7 @@ typedef struct hp_thread {
     hp_site_memo memo[HP_MEMO_SIZE];
     int path_memo_busy;   /* a path memo is being written (a signal handler keeps off) */
     hp_path_memo path_memo[HP_PATH_MEMO];
+    unsigned long path_calls; /* call paths asked for (callpath.c), memo hits included */
 } hp_thread;
 
 #define HP_ROOT_NODE 0u
