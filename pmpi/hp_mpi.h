@@ -179,6 +179,11 @@ uint64_t hp_reqmap_now(void);
 /* Registers a posted request (or probed message) under its handle value;
  * several entries may share one value.  0, or -1 without memory. */
 int hp_reqmap_put(uintptr_t key, const hp_req_info *info);
+/* hp_reqmap_put without the copy: below MPI_THREAD_MULTIPLE, the entry of
+ * a non-persistent request registered in place, whose info the caller
+ * writes whole before its next call of the table; NULL when the entry
+ * cannot be made so (then hp_reqmap_put).  (callgrind, bench/msgrate.c) */
+hp_req_info *hp_reqmap_post(uintptr_t key, int persistent);
 /* Copies the newest entry of key registered before `before` to *out and
  * removes it.  Returns 0 when found. */
 int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out);
