@@ -274,9 +274,57 @@ static inline void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankma
 int hp_mpi_sendrecv_replace(hp_thread *t, uintptr_t ra, void *buf, int count,
                             MPI_Datatype type, int dest, int stag, int source,
                             int rtag, MPI_Comm comm, MPI_Status *status);
-void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
-                    MPI_Comm comm, int peer, int count, MPI_Datatype type,
-                    uint64_t ticks, int persistent);
+/* A nonblocking send is counted with its bytes when it is posted (a
+ * persistent one when it is started) and timed when it completes; a
+ * receive is recorded when it completes, as its source and size may be
+ * known only from the status.  hp_mpi_req_fill writes a request's entry,
+ * each field once. */
+static inline __attribute__((always_inline)) void
+hp_mpi_req_fill(hp_thread *t, uint32_t node, hp_req_info *in, int kind, MPI_Comm comm, int peer,
+                int count, MPI_Datatype type, uint64_t ticks, int persistent)
+{
+    in->site = hp_event_node_site(t, node);
+    in->node = node;
+    in->thread = t->id;
+    in->kind = (uint8_t)kind;
+    in->persistent = (uint8_t)persistent;
+    in->active = !persistent;
+    in->post_ticks = persistent ? 0 : ticks;
+    in->comm = HP_NO_NODE;
+    if (kind == HP_REQ_RECV) {
+        in->peer = 0;
+        in->sent = 0;
+        in->map = hp_rankmap_of(comm);
+    } else {
+        in->peer = hp_world_of(comm, peer);
+        in->sent = hp_mpi_bytes(count, type);
+        in->recv = 0;
+        if (!persistent)
+            in->comm = hp_event_comm_bytes(t, node, in->peer, in->sent, 0);
+    }
+}
+
+/* A persistent request, or one the table cannot take in place: a copy. */
+void hp_mpi_req_p2p_slow(hp_thread *t, uint32_t node, MPI_Request req, int kind,
+                         MPI_Comm comm, int peer, int count, MPI_Datatype type,
+                         uint64_t ticks, int persistent);
+
+/* A point-to-point request posted (Isend & co., Irecv, *_init).  Inline,
+ * its entry written where the table keeps it (hp_reqmap_post): no call
+ * with ten arguments per request (callgrind, bench/msgrate.c). */
+static inline __attribute__((always_inline)) void
+hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind, MPI_Comm comm, int peer,
+               int count, MPI_Datatype type, uint64_t ticks, int persistent)
+{
+    if (peer == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
+        return;
+    hp_req_info *in = persistent ? NULL : hp_reqmap_post(hp_req_key(req), 0);
+    if (__builtin_expect(!in, 0)) {
+        hp_mpi_req_p2p_slow(t, node, req, kind, comm, peer, count, type, ticks, persistent);
+        return;
+    }
+    hp_mpi_req_fill(t, node, in, kind, comm, peer, count, type, ticks, 0);
+}
 /* Messages from MPI_Mprobe/MPI_Improbe remember their communicator. */
 void hp_mpi_message_seen(MPI_Message msg, MPI_Comm comm);
 void hp_mpi_mrecv_done(hp_thread *t, uint32_t node, MPI_Message msg,

@@ -149,41 +149,13 @@ static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind
     };
 }
 
-/* A nonblocking send is counted with its bytes when it is posted (a
- * persistent one when it is started) and timed when it completes; a
- * receive is recorded when it completes, as its source and size may be
- * known only from the status.  The entry is written where the table
- * keeps it when it can (hp_reqmap_post), each field once. */
-void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
-                    MPI_Comm comm, int peer, int count, MPI_Datatype type,
-                    uint64_t ticks, int persistent)
+void hp_mpi_req_p2p_slow(hp_thread *t, uint32_t node, MPI_Request req, int kind,
+                         MPI_Comm comm, int peer, int count, MPI_Datatype type,
+                         uint64_t ticks, int persistent)
 {
-    if (peer == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
-        return;
-    hp_req_info local, *in = hp_reqmap_post(hp_req_key(req), persistent);
-    if (!in)
-        in = &local;
-    in->site = hp_event_node_site(t, node);
-    in->node = node;
-    in->thread = t->id;
-    in->kind = (uint8_t)kind;
-    in->persistent = (uint8_t)persistent;
-    in->active = !persistent;
-    in->post_ticks = persistent ? 0 : ticks;
-    in->comm = HP_NO_NODE;
-    if (kind == HP_REQ_RECV) {
-        in->peer = 0;
-        in->sent = 0;
-        in->map = hp_rankmap_of(comm);
-    } else {
-        in->peer = hp_world_of(comm, peer);
-        in->sent = hp_mpi_bytes(count, type);
-        in->recv = 0;
-        if (!persistent)
-            in->comm = hp_event_comm_bytes(t, node, in->peer, in->sent, 0);
-    }
-    if (in == &local)
-        hp_reqmap_put(hp_req_key(req), &local);
+    hp_req_info in;
+    hp_mpi_req_fill(t, node, &in, kind, comm, peer, count, type, ticks, persistent);
+    hp_reqmap_put(hp_req_key(req), &in);
 }
 
 /* Probed messages carry no communicator we could ask for, so the probe
