@@ -281,14 +281,16 @@ static size_t memo_set(uintptr_t ra)
  * them).  HP_NO_NODE when not. */
 static inline __attribute__((always_inline)) uint32_t memo_hit(hp_thread *t, uintptr_t ra,
                                                                uintptr_t key, uintptr_t frame,
-                                                               unsigned long gen)
+                                                               unsigned long gen, int wrapper)
 {
     size_t i = memo_set(ra);
     const hp_path_memo *m = &t->path_memo[t->path_memo[i].ra == ra ? i : i + 1];
     if (m->ra != ra || m->key != key || m->frame != frame ||
         m->when != ((uint64_t)t->epoch << 32 | t->current) || m->gen != gen)
         return HP_NO_NODE;
-    for (int i = 0; i < m->reads; i++)
+    /* a wrapper read ra itself from at[0] (its return address), which the
+     * same frame and key put at the same address (unwind.c) */
+    for (int i = wrapper; i < m->reads; i++)
         if (*(const uintptr_t *)m->at[i] != m->word[i])
             return HP_NO_NODE;
     return m->node;
@@ -399,7 +401,7 @@ static inline __attribute__((always_inline)) uint32_t path_of(hp_thread *t, uint
 {
     /* read before the class: a class learnt since makes the memo old */
     unsigned long gen = __atomic_load_n(&known_gen, __ATOMIC_ACQUIRE);
-    uint32_t node = memo_hit(t, ra, key, frame, gen);
+    uint32_t node = memo_hit(t, ra, key, frame, gen, wrapper);
     t->path_calls++;
     if (node != HP_NO_NODE)
         return node;
