@@ -300,7 +300,7 @@ hp_mpi_req_fill(hp_thread *t, uint32_t node, hp_req_info *in, int kind, MPI_Comm
         in->sent = hp_mpi_bytes(count, type);
         in->recv = 0;
         if (!persistent)
-            in->comm = hp_event_comm_bytes(t, node, in->peer, in->sent, 0);
+            in->comm = hp_event_comm_bytes_inline(t, node, in->peer, in->sent, 0);
     }
 }
 
