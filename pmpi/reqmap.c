@@ -73,7 +73,7 @@ typedef struct shard {
 static shard shards[SHARDS];
 static int need_locks;
 
-#define FRONT_SLOTS 1024u
+#define FRONT_SLOTS 4096u     /* 1024: 64 receives collided, 17 instructions a message */
 typedef struct front {
     uintptr_t key;       /* 0 = empty */
     uint32_t newer;      /* the shards hold newer entries of key */
@@ -315,7 +315,7 @@ static int table_put(uintptr_t key, uint64_t seq, const hp_req_info *info)
 /* The front slot of key. */
 static inline front *front_of(uintptr_t key)
 {
-    return &fronts[(key * 0x9e3779b97f4a7c15ull) >> 54];
+    return &fronts[(key * 0x9e3779b97f4a7c15ull) >> 52];
 }
 
 /* Entry i of f's entries, oldest first (f->one, then f->more[]). */
