@@ -35,7 +35,7 @@ void hp_linger_until_node_ended(void);
 int hp_exit_called(int *status);
 
 /* Non-zero between our MPI_Init and MPI_Finalize. */
-extern volatile int hp_mpi_active;
+extern volatile int hp_mpi_active __attribute__((visibility("hidden")));
 extern int hp_world_rank, hp_world_size;
 
 /* The wrappers' hot path (hp_mpi_begin, hp_mpi_node, hp_mpi_node_time and
@@ -217,8 +217,8 @@ typedef struct hp_type_size {
     uintptr_t handle;        /* 0: free */
     int size;
 } hp_type_size;
-extern hp_type_size hp_type_table[HP_TYPE_SLOTS];
-extern int hp_type_table_ready;
+extern hp_type_size hp_type_table[HP_TYPE_SLOTS] __attribute__((visibility("hidden")));
+extern int hp_type_table_ready __attribute__((visibility("hidden")));
 uint64_t hp_mpi_bytes_slow(int count, MPI_Datatype type);
 
 static inline size_t hp_type_slot(uintptr_t h)
@@ -436,7 +436,7 @@ void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
                      uint64_t ticks, uint64_t seq0);
 /* Set by the first MPI_Cancel: only then do completions ask whether a
  * request was cancelled. */
-extern volatile int hp_mpi_cancels;
+extern volatile int hp_mpi_cancels __attribute__((visibility("hidden")));
 /* A request freed by MPI_Request_free will never be completed by us. */
 void hp_mpi_request_freed(hp_thread *t, MPI_Request req, uint64_t seq0);
 /* MPI_Start(all): each started request gets an even share of the time;

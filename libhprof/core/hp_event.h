@@ -38,7 +38,7 @@
  * is recorded beneath it stays measured; the end of the run estimates
  * its own (exclusive) time of its counted calls from its timed ones
  * (hp_throttle.h), so its time stays inclusive of everything beneath. */
-extern uint64_t hp_throttle_calls, hp_throttle_ticks;
+extern uint64_t hp_throttle_calls __attribute__((visibility("hidden"))), hp_throttle_ticks __attribute__((visibility("hidden")));
 void hp_throttle_set(uint64_t calls, uint64_t ticks);
 /* n, a node of the calling thread, is throttled from now on: keeps the
  * exclusive ticks of its timed calls (throttle.c). */
@@ -283,7 +283,7 @@ hp_event_site_node(hp_thread *t, uintptr_t addr, uint32_t kind, const char *name
 /* HPROF_CALLPATH: how many return addresses key a call site reached with
  * no instrumented frame open (the call's own included; 0 and 1: only its
  * own, as without call paths). */
-extern uint32_t hp_callpath_depth;
+extern uint32_t hp_callpath_depth __attribute__((visibility("hidden")));
 
 /* The context a call site at return address ra (the caller of the
  * wrapper that calls this) goes under: with no frame open (the thread at
