@@ -35,10 +35,13 @@
  * request of its own handle, -> 1270 with the shared handle's stack).
  * Every question about a key looks at its slot first, then at the shards,
  * then at the slot again when the slot's entries are the older ones.  A
- * request posted there is written in place by its poster (hp_reqmap_post),
- * and a completion of the slot's newest entry is inline, the rest in
- * functions of their own (put_slow, complete_slow), so that the usual
- * case saves no registers (callgrind, bench/msgrate.c: 1121 -> 1019).
+ * request posted there is written in place by its poster, and a
+ * completion of the slot's newest entry is taken in place, both inline in
+ * the callers (hp_reqmap_post, hp_reqmap_complete in hp_mpi.h, which
+ * declares the front); the rest is here (hp_reqmap_post_slow,
+ * hp_reqmap_complete_slow, put_slow).  Callgrind, bench/msgrate.c,
+ * instructions added per message: 1121 -> 1019 in place and without
+ * registers saved, -> 829 inline.
  */
 #include <assert.h>
 #include <stdatomic.h>
@@ -50,11 +53,7 @@
 #define SHARDS 64
 #define NONE 0xffffffffu
 
-typedef struct entry {
-    uint64_t seq;        /* post sequence number */
-    uint32_t next;       /* next older entry of the key; free list link */
-    hp_req_info info;
-} entry;
+typedef hp_reqmap_entry entry;
 
 typedef struct bucket {
     uintptr_t key;       /* 0 = empty */
@@ -71,42 +70,37 @@ typedef struct shard {
 } shard;
 
 static shard shards[SHARDS];
-static int need_locks;
+int hp_reqmap_need_locks;
 
-#define FRONT_SLOTS 4096u     /* 1024: 64 receives collided, 17 instructions a message */
-typedef struct front {
-    uintptr_t key;       /* 0 = empty */
-    uint32_t newer;      /* the shards hold newer entries of key */
-    uint32_t nmore, cap; /* entries in more[], its room */
-    entry one;           /* the oldest entry here (.next unused) */
-    entry *more;         /* the newer ones of a shared handle, ascending seq */
-} front;
-static front fronts[FRONT_SLOTS];
-static uint32_t front_used;
+/* The front (hp_mpi.h) and the post sequence numbers: hp_reqmap_seq
+ * below MPI_THREAD_MULTIPLE, seq_atomic under it. */
+typedef hp_reqmap_front front;
+hp_reqmap_front hp_reqmap_fronts[HP_REQMAP_FRONT_SLOTS];
+uint32_t hp_reqmap_front_used;
 static _Atomic uint64_t seq_atomic = 1;
-static uint64_t seq_plain = 1;
+uint64_t hp_reqmap_seq = 1;
 
 static void front_flush(void);
 
 void hp_reqmap_set_threaded(int threaded)
 {
     front_flush();
-    atomic_store(&seq_atomic, seq_plain);
-    need_locks = threaded;
+    atomic_store(&seq_atomic, hp_reqmap_seq);
+    hp_reqmap_need_locks = threaded;
 }
 
 uint64_t hp_reqmap_now(void)
 {
-    if (need_locks)
+    if (hp_reqmap_need_locks)
         return atomic_load(&seq_atomic);
-    return seq_plain;
+    return hp_reqmap_seq;
 }
 
 static uint64_t next_seq(void)
 {
-    if (need_locks)
+    if (hp_reqmap_need_locks)
         return atomic_fetch_add(&seq_atomic, 1);
-    return seq_plain++;
+    return hp_reqmap_seq++;
 }
 
 static inline uint64_t mix(uintptr_t k)
@@ -127,14 +121,14 @@ static inline shard *shard_of(uint64_t h)
 
 static void lock_shard(shard *s)
 {
-    if (need_locks)
+    if (hp_reqmap_need_locks)
         while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
             ;
 }
 
 static void unlock_shard(shard *s)
 {
-    if (need_locks)
+    if (hp_reqmap_need_locks)
         atomic_flag_clear_explicit(&s->lock, memory_order_release);
 }
 
@@ -312,10 +306,9 @@ static int table_put(uintptr_t key, uint64_t seq, const hp_req_info *info)
     return rc;
 }
 
-/* The front slot of key. */
 static inline front *front_of(uintptr_t key)
 {
-    return &fronts[(key * 0x9e3779b97f4a7c15ull) >> 52];
+    return hp_reqmap_front_of(key);
 }
 
 /* Entry i of f's entries, oldest first (f->one, then f->more[]). */
@@ -338,7 +331,7 @@ static inline uint32_t front_newest_before(front *f, uint64_t before)
 static inline void front_take(front *f, uint32_t i, hp_req_info *out)
 {
     *out = front_at(f, i)->info;
-    front_used--;
+    hp_reqmap_front_used--;
     if (f->nmore == 0) {
         f->key = 0;
         return;
@@ -354,7 +347,7 @@ static inline void front_take(front *f, uint32_t i, hp_req_info *out)
 static inline front *front_hit(uintptr_t key, uint64_t before, uint32_t *i)
 {
     front *f = front_of(key);
-    if (need_locks || f->key != key || f->newer)
+    if (hp_reqmap_need_locks || f->key != key || f->newer)
         return NULL;
     *i = front_newest_before(f, before);
     return *i == NONE ? NULL : f;
@@ -366,7 +359,7 @@ static inline front *front_hit(uintptr_t key, uint64_t before, uint32_t *i)
 static front *front_older(uintptr_t key, uint64_t before, int gone, uint32_t *i)
 {
     front *f = front_of(key);
-    if (need_locks || f->key != key)
+    if (hp_reqmap_need_locks || f->key != key)
         return NULL;
     if (gone)
         f->newer = 0;
@@ -377,46 +370,25 @@ static front *front_older(uintptr_t key, uint64_t before, int gone, uint32_t *i)
 /* Moves every front entry to the shards (before the threading changes). */
 static void front_flush(void)
 {
-    for (uint32_t i = 0; i < FRONT_SLOTS; i++) {
-        front *f = &fronts[i];
+    for (uint32_t i = 0; i < HP_REQMAP_FRONT_SLOTS; i++) {
+        front *f = &hp_reqmap_fronts[i];
         for (uint32_t k = 0; f->key && k <= f->nmore; k++)
             table_put(f->key, front_at(f, k)->seq, &front_at(f, k)->info);
-        front_used -= f->key ? f->nmore + 1 : 0;
+        hp_reqmap_front_used -= f->key ? f->nmore + 1 : 0;
         f->key = 0;
         f->nmore = 0;
     }
 }
 
-/* Where a new non-persistent entry of key goes in the front (its seq
- * given, its info to be written by the caller), or NULL: the shards. */
-static inline hp_req_info *front_post(uintptr_t key, uint64_t *seq)
+/* A shared handle's slot is full: more room, then the inline path again
+ * (NULL without memory: put_slow then sends the entry to the shards). */
+hp_req_info *hp_reqmap_post_slow(uintptr_t key)
 {
     front *f = front_of(key);
-    if (f->key == 0) {
-        f->key = key;
-        f->newer = 0;
-        f->nmore = 0;
-        f->one.seq = *seq = next_seq();
-        front_used++;
-        return &f->one.info;
-    }
-    /* a shared handle: its newer entries stay here while they can */
-    if (f->key != key || f->newer)
+    if (hp_reqmap_need_locks || f->key != key || f->newer ||
+        !hp_stack_room((void **)&f->more, &f->cap, f->nmore, sizeof *f->more))
         return NULL;
-    if (f->nmore == f->cap && !hp_stack_room((void **)&f->more, &f->cap, f->nmore, sizeof *f->more))
-        return NULL;
-    entry *e = &f->more[f->nmore++];
-    e->seq = *seq = next_seq();
-    front_used++;
-    return &e->info;
-}
-
-hp_req_info *hp_reqmap_post(uintptr_t key, int persistent)
-{
-    uint64_t seq;
-    if (need_locks || persistent || !key)
-        return NULL;
-    return front_post(key, &seq);
+    return hp_reqmap_post(key, 0);
 }
 
 /* What hp_reqmap_post leaves out: locks, persistent requests, a slot
@@ -424,7 +396,7 @@ hp_req_info *hp_reqmap_post(uintptr_t key, int persistent)
 static __attribute__((noinline)) int put_slow(uintptr_t key, const hp_req_info *info)
 {
     uint64_t seq = next_seq();
-    if (need_locks)
+    if (hp_reqmap_need_locks)
         return table_put(key, seq, info);
     front *f = front_of(key);
     if (f->key == key)
@@ -480,7 +452,7 @@ static inline const hp_req_info *front_take_ref(front *f, uint32_t i, hp_req_inf
         return buf;
     }
     const hp_req_info *in = &front_at(f, i)->info;
-    front_used--;
+    hp_reqmap_front_used--;
     if (f->nmore == 0)
         f->key = 0;
     else
@@ -489,8 +461,7 @@ static inline const hp_req_info *front_take_ref(front *f, uint32_t i, hp_req_inf
 }
 
 /* hp_reqmap_complete for what the front's fast path leaves out. */
-static __attribute__((noinline)) const hp_req_info *complete_slow(uintptr_t key, uint64_t before,
-                                                                  hp_req_info *buf)
+const hp_req_info *hp_reqmap_complete_slow(uintptr_t key, uint64_t before, hp_req_info *buf)
 {
     uint32_t i;
     const hp_req_info *in;
@@ -522,31 +493,11 @@ static __attribute__((noinline)) const hp_req_info *complete_slow(uintptr_t key,
     return rc == 0 ? buf : NULL;
 }
 
-/* The usual completion, inline: key's slot holds its newest entry (the
- * shards none newer), registered before `before`; that entry is taken in
- * place.  Anything else: complete_slow (callgrind, bench/msgrate.c). */
-const hp_req_info *hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *buf)
-{
-    front *f = front_of(key);
-    if (need_locks || f->key != key || f->newer)
-        return complete_slow(key, before, buf);
-    uint32_t n = f->nmore;
-    entry *e = n ? &f->more[n - 1] : &f->one;
-    if (e->seq >= before)
-        return complete_slow(key, before, buf);
-    front_used--;
-    if (n)
-        f->nmore = n - 1;
-    else
-        f->key = 0;
-    return e->info.active ? &e->info : NULL;
-}
-
 int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out)
 {
     int rc = -1;
     const front *f = front_of(key);
-    if (!need_locks && f->key == key && !f->newer)
+    if (!hp_reqmap_need_locks && f->key == key && !f->newer)
         return -1;      /* key's newest entry is not persistent */
     uint64_t h = mix(key);
     shard *s = shard_of(h);
@@ -565,7 +516,7 @@ int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out)
 
 size_t hp_reqmap_outstanding(void)
 {
-    size_t n = need_locks ? 0 : front_used;
+    size_t n = hp_reqmap_need_locks ? 0 : hp_reqmap_front_used;
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &shards[i];
         lock_shard(s);
@@ -581,10 +532,10 @@ size_t hp_reqmap_outstanding(void)
 
 void hp_reqmap_free_all(void)
 {
-    for (uint32_t i = 0; i < FRONT_SLOTS; i++)
-        free(fronts[i].more);
-    memset(fronts, 0, sizeof fronts);
-    front_used = 0;
+    for (uint32_t i = 0; i < HP_REQMAP_FRONT_SLOTS; i++)
+        free(hp_reqmap_fronts[i].more);
+    memset(hp_reqmap_fronts, 0, sizeof hp_reqmap_fronts);
+    hp_reqmap_front_used = 0;
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &shards[i];
         lock_shard(s);
