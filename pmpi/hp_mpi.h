@@ -35,7 +35,7 @@ void hp_linger_until_node_ended(void);
 int hp_exit_called(int *status);
 
 /* Non-zero between our MPI_Init and MPI_Finalize. */
-extern volatile int hp_mpi_active;
+extern volatile int hp_mpi_active __attribute__((visibility("hidden")));
 extern int hp_world_rank, hp_world_size;
 
 /* The wrappers' hot path (hp_mpi_begin, hp_mpi_node, hp_mpi_node_time and
@@ -182,12 +182,95 @@ int hp_reqmap_put(uintptr_t key, const hp_req_info *info);
 /* Copies the newest entry of key registered before `before` to *out and
  * removes it.  Returns 0 when found. */
 int hp_reqmap_take(uintptr_t key, uint64_t before, hp_req_info *out);
+/* The front of the table below MPI_THREAD_MULTIPLE (reqmap.c), which the
+ * usual post and completion read inline (no call per request: callgrind,
+ * bench/msgrate.c): one slot per hash of the handle, holding a key's
+ * non-persistent entries, oldest first (a shared handle's newer ones in
+ * more[]); `newer': the shards hold newer entries of its key.  4096
+ * slots: at 1024, 64 outstanding receives collided often enough to cost
+ * 17 instructions a message. */
+#define HP_REQMAP_FRONT_SLOTS 4096u
+typedef struct hp_reqmap_entry {
+    uint64_t seq;          /* post sequence number */
+    uint32_t next;         /* next older entry of the key; free list link */
+    hp_req_info info;
+} hp_reqmap_entry;
+typedef struct hp_reqmap_front {
+    uintptr_t key;         /* 0 = empty */
+    uint32_t newer;        /* the shards hold newer entries of key */
+    uint32_t nmore, cap;   /* entries in more[], its room */
+    hp_reqmap_entry one;   /* the oldest entry here (.next unused) */
+    hp_reqmap_entry *more; /* the newer ones of a shared handle, ascending seq */
+} hp_reqmap_front;
+extern hp_reqmap_front hp_reqmap_fronts[HP_REQMAP_FRONT_SLOTS] __attribute__((visibility("hidden")));
+extern uint32_t hp_reqmap_front_used __attribute__((visibility("hidden")));  /* entries there */
+extern int hp_reqmap_need_locks __attribute__((visibility("hidden")));       /* MPI_THREAD_MULTIPLE */
+extern uint64_t hp_reqmap_seq __attribute__((visibility("hidden")));         /* next post number */
+
+static inline hp_reqmap_front *hp_reqmap_front_of(uintptr_t key)
+{
+    return &hp_reqmap_fronts[(key * 0x9e3779b97f4a7c15ull) >> 52];
+}
+
+/* hp_reqmap_post when a shared handle's slot has no room left. */
+hp_req_info *hp_reqmap_post_slow(uintptr_t key);
+
+/* hp_reqmap_put without the copy: below MPI_THREAD_MULTIPLE, the entry of
+ * a non-persistent request registered in place, whose info the caller
+ * writes whole before its next call of the table; NULL when the entry
+ * cannot be made so (then hp_reqmap_put). */
+static inline __attribute__((always_inline)) hp_req_info *hp_reqmap_post(uintptr_t key,
+                                                                         int persistent)
+{
+    if (hp_reqmap_need_locks || persistent || !key)
+        return NULL;
+    hp_reqmap_front *f = hp_reqmap_front_of(key);
+    if (f->key == 0) {
+        f->key = key;
+        f->newer = 0;
+        f->nmore = 0;
+        f->one.seq = hp_reqmap_seq++;
+        hp_reqmap_front_used++;
+        return &f->one.info;
+    }
+    /* a shared handle: its newer entries stay here while they can */
+    if (f->key != key || f->newer)
+        return NULL;
+    if (__builtin_expect(f->nmore == f->cap, 0))
+        return hp_reqmap_post_slow(key);
+    hp_reqmap_entry *e = &f->more[f->nmore++];
+    e->seq = hp_reqmap_seq++;
+    hp_reqmap_front_used++;
+    return &e->info;
+}
+
+/* hp_reqmap_complete for what its inline path leaves out. */
+const hp_req_info *hp_reqmap_complete_slow(uintptr_t key, uint64_t before, hp_req_info *buf);
+
 /* A request completed: as hp_reqmap_take, except that a persistent entry
  * stays and becomes inactive.  Returns the entry when it was active, else
  * NULL: *buf holding a copy, or below MPI_THREAD_MULTIPLE the removed
  * entry where the table kept it, valid until the table's next call (no
- * copy; callgrind, bench/msgrate.c). */
-const hp_req_info *hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *buf);
+ * copy).  Inline when key's slot holds its newest entry (the shards none
+ * newer), registered before `before`: taken in place. */
+static inline __attribute__((always_inline)) const hp_req_info *
+hp_reqmap_complete(uintptr_t key, uint64_t before, hp_req_info *buf)
+{
+    hp_reqmap_front *f = hp_reqmap_front_of(key);
+    if (hp_reqmap_need_locks || f->key != key || f->newer)
+        return hp_reqmap_complete_slow(key, before, buf);
+    uint32_t n = f->nmore;
+    hp_reqmap_entry *e = n ? &f->more[n - 1] : &f->one;
+    if (e->seq >= before)
+        return hp_reqmap_complete_slow(key, before, buf);
+    hp_reqmap_front_used--;
+    if (n)
+        f->nmore = n - 1;
+    else
+        f->key = 0;
+    return e->info.active ? &e->info : NULL;
+}
+
 /* Persistent request started: marks it active with the Start call's time
  * and copies it to *out.  Returns 0 when it is a known persistent request. */
 int hp_reqmap_start(uintptr_t key, uint64_t ticks, hp_req_info *out);
@@ -212,8 +295,8 @@ typedef struct hp_type_size {
     uintptr_t handle;        /* 0: free */
     int size;
 } hp_type_size;
-extern hp_type_size hp_type_table[HP_TYPE_SLOTS];
-extern int hp_type_table_ready;
+extern hp_type_size hp_type_table[HP_TYPE_SLOTS] __attribute__((visibility("hidden")));
+extern int hp_type_table_ready __attribute__((visibility("hidden")));
 uint64_t hp_mpi_bytes_slow(int count, MPI_Datatype type);
 
 static inline size_t hp_type_slot(uintptr_t h)
@@ -269,9 +352,57 @@ static inline void hp_mpi_recv_done(hp_thread *t, uint32_t node, const hp_rankma
 int hp_mpi_sendrecv_replace(hp_thread *t, uintptr_t ra, void *buf, int count,
                             MPI_Datatype type, int dest, int stag, int source,
                             int rtag, MPI_Comm comm, MPI_Status *status);
-void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
-                    MPI_Comm comm, int peer, int count, MPI_Datatype type,
-                    uint64_t ticks, int persistent);
+/* A nonblocking send is counted with its bytes when it is posted (a
+ * persistent one when it is started) and timed when it completes; a
+ * receive is recorded when it completes, as its source and size may be
+ * known only from the status.  hp_mpi_req_fill writes a request's entry,
+ * each field once. */
+static inline __attribute__((always_inline)) void
+hp_mpi_req_fill(hp_thread *t, uint32_t node, hp_req_info *in, int kind, MPI_Comm comm, int peer,
+                int count, MPI_Datatype type, uint64_t ticks, int persistent)
+{
+    in->site = hp_event_node_site(t, node);
+    in->node = node;
+    in->thread = t->id;
+    in->kind = (uint8_t)kind;
+    in->persistent = (uint8_t)persistent;
+    in->active = !persistent;
+    in->post_ticks = persistent ? 0 : ticks;
+    in->comm = HP_NO_NODE;
+    if (kind == HP_REQ_RECV) {
+        in->peer = 0;
+        in->sent = 0;
+        in->map = hp_rankmap_of(comm);
+    } else {
+        in->peer = hp_world_of(comm, peer);
+        in->sent = hp_mpi_bytes(count, type);
+        in->recv = 0;
+        if (!persistent)
+            in->comm = hp_event_comm_bytes_inline(t, node, in->peer, in->sent, 0);
+    }
+}
+
+/* A persistent request, or one the table cannot take in place: a copy. */
+void hp_mpi_req_p2p_slow(hp_thread *t, uint32_t node, MPI_Request req, int kind,
+                         MPI_Comm comm, int peer, int count, MPI_Datatype type,
+                         uint64_t ticks, int persistent);
+
+/* A point-to-point request posted (Isend & co., Irecv, *_init).  Inline,
+ * its entry written where the table keeps it (hp_reqmap_post): no call
+ * with ten arguments per request (callgrind, bench/msgrate.c). */
+static inline __attribute__((always_inline)) void
+hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind, MPI_Comm comm, int peer,
+               int count, MPI_Datatype type, uint64_t ticks, int persistent)
+{
+    if (peer == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
+        return;
+    hp_req_info *in = persistent ? NULL : hp_reqmap_post(hp_req_key(req), 0);
+    if (__builtin_expect(!in, 0)) {
+        hp_mpi_req_p2p_slow(t, node, req, kind, comm, peer, count, type, ticks, persistent);
+        return;
+    }
+    hp_mpi_req_fill(t, node, in, kind, comm, peer, count, type, ticks, 0);
+}
 /* Messages from MPI_Mprobe/MPI_Improbe remember their communicator. */
 void hp_mpi_message_seen(MPI_Message msg, MPI_Comm comm);
 void hp_mpi_mrecv_done(hp_thread *t, uint32_t node, MPI_Message msg,
@@ -383,7 +514,7 @@ void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
                      uint64_t ticks, uint64_t seq0);
 /* Set by the first MPI_Cancel: only then do completions ask whether a
  * request was cancelled. */
-extern volatile int hp_mpi_cancels;
+extern volatile int hp_mpi_cancels __attribute__((visibility("hidden")));
 /* A request freed by MPI_Request_free will never be completed by us. */
 void hp_mpi_request_freed(hp_thread *t, MPI_Request req, uint64_t seq0);
 /* MPI_Start(all): each started request gets an even share of the time;

@@ -149,28 +149,12 @@ static void req_info_init(hp_thread *t, uint32_t node, hp_req_info *in, int kind
     };
 }
 
-/* A nonblocking send is counted with its bytes when it is posted (a
- * persistent one when it is started) and timed when it completes; a
- * receive is recorded when it completes, as its source and size may be
- * known only from the status. */
-void hp_mpi_req_p2p(hp_thread *t, uint32_t node, MPI_Request req, int kind,
-                    MPI_Comm comm, int peer, int count, MPI_Datatype type,
-                    uint64_t ticks, int persistent)
+void hp_mpi_req_p2p_slow(hp_thread *t, uint32_t node, MPI_Request req, int kind,
+                         MPI_Comm comm, int peer, int count, MPI_Datatype type,
+                         uint64_t ticks, int persistent)
 {
     hp_req_info in;
-    if (peer == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
-        return;
-    req_info_init(t, node, &in, kind, persistent ? 0 : ticks);
-    in.persistent = (uint8_t)persistent;
-    in.active = !persistent;
-    if (kind == HP_REQ_RECV) {
-        in.map = hp_rankmap_of(comm);
-    } else {
-        in.peer = hp_world_of(comm, peer);
-        in.sent = hp_mpi_bytes(count, type);
-        if (!persistent)
-            in.comm = hp_event_comm_bytes(t, node, in.peer, in.sent, 0);
-    }
+    hp_mpi_req_fill(t, node, &in, kind, comm, peer, count, type, ticks, persistent);
     hp_reqmap_put(hp_req_key(req), &in);
 }
 

@@ -58,8 +58,8 @@ static int was_cancelled(const hp_req_info *in, const MPI_Status *st)
     return cancelled;
 }
 
-static void record_completion(hp_thread *t, const hp_req_info *in,
-                              const MPI_Status *st, uint64_t share)
+static inline __attribute__((always_inline)) void
+record_completion(hp_thread *t, const hp_req_info *in, const MPI_Status *st, uint64_t share)
 {
     uint32_t node = completing_node(t, in);
     uint64_t ticks = in->post_ticks + share;
@@ -78,24 +78,41 @@ static void record_completion(hp_thread *t, const hp_req_info *in,
         hp_event_comm_time_at(t, in->comm, node, in->peer, ticks, 0);
 }
 
+/* Request r (before the call) completed with status *st. */
+static inline __attribute__((always_inline)) void complete_one(hp_thread *t, MPI_Request r,
+                                                               const MPI_Status *st,
+                                                               uint64_t share, uint64_t seq0)
+{
+    hp_req_info buf;
+    const hp_req_info *in;
+    if (r != MPI_REQUEST_NULL && (in = hp_reqmap_complete(hp_req_key(r), seq0, &buf)))
+        record_completion(t, in, st, share);
+}
+
+/* Each loop twice, with and without done[] (a Waitall's requests are all
+ * done, in order): no test of done per request (callgrind,
+ * bench/msgrate.c). */
 void hp_mpi_complete(hp_thread *t, const MPI_Request *before, int n,
                      const int *done, int ndone, const MPI_Status *st,
                      uint64_t ticks, uint64_t seq0)
 {
     int live = 0;
     (void)n;
-    for (int k = 0; k < ndone; k++)
-        live += before[done ? done[k] : k] != MPI_REQUEST_NULL;
+    if (done)
+        for (int k = 0; k < ndone; k++)
+            live += before[done[k]] != MPI_REQUEST_NULL;
+    else
+        for (int k = 0; k < ndone; k++)
+            live += before[k] != MPI_REQUEST_NULL;
     if (!live)
         return;
     uint64_t share = ticks / (uint64_t)live;
-    for (int k = 0; k < ndone; k++) {
-        MPI_Request r = before[done ? done[k] : k];
-        hp_req_info buf;
-        const hp_req_info *in;
-        if (r != MPI_REQUEST_NULL && (in = hp_reqmap_complete(hp_req_key(r), seq0, &buf)))
-            record_completion(t, in, &st[k], share);
-    }
+    if (done)
+        for (int k = 0; k < ndone; k++)
+            complete_one(t, before[done[k]], &st[k], share, seq0);
+    else
+        for (int k = 0; k < ndone; k++)
+            complete_one(t, before[k], &st[k], share, seq0);
 }
 
 /* A freed request is never completed by the program: an active send (or

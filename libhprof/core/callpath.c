@@ -61,7 +61,6 @@
 #define CALLPATH_MAX 16u        /* HPROF_CALLPATH's largest value */
 
 uint32_t hp_callpath_depth;
-static unsigned long walks;     /* call paths walked */
 
 /* The C library's text: where a path ends; libhprof's: where a call
  * that is no tail call goes. */
@@ -282,14 +281,16 @@ static size_t memo_set(uintptr_t ra)
  * them).  HP_NO_NODE when not. */
 static inline __attribute__((always_inline)) uint32_t memo_hit(hp_thread *t, uintptr_t ra,
                                                                uintptr_t key, uintptr_t frame,
-                                                               unsigned long gen)
+                                                               unsigned long gen, int wrapper)
 {
     size_t i = memo_set(ra);
     const hp_path_memo *m = &t->path_memo[t->path_memo[i].ra == ra ? i : i + 1];
     if (m->ra != ra || m->key != key || m->frame != frame ||
         m->when != ((uint64_t)t->epoch << 32 | t->current) || m->gen != gen)
         return HP_NO_NODE;
-    for (int i = 0; i < m->reads; i++)
+    /* a wrapper read ra itself from at[0] (its return address), which the
+     * same frame and key put at the same address (unwind.c) */
+    for (int i = wrapper; i < m->reads; i++)
         if (*(const uintptr_t *)m->at[i] != m->word[i])
             return HP_NO_NODE;
     return m->node;
@@ -329,15 +330,15 @@ static void memo_keep(hp_thread *t, uintptr_t ra, uintptr_t key, uintptr_t frame
 }
 
 /* The frames above ra, under the current context, depth - 1 of them at
- * most.  The walk starts from this function's frame; key names the place
+ * most.  The walk starts from frame, the frame of the function that asks
+ * (hp_event_callpath_slow, hp_event_callpath_from); key names the place
  * in our code that asked (a wrapper's call of hp_event_callpath_slow, a
- * source's call of hp_event_team_fork), so that the distance from this
+ * source's call of hp_event_team_fork), so that the distance from that
  * frame to ra's is the same at every walk with that key (unwind.c).  Not
  * the return address into this function: its callers may jump to it.
  * how: (class + 1) * 2 + wrapper, class what ra's earlier walks learnt
- * (-1: none yet), wrapper path_of's.  frame: the frame
- * of path_memo, the same at every walk from key.  A walk that read only stack
- * words (no libunwind) is remembered (memo_hit). */
+ * (-1: none yet), wrapper path_of's.  A walk that read only stack words
+ * (no libunwind) is remembered (memo_hit). */
 static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra, uintptr_t key,
                                                      uintptr_t frame, int how, unsigned long gen)
 {
@@ -374,48 +375,56 @@ static __attribute__((noinline)) uint32_t path_under(hp_thread *t, uintptr_t ra,
     return ctx;
 }
 
-/* The walk's node remembered for this call (memo_hit), else path_under's;
- * not inlined, so that the calls made in main (path_of's first return)
- * pay none of it.  Its frame is where the walk starts. */
-static __attribute__((noinline)) uint32_t path_memo(hp_thread *t, uintptr_t ra, uintptr_t key,
-                                                    int wrapper, int class, unsigned long gen)
+/* A call whose walk the memo does not hold: what ra's earlier walks
+ * learnt decides (a call made in main, the cheapest, has the current
+ * context), else path_under walks.  Not inlined: a hit pays none of it. */
+static __attribute__((noinline)) uint32_t path_miss(hp_thread *t, uintptr_t ra, uintptr_t key,
+                                                    uintptr_t frame, int wrapper,
+                                                    unsigned long gen)
 {
-    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
-    uint32_t node = memo_hit(t, ra, key, frame, gen);
-    if (node != HP_NO_NODE)
-        return node;
-    /* six arguments: a jump to it, no registers saved here */
+    int class = known_class(ra);
+    if (class == RA_ROOTED)
+        return t->current;
     return path_under(t, ra, key, frame, (class + 1) * 2 + wrapper, gen);
 }
 
-/* The context of a call at ra (path_memo), a rooted one's without a
- * call: what most calls made in main take.  wrapper: the caller is an MPI
- * wrapper (a tail call may have reached it). */
+/* The context of a call at ra: the memo's node when it holds this walk
+ * (memo_hit), else path_miss's.  frame is the asking function's, the same
+ * at every walk from key.  The memo is asked before what ra's walks
+ * learnt (known_class): an entry made with the same known_gen was made
+ * under the same class, and a rooted return address has none.  The calls
+ * are counted per thread, without an atomic add; hp_callpath_report sums
+ * them (callgrind, bench/msgrate.c). */
 static inline __attribute__((always_inline)) uint32_t path_of(hp_thread *t, uintptr_t ra,
-                                                              uintptr_t key, int wrapper)
+                                                              uintptr_t key, uintptr_t frame,
+                                                              int wrapper)
 {
-    __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
     /* read before the class: a class learnt since makes the memo old */
     unsigned long gen = __atomic_load_n(&known_gen, __ATOMIC_ACQUIRE);
-    int class = known_class(ra);
-    if (class == RA_ROOTED)     /* calls made in main: first, the cheapest */
-        return t->current;
-    return path_memo(t, ra, key, wrapper, class, gen);
+    uint32_t node = memo_hit(t, ra, key, frame, gen, wrapper);
+    t->path_calls++;
+    if (node != HP_NO_NODE)
+        return node;
+    return path_miss(t, ra, key, frame, wrapper, gen);
 }
 
 uint32_t hp_event_callpath_slow(hp_thread *t, uintptr_t ra)
 {
     /* the return address into the wrapper names it */
-    return path_of(t, ra, (uintptr_t)__builtin_return_address(0), 1);
+    return path_of(t, ra, (uintptr_t)__builtin_return_address(0),
+                   (uintptr_t)__builtin_frame_address(0), 1);
 }
 
 uint32_t hp_event_callpath_from(hp_thread *t, uintptr_t ra, uintptr_t key)
 {
-    return path_of(t, ra, key, 0);
+    return path_of(t, ra, key, (uintptr_t)__builtin_frame_address(0), 0);
 }
 
 void hp_callpath_report(void)
 {
+    unsigned long walks = 0;
+    for (uint32_t i = 0; i < hp_thread_count(); i++)
+        walks += hp_thread_get(i)->path_calls;
     if (hp_callpath_depth > 1)
         hp_info("call paths: %lu walks, %lu of them by libunwind", walks,
                 hp_unwind_slow_walks());

@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <time.h>
 
-extern int hp_clock_use_tsc;          /* set once by hp_clock_init() */
+/* set once by hp_clock_init(); hidden: read without the GOT (callgrind) */
+extern int hp_clock_use_tsc __attribute__((visibility("hidden")));
 
 static inline uint64_t hp_monotonic_ns(void)
 {

@@ -47,7 +47,7 @@ extern const hp_counter_backend hp_counters_papi;
 extern const hp_counter_backend hp_counters_fake;
 
 /* Nonzero when at least one event counts (read on the hot path). */
-extern int hp_counters_on;
+extern int hp_counters_on __attribute__((visibility("hidden")));
 
 /* Parses `list` (comma-separated event names, blanks around them ignored;
  * NULL or "": none) and starts the back end (fake when `fake`; multiplexed

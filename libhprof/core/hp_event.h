@@ -38,7 +38,7 @@
  * is recorded beneath it stays measured; the end of the run estimates
  * its own (exclusive) time of its counted calls from its timed ones
  * (hp_throttle.h), so its time stays inclusive of everything beneath. */
-extern uint64_t hp_throttle_calls, hp_throttle_ticks;
+extern uint64_t hp_throttle_calls __attribute__((visibility("hidden"))), hp_throttle_ticks __attribute__((visibility("hidden")));
 void hp_throttle_set(uint64_t calls, uint64_t ticks);
 /* n, a node of the calling thread, is throttled from now on: keeps the
  * exclusive ticks of its timed calls (throttle.c). */
@@ -283,7 +283,7 @@ hp_event_site_node(hp_thread *t, uintptr_t addr, uint32_t kind, const char *name
 /* HPROF_CALLPATH: how many return addresses key a call site reached with
  * no instrumented frame open (the call's own included; 0 and 1: only its
  * own, as without call paths). */
-extern uint32_t hp_callpath_depth;
+extern uint32_t hp_callpath_depth __attribute__((visibility("hidden")));
 
 /* The context a call site at return address ra (the caller of the
  * wrapper that calls this) goes under: with no frame open (the thread at
@@ -360,6 +360,23 @@ static inline __attribute__((always_inline)) void hp_event_comm_inline(hp_thread
  * completion (hp_event_comm_time_at). */
 uint32_t hp_event_comm_bytes(hp_thread *t, uint32_t node, int32_t peer,
                            uint64_t sent, uint64_t recv);
+/* hp_event_comm_bytes inline when the record is the node's last one (a
+ * stream of Isends to one peer: no call; callgrind, bench/msgrate.c). */
+static inline __attribute__((always_inline)) uint32_t hp_event_comm_bytes_inline(hp_thread *t,
+                                                                                uint32_t node,
+                                                                                int32_t peer,
+                                                                                uint64_t sent,
+                                                                                uint64_t recv)
+{
+    uint32_t i = hp_comm_last(t, node, peer);
+    if (__builtin_expect(i == HP_NO_NODE, 0))
+        return hp_event_comm_bytes(t, node, peer, sent, recv);
+    hp_comm *c = hp_comm_at(t, i);
+    c->count++;
+    c->sent += sent;
+    c->recv += recv;
+    return i;
+}
 /* The time of a transfer counted earlier by hp_event_comm_bytes (a request
  * counted when it was posted, timed when it completes): adds the time and
  * updates min and max, not the count. */

@@ -104,14 +104,18 @@ typedef struct hp_thread {
     hp_site_memo memo[HP_MEMO_SIZE];
     int path_memo_busy;   /* a path memo is being written (a signal handler keeps off) */
     hp_path_memo path_memo[HP_PATH_MEMO];
+    unsigned long path_calls; /* call paths asked for (callpath.c), memo hits included */
 } hp_thread;
 
 #define HP_ROOT_NODE 0u
 #define HP_NO_NODE 0xffffffffu
 
-/* Global collection state. */
-extern volatile int hp_collecting;     /* MPI_Pcontrol(0/1) */
-extern volatile uint32_t hp_epoch;     /* bumped by a reset */
+/* Global collection state: hp_collecting (MPI_Pcontrol(0/1)), hp_epoch
+ * (bumped by a reset).  The globals read on every event are declared
+ * hidden, as they are defined (-fvisibility=hidden): read directly, not
+ * through the GOT (one instruction less each; callgrind, bench/msgrate.c). */
+extern volatile int hp_collecting __attribute__((visibility("hidden")));
+extern volatile uint32_t hp_epoch __attribute__((visibility("hidden")));
 /* The calling thread's records, NULL until it has some. */
 extern __thread hp_thread *hp_tls_self __attribute__((tls_model("initial-exec")));
 /* The same for instrumented code (hprof_probe.h), which reads it at the

@@ -67,6 +67,37 @@ static void test_shared_handle(void **state)
     assert_int_equal(hp_reqmap_outstanding(), 0);
 }
 
+/* hp_reqmap_post: an entry written in place is completed like a put one
+ * (own handle, a shared handle over a put one, an entry posted after a
+ * Wait began is not that Wait's); no entry in place for a persistent
+ * request, a null handle or under MPI_THREAD_MULTIPLE. */
+static void test_post_in_place(void **state)
+{
+    (void)state;
+    hp_req_info out;
+    assert_null(hp_reqmap_post(0x7000, 1));
+    assert_null(hp_reqmap_post(0, 0));
+    hp_req_info *in = hp_reqmap_post(0x7000, 0);
+    assert_non_null(in);
+    *in = info_of(7);
+    assert_int_equal(hp_reqmap_put(0x7000, &(hp_req_info){.peer = 8, .active = 1}), 0);
+    uint64_t before = hp_reqmap_now();
+    in = hp_reqmap_post(0x7000, 0);
+    assert_non_null(in);
+    *in = info_of(9);
+    assert_int_equal(hp_reqmap_outstanding(), 3);
+    assert_int_equal(complete_copy(0x7000, before, &out), 0);
+    assert_int_equal(out.peer, 8);
+    assert_int_equal(complete_copy(0x7000, before, &out), 0);
+    assert_int_equal(out.peer, 7);
+    assert_int_equal(complete_copy(0x7000, before, &out), -1);
+    assert_int_equal(complete_copy(0x7000, hp_reqmap_now(), &out), 0);
+    assert_int_equal(out.peer, 9);
+    assert_int_equal(hp_reqmap_outstanding(), 0);
+    hp_reqmap_set_threaded(1);
+    assert_null(hp_reqmap_post(0x7000, 0));
+}
+
 /* Thread A's Wait begins, frees handle h inside MPI; thread B's new
  * request gets h and is registered before A looks h up.  Whoever looks
  * first, A gets the old request and B the new one. */
@@ -227,6 +258,7 @@ int main(void)
         cmocka_unit_test_teardown(test_reused_handle, teardown),
         cmocka_unit_test_teardown(test_newer_request_not_taken, teardown),
         cmocka_unit_test_teardown(test_persistent, teardown),
+        cmocka_unit_test_teardown(test_post_in_place, teardown),
         cmocka_unit_test_teardown(test_persistent_over_older, teardown),
         cmocka_unit_test_teardown(test_random_model, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),
