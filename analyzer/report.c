@@ -243,14 +243,19 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
 int hpq_report_flat(const hpq_ctx *ctx)
 {
     return print_listing(ctx,
-                         "SELECT t.site AS site, label, kind, calls, time, mean, max, imbalance,"
+                         "SELECT t.site AS site, label, kind, calls, time,"
+                         /* exclusive: the site's nodes' own time minus
+                          * their children's (node_excl), every context */
+                         " e.excl AS excl, mean, max, imbalance,"
                          " 100.0 * time / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) AS pct,"
                          " w.rank AS worst_rank, w.thread AS worst_thread"
                          " FROM site_time t LEFT JOIN site_worst w ON w.site = t.site"
+                         " LEFT JOIN (SELECT n.site AS site, SUM(x.excl) AS excl FROM node_excl x"
+                         " JOIN node n ON n.id = x.node GROUP BY n.site) e ON e.site = t.site"
                          /* sites the instrumenter left without a probe:
                           * no calls, no time (theirs is their parent's) */
                          " UNION ALL SELECT id, label, kind || ' (not probed)', NULL, NULL,"
-                         " NULL, NULL, NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
+                         " NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
                          " AND id NOT IN (SELECT site FROM site_time)"
                          " ORDER BY time DESC, site",
                          NULL, 1);

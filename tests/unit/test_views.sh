@@ -96,7 +96,7 @@ expect_out sort-tree-excl "1 9 2 6 3 5 7 4 8" sh -c "echo \$($QUERY '$db' --sort
 expect_out sort-tree-lazy-all "$($QUERY "$db" --sort excl --format csv --top 0)" \
     $QUERY "$db" --sort excl --format csv --top 30
 expect_out sort-ranks "1 0" sh -c "echo \$($QUERY '$db' --ranks compute --sort time --format csv | tail -n +2 | cut -d, -f1)"
-expect_err sort-unknown 1 "hprof-query: --sort: this report has no column 'nope' (its columns: site, label, kind, calls, time, mean, max, imbalance, pct, worst_rank, worst_thread)" \
+expect_err sort-unknown 1 "hprof-query: --sort: this report has no column 'nope' (its columns: site, label, kind, calls, time, excl, mean, max, imbalance, pct, worst_rank, worst_thread)" \
     $QUERY "$db" --flat --sort nope
 expect_err sort-tree-depth 1 "hprof-query: --sort: the tree sorts siblings by time, pct, mean, excl, calls, max, imbalance, site or node, not 'depth'" \
     $QUERY "$db" --sort depth
