@@ -215,7 +215,10 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
 {
     char limit[32] = "";
     char *sql;
-    if (ctx->opt->top && !ctx->opt->sort)   /* sorted: all rows, then --top */
+    /* --top's rows only, as hpq_rows_allowed counts them (CSV and JSON:
+     * all unless --top was given); sorted: all rows, then --top */
+    int limited = ctx->opt->format == HPQ_TEXT || ctx->opt->top_given;
+    if (ctx->opt->top && limited && !ctx->opt->sort)
         snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
     if (asprintf(&sql, "%s%s", select, limit) < 0)
         return hpq_oom(ctx);

@@ -9,6 +9,7 @@ top=${top_builddir:-.}
 MKPROFILE=$top/tests/unit/mkprofile
 QUERY=$top/analyzer/hprof-query
 MERGE=$top/analyzer/hprof-merge
+MKBIG=$top/bench/mkbig
 dir=$(mktemp -d "${TMPDIR:-/tmp}/test_views.XXXXXX") || exit 99
 trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/expect.sh"
@@ -143,6 +144,28 @@ print(r[\"metrics\"][\"node\"], *[k[\"metrics\"][\"node\"] for k in r[\"children
 assert all(\"children\" not in k for k in r[\"children\"])'"
 expect_err hatchet-flat 2 "hprof-query: --format hatchet is for the top-down listing only (try --help)" \
     $QUERY "$db" --flat --format hatchet
+
+# ---- issue 26: the views' fixes ----
+# --flat and --tasks print every row in CSV and JSON (--help: "all in CSV
+# and JSON"); text keeps 30 and says how many it left out.  mkbig -n 100
+# has 65 sites; in a copy whose sites are tasks (odd ids) and task
+# creations (even ids) task_children has 45 rows.
+"$MKBIG" -n 100 2 "$dir/b.hpf" && "$MERGE" -o "$dir/b.db" "$dir/b.hpf" >/dev/null 2>&1 || exit 99
+cp "$dir/b.db" "$dir/t.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute(\"UPDATE site SET kind = 'omp', name = CASE WHEN id % 2 THEN 'task' ELSE 'task create' END WHERE id > 1\")
+db.commit()" "$dir/t.db" || exit 99
+expect_out flat-csv-all "66" sh -c "$QUERY '$dir/b.db' --flat --format csv | wc -l"
+expect_out flat-json-all "65" sh -c "$QUERY '$dir/b.db' --flat --format json |
+    python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'"
+expect_out flat-text-30 "(35 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/b.db' --flat | tail -1"
+expect_out flat-csv-top "11" sh -c "$QUERY '$dir/b.db' --flat --top 10 --format csv | wc -l"
+expect_out tasks-csv-all "46" sh -c "$QUERY '$dir/t.db' --tasks --format csv | wc -l"
+expect_out tasks-json-all "45" sh -c "$QUERY '$dir/t.db' --tasks --format json |
+    python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'"
+expect_out tasks-text-30 "(15 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/t.db' --tasks | tail -1"
 
 echo "$checks checks, $failures failed"
 [ $failures -eq 0 ]
