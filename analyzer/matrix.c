@@ -52,8 +52,8 @@ static char *cells_sql(const char *where, const char *order)
     return rc < 0 ? NULL : sql;
 }
 
-/* What the matrix leaves out, one row: collective bytes sent (per-peer
- * rows of collective sites) and their share of all bytes sent, collective
+/* What the matrix leaves out, one row: collective bytes sent (the totals
+ * of their peer -1 rows) and their share of all bytes sent, collective
  * calls (peer -1 rows), their time (transmission + synchronization), file
  * bytes (peer -2). */
 static char *leftout_sql(const char *where)
