@@ -329,6 +329,60 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
     return t;
 }
 
+/* The nonblocking posting sites (MPI_I..., MPI_R... one-sided, ..._init
+ * persistent) with communication records in the calling contexts of the
+ * completion calls (MPI_Wait..., MPI_Test...) among `nodes`, labels in
+ * line order: the lines a wait's completions are recorded at (waits.c). */
+static const char posting_sql_fmt[] =
+    "SELECT DISTINCT s.label FROM node w JOIN site ws ON ws.id = w.site"
+    " JOIN node n ON n.parent = w.parent JOIN site s ON s.id = n.site"
+    " WHERE w.id IN (%s) AND (ws.name LIKE 'MPI\\_Wait%%' ESCAPE '\\'"
+    "  OR ws.name LIKE 'MPI\\_Test%%' ESCAPE '\\')"
+    " AND s.kind = 'comm' AND (s.name LIKE 'MPI\\_I%%' ESCAPE '\\'"
+    "  OR s.name LIKE 'MPI\\_R%%' ESCAPE '\\' OR s.name LIKE '%%\\_init' ESCAPE '\\')"
+    " AND EXISTS (SELECT 1 FROM comm_node_peer c WHERE c.node = n.id)"
+    " ORDER BY s.file, s.line, s.label";
+
+/* Is every site of sel a completion call (MPI_Wait..., MPI_Test...)? */
+static int completions_only(const hpq_ctx *ctx, const hpq_sel *sel)
+{
+    char *sql;
+    if (asprintf(&sql, "SELECT COUNT(*) = SUM(s.name LIKE 'MPI\\_Wait%%' ESCAPE '\\'"
+                 " OR s.name LIKE 'MPI\\_Test%%' ESCAPE '\\') FROM node n"
+                 " JOIN site s ON s.id = n.site WHERE n.id IN (%s)", sel->nodes) < 0)
+        return 0;
+    int yes = hpq_query_double(ctx, sql) == 1;
+    free(sql);
+    return yes;
+}
+
+/* An empty table of a completion call says why, in one line (on stdout in
+ * text, on stderr in CSV and JSON, which stay tables), and lists the
+ * posting lines in its contexts. */
+static int explain_completions(const hpq_ctx *ctx, const hpq_sel *sel)
+{
+    char *sql;
+    if (!completions_only(ctx, sel))
+        return 0;
+    if (asprintf(&sql, posting_sql_fmt, sel->nodes) < 0)
+        return hpq_oom(ctx);
+    hpq_table *t = hpq_query_table(ctx, sql);
+    free(sql);
+    if (!t)
+        return -1;
+    FILE *out = ctx->opt->format == HPQ_TEXT ? ctx->out : stderr;
+    fputs(ctx->opt->format == HPQ_TEXT ? "" : "hprof-query: ", out);
+    hpq_print_text_string(out, sel->label);
+    fputs(" completes requests: the time of completions is charged to the posting lines", out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs(r ? ", " : " (--comm on them: ", out);
+        hpq_print_text_string(out, hpq_cell_at(t, r, 0)->s);
+    }
+    fputs(t->nrows ? ")\n" : " (none in its calling context)\n", out);
+    hpq_table_free(t);
+    return 0;
+}
+
 /* Text output shows the per-destination table and, with --by-rank, the
  * per source rank breakdown below it; CSV and JSON show one table, the
  * breakdown when --by-rank is given. */
@@ -347,6 +401,9 @@ int hpq_report_comm(const hpq_ctx *ctx, const char *site)
     if (text)
         print_title(ctx, "communication of", sel.label);
     if (dest && hpq_print_table(ctx, dest))
+        goto done;
+    if (((dest && dest->nrows == 0) || (ranks && ranks->nrows == 0)) &&
+        explain_completions(ctx, &sel))
         goto done;
     if (text && ranks)
         fprintf(ctx->out, "\nby source rank:\n");

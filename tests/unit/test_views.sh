@@ -167,5 +167,33 @@ expect_out tasks-json-all "45" sh -c "$QUERY '$dir/t.db' --tasks --format json |
     python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'"
 expect_out tasks-text-30 "(15 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/t.db' --tasks | tail -1"
 
+# --comm on a completion call: a copy with MPI_Isend@app.c:70 (rank 0 -> 1,
+# 3 transfers of 800 bytes) and MPI_Waitall@app.c:71 (no comm records: the
+# completions are recorded at the posting line) under main, and
+# MPI_Irecv@app.c:80 under loop (another context: not listed)
+cp "$db" "$dir/w.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for sid, name, line, parent in ((9, 'MPI_Isend', 70, 2), (10, 'MPI_Waitall', 71, 2), (11, 'MPI_Irecv', 80, 3)):
+    db.execute(\"INSERT INTO site(id, kind, name, func, file, line, end_line, parent, flags, label)\"
+               \" VALUES (?, 'comm', ?, 'main', '/src/app.c', ?, ?, 2, 0, ?)\",
+               (sid, name, line, line, '%s@app.c:%d' % (name, line)))
+    db.execute('INSERT INTO node VALUES (?, ?, ?, ?, 1, ?, ?)', (sid + 1, parent, sid, 2 if parent == 2 else 3, sid + 1, sid + 1))
+    db.execute('INSERT INTO stat VALUES (?, 0, 0, 3, 0.25, 0.05, 0.1, 3, 0.25, 0.05, 0.1)', (sid + 1,))
+db.execute('INSERT INTO comm VALUES (10, 0, 0, 1, 3, 2400, 0, 0.1, 0, 0.01, 0.05, 100)')
+db.execute('INSERT INTO comm VALUES (12, 0, 0, 1, 3, 0, 2400, 0.1, 0, 0.01, 0.05, 101)')
+db.commit()" "$dir/w.db" || exit 99
+$MERGE --aggregate "$dir/w.db" >/dev/null || exit 99
+expect_out comm-waitall "communication of MPI_Waitall@app.c:71
+peer  dir  count  bytes_sent  bytes_recv  tran  sync  min  max
+MPI_Waitall@app.c:71 completes requests: the time of completions is charged to the posting lines (--comm on them: MPI_Isend@app.c:70)" \
+    $QUERY "$dir/w.db" --comm MPI_Waitall
+expect_out comm-waitall-csv "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max" \
+    $QUERY "$dir/w.db" --comm MPI_Waitall --format csv
+expect_out comm-waitall-csv-stderr "hprof-query: MPI_Waitall@app.c:71 completes requests: the time of completions is charged to the posting lines (--comm on them: MPI_Isend@app.c:70)" \
+    sh -c "$QUERY '$dir/w.db' --comm MPI_Waitall --format csv 2>&1 >/dev/null"
+expect_out comm-isend-no-note "2" sh -c "$QUERY '$dir/w.db' --comm MPI_Isend@app.c:70 --format csv | wc -l"
+
 echo "$checks checks, $failures failed"
 [ $failures -eq 0 ]
