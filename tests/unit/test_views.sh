@@ -195,5 +195,14 @@ expect_out comm-waitall-csv-stderr "hprof-query: MPI_Waitall@app.c:71 completes 
     sh -c "$QUERY '$dir/w.db' --comm MPI_Waitall --format csv 2>&1 >/dev/null"
 expect_out comm-isend-no-note "2" sh -c "$QUERY '$dir/w.db' --comm MPI_Isend@app.c:70 --format csv | wc -l"
 
+# reports whose output is fixed refuse another --format in one line
+expect_err check-json 2 "hprof-query: --format json does not apply to --check (its output is text lines) (try --help)" \
+    $QUERY "$db" --check --format json
+expect_err folded-csv 2 "hprof-query: --format csv does not apply to --folded (its output is folded stacks) (try --help)" \
+    $QUERY "$db" --folded --format csv
+expect_err flamegraph-json 2 "hprof-query: --format json does not apply to --flamegraph (its output is an SVG file) (try --help)" \
+    $QUERY "$db" --flamegraph "$dir/x.svg" --format json
+expect_out check-text "0" sh -c "$QUERY '$db' --check --format text >/dev/null; echo \$?"
+
 echo "$checks checks, $failures failed"
 [ $failures -eq 0 ]
