@@ -252,7 +252,7 @@ static int print_text(const hpq_ctx *ctx, const char *where, const char *label,
     }
     fprintf(ctx->out, "point-to-point communication matrix of ");
     hpq_print_text_string(ctx->out, label);
-    fprintf(ctx->out, ": %s, rows = sender rank, columns = receiver rank (each message"
+    fprintf(ctx->out, ": %s\n(rows = sender rank, columns = receiver rank; each message"
             " counted once, at its sender)\n", metric_names[metric]);
     print_heat(ctx, &h, metric);
     if (print_leftout(ctx, where, cells))

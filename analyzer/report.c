@@ -80,12 +80,39 @@ int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc)
     return col;
 }
 
+#define TEXT_WIDTH 120    /* text tables fit this many columns */
+
+static int in_list(const char *list, const char *name);
+
+/* Text headings shorter than the column names (CSV and JSON keep them). */
+static void text_headings(hpq_table *t)
+{
+    static const char *const names[][2] = {
+        {"imbalance", "imb"}, {"worst_rank", "wrank"}, {"worst_thread", "wthr"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int col = hpq_table_column(t, names[i][0]);
+        if (col >= 0)
+            hpq_table_text_heading(t, col, names[i][1]);
+    }
+    t->text_width = TEXT_WIDTH;
+}
+
+void hpq_text_hide(hpq_table *t, const char *cols)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (in_list(cols, t->names[c]))
+            hpq_table_text_hide(t, c);
+}
+
 /* Prints t within --top, and in text a last line saying how many rows it
  * left out. */
 int hpq_print_rows(const hpq_ctx *ctx, const hpq_table *t)
 {
     hpq_table shown = *t;
     shown.nrows = hpq_rows_allowed(ctx, t->nrows);
+    if (ctx->opt->format == HPQ_TEXT)
+        text_headings(&shown);
     if (hpq_table_print(&shown, ctx->out, ctx->opt->format))
         return hpq_oom(ctx);
     hpq_print_more(ctx, (double)(t->nrows - shown.nrows));
@@ -231,6 +258,7 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
         hpq_table_free(t);
         return -1;
     }
+    hpq_text_hide(t, "mean");   /* time / ranks */
     if (title && ctx->opt->format == HPQ_TEXT)
         fprintf(ctx->out, "%s\n", title);
     int rc = hpq_print_table(ctx, t);
@@ -440,10 +468,28 @@ static void print_distribution(const hpq_ctx *ctx, const hpq_table *t)
             mean > 0 ? max / mean : 0.0);
 }
 
+/* Text leaves out the columns from `first` on whose every cell is 0 or
+ * NULL (the kinds of records a construct did not have). */
+static void hide_zero_columns(hpq_table *t, int first)
+{
+    for (int c = first; c < t->ncols; c++) {
+        size_t r = 0;
+        for (; r < t->nrows; r++) {
+            const hpq_cell *x = hpq_cell_at(t, r, c);
+            if (x->type == HPQ_STR || (x->type == HPQ_INT && x->i != 0) ||
+                (x->type == HPQ_REAL && x->d != 0))
+                break;
+        }
+        if (t->nrows > 0 && r == t->nrows)
+            hpq_table_text_hide(t, c);
+    }
+}
+
 /* Runs sql (freed here), then prints "TITLE LABEL" (text only), the table
- * and, for text, what `after` adds.  Returns 0 or -1. */
+ * (in text without the all-zero columns from column zero_from on, when
+ * it is > 0) and, for text, what `after` adds.  Returns 0 or -1. */
 static int print_site_report(const hpq_ctx *ctx, char *sql, const char *title,
-                             const hpq_sel *sel,
+                             const hpq_sel *sel, int zero_from,
                              void (*after)(const hpq_ctx *, const hpq_table *))
 {
     hpq_table *t = hpq_query_table(ctx, sql);
@@ -451,6 +497,8 @@ static int print_site_report(const hpq_ctx *ctx, char *sql, const char *title,
     int rc = -1;
     if (t) {
         hpq_time_columns(t);
+        if (zero_from > 0)
+            hide_zero_columns(t, zero_from);
         if (ctx->opt->format == HPQ_TEXT)
             print_title(ctx, title, sel->label);
         rc = hpq_print_table(ctx, t);
@@ -480,7 +528,8 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
         hpq_sel_free(&sel);
         return hpq_oom(ctx);
     }
-    int rc = print_site_report(ctx, sql, "per-rank distribution of", &sel, print_distribution);
+    int rc = print_site_report(ctx, sql, "per-rank distribution of", &sel, 0,
+                               print_distribution);
     hpq_sel_free(&sel);
     return rc;
 }
@@ -631,7 +680,7 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
         hpq_sel_free(&sel);
         return hpq_oom(ctx);
     }
-    int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel,
+    int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel, 4,
                                print_thread_imbalance);
     hpq_sel_free(&sel);
     return rc;

@@ -89,13 +89,13 @@ same "ls: the children of the current node, the listing's columns" \
 6,1,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5,1,0
 8,1,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25,1,0" \
     "$(session "$db" 'format csv\ncd main\nls\n')"
-same "ls NODE and text ls (columns node, depth, site, calls)" \
-"5 1 compute 10
-7 1 MPI_Recv@libapp.so+0x1a2b 5
-4 1 MPI_Send@app.c:42 5
-2 1 main 2
-9 1 compute 3" \
-    "$(session "$db" 'ls #3\nls\n' | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, $4 }')"
+same "ls NODE and text ls (columns node, site, calls: text leaves out depth)" \
+"5 compute 10
+7 MPI_Recv@libapp.so+0x1a2b 5
+4 MPI_Send@app.c:42 5
+2 main 2
+9 compute 3" \
+    "$(session "$db" 'ls #3\nls\n' | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3 }')"
 same "top N: the listing under the current node" \
 "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
 2,0,main,2,22,11,12,1.09090909090909,64.7058823529412,,3.25,1,0

@@ -208,8 +208,15 @@ site,compute,changed,16,16.5,0.5,13,15,2
 node,/main/MPI_Send@app.c:60,removed,0.25,,-0.25,1,,-1
 site,MPI_Send@app.c:60,removed,0.25,,-0.25,1,,-1" \
     "$("$QUERY" diff "$db" "$tmp/d2.db" --format csv | tail -n +2 | cut -d, -f1-9)"
-expect_eq "diff: shares of the thread time (text)" "36.76 38.24 1.47" \
-    "$("$QUERY" diff "$db" "$tmp/d2.db" | awk '$2 == "/main/loop@app.c:20/compute" { print $10, $11, $12 }')"
+expect_eq "diff: shares of the thread time (text: the change)" "1.47" \
+    "$("$QUERY" diff "$db" "$tmp/d2.db" | awk '$2 == "/main/loop@app.c:20/compute" { print $10 }')"
+expect_eq "diff: shares of the thread time (CSV: both runs and the change)" "36.76 38.24 1.47" \
+    "$("$QUERY" diff "$db" "$tmp/d2.db" --format csv | awk -F, '$2 == "/main/loop@app.c:20/compute" { printf "%.2f %.2f %.2f", $10, $11, $12 }')"
+# text prints each context once: MPI_Send@app.c:60 has one context, its
+# site row is its node row again; compute's site (two contexts) stays
+expect_eq "diff (text): each context once, within 120 columns" \
+    "node /main/loop@app.c:20/compute;site compute;node /main/MPI_Send@app.c:60;0" \
+    "$("$QUERY" diff "$db" "$tmp/d2.db" | tail -n +4 | awk '{ print $1, $2 }' | oneline);$("$QUERY" diff "$db" "$tmp/d2.db" | tail -n +2 | awk 'length($0) > 120' | wc -l)"
 expect_eq "diff B A: MPI_Send@app.c:60 added" "added;added;changed;changed" \
     "$("$QUERY" diff "$tmp/d2.db" "$db" --format csv | tail -n +2 | cut -d, -f3 | sort)"
 expect_eq "diff --top 1" 1 "$("$QUERY" diff "$db" "$tmp/d2.db" --format json --top 1 | grep -c '"what"')"

@@ -204,5 +204,25 @@ expect_err flamegraph-json 2 "hprof-query: --format json does not apply to --fla
     $QUERY "$db" --flamegraph "$dir/x.svg" --format json
 expect_out check-text "0" sh -c "$QUERY '$db' --check --format text >/dev/null; echo \$?"
 
+# text fits in 120 columns: the tree without depth, parent and mean (the
+# indentation and time / ranks show them), the flat listing without mean,
+# short headings; a label too long for the rest is cut in its middle,
+# its end (file:line) kept.  CSV keeps every column and the whole label.
+expect_out tree-text-heading "node site calls time max imb pct excl wrank wthr" \
+    sh -c "$QUERY '$db' | sed -n 7p | tr -s ' '"
+expect_out flat-text-heading "site label kind calls time excl max imb pct wrank wthr" \
+    sh -c "$QUERY '$db' --flat | head -1 | tr -s ' '"
+cp "$db" "$dir/L.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute('UPDATE site SET label = ? WHERE id = 3', ('loop@' + 'ab' * 40 + '.c:20',))
+db.commit()" "$dir/L.db" || exit 99
+$MERGE --aggregate "$dir/L.db" >/dev/null || exit 99
+expect_out tree-text-120 "0 1" sh -c "echo \$($QUERY '$dir/L.db' | awk 'length(\$0) > 120' | wc -l) \$($QUERY '$dir/L.db' | grep -c '\\.\\.\\.babababababababababababab\\.c:20 ')"
+expect_out flat-text-120 "0 1" sh -c "echo \$($QUERY '$dir/L.db' --flat | awk 'length(\$0) > 120' | wc -l) \$($QUERY '$dir/L.db' --flat | grep -c '\\.\\.\\.bababab.*\\.c:20 ')"
+expect_out tree-csv-whole "3,2,loop@abababababababababababababababababababababababababababababababababababababababab.c:20" \
+    sh -c "$QUERY '$dir/L.db' --format csv | grep '^3,' | cut -d, -f1-3"
+
 echo "$checks checks, $failures failed"
 [ $failures -eq 0 ]
