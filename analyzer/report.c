@@ -84,7 +84,8 @@ int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc)
 
 static int in_list(const char *list, const char *name);
 
-/* Text headings shorter than the column names (CSV and JSON keep them). */
+/* Text headings shorter than the column names, numbers of bytes with a
+ * unit (CSV and JSON keep the names and the raw integers). */
 static void text_headings(hpq_table *t)
 {
     static const char *const names[][2] = {
@@ -95,6 +96,9 @@ static void text_headings(hpq_table *t)
         if (col >= 0)
             hpq_table_text_heading(t, col, names[i][1]);
     }
+    for (int c = 0; c < t->ncols; c++)
+        if (in_list("bytes,bytes_sent,bytes_recv,collective_bytes,file_bytes", t->names[c]))
+            hpq_table_text_bytes(t, c);
     t->text_width = TEXT_WIDTH;
 }
 

@@ -62,6 +62,25 @@ void hpq_table_text_hide(hpq_table *t, int col)
     t->text[col].hidden = 1;
 }
 
+void hpq_table_text_bytes(hpq_table *t, int col)
+{
+    assert(col >= 0 && col < t->ncols);
+    t->text[col].bytes = 1;
+}
+
+void hpq_format_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    double v = bytes;
+    while (fabs(v) >= 999.5 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    int decimals = u == 0 || fabs(v) >= 99.95 ? 0 : fabs(v) >= 9.995 ? 1 : 2;
+    snprintf(buf, len, "%.*f %s", decimals, v, units[u]);
+}
+
 void hpq_table_add_row(hpq_table *t)
 {
     if (t->failed)
@@ -155,6 +174,11 @@ void hpq_set_column(hpq_table *t, int col, sqlite3_stmt *st, int from)
 static const char *cell_text(const hpq_table *t, int col, const hpq_cell *c, int text,
                              char *buf, size_t len)
 {
+    if (text && t->text[col].bytes && (c->type == HPQ_INT || c->type == HPQ_REAL) &&
+        (c->type == HPQ_INT || isfinite(c->d))) {
+        hpq_format_bytes(c->type == HPQ_INT ? (double)c->i : c->d, buf, len);
+        return buf;
+    }
     switch (c->type) {
     case HPQ_INT:
         snprintf(buf, len, "%lld", (long long)c->i);

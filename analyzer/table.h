@@ -27,6 +27,7 @@ typedef struct hpq_cell {
 typedef struct hpq_text_col {
     const char *heading;    /* a static string instead of the name, or NULL */
     int hidden;             /* left out */
+    int bytes;              /* a number of bytes: with a unit (hpq_format_bytes) */
 } hpq_text_col;
 
 typedef struct hpq_table {
@@ -49,6 +50,10 @@ void hpq_table_decimals(hpq_table *t, int col, int decimals);
  * left out. */
 void hpq_table_text_heading(hpq_table *t, int col, const char *heading);
 void hpq_table_text_hide(hpq_table *t, int col);
+void hpq_table_text_bytes(hpq_table *t, int col);
+/* A number of bytes for people: "512 B", "25.8 KiB", "3.05 MiB", "1.20 GiB"
+ * (binary units, 3 significant digits; below 1000 in a unit). */
+void hpq_format_bytes(double bytes, char *buf, size_t len);
 
 /* Appends an all-NULL row; the setters below fill the last row. */
 void hpq_table_add_row(hpq_table *t);

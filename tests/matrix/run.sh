@@ -142,10 +142,13 @@ fails_one_line "--matrix --format hatchet (the listing's format only)" "$QUERY" 
 "$QUERY" --matrix "$db" >"$tmp/p.txt" 2>&1 || true
 expect_eq "mkprofile: heat map rows (bytes)" "0 | @|;1 |. |" \
     "$(grep '^ *[0-9]* |' "$tmp/p.txt" | sed 's/^ *//' | oneline)"
+# text gives bytes with a unit (5000 B = 4.88 KiB, 5132 B = 5.01 KiB)
 expect_eq "mkprofile: legend with the max" 1 \
-    "$(grep -c "'@' = 5000 bytes (rank 0 -> 1)" "$tmp/p.txt" || true)"
+    "$(grep -c "'@' = 4.88 KiB (rank 0 -> 1)" "$tmp/p.txt" || true)"
+expect_eq "mkprofile: the pairs' bytes with a unit in text" "4.88 KiB;100 B" \
+    "$(awk '$1 ~ /^[0-9]+$/ && NF == 7 { print $3, $4 }' "$tmp/p.txt" | oneline)"
 expect_eq "mkprofile: collective left out and stated" 1 \
-    "$(grep -c '^left out (not cells): collective traffic 32 bytes sent (0.62% of the 5132 bytes sent), 4 collective calls, 1.500000 s; file I/O 0 bytes$' "$tmp/p.txt" || true)"
+    "$(grep -c '^left out (not cells): collective traffic 32 B sent (0.62% of the 5.01 KiB sent), 4 collective calls, 1.500000 s; file I/O 0 B$' "$tmp/p.txt" || true)"
 expect_eq "mkprofile: --metric messages legend" 1 \
     "$("$QUERY" --matrix "$db" --metric messages | grep -c "'@' = 5 messages" || true)"
 expect_eq "mkprofile: --metric tran and sync legends (both sides' time)" \
@@ -291,7 +294,7 @@ else
             "$(grep '^ *[0-9]* |' "$tmp/ring.txt" | sed 's/^ *//' | oneline)"
         calls=$(q "$rdb" "SELECT SUM(count) FROM comm WHERE peer = -1")
         expect_eq "ring_alltoall: the collectives' 3408 bytes left out (alltoall 3360, reduces 48)" 1 \
-            "$(grep -c "^left out (not cells): collective traffic 3408 bytes sent (0.11% of the 3203408 bytes sent), $calls collective calls" "$tmp/ring.txt" || true)"
+            "$(grep -c "^left out (not cells): collective traffic 3.33 KiB sent (0.11% of the 3.06 MiB sent), $calls collective calls" "$tmp/ring.txt" || true)"
         tt=$(q "$rdb" "SELECT SUM(tran) || ' ' || SUM(sync) FROM comm_matrix")
         ct=$(q "$rdb" "SELECT SUM(c.tran + c.sync) FROM comm c JOIN node n ON n.id = c.node
             JOIN site s ON s.id = n.site WHERE c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)")

@@ -224,5 +224,17 @@ expect_out flat-text-120 "0 1" sh -c "echo \$($QUERY '$dir/L.db' --flat | awk 'l
 expect_out tree-csv-whole "3,2,loop@abababababababababababababababababababababababababababababababababababababababab.c:20" \
     sh -c "$QUERY '$dir/L.db' --format csv | grep '^3,' | cut -d, -f1-3"
 
+# bytes in text with a unit (binary, 3 significant digits), raw in CSV and
+# JSON: MPI_Send@app.c:42 sent 5000 B = 4.88 KiB, the Allreduce 32 B
+expect_out comm-bytes-text "1 to 5 4.88 KiB 0 B" \
+    sh -c "$QUERY '$db' --comm MPI_Send@app.c:42 | sed -n 3p | awk '{ print \$1, \$2, \$3, \$4, \$5, \$6, \$7 }'"
+expect_out comm-bytes-text-small "32 B 32 B" \
+    sh -c "$QUERY '$db' --comm MPI_Allreduce | sed -n 3p | awk '{ print \$4, \$5, \$6, \$7 }'"
+expect_out comm-bytes-csv "1,to,5,5000,0" sh -c "$QUERY '$db' --comm MPI_Send@app.c:42 --format csv | sed -n 2p | cut -d, -f1-5"
+expect_out comm-bytes-json "5000" sh -c "$QUERY '$db' --comm MPI_Send@app.c:42 --format json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"bytes_sent\"])'"
+expect_out comm-bytes-waitall-copy "2.34 KiB" \
+    sh -c "$QUERY '$dir/w.db' --comm MPI_Isend@app.c:70 | sed -n 3p | awk '{ print \$4, \$5 }'"
+
 echo "$checks checks, $failures failed"
 [ $failures -eq 0 ]
