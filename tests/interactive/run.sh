@@ -23,7 +23,10 @@
 # MPI_Sendrecv per rank (20 per rank).
 #
 # On a pty (script -qc, when hprof-query has libedit): a prompt per line
-# read (5 lines typed), and two up-arrows recall "pwd" after "cd #3".
+# read (5 lines typed) naming the current node ("hprof:/main> "), two
+# up-arrows recall "pwd" after "cd #3", and Tab completes "pw" to pwd,
+# "ma" to main, "lo" (under main) to loop@app.c:20, "/main/MPI_Send@app.c:6"
+# to ...60 and the site "MPI_Allr" to MPI_Allreduce@app.c:50.
 #
 # usage: tests/interactive/run.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
@@ -157,8 +160,9 @@ rc=0
 "$QUERY" -i --flat "$db" </dev/null >/dev/null 2>&1 || rc=$?
 same "-i with another report: usage error" 2 "$rc"
 
-# on a terminal (a pty from script(1)): the prompt, and libedit's history:
-# two up-arrows recall "pwd", which now prints #3's path
+# on a terminal (a pty from script(1)): the prompt (the current node's
+# path), libedit's history: two up-arrows recall "pwd", which now prints
+# #3's path; Tab completion
 libs=$(ldd "$QUERY" 2>/dev/null || true)
 if ! command -v script >/dev/null || [ "${libs#*libedit}" = "$libs" ]; then
     skipped "line editing on a terminal" "no script(1) or hprof-query built without libedit"
@@ -167,7 +171,19 @@ else
      printf '\033[A\033[A\n'; sleep 0.3; printf 'quit\n'; sleep 0.5) |
         timeout 20 script -qc "$QUERY -i $db" /dev/null >"$tmp/pty.out" 2>&1 || true
     same "terminal: a prompt per line read, history recalls pwd" "5;/main (#2);/main/loop@app.c:20 (#3)" \
-        "$(grep -c 'hprof> ' "$tmp/pty.out");$(tr -d '\r' <"$tmp/pty.out" | grep -o '/main[^ ]* (#[0-9]*)' | oneline)"
+        "$(grep -c 'hprof:[^ ]*> ' "$tmp/pty.out");$(tr -d '\r' <"$tmp/pty.out" | grep -o '/main[^ ]* (#[0-9]*)' | oneline)"
+    same "terminal: the prompt names the current node" "hprof:/> ;hprof:/main> ;hprof:/main/loop@app.c:20> " \
+        "$(tr -d '\r' <"$tmp/pty.out" | grep -o 'hprof:[^ ]*> ' | awk '!seen[$0]++' | oneline)"
+    # Tab completes a command (pw -> pwd), a child's label (ma -> main, lo
+    # -> loop@app.c:20), a path from / and a site label (MPI_Allr ->
+    # MPI_Allreduce@app.c:50)
+    (sleep 0.5; printf 'cd ma\t\n'; sleep 0.3; printf 'pw\t\n'; sleep 0.3; printf 'cd lo\t\n'; sleep 0.3
+     printf 'pwd\n'; sleep 0.3; printf 'cd /main/MPI_Send@app.c:6\t\n'; sleep 0.3; printf 'pwd\n'; sleep 0.3
+     printf 'comm MPI_Allr\t\n'; sleep 0.3; printf 'quit\n'; sleep 0.5) |
+        timeout 20 script -qc "$QUERY -i $db" /dev/null >"$tmp/tab.out" 2>&1 || true
+    same "terminal: Tab completes commands, node paths and site labels" \
+        "/main (#2);/main/loop@app.c:20 (#3);/main/MPI_Send@app.c:60 (#8);communication of MPI_Allreduce@app.c:50" \
+        "$(tr -d '\r' <"$tmp/tab.out" | grep -o '^/main[^ ]* (#[0-9]*)\|^communication of .*' | oneline)"
 fi
 
 # ------------------------------------------------------------- real runs
