@@ -352,8 +352,8 @@ int hpq_report_callers(const hpq_ctx *ctx, const char *site)
     if (ctx->opt->format == HPQ_TEXT) {
         fputs("callers of ", ctx->out);
         hpq_print_text_string(ctx->out, sel.label);
-        fputs(" (bottom-up: each level lists the callers of the row it is indented under,"
-              " with the site's calls and time in those contexts)\n", ctx->out);
+        fputs(" (bottom-up)\n(each level: the callers of the row it is indented under,"
+              " with the site's calls and time there)\n", ctx->out);
     }
     rc = hpq_print_rows(ctx, tab);
     if (rc == 0)

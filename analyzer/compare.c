@@ -130,6 +130,18 @@ static char *diff_sql(void)
     return sql;
 }
 
+/* Text prints each context once: a site row with the same numbers (times
+ * within 1e-9, summed in another order) as a node row whose path ends in
+ * the site's label (a site of one context) is that node again.  %s is
+ * diff_sql's statement. */
+static const char diff_text_fmt[] =
+    "WITH d AS (%s) SELECT * FROM d WHERE NOT (d.what = 'site' AND EXISTS (SELECT 1 FROM d n"
+    " WHERE n.what = 'node' AND substr(n.name, -length(d.name) - 1) = '/' || d.name"
+    " AND (n.time_a IS d.time_a OR ABS(n.time_a - d.time_a) <= 1e-9 * ABS(n.time_a))"
+    " AND (n.time_b IS d.time_b OR ABS(n.time_b - d.time_b) <= 1e-9 * ABS(n.time_b))"
+    " AND n.count_a IS d.count_a AND n.count_b IS d.count_b))"
+    " ORDER BY ABS(d_time) DESC, what, name";
+
 int hpq_report_diff(const hpq_ctx *ctx, char *const *paths, int npaths)
 {
     assert(npaths >= 1);
@@ -140,11 +152,16 @@ int hpq_report_diff(const hpq_ctx *ctx, char *const *paths, int npaths)
     }
     if (attach_runs(ctx, paths, npaths))
         return -1;
-    char *sql = diff_sql();
+    char *sql = diff_sql(), *once = NULL;
     if (!sql)
         return hpq_oom(ctx);
-    hpq_table *t = hpq_query_table(ctx, sql);
+    if (ctx->opt->format == HPQ_TEXT && !(once = sqlite3_mprintf(diff_text_fmt, sql))) {
+        sqlite3_free(sql);
+        return hpq_oom(ctx);
+    }
+    hpq_table *t = hpq_query_table(ctx, once ? once : sql);
     sqlite3_free(sql);
+    sqlite3_free(once);
     if (!t)
         return -1;
     int rc = 0;
@@ -153,13 +170,14 @@ int hpq_report_diff(const hpq_ctx *ctx, char *const *paths, int npaths)
         hpq_print_text_string(ctx->out, paths[0]);
         fprintf(ctx->out, " -> ");
         hpq_print_text_string(ctx->out, paths[1]);
-        fprintf(ctx->out, " (nodes by path, sites by label; d_ = second - first; share in %%"
-                " of each run's thread time)\n");
+        fprintf(ctx->out, "\n(nodes by path, sites by label; d_ = second - first; d_share:"
+                " the change of the share of each run's thread time, in %%)\n");
         if (t->nrows == 0)
             fprintf(ctx->out, "no differences\n");
     }
     if (t->nrows > 0 || ctx->opt->format != HPQ_TEXT) {
         compare_decimals(t);
+        hpq_text_hide(t, "share_a,share_b");  /* d_share tells the change */
         rc = hpq_print_table(ctx, t);
     }
     hpq_table_free(t);

@@ -115,13 +115,14 @@ const char hpf_matrix_cells_fmt[] =
     " SELECT sender, receiver, bytes, messages, tran, sync FROM m"
     " WHERE bytes > 0 OR messages > 0 OR tran > 0 OR sync > 0 ORDER BY %s";
 
-/* What the matrix leaves out (one row): collective bytes sent (per-peer
- * rows of collective sites), collective calls (peer -1 rows), their time,
- * file bytes (peer -2), and the point-to-point bytes for the share; %s is
- * a condition on the comm row c. */
+/* What the matrix leaves out (one row): collective bytes sent, as the
+ * collectives' peer -1 rows hold them (their totals: the alltoall family's
+ * per-peer rows break the same bytes down by peer, so they are not added
+ * again), collective calls (peer -1 rows), their time, file bytes (peer
+ * -2), and the point-to-point bytes for the share; %s is a condition on
+ * the comm row c. */
 const char hpf_matrix_leftout_fmt[] =
-    "SELECT COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) != 0"
-    "  THEN c.bytes_sent END), 0) AS coll_bytes,"
+    "SELECT COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.bytes_sent END), 0) AS coll_bytes,"
     " COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.count END), 0) AS coll_calls,"
     " COALESCE(SUM(CASE WHEN c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)"
     "  THEN c.tran + c.sync END), 0.0) AS coll_time,"

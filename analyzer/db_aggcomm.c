@@ -152,7 +152,8 @@ static void *comm_start(const hpf_profile *p, const hpf_merged *m)
 static int add_to_matrix(comm_aggs *ca, uint32_t rank, uint32_t site, const hp_comm_rec *c)
 {
     int collective = ca->collective[site - 1];
-    if (c->peer == HP_PEER_ALL) {
+    if (c->peer == HP_PEER_ALL) {       /* a collective's totals */
+        ca->coll_bytes += c->bytes_sent;
         ca->coll_calls += c->count;
         ca->coll_time += c->tran + c->sync;
         return 0;
@@ -163,8 +164,7 @@ static int add_to_matrix(comm_aggs *ca, uint32_t rank, uint32_t site, const hp_c
     }
     if (c->peer < 0)
         return 0;
-    if (collective) {
-        ca->coll_bytes += c->bytes_sent;
+    if (collective) {   /* bytes by peer: already in the totals */
         ca->coll_time += c->tran + c->sync;
         return 0;
     }

@@ -12,12 +12,14 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hp_profile.h"
 #include "flame.h"
 #include "report_util.h"
 
 static const char nodes_sql[] =
     "SELECT n.id, n.parent, COALESCE(s.label, ''), COALESCE(s.kind, ''),"
-    " COALESCE(s.name, '') FROM node n LEFT JOIN site s ON s.id = n.site ORDER BY n.id";
+    " COALESCE(s.name, ''), COALESCE(s.flags, 0)"
+    " FROM node n LEFT JOIN site s ON s.id = n.site ORDER BY n.id";
 
 /* Per node: transmission and synchronization time, from the per-peer
  * sums (stored at merge: not a pass over every comm row). */
@@ -47,9 +49,11 @@ static int is_one_of(const char *name, const char *const *names)
     return 0;
 }
 
-/* The class of a site by its kind and name (comm sites are settled later
- * from their transmission and sync times). */
-static hpq_fclass class_of_site(const char *kind, const char *name)
+/* The class of a site by its kind, name and flags (comm sites are settled
+ * later from their transmission and sync times; an MPI call that is not
+ * communication, HP_SITEF_MPI: MPI_Init, Finalize, Comm_rank, Comm_split,
+ * ..., is MPI control, as the overhead classes count it). */
+static hpq_fclass class_of_site(const char *kind, const char *name, uint32_t flags)
 {
     static const char *const omp_sync[] = {"barrier", "implicit barrier", "critical wait",
                                            "lock wait", "ordered wait", "taskwait", "reduction", "flush",
@@ -59,6 +63,8 @@ static hpq_fclass class_of_site(const char *kind, const char *name)
         return HPQ_FC_ROOT;
     if (strcmp(kind, "comm") == 0)
         return HPQ_FC_MPI_TRAN;
+    if (flags & HP_SITEF_MPI)
+        return HPQ_FC_MPI_CONTROL;
     if (strcmp(kind, "omp") == 0) {
         if (is_one_of(name, omp_sync))
             return HPQ_FC_OMP_SYNC;
@@ -91,7 +97,8 @@ static int load_nodes(const hpq_ctx *ctx, hpq_ftree *tr)
         nd->parent = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
         nd->label = strdup((const char *)sqlite3_column_text(st, 2));
         nd->cls = class_of_site((const char *)sqlite3_column_text(st, 3),
-                                (const char *)sqlite3_column_text(st, 4));
+                                (const char *)sqlite3_column_text(st, 4),
+                                (uint32_t)sqlite3_column_int64(st, 5));
         tr->n++;
         if (!nd->label) {
             sqlite3_finalize(st);

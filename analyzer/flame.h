@@ -18,6 +18,8 @@ typedef enum hpq_fclass {
     HPQ_FC_COMPUTE,     /* procedures, loops, calls, regions, OpenMP bodies */
     HPQ_FC_MPI_TRAN,    /* an MPI site whose transmission time >= its sync time */
     HPQ_FC_MPI_SYNC,    /* an MPI site whose sync time is larger */
+    HPQ_FC_MPI_CONTROL, /* MPI calls that move no data: Init, Finalize, Comm_rank,
+                           Comm_split, ... (sites flagged HP_SITEF_MPI) */
     HPQ_FC_OMP_SYNC,    /* barriers, waits, taskwait, flush */
     HPQ_FC_OMP_CONTROL, /* fork, join, task create */
     HPQ_FC_COUNT

@@ -26,6 +26,7 @@ static const struct {
     [HPQ_FC_COMPUTE] = {"compute", "compute", "#f0a55a"},
     [HPQ_FC_MPI_TRAN] = {"mpi-tran", "MPI transmission", "#4f8fd6"},
     [HPQ_FC_MPI_SYNC] = {"mpi-sync", "MPI synchronization", "#d9534f"},
+    [HPQ_FC_MPI_CONTROL] = {"mpi-control", "MPI control", "#5fb8c2"},
     [HPQ_FC_OMP_SYNC] = {"omp-sync", "OpenMP synchronization", "#9b6bc0"},
     [HPQ_FC_OMP_CONTROL] = {"omp-control", "OpenMP control", "#3fae73"},
 };

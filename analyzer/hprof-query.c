@@ -37,6 +37,7 @@ typedef struct query_args {
     hpq_metric metric;      /* --metric of the matrix's heat map */
     int compare;            /* 1: `diff A B`, 2: `scaling A B C...` (compare.c) */
     int interactive;        /* -i: commands from stdin (interactive.c) */
+    const char *format_name; /* --format as given, NULL if not */
     hpq_options opt;
 } query_args;
 
@@ -77,10 +78,11 @@ static void usage(FILE *out)
           "                    time, frame;frame;... MICROSECONDS (flame graph tools)\n"
           "  --flamegraph OUT.svg  a self-contained SVG flame graph of the tree\n"
           "  --overheads [PATH]  overhead classes per node of the subtree at PATH\n"
-          "                    (default the root; --overheads=PATH when PATH could be\n"
-          "                    a file name)\n"
+          "                    (a NODE as --root takes it; default the root;\n"
+          "                    --overheads=PATH when PATH could be a file name)\n"
           "  -i                interactive: ls, cd, top, comm, ranks, sql... on stdin\n"
-          "                    (a prompt with line editing on a terminal; help lists them)\n"
+          "                    (on a terminal: a prompt naming the current node, line\n"
+          "                    editing, Tab completion; help lists the commands)\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
@@ -224,6 +226,7 @@ static int apply_option(query_args *a, const char *name, const char *value)
     } else if (strcmp(name, "--format") == 0) {
         if (parse_format(value, &a->opt.format))
             return usage_error("--format must be text, csv, json or hatchet, not ", value);
+        a->format_name = value;
     }
     return 0;
 }
@@ -246,6 +249,41 @@ static int other_report(const query_args *a)
            (a->task_trace != 0) + (a->sql != NULL) + (a->check != 0) + (a->suggest != 0) +
            (a->folded != 0) + (a->flamegraph != NULL) + (a->matrix != 0) + (a->compare != 0) +
            (a->overheads != 0) + (a->interactive != 0);
+}
+
+/* The reports with an output of their own, which --format cannot change
+ * (--task-trace has its own JSON and CSV: trace.c): a row per report with
+ * what it writes and the one --format besides text that says the same
+ * (NULL: none). */
+typedef struct fixed_output {
+    const char *report, *own, *allowed;
+} fixed_output;
+
+static int fixed_output_of(const query_args *a, fixed_output *f)
+{
+    static const fixed_output check = {"--check", "text lines", NULL},
+                              folded = {"--folded", "folded stacks", NULL},
+                              suggest = {"--suggest-filter", "a filter file", NULL},
+                              flame = {"--flamegraph", "an SVG file", NULL};
+    const fixed_output *o = a->check ? &check : a->folded ? &folded : a->suggest ? &suggest
+                          : a->flamegraph ? &flame : NULL;
+    if (o)
+        *f = *o;
+    return o != NULL;
+}
+
+/* A --format other than text (or the report's own) with a report whose
+ * output is fixed: one line naming the combination, exit status 2. */
+static int check_fixed_format(const query_args *a)
+{
+    fixed_output f;
+    if (!a->format_name || !fixed_output_of(a, &f) || strcmp(a->format_name, "text") == 0 ||
+        (f.allowed && strcmp(a->format_name, f.allowed) == 0))
+        return 0;
+    char msg[160];
+    snprintf(msg, sizeof msg, "--format %s does not apply to %s (its output is %s)",
+             a->format_name, f.report, f.own);
+    return usage_error(msg, NULL);
 }
 
 /* Returns -1 to go on, or the exit status (0 after --help, 2 on errors). */
@@ -342,6 +380,8 @@ static int parse_args(int argc, char **argv, query_args *a)
         return usage_error("--format hatchet is for the top-down listing only", NULL);
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
+    if (check_fixed_format(a))
+        return 2;
     return -1;
 }
 

@@ -8,9 +8,12 @@
  * usage error or when the page cannot be written.
  */
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "html.h"
 #include "qopen.h"
 
@@ -51,9 +54,11 @@ static int parse_args(int argc, char **argv, int *ninputs, const char **output)
             *output = argv[++i];
         } else if (strncmp(arg, "--output=", 9) == 0) {
             *output = arg + 9;
+        } else if (strcmp(arg, "-o") == 0) {
+            return usage_error("-o needs a file name");
         } else {
-            return usage_error(strcmp(arg, "-o") == 0 ? "-o needs a file name"
-                                                      : "unknown option");
+            fprintf(stderr, "hprof-report: unknown option '%s'\n", arg);
+            return 2;
         }
     }
     if (*ninputs == 0)
@@ -63,6 +68,34 @@ static int parse_args(int argc, char **argv, int *ninputs, const char **output)
     return -1;
 }
 
+/* Can the page be written at path?  Tried as the writer will
+ * (flame_out.c): a temporary file next to it, removed at once, so that a
+ * bad path fails before a profile is merged.  0, or -1 with the message. */
+static int output_writable(const char *path)
+{
+    size_t len = strlen(path) + sizeof ".tmpXXXXXX";
+    char *tmp = malloc(len);
+    if (!tmp) {
+        fprintf(stderr, "hprof-report: out of memory\n");
+        return -1;
+    }
+    snprintf(tmp, len, "%s.tmpXXXXXX", path);
+    struct stat sb;
+    int fd = -1, e = EISDIR;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fd = mkstemp(tmp);
+        e = errno;
+    }
+    if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+    }
+    free(tmp);
+    if (fd < 0)
+        fprintf(stderr, "hprof-report: cannot write %s: %s\n", path, strerror(e));
+    return fd < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     int ninputs;
@@ -70,9 +103,12 @@ int main(int argc, char **argv)
     int status = parse_args(argc, argv, &ninputs, &output);
     if (status >= 0)
         return status;
+    if (output_writable(output))
+        return 2;
     char err[1024];
     sqlite3 *db;
     char *db_path;
+    hpq_open_set_program("hprof-report");
     if (hpq_open(ninputs, argv, &db, &db_path, err, sizeof err)) {
         fprintf(stderr, "hprof-report: %s\n", err);
         return 1;

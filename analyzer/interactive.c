@@ -4,8 +4,9 @@
  * calling-context tree.  Every command is one entry of the command table
  * calling the same report function as the matching option of
  * hprof-query (report.h); names are resolved by nodepath.c / sitesel.c.
- * On a terminal the lines come from libedit (editing, history), else from
- * the stream as they are, without a prompt.
+ * On a terminal the lines come from libedit (editing, history, Tab
+ * completion: complete.c) after a prompt naming the current node, else
+ * from the stream as they are, without a prompt.
  */
 #include "config.h"
 #include <assert.h>
@@ -19,6 +20,7 @@
 #ifdef HAVE_LIBEDIT
 #include <editline/readline.h>
 #endif
+#include "complete.h"
 #include "interactive.h"
 #include "matrix.h"
 #include "nodepath.h"
@@ -255,6 +257,71 @@ static int cmd_help(session *s, const char *arg)
     return 0;
 }
 
+/* ---- prompt and completion ---- */
+
+/* "hprof:/main/loop@app.c:20> ": the current node's path, its last 40
+ * bytes when longer. */
+static void prompt_of(const session *s, char *buf, size_t len)
+{
+    char path[4096];
+    if (hpq_node_label_path(s->ctx->db, s->cur, path, sizeof path))
+        snprintf(path, sizeof path, "#%lld", (long long)s->cur);
+    size_t n = strlen(path);
+    snprintf(buf, len, "hprof:%s%.40s> ", n > 40 ? "..." : "", n > 40 ? path + n - 37 : path);
+}
+
+#ifdef HAVE_LIBEDIT
+/* What a command's argument completes to (complete.h). */
+static hpq_carg completes(const command *c)
+{
+    if (c->run == cmd_ls || c->run == cmd_cd)
+        return HPQ_C_NODE;
+    if (c->run == cmd_format)
+        return HPQ_C_FORMAT;
+    if (c->report)
+        return c->arg == ARG_NODE_HERE ? HPQ_C_NODE : HPQ_C_SITE;
+    return HPQ_C_NONE;
+}
+
+/* libedit's completion hooks have no context argument: the session being
+ * read, and the candidates of the word being completed. */
+static const session *completing;
+static hpq_cword cwords[NCOMMANDS];
+static char **candidates;
+
+static char *next_candidate(const char *text, int state)
+{
+    static size_t i;
+    (void)text;
+    if (state == 0)
+        i = 0;
+    return candidates && candidates[i] ? strdup(candidates[i++]) : NULL;
+}
+
+static char **complete_word(const char *text, int start, int end)
+{
+    const session *s = completing;
+    (void)end;
+    rl_attempted_completion_over = 1;   /* no file names */
+    hpq_complete_free(candidates);
+    candidates = hpq_complete(s->ctx->db, s->ctx->db_path, cwords, NCOMMANDS, s->cur,
+                              rl_line_buffer, start, text);
+    return candidates ? rl_completion_matches(text, next_candidate) : NULL;
+}
+
+/* Words break at blanks only: labels hold '@', ':', '/'. */
+static void install_completion(const session *s)
+{
+    static char breaks[] = " \t";
+    completing = s;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        cwords[i] = (hpq_cword){commands[i].name, completes(&commands[i])};
+    rl_attempted_completion_function = complete_word;
+    rl_completer_word_break_characters = breaks;
+    rl_basic_word_break_characters = breaks;
+}
+#endif
+
 /* ---- the loop ---- */
 
 static char *trim(char *line)
@@ -312,19 +379,23 @@ static void run_line(session *s, char *line)
     fflush(s->ctx->out);
 }
 
-/* One line from `in` without its newline (malloc'ed), NULL at EOF. */
-static char *next_line(FILE *in, int tty)
+/* One line from `in` without its newline (malloc'ed), NULL at EOF; on a
+ * terminal after the session's prompt. */
+static char *next_line(const session *s, FILE *in, int tty)
 {
+    char prompt[64];
+    if (tty)
+        prompt_of(s, prompt, sizeof prompt);
 #ifdef HAVE_LIBEDIT
     if (tty) {
-        char *line = readline("hprof> ");
+        char *line = readline(prompt);
         if (line && *line)
             add_history(line);
         return line;
     }
 #else
     if (tty) {
-        fputs("hprof> ", stdout);
+        fputs(prompt, stdout);
         fflush(stdout);
     }
 #endif
@@ -347,10 +418,18 @@ int hpq_interactive(const hpq_ctx *ctx, FILE *in)
     char *line;
     assert(ctx->opt);
     s.opt.root = NULL;
-    while (!s.quit && (line = next_line(in, tty)) != NULL) {
+#ifdef HAVE_LIBEDIT
+    if (tty)
+        install_completion(&s);
+#endif
+    while (!s.quit && (line = next_line(&s, in, tty)) != NULL) {
         run_line(&s, line);
         free(line);
     }
+#ifdef HAVE_LIBEDIT
+    hpq_complete_free(candidates);
+    candidates = NULL;
+#endif
     if (tty && !s.quit)
         fputc('\n', ctx->out);
     return 0;

@@ -43,7 +43,8 @@ analyzer_libhpreport_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpreport_la_LIBADD = analyzer/libhpanalyze.la
 
 analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
-	analyzer/interactive.h analyzer/interactive.c
+	analyzer/interactive.h analyzer/interactive.c \
+	analyzer/complete.h analyzer/complete.c
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBEDIT_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpreport.la $(LIBEDIT_LIBS)
 

@@ -52,8 +52,8 @@ static char *cells_sql(const char *where, const char *order)
     return rc < 0 ? NULL : sql;
 }
 
-/* What the matrix leaves out, one row: collective bytes sent (per-peer
- * rows of collective sites) and their share of all bytes sent, collective
+/* What the matrix leaves out, one row: collective bytes sent (the totals
+ * of their peer -1 rows) and their share of all bytes sent, collective
  * calls (peer -1 rows), their time (transmission + synchronization), file
  * bytes (peer -2). */
 static char *leftout_sql(const char *where)
@@ -167,10 +167,15 @@ static void print_heat(const hpq_ctx *ctx, const heat *h, hpq_metric metric)
             fputc(shade_of(h->v[s * h->nbins + r], h->max), out);
         fputs("|\n", out);
     }
-    /* bytes and messages are whole numbers, times in seconds */
-    fprintf(out, "legend: \"%s\" from none to the max, '@' = %.*f %s", shades,
-            metric <= HPQ_M_MESSAGES ? 0 : 6, h->max, metric <= HPQ_M_MESSAGES ?
-            metric_names[metric] : metric == HPQ_M_TRAN ? "s transmission" : "s synchronization");
+    /* bytes with their unit, messages whole numbers, times in seconds */
+    char max[32];
+    if (metric == HPQ_M_BYTES)
+        hpq_format_bytes(h->max, max, sizeof max);
+    else
+        snprintf(max, sizeof max, "%.*f %s", metric == HPQ_M_MESSAGES ? 0 : 6, h->max,
+                 metric == HPQ_M_MESSAGES ? metric_names[metric]
+                 : metric == HPQ_M_TRAN ? "s transmission" : "s synchronization");
+    fprintf(out, "legend: \"%s\" from none to the max, '@' = %s", shades, max);
     if (h->max > 0)
         fprintf(out, " (%s %lld -> %lld)", h->block > 1 ? "block" : "rank",
                 (long long)h->max_from, (long long)h->max_to);
@@ -213,10 +218,14 @@ static int print_leftout(const hpq_ctx *ctx, const char *where, const hpq_table 
         return -1;
     }
     double coll = cell_value(t, 0, LO_COLL_BYTES), p2p = cell_value(sums, 0, 0);
-    fprintf(ctx->out, "left out (not cells): collective traffic %.0f bytes sent (%.2f%% of"
-            " the %.0f bytes sent), %.0f collective calls, %.6f s; file I/O %.0f bytes\n",
-            coll, cell_value(t, 0, LO_COLL_PCT), coll + p2p, cell_value(t, 0, LO_COLL_CALLS),
-            cell_value(t, 0, LO_COLL_TIME), cell_value(t, 0, LO_FILE_BYTES));
+    char cb[32], all[32], fb[32];
+    hpq_format_bytes(coll, cb, sizeof cb);
+    hpq_format_bytes(coll + p2p, all, sizeof all);
+    hpq_format_bytes(cell_value(t, 0, LO_FILE_BYTES), fb, sizeof fb);
+    fprintf(ctx->out, "left out (not cells): collective traffic %s sent (%.2f%% of the %s"
+            " sent), %.0f collective calls, %.6f s; file I/O %s\n", cb,
+            cell_value(t, 0, LO_COLL_PCT), all, cell_value(t, 0, LO_COLL_CALLS),
+            cell_value(t, 0, LO_COLL_TIME), fb);
     hpq_table_free(sums);
     hpq_table_free(t);
     return 0;
@@ -252,7 +261,7 @@ static int print_text(const hpq_ctx *ctx, const char *where, const char *label,
     }
     fprintf(ctx->out, "point-to-point communication matrix of ");
     hpq_print_text_string(ctx->out, label);
-    fprintf(ctx->out, ": %s, rows = sender rank, columns = receiver rank (each message"
+    fprintf(ctx->out, ": %s\n(rows = sender rank, columns = receiver rank; each message"
             " counted once, at its sender)\n", metric_names[metric]);
     print_heat(ctx, &h, metric);
     if (print_leftout(ctx, where, cells))

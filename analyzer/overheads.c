@@ -31,6 +31,7 @@
 #include "report.h"
 #include "report_util.h"
 #include "sitesel.h"
+#include "nodepath.h"
 
 #include "ovh_class.h"
 
@@ -181,15 +182,21 @@ static int fill_table(const hpq_ctx *ctx, hpq_table *t)
     return rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
 }
 
-/* The merged nodes PATH names (NULL: the root) into sel. */
+/* The node PATH names (NULL: the root) into sel, with the syntax of
+ * --root (nodepath.h): "/", "#N", a path of labels, or a site of one
+ * context; the label is the node's path of labels. */
 static int select_path(const hpq_ctx *ctx, const char *path, hpq_sel *sel)
 {
-    if (path)
-        return hpq_select(ctx->db, ctx->db_path, path, HPQ_WANT_ONE, sel, ctx->err,
-                          ctx->errlen);
-    sel->nodes = strdup("SELECT id FROM node WHERE parent IS NULL");
-    sel->label = strdup("(root)");
-    if (!sel->nodes || !sel->label) {
+    int64_t node = HPQ_ROOT_NODE;
+    char where[256];
+    if (path && hpq_resolve_node(ctx->db, ctx->db_path, path, HPQ_ROOT_NODE, &node, ctx->err,
+                                 ctx->errlen))
+        return -1;
+    if (!path || hpq_node_label_path(ctx->db, node, where, sizeof where))
+        snprintf(where, sizeof where, "%s", path ? path : "(root)");
+    sel->label = strdup(where);
+    if (!sel->label || asprintf(&sel->nodes, "%lld", (long long)node) < 0) {
+        sel->nodes = NULL;
         hpq_sel_free(sel);
         return hpq_oom(ctx);
     }

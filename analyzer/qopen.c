@@ -15,6 +15,13 @@
 #include "parts.h"
 #include "qopen.h"
 
+static const char *program = "hprof-query";   /* names the notes on stderr */
+
+void hpq_open_set_program(const char *name)
+{
+    program = name;
+}
+
 #define SQLITE_MAGIC "SQLite format 3"  /* 16 bytes with the NUL */
 
 enum file_kind { FILE_PROFILE, FILE_DATABASE, FILE_OTHER };
@@ -97,11 +104,11 @@ static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, 
     int rc = hpf_input_db_write(in, &p, db_path, 1, &sum, err, errlen);
     hpf_free(&p);
     if (rc == 0 && in->nfiles == 1)
-        fprintf(stderr, "hprof-query: merged %s into %s%s%s\n", in->files[0], db_path,
+        fprintf(stderr, "%s: merged %s into %s%s%s\n", program, in->files[0], db_path,
                 note[0] ? "; " : "", note);
     else if (rc == 0)
-        fprintf(stderr, "hprof-query: merged the %u per-rank files of %s into %s%s%s\n",
-                in->nfiles, in->name, db_path, note[0] ? "; " : "", note);
+        fprintf(stderr, "%s: merged the %u per-rank files of %s into %s%s%s\n",
+                program, in->nfiles, in->name, db_path, note[0] ? "; " : "", note);
     return rc;
 }
 

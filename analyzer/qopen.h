@@ -17,4 +17,8 @@
 int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char *err,
              size_t errlen);
 
+/* The program that names hpq_open's notes on stderr ("NAME: merged ...");
+ * hprof-query unless set. */
+void hpq_open_set_program(const char *name);
+
 #endif

@@ -80,12 +80,43 @@ int hpq_sort_column(const hpq_ctx *ctx, const hpq_table *t, int *desc)
     return col;
 }
 
+#define TEXT_WIDTH 120    /* text tables fit this many columns */
+
+static int in_list(const char *list, const char *name);
+
+/* Text headings shorter than the column names, numbers of bytes with a
+ * unit (CSV and JSON keep the names and the raw integers). */
+static void text_headings(hpq_table *t)
+{
+    static const char *const names[][2] = {
+        {"imbalance", "imb"}, {"worst_rank", "wrank"}, {"worst_thread", "wthr"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int col = hpq_table_column(t, names[i][0]);
+        if (col >= 0)
+            hpq_table_text_heading(t, col, names[i][1]);
+    }
+    for (int c = 0; c < t->ncols; c++)
+        if (in_list("bytes,bytes_sent,bytes_recv,collective_bytes,file_bytes", t->names[c]))
+            hpq_table_text_bytes(t, c);
+    t->text_width = TEXT_WIDTH;
+}
+
+void hpq_text_hide(hpq_table *t, const char *cols)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (in_list(cols, t->names[c]))
+            hpq_table_text_hide(t, c);
+}
+
 /* Prints t within --top, and in text a last line saying how many rows it
  * left out. */
 int hpq_print_rows(const hpq_ctx *ctx, const hpq_table *t)
 {
     hpq_table shown = *t;
     shown.nrows = hpq_rows_allowed(ctx, t->nrows);
+    if (ctx->opt->format == HPQ_TEXT)
+        text_headings(&shown);
     if (hpq_table_print(&shown, ctx->out, ctx->opt->format))
         return hpq_oom(ctx);
     hpq_print_more(ctx, (double)(t->nrows - shown.nrows));
@@ -215,7 +246,10 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
 {
     char limit[32] = "";
     char *sql;
-    if (ctx->opt->top && !ctx->opt->sort)   /* sorted: all rows, then --top */
+    /* --top's rows only, as hpq_rows_allowed counts them (CSV and JSON:
+     * all unless --top was given); sorted: all rows, then --top */
+    int limited = ctx->opt->format == HPQ_TEXT || ctx->opt->top_given;
+    if (ctx->opt->top && limited && !ctx->opt->sort)
         snprintf(limit, sizeof limit, " LIMIT %ld", ctx->opt->top);
     if (asprintf(&sql, "%s%s", select, limit) < 0)
         return hpq_oom(ctx);
@@ -228,6 +262,7 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
         hpq_table_free(t);
         return -1;
     }
+    hpq_text_hide(t, "mean");   /* time / ranks */
     if (title && ctx->opt->format == HPQ_TEXT)
         fprintf(ctx->out, "%s\n", title);
     int rc = hpq_print_table(ctx, t);
@@ -243,14 +278,19 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
 int hpq_report_flat(const hpq_ctx *ctx)
 {
     return print_listing(ctx,
-                         "SELECT t.site AS site, label, kind, calls, time, mean, max, imbalance,"
+                         "SELECT t.site AS site, label, kind, calls, time,"
+                         /* exclusive: the site's nodes' own time minus
+                          * their children's (node_excl), every context */
+                         " e.excl AS excl, mean, max, imbalance,"
                          " 100.0 * time / (SELECT SUM(wall * MAX(threads, 1)) FROM rank) AS pct,"
                          " w.rank AS worst_rank, w.thread AS worst_thread"
                          " FROM site_time t LEFT JOIN site_worst w ON w.site = t.site"
+                         " LEFT JOIN (SELECT n.site AS site, SUM(x.excl) AS excl FROM node_excl x"
+                         " JOIN node n ON n.id = x.node GROUP BY n.site) e ON e.site = t.site"
                          /* sites the instrumenter left without a probe:
                           * no calls, no time (theirs is their parent's) */
                          " UNION ALL SELECT id, label, kind || ' (not probed)', NULL, NULL,"
-                         " NULL, NULL, NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
+                         " NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM site WHERE (flags & 512) != 0"
                          " AND id NOT IN (SELECT site FROM site_time)"
                          " ORDER BY time DESC, site",
                          NULL, 1);
@@ -321,6 +361,60 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
     return t;
 }
 
+/* The nonblocking posting sites (MPI_I..., MPI_R... one-sided, ..._init
+ * persistent) with communication records in the calling contexts of the
+ * completion calls (MPI_Wait..., MPI_Test...) among `nodes`, labels in
+ * line order: the lines a wait's completions are recorded at (waits.c). */
+static const char posting_sql_fmt[] =
+    "SELECT DISTINCT s.label FROM node w JOIN site ws ON ws.id = w.site"
+    " JOIN node n ON n.parent = w.parent JOIN site s ON s.id = n.site"
+    " WHERE w.id IN (%s) AND (ws.name LIKE 'MPI\\_Wait%%' ESCAPE '\\'"
+    "  OR ws.name LIKE 'MPI\\_Test%%' ESCAPE '\\')"
+    " AND s.kind = 'comm' AND (s.name LIKE 'MPI\\_I%%' ESCAPE '\\'"
+    "  OR s.name LIKE 'MPI\\_R%%' ESCAPE '\\' OR s.name LIKE '%%\\_init' ESCAPE '\\')"
+    " AND EXISTS (SELECT 1 FROM comm_node_peer c WHERE c.node = n.id)"
+    " ORDER BY s.file, s.line, s.label";
+
+/* Is every site of sel a completion call (MPI_Wait..., MPI_Test...)? */
+static int completions_only(const hpq_ctx *ctx, const hpq_sel *sel)
+{
+    char *sql;
+    if (asprintf(&sql, "SELECT COUNT(*) = SUM(s.name LIKE 'MPI\\_Wait%%' ESCAPE '\\'"
+                 " OR s.name LIKE 'MPI\\_Test%%' ESCAPE '\\') FROM node n"
+                 " JOIN site s ON s.id = n.site WHERE n.id IN (%s)", sel->nodes) < 0)
+        return 0;
+    int yes = hpq_query_double(ctx, sql) == 1;
+    free(sql);
+    return yes;
+}
+
+/* An empty table of a completion call says why, in one line (on stdout in
+ * text, on stderr in CSV and JSON, which stay tables), and lists the
+ * posting lines in its contexts. */
+static int explain_completions(const hpq_ctx *ctx, const hpq_sel *sel)
+{
+    char *sql;
+    if (!completions_only(ctx, sel))
+        return 0;
+    if (asprintf(&sql, posting_sql_fmt, sel->nodes) < 0)
+        return hpq_oom(ctx);
+    hpq_table *t = hpq_query_table(ctx, sql);
+    free(sql);
+    if (!t)
+        return -1;
+    FILE *out = ctx->opt->format == HPQ_TEXT ? ctx->out : stderr;
+    fputs(ctx->opt->format == HPQ_TEXT ? "" : "hprof-query: ", out);
+    hpq_print_text_string(out, sel->label);
+    fputs(" completes requests: the time of completions is charged to the posting lines", out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs(r ? ", " : " (--comm on them: ", out);
+        hpq_print_text_string(out, hpq_cell_at(t, r, 0)->s);
+    }
+    fputs(t->nrows ? ")\n" : " (none in its calling context)\n", out);
+    hpq_table_free(t);
+    return 0;
+}
+
 /* Text output shows the per-destination table and, with --by-rank, the
  * per source rank breakdown below it; CSV and JSON show one table, the
  * breakdown when --by-rank is given. */
@@ -339,6 +433,9 @@ int hpq_report_comm(const hpq_ctx *ctx, const char *site)
     if (text)
         print_title(ctx, "communication of", sel.label);
     if (dest && hpq_print_table(ctx, dest))
+        goto done;
+    if (((dest && dest->nrows == 0) || (ranks && ranks->nrows == 0)) &&
+        explain_completions(ctx, &sel))
         goto done;
     if (text && ranks)
         fprintf(ctx->out, "\nby source rank:\n");
@@ -375,10 +472,28 @@ static void print_distribution(const hpq_ctx *ctx, const hpq_table *t)
             mean > 0 ? max / mean : 0.0);
 }
 
+/* Text leaves out the columns from `first` on whose every cell is 0 or
+ * NULL (the kinds of records a construct did not have). */
+static void hide_zero_columns(hpq_table *t, int first)
+{
+    for (int c = first; c < t->ncols; c++) {
+        size_t r = 0;
+        for (; r < t->nrows; r++) {
+            const hpq_cell *x = hpq_cell_at(t, r, c);
+            if (x->type == HPQ_STR || (x->type == HPQ_INT && x->i != 0) ||
+                (x->type == HPQ_REAL && x->d != 0))
+                break;
+        }
+        if (t->nrows > 0 && r == t->nrows)
+            hpq_table_text_hide(t, c);
+    }
+}
+
 /* Runs sql (freed here), then prints "TITLE LABEL" (text only), the table
- * and, for text, what `after` adds.  Returns 0 or -1. */
+ * (in text without the all-zero columns from column zero_from on, when
+ * it is > 0) and, for text, what `after` adds.  Returns 0 or -1. */
 static int print_site_report(const hpq_ctx *ctx, char *sql, const char *title,
-                             const hpq_sel *sel,
+                             const hpq_sel *sel, int zero_from,
                              void (*after)(const hpq_ctx *, const hpq_table *))
 {
     hpq_table *t = hpq_query_table(ctx, sql);
@@ -386,6 +501,8 @@ static int print_site_report(const hpq_ctx *ctx, char *sql, const char *title,
     int rc = -1;
     if (t) {
         hpq_time_columns(t);
+        if (zero_from > 0)
+            hide_zero_columns(t, zero_from);
         if (ctx->opt->format == HPQ_TEXT)
             print_title(ctx, title, sel->label);
         rc = hpq_print_table(ctx, t);
@@ -415,7 +532,8 @@ int hpq_report_ranks(const hpq_ctx *ctx, const char *site)
         hpq_sel_free(&sel);
         return hpq_oom(ctx);
     }
-    int rc = print_site_report(ctx, sql, "per-rank distribution of", &sel, print_distribution);
+    int rc = print_site_report(ctx, sql, "per-rank distribution of", &sel, 0,
+                               print_distribution);
     hpq_sel_free(&sel);
     return rc;
 }
@@ -566,7 +684,7 @@ int hpq_report_threads(const hpq_ctx *ctx, const char *site)
         hpq_sel_free(&sel);
         return hpq_oom(ctx);
     }
-    int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel,
+    int rc = print_site_report(ctx, sql, "per-thread records (seconds) of", &sel, 4,
                                print_thread_imbalance);
     hpq_sel_free(&sel);
     return rc;

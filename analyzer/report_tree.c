@@ -734,6 +734,8 @@ static int report_tree(const hpq_ctx *ctx)
         hpq_oom(ctx);
         goto done;
     }
+    /* text: the indentation shows depth and parent; mean = time / ranks */
+    hpq_text_hide(t, "depth,parent,mean");
     if (ctx->opt->format == HPQ_TEXT && !ctx->opt->no_run_header && print_header(ctx))
         goto done;
     if (ctx->opt->format == HPQ_TEXT && ctx->opt->root && !ctx->opt->kids_only && tr.root)

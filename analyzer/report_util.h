@@ -20,6 +20,9 @@ double hpq_query_double(const hpq_ctx *ctx, const char *sql);
 
 /* Text-mode decimals of the time, imbalance and pct columns. */
 void hpq_time_columns(hpq_table *t);
+/* Text output leaves out the columns named in `cols` ("a,b,c"): what the
+ * text shows otherwise (the indentation a depth, a mean time / ranks). */
+void hpq_text_hide(hpq_table *t, const char *cols);
 
 /* Every node's inclusive and exclusive time (columns node, time, excl):
  * per rank and thread the node's time less its children's, at least 0,

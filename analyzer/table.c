@@ -16,7 +16,8 @@ hpq_table *hpq_table_new(int ncols, const char *const *names)
     t->ncols = ncols;
     t->names = calloc((size_t)ncols, sizeof *t->names);
     t->decimals = calloc((size_t)ncols, sizeof *t->decimals);
-    if (!t->names || !t->decimals) {
+    t->text = calloc((size_t)ncols, sizeof *t->text);
+    if (!t->names || !t->decimals || !t->text) {
         hpq_table_free(t);
         return NULL;
     }
@@ -39,6 +40,7 @@ void hpq_table_free(hpq_table *t)
         free(t->names[c]);
     free(t->names);
     free(t->decimals);
+    free(t->text);
     free(t->cells);
     free(t);
 }
@@ -46,6 +48,37 @@ void hpq_table_free(hpq_table *t)
 void hpq_table_decimals(hpq_table *t, int col, int decimals)
 {
     t->decimals[col] = decimals;
+}
+
+void hpq_table_text_heading(hpq_table *t, int col, const char *heading)
+{
+    assert(col >= 0 && col < t->ncols);
+    t->text[col].heading = heading;
+}
+
+void hpq_table_text_hide(hpq_table *t, int col)
+{
+    assert(col >= 0 && col < t->ncols);
+    t->text[col].hidden = 1;
+}
+
+void hpq_table_text_bytes(hpq_table *t, int col)
+{
+    assert(col >= 0 && col < t->ncols);
+    t->text[col].bytes = 1;
+}
+
+void hpq_format_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    double v = bytes;
+    while (fabs(v) >= 999.5 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    int decimals = u == 0 || fabs(v) >= 99.95 ? 0 : fabs(v) >= 9.995 ? 1 : 2;
+    snprintf(buf, len, "%.*f %s", decimals, v, units[u]);
 }
 
 void hpq_table_add_row(hpq_table *t)
@@ -141,6 +174,11 @@ void hpq_set_column(hpq_table *t, int col, sqlite3_stmt *st, int from)
 static const char *cell_text(const hpq_table *t, int col, const hpq_cell *c, int text,
                              char *buf, size_t len)
 {
+    if (text && t->text[col].bytes && (c->type == HPQ_INT || c->type == HPQ_REAL) &&
+        (c->type == HPQ_INT || isfinite(c->d))) {
+        hpq_format_bytes(c->type == HPQ_INT ? (double)c->i : c->d, buf, len);
+        return buf;
+    }
     switch (c->type) {
     case HPQ_INT:
         snprintf(buf, len, "%lld", (long long)c->i);
@@ -243,15 +281,79 @@ static size_t text_width(const char *s)
     return n;
 }
 
+/* Writes s in at most width bytes: whole when it fits, else its start
+ * and its end around "..." (a label's file:line stays readable), not
+ * cutting a UTF-8 sequence. */
+static void put_elided(FILE *out, const char *s, size_t width)
+{
+    size_t len = strlen(s);
+    if (len <= width || width < 8) {
+        fputs(s, out);
+        return;
+    }
+    size_t head = (width - 3) / 3, tail = width - 3 - head;
+    while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
+        head--;
+    const char *end = s + len - tail;
+    while (*end && ((unsigned char)*end & 0xc0) == 0x80)
+        end++;
+    fprintf(out, "%.*s...%s", (int)head, s, end);
+}
+
 static void print_text_cell(FILE *out, const char *raw, size_t width, int left, int last)
 {
     char *copy;
     const char *s = text_form(raw, &copy);
-    if (left && last)
-        fputs(s, out);
-    else
-        fprintf(out, left ? "%-*s%s" : "%*s%s", (int)width, s, last ? "" : "  ");
+    if (left) {
+        size_t len = strlen(s);
+        put_elided(out, s, width);
+        if (!last && len < width)
+            fprintf(out, "%*s", (int)(width - len), "");
+    } else {
+        fprintf(out, "%*s", (int)width, s);
+    }
+    if (!last)
+        fputs("  ", out);
     free(copy);
+}
+
+static const char *heading_of(const hpq_table *t, int c)
+{
+    return t->text[c].heading ? t->text[c].heading : t->names[c];
+}
+
+/* Shortens the widest text column until the visible columns fit in
+ * t->text_width (a text column keeps at least 16 bytes). */
+static void fit_widths(const hpq_table *t, size_t *width, const int *left)
+{
+    size_t total = 0;
+    int shown = 0;
+    for (int c = 0; c < t->ncols; c++)
+        if (!t->text[c].hidden) {
+            total += width[c];
+            shown++;
+        }
+    total += shown > 1 ? 2 * (size_t)(shown - 1) : 0;
+    if (t->text_width <= 0 || total <= (size_t)t->text_width)
+        return;
+    int widest = -1;
+    for (int c = 0; c < t->ncols; c++)
+        if (!t->text[c].hidden && left[c] && (widest < 0 || width[c] > width[widest]))
+            widest = c;
+    if (widest < 0 || width[widest] <= 16)
+        return;
+    size_t over = total - (size_t)t->text_width, room = width[widest] - 16;
+    width[widest] -= over < room ? over : room;
+}
+
+/* The last visible column: printed without trailing padding. */
+static int last_visible(const hpq_table *t)
+{
+    int last = -1;
+    for (int c = 0; c < t->ncols; c++)
+        if (!t->text[c].hidden)
+            last = c;
+    return last;
 }
 
 static void print_text(const hpq_table *t, FILE *out)
@@ -259,10 +361,11 @@ static void print_text(const hpq_table *t, FILE *out)
     char buf[64];
     size_t *width = calloc((size_t)t->ncols, sizeof *width);
     int *left = calloc((size_t)t->ncols, sizeof *left);
+    int last = last_visible(t);
     if (!width || !left)
         goto done;
     for (int c = 0; c < t->ncols; c++) {
-        width[c] = text_width(t->names[c]);
+        width[c] = text_width(heading_of(t, c));
         left[c] = column_is_text(t, c);
     }
     for (size_t r = 0; r < t->nrows; r++)
@@ -271,13 +374,16 @@ static void print_text(const hpq_table *t, FILE *out)
             if (n > width[c])
                 width[c] = n;
         }
+    fit_widths(t, width, left);
     for (int c = 0; c < t->ncols; c++)
-        print_text_cell(out, t->names[c], width[c], left[c], c + 1 == t->ncols);
+        if (!t->text[c].hidden)
+            print_text_cell(out, heading_of(t, c), width[c], left[c], c == last);
     fputc('\n', out);
     for (size_t r = 0; r < t->nrows; r++) {
         for (int c = 0; c < t->ncols; c++)
-            print_text_cell(out, cell_text(t, c, hpq_cell_at(t, r, c), 1, buf, sizeof buf),
-                            width[c], left[c], c + 1 == t->ncols);
+            if (!t->text[c].hidden)
+                print_text_cell(out, cell_text(t, c, hpq_cell_at(t, r, c), 1, buf, sizeof buf),
+                                width[c], left[c], c == last);
         fputc('\n', out);
     }
 done:

@@ -22,10 +22,21 @@ typedef struct hpq_cell {
     char *s;
 } hpq_cell;
 
+/* How text output shows a column (CSV and JSON show every column under
+ * its name, values as they are). */
+typedef struct hpq_text_col {
+    const char *heading;    /* a static string instead of the name, or NULL */
+    int hidden;             /* left out */
+    int bytes;              /* a number of bytes: with a unit (hpq_format_bytes) */
+} hpq_text_col;
+
 typedef struct hpq_table {
     int ncols;
     char **names;
     int *decimals;      /* REAL columns in text output: digits after the point, -1 = %g */
+    hpq_text_col *text; /* per column: its text presentation */
+    int text_width;     /* text output at most this wide (the widest text column
+                           shortened in the middle, "..."); 0: no limit */
     size_t nrows, cap;
     hpq_cell *cells;    /* nrows x ncols, row-major */
     int failed;         /* an allocation failed; printing reports it */
@@ -35,6 +46,14 @@ typedef struct hpq_table {
 hpq_table *hpq_table_new(int ncols, const char *const *names);
 void hpq_table_free(hpq_table *t);
 void hpq_table_decimals(hpq_table *t, int col, int decimals);
+/* Text output only: column col headed `heading` (a static string), or
+ * left out. */
+void hpq_table_text_heading(hpq_table *t, int col, const char *heading);
+void hpq_table_text_hide(hpq_table *t, int col);
+void hpq_table_text_bytes(hpq_table *t, int col);
+/* A number of bytes for people: "512 B", "25.8 KiB", "3.05 MiB", "1.20 GiB"
+ * (binary units, 3 significant digits; below 1000 in a unit). */
+void hpq_format_bytes(double bytes, char *buf, size_t len);
 
 /* Appends an all-NULL row; the setters below fill the last row. */
 void hpq_table_add_row(hpq_table *t);

@@ -27,7 +27,8 @@
 # main (a procedure) compute; 9 nodes with time, 9 rects.  The loop's
 # label made 'a;b<&>"' newline 'c' (a copy): folded 'a,b<&>"?c', the
 # SVG's title 'a;b&lt;&amp;&gt;&quot;?c'.  Emptied of records and nodes
-# (a copy), the profile's SVG has the root's rect only.
+# (a copy), the profile's SVG has the root's rect only.  A copy with an
+# MPI_Init site (flagged HP_SITEF_MPI) under main: class mpi-control.
 #
 # Ground truth 2: real runs.  tests/mpi/late_sender (2 ranks): rank 0's
 # MPI_Recv waits 200 ms for a sender (sync ~0.2 s, tran ~0), so its node
@@ -35,8 +36,8 @@
 # values add up to the root (wall x threads summed over ranks) within
 # half a microsecond per line, one rect per node at least 0.001 px wide
 # (time x 1180 / root), the parallel region at line 68 is compute, its
-# implicit barrier OpenMP sync, its fork OpenMP control, the
-# MPI_Allreduce at RESIDUAL-ALLREDUCE has a tooltip.
+# implicit barrier OpenMP sync, its fork OpenMP control, MPI_Init MPI
+# control, the MPI_Allreduce at RESIDUAL-ALLREDUCE has a tooltip.
 #
 # usage: tests/flame/run.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
@@ -47,6 +48,7 @@ builddir=$(cd "${1:-.}" && pwd)
 MPICC=${MPICC:-mpicc}
 MPIRUN=${MPIRUN:-mpirun}
 QUERY=$builddir/analyzer/hprof-query
+MERGE=$builddir/analyzer/hprof-merge
 MKPROFILE=$builddir/tests/unit/mkprofile
 T=$builddir/tests/mpi
 S=$srcdir/tests/mpi
@@ -152,7 +154,22 @@ expect_eq "mkprofile: MPI_Send@app.c:42's synchronization part" 17.353 \
 expect_eq "mkprofile: a procedure has no parts" "" "$(part_width "$svg" main mpi-tran)"
 expect_eq "mkprofile: the 4 MPI nodes with a sync delay have parts" 4 \
     "$(grep -c 'data-part="mpi-sync"' "$svg" || true)"
-expect_eq "mkprofile: a legend of the 6 classes" 6 "$(grep -c '<rect class="legend"' "$svg" || true)"
+expect_eq "mkprofile: a legend of the 7 classes" 7 "$(grep -c '<rect class="legend"' "$svg" || true)"
+# MPI control: a copy with an MPI_Init site (flagged HP_SITEF_MPI, 128: an
+# MPI call that moves no data) under main, 0.5 s on rank 0
+cp "$db" "$tmp/init.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute(\"INSERT INTO site(id, kind, name, func, file, line, end_line, parent, flags, label)\"
+           \" VALUES (9, 'call', 'MPI_Init', 'main', 'app.c', 5, 5, 2, 128, 'MPI_Init@app.c:5')\")
+db.execute('INSERT INTO node VALUES (10, 2, 9, 2, 0, 10, 10)')
+db.execute('INSERT INTO stat VALUES (10, 0, 0, 1, 0.5, 0.5, 0.5, 1, 0.5, 0.5, 0.5)')
+db.commit()" "$tmp/init.db"
+"$MERGE" --aggregate "$tmp/init.db" >/dev/null 2>&1 || true
+"$QUERY" "$tmp/init.db" --flamegraph "$tmp/init.svg" >/dev/null 2>&1 || true
+expect_eq "mkprofile + MPI_Init: MPI control, in the legend" "mpi-control,1" \
+    "$(rect_attr "$tmp/init.svg" MPI_Init@app.c:5 data-class),$(grep -c '<rect class="legend" data-class="mpi-control"' "$tmp/init.svg" || true)"
 expect_eq "mkprofile: no external reference or script" 0 \
     "$(grep -c 'href\|<script\|xlink\|@import\|url(' "$svg" || true)"
 "$QUERY" "$db" --flamegraph "$tmp/p2.svg" >/dev/null 2>&1 || true
@@ -238,6 +255,8 @@ else
             "compute,omp-sync,omp-control" \
             "$(rect_attr "$tmp/jac.svg" "parallel@jacobi.c:$Lp" data-class),$(rect_attr "$tmp/jac.svg" \
                 "implicit barrier@jacobi.c:$Lp" data-class),$(rect_attr "$tmp/jac.svg" "fork@jacobi.c:$Lp" data-class)"
+        expect_eq "jacobi: MPI_Init is MPI control" mpi-control \
+            "$(rect_attr "$tmp/jac.svg" "$(q "$jdb" "SELECT label FROM site WHERE name = 'MPI_Init'")" data-class)"
         expect_eq "jacobi: the residual MPI_Allreduce has a tooltip" 1 \
             "$(grep -c "^<g><title>MPI_Allreduce@jacobi.c:$Lar\$" "$tmp/jac.svg" || true)"
         "$QUERY" "$jdb" --flamegraph "$tmp/jac2.svg" >/dev/null 2>&1 || true

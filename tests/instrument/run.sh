@@ -270,12 +270,12 @@ if have mpicc && have mpirun && [ -x "$QUERY" ]; then
         got=$("$QUERY" mp/p.hpf --sql "SELECT kind, name, line FROM site WHERE kind IN ('procedure','loop','call','comm') AND (flags & 1) = 0 ORDER BY line, kind" --format csv 2>/dev/null | tr '\n' ';')
         check "mpi: static sites arrive in the profile" \
             "kind,name,line;procedure,xchg,9;comm,MPI_Sendrecv_replace,12;procedure,total,16;comm,MPI_Allreduce,19;procedure,relax,23;loop,for,28;procedure,main,33;call,MPI_Comm_rank,38;call,MPI_Comm_size,39;loop,for,40;loop,for,42;comm,xchg,43;call,relax,44;comm,MPI_Barrier,45;comm,total,47;" "$got"
-        got=$("$QUERY" mp/p.hpf --depth 3 2>/dev/null | awk '
+        got=$("$QUERY" mp/p.hpf --depth 3 --format csv 2>/dev/null | awk -F, '
             $3 == "main" && $2 == 1 { m = 1; next }
             m && $2 == 2 { l = ($3 == "for@m_mpi.c:42"); next }
             m && l && $2 == 3 && $3 == "MPI_Barrier@m_mpi.c:45" { print "yes"; exit }')
         check "mpi: --depth 3 shows procedure -> loop -> comm" yes "$got"
-        got=$("$QUERY" mp/p.hpf --depth 3 2>/dev/null | awk '$2 == 3 && $3 == "xchg@m_mpi.c:43" { print "yes"; exit }')
+        got=$("$QUERY" mp/p.hpf --depth 3 --format csv 2>/dev/null | awk -F, '$2 == 3 && $3 == "xchg@m_mpi.c:43" { print "yes"; exit }')
         check "mpi: the named wrapper is a comm site in the loop" yes "$got"
     else
         notok "mpi: instrumented build" "$(head -3 mp/err)"

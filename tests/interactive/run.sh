@@ -23,7 +23,10 @@
 # MPI_Sendrecv per rank (20 per rank).
 #
 # On a pty (script -qc, when hprof-query has libedit): a prompt per line
-# read (5 lines typed), and two up-arrows recall "pwd" after "cd #3".
+# read (5 lines typed) naming the current node ("hprof:/main> "), two
+# up-arrows recall "pwd" after "cd #3", and Tab completes "pw" to pwd,
+# "ma" to main, "lo" (under main) to loop@app.c:20, "/main/MPI_Send@app.c:6"
+# to ...60 and the site "MPI_Allr" to MPI_Allreduce@app.c:50.
 #
 # usage: tests/interactive/run.sh [BUILDDIR]   (default: the current directory)
 set -euo pipefail
@@ -89,13 +92,13 @@ same "ls: the children of the current node, the listing's columns" \
 6,1,MPI_Allreduce@app.c:50,4,1.5,0.75,1,1.33333333333333,4.41176470588235,2,1.5,1,0
 8,1,MPI_Send@app.c:60,1,0.25,0.125,0.25,2,0.735294117647059,2,0.25,1,0" \
     "$(session "$db" 'format csv\ncd main\nls\n')"
-same "ls NODE and text ls (columns node, depth, site, calls)" \
-"5 1 compute 10
-7 1 MPI_Recv@libapp.so+0x1a2b 5
-4 1 MPI_Send@app.c:42 5
-2 1 main 2
-9 1 compute 3" \
-    "$(session "$db" 'ls #3\nls\n' | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, $4 }')"
+same "ls NODE and text ls (columns node, site, calls: text leaves out depth)" \
+"5 compute 10
+7 MPI_Recv@libapp.so+0x1a2b 5
+4 MPI_Send@app.c:42 5
+2 main 2
+9 compute 3" \
+    "$(session "$db" 'ls #3\nls\n' | awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3 }')"
 same "top N: the listing under the current node" \
 "node,depth,site,calls,time,mean,max,imbalance,pct,parent,excl,worst_rank,worst_thread
 2,0,main,2,22,11,12,1.09090909090909,64.7058823529412,,3.25,1,0
@@ -157,8 +160,9 @@ rc=0
 "$QUERY" -i --flat "$db" </dev/null >/dev/null 2>&1 || rc=$?
 same "-i with another report: usage error" 2 "$rc"
 
-# on a terminal (a pty from script(1)): the prompt, and libedit's history:
-# two up-arrows recall "pwd", which now prints #3's path
+# on a terminal (a pty from script(1)): the prompt (the current node's
+# path), libedit's history: two up-arrows recall "pwd", which now prints
+# #3's path; Tab completion
 libs=$(ldd "$QUERY" 2>/dev/null || true)
 if ! command -v script >/dev/null || [ "${libs#*libedit}" = "$libs" ]; then
     skipped "line editing on a terminal" "no script(1) or hprof-query built without libedit"
@@ -167,7 +171,19 @@ else
      printf '\033[A\033[A\n'; sleep 0.3; printf 'quit\n'; sleep 0.5) |
         timeout 20 script -qc "$QUERY -i $db" /dev/null >"$tmp/pty.out" 2>&1 || true
     same "terminal: a prompt per line read, history recalls pwd" "5;/main (#2);/main/loop@app.c:20 (#3)" \
-        "$(grep -c 'hprof> ' "$tmp/pty.out");$(tr -d '\r' <"$tmp/pty.out" | grep -o '/main[^ ]* (#[0-9]*)' | oneline)"
+        "$(grep -c 'hprof:[^ ]*> ' "$tmp/pty.out");$(tr -d '\r' <"$tmp/pty.out" | grep -o '/main[^ ]* (#[0-9]*)' | oneline)"
+    same "terminal: the prompt names the current node" "hprof:/> ;hprof:/main> ;hprof:/main/loop@app.c:20> " \
+        "$(tr -d '\r' <"$tmp/pty.out" | grep -o 'hprof:[^ ]*> ' | awk '!seen[$0]++' | oneline)"
+    # Tab completes a command (pw -> pwd), a child's label (ma -> main, lo
+    # -> loop@app.c:20), a path from / and a site label (MPI_Allr ->
+    # MPI_Allreduce@app.c:50)
+    (sleep 0.5; printf 'cd ma\t\n'; sleep 0.3; printf 'pw\t\n'; sleep 0.3; printf 'cd lo\t\n'; sleep 0.3
+     printf 'pwd\n'; sleep 0.3; printf 'cd /main/MPI_Send@app.c:6\t\n'; sleep 0.3; printf 'pwd\n'; sleep 0.3
+     printf 'comm MPI_Allr\t\n'; sleep 0.3; printf 'quit\n'; sleep 0.5) |
+        timeout 20 script -qc "$QUERY -i $db" /dev/null >"$tmp/tab.out" 2>&1 || true
+    same "terminal: Tab completes commands, node paths and site labels" \
+        "/main (#2);/main/loop@app.c:20 (#3);/main/MPI_Send@app.c:60 (#8);communication of MPI_Allreduce@app.c:50" \
+        "$(tr -d '\r' <"$tmp/tab.out" | grep -o '^/main[^ ]* (#[0-9]*)\|^communication of .*' | oneline)"
 fi
 
 # ------------------------------------------------------------- real runs

@@ -9,11 +9,12 @@
 # bytes, 0.125, 0.125; MPI_Allreduce (collective, peer -1) 2 calls on each
 # rank, tran + sync 0.5 + 1.0.  Each message counts once, at its sender;
 # a receive's times go to the message's cell: 0->1 5000 bytes, 5
-# messages, tran 2.25, sync 1.25; 1->0 100, 1, 0.125, 0.125; left out: 0
-# collective bytes, 4 collective calls, 1.5 s.  CSV and JSON also give the
+# messages, tran 2.25, sync 1.25; 1->0 100, 1, 0.125, 0.125; left out:
+# the Allreduce's 16 + 16 = 32 collective bytes (its peer -1 rows), 4
+# collective calls, 1.5 s.  CSV and JSON also give the
 # sums over the pairs (5100 bytes, 6 messages, tran 2.375, sync 1.375:
-# over all pairs, also when --top shows one), the collective bytes (0),
-# calls (4), time (1.5) and share (0.00%) and the file bytes (0); with
+# over all pairs, also when --top shows one), the collective bytes (32),
+# calls (4), time (1.5) and share (32 / 5132 = 0.62%) and the file bytes (0); with
 # SITE MPI_Send@app.c:60 only its pair (100, 1, 0.125, 0.125) and no
 # collective.  Ranks 0..99 (a copy with
 # rank rows added): the heat map bins 2 ranks per cell, 50 rows.
@@ -35,9 +36,10 @@
 #
 # Ground truth 2: real runs.  tests/mpi/ring_alltoall at NP=4 (its header):
 # exactly the 4 cells r -> (r+1)%4, 100 messages and 800000 bytes each; the
-# alltoall's 4 x 3 x 7 x 40 = 3360 bytes are collective (left out): in CSV
-# and JSON the pairs' sums 3,200,000 bytes and 400 messages, collective
-# 3360 bytes (0.10% of 3,203,360).
+# alltoall's 4 x 3 x 7 x 40 = 3360 bytes and its two MPI_Reduce's 8 bytes
+# from each of the 3 non-root ranks (48) are collective (left out, from
+# the peer -1 rows): in CSV and JSON the pairs' sums 3,200,000 bytes and
+# 400 messages, collective 3408 bytes (0.11% of 3,203,408).
 # examples/jacobi 64 50 at NP=4: rank r exchanges (N+2) doubles with r-1
 # (MPI_Sendrecv) and r+1 (MPI_Isend) every iteration: exactly the 6 cells
 # r -> r+-1, 50 messages and 50 x 66 x 8 = 26400 bytes each; its diff with
@@ -125,25 +127,28 @@ fails_one_line() {
 check_profile mkprofile "$tmp/p.hpf"
 db=$tmp/p.db
 expect_eq "mkprofile: matrix CSV: pairs (sender side, receive times to the message's cell), their sums, collective and file rows" \
-    "kind,sender,receiver,bytes,messages,tran,sync,calls,time;pair,0,1,5000,5,2.25,1.25,,;pair,1,0,100,1,0.125,0.125,,;point-to-point,,,5100,6,2.375,1.375,,;collective,,,0,,,,4,1.5;file,,,0,,,,," \
+    "kind,sender,receiver,bytes,messages,tran,sync,calls,time;pair,0,1,5000,5,2.25,1.25,,;pair,1,0,100,1,0.125,0.125,,;point-to-point,,,5100,6,2.375,1.375,,;collective,,,32,,,,4,1.5;file,,,0,,,,," \
     "$("$QUERY" --matrix "$db" --format csv | oneline)"
 expect_eq "mkprofile: matrix summary in CSV (python csv) and JSON (python json, one document)" \
-    "csv 5100 6 2.375 1.375 0 4 1.5 0;json 5100 6 2.375 1.375 0 4 1.5 0 None 2 2 2 0.00" \
+    "csv 5100 6 2.375 1.375 32 4 1.5 0;json 5100 6 2.375 1.375 32 4 1.5 0 None 2 2 2 0.62" \
     "$(summary "$db" | oneline)"
 expect_eq "mkprofile: --matrix SITE summary (MPI_Send@app.c:60: its pair only, no collective)" \
     "csv 100 1 0.125 0.125 0 0 0 0;json 100 1 0.125 0.125 0 0 0 0 MPI_Send@app.c:60 2 1 1 0.00" \
     "$(summary "$db" MPI_Send@app.c:60 | oneline)"
 expect_eq "mkprofile: --top 1 cuts the pairs, not the sums over all of them" \
-    "csv 5100 6 2.375 1.375 0 4 1.5 0;json 5100 6 2.375 1.375 0 4 1.5 0 None 2 2 1 0.00" \
+    "csv 5100 6 2.375 1.375 32 4 1.5 0;json 5100 6 2.375 1.375 32 4 1.5 0 None 2 2 1 0.62" \
     "$(summary "$db" --top 1 | oneline)"
 fails_one_line "--matrix --format hatchet (the listing's format only)" "$QUERY" --matrix "$db" --format hatchet
 "$QUERY" --matrix "$db" >"$tmp/p.txt" 2>&1 || true
 expect_eq "mkprofile: heat map rows (bytes)" "0 | @|;1 |. |" \
     "$(grep '^ *[0-9]* |' "$tmp/p.txt" | sed 's/^ *//' | oneline)"
+# text gives bytes with a unit (5000 B = 4.88 KiB, 5132 B = 5.01 KiB)
 expect_eq "mkprofile: legend with the max" 1 \
-    "$(grep -c "'@' = 5000 bytes (rank 0 -> 1)" "$tmp/p.txt" || true)"
+    "$(grep -c "'@' = 4.88 KiB (rank 0 -> 1)" "$tmp/p.txt" || true)"
+expect_eq "mkprofile: the pairs' bytes with a unit in text" "4.88 KiB;100 B" \
+    "$(awk '$1 ~ /^[0-9]+$/ && NF == 7 { print $3, $4 }' "$tmp/p.txt" | oneline)"
 expect_eq "mkprofile: collective left out and stated" 1 \
-    "$(grep -c '^left out (not cells): collective traffic 0 bytes sent (0.00% of the 5100 bytes sent), 4 collective calls, 1.500000 s; file I/O 0 bytes$' "$tmp/p.txt" || true)"
+    "$(grep -c '^left out (not cells): collective traffic 32 B sent (0.62% of the 5.01 KiB sent), 4 collective calls, 1.500000 s; file I/O 0 B$' "$tmp/p.txt" || true)"
 expect_eq "mkprofile: --metric messages legend" 1 \
     "$("$QUERY" --matrix "$db" --metric messages | grep -c "'@' = 5 messages" || true)"
 expect_eq "mkprofile: --metric tran and sync legends (both sides' time)" \
@@ -206,8 +211,15 @@ site,compute,changed,16,16.5,0.5,13,15,2
 node,/main/MPI_Send@app.c:60,removed,0.25,,-0.25,1,,-1
 site,MPI_Send@app.c:60,removed,0.25,,-0.25,1,,-1" \
     "$("$QUERY" diff "$db" "$tmp/d2.db" --format csv | tail -n +2 | cut -d, -f1-9)"
-expect_eq "diff: shares of the thread time (text)" "36.76 38.24 1.47" \
-    "$("$QUERY" diff "$db" "$tmp/d2.db" | awk '$2 == "/main/loop@app.c:20/compute" { print $10, $11, $12 }')"
+expect_eq "diff: shares of the thread time (text: the change)" "1.47" \
+    "$("$QUERY" diff "$db" "$tmp/d2.db" | awk '$2 == "/main/loop@app.c:20/compute" { print $10 }')"
+expect_eq "diff: shares of the thread time (CSV: both runs and the change)" "36.76 38.24 1.47" \
+    "$("$QUERY" diff "$db" "$tmp/d2.db" --format csv | awk -F, '$2 == "/main/loop@app.c:20/compute" { printf "%.2f %.2f %.2f", $10, $11, $12 }')"
+# text prints each context once: MPI_Send@app.c:60 has one context, its
+# site row is its node row again; compute's site (two contexts) stays
+expect_eq "diff (text): each context once, within 120 columns" \
+    "node /main/loop@app.c:20/compute;site compute;node /main/MPI_Send@app.c:60;0" \
+    "$("$QUERY" diff "$db" "$tmp/d2.db" | tail -n +4 | awk '{ print $1, $2 }' | oneline);$("$QUERY" diff "$db" "$tmp/d2.db" | tail -n +2 | awk 'length($0) > 120' | wc -l)"
 expect_eq "diff B A: MPI_Send@app.c:60 added" "added;added;changed;changed" \
     "$("$QUERY" diff "$tmp/d2.db" "$db" --format csv | tail -n +2 | cut -d, -f3 | sort)"
 expect_eq "diff --top 1" 1 "$("$QUERY" diff "$db" "$tmp/d2.db" --format json --top 1 | grep -c '"what"')"
@@ -281,14 +293,14 @@ else
         expect_eq "ring_alltoall: heat map" "0 | @  |;1 |  @ |;2 |   @|;3 |@   |" \
             "$(grep '^ *[0-9]* |' "$tmp/ring.txt" | sed 's/^ *//' | oneline)"
         calls=$(q "$rdb" "SELECT SUM(count) FROM comm WHERE peer = -1")
-        expect_eq "ring_alltoall: the alltoall's 3360 bytes left out as collective" 1 \
-            "$(grep -c "^left out (not cells): collective traffic 3360 bytes sent (0.10% of the 3203360 bytes sent), $calls collective calls" "$tmp/ring.txt" || true)"
+        expect_eq "ring_alltoall: the collectives' 3408 bytes left out (alltoall 3360, reduces 48)" 1 \
+            "$(grep -c "^left out (not cells): collective traffic 3.33 KiB sent (0.11% of the 3.06 MiB sent), $calls collective calls" "$tmp/ring.txt" || true)"
         tt=$(q "$rdb" "SELECT SUM(tran) || ' ' || SUM(sync) FROM comm_matrix")
         ct=$(q "$rdb" "SELECT SUM(c.tran + c.sync) FROM comm c JOIN node n ON n.id = c.node
             JOIN site s ON s.id = n.site WHERE c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)")
         tt=$(python3 -c "import sys; print(*('%.12g' % float(x) for x in sys.argv[1].split() + sys.argv[2:]))" "$tt" "$ct")
-        expect_eq "ring_alltoall: summary in CSV and JSON: 4 x 800000 bytes, 400 messages; the alltoall's 3360 bytes, $calls calls (0.10%)" \
-            "csv 3200000 400 ${tt% *} 3360 $calls ${tt##* } 0;json 3200000 400 ${tt% *} 3360 $calls ${tt##* } 0 None 4 4 4 0.10" \
+        expect_eq "ring_alltoall: summary in CSV and JSON: 4 x 800000 bytes, 400 messages; collective 3408 bytes, $calls calls (0.11%)" \
+            "csv 3200000 400 ${tt% *} 3408 $calls ${tt##* } 0;json 3200000 400 ${tt% *} 3408 $calls ${tt##* } 0 None 4 4 4 0.11" \
             "$(summary "$rdb" | oneline)"
         expect_eq "ring_alltoall: --matrix MPI_Alltoall has no cell" "" "$(cells "$rdb" MPI_Alltoall)"
         expect_eq "ring_alltoall: --matrix MPI_Send: the same cells" \

@@ -172,6 +172,16 @@ expect_eq "mkprofile: --overheads '#3' lists loop@app.c:20's subtree" "3,4,5,7" 
     "$(ov "$db" '#3' | cut -d, -f1 | paste -sd,)"
 expect_eq "mkprofile: --overheads=loop@app.c:20 (the label) the same" "3,4,5,7" \
     "$(ov "$db" loop@app.c:20 | cut -d, -f1 | paste -sd,)"
+# the node syntax of --root (nodepath.h): a path of labels from the root,
+# with or without the leading '/', and the root's own child by its label
+expect_eq "mkprofile: --overheads main/loop@app.c:20 (a path, as --root takes it) the same" "3,4,5,7" \
+    "$(ov "$db" main/loop@app.c:20 | cut -d, -f1 | paste -sd,)"
+expect_eq "mkprofile: --overheads /main/loop@app.c:20 the same" "3,4,5,7" \
+    "$(ov "$db" /main/loop@app.c:20 | cut -d, -f1 | paste -sd,)"
+expect_eq "mkprofile: --overheads=/ lists the whole tree" "1,2,3,4,5,7,6,8,9" \
+    "$("$QUERY" "$db" --format csv --overheads=/ | tail -n +2 | cut -d, -f1 | paste -sd,)"
+expect_eq "mkprofile: --overheads compute: the root's child compute, as --root compute" \
+    "9 9" "$(ov "$db" compute | cut -d, -f1 | paste -sd,) $("$QUERY" "$db" --root compute --format csv | sed -n 2p | cut -d, -f1)"
 expect_eq "mkprofile: --depth 1 lists the root, main and compute" "1,2,9" \
     "$(ov "$db" --depth 1 | cut -d, -f1 | paste -sd,)"
 expect_eq "mkprofile: --depth 0 below '#3' lists only it" "3" \

@@ -213,6 +213,22 @@ rc=0
 "$REPORT" "$db" -o "$tmp/notadir/r.html" >/dev/null 2>"$tmp/bad.err" || rc=$?
 expect_eq "unwritable OUT: exit 2, one line naming it" "2,1,1" \
     "$rc,$(wc -l <"$tmp/bad.err"),$(grep -c "cannot write $tmp/notadir/r.html" "$tmp/bad.err" || true)"
+# a profile not merged yet: the bad output path is found before merging
+# (no database left next to it), and every line is hprof-report's
+"$MKPROFILE" "$tmp/fresh.hpf"
+rc=0
+"$REPORT" -o /nonexistent/x "$tmp/fresh.hpf" >/dev/null 2>"$tmp/fresh.err" || rc=$?
+expect_eq "OUT in a missing directory: exit 2, checked before merging, one hprof-report line" \
+    "2,no,hprof-report: cannot write /nonexistent/x: No such file or directory" \
+    "$rc,$([ -e "$tmp/fresh.db" ] && echo yes || echo no),$(oneline <"$tmp/fresh.err")"
+rc=0
+"$REPORT" "$tmp/fresh.hpf" -o "$tmp/fresh.html" >/dev/null 2>"$tmp/fresh.err" || rc=$?
+expect_eq "merging notes are hprof-report's" "0,hprof-report: merged $tmp/fresh.hpf into $tmp/fresh.db" \
+    "$rc,$(oneline <"$tmp/fresh.err")"
+rc=0
+"$REPORT" --xyz "$db" -o "$tmp/xyz.html" >/dev/null 2>"$tmp/xyz.err" || rc=$?
+expect_eq "unknown option: exit 2, named" "2,hprof-report: unknown option '--xyz'" \
+    "$rc,$(oneline <"$tmp/xyz.err")"
 mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
 rc=0
 "$REPORT" "$db" -o "$tmp/ro/r.html" >/dev/null 2>/dev/null || rc=$?

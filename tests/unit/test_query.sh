@@ -57,16 +57,19 @@ expect_out flat-more "(5 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir
 expect_out comm-more "(1 more row; --top 0 lists them all)" sh -c "$QUERY '$dir/p.db' --comm main --top 2 | tail -1"
 expect_out comm-top-csv "3 4" sh -c "echo \$($QUERY '$dir/p.db' --comm main --top 2 --format csv | wc -l) \$($QUERY '$dir/p.db' --comm main --format csv | wc -l)"
 expect_out sql-no-default-top "10" sh -c "$QUERY '$dir/p.db' --sql 'SELECT id FROM node' | wc -l"
-expect_out no-more-rows "9 1 compute" sh -c "$QUERY '$dir/p.db' --top 9 | tail -1 | awk '{ print \$1, \$2, \$3 }'"
+expect_out no-more-rows "9 compute" sh -c "$QUERY '$dir/p.db' --top 9 | tail -1 | awk '{ print \$1, \$2 }'"
 
 # a site's worst rank and thread: compute has 6 s on rank 0, 6.5 + 3.5 on
 # rank 1, whose thread 0 has the 6.5; the root's records: 10 on rank 0,
-# 12 + 4 on rank 1 (thread 0 the 12)
-expect_out flat "site,label,kind,calls,time,mean,max,imbalance,pct,worst_rank,worst_thread
-1,root,root,3,26,13,16,1.23076923076923,76.4705882352941,1,0
-2,main,procedure,2,22,11,12,1.09090909090909,64.7058823529412,1,0
-3,loop@app.c:20,loop,10,17,8.5,9,1.05882352941176,50,1,0
-6,compute,procedure,13,16,8,10,1.25,47.0588235294118,1,0" $QUERY "$dir/p.db" --flat --top 4 --format csv
+# 12 + 4 on rank 1 (thread 0 the 12).  excl is the tree's: a site's nodes'
+# time minus their children's, per rank and thread: root 26 - main 22 -
+# compute@root 3.5 = 0.5, main 22 - loop 17 - Allreduce 1.5 - Send 0.25 =
+# 3.25, loop 17 - 12.5 - 2 - 1.5 = 1, compute (two leaves) 12.5 + 3.5 = 16
+expect_out flat "site,label,kind,calls,time,excl,mean,max,imbalance,pct,worst_rank,worst_thread
+1,root,root,3,26,0.5,13,16,1.23076923076923,76.4705882352941,1,0
+2,main,procedure,2,22,3.25,11,12,1.09090909090909,64.7058823529412,1,0
+3,loop@app.c:20,loop,10,17,1,8.5,9,1.05882352941176,50,1,0
+6,compute,procedure,13,16,16,8,10,1.25,47.0588235294118,1,0" $QUERY "$dir/p.db" --flat --top 4 --format csv
 
 expect_out sql "site,label,calls,time
 2,main,2,22

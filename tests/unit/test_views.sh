@@ -9,6 +9,7 @@ top=${top_builddir:-.}
 MKPROFILE=$top/tests/unit/mkprofile
 QUERY=$top/analyzer/hprof-query
 MERGE=$top/analyzer/hprof-merge
+MKBIG=$top/bench/mkbig
 dir=$(mktemp -d "${TMPDIR:-/tmp}/test_views.XXXXXX") || exit 99
 trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/expect.sh"
@@ -96,7 +97,7 @@ expect_out sort-tree-excl "1 9 2 6 3 5 7 4 8" sh -c "echo \$($QUERY '$db' --sort
 expect_out sort-tree-lazy-all "$($QUERY "$db" --sort excl --format csv --top 0)" \
     $QUERY "$db" --sort excl --format csv --top 30
 expect_out sort-ranks "1 0" sh -c "echo \$($QUERY '$db' --ranks compute --sort time --format csv | tail -n +2 | cut -d, -f1)"
-expect_err sort-unknown 1 "hprof-query: --sort: this report has no column 'nope' (its columns: site, label, kind, calls, time, mean, max, imbalance, pct, worst_rank, worst_thread)" \
+expect_err sort-unknown 1 "hprof-query: --sort: this report has no column 'nope' (its columns: site, label, kind, calls, time, excl, mean, max, imbalance, pct, worst_rank, worst_thread)" \
     $QUERY "$db" --flat --sort nope
 expect_err sort-tree-depth 1 "hprof-query: --sort: the tree sorts siblings by time, pct, mean, excl, calls, max, imbalance, site or node, not 'depth'" \
     $QUERY "$db" --sort depth
@@ -143,6 +144,97 @@ print(r[\"metrics\"][\"node\"], *[k[\"metrics\"][\"node\"] for k in r[\"children
 assert all(\"children\" not in k for k in r[\"children\"])'"
 expect_err hatchet-flat 2 "hprof-query: --format hatchet is for the top-down listing only (try --help)" \
     $QUERY "$db" --flat --format hatchet
+
+# ---- issue 26: the views' fixes ----
+# --flat and --tasks print every row in CSV and JSON (--help: "all in CSV
+# and JSON"); text keeps 30 and says how many it left out.  mkbig -n 100
+# has 65 sites; in a copy whose sites are tasks (odd ids) and task
+# creations (even ids) task_children has 45 rows.
+"$MKBIG" -n 100 2 "$dir/b.hpf" && "$MERGE" -o "$dir/b.db" "$dir/b.hpf" >/dev/null 2>&1 || exit 99
+cp "$dir/b.db" "$dir/t.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute(\"UPDATE site SET kind = 'omp', name = CASE WHEN id % 2 THEN 'task' ELSE 'task create' END WHERE id > 1\")
+db.commit()" "$dir/t.db" || exit 99
+expect_out flat-csv-all "66" sh -c "$QUERY '$dir/b.db' --flat --format csv | wc -l"
+expect_out flat-json-all "65" sh -c "$QUERY '$dir/b.db' --flat --format json |
+    python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'"
+expect_out flat-text-30 "(35 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/b.db' --flat | tail -1"
+expect_out flat-csv-top "11" sh -c "$QUERY '$dir/b.db' --flat --top 10 --format csv | wc -l"
+expect_out tasks-csv-all "46" sh -c "$QUERY '$dir/t.db' --tasks --format csv | wc -l"
+expect_out tasks-json-all "45" sh -c "$QUERY '$dir/t.db' --tasks --format json |
+    python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'"
+expect_out tasks-text-30 "(15 more rows; --top 0 lists them all)" sh -c "$QUERY '$dir/t.db' --tasks | tail -1"
+
+# --comm on a completion call: a copy with MPI_Isend@app.c:70 (rank 0 -> 1,
+# 3 transfers of 800 bytes) and MPI_Waitall@app.c:71 (no comm records: the
+# completions are recorded at the posting line) under main, and
+# MPI_Irecv@app.c:80 under loop (another context: not listed)
+cp "$db" "$dir/w.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for sid, name, line, parent in ((9, 'MPI_Isend', 70, 2), (10, 'MPI_Waitall', 71, 2), (11, 'MPI_Irecv', 80, 3)):
+    db.execute(\"INSERT INTO site(id, kind, name, func, file, line, end_line, parent, flags, label)\"
+               \" VALUES (?, 'comm', ?, 'main', '/src/app.c', ?, ?, 2, 0, ?)\",
+               (sid, name, line, line, '%s@app.c:%d' % (name, line)))
+    db.execute('INSERT INTO node VALUES (?, ?, ?, ?, 1, ?, ?)', (sid + 1, parent, sid, 2 if parent == 2 else 3, sid + 1, sid + 1))
+    db.execute('INSERT INTO stat VALUES (?, 0, 0, 3, 0.25, 0.05, 0.1, 3, 0.25, 0.05, 0.1)', (sid + 1,))
+db.execute('INSERT INTO comm VALUES (10, 0, 0, 1, 3, 2400, 0, 0.1, 0, 0.01, 0.05, 100)')
+db.execute('INSERT INTO comm VALUES (12, 0, 0, 1, 3, 0, 2400, 0.1, 0, 0.01, 0.05, 101)')
+db.commit()" "$dir/w.db" || exit 99
+$MERGE --aggregate "$dir/w.db" >/dev/null || exit 99
+expect_out comm-waitall "communication of MPI_Waitall@app.c:71
+peer  dir  count  bytes_sent  bytes_recv  tran  sync  min  max
+MPI_Waitall@app.c:71 completes requests: the time of completions is charged to the posting lines (--comm on them: MPI_Isend@app.c:70)" \
+    $QUERY "$dir/w.db" --comm MPI_Waitall
+expect_out comm-waitall-csv "peer,dir,count,bytes_sent,bytes_recv,tran,sync,min,max" \
+    $QUERY "$dir/w.db" --comm MPI_Waitall --format csv
+expect_out comm-waitall-csv-stderr "hprof-query: MPI_Waitall@app.c:71 completes requests: the time of completions is charged to the posting lines (--comm on them: MPI_Isend@app.c:70)" \
+    sh -c "$QUERY '$dir/w.db' --comm MPI_Waitall --format csv 2>&1 >/dev/null"
+expect_out comm-isend-no-note "2" sh -c "$QUERY '$dir/w.db' --comm MPI_Isend@app.c:70 --format csv | wc -l"
+
+# reports whose output is fixed refuse another --format in one line
+expect_err check-json 2 "hprof-query: --format json does not apply to --check (its output is text lines) (try --help)" \
+    $QUERY "$db" --check --format json
+expect_err folded-csv 2 "hprof-query: --format csv does not apply to --folded (its output is folded stacks) (try --help)" \
+    $QUERY "$db" --folded --format csv
+expect_err flamegraph-json 2 "hprof-query: --format json does not apply to --flamegraph (its output is an SVG file) (try --help)" \
+    $QUERY "$db" --flamegraph "$dir/x.svg" --format json
+expect_out check-text "0" sh -c "$QUERY '$db' --check --format text >/dev/null; echo \$?"
+
+# text fits in 120 columns: the tree without depth, parent and mean (the
+# indentation and time / ranks show them), the flat listing without mean,
+# short headings; a label too long for the rest is cut in its middle,
+# its end (file:line) kept.  CSV keeps every column and the whole label.
+expect_out tree-text-heading "node site calls time max imb pct excl wrank wthr" \
+    sh -c "$QUERY '$db' | sed -n 7p | tr -s ' '"
+expect_out flat-text-heading "site label kind calls time excl max imb pct wrank wthr" \
+    sh -c "$QUERY '$db' --flat | head -1 | tr -s ' '"
+cp "$db" "$dir/L.db"
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute('UPDATE site SET label = ? WHERE id = 3', ('loop@' + 'ab' * 40 + '.c:20',))
+db.commit()" "$dir/L.db" || exit 99
+$MERGE --aggregate "$dir/L.db" >/dev/null || exit 99
+expect_out tree-text-120 "0 1" sh -c "echo \$($QUERY '$dir/L.db' | awk 'length(\$0) > 120' | wc -l) \$($QUERY '$dir/L.db' | grep -c '\\.\\.\\.babababababababababababab\\.c:20 ')"
+expect_out flat-text-120 "0 1" sh -c "echo \$($QUERY '$dir/L.db' --flat | awk 'length(\$0) > 120' | wc -l) \$($QUERY '$dir/L.db' --flat | grep -c '\\.\\.\\.bababab.*\\.c:20 ')"
+expect_out tree-csv-whole "3,2,loop@abababababababababababababababababababababababababababababababababababababababab.c:20" \
+    sh -c "$QUERY '$dir/L.db' --format csv | grep '^3,' | cut -d, -f1-3"
+
+# bytes in text with a unit (binary, 3 significant digits), raw in CSV and
+# JSON: MPI_Send@app.c:42 sent 5000 B = 4.88 KiB, the Allreduce 32 B
+expect_out comm-bytes-text "1 to 5 4.88 KiB 0 B" \
+    sh -c "$QUERY '$db' --comm MPI_Send@app.c:42 | sed -n 3p | awk '{ print \$1, \$2, \$3, \$4, \$5, \$6, \$7 }'"
+expect_out comm-bytes-text-small "32 B 32 B" \
+    sh -c "$QUERY '$db' --comm MPI_Allreduce | sed -n 3p | awk '{ print \$4, \$5, \$6, \$7 }'"
+expect_out comm-bytes-csv "1,to,5,5000,0" sh -c "$QUERY '$db' --comm MPI_Send@app.c:42 --format csv | sed -n 2p | cut -d, -f1-5"
+expect_out comm-bytes-json "5000" sh -c "$QUERY '$db' --comm MPI_Send@app.c:42 --format json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"bytes_sent\"])'"
+expect_out comm-bytes-waitall-copy "2.34 KiB" \
+    sh -c "$QUERY '$dir/w.db' --comm MPI_Isend@app.c:70 | sed -n 3p | awk '{ print \$4, \$5 }'"
 
 echo "$checks checks, $failures failed"
 [ $failures -eq 0 ]
