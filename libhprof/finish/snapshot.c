@@ -174,23 +174,45 @@ static void close_open_activations(hp_rank_data *rd, const hp_thread *t, uint32_
     }
 }
 
+/* Adds to each throttled node's own estimated time (nt->time[i], its
+ * calls' share) the records beneath it as the snapshot holds them, the
+ * activations still open included (an exit() or a fatal signal inside a
+ * child of a throttled node: the child's open call counts in the child,
+ * so it must in the parent).  A parent comes before its children. */
+static void add_beneath(const hp_rank_data *rd, const hp_thread *t, uint32_t base, uint32_t nnodes,
+                        hp_node_times *nt)
+{
+    for (uint32_t i = 0; i < nnodes; i++)
+        nt->beneath[i] = 0;
+    for (uint32_t i = nnodes; i-- > 0;) {
+        const hp_node *n = hp_node_at(t, i);
+        if (n->flags & HP_NODEF_THROTTLED)
+            nt->time[i] += nt->beneath[i];
+        else
+            nt->time[i] = rd->nodes[base + i].time;
+        if (n->parent != HP_NO_NODE && n->parent < i)
+            nt->beneath[n->parent] += nt->time[i];
+    }
+}
+
 /* The time of t's throttled nodes among the records [base, base + nnodes)
  * (their raw times filled, the activations still open closed): their
- * estimate (hp_throttle.h), fitted into their parents.  A throttled
- * node's max is at least its mean. */
+ * estimate (hp_throttle.h), inclusive of the records beneath them, fitted
+ * into their parents.  A throttled node's max is at least its mean. */
 static void estimate_times(hp_rank_data *rd, const hp_thread *t, uint32_t base, uint32_t nnodes)
 {
     hp_node_times nt;
+    double tps = (double)hp_clock_ticks_per_sec();
     if (!nnodes || hp_node_times_alloc(&nt, nnodes))
         return;
     hp_throttle_estimate(t, 0, nnodes, &nt);
     for (uint32_t i = 0; i < nnodes; i++) {
-        const hp_node *n = hp_node_at(t, i);
-        const hp_node_rec *r = &rd->nodes[base + i];
-        int throttled = (n->flags & HP_NODEF_THROTTLED) != 0;
-        nt.est[i] = throttled ? nt.est[i] / (double)hp_clock_ticks_per_sec() : 0;
-        nt.time[i] = throttled ? nt.time[i] / (double)hp_clock_ticks_per_sec() : r->time;
+        int throttled = (hp_node_at(t, i)->flags & HP_NODEF_THROTTLED) != 0;
+        nt.est[i] = throttled ? nt.est[i] / tps : 0;
+        /* a throttled node's own part; add_beneath adds the rest */
+        nt.time[i] = throttled ? (nt.time[i] - nt.beneath[i]) / tps : 0;
     }
+    add_beneath(rd, t, base, nnodes, &nt);
     hp_throttle_fit(t, nnodes, &nt);
     for (uint32_t i = 0; i < nnodes; i++) {
         hp_node_rec *r = &rd->nodes[base + i];

@@ -34,6 +34,9 @@
 #    calls made from main's loop: the call statement (a fast site by
 #    then) counts all N_STEPS calls, the last one open until the end, so
 #    it holds the time of leave() beneath it (rule a of --check);
+#  - tests/policy/exitthrottled.c: exit() inside the rare child of a
+#    throttled procedure: the throttled procedure's estimate holds the
+#    child's open call (rule a of --check);
 #  - stdout identical plain and instrumented; `hprof-query --check` on
 #    every profile.
 # usage: tests/policy/run.sh [BUILDDIR]
@@ -312,6 +315,27 @@ if BUILD_SRC=$ED_SRC BUILD_PLAIN=ed.plain.out build ed --loops=all --procedures=
                     WHERE s.kind = 'call' AND s.line = $L_STEPCALL) >= (SELECT SUM(st.time) FROM stat st
                     JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
                     WHERE s.kind = 'call' AND s.line = $L_LEAVECALL) AS holds")"
+fi
+
+# ---- exit() inside the rare child of a throttled procedure -----------------
+ET_SRC=$srcdir/tests/policy/exitthrottled.c
+gcc -O2 "$ET_SRC" -o et.plain 2>build.err || notok "exitthrottled.c: plain build" "$(head -3 build.err | oneline)"
+./et.plain >et.plain.out
+# build runs --check on the profile: step's estimate holds slow's open call
+if BUILD_SRC=$ET_SRC BUILD_PLAIN=et.plain.out build et --procedures=all; then
+    ET_EVERY=$(define_of "$ET_SRC" SLOW_EVERY) ET_SLOW=$(define_of "$ET_SRC" N_SLOW)
+    expect_eq "exitthrottled.c: step counted exactly, its site throttled and estimated (16 | 4096), slow counted exactly" \
+        "$((ET_EVERY * ET_SLOW)),4112,$ET_SLOW" \
+        "$(q et.hpf "SELECT (SELECT SUM(st.count) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'procedure' AND s.name = 'step') || ',' || (SELECT MAX(flags & 4112) FROM site
+                    WHERE kind = 'procedure' AND name = 'step') || ',' || (SELECT SUM(st.count) FROM stat st
+                    JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'procedure' AND s.name = 'slow') AS v" | tr -d '"')"
+    expect_eq "exitthrottled.c: step's estimated time holds slow's, the open last call ($(define_of "$ET_SRC" LAST_MS) ms) included" 1 \
+        "$(q et.hpf "SELECT (SELECT SUM(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'procedure' AND s.name = 'step') >= (SELECT SUM(st.time) FROM stat st
+                    JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site WHERE s.kind = 'procedure' AND s.name = 'slow')
+                    AND (SELECT SUM(st.time) FROM stat st JOIN node n ON n.id = st.node JOIN site s ON s.id = n.site
+                    WHERE s.kind = 'procedure' AND s.name = 'slow') >= $(define_of "$ET_SRC" LAST_MS) / 1000.0 AS v")"
 fi
 
 echo "$pass passed, $fail failed"
