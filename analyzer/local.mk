@@ -30,7 +30,8 @@ analyzer_libhpreport_la_SOURCES = \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/nodepath.h analyzer/nodepath.c \
-	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_tree.c \
+	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_util.c \
+	analyzer/report_tree.c \
 	analyzer/counter_cols.h analyzer/counter_cols.c \
 	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \

@@ -1,5 +1,5 @@
 /*
- * report_util.h - helpers the reports of hprof-query share (report.c):
+ * report_util.h - helpers the reports of hprof-query share (report_util.c):
  * running a query into a table, error messages, time columns.
  */
 #ifndef HPQ_REPORT_UTIL_H
