@@ -1,7 +1,8 @@
 /*
  * flame.c - the calling-context tree as hprof-query's pictures see it:
  * every node with its inclusive and exclusive time summed over ranks and
- * threads and its colour class, and the folded-stacks writer (--folded).
+ * threads and its colour class (the pictures drawn from it: flame_out.c,
+ * flame_svg.c).
  *
  * Exclusive time is computed per rank and thread first (the node's time
  * less its children's on that thread, clamped at 0), then summed, so it
@@ -239,65 +240,4 @@ void hpq_ftree_free(hpq_ftree *tr)
     }
     free(tr->nodes);
     memset(tr, 0, sizeof *tr);
-}
-
-/* ---- folded stacks ---- */
-
-/* A frame as folded stacks allow it: ';' separates frames and the line
- * ends at a newline, so both (and other control characters) become ','
- * and '?' respectively. */
-static void put_frame(FILE *out, const char *label)
-{
-    for (const unsigned char *s = (const unsigned char *)label; *s; s++) {
-        if (*s == ';')
-            fputc(',', out);
-        else if (*s < 0x20 || *s == 0x7f)
-            fputc('?', out);
-        else
-            fputc(*s, out);
-    }
-}
-
-/* The path of nd below the root; the root itself has its own label. */
-static void put_path(FILE *out, const hpq_ftree *tr, const hpq_fnode *nd)
-{
-    if (nd->parent >= 0 && nd != tr->root) {
-        const hpq_fnode *p = hpq_ftree_find(tr, nd->parent);
-        if (p && p != tr->root) {
-            put_path(out, tr, p);
-            fputc(';', out);
-        }
-    }
-    put_frame(out, nd->label);
-}
-
-static void fold_node(FILE *out, const hpq_ftree *tr, const hpq_fnode *nd)
-{
-    /* exclusive time is never negative: round half up */
-    long long us = nd->excl > 0 ? (long long)(nd->excl * 1e6 + 0.5) : 0;
-    if (us > 0) {
-        put_path(out, tr, nd);
-        fprintf(out, " %lld\n", us);
-    }
-    for (size_t i = 0; i < nd->nkids; i++)
-        fold_node(out, tr, nd->kids[i]);
-}
-
-int hpq_write_folded(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
-{
-    (void)ctx;
-    if (tr->root)
-        fold_node(out, tr, tr->root);
-    return 0;
-}
-
-int hpq_report_folded(const hpq_ctx *ctx, const char *path)
-{
-    return hpq_write_output(ctx, path, hpq_write_folded);
-}
-
-int hpq_report_flamegraph(const hpq_ctx *ctx, const char *path)
-{
-    assert(path);
-    return hpq_write_output(ctx, path, hpq_write_flamegraph);
 }

@@ -1,9 +1,9 @@
 /*
- * flame.h - hprof-query's pictures of the calling-context tree: folded
- * stacks (--folded) and a self-contained SVG flame graph (--flamegraph).
- * flame.c loads the tree with inclusive and exclusive times and writes
- * the folded stacks; flame_svg.c draws the SVG; flame_out.c writes a
- * file whole or not at all.
+ * flame.h - the calling-context tree as hprof-query's pictures see it
+ * (flame.c loads it, with inclusive and exclusive times and a colour
+ * class per node); the pictures drawn from it, folded stacks (--folded)
+ * and a self-contained SVG flame graph (--flamegraph), are in
+ * flame_out.h.
  */
 #ifndef HPQ_FLAME_H
 #define HPQ_FLAME_H
@@ -49,21 +49,5 @@ int hpq_ftree_load(const hpq_ctx *ctx, hpq_ftree *tr);
 void hpq_ftree_free(hpq_ftree *tr);
 /* The node with that id (binary search: nodes are by increasing id), or NULL. */
 hpq_fnode *hpq_ftree_find(const hpq_ftree *tr, int64_t id);
-
-/* Writer of one output: fn(ctx, tree, out) writes to out, 0 or -1. */
-typedef int (*hpq_fwriter)(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
-
-/* Writes through fn to path (a temporary file next to it, renamed when
- * complete), or to ctx->out when path is NULL.  0; -1 with ctx->err set
- * on a database error; -2 with ctx->err naming path when it cannot be
- * written (nothing is left behind). */
-int hpq_write_output(const hpq_ctx *ctx, const char *path, hpq_fwriter fn);
-
-int hpq_write_folded(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
-int hpq_write_flamegraph(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
-
-/* The two reports: --folded [-o FILE] and --flamegraph FILE. */
-int hpq_report_folded(const hpq_ctx *ctx, const char *path);
-int hpq_report_flamegraph(const hpq_ctx *ctx, const char *path);
 
 #endif

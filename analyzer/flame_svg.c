@@ -9,7 +9,7 @@
 #include "config.h"
 #include <assert.h>
 #include <string.h>
-#include "flame.h"
+#include "flame_out.h"
 
 #define SVG_WIDTH 1200.0
 #define SVG_MARGIN 10.0

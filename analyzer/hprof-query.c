@@ -16,7 +16,7 @@
 #include "check.h"
 #include "db.h"
 #include "dbcomp.h"
-#include "flame.h"
+#include "flame_out.h"
 #include "matrix.h"
 #include "interactive.h"
 

@@ -15,7 +15,7 @@
 #define HPQ_HTML_H
 
 #include <stdio.h>
-#include "flame.h"
+#include "flame_out.h"
 
 /* The whole page of the run in ctx->db, its tree tr (flame.h), to out.
  * 0, or -1 with ctx->err set. */

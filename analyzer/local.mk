@@ -36,7 +36,8 @@ analyzer_libhpreport_la_SOURCES = \
 	analyzer/endings.h analyzer/endings.c \
 	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \
 	analyzer/overheads.c \
-	analyzer/flame.h analyzer/flame.c analyzer/flame_svg.c analyzer/flame_out.c \
+	analyzer/flame.h analyzer/flame.c analyzer/flame_out.h analyzer/flame_out.c \
+	analyzer/flame_svg.c \
 	analyzer/check.h analyzer/check.c analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c \
 	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c
