@@ -4,36 +4,8 @@
  * over whole ranks live here (d: task creations = executions, e: shares);
  * the per-thread tree rules in checktree.c.
  */
-#include <stdarg.h>
 #include <string.h>
 #include "check.h"
-
-void hpq_violation(hpq_checker *ck, char rule, int64_t rank, int64_t thread, uint32_t node,
-                   const char *fmt, ...)
-{
-    FILE *out = ck->ctx->out;
-    if (ck->violations++ >= HPQ_CHECK_MAX_SHOWN)
-        return;
-    fprintf(out, "check: rule %c:", rule);
-    if (rank >= 0)
-        fprintf(out, " rank %lld", (long long)rank);
-    if (thread >= 0)
-        fprintf(out, " thread %lld", (long long)thread);
-    char path[1024];
-    if (node && ck->label && node <= ck->nnodes) {
-        fprintf(out, " node #%u ", node);
-        hpq_print_text_string(out, hpq_node_path(ck, node, path, sizeof path));
-    }
-    fputs(": ", out);
-    /* the message quotes labels of the profile: escaped, one line */
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    hpq_print_text_string(out, msg);
-    fputc('\n', out);
-}
 
 static int check_sql_error(hpq_checker *ck)
 {

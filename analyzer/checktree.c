@@ -1,17 +1,20 @@
 /*
  * checktree.c - the per (rank, thread) rules of hprof-query --check
- * (check.h): children within their parent (a), waits within their
- * parallel region (b), tasks and waits within the construct that ran them
- * (c), a "task create" where its creator ran (d, placement half) and the
- * consistency of one node's numbers (f).
+ * (checktree.h; check.c runs them): children within their parent (a),
+ * waits within their parallel region (b), tasks and waits within the
+ * construct that ran them (c), a "task create" where its creator ran (d,
+ * placement half) and the consistency of one node's numbers (f); the
+ * printing of a violation, which check.c's rules share.
  *
  * The node table is read once; the stat table is then read in (rank,
  * thread) order and each group's records, indexed by node id, are checked
  * before the next group is read.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check.h"
+#include "checktree.h"
 
 static const char *const wait_names[] = {"implicit barrier", "barrier", "critical wait",
                                          "lock wait", "ordered wait", "taskwait", "reduction"};
@@ -107,6 +110,33 @@ const char *hpq_node_path(const hpq_checker *ck, uint32_t id, char *buf, size_t 
     else if (n == 0)
         snprintf(buf, len, "/");
     return buf;
+}
+
+void hpq_violation(hpq_checker *ck, char rule, int64_t rank, int64_t thread, uint32_t node,
+                   const char *fmt, ...)
+{
+    FILE *out = ck->ctx->out;
+    if (ck->violations++ >= HPQ_CHECK_MAX_SHOWN)
+        return;
+    fprintf(out, "check: rule %c:", rule);
+    if (rank >= 0)
+        fprintf(out, " rank %lld", (long long)rank);
+    if (thread >= 0)
+        fprintf(out, " thread %lld", (long long)thread);
+    char path[1024];
+    if (node && ck->label && node <= ck->nnodes) {
+        fprintf(out, " node #%u ", node);
+        hpq_print_text_string(out, hpq_node_path(ck, node, path, sizeof path));
+    }
+    fputs(": ", out);
+    /* the message quotes labels of the profile: escaped, one line */
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    hpq_print_text_string(out, msg);
+    fputc('\n', out);
 }
 
 /* ---- one (rank, thread) group ---- */

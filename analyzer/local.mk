@@ -38,7 +38,7 @@ analyzer_libhpreport_la_SOURCES = \
 	analyzer/overheads.c \
 	analyzer/flame.h analyzer/flame.c analyzer/flame_out.h analyzer/flame_out.c \
 	analyzer/flame_svg.c \
-	analyzer/check.h analyzer/check.c analyzer/checktree.c \
+	analyzer/check.h analyzer/check.c analyzer/checktree.h analyzer/checktree.c \
 	analyzer/table.h analyzer/table.c \
 	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c
 analyzer_libhpreport_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
