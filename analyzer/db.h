@@ -7,7 +7,7 @@
 #define HPF_DB_H
 
 #include <stddef.h>
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 
 typedef struct hpf_db_summary {
     uint32_t nranks, nsites, nnodes;

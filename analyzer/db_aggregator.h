@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 #include <sqlite3.h>
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 #include "merge.h"
 
 /* One rank's records as the rows of the database see them. */

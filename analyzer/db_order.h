@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 #include "merge.h"
 
 /* Consecutive comm records of one rank and one local node. */

@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 #include "hp_compensate.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 
 /* Compensated times of the ranks of p: values[r] holds 3 x nnodes values
  * (time, min, max) once hpf_comp_rank(p, r) has run; stats[r] what

@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 #include "db.h"
 #include "db_agg.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 #include "parts.h"
 #include "phases.h"
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include "db.h"
 #include "hp_format.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 
 /* CRC of the preamble and every section header: 0, or -1 when the file
  * is not laid out as a profile. */

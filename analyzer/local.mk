@@ -1,59 +1,74 @@
 # analyzer/local.mk - rules for analyzer/: the profile reader, the SQLite
 # writer and the command line tools hprof-merge and hprof-query.
+# Files moving into layered folders (read/ so far): a header of a folder is
+# included with its folder ("read/hpf_read.h"), others by their bare name.
+ANALYZER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyzer
+
 noinst_LTLIBRARIES += analyzer/libhpanalyze.la
 analyzer_libhpanalyze_la_SOURCES = \
-	analyzer/hpf_read.h analyzer/hpf_read.c analyzer/hpf_file.c \
-	analyzer/hpf_section.h analyzer/hpf_section.c \
+	analyzer/read/hpf_read.h analyzer/read/hpf_read.c analyzer/read/hpf_file.c \
+	analyzer/read/hpf_section.h analyzer/read/hpf_section.c \
 	analyzer/keymap.h analyzer/keymap.c \
 	analyzer/nodemap.h analyzer/nodemap.c \
 	analyzer/merge.h analyzer/merge.c \
 	analyzer/db.h analyzer/db.c analyzer/identity.c \
 	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggregator.h \
 	analyzer/db_aggnode.c analyzer/db_aggsite.c analyzer/db_aggcomm.c \
-	analyzer/db_rows.h analyzer/db_rows.c analyzer/db_order.h analyzer/db_order.c \
+	analyzer/db_rows.h analyzer/db_rows.c \
+	analyzer/db_order.h analyzer/db_order.c \
 	analyzer/db_counters.h analyzer/db_counters.c \
 	analyzer/dbcomp.h analyzer/dbcomp.c \
 	analyzer/parts.h analyzer/parts.c \
 	analyzer/phases.h analyzer/phases.c \
 	analyzer/ovh_class.h analyzer/ovh_class.c analyzer/db_aggovh.c
+analyzer_libhpanalyze_la_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -pthread
 analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS) -lpthread
 
 bin_PROGRAMS += analyzer/hprof-merge analyzer/hprof-query
 analyzer_hprof_merge_SOURCES = analyzer/hprof-merge.c
+analyzer_hprof_merge_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_merge_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
 
-# The reports, shared by hprof-query and hprof-report.
+# The reports (query/) and the pictures (render/flame*), shared by
+# hprof-query and hprof-report.
 noinst_LTLIBRARIES += analyzer/libhpreport.la
 analyzer_libhpreport_la_SOURCES = \
 	analyzer/qopen.h analyzer/qopen.c \
 	analyzer/sitesel.h analyzer/sitesel.c \
 	analyzer/nodepath.h analyzer/nodepath.c \
-	analyzer/report.h analyzer/report.c analyzer/report_util.h analyzer/report_util.c \
+	analyzer/table.h analyzer/table.c \
+	analyzer/report.h analyzer/report.c \
+	analyzer/report_util.h analyzer/report_util.c \
 	analyzer/report_tree.c \
 	analyzer/counter_cols.h analyzer/counter_cols.c \
 	analyzer/endings.h analyzer/endings.c \
-	analyzer/trace.c analyzer/suggest.c analyzer/callers.c analyzer/hatchet.c \
-	analyzer/overheads.c \
-	analyzer/flame.h analyzer/flame.c analyzer/flame_out.h analyzer/flame_out.c \
-	analyzer/flame_svg.c \
-	analyzer/check.h analyzer/check.c analyzer/checktree.h analyzer/checktree.c \
-	analyzer/table.h analyzer/table.c \
-	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c
+	analyzer/trace.c analyzer/suggest.c analyzer/callers.c \
+	analyzer/hatchet.c analyzer/overheads.c \
+	analyzer/check.h analyzer/check.c \
+	analyzer/checktree.h analyzer/checktree.c \
+	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c \
+	analyzer/flame.h analyzer/flame.c \
+	analyzer/flame_out.h analyzer/flame_out.c \
+	analyzer/flame_svg.c
+analyzer_libhpreport_la_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_libhpreport_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpreport_la_LIBADD = analyzer/libhpanalyze.la
 
 analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
 	analyzer/interactive.h analyzer/interactive.c \
 	analyzer/complete.h analyzer/complete.c
+analyzer_hprof_query_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBEDIT_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpreport.la $(LIBEDIT_LIBS)
 
-# hprof-report: the HTML page of a run (html*.c), on the same reports.
+# hprof-report: the HTML page of a run (render/html*.c), on the same reports.
 bin_PROGRAMS += analyzer/hprof-report
 analyzer_hprof_report_SOURCES = analyzer/hprof-report.c \
-	analyzer/html.h analyzer/html_page.c analyzer/html_comm.c analyzer/html_omp.c \
+	analyzer/html.h analyzer/html_page.c \
+	analyzer/html_comm.c analyzer/html_omp.c \
 	analyzer/html_util.c analyzer/html_ovh.c
+analyzer_hprof_report_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_report_LDADD = analyzer/libhpreport.la

@@ -7,7 +7,7 @@
 #ifndef HPF_MERGE_H
 #define HPF_MERGE_H
 
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 
 typedef struct hpf_gsite {
     uint32_t rank, local;   /* first occurrence: rank and its local site id */

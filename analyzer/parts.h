@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include "db.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 
 typedef struct hpf_input {
     char **files;     /* the profiles to read, at least one */

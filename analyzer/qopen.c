@@ -11,7 +11,7 @@
 #include "db.h"
 #include "db_agg.h"
 #include "hp_format.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 #include "parts.h"
 #include "qopen.h"
 

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hp_format.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 #include "merge.h"
 #include "db.h"
 #include "check.h"

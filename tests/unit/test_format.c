@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "hp_profile.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 
 #define COUNT(a) (uint32_t)(sizeof(a) / sizeof(a)[0])
 
