@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
-#include "db.h"
-#include "db_agg.h"
+#include "db/db.h"
+#include "db/db_agg.h"
 #include "read/hpf_read.h"
-#include "parts.h"
-#include "phases.h"
+#include "db/parts.h"
+#include "db/phases.h"
 
 static void usage(FILE *out)
 {

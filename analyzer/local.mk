@@ -1,6 +1,6 @@
 # analyzer/local.mk - rules for analyzer/: the profile reader, the SQLite
 # writer and the command line tools hprof-merge and hprof-query.
-# Files moving into layered folders (read/ so far): a header of a folder is
+# Files moving into layered folders (read/, db/ so far): a header of a folder is
 # included with its folder ("read/hpf_read.h"), others by their bare name.
 ANALYZER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyzer
 
@@ -8,19 +8,19 @@ noinst_LTLIBRARIES += analyzer/libhpanalyze.la
 analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/read/hpf_read.h analyzer/read/hpf_read.c analyzer/read/hpf_file.c \
 	analyzer/read/hpf_section.h analyzer/read/hpf_section.c \
-	analyzer/keymap.h analyzer/keymap.c \
-	analyzer/nodemap.h analyzer/nodemap.c \
-	analyzer/merge.h analyzer/merge.c \
-	analyzer/db.h analyzer/db.c analyzer/identity.c \
-	analyzer/db_agg.h analyzer/db_agg.c analyzer/db_aggregator.h \
-	analyzer/db_aggnode.c analyzer/db_aggsite.c analyzer/db_aggcomm.c \
-	analyzer/db_rows.h analyzer/db_rows.c \
-	analyzer/db_order.h analyzer/db_order.c \
-	analyzer/db_counters.h analyzer/db_counters.c \
-	analyzer/dbcomp.h analyzer/dbcomp.c \
-	analyzer/parts.h analyzer/parts.c \
-	analyzer/phases.h analyzer/phases.c \
-	analyzer/ovh_class.h analyzer/ovh_class.c analyzer/db_aggovh.c
+	analyzer/db/keymap.h analyzer/db/keymap.c \
+	analyzer/db/nodemap.h analyzer/db/nodemap.c \
+	analyzer/db/merge.h analyzer/db/merge.c \
+	analyzer/db/db.h analyzer/db/db.c analyzer/db/identity.c \
+	analyzer/db/db_agg.h analyzer/db/db_agg.c analyzer/db/db_aggregator.h \
+	analyzer/db/db_aggnode.c analyzer/db/db_aggsite.c analyzer/db/db_aggcomm.c \
+	analyzer/db/db_rows.h analyzer/db/db_rows.c \
+	analyzer/db/db_order.h analyzer/db/db_order.c \
+	analyzer/db/db_counters.h analyzer/db/db_counters.c \
+	analyzer/db/dbcomp.h analyzer/db/dbcomp.c \
+	analyzer/db/parts.h analyzer/db/parts.c \
+	analyzer/db/phases.h analyzer/db/phases.c \
+	analyzer/db/ovh_class.h analyzer/db/ovh_class.c analyzer/db/db_aggovh.c
 analyzer_libhpanalyze_la_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -pthread
 analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS) -lpthread

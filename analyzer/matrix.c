@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "db_agg.h"
+#include "db/db_agg.h"
 #include "matrix.h"
 #include "report_util.h"
 #include "sitesel.h"

@@ -33,7 +33,7 @@
 #include "sitesel.h"
 #include "nodepath.h"
 
-#include "ovh_class.h"
+#include "db/ovh_class.h"
 
 static int exec(const hpq_ctx *ctx, const char *sql)
 {

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "db.h"
-#include "db_agg.h"
+#include "db/db.h"
+#include "db/db_agg.h"
 #include "hp_format.h"
 #include "read/hpf_read.h"
-#include "parts.h"
+#include "db/parts.h"
 #include "qopen.h"
 
 static const char *program = "hprof-query";   /* names the notes on stderr */

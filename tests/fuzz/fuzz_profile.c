@@ -25,8 +25,8 @@
 #include <unistd.h>
 #include "hp_format.h"
 #include "read/hpf_read.h"
-#include "merge.h"
-#include "db.h"
+#include "db/merge.h"
+#include "db/db.h"
 #include "check.h"
 #include "report.h"
 
