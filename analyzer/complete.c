@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "complete.h"
-#include "nodepath.h"
+#include "query/nodepath.h"
 
 /* A growing list of candidates, NULL-terminated. */
 typedef struct wordlist {

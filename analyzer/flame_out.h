@@ -8,7 +8,7 @@
 #define HPQ_FLAME_OUT_H
 
 #include <stdio.h>
-#include "flame.h"
+#include "query/flame.h"
 
 /* Writer of one output: fn(ctx, tree, out) writes to out, 0 or -1. */
 typedef int (*hpq_fwriter)(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);

@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "qopen.h"
-#include "report.h"
-#include "check.h"
+#include "query/qopen.h"
+#include "query/report.h"
+#include "query/check.h"
 #include "db/db.h"
 #include "db/dbcomp.h"
 #include "flame_out.h"
-#include "matrix.h"
+#include "query/matrix.h"
 #include "interactive.h"
 
 typedef struct query_args {

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "html.h"
-#include "qopen.h"
+#include "query/qopen.h"
 
 static void usage(FILE *out)
 {

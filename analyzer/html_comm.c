@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "html.h"
-#include "matrix.h"
-#include "report_util.h"
+#include "query/matrix.h"
+#include "query/report_util.h"
 
 #define MATRIX_MAX_RANKS 128    /* larger runs: hprof-query --matrix */
 #define MATRIX_NUMBERS_MAX 16   /* up to this many ranks the cells show numbers */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "html.h"
-#include "report_util.h"
+#include "query/report_util.h"
 
 #define REGIONS 3               /* parallel regions with a table */
 #define TL_WIDTH 1100.0         /* px of the timeline's time axis */

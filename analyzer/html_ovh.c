@@ -15,8 +15,8 @@
 #include <assert.h>
 #include <stdlib.h>
 #include "html.h"
-#include "report.h"
-#include "report_util.h"
+#include "query/report.h"
+#include "query/report_util.h"
 
 #define OVH_DEPTH 2         /* levels below the root listed */
 #define OVH_ROWS 40         /* rows at most; the rest: hprof-query --overheads */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "html.h"
-#include "report_util.h"
+#include "query/report_util.h"
 
 #define OPEN_DEPTH 2    /* tree levels open when the page loads */
 #define LABEL_EM 40.0   /* width of the root's label column */

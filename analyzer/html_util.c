@@ -4,7 +4,7 @@
  */
 #include "config.h"
 #include "html.h"
-#include "report_util.h"
+#include "query/report_util.h"
 
 void hpq_html_text(FILE *out, const char *s)
 {

@@ -22,8 +22,8 @@
 #endif
 #include "complete.h"
 #include "interactive.h"
-#include "matrix.h"
-#include "nodepath.h"
+#include "query/matrix.h"
+#include "query/nodepath.h"
 
 #define LS_ROWS 10000   /* ls lists the children up to this many */
 

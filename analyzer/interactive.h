@@ -7,7 +7,7 @@
 #define HPQ_INTERACTIVE_H
 
 #include <stdio.h>
-#include "report.h"
+#include "query/report.h"
 
 /* Reads commands from `in` until EOF or quit: with a prompt and line
  * editing when `in` is a terminal (and libedit was found), else line by

@@ -1,6 +1,6 @@
 # analyzer/local.mk - rules for analyzer/: the profile reader, the SQLite
 # writer and the command line tools hprof-merge and hprof-query.
-# Files moving into layered folders (read/, db/ so far): a header of a folder is
+# Files moving into layered folders (read/, db/, query/ so far): a header of a folder is
 # included with its folder ("read/hpf_read.h"), others by their bare name.
 ANALYZER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyzer
 
@@ -35,21 +35,21 @@ analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
 # hprof-query and hprof-report.
 noinst_LTLIBRARIES += analyzer/libhpreport.la
 analyzer_libhpreport_la_SOURCES = \
-	analyzer/qopen.h analyzer/qopen.c \
-	analyzer/sitesel.h analyzer/sitesel.c \
-	analyzer/nodepath.h analyzer/nodepath.c \
-	analyzer/table.h analyzer/table.c \
-	analyzer/report.h analyzer/report.c \
-	analyzer/report_util.h analyzer/report_util.c \
-	analyzer/report_tree.c \
-	analyzer/counter_cols.h analyzer/counter_cols.c \
-	analyzer/endings.h analyzer/endings.c \
-	analyzer/trace.c analyzer/suggest.c analyzer/callers.c \
-	analyzer/hatchet.c analyzer/overheads.c \
-	analyzer/check.h analyzer/check.c \
-	analyzer/checktree.h analyzer/checktree.c \
-	analyzer/matrix.h analyzer/matrix.c analyzer/compare.c \
-	analyzer/flame.h analyzer/flame.c \
+	analyzer/query/qopen.h analyzer/query/qopen.c \
+	analyzer/query/sitesel.h analyzer/query/sitesel.c \
+	analyzer/query/nodepath.h analyzer/query/nodepath.c \
+	analyzer/query/table.h analyzer/query/table.c \
+	analyzer/query/report.h analyzer/query/report.c \
+	analyzer/query/report_util.h analyzer/query/report_util.c \
+	analyzer/query/report_tree.c \
+	analyzer/query/counter_cols.h analyzer/query/counter_cols.c \
+	analyzer/query/endings.h analyzer/query/endings.c \
+	analyzer/query/trace.c analyzer/query/suggest.c analyzer/query/callers.c \
+	analyzer/query/hatchet.c analyzer/query/overheads.c \
+	analyzer/query/check.h analyzer/query/check.c \
+	analyzer/query/checktree.h analyzer/query/checktree.c \
+	analyzer/query/matrix.h analyzer/query/matrix.c analyzer/query/compare.c \
+	analyzer/query/flame.h analyzer/query/flame.c \
 	analyzer/flame_out.h analyzer/flame_out.c \
 	analyzer/flame_svg.c
 analyzer_libhpreport_la_CPPFLAGS = $(ANALYZER_CPPFLAGS)

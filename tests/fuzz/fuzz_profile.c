@@ -27,8 +27,8 @@
 #include "read/hpf_read.h"
 #include "db/merge.h"
 #include "db/db.h"
-#include "check.h"
-#include "report.h"
+#include "query/check.h"
+#include "query/report.h"
 
 static void fix_section_crcs(unsigned char *p, size_t n)
 {
