@@ -16,7 +16,7 @@
 #include "query/check.h"
 #include "db/db.h"
 #include "db/dbcomp.h"
-#include "flame_out.h"
+#include "render/flame_out.h"
 #include "query/matrix.h"
 #include "interactive.h"
 

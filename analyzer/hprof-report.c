@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "html.h"
+#include "render/html.h"
 #include "query/qopen.h"
 
 static void usage(FILE *out)

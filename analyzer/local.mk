@@ -1,6 +1,6 @@
 # analyzer/local.mk - rules for analyzer/: the profile reader, the SQLite
 # writer and the command line tools hprof-merge and hprof-query.
-# Files moving into layered folders (read/, db/, query/ so far): a header of a folder is
+# Files moving into layered folders (read/, db/, query/, render/ so far): a header of a folder is
 # included with its folder ("read/hpf_read.h"), others by their bare name.
 ANALYZER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyzer
 
@@ -50,8 +50,8 @@ analyzer_libhpreport_la_SOURCES = \
 	analyzer/query/checktree.h analyzer/query/checktree.c \
 	analyzer/query/matrix.h analyzer/query/matrix.c analyzer/query/compare.c \
 	analyzer/query/flame.h analyzer/query/flame.c \
-	analyzer/flame_out.h analyzer/flame_out.c \
-	analyzer/flame_svg.c
+	analyzer/render/flame_out.h analyzer/render/flame_out.c \
+	analyzer/render/flame_svg.c
 analyzer_libhpreport_la_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_libhpreport_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpreport_la_LIBADD = analyzer/libhpanalyze.la
@@ -66,9 +66,9 @@ analyzer_hprof_query_LDADD = analyzer/libhpreport.la $(LIBEDIT_LIBS)
 # hprof-report: the HTML page of a run (render/html*.c), on the same reports.
 bin_PROGRAMS += analyzer/hprof-report
 analyzer_hprof_report_SOURCES = analyzer/hprof-report.c \
-	analyzer/html.h analyzer/html_page.c \
-	analyzer/html_comm.c analyzer/html_omp.c \
-	analyzer/html_util.c analyzer/html_ovh.c
+	analyzer/render/html.h analyzer/render/html_page.c \
+	analyzer/render/html_comm.c analyzer/render/html_omp.c \
+	analyzer/render/html_util.c analyzer/render/html_ovh.c
 analyzer_hprof_report_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_report_LDADD = analyzer/libhpreport.la
