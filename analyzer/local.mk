@@ -1,7 +1,17 @@
 # analyzer/local.mk - rules for analyzer/: the profile reader, the SQLite
-# writer and the command line tools hprof-merge and hprof-query.
-# Files moving into layered folders (read/, db/, query/, render/ so far): a header of a folder is
-# included with its folder ("read/hpf_read.h"), others by their bare name.
+# writer and the command line tools hprof-merge, hprof-query and
+# hprof-report.  Four layers, each including only those below it
+# (tests/layout.sh checks it), and the programs on top:
+#   bin/     the three programs' main files and hprof-query -i
+#   render/  pictures and pages drawn from query results: flame graph SVG,
+#            folded stacks, hprof-report's HTML page
+#   query/   hprof-query's reports and views over the database, and the
+#            result tables they fill and print (text, CSV, JSON)
+#   db/      hprof-merge's core: merging a profile's ranks, the SQLite
+#            database and the aggregates stored in it
+#   read/    decoding a profile file (.hpf)
+# A header of another layer is included with its folder ("db/db.h");
+# one of the same folder by its bare name.
 ANALYZER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyzer
 
 noinst_LTLIBRARIES += analyzer/libhpanalyze.la
@@ -26,7 +36,7 @@ analyzer_libhpanalyze_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -pthread
 analyzer_libhpanalyze_la_LIBADD = libhprof/libhpcodec.la $(SQLITE_LIBS) -lpthread
 
 bin_PROGRAMS += analyzer/hprof-merge analyzer/hprof-query
-analyzer_hprof_merge_SOURCES = analyzer/hprof-merge.c
+analyzer_hprof_merge_SOURCES = analyzer/bin/hprof-merge.c
 analyzer_hprof_merge_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_merge_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
@@ -56,16 +66,16 @@ analyzer_libhpreport_la_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_libhpreport_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_libhpreport_la_LIBADD = analyzer/libhpanalyze.la
 
-analyzer_hprof_query_SOURCES = analyzer/hprof-query.c \
-	analyzer/interactive.h analyzer/interactive.c \
-	analyzer/complete.h analyzer/complete.c
+analyzer_hprof_query_SOURCES = analyzer/bin/hprof-query.c \
+	analyzer/bin/interactive.h analyzer/bin/interactive.c \
+	analyzer/bin/complete.h analyzer/bin/complete.c
 analyzer_hprof_query_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBEDIT_CFLAGS)
 analyzer_hprof_query_LDADD = analyzer/libhpreport.la $(LIBEDIT_LIBS)
 
 # hprof-report: the HTML page of a run (render/html*.c), on the same reports.
 bin_PROGRAMS += analyzer/hprof-report
-analyzer_hprof_report_SOURCES = analyzer/hprof-report.c \
+analyzer_hprof_report_SOURCES = analyzer/bin/hprof-report.c \
 	analyzer/render/html.h analyzer/render/html_page.c \
 	analyzer/render/html_comm.c analyzer/render/html_omp.c \
 	analyzer/render/html_util.c analyzer/render/html_ovh.c
