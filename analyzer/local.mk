@@ -22,7 +22,8 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db/nodemap.h analyzer/db/nodemap.c \
 	analyzer/db/merge.h analyzer/db/merge.c \
 	analyzer/db/db.h analyzer/db/db.c analyzer/db/identity.c \
-	analyzer/db/db_agg.h analyzer/db/db_agg.c analyzer/db/db_aggregator.h \
+	analyzer/db/db_agg.h analyzer/db/db_agg.c \
+	analyzer/db/db_aggregator.h analyzer/db/db_aggregator.c \
 	analyzer/db/db_aggnode.c analyzer/db/db_aggsite.c analyzer/db/db_aggcomm.c \
 	analyzer/db/db_rows.h analyzer/db/db_rows.c \
 	analyzer/db/db_order.h analyzer/db/db_order.c \

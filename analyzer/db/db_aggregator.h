@@ -40,7 +40,7 @@ typedef struct hpf_aggregator {
     void (*finish)(void *acc);  /* frees acc */
 } hpf_aggregator;
 
-/* For the aggregators' writes (db_rows.c): err = "sqlite: MESSAGE" of
+/* For the aggregators' writes (db_aggregator.c): err = "sqlite: MESSAGE" of
  * db, and -1; and a bound insert run and reset, 0 or that failure. */
 int hpf_agg_fail(sqlite3 *db, char *err, size_t errlen);
 int hpf_agg_step(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen);

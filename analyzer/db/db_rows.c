@@ -57,18 +57,6 @@ static int sql_fail(sqlite3 *db, const char *what, char *err, size_t errlen)
     return -1;
 }
 
-int hpf_agg_fail(sqlite3 *db, char *err, size_t errlen)
-{
-    return sql_fail(db, "sqlite", err, errlen);
-}
-
-int hpf_agg_step(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : hpf_agg_fail(db, err, errlen);
-}
-
 /* "INSERT INTO table VALUES(?,?),(?,?)..." with `rows` rows of `cols` columns. */
 static int prepare_insert(sqlite3 *db, const char *table, int cols, int rows,
                           sqlite3_stmt **st, char *err, size_t errlen)
