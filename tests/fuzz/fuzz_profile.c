@@ -1,6 +1,6 @@
 /*
  * fuzz_profile.c - libFuzzer target for the profile reader, the merge of
- * ranks and the database writer (analyzer/hpf_read.c, merge.c, db.c): any
+ * ranks and the database writer (analyzer/read/hpf_read.c, merge.c, db.c): any
  * input must give either a profile or a one-line error, never a crash, a
  * hang or a sanitizer report.  Mutated bytes would nearly always fail a
  * section's CRC and stop at the first check, so the target first

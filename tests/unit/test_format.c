@@ -1,5 +1,5 @@
 /*
- * test_format.c - cmocka tests of the profile reader (analyzer/hpf_read.c):
+ * test_format.c - cmocka tests of the profile reader (analyzer/read/hpf_read.c):
  * an encode/decode round trip comparing every field, and one test per
  * class of corruption checking that it is caught with the right message.
  */
