@@ -4,8 +4,10 @@
 # the event boundary (libhprof/core/hp_event.h) and never touch the store's
 # internals; the OpenMP sources share no weak flags (the core decides who
 # records, hp_source.h); the end of run's snapshot only reads; the analyzer
-# and the instrumenter link the codec, not the runtime; no source file is
-# over 800 lines.  Each check names the first offending line.
+# and the instrumenter link the codec, not the runtime; the analyzer's
+# folders include one way (bin -> render -> query -> db -> read, see
+# analyzer/local.mk); no source file is over 800 lines.  Each check names
+# the first offending line.
 # usage: tests/layout.sh [BUILDDIR]   (run from the build tree, srcdir below)
 set -euo pipefail
 builddir=$(cd "${1:-.}" && pwd)
@@ -37,8 +39,34 @@ check "the snapshot only reads (no event, no source call)" "" \
 check "one end-of-run pipeline (only finish.c takes snapshots)" "libhprof/finish/finish.c" \
     "$(grep -nE '\bhp_snapshot\(' libhprof/*/*.c pmpi/*.c | grep -v ':int hp_snapshot(' |
        cut -d: -f1 | sort -u | tr '\n' ' ' | sed 's/ $//')"
+
+# The analyzer's layers (issue 26): each folder includes only the folders
+# below it, their headers by folder ("db/db.h"), its own by bare name.
+layers="read db query render bin"
+declare -A may=([read]="" [db]="read" [query]="db read" [render]="query db read"
+                [bin]="render query db read")
+check "every analyzer source sits in a layer folder" "" \
+    "$(ls analyzer/*.[ch] 2>/dev/null | head -3 | tr '\n' ' ')$(for d in analyzer/*/; do
+        d=${d#analyzer/}; d=${d%/}; [[ " $layers " == *" $d "* ]] ||
+        ls analyzer/"$d"/*.[ch] 2>/dev/null | head -1; done | tr '\n' ' ')"
+bad=""
+while IFS= read -r hit; do
+    file=${hit%%:*}; dir=${file#analyzer/}; dir=${dir%%/*}
+    inc=$(sed -E 's/^[^:]*:[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$hit")
+    if [[ $inc == */* ]]; then
+        to=${inc%%/*}
+        [[ " $layers " == *" $to "* ]] || continue          # not the analyzer's
+        [[ " ${may[$dir]} " == *" $to "* ]] && [ -e "analyzer/$inc" ] && continue
+    else
+        [ -e "analyzer/$dir/$inc" ] && continue               # its own folder
+        ls analyzer/*/"$inc" >/dev/null 2>&1 || continue      # codec, config.h
+    fi
+    bad=$hit; break
+done < <(grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' analyzer/*/*.[ch])
+check "analyzer folders include one way (bin > render > query > db > read)" "" "$bad"
+
 long=$(wc -l libhprof/core/*.[ch] libhprof/codec/*.[ch] libhprof/finish/*.[ch] "${sources[@]}" \
-       analyzer/*.[ch] instrument/*.[ch] |
+       analyzer/*/*.[ch] instrument/*.[ch] |
        awk '$2 != "total" && $1 > 800 { print $2 " " $1 }' | head -5 | tr '\n' ' ')
 check "no source file over 800 lines" "" "$long"
 

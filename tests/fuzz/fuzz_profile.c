@@ -1,6 +1,6 @@
 /*
  * fuzz_profile.c - libFuzzer target for the profile reader, the merge of
- * ranks and the database writer (analyzer/hpf_read.c, merge.c, db.c): any
+ * ranks and the database writer (analyzer/read/hpf_read.c, merge.c, db.c): any
  * input must give either a profile or a one-line error, never a crash, a
  * hang or a sanitizer report.  Mutated bytes would nearly always fail a
  * section's CRC and stop at the first check, so the target first
@@ -24,11 +24,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hp_format.h"
-#include "hpf_read.h"
-#include "merge.h"
-#include "db.h"
-#include "check.h"
-#include "report.h"
+#include "read/hpf_read.h"
+#include "db/merge.h"
+#include "db/db.h"
+#include "query/check.h"
+#include "query/report.h"
 
 static void fix_section_crcs(unsigned char *p, size_t n)
 {

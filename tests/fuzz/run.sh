@@ -26,8 +26,9 @@ fuzz=$tmp/fuzz_profile
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$srcdir/libhprof/codec" -I"$srcdir/analyzer" -I"$builddir" \
     "$srcdir/tests/fuzz/fuzz_profile.c" \
-    "$srcdir"/analyzer/{hpf_read,hpf_section,keymap,nodemap,merge,db,dbcomp,check,checktree,report,report_tree,endings}.c \
-    "$srcdir"/analyzer/{sitesel,nodepath,table,trace,hatchet,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,identity,db_counters,counter_cols,hpf_file,phases}.c \
+    "$srcdir"/analyzer/read/{hpf_read,hpf_section,hpf_file}.c \
+    "$srcdir"/analyzer/db/{db_aggregator,keymap,nodemap,merge,db,dbcomp,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,identity,db_counters,phases}.c \
+    "$srcdir"/analyzer/query/{check,checktree,report,report_util,report_tree,endings,sitesel,nodepath,table,trace,hatchet,counter_cols}.c \
     "$srcdir/libhprof/codec/format.c" \
     "$srcdir/libhprof/codec/encode.c" "$srcdir/libhprof/codec/compensate.c" \
     "$srcdir/libhprof/codec/counters_codec.c" -lsqlite3 -lm \

@@ -403,7 +403,7 @@ if [ -x "$MKPROFILE" ] && [ -x "$QUERY" ] && [ -e "$builddir/libhprof/.libs/libh
     grep -q '^#define HAVE_PAPI 1' "$builddir/config.h" && self_libs="$self_libs -lpapi"
     # the runtime's call paths (HPROF_CALLPATH), when the build has libunwind
     grep -q '^#define HAVE_LIBUNWIND 1' "$builddir/config.h" && self_libs="$self_libs -lunwind"
-    for f in "$srcdir"/analyzer/*.c; do
+    for f in "$srcdir"/analyzer/*/*.c; do
         case $f in */hprof-merge.c | */hprof-report.c | */html_*.c) continue ;; esac
         "$HPCC" gcc -O2 -Wall -Wextra -I"$srcdir/libhprof" -I"$srcdir/libhprof/codec" -I"$builddir" -I"$srcdir/analyzer" \
             -c "$f" -o "self/$(basename "$f" .c).o" 2>>self/err

@@ -57,7 +57,7 @@
 # add up to wall x T within 1%, no class < 0, `--check` passes.
 #
 # Stored and defined: hprof-merge stores the per-node and per-rank sums
-# (ovh_x, ovh_rank: analyzer/ovh_class.h) computed in C; every profile
+# (ovh_x, ovh_rank: analyzer/db/ovh_class.h) computed in C; every profile
 # here lists --overheads (CSV, all nodes) from them and from their SQL
 # definition (the same database with the two tables dropped): same rows,
 # every number within 1e-9 relative; mkprofile's (no event costs, so raw

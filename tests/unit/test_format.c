@@ -1,5 +1,5 @@
 /*
- * test_format.c - cmocka tests of the profile reader (analyzer/hpf_read.c):
+ * test_format.c - cmocka tests of the profile reader (analyzer/read/hpf_read.c):
  * an encode/decode round trip comparing every field, and one test per
  * class of corruption checking that it is caught with the right message.
  */
@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "hp_profile.h"
-#include "hpf_read.h"
+#include "read/hpf_read.h"
 
 #define COUNT(a) (uint32_t)(sizeof(a) / sizeof(a)[0])
 

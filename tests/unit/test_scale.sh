@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_scale.sh - the aggregates hprof-merge stores (analyzer/db_agg.c) and
+# test_scale.sh - the aggregates hprof-merge stores (analyzer/db/db_agg.c) and
 # the database format version.  On mkprofile's two-rank profile (no event
 # costs: compensated = raw times), the checks:
 #   - every aggregate table (node_time, node_worst_rank, node_excl,

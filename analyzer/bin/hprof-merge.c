@@ -1,0 +1,133 @@
+/*
+ * hprof-merge.c - command line tool: converts a profile (.hpf), or the
+ * per-rank files of a run that died (parts.h), into an SQLite database for
+ * hprof-query and other SQL tools.
+ *
+ *   hprof-merge [-o DB] [-f] [--] FILE | RANKFILE... | DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "db/db.h"
+#include "db/db_agg.h"
+#include "read/hpf_read.h"
+#include "db/parts.h"
+#include "db/phases.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: hprof-merge [-o DB] [-f] [--] FILE | RANKFILE... | DIR\n"
+                 "  converts the profile FILE into an SQLite database; or the files\n"
+                 "  NAME.rank<N>.hpf that the ranks of a run that died wrote alone\n"
+                 "  (named one by one, or their directory DIR), merged into one\n"
+                 "  -o DB   database to write (default: FILE or NAME with .hpf replaced by .db)\n"
+                 "  -f      overwrite an existing database\n"
+                 "  --      end of options: the arguments after it are inputs\n"
+                 "hprof-merge --aggregate DB: recompute the aggregates DB stores from its\n"
+                 "  rows (after editing them by hand)\n");
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "hprof-merge: %s%s (try --help)\n", msg, arg ? arg : "");
+    return 2;
+}
+
+/* hprof-merge --aggregate DB: the stored aggregates recomputed from the
+ * rows of an existing database. */
+static int reaggregate(const char *path)
+{
+    sqlite3 *db = NULL;
+    char err[1024] = "";
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK;
+    if (rc)
+        snprintf(err, sizeof err, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+    else if ((rc = hpf_db_check_version(db, path, err, sizeof err)) == 0 &&
+             (rc = hpf_db_reaggregate(db, err, sizeof err)) == 0)
+        printf("hprof-merge: re-aggregated %s\n", path);
+    sqlite3_close(db);
+    if (rc)
+        fprintf(stderr, "hprof-merge: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--aggregate") == 0)
+        return reaggregate(argv[2]);
+    const char *output = NULL;
+    char **inputs = calloc((size_t)argc, sizeof *inputs);
+    int ninputs = 0, force = 0, options_end = 0;
+
+    if (!inputs) {
+        fprintf(stderr, "hprof-merge: out of memory\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options_end) {
+            inputs[ninputs++] = argv[i];
+        } else if (strcmp(a, "--") == 0) {
+            options_end = 1;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            free(inputs);
+            return 0;
+        } else if (strcmp(a, "-f") == 0) {
+            force = 1;
+        } else if (strcmp(a, "-o") == 0) {
+            if (++i == argc) {
+                free(inputs);
+                return usage_error("-o needs an argument", NULL);
+            }
+            output = argv[i];
+        } else if (a[0] == '-' && a[1]) {
+            free(inputs);
+            return usage_error("unknown option ", a);
+        } else {
+            inputs[ninputs++] = argv[i];
+        }
+    }
+    if (!ninputs) {
+        free(inputs);
+        return usage_error("no profile given", NULL);
+    }
+
+    char err[1024];
+    hpf_input in;
+    if (hpf_input_find(ninputs, inputs, &in, err, sizeof err) != 0) {
+        free(inputs);
+        fprintf(stderr, "hprof-merge: %s\n", err);
+        return ninputs > 1 ? 2 : 1;
+    }
+    free(inputs);
+    char *db_path = output ? strdup(output) : hpf_default_db_path(in.name);
+    hpf_profile p;
+    hpf_db_summary sum;
+    int rc = 1;
+    if (!db_path) {
+        fprintf(stderr, "hprof-merge: out of memory\n");
+        hpf_input_free(&in);
+        return 1;
+    }
+    hpf_phase_mark("start");
+    if (hpf_read_input(&in, &p, err, sizeof err) != 0) {
+        fprintf(stderr, "hprof-merge: %s\n", err);
+    } else {
+        char note[512];
+        hpf_phase_mark("read");
+        hpf_missing_note(&p, in.name, note, sizeof note);
+        if (hpf_input_db_write(&in, &p, db_path, force, &sum, err, sizeof err) != 0) {
+            fprintf(stderr, "hprof-merge: %s\n", err);
+        } else {
+            printf("hprof-merge: wrote %s (%u ranks, %u sites, %u nodes)%s%s\n", db_path,
+                   sum.nranks, sum.nsites, sum.nnodes, note[0] ? "; " : "", note);
+            rc = 0;
+        }
+        hpf_free(&p);
+    }
+    hpf_input_free(&in);
+    free(db_path);
+    return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * db.h - writing a decoded profile into an SQLite database (schema in
+ * README.md, "The database").  The database is built in a temporary file in one
+ * transaction and renamed over the target only when complete.
+ */
+#ifndef HPF_DB_H
+#define HPF_DB_H
+
+#include <stddef.h>
+#include "read/hpf_read.h"
+
+typedef struct hpf_db_summary {
+    uint32_t nranks, nsites, nnodes;
+} hpf_db_summary;
+
+/* Writes `p` (read from `source`) to `db_path`.  Refuses to replace an
+ * existing file unless `force`.  Returns 0, or -1 with a one-line message
+ * in `err`; on failure nothing is left at `db_path` (or the old file).
+ * Consumes p's comm and node records (each rank's freed once written:
+ * ncomms 0 after, success or not; nnodes 0 once written); the rest of p
+ * (run, rank infos, sites, strings, tasks) is left as it was. */
+int hpf_db_write(hpf_profile *p, const char *source, const char *db_path, int force,
+                 hpf_db_summary *sum, char *err, size_t errlen);
+
+/* The identity of the profile file at path, "SIZE:CRC32" of its preamble
+ * and section headers (each holds its payload's CRC; of every byte for a
+ * file without that structure), into out (HPF_ID_LEN); recorded in the
+ * database as run key source_id, so a database is fresh when its source
+ * still has the same content, whatever the files' times say
+ * (identity.c).  0, or -1 with errno set. */
+#define HPF_ID_LEN 40
+int hpf_file_identity(const char *path, char *out, size_t len);
+
+/* The definitions of the database's views (for hpq_use_raw_times). */
+const char *hpf_db_view_sql(void);
+
+/* PROFILE.hpf -> PROFILE.db, anything else -> NAME.db.  malloc'ed. */
+char *hpf_default_db_path(const char *profile);
+
+#endif
