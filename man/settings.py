@@ -6,6 +6,9 @@ HPROF_* settings, and writes it as:
         @VERSION@, @DATE@ and @ENVIRONMENT@ (the settings in roff) filled in
   settings.py markdown SETTINGS               the same tables in Markdown
   settings.py names SETTINGS                  the names, one a line
+  settings.py accepts SETTINGS                the run-time settings whose
+        values are a range or a list of words: "NAME<TAB>range A B" with
+        the bounds as numbers, or "NAME<TAB>words a|b|c" sorted
 
 The date is SOURCE_DATE_EPOCH's when set (reproducible builds), else the
 settings file's modification time.
@@ -115,11 +118,36 @@ def write_markdown(settings):
     sys.stdout.write("\n".join(out))
 
 
+def bound(text):
+    """A bound of a range: digits, or a power such as 2^30 or 2^32-1."""
+    m = re.fullmatch(r"(\d+)(?:\^(\d+))?(?:-(\d+))?", text)
+    if not m:
+        return None
+    base, power, minus = m.groups()
+    value = int(base) ** int(power) if power else int(base)
+    return value - int(minus or 0)
+
+
+def write_accepts(settings):
+    """What the first group's settings accept, for the check against
+    libhprof's messages."""
+    _, _, entries = read_groups(settings)[0]
+    for e in entries:
+        values = e["values"]
+        m = re.fullmatch(r"(\S+) to (\S+)", values)
+        if m and bound(m.group(1)) is not None and bound(m.group(2)) is not None:
+            print("%s\trange %d %d" % (e["name"], bound(m.group(1)), bound(m.group(2))))
+        elif re.fullmatch(r"[a-z0-9]+(, [a-z0-9]+)+", values):
+            print("%s\twords %s" % (e["name"], "|".join(sorted(values.split(", ")))))
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "man":
         write_man(argv[2], argv[3], argv[4])
     elif len(argv) == 3 and argv[1] == "markdown":
         write_markdown(argv[2])
+    elif len(argv) == 3 and argv[1] == "accepts":
+        write_accepts(argv[2])
     elif len(argv) == 3 and argv[1] == "names":
         for _, _, entries in read_groups(argv[2]):
             for e in entries:

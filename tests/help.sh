@@ -13,8 +13,10 @@
 #  - `make install-data DESTDIR=...` installs every page (and the
 #    hprof-COMPILER aliases), and man renders each without a warning;
 #  - every HPROF_* name the code reads is in man/settings.txt and in
-#    hprof(7), and every name there is read somewhere; docs/settings.md,
-#    when there is one, is settings.py's Markdown of that table.
+#    hprof(7), and every name there is read somewhere; the ranges and
+#    words the table gives are those in libhprof's message for a bad
+#    value; docs/settings.md, when there is one, is settings.py's
+#    Markdown of that table.
 # usage: tests/help.sh [BUILDDIR]   (run from the build tree, srcdir below)
 set -u
 builddir=$(cd "${1:-${top_builddir:-.}}" && pwd)
@@ -171,6 +173,27 @@ for v in $read_names; do
     roff_text "$page7" | grep -q "^\.B $v\$" || missing+=" $v"
 done
 expect_eq "every HPROF_ name the code reads has its entry in hprof(7)" "" "$missing"
+# The ranges and words of the table are those libhprof accepts: each
+# such variable set to a bad value, libhprof's message names them.
+lib=$builddir/pmpi/.libs/libhprof.so
+if [ -f "$lib" ]; then
+    wrong=
+    while IFS=$'\t' read -r v accepts; do
+        msg=$(env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK "$v=bad" \
+              LD_PRELOAD="$lib" /bin/true 2>&1)
+        case $msg in
+        *" is not a whole number from "*)
+            got="range $(printf '%s\n' "$msg" | sed 's/.* from \([0-9]*\) to \([0-9]*\)$/\1 \2/')" ;;
+        *" is not one of "*)
+            got="words $(printf '%s\n' "${msg##* }" | tr '|' '\n' | sort | paste -sd'|')" ;;
+        *) got="message '$msg'" ;;
+        esac
+        [ "$got" = "$accepts" ] || wrong+=" $v: table $accepts, libhprof $got;"
+    done < <(python3 "$srcdir/man/settings.py" accepts "$settings")
+    expect_eq "man/settings.txt's values are what libhprof accepts" "" "$wrong"
+else
+    skipped "man/settings.txt's values are what libhprof accepts" "no $lib"
+fi
 if [ -f "$srcdir/docs/settings.md" ]; then
     python3 "$srcdir/man/settings.py" markdown "$settings" >"$tmp/settings.md"
     expect_eq "docs/settings.md is settings.py's Markdown of man/settings.txt" "" \
