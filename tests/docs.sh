@@ -39,7 +39,7 @@ for path in sys.argv[2:]:
     fence, start, seen = None, 0, {}
     for i, line in enumerate(lines, 1):
         if fence is not None:
-            if line.startswith('```'):
+            if re.match(r'^```+\s*$', line):
                 if fence == 'sh':
                     before = lines[start - 2].strip() if start >= 2 else ''
                     after = lines[i].strip() if i < len(lines) else ''
@@ -50,8 +50,9 @@ for path in sys.argv[2:]:
                     print('block', path, start, skip)
                 fence = None
             continue
-        if line.startswith('```'):
-            fence, start = line[3:].strip(), i
+        m = re.match(r'^```+([^`]*)$', line)   # CommonMark: no ` in the info
+        if m:
+            fence, start = m.group(1).strip(), i
             continue
         m = re.match(r'^#+ (.*)', line)
         if m:
