@@ -15,8 +15,11 @@ test_tmpdir dist
 # Tracked, but not for the tarball: CI's entry point and git's own file.
 not_shipped='^(\.ci/run|\.gitignore)$'
 
-if ! command -v git >/dev/null || ! git -C "$srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    echo "dist: $srcdir is not a git checkout: nothing to compare"
+# The top of a checkout (a tarball unpacked inside another checkout, as
+# make distcheck does, is not one).
+top=$(git -C "$srcdir" rev-parse --show-toplevel 2>/dev/null || true)
+if [ -z "$top" ] || [ "$(cd "$top" && pwd -P)" != "$(cd "$srcdir" && pwd -P)" ]; then
+    echo "dist: $srcdir is not the top of a git checkout: nothing to compare"
     exit 77
 fi
 git -C "$srcdir" ls-files | grep -vE "$not_shipped" | sort >"$tmp/git"
