@@ -14,12 +14,13 @@ class Hprof(AutotoolsPackage):
     OpenMP construct, procedure and loop is a record of its calling context
     tied to a line of source (tier 0: -lhprof; tiers 1 and 2: hprof-cc)."""
 
-    # The project has no public address yet: set homepage and git to it.
-    homepage = "https://example.org/hprof"
-    git = "https://example.org/hprof.git"
-
-
-    version("main", branch="main")
+    # hprof has no public download address yet, so this recipe fetches
+    # nothing: build a checkout or an unpacked `make dist` tarball in place
+    # with `spack dev-build hprof@main` (or `@0.1.0`) from its directory.
+    # When the project publishes a release, add `homepage`, and `url` with
+    # each version's sha256.
+    version("main")
+    version("0.1.0")
 
     variant("papi", default=False, description="Hardware counters per record (HPROF_COUNTERS)")
     variant("libunwind", default=True,
