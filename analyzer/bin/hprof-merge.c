@@ -3,7 +3,7 @@
  * per-rank files of a run that died (parts.h), into an SQLite database for
  * hprof-query and other SQL tools.
  *
- *   hprof-merge [-o DB] [-f] [--] FILE | RANKFILE... | DIR
+ *   hprof-merge [-o DB] [-f] [--detail|--no-detail] [--] FILE | RANKFILE... | DIR
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,18 +11,24 @@
 #include <sqlite3.h>
 #include "db/db.h"
 #include "db/db_agg.h"
+#include "db/detail.h"
 #include "read/hpf_read.h"
 #include "db/parts.h"
 #include "db/phases.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hprof-merge [-o DB] [-f] [--] FILE | RANKFILE... | DIR\n"
+    fprintf(out, "usage: hprof-merge [-o DB] [-f] [--detail|--no-detail] [--] FILE | RANKFILE... | DIR\n"
                  "  converts the profile FILE into an SQLite database; or the files\n"
                  "  NAME.rank<N>.hpf that the ranks of a run that died wrote alone\n"
                  "  (named one by one, or their directory DIR), merged into one\n"
                  "  -o DB   database to write (default: FILE or NAME with .hpf replaced by .db)\n"
                  "  -f      overwrite an existing database\n"
+                 "  --detail     store the per rank/thread rows (tables stat, comm) whatever\n"
+                 "               the size; by default only when there are at most 2,000,000\n"
+                 "               (else they are read from the profile when a query needs them:\n"
+                 "               keep the profile beside the database)\n"
+                 "  --no-detail  never store them (only the aggregates)\n"
                  "  --      end of options: the arguments after it are inputs\n"
                  "hprof-merge --aggregate DB: recompute the aggregates DB stores from its\n"
                  "  rows (after editing them by hand)\n");
@@ -39,6 +45,7 @@ static int usage_error(const char *msg, const char *arg)
 static int reaggregate(const char *path)
 {
     sqlite3 *db = NULL;
+    hpf_detail_register();
     char err[1024] = "";
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK;
     if (rc)
@@ -74,6 +81,8 @@ int main(int argc, char **argv)
             usage(stdout);
             free(inputs);
             return 0;
+        } else if (strcmp(a, "--detail") == 0 || strcmp(a, "--no-detail") == 0) {
+            hpf_db_set_detail(a[2] == 'd' ? HPF_DETAIL_ALWAYS : HPF_DETAIL_NEVER);
         } else if (strcmp(a, "-f") == 0) {
             force = 1;
         } else if (strcmp(a, "-o") == 0) {

@@ -14,8 +14,10 @@
  * writes.  0: an older hprof's (no aggregates); 1: aggregates stored;
  * 2: comm_node_peer and comm_node_rank too; 3: rows in node order, stat
  * keyed by (node, rank, thread), a node's comm rows the ids of comm_range
- * (no index on stat or comm to sort). */
-#define HPF_DB_FORMAT 3
+ * (no index on stat or comm to sort); 4: the rows stored only at most
+ * HPF_DETAIL_ROWS of them or with --detail (run key detail), else stat
+ * and comm are virtual tables over the profile (detail.h), node_hist. */
+#define HPF_DB_FORMAT 4
 
 /* The SQL of the communication matrix's cells (printf format: a condition
  * on the comm row c, then the ORDER BY), stored for the whole run as the

@@ -1,0 +1,214 @@
+/*
+ * detail_src.c - decodes the profile behind a database merged without
+ * per-rank rows and indexes its records by merged node (detail_src.h).
+ * The merge, compensation and ordering are hprof-merge's own (merge.c,
+ * dbcomp.c, db_order.c), so each row and each comm id is the one
+ * hprof-merge --detail would have stored.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "db.h"
+#include "detail_src.h"
+#include "parts.h"
+
+/* The text of run key `key`, malloc'ed, or NULL. */
+static char *run_key(sqlite3 *db, const char *key)
+{
+    sqlite3_stmt *st = NULL;
+    char *v = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM main.run WHERE key = ?", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        v = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Splits the lines of list (changed in place) into files[]: their count. */
+static int split_lines(char *list, char **files, int max)
+{
+    int n = 0;
+    for (char *at = list; *at && n < max;) {
+        size_t len = strcspn(at, "\n");
+        files[n++] = at;
+        at += len;
+        if (*at)
+            *at++ = '\0';
+    }
+    return n;
+}
+
+static int gone(hpf_detail_src *s, const char *path)
+{
+    snprintf(s->err, sizeof s->err,
+             "%s: the profile this database was merged from is gone or changed since, and"
+             " its per-rank rows are read from it: keep the profile, or merge it with"
+             " hprof-merge --detail", path);
+    return -1;
+}
+
+/* The input the database was merged from, if it still has its identity. */
+static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
+{
+    char *list = run_key(db, "source_files"), *id = run_key(db, "source_id");
+    char now[HPF_ID_LEN], ignored[512];
+    int rc = -1;
+    if (!list)
+        list = run_key(db, "source");
+    int max = list ? 1 + (int)strlen(list) : 1;
+    char **files = calloc((size_t)max, sizeof *files);
+    if (!list || !id || !files) {
+        snprintf(s->err, sizeof s->err, "the database names no profile to read its"
+                 " per-rank rows from: merge it with hprof-merge --detail");
+        goto done;
+    }
+    char *first = strdup(list);
+    int n = split_lines(list, files, max);
+    if (n == 0 || hpf_input_find(n, files, in, ignored, sizeof ignored))
+        rc = gone(s, first ? first : "");
+    else if (hpf_input_identity(in, now, sizeof now) || strcmp(now, id) != 0) {
+        rc = gone(s, in->nfiles == 1 ? in->files[0] : in->name);
+        hpf_input_free(in);
+    } else
+        rc = 0;
+    free(first);
+done:
+    free(files);
+    free(list);
+    free(id);
+    return rc;
+}
+
+/* The node of node-ordered item i: of a stat ref, of a comm run. */
+typedef uint32_t node_of_fn(const hpf_detail_src *s, size_t i);
+
+static uint32_t ref_node(const hpf_detail_src *s, size_t i)
+{
+    return s->m.node_map[s->refs[i].rank][s->refs[i].local];
+}
+
+static uint32_t run_node(const hpf_detail_src *s, size_t i)
+{
+    return s->runs[i].node;
+}
+
+/* first[g] = the index of node g's first item among the n node-ordered
+ * items; first[nnodes + 1] = n. */
+static size_t *index_by_node(const hpf_detail_src *s, size_t n, node_of_fn *node_of)
+{
+    size_t *first = calloc((size_t)s->m.nnodes + 2, sizeof *first);
+    if (!first)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        first[node_of(s, i) + 1]++;
+    for (uint32_t g = 1; g <= s->m.nnodes; g++)
+        first[g + 1] += first[g];
+    first[0] = first[1];
+    return first;
+}
+
+static int index_rows(hpf_detail_src *s)
+{
+    hpf_comm_src src;
+    if (hpf_stat_order(&s->p, &s->m, &s->refs, &s->nrefs))
+        return -1;
+    s->node_refs = index_by_node(s, s->nrefs, ref_node);
+    if (!s->node_refs || hpf_comm_src_open(&src, &s->p, s->err, sizeof s->err))
+        return -1;
+    int rc = hpf_comm_runs(&src, &s->m, &s->runs, &s->nruns, s->err, sizeof s->err);
+    hpf_comm_src_close(&src);
+    if (rc)
+        return -1;
+    s->node_runs = index_by_node(s, s->nruns, run_node);
+    s->run_id = malloc((s->nruns + 1) * sizeof *s->run_id);
+    if (!s->node_runs || !s->run_id)
+        return -1;
+    s->run_id[0] = 1;
+    for (size_t k = 0; k < s->nruns; k++)
+        s->run_id[k + 1] = s->run_id[k] + s->runs[k].n;
+    return 0;
+}
+
+static int read_profile(hpf_detail_src *s, sqlite3 *db)
+{
+    hpf_input in;
+    if (find_input(s, db, &in))
+        return -1;
+    int rc = hpf_read_input(&in, &s->p, s->err, sizeof s->err);
+    hpf_input_free(&in);
+    if (rc)
+        return -1;
+    if (hpf_merge(&s->p, &s->m) || hpf_comp_start(&s->p, &s->comp))
+        goto oom;
+    for (uint32_t r = 0; r < s->p.nranks; r++)
+        if (hpf_comp_rank(&s->p, r, &s->comp))
+            goto oom;
+    if (index_rows(s) == 0)
+        return 0;
+    if (s->err[0])
+        return -1;
+oom:
+    snprintf(s->err, sizeof s->err, "out of memory reading the per-rank rows");
+    return -1;
+}
+
+int hpf_detail_load(hpf_detail_src *s, sqlite3 *db)
+{
+    if (s->state == 0) {
+        s->err[0] = '\0';
+        s->state = read_profile(s, db) ? -1 : 1;
+    }
+    return s->state == 1 ? 0 : -1;
+}
+
+void hpf_detail_free(hpf_detail_src *s)
+{
+    if (s->state != 0) {
+        hpf_comp_free(&s->comp);
+        hpf_merged_free(&s->m);
+        hpf_free(&s->p);
+    }
+    free(s->refs);
+    free(s->node_refs);
+    free(s->runs);
+    free(s->run_id);
+    free(s->node_runs);
+    memset(s, 0, sizeof *s);
+}
+
+hpf_stat_row hpf_detail_stat(const hpf_detail_src *s, size_t k, size_t *next)
+{
+    const hpf_stat_ref *refs = s->refs;
+    const hp_rank_data *rd = &s->p.ranks[refs[k].rank];
+    const uint32_t *map = s->m.node_map[refs[k].rank];
+    uint32_t node = map[refs[k].local], thread = rd->nodes[refs[k].local].thread;
+    const double *v = s->comp.values[refs[k].rank];
+    hpf_stat_row row = hpf_stat_record(&rd->nodes[refs[k].local], v, rd->nnodes, refs[k].local);
+    size_t j = k + 1;
+    for (; j < s->nrefs && refs[j].rank == refs[k].rank && map[refs[j].local] == node &&
+           rd->nodes[refs[j].local].thread == thread; j++) {
+        hpf_stat_row b = hpf_stat_record(&rd->nodes[refs[j].local], v, rd->nnodes,
+                                         refs[j].local);
+        hpf_stat_add(&row, &b);
+    }
+    *next = j;
+    return row;
+}
+
+size_t hpf_detail_run_of(const hpf_detail_src *s, int64_t id)
+{
+    if (id < 1 || id >= s->run_id[s->nruns])
+        return s->nruns;
+    size_t lo = 0, hi = s->nruns;       /* run_id[lo] <= id < run_id[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->run_id[mid] <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
