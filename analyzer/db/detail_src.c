@@ -41,12 +41,12 @@ static int split_lines(char *list, char **files, int max)
     return n;
 }
 
-static int gone(hpf_detail_src *s, const char *path)
+/* The one-line error of a profile that is gone or changed (how). */
+static int gone(hpf_detail_src *s, const char *path, const char *how)
 {
     snprintf(s->err, sizeof s->err,
-             "%s: the profile this database was merged from is gone or changed since, and"
-             " its per-rank rows are read from it: keep the profile, or merge it with"
-             " hprof-merge --detail", path);
+             "%s: %s since this database was merged, and its per-rank rows are read from it:"
+             " keep the profile, or merge it with hprof-merge --detail", path, how);
     return -1;
 }
 
@@ -65,16 +65,14 @@ static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
                  " per-rank rows from: merge it with hprof-merge --detail");
         goto done;
     }
-    char *first = strdup(list);
     int n = split_lines(list, files, max);
     if (n == 0 || hpf_input_find(n, files, in, ignored, sizeof ignored))
-        rc = gone(s, first ? first : "");
+        rc = gone(s, n ? files[0] : "(none)", "the profile is gone");
     else if (hpf_input_identity(in, now, sizeof now) || strcmp(now, id) != 0) {
-        rc = gone(s, in->nfiles == 1 ? in->files[0] : in->name);
+        rc = gone(s, in->nfiles == 1 ? in->files[0] : in->name, "the profile has changed");
         hpf_input_free(in);
     } else
         rc = 0;
-    free(first);
 done:
     free(files);
     free(list);
