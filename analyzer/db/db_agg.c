@@ -45,6 +45,16 @@ static const char *const agg_sql =
     " FROM own o"
     " LEFT JOIN kids k ON k.node = o.node AND k.rank = o.rank AND k.thread = o.thread"
     " GROUP BY o.node;\n"
+    /* Imbalance: per node the ranks (of the rank table; one without the
+     * node counts 0) in each of 10 equal bins of their time from the
+     * node's min to its max (the max in h9; all in h0 when min = max). */
+    "CREATE VIEW node_hist AS SELECT b.node AS node,"
+    " SUM(b.bin = 0) + (SELECT COUNT(*) FROM rank) - COUNT(*) AS h0, SUM(b.bin = 1) AS h1,"
+    " SUM(b.bin = 2) AS h2, SUM(b.bin = 3) AS h3, SUM(b.bin = 4) AS h4, SUM(b.bin = 5) AS h5,"
+    " SUM(b.bin = 6) AS h6, SUM(b.bin = 7) AS h7, SUM(b.bin = 8) AS h8, SUM(b.bin = 9) AS h9"
+    " FROM (SELECT r.node AS node, CASE WHEN t.max > t.min THEN"
+    "  MIN(MAX(CAST((r.time - t.min) * 10 / (t.max - t.min) AS INTEGER), 0), 9) ELSE 0 END AS bin"
+    "  FROM node_rank r JOIN node_time t ON t.node = r.node) b GROUP BY b.node;\n"
     "CREATE VIEW rank_site AS"
     " WITH st AS (SELECT n.site AS site, s.rank AS rank, SUM(s.count) AS calls,"
     "  SUM(CASE WHEN n.outer THEN s.time ELSE 0.0 END) AS time"

@@ -358,5 +358,5 @@ static int comm_write(void *p, sqlite3 *db, char *err, size_t errlen)
 }
 
 const hpf_aggregator hpf_comm_aggregator = {
-    "communication", comm_start, comm_add_rank, comm_write, comm_finish,
+    "communication", comm_start, comm_add_rank, comm_write, comm_finish, NULL,
 };

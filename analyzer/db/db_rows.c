@@ -460,10 +460,30 @@ static int write_aggregates(row_pass *rp, sqlite3 *db, rank_pass *rk)
     return 0;
 }
 
+/* The second pass over the ranks, of the aggregators that have one. */
+static int fold_again(rank_pass *rk)
+{
+    for (uint32_t r = 0; r < rk->p->nranks; r++) {
+        hpf_rank_rows rr = {r, &rk->p->ranks[r], rk->m->node_map[r], rk->m->site_map[r],
+                            rk->comp->values[r]};
+        for (size_t a = 0; a < NAGGREGATORS; a++)
+            if (rk->use[a] && aggregators[a]->add_rank_again &&
+                aggregators[a]->add_rank_again(rk->acc[a], &rr)) {
+                snprintf(rk->err, sizeof rk->err, "out of memory in the %s aggregates",
+                         aggregators[a]->name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* Waits for the pass over the ranks, then makes the second. */
 static int join_rank_pass(row_pass *rp, rank_pass *rk, pthread_t *worker)
 {
     if (worker)
         pthread_join(*worker, NULL);
+    if (rk->rc == 0)
+        rk->rc = fold_again(rk);
     hpf_phase_mark("ranks compensated, folded in");
     if (rk->rc) {
         snprintf(rp->err, rp->errlen, "%s", rk->err);
