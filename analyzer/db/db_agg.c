@@ -33,6 +33,12 @@ static const char *const agg_sql =
      * column `rank` from the row of the only aggregate, MAX) */
     "CREATE VIEW node_worst_rank AS SELECT node, rank, MAX(time) AS time"
     " FROM node_rank GROUP BY node;\n"
+    /* that rank's thread with the most time in the node (the lowest of
+     * equals), where the node has time: the listing's worst_thread */
+    "CREATE VIEW node_worst_thread AS SELECT w.node AS node, (SELECT s.thread FROM stat s"
+    "  WHERE s.node = w.node AND s.rank = w.rank GROUP BY s.thread"
+    "  ORDER BY SUM(s.time) DESC, s.thread LIMIT 1) AS thread"
+    " FROM node_worst_rank w WHERE w.time > 0;\n"
     /* Inclusive and exclusive time per node: exclusive per rank and thread
      * first (own time minus the children's, at least 0), then summed. */
     "CREATE VIEW node_excl AS"

@@ -25,6 +25,7 @@ typedef struct node_acc {
     uint64_t calls;
     double time, max, min;
     uint32_t worst, ranks;          /* first rank with max; ranks present */
+    uint32_t worst_thread;          /* that rank's thread with the most time in it */
     double excl_time, excl;         /* node_excl: sum over (rank, thread) */
 } node_acc;
 
@@ -35,6 +36,8 @@ typedef struct scratch {
     double *time, *own, *kids;
     unsigned char *seen;
     uint32_t *touched, ntouched;
+    uint32_t *top_thread;           /* the rank's thread with the most time in each node, */
+    double *top_time;               /* that time (the lowest thread of equals) */
 } scratch;
 
 static void touch(scratch *s, uint32_t g)
@@ -74,6 +77,7 @@ static void add_rank(const hp_rank_data *rd, const uint32_t *map, const double *
         if (a->ranks == 0 || s->time[g] > a->max) {
             a->max = s->time[g];
             a->worst = rank;
+            a->worst_thread = s->top_thread[g];
         }
         if (a->ranks == 0 || s->time[g] < a->min)
             a->min = s->time[g];
@@ -82,9 +86,22 @@ static void add_rank(const hp_rank_data *rd, const uint32_t *map, const double *
     clear(s);
 }
 
-/* One rank's exclusive times, thread by thread in order. */
+/* Thread t's time own in node g: the rank's top thread so far if more
+ * (threads come in order: the lowest of equals stays).  first_seen[g]
+ * marks the nodes the rank has, for the first thread that has it. */
+static void note_thread(scratch *s, uint32_t g, uint32_t t, double own, unsigned char *first_seen)
+{
+    if (!first_seen[g] || own > s->top_time[g]) {
+        s->top_thread[g] = t;
+        s->top_time[g] = own;
+    }
+    first_seen[g] = 1;
+}
+
+/* One rank's exclusive times, thread by thread in order, and its top
+ * thread per node (note_thread; first_seen is cleared after). */
 static void add_rank_exclusive(const hp_rank_data *rd, const uint32_t *map, const double *comp,
-                               scratch *s, node_acc *acc)
+                               scratch *s, node_acc *acc, unsigned char *first_seen)
 {
     uint32_t nthreads = 0;
     for (uint32_t i = 0; i < rd->nnodes; i++)
@@ -110,6 +127,7 @@ static void add_rank_exclusive(const hp_rank_data *rd, const uint32_t *map, cons
             double e = s->own[g] - s->kids[g];
             acc[g].excl_time += s->own[g];
             acc[g].excl += e > 0 ? e : 0;
+            note_thread(s, g, t, s->own[g], first_seen);
         }
         clear(s);
     }
@@ -119,7 +137,8 @@ static const char *const create_sql =
     "CREATE TABLE node_time(node INTEGER PRIMARY KEY, calls, time, mean, max, imbalance, min);"
     "CREATE TABLE node_worst_rank(node INTEGER PRIMARY KEY, rank, time);"
     "CREATE TABLE node_excl(node INTEGER PRIMARY KEY, time, excl);"
-    "CREATE TABLE node_hist(node INTEGER PRIMARY KEY, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9);";
+    "CREATE TABLE node_hist(node INTEGER PRIMARY KEY, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9);"
+    "CREATE TABLE node_worst_thread(node INTEGER PRIMARY KEY, thread);";
 
 /* The least per-rank time of a node: 0 when a rank of the rank table
  * does not have it (node_time.min). */
@@ -152,9 +171,11 @@ static int insert_hist(sqlite3 *db, sqlite3_stmt *h, uint32_t g, const uint32_t 
 static int insert_all(sqlite3 *db, const node_acc *acc, const uint32_t (*hist)[HPF_HIST_BINS],
                       uint32_t nnodes, uint32_t nrank_rows, char *err, size_t errlen)
 {
-    sqlite3_stmt *t = NULL, *w = NULL, *x = NULL, *h = NULL;
+    sqlite3_stmt *t = NULL, *w = NULL, *x = NULL, *h = NULL, *wt = NULL;
     int rc = 0;
     if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO node_worst_thread VALUES(?, ?)", -1, &wt,
+                           NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "INSERT INTO node_hist VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &h, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "INSERT INTO node_time VALUES(?, ?, ?, ?, ?, ?, ?)", -1, &t,
@@ -187,7 +208,13 @@ static int insert_all(sqlite3 *db, const node_acc *acc, const uint32_t (*hist)[H
              hpf_agg_step(db, x, err, errlen) ||
              insert_hist(db, h, g, hist[g], a->ranks < nrank_rows ? nrank_rows - a->ranks : 0,
                          err, errlen) ? -1 : 0;
+        if (rc == 0 && a->max > 0) {  /* as node_worst_thread's definition: time > 0 */
+            sqlite3_bind_int64(wt, 1, g + 1);
+            sqlite3_bind_int64(wt, 2, a->worst_thread);
+            rc = hpf_agg_step(db, wt, err, errlen);
+        }
     }
+    sqlite3_finalize(wt);
     sqlite3_finalize(h);
     sqlite3_finalize(t);
     sqlite3_finalize(w);
@@ -199,6 +226,7 @@ typedef struct node_aggs {
     uint32_t nnodes, nrank_rows;    /* ranks present: the rows of `rank` */
     node_acc *acc;
     uint32_t (*hist)[HPF_HIST_BINS]; /* per node: ranks per bin, absent ones left out */
+    unsigned char *first_seen;      /* add_rank_exclusive's */
     scratch s;
 } node_aggs;
 
@@ -209,6 +237,9 @@ static void node_finish(void *p)
         return;
     free(na->acc);
     free(na->hist);
+    free(na->first_seen);
+    free(na->s.top_thread);
+    free(na->s.top_time);
     free(na->s.calls);
     free(na->s.time);
     free(na->s.own);
@@ -228,10 +259,13 @@ static void *node_start(const hpf_profile *p, const hpf_merged *m)
     na->nnodes = m->nnodes;
     na->acc = calloc(n, sizeof *na->acc);
     na->hist = calloc(n, sizeof *na->hist);
+    na->first_seen = calloc(n, 1);
     na->s = (scratch){calloc(n, sizeof *na->s.calls), calloc(n, sizeof *na->s.time),
                       calloc(n, sizeof *na->s.own), calloc(n, sizeof *na->s.kids), calloc(n, 1),
-                      calloc(n, sizeof *na->s.touched), 0};
-    if (!na->acc || !na->hist || !na->s.calls || !na->s.time || !na->s.own || !na->s.kids || !na->s.seen ||
+                      calloc(n, sizeof *na->s.touched), 0, calloc(n, sizeof *na->s.top_thread),
+                      calloc(n, sizeof *na->s.top_time)};
+    if (!na->acc || !na->hist || !na->first_seen || !na->s.top_thread || !na->s.top_time ||
+        !na->s.calls || !na->s.time || !na->s.own || !na->s.kids || !na->s.seen ||
         !na->s.touched) {
         node_finish(na);
         return NULL;
@@ -244,8 +278,10 @@ static int node_add_rank(void *p, const hpf_rank_rows *rr)
     node_aggs *na = p;
     if (!(rr->rd->info.flags & HP_RANKF_MISSING))
         na->nrank_rows++;
+    add_rank_exclusive(rr->rd, rr->node_map, rr->time, &na->s, na->acc, na->first_seen);
     add_rank(rr->rd, rr->node_map, rr->time, rr->rank, &na->s, na->acc);
-    add_rank_exclusive(rr->rd, rr->node_map, rr->time, &na->s, na->acc);
+    for (uint32_t i = 0; i < rr->rd->nnodes; i++)
+        na->first_seen[rr->node_map[i] - 1] = 0;
     return 0;
 }
 

@@ -456,12 +456,11 @@ static int lazy_exclusive(const hpq_ctx *ctx, tree *tr, tree_node *nd)
 /* The worst rank of node ?1 is the stored node_worst_rank's (the rank
  * with the most time in the node, the lowest of equals: one lookup; under
  * --raw a TEMP view of the same rule), and its thread the one with the
- * most time there (the lowest of equals), from that rank's rows of the
- * node through the stat_node index: no row when the node has no time. */
+ * most time there (the lowest of equals), the stored node_worst_thread's
+ * (no per-rank row is read): no row when the node has no time. */
 static const char *const worst_one_sql =
-    "SELECT w.rank, (SELECT s.thread FROM stat s WHERE s.node = ?1 AND s.rank = w.rank"
-    "  GROUP BY s.thread ORDER BY SUM(s.time) DESC, s.thread LIMIT 1)"
-    " FROM node_worst_rank w WHERE w.node = ?1 AND w.time > 0";
+    "SELECT w.rank, t.thread FROM node_worst_rank w JOIN node_worst_thread t ON t.node = w.node"
+    " WHERE w.node = ?1 AND w.time > 0";
 /* The same rule on the node's own rows, where node_worst_rank is a view
  * (--raw, or a profile of one rank and one thread), which would aggregate
  * every row for each node (256-rank mkbig, --raw: 2.2 s through this,
@@ -475,9 +474,8 @@ static const char *const worst_one_rows_sql =
 /* The same for every node at once (the whole-tree listing): one pass
  * over node_worst_rank, a table or (under --raw) a view computed once. */
 static const char *const worst_all_sql =
-    "SELECT w.node, w.rank, (SELECT s.thread FROM stat s WHERE s.node = w.node"
-    "  AND s.rank = w.rank GROUP BY s.thread ORDER BY SUM(s.time) DESC, s.thread LIMIT 1)"
-    " FROM node_worst_rank w WHERE w.time > 0";
+    "SELECT w.node, w.rank, t.thread FROM node_worst_rank w"
+    " JOIN node_worst_thread t ON t.node = w.node WHERE w.time > 0";
 
 /* The worst rank and thread of a node, asked for the rows listed. */
 static int lazy_worst(const hpq_ctx *ctx, tree *tr, tree_node *nd)

@@ -35,16 +35,17 @@
 # first three new: with coll_bytes set by the rule before (per-peer rows
 # of collective sites) they are 90e081ce..., b80c54bf... (checked when it
 # came; mkbig's has no collective bytes and stays).  Database format 4
-# (issue 26: aggregate mode) adds the table node_hist and the run key
+# (issue 26: aggregate mode) adds the tables node_hist and
+# node_worst_thread and the run key
 # detail (1: these inputs are small, their rows are stored), and records
-# source_files (left out, as source): with node_hist and detail left out
+# source_files (left out, as source): with those left out
 # the digests are the ones before, 540eb29f..., 06e9e3b0..., c0840416...
 # (checked when they came).  Inputs, all deterministic:
-#   - mkprofile's two-rank profile                            6a921fe2...
+#   - mkprofile's two-rank profile                            1f395817...
 #   - the same run as the two files its ranks wrote alone
 #     (mkprofile -r 0, -r 1: NAME.rank<N>.hpf), merged:  the same digest
-#   - rank 0's file alone (rank 1 missing)                    64cfbaea...
-#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            51b7a262...
+#   - rank 0's file alone (rank 1 missing)                    8de4903d...
+#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            6c695065...
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
 top=${top_builddir:-.}
@@ -89,12 +90,12 @@ digest() {
     "$MKPROFILE" -r 1 "$dir/d.rank1.hpf" || { echo "not ok - mkprofile"; exit 1; }
 "$MKBIG" -n 400 -c 40 -p 5 -t 2 16 "$dir/b.hpf" || { echo "not ok - mkbig"; exit 1; }
 
-profile=6a921fe2077a7dc70a45f9a7721e2fa94f9064ffba2f6f584d521d96c94a5476
+profile=1f39581789cb62ffcc9590228bd52eefa39a558dac185787879dd5f9c590f999
 check "mkprofile's profile" $profile "$(digest p "$dir/p.hpf")"
 check "its ranks' own files merged" $profile "$(digest d "$dir/d.rank0.hpf" "$dir/d.rank1.hpf")"
-check "rank 0's file alone" 64cfbaeaee6acb18259941b26febaa4ac8e79225f5124669cf92c8867647dd46 \
+check "rank 0's file alone" 8de4903da5870bd44b43014e2f8e4c4523c1ccbd12cfb5735f10a2a6f2d85394 \
     "$(digest d0 "$dir/d.rank0.hpf")"
-check "mkbig 16 ranks" 51b7a262fd47e1f9e4a5ecce6b760e3c76bd901c6430a79531df9fcc982052e3 \
+check "mkbig 16 ranks" 6c69506516d874cca732c952768bb0ff68e9bb518df385897ec9e4e68e824138 \
     "$(digest b "$dir/b.hpf")"
 
 echo "$pass passed, $fail failed"
