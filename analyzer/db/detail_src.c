@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "db.h"
 #include "detail_src.h"
 #include "parts.h"
@@ -53,9 +54,11 @@ static int gone(hpf_detail_src *s, const char *path, const char *how)
 /* The input the database was merged from, if it still has its identity. */
 static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
 {
-    char *list = run_key(db, "source_files"), *id = run_key(db, "source_id");
+    char *list = run_key(db, "source_files"), *id = run_key(db, "source_files_id");
     char now[HPF_ID_LEN], ignored[512];
     int rc = -1;
+    if (!id)
+        id = run_key(db, "source_id");     /* one file: named by source */
     if (!list)
         list = run_key(db, "source");
     int max = list ? 1 + (int)strlen(list) : 1;
@@ -65,9 +68,11 @@ static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
                  " per-rank rows from: merge it with hprof-merge --detail");
         goto done;
     }
-    int n = split_lines(list, files, max);
-    if (n == 0 || hpf_input_find(n, files, in, ignored, sizeof ignored))
-        rc = gone(s, n ? files[0] : "(none)", "the profile is gone");
+    int n = split_lines(list, files, max), missing = n == 0;
+    for (int i = 0; i < n && !missing; i++)
+        missing = access(files[i], F_OK) != 0 ? i + 1 : 0;
+    if (missing || hpf_input_find(n, files, in, ignored, sizeof ignored))
+        rc = gone(s, n ? files[missing ? missing - 1 : 0] : "(none)", "the profile is gone");
     else if (hpf_input_identity(in, now, sizeof now) || strcmp(now, id) != 0) {
         rc = gone(s, in->nfiles == 1 ? in->files[0] : in->name, "the profile has changed");
         hpf_input_free(in);
