@@ -453,10 +453,11 @@ static int open_rows(row_pass *rp, sqlite3 *db)
 /* The aggregators' tables once the pass over the ranks is over. */
 static int write_aggregates(row_pass *rp, sqlite3 *db, rank_pass *rk)
 {
-    for (size_t a = 0; a < NAGGREGATORS; a++)
+    for (size_t a = 0; a < NAGGREGATORS; a++) {
         if (rk->use[a] && aggregators[a]->write(rk->acc[a], db, rp->err, rp->errlen))
             return -1;
-    hpf_phase_mark("task rows, aggregates");
+        hpf_phase_mark(aggregators[a]->name);
+    }
     return 0;
 }
 
@@ -513,7 +514,10 @@ static int write_all_rows(row_pass *rp, sqlite3 *db, hpf_comm_src *src, const hp
     if (put_stats(rp, p, m, rk->comp))
         return -1;
     hpf_phase_mark("stat rows");
-    return put_all_tasks(rp, db, p, m) || write_aggregates(rp, db, rk) ? -1 : 0;
+    if (put_all_tasks(rp, db, p, m))
+        return -1;
+    hpf_phase_mark("task rows");
+    return write_aggregates(rp, db, rk);
 }
 
 /* Without the stat and comm rows (aggregate mode): the tasks, the comm
@@ -527,6 +531,7 @@ static int write_aggregates_only(row_pass *rp, sqlite3 *db, const hpf_profile *p
         put_all_tasks(rp, db, p, m) ||
         write_counted_ranges(rp, db, rk->node_comms, m->nnodes))
         return -1;
+    hpf_phase_mark("task rows, comm ranges");
     return write_aggregates(rp, db, rk);
 }
 

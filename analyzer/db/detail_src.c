@@ -13,6 +13,7 @@
 #include "db.h"
 #include "detail_src.h"
 #include "parts.h"
+#include "phases.h"
 
 /* The text of run key `key`, malloc'ed, or NULL. */
 static char *run_key(sqlite3 *db, const char *key)
@@ -119,10 +120,12 @@ static int index_rows(hpf_detail_src *s)
     if (hpf_stat_order(&s->p, &s->m, &s->refs, &s->nrefs))
         return -1;
     s->node_refs = index_by_node(s, s->nrefs, ref_node);
+    hpf_phase_mark("detail: stat order");
     if (!s->node_refs || hpf_comm_src_open(&src, &s->p, s->err, sizeof s->err))
         return -1;
     int rc = hpf_comm_runs(&src, &s->m, &s->runs, &s->nruns, s->err, sizeof s->err);
     hpf_comm_src_close(&src);
+    hpf_phase_mark("detail: comm runs");
     if (rc)
         return -1;
     s->node_runs = index_by_node(s, s->nruns, run_node);
@@ -140,15 +143,19 @@ static int read_profile(hpf_detail_src *s, sqlite3 *db)
     hpf_input in;
     if (find_input(s, db, &in))
         return -1;
+    hpf_phase_mark("detail: start");
     int rc = hpf_read_input(&in, &s->p, s->err, sizeof s->err);
     hpf_input_free(&in);
     if (rc)
         return -1;
+    hpf_phase_mark("detail: read");
     if (hpf_merge(&s->p, &s->m) || hpf_comp_start(&s->p, &s->comp))
         goto oom;
+    hpf_phase_mark("detail: merge");
     for (uint32_t r = 0; r < s->p.nranks; r++)
         if (hpf_comp_rank(&s->p, r, &s->comp))
             goto oom;
+    hpf_phase_mark("detail: compensated");
     if (index_rows(s) == 0)
         return 0;
     if (s->err[0])
