@@ -34,6 +34,7 @@ typedef struct rows_vtab {
 
 typedef struct rows_cursor {
     sqlite3_vtab_cursor base;
+    const hpf_stat_ref *refs;   /* stat: in (node, rank, thread) or (rank, thread, node) order */
     size_t at, end;             /* stat: refs [at, end); comm: runs [at, end) */
     size_t next;                /* stat: the ref after the current row */
     hpf_stat_row row;           /* stat: the current row */
@@ -73,8 +74,35 @@ static int rows_disconnect(sqlite3_vtab *base)
 }
 
 /* idxNum bits: which constraints xFilter gets, in this order; ID_ONE:
- * the ID_FROM is "id = ?", the range's end too. */
-enum { BY_NODE = 1, ID_FROM = 2, ID_TO = 4, ID_ONE = 8 };
+ * the ID_FROM is "id = ?", the range's end too; BY_RANK: every stat row
+ * in (rank, thread, node) order (the checker's). */
+enum { BY_NODE = 1, ID_FROM = 2, ID_TO = 4, ID_ONE = 8, BY_RANK = 16 };
+
+/* Does the ORDER BY ask for the columns cols[0..n) ascending, or a
+ * prefix of them? */
+static int orders_by(const sqlite3_index_info *info, const int *cols, int n)
+{
+    if (info->nOrderBy == 0 || info->nOrderBy > n)
+        return 0;
+    for (int k = 0; k < info->nOrderBy; k++)
+        if (info->aOrderBy[k].desc || info->aOrderBy[k].iColumn != cols[k])
+            return 0;
+    return 1;
+}
+
+/* The order of the rows: node, rank, thread (comm: then by id, its
+ * rows' order) as stored; for a whole stat scan also rank, thread, node. */
+static void consume_order(const rows_vtab *v, sqlite3_index_info *info)
+{
+    static const int stored[] = {0, 1, 2}, by_rank[] = {1, 2, 0}, by_id[] = {COMM_ID_COL};
+    if (orders_by(info, stored, v->kind == T_STAT ? 3 : 2) ||
+        (v->kind == T_COMM && orders_by(info, by_id, 1)))
+        info->orderByConsumed = 1;
+    else if (v->kind == T_STAT && info->idxNum == 0 && orders_by(info, by_rank, 3)) {
+        info->orderByConsumed = 1;
+        info->idxNum = BY_RANK;
+    }
+}
 
 static int constraint_bit(const rows_vtab *v, const struct sqlite3_index_constraint *c)
 {
@@ -110,6 +138,7 @@ static int rows_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
     info->idxNum = used;
     if ((used & ID_FROM) && info->aConstraint[slot[ID_FROM]].op == SQLITE_INDEX_CONSTRAINT_EQ)
         info->idxNum |= ID_ONE;
+    consume_order(v, info);
     info->estimatedCost = used & BY_NODE ? 100 : used ? 1000 : 1e9;
     info->estimatedRows = used & BY_NODE ? 100 : used ? 1000 : 1000000000;
     return SQLITE_OK;
@@ -152,7 +181,7 @@ static int fail(rows_cursor *c, const char *msg)
 static void stat_here(rows_cursor *c)
 {
     if (c->at < c->end)
-        c->row = hpf_detail_stat(src_of(c), c->at, &c->next);
+        c->row = hpf_detail_stat(src_of(c), c->refs, c->at, &c->next);
 }
 
 /* Reads run c->at's records, unless the scan ends before it. */
@@ -218,9 +247,14 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
         return fail(c, v->src->err);
     if (v->kind == T_COMM)
         return comm_filter(c, idx, argv);
-    const hpf_detail_src *s = v->src;
+    hpf_detail_src *s = v->src;
     c->at = 0;
     c->end = s->nrefs;
+    c->refs = s->refs;
+    if ((idx & BY_RANK) && hpf_detail_rank_order(s))
+        return fail(c, "out of memory ordering the per-rank rows");
+    if (idx & BY_RANK)
+        c->refs = s->rank_refs;
     if (idx & BY_NODE) {
         int64_t g = sqlite3_value_int64(argv[0]);
         c->at = c->end = 0;
@@ -262,7 +296,7 @@ static int rows_eof(sqlite3_vtab_cursor *base)
 static void stat_column(const rows_cursor *c, sqlite3_context *ctx, int col)
 {
     const hpf_detail_src *s = src_of(c);
-    const hpf_stat_ref *r = &s->refs[c->at];
+    const hpf_stat_ref *r = &c->refs[c->at];
     const hpf_stat_row *w = &c->row;
     switch (col) {
     case 0: sqlite3_result_int64(ctx, s->m.node_map[r->rank][r->local]); break;

@@ -182,6 +182,7 @@ void hpf_detail_free(hpf_detail_src *s)
         hpf_free(&s->p);
     }
     free(s->refs);
+    free(s->rank_refs);
     free(s->node_refs);
     free(s->runs);
     free(s->run_id);
@@ -189,9 +190,51 @@ void hpf_detail_free(hpf_detail_src *s)
     memset(s, 0, sizeof *s);
 }
 
-hpf_stat_row hpf_detail_stat(const hpf_detail_src *s, size_t k, size_t *next)
+/* Counting sort of refs (node, rank, thread order) on (rank, thread),
+ * stable: within a rank and thread the nodes stay in order. */
+int hpf_detail_rank_order(hpf_detail_src *s)
 {
-    const hpf_stat_ref *refs = s->refs;
+    if (s->rank_refs)
+        return 0;
+    uint32_t n = s->p.nranks;
+    size_t *base = calloc((size_t)n + 1, sizeof *base), nkeys = 0;
+    if (!base)
+        return -1;
+    for (uint32_t r = 0; r < n; r++) {      /* rank r's keys: base[r] + thread */
+        uint32_t threads = 0;
+        for (uint32_t i = 0; i < s->p.ranks[r].nnodes; i++)
+            if (s->p.ranks[r].nodes[i].thread + 1 > threads)
+                threads = s->p.ranks[r].nodes[i].thread + 1;
+        base[r] = nkeys;
+        nkeys += threads;
+    }
+    size_t *at = calloc(nkeys + 1, sizeof *at);
+    s->rank_refs = malloc((s->nrefs ? s->nrefs : 1) * sizeof *s->rank_refs);
+    if (!at || !s->rank_refs) {
+        free(base);
+        free(at);
+        free(s->rank_refs);
+        s->rank_refs = NULL;
+        return -1;
+    }
+    for (size_t k = 0; k < s->nrefs; k++) {
+        const hpf_stat_ref *f = &s->refs[k];
+        at[base[f->rank] + s->p.ranks[f->rank].nodes[f->local].thread + 1]++;
+    }
+    for (size_t key = 1; key <= nkeys; key++)
+        at[key] += at[key - 1];
+    for (size_t k = 0; k < s->nrefs; k++) {
+        const hpf_stat_ref *f = &s->refs[k];
+        s->rank_refs[at[base[f->rank] + s->p.ranks[f->rank].nodes[f->local].thread]++] = *f;
+    }
+    free(base);
+    free(at);
+    return 0;
+}
+
+hpf_stat_row hpf_detail_stat(const hpf_detail_src *s, const hpf_stat_ref *refs, size_t k,
+                             size_t *next)
+{
     const hp_rank_data *rd = &s->p.ranks[refs[k].rank];
     const uint32_t *map = s->m.node_map[refs[k].rank];
     uint32_t node = map[refs[k].local], thread = rd->nodes[refs[k].local].thread;

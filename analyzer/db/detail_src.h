@@ -22,6 +22,7 @@ typedef struct hpf_detail_src {
     hpf_stat_ref *refs;         /* node records in (node, rank, thread) order */
     size_t nrefs;
     size_t *node_refs;          /* node g's records: refs[node_refs[g] .. node_refs[g+1]) */
+    hpf_stat_ref *rank_refs;    /* the same in (rank, thread, node) order, once asked for */
     hpf_comm_run *runs;         /* comm records in node order */
     size_t nruns;
     int64_t *run_id;            /* id of run k's first row (comm.id), run_id[nruns] = rows + 1 */
@@ -34,9 +35,13 @@ typedef struct hpf_detail_src {
 int hpf_detail_load(hpf_detail_src *s, sqlite3 *db);
 void hpf_detail_free(hpf_detail_src *s);
 
-/* The stat row made of refs [k, *next): the records of one node, rank
- * and thread from k on. */
-hpf_stat_row hpf_detail_stat(const hpf_detail_src *s, size_t k, size_t *next);
+/* s->rank_refs made (once): 0, or -1 without memory. */
+int hpf_detail_rank_order(hpf_detail_src *s);
+
+/* The stat row made of refs [k, *next) (s->refs or s->rank_refs): the
+ * records of one node, rank and thread from k on. */
+hpf_stat_row hpf_detail_stat(const hpf_detail_src *s, const hpf_stat_ref *refs, size_t k,
+                             size_t *next);
 
 /* The index of the run holding comm row `id` (1-based), or nruns. */
 size_t hpf_detail_run_of(const hpf_detail_src *s, int64_t id);
