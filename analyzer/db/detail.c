@@ -129,6 +129,10 @@ static int rows_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
             slot[bit] = k;
         }
     }
+    /* a node's rows are few: its id range is not worth a lookup per id
+     * (id IN (...) would give one per id and node) */
+    if (used & BY_NODE)
+        used = BY_NODE;
     int arg = 0;
     for (int bit = 1; bit <= ID_TO; bit <<= 1)
         if (used & bit) {
@@ -243,7 +247,8 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
     rows_vtab *v = (rows_vtab *)base->pVtab;
     (void)idx_str;
     (void)argc;
-    if (hpf_detail_load(v->src, v->db))
+    if (hpf_detail_load(v->src, v->db) ||
+        (v->kind == T_COMM ? hpf_detail_comms(v->src) : hpf_detail_stats(v->src)))
         return fail(c, v->src->err);
     if (v->kind == T_COMM)
         return comm_filter(c, idx, argv);

@@ -114,27 +114,52 @@ static size_t *index_by_node(const hpf_detail_src *s, size_t n, node_of_fn *node
     return first;
 }
 
-static int index_rows(hpf_detail_src *s)
+static int oom(hpf_detail_src *s)
 {
-    hpf_comm_src src;
-    if (hpf_stat_order(&s->p, &s->m, &s->refs, &s->nrefs))
-        return -1;
+    snprintf(s->err, sizeof s->err, "out of memory reading the per-rank rows");
+    return -1;
+}
+
+int hpf_detail_stats(hpf_detail_src *s)
+{
+    if (s->node_refs)
+        return 0;
+    if (!s->comp.values && hpf_comp_start(&s->p, &s->comp))
+        return oom(s);
+    for (uint32_t r = 0; r < s->p.nranks; r++)
+        if (!s->comp.values[r] && hpf_comp_rank(&s->p, r, &s->comp))
+            return oom(s);
+    hpf_phase_mark("detail: compensated");
+    if (!s->refs && hpf_stat_order(&s->p, &s->m, &s->refs, &s->nrefs))
+        return oom(s);
     s->node_refs = index_by_node(s, s->nrefs, ref_node);
     hpf_phase_mark("detail: stat order");
-    if (!s->node_refs || hpf_comm_src_open(&src, &s->p, s->err, sizeof s->err))
-        return -1;
-    int rc = hpf_comm_runs(&src, &s->m, &s->runs, &s->nruns, s->err, sizeof s->err);
-    hpf_comm_src_close(&src);
-    hpf_phase_mark("detail: comm runs");
-    if (rc)
-        return -1;
-    s->node_runs = index_by_node(s, s->nruns, run_node);
-    s->run_id = malloc((s->nruns + 1) * sizeof *s->run_id);
-    if (!s->node_runs || !s->run_id)
-        return -1;
-    s->run_id[0] = 1;
+    return s->node_refs ? 0 : oom(s);
+}
+
+int hpf_detail_comms(hpf_detail_src *s)
+{
+    hpf_comm_src src;
+    if (s->run_id)
+        return 0;
+    if (!s->runs) {
+        if (hpf_comm_src_open(&src, &s->p, s->err, sizeof s->err))
+            return -1;
+        int rc = hpf_comm_runs(&src, &s->m, &s->runs, &s->nruns, s->err, sizeof s->err);
+        hpf_comm_src_close(&src);
+        hpf_phase_mark("detail: comm runs");
+        if (rc)
+            return -1;
+    }
+    if (!s->node_runs && !(s->node_runs = index_by_node(s, s->nruns, run_node)))
+        return oom(s);
+    int64_t *ids = malloc((s->nruns + 1) * sizeof *ids);
+    if (!ids)
+        return oom(s);
+    ids[0] = 1;
     for (size_t k = 0; k < s->nruns; k++)
-        s->run_id[k + 1] = s->run_id[k] + s->runs[k].n;
+        ids[k + 1] = ids[k] + s->runs[k].n;
+    s->run_id = ids;
     return 0;
 }
 
@@ -144,25 +169,17 @@ static int read_profile(hpf_detail_src *s, sqlite3 *db)
     if (find_input(s, db, &in))
         return -1;
     hpf_phase_mark("detail: start");
+    hpf_read_known(1);          /* find_input checked its identity */
     int rc = hpf_read_input(&in, &s->p, s->err, sizeof s->err);
+    hpf_read_known(0);
     hpf_input_free(&in);
     if (rc)
         return -1;
     hpf_phase_mark("detail: read");
-    if (hpf_merge(&s->p, &s->m) || hpf_comp_start(&s->p, &s->comp))
-        goto oom;
+    if (hpf_merge(&s->p, &s->m))
+        return oom(s);
     hpf_phase_mark("detail: merge");
-    for (uint32_t r = 0; r < s->p.nranks; r++)
-        if (hpf_comp_rank(&s->p, r, &s->comp))
-            goto oom;
-    hpf_phase_mark("detail: compensated");
-    if (index_rows(s) == 0)
-        return 0;
-    if (s->err[0])
-        return -1;
-oom:
-    snprintf(s->err, sizeof s->err, "out of memory reading the per-rank rows");
-    return -1;
+    return 0;
 }
 
 int hpf_detail_load(hpf_detail_src *s, sqlite3 *db)

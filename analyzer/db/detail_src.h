@@ -30,9 +30,15 @@ typedef struct hpf_detail_src {
 } hpf_detail_src;
 
 /* Reads the profile that db (its run keys source_files, source, source_id)
- * was merged from, once: 0, or -1 with s->err one line naming the
- * profile ("gone or changed: keep it or merge with --detail"). */
+ * was merged from and merges it, once: 0, or -1 with s->err one line
+ * naming the profile ("gone or changed: keep it or merge with --detail"). */
 int hpf_detail_load(hpf_detail_src *s, sqlite3 *db);
+
+/* Once loaded: the stat rows' index (the ranks compensated, refs,
+ * node_refs), the comm rows' (runs, node_runs, run_id), each made on
+ * first use.  0, or -1 with s->err. */
+int hpf_detail_stats(hpf_detail_src *s);
+int hpf_detail_comms(hpf_detail_src *s);
 void hpf_detail_free(hpf_detail_src *s);
 
 /* s->rank_refs made (once): 0, or -1 without memory. */

@@ -31,6 +31,14 @@ typedef struct hpf_profile {
  * a regular file are left in its mapping: see hpf_load_comms. */
 int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen);
 
+/* With known set, the files hpf_read reads from now on were read whole
+ * before and still have the identity they had then (the sizes and the
+ * checksums their section headers hold: hpf_file_identity): their
+ * payloads' checksums are not computed again (a third of the time of
+ * reading a large profile).  Every other check is made.  For one thread
+ * at a time: the detail rows of a database (db/detail_src.c). */
+void hpf_read_known(int known);
+
 /* Makes p->ranks[r].comms hold the rank's comm records (decoded from the
  * mapping, whose pages are then given back; nothing to do when they are
  * held already).  0, or -1 with err: out of memory, or the file was cut
