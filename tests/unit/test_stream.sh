@@ -38,7 +38,7 @@
 # (issue 26: aggregate mode) adds the tables node_hist and
 # node_worst_thread and the run key
 # detail (1: these inputs are small, their rows are stored), and records
-# source_files (left out, as source): with those left out
+# source_files and source_files_id (left out, as source): with those left out
 # the digests are the ones before, 540eb29f..., 06e9e3b0..., c0840416...
 # (checked when they came).  Inputs, all deterministic:
 #   - mkprofile's two-rank profile                            1f395817...
@@ -71,7 +71,7 @@ for row in db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER
 for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
     cols = [r[1] for r in db.execute('PRAGMA table_info("%s")' % t)]
     order = ", ".join('"%s"' % c for c in cols)
-    where = " WHERE key NOT IN ('source', 'source_id', 'source_files')" if t == "run" else ""
+    where = " WHERE key NOT IN ('source', 'source_id', 'source_files', 'source_files_id')" if t == "run" else ""
     h.update(t.encode())
     for row in db.execute('SELECT * FROM "%s"%s ORDER BY %s' % (t, where, order)):
         h.update(repr(row).encode())
