@@ -30,6 +30,7 @@
  * for gcc's -finstrument-functions-exclude-function-list, --list adds
  * "unhooked|hooked header procedure FILE:LINE NAME: why".
  */
+#include "config.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,9 +38,42 @@
 
 static void hpi_usage(FILE *fp)
 {
-    fputs("usage: hprof-instrument [-o OUT] [--list] [--filter FILE] [--comm-func NAME]...\n"
-          "                        [--omp | --no-omp] [--loops=all] [--procedures=all]\n"
-          "                        [--tier=1 [--exclude-out FILE]] [--] FILE.c|FILE.cpp [compiler flags...]\n", fp);
+    fputs("Usage: hprof-instrument [OPTION]... [--] FILE.c|FILE.cpp [COMPILER FLAG]...\n"
+          "Write a copy of a C or C++ source with hprof's probes (tier 2) for procedures,\n"
+          "loops, call and communication statements, and the OpenMP constructs rewritten\n"
+          "into POMP2 calls; or, with --tier=1, the same source with the procedures the\n"
+          "policy leaves unprobed marked no_instrument_function.  The compiler flags\n"
+          "-I -D -U -std -include ... are used to parse FILE (libclang); the others are\n"
+          "ignored.  hprof-cc runs it for each source it compiles.\n"
+          "\n"
+          "Options:\n"
+          "  -o OUT              write the copy to OUT (default FILE.inst.c, FILE.inst.cpp)\n"
+          "  --list              print the site table instead of a copy: KIND LINE\n"
+          "                      END_LINE NAME PARENT per site, unprobed sites with why,\n"
+          "                      OpenMP regions, and the policy\n"
+          "  --filter FILE       include/exclude rules for procedures, files and loops\n"
+          "  --comm-func NAME    treat calls of NAME as communication (a,b,c: several;\n"
+          "                      repeatable)\n"
+          "  --omp               rewrite OpenMP constructs into POMP2 calls (the default\n"
+          "                      when FILE has #pragma omp lines)\n"
+          "  --no-omp            leave OpenMP pragmas as they are\n"
+          "  --loops=all         probe every loop (default: nested call-free loops get\n"
+          "                      no probe)\n"
+          "  --procedures=all    probe every procedure and call (default: tiny procedures\n"
+          "                      get no probe)\n"
+          "  --tier=1            no probes: mark the unprobed procedures\n"
+          "                      no_instrument_function for -finstrument-functions\n"
+          "  --tier=2            probes (the default)\n"
+          "  --exclude-out FILE  with --tier=1 and C++: write the names of the tiny\n"
+          "                      functions of the program's headers to FILE (for gcc's\n"
+          "                      -finstrument-functions-exclude-function-list)\n"
+          "  --                  end of options: FILE follows\n"
+          "  -h, --help          print this help and exit\n"
+          "  --version           print the version and exit\n"
+          "\n"
+          "Environment: HPROF_FILTER=FILE as --filter, HPROF_COMM_FUNCS=a,b as --comm-func.\n"
+          "On failure: one line \"hprof-instrument: FILE: REASON\", exit status 1, nothing\n"
+          "written.\n", fp);
 }
 
 static int hpi_fail(const char *file, const char *why)
@@ -174,18 +208,21 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             hpi_usage(stdout);
             return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            puts("hprof-instrument (hprof) " PACKAGE_VERSION);
+            return 0;
         } else if (strcmp(a, "--") == 0) {
             if (i + 1 < argc)
                 o.file = argv[++i];
         } else if (a[0] == '-') {
-            hpi_usage(stderr);
-            return hpi_fail(NULL, "unknown option");
+            fprintf(stderr, "hprof-instrument: unknown option '%s' (try --help)\n", a);
+            return 1;
         } else {
             o.file = a;
         }
     }
     if (!o.file) {
-        hpi_usage(stderr);
+        fputs("hprof-instrument: no source file given (try --help)\n", stderr);
         return 1;
     }
     if (hpi_is_fortran(o.file))

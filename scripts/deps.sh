@@ -9,7 +9,7 @@ hprof_deps() {
     local pkgs=(build-essential gfortran autoconf automake libtool pkg-config python3
         openmpi-bin libopenmpi-dev libpapi-dev libunwind-dev libsqlite3-dev sqlite3 libedit-dev
         libcmocka-dev libdw-dev libelf-dev clang libclang-dev llvm-dev libomp-dev opari2
-        libxml2-utils)
+        libxml2-utils help2man)
     local missing=() p sudo=()
     for p in "${pkgs[@]}"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

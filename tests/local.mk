@@ -137,6 +137,9 @@ EXTRA_DIST += tests/exports.sh
 # The code keeps one event boundary, one end of run, small files.
 TESTS += tests/layout.sh
 EXTRA_DIST += tests/layout.sh
+# --help, -h, --version of every command; the manual pages (man/local.mk)
+TESTS += tests/help.sh
+EXTRA_DIST += tests/help.sh
 EXTRA_DIST += tests/serial.sh
 EXTRA_DIST += tests/lib.sh tests/truth.sh
 # hprof-query --root (the subtree under one node) on mkprofile's profile

@@ -50,7 +50,21 @@ if grep -lE "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer" $(find
     echo "sanitize: sanitizer reports in: $(grep -lE 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' $(find tests -name '*.log') | head -3 | tr '\n' ' ')"
     rc=1
 fi
-[ $rc = 0 ] && echo "sanitize: all tests passed under ASan+UBSan" || echo "sanitize: FAILED (logs in $dir/build)"
+if [ $rc = 0 ]; then
+    echo "sanitize: all tests passed under ASan+UBSan"
+else
+    # CI shows only the end of the output: name each failed test here with
+    # its failed checks and the first lines of a sanitizer's report.
+    echo "sanitize: FAILED (logs in $dir/build):"
+    for trs in $(grep -lE '^:test-result: *(FAIL|ERROR)' $(find tests -name '*.trs') 2>/dev/null); do
+        t=${trs%.trs}
+        echo "sanitize: failed: $t"
+        grep -n '^not ok' "$t.log" | head -5 | cut -c1-300 | sed 's/^/sanitize:   /'
+        grep -m1 -A8 -E 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$t.log" |
+            cut -c1-200 | sed 's/^/sanitize:   /'
+        tail -5 "$t.log" | cut -c1-200 | sed 's/^/sanitize:   | /'
+    done
+fi
 
 # ThreadSanitizer: the tests that run several threads through the store
 # and the event boundary (test_threads) and the core's unit tests.  The

@@ -5,6 +5,7 @@
  *
  *   hprof-merge [-o DB] [-f] [--detail|--no-detail] [--] FILE | RANKFILE... | DIR
  */
+#include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +19,29 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hprof-merge [-o DB] [-f] [--detail|--no-detail] [--] FILE | RANKFILE... | DIR\n"
-                 "  converts the profile FILE into an SQLite database; or the files\n"
-                 "  NAME.rank<N>.hpf that the ranks of a run that died wrote alone\n"
-                 "  (named one by one, or their directory DIR), merged into one\n"
-                 "  -o DB   database to write (default: FILE or NAME with .hpf replaced by .db)\n"
-                 "  -f      overwrite an existing database\n"
-                 "  --detail     store the per rank/thread rows (tables stat, comm) whatever\n"
-                 "               the size; by default only when there are at most 2,000,000\n"
-                 "               (else they are read from the profile when a query needs them:\n"
-                 "               keep the profile beside the database)\n"
-                 "  --no-detail  never store them (only the aggregates)\n"
-                 "  --      end of options: the arguments after it are inputs\n"
-                 "hprof-merge --aggregate DB: recompute the aggregates DB stores from its\n"
-                 "  rows (after editing them by hand)\n");
+    fputs("Usage: hprof-merge [-o DB] [-f] [--detail|--no-detail] [--] FILE | RANKFILE... | DIR\n"
+          "  or:  hprof-merge --aggregate DB\n"
+          "Convert the profile FILE (.hpf) into an SQLite database for hprof-query,\n"
+          "hprof-report and other SQL tools; or merge the files NAME.rank<N>.hpf that\n"
+          "the ranks of a run that died wrote alone (named one by one, or their\n"
+          "directory DIR) into one database.\n"
+          "\n"
+          "Options:\n"
+          "  -o DB           database to write (default: FILE or NAME with .hpf\n"
+          "                  replaced by .db)\n"
+          "  -f              overwrite an existing database\n"
+          "  --detail        store the per rank/thread rows (tables stat, comm) whatever\n"
+          "                  the run's size; by default only when there are at most\n"
+          "                  2,000,000 (else queries read them from the profile: keep\n"
+          "                  it beside the database)\n"
+          "  --no-detail     never store them (only the aggregates)\n"
+          "  --              end of options: the arguments after it are inputs\n"
+          "  --aggregate DB  recompute the aggregates DB stores from its rows (after\n"
+          "                  editing them by hand)\n"
+          "  -h, --help      print this help and exit\n"
+          "  --version       print the version and exit\n"
+          "\n"
+          "Environment: HPROF_MERGE_PHASES=1 prints each phase's time.\n", out);
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -83,6 +93,10 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--detail") == 0 || strcmp(a, "--no-detail") == 0) {
             hpf_db_set_detail(a[2] == 'd' ? HPF_DETAIL_ALWAYS : HPF_DETAIL_NEVER);
+        } else if (strcmp(a, "--version") == 0) {
+            puts("hprof-merge (hprof) " PACKAGE_VERSION);
+            free(inputs);
+            return 0;
         } else if (strcmp(a, "-f") == 0) {
             force = 1;
         } else if (strcmp(a, "-o") == 0) {

@@ -5,6 +5,7 @@
  * JSON, or checks its invariants.  Option parsing and dispatch only; the
  * reports live in report.c, the checker in check.c.
  */
+#include "config.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -43,14 +44,17 @@ typedef struct query_args {
 
 static void usage(FILE *out)
 {
-    fputs("usage: hprof-query [options] [--] FILE|DB|RANKFILES...|DIR [options]\n"
-          "       hprof-query diff [options] RUN_A RUN_B\n"
-          "       hprof-query scaling [options] RUN1 RUN2 [RUN3...]\n"
-          "  FILE is a profile (.hpf, merged on first use into the database next to\n"
-          "  it) or a database written by hprof-merge.  A run that died leaves\n"
-          "  NAME.rank<N>.hpf per rank: name them all, or their directory, to merge\n"
-          "  the ranks that wrote one into NAME.db.\n"
-          "reports (default: run header and top-down listing of the calling contexts):\n"
+    fputs("Usage: hprof-query [OPTION]... [--] FILE|DB|RANKFILES...|DIR [OPTION]...\n"
+          "  or:  hprof-query diff [OPTION]... RUN_A RUN_B\n"
+          "  or:  hprof-query scaling [OPTION]... RUN1 RUN2 [RUN3...]\n"
+          "Report on a profile: calling contexts, sites, communication, ranks, OpenMP\n"
+          "threads and tasks, in text, CSV or JSON; or check its invariants.\n"
+          "FILE is a profile (.hpf, merged on first use into the database next to\n"
+          "it) or a database written by hprof-merge.  A run that died leaves\n"
+          "NAME.rank<N>.hpf per rank: name them all, or their directory, to merge\n"
+          "the ranks that wrote one into NAME.db.\n"
+          "\n"
+          "Reports (default: run header and top-down listing of the calling contexts):\n"
           "  --flat            sites instead of calling contexts\n"
           "  --comm SITE       per-destination table of communication site(s) SITE\n"
           "  --by-rank         with --comm: per source rank and destination\n"
@@ -86,7 +90,8 @@ static void usage(FILE *out)
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
-          "options:\n"
+          "\n"
+          "Options:\n"
           "  --root NODE       list the subtree under NODE: a path of labels from the\n"
           "                    root (main/loop@app.c:20), #N, or a SITE of one context\n"
           "  --depth N         list calling contexts down to depth N\n"
@@ -98,8 +103,10 @@ static void usage(FILE *out)
           "                    listing as nested JSON for hatchet's GraphFrame.from_literal\n"
           "  --raw             times as measured; by default the calibrated cost of the\n"
           "                    measurement is subtracted (intrusion compensation)\n"
-          "  --help            this text\n"
           "  --                end of options: the arguments after it are inputs\n"
+          "  -h, --help        print this help and exit\n"
+          "  --version         print the version and exit\n"
+          "\n"
           "SITE is file:line, a function or MPI name, a label as the reports print it\n"
           "(parallel@app.c:42: one of the constructs of a line), a site id site:N\n"
           "(--flat's site column) or a node id #N.\n", out);
@@ -311,6 +318,10 @@ static int parse_args(int argc, char **argv, query_args *a)
         }
         if (!options_end && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
             usage(stdout);
+            return 0;
+        }
+        if (!options_end && strcmp(arg, "--version") == 0) {
+            puts("hprof-query (hprof) " PACKAGE_VERSION);
             return 0;
         }
         if (options_end || arg[0] != '-' || !arg[1]) {

@@ -19,13 +19,22 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: hprof-report RUN... -o OUT.html\n"
-          "  RUN is a profile (.hpf, merged on first use into the database next to it),\n"
-          "  a database written by hprof-merge, or a run's per-rank files or directory.\n"
-          "  Writes one self-contained HTML page (no network): run header, calling-context\n"
-          "  tree with inclusive and exclusive time, flame graph, communication matrix,\n"
-          "  per-rank imbalance of the top nodes, overhead classes, OpenMP threads and\n"
-          "  task timeline.\n", out);
+    fputs("Usage: hprof-report RUN... -o OUT.html\n"
+          "Write one self-contained HTML page (no network) of a run: run header,\n"
+          "calling-context tree with inclusive and exclusive time, flame graph,\n"
+          "communication matrix, per-rank imbalance of the top nodes, overhead classes,\n"
+          "OpenMP threads and task timeline.  RUN is a profile (.hpf, merged on first\n"
+          "use into the database next to it), a database written by hprof-merge, or a\n"
+          "run's per-rank files or their directory.\n"
+          "\n"
+          "Options:\n"
+          "  -o OUT.html, --output=OUT.html  the page to write\n"
+          "  --              end of options: the arguments after it are inputs\n"
+          "  -h, --help      print this help and exit\n"
+          "  --version       print the version and exit\n"
+          "\n"
+          "Exit status: 0; 1 on bad input or a database error; 2 on a usage error or\n"
+          "when the page cannot be written.\n", out);
 }
 
 static int usage_error(const char *msg)
@@ -49,6 +58,9 @@ static int parse_args(int argc, char **argv, int *ninputs, const char **output)
             only_inputs = 1;
         } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             usage(stdout);
+            return 0;
+        } else if (strcmp(arg, "--version") == 0) {
+            puts("hprof-report (hprof) " PACKAGE_VERSION);
             return 0;
         } else if (strcmp(arg, "-o") == 0 && i + 1 < argc) {
             *output = argv[++i];

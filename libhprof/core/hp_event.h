@@ -82,6 +82,16 @@ static inline void hp_event_enter(hp_thread *t, hprof_frame *f, uint32_t site, i
     }
     uint32_t node = hp_cct_child(t, t->current, site);
     hp_node *n = hp_node_at(t, node);
+    if (__builtin_expect(node == t->current, 0)) {
+        /* only the overflow node is its own child: an activation opened
+         * inside it is counted, and the outermost one times them all (each
+         * timed, nested ones would count their time twice or more) */
+        n->count++;
+        a->depth = 1;
+        a->node = node;
+        f->node = HP_FRAME_FOLDED;
+        return;
+    }
     f->rec = n;     /* nodes never move (chunked); the active table may */
     a->depth = 1;
     a->node = node;

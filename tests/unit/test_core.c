@@ -278,6 +278,39 @@ static void test_node_limit_overflow(void **state)
     assert_int_not_equal(hp_cct_child(t, HP_ROOT_NODE, 1000), t->overflow);
 }
 
+/* Activations nested inside the overflow node: the outermost one times
+ * them all, the others are counted (each timed, the node held their time
+ * once per level: Lua's <overflow> 258 s in a 234 s run). */
+static void test_overflow_nested_timed_once(void **state)
+{
+    (void)state;
+    hp_records_set_max_nodes(3);
+    hp_thread *t = hp_thread_self();
+    enum { DEPTH = 8 };
+    hprof_frame f[DEPTH];
+    uint64_t t0 = hp_ticks();
+    for (uint32_t i = 0; i < DEPTH; i++)
+        hp_event_enter(t, &f[i], 2000 + i, 0);
+    uint64_t spin = hp_ticks();     /* the innermost level's own time */
+    while (hp_ticks_to_sec(hp_ticks() - spin) < 0.002)
+        ;
+    for (int i = DEPTH - 1; i >= 0; i--)
+        hp_event_exit(t, &f[i]);
+    uint64_t wall = hp_ticks() - t0;
+    const hp_node *o = hp_node_at(t, t->overflow);
+    assert_int_equal(o->count, DEPTH - 3);
+    assert_true(o->ticks <= wall);
+    assert_int_equal(t->current, HP_ROOT_NODE);
+    /* the sites are closed: a second round nests the same way */
+    for (uint32_t i = 0; i < DEPTH; i++)
+        hp_event_enter(t, &f[i], 2000 + i, 0);
+    for (int i = DEPTH - 1; i >= 0; i--)
+        hp_event_exit(t, &f[i]);
+    assert_int_equal(o->count, 2 * (DEPTH - 3));
+    for (uint32_t i = 0; i < DEPTH; i++)
+        assert_int_equal(t->active[2000 + i].depth, 0);
+}
+
 static void test_reset_keeps_tree(void **state)
 {
     (void)state;
@@ -719,6 +752,7 @@ int main(void)
         cmocka_unit_test_setup(test_comm_accumulation, fresh_records),
         cmocka_unit_test_setup(test_comm_index_kept_by_request, fresh_records),
         cmocka_unit_test_setup(test_node_limit_overflow, fresh_records),
+        cmocka_unit_test_setup(test_overflow_nested_timed_once, fresh_records),
         cmocka_unit_test_setup(test_reset_keeps_tree, fresh_records),
         cmocka_unit_test_setup(test_snapshot, fresh_records),
         cmocka_unit_test_setup(test_throttle_estimate, fresh_records),
