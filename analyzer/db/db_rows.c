@@ -164,18 +164,31 @@ typedef struct rank_pass {
     hpf_profile *p;
     const hpf_merged *m;
     hpf_comp *comp;
-    uint64_t *node_comms;       /* without rows: comm records per merged node */
+    uint64_t *node_comms;       /* without rows: comm records per merged node; and each
+                                   rank's node records and times dropped once used */
     void *acc[NAGGREGATORS];
     int use[NAGGREGATORS];
     int rc;
     char err[512];
 } rank_pass;
 
+/* Without rows, a rank's node records (if they came from the file) and
+ * compensated times are dropped once folded in: each pass loads them. */
+static void drop_rank(rank_pass *rk, uint32_t r)
+{
+    if (!rk->node_comms)
+        return;
+    hpf_drop_nodes(rk->p, r);
+    free(rk->comp->values[r]);
+    rk->comp->values[r] = NULL;
+}
+
 static int fold_rank(rank_pass *rk, uint32_t r)
 {
     hp_rank_data *rd = &rk->p->ranks[r];
     int in_file = !rd->comms;     /* decoded here, freed here */
-    if (hpf_load_comms(rk->p, r, rk->err, sizeof rk->err))
+    if (hpf_load_nodes(rk->p, r, rk->err, sizeof rk->err) ||
+        hpf_load_comms(rk->p, r, rk->err, sizeof rk->err))
         return -1;
     if (hpf_comp_rank(rk->p, r, rk->comp)) {
         snprintf(rk->err, sizeof rk->err, "out of memory compensating the times");
@@ -194,6 +207,7 @@ static int fold_rank(rank_pass *rk, uint32_t r)
         free(rd->comms);
         rd->comms = NULL;
     }
+    drop_rank(rk, r);
     return 0;
 }
 
@@ -465,6 +479,12 @@ static int write_aggregates(row_pass *rp, sqlite3 *db, rank_pass *rk)
 static int fold_again(rank_pass *rk)
 {
     for (uint32_t r = 0; r < rk->p->nranks; r++) {
+        if (hpf_load_nodes(rk->p, r, rk->err, sizeof rk->err))
+            return -1;
+        if (!rk->comp->values[r] && hpf_comp_rank(rk->p, r, rk->comp)) {
+            snprintf(rk->err, sizeof rk->err, "out of memory compensating the times");
+            return -1;
+        }
         hpf_rank_rows rr = {r, &rk->p->ranks[r], rk->m->node_map[r], rk->m->site_map[r],
                             rk->comp->values[r]};
         for (size_t a = 0; a < NAGGREGATORS; a++)
@@ -474,6 +494,7 @@ static int fold_again(rank_pass *rk)
                          aggregators[a]->name);
                 return -1;
             }
+        drop_rank(rk, r);
     }
     return 0;
 }
@@ -559,6 +580,11 @@ int hpf_db_write_rows(sqlite3 *db, hpf_profile *p, const hpf_merged *m, hpf_comp
         snprintf(err, errlen, "out of memory");
         goto done;
     }
+    /* the rows need every rank's node records at once (and this thread
+     * reads them while the other compensates) */
+    for (uint32_t r = 0; rows && r < p->nranks; r++)
+        if (hpf_load_nodes(p, r, err, errlen))
+            goto done;
     if (rank_pass_start(rk, node_aggregates)) {
         snprintf(err, errlen, "%s", rk->err);
         goto done;

@@ -176,6 +176,9 @@ static int read_profile(hpf_detail_src *s, sqlite3 *db)
     if (rc)
         return -1;
     hpf_phase_mark("detail: read");
+    for (uint32_t r = 0; r < s->p.nranks; r++)   /* the rows need them all */
+        if (hpf_load_nodes(&s->p, r, s->err, sizeof s->err))
+            return -1;
     if (hpf_merge(&s->p, &s->m))
         return oom(s);
     hpf_phase_mark("detail: merge");

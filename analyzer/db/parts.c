@@ -294,7 +294,9 @@ static int take_ranks(hpf_profile *out, run_view first_run, hpf_profile *part,
 
 int hpf_read_input(const hpf_input *in, hpf_profile *out, char *err, size_t errlen)
 {
-    if (hpf_read(in->files[0], out, err, errlen))
+    /* one file: its node records stay in it (hpf_read_lazy); the ranks
+     * of several files move into one profile, theirs decoded */
+    if ((in->nfiles == 1 ? hpf_read_lazy : hpf_read)(in->files[0], out, err, errlen))
         return -1;
     if (in->nfiles == 1)
         return 0;

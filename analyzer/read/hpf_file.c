@@ -122,6 +122,7 @@ typedef struct decode_call {
     size_t len;
     const char *path;
     hpf_profile *out;
+    int lazy;
     char *err;
     size_t errlen;
 } decode_call;
@@ -129,7 +130,8 @@ typedef struct decode_call {
 static int run_decode(void *arg)
 {
     decode_call *c = arg;
-    return hpf_decode_mapped(c->data, c->len, c->path, c->out, c->err, c->errlen);
+    return c->lazy ? hpf_decode_mapped_lazy(c->data, c->len, c->path, c->out, c->err, c->errlen)
+                   : hpf_decode_mapped(c->data, c->len, c->path, c->out, c->err, c->errlen);
 }
 
 static void cut_short(const char *path, char *err, size_t errlen)
@@ -138,9 +140,9 @@ static void cut_short(const char *path, char *err, size_t errlen)
 }
 
 int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *path,
-                            hpf_profile *out, char *err, size_t errlen)
+                            hpf_profile *out, int lazy, char *err, size_t errlen)
 {
-    decode_call call = {data, len, path, out, err, errlen};
+    decode_call call = {data, len, path, out, lazy, err, errlen};
     memset(out, 0, sizeof *out);
     int rc = guarded(run_decode, &call);
     if (rc == 1) {
@@ -151,6 +153,16 @@ int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *p
         return -1;
     }
     return rc;
+}
+
+/* The pages of the mapping wholly inside [at, at + len), given back
+ * (decoded records are not read there again, or only once more). */
+static void give_back(const hpf_profile *p, size_t at, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t from = (at + page - 1) / page * page, to = (at + len) / page * page;
+    if (to > from)
+        madvise((void *)(uintptr_t)(p->map + from), to - from, MADV_DONTNEED);
 }
 
 typedef struct load_call {
@@ -184,25 +196,69 @@ int hpf_load_comms(hpf_profile *p, uint32_t r, char *err, size_t errlen)
         cut_short(p->map_path ? p->map_path : "the profile", err, errlen);
         return -1;
     }
-    /* the pages wholly inside the records, given back */
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), from = p->comm_at[r];
-    size_t to = from + (size_t)rd->ncomms * HP_COMM_REC_LEN;
-    from = (from + page - 1) / page * page;
-    to = to / page * page;
-    if (to > from)
-        madvise((void *)(uintptr_t)(p->map + from), to - from, MADV_DONTNEED);
+    give_back(p, p->comm_at[r], (size_t)rd->ncomms * HP_COMM_REC_LEN);
     return 0;
+}
+
+typedef struct nodes_call {
+    hp_rank_data *rd;
+    const unsigned char *at;
+    size_t reclen;
+} nodes_call;
+
+static int run_load_nodes(void *arg)
+{
+    nodes_call *c = arg;
+    for (uint32_t i = 0; i < c->rd->nnodes; i++) {
+        const unsigned char *at = c->at + (size_t)i * c->reclen;
+        if (c->reclen == HP_NODE_REC_LEN)
+            hp_node_rec_get(at, &c->rd->nodes[i]);
+        else
+            hp_node_rec_get_v3(at, &c->rd->nodes[i]);
+    }
+    return 0;
+}
+
+int hpf_load_nodes(hpf_profile *p, uint32_t r, char *err, size_t errlen)
+{
+    hp_rank_data *rd = &p->ranks[r];
+    if (rd->nodes || !p->node_at)
+        return 0;
+    assert(p->map);
+    rd->nodes = malloc((rd->nnodes ? rd->nnodes : 1) * sizeof *rd->nodes);
+    if (!rd->nodes) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    nodes_call call = {rd, p->map + p->node_at[r],
+                       p->version >= 4 ? HP_NODE_REC_LEN : HP_NODE_REC_LEN_V3};
+    if (guarded(run_load_nodes, &call) != 0) {
+        free(rd->nodes);
+        rd->nodes = NULL;
+        cut_short(p->map_path ? p->map_path : "the profile", err, errlen);
+        return -1;
+    }
+    give_back(p, p->node_at[r], (size_t)rd->nnodes * call.reclen);
+    return 0;
+}
+
+void hpf_drop_nodes(hpf_profile *p, uint32_t r)
+{
+    if (!p->node_at)
+        return;
+    free(p->ranks[r].nodes);
+    p->ranks[r].nodes = NULL;
 }
 
 /* A regular file is mapped and decoded rank by rank, its pages released
  * behind the decoder; anything else (a pipe, an empty file) is read whole. */
-int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
+static int read_file(const char *path, int lazy, hpf_profile *out, char *err, size_t errlen)
 {
     size_t len;
     memset(out, 0, sizeof *out);
     unsigned char *data = map_file(path, &len);
     if (data) {
-        int rc = hpf_decode_file_mapping(data, len, path, out, err, errlen);
+        int rc = hpf_decode_file_mapping(data, len, path, out, lazy, err, errlen);
         if (rc == 0 && !(out->map_path = strdup(path))) {
             hpf_free(out);
             snprintf(err, errlen, "%s: out of memory", path);
@@ -222,6 +278,16 @@ int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
     int rc = hpf_decode(data, len, path, out, err, errlen);
     free(data);
     return rc;
+}
+
+int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
+{
+    return read_file(path, 0, out, err, errlen);
+}
+
+int hpf_read_lazy(const char *path, hpf_profile *out, char *err, size_t errlen)
+{
+    return read_file(path, 1, out, err, errlen);
 }
 
 int hpf_pread_all(int fd, void *buf, size_t len, uint64_t at)
