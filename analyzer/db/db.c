@@ -449,7 +449,7 @@ static int write_all(writer *w, const char *source)
         exec(w, "PRAGMA cache_size=-65536;") ||
         exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
-        hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||
+        hpf_db_write_aggregates(w->db, one_thread(w->p), !w->rows, w->err, w->errlen) ||
         mark("aggregate indices") ||
         exec(w, hpf_db_record_objects_sql) ||
         set_format(w) ||

@@ -149,13 +149,23 @@ const char hpf_matrix_leftout_fmt[] =
     " FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
     " WHERE %s";
 
-/* The indices of the materialised tables, for the reports' lookups. */
-static const char *const site_index_sql =
+/* The indices of the materialised tables, for the reports' lookups:
+ * of those with a row per rank and site or node, then of the others. */
+static const char *const per_rank_index_sql =
     "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
+    "CREATE INDEX comm_node_rank_node ON comm_node_rank(node, rank);\n";
+static const char *const other_index_sql =
     "CREATE INDEX site_time_site ON site_time(site);\n"
     "CREATE INDEX site_worst_site ON site_worst(site);\n"
-    "CREATE INDEX comm_node_peer_node ON comm_node_peer(node, peer);\n"
-    "CREATE INDEX comm_node_rank_node ON comm_node_rank(node, rank);\n";
+    "CREATE INDEX comm_node_peer_node ON comm_node_peer(node, peer);\n";
+
+/* The aggregates with a row per rank and site or node: views in
+ * aggregate mode (db_aggregator.h). */
+static int is_per_rank(const char *def)
+{
+    return strncmp(def, "CREATE VIEW rank_site ", 22) == 0 ||
+           strncmp(def, "CREATE VIEW comm_node_rank ", 27) == 0;
+}
 
 /* The per-node aggregates, "node_*". */
 static int is_per_node(const char *def)
@@ -221,16 +231,19 @@ static int materialise_matrix(sqlite3 *db, char *err, size_t errlen)
     return rc;
 }
 
-int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen)
+int hpf_db_write_aggregates(sqlite3 *db, int node_views, int per_rank_views, char *err,
+                            size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
-    for (const char *s = strstr(agg_sql, view); s && node_views; s = strstr(s + 1, view)) {
+    for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
         const char *end = strstr(s, ";\n");
         assert(end);
-        if (is_per_node(s) && create_view(db, s, (size_t)(end - s), err, errlen))
+        if (((node_views && is_per_node(s)) || (per_rank_views && is_per_rank(s))) &&
+            create_view(db, s, (size_t)(end - s), err, errlen))
             return -1;
     }
-    return hpf_exec(db, site_index_sql, err, errlen);
+    return (!per_rank_views && hpf_exec(db, per_rank_index_sql, err, errlen)) ||
+           hpf_exec(db, other_index_sql, err, errlen) ? -1 : 0;
 }
 
 const char hpf_db_record_objects_sql[] =
@@ -347,7 +360,8 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
      * were added by hand (what --matrix SITE reads, with c.node) */
     if (hpf_exec(db, "DELETE FROM comm_range; INSERT INTO comm_range"
                      " SELECT node, MIN(id), MAX(id) FROM comm GROUP BY node;", err, errlen) ||
-        hpf_exec(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
+        hpf_exec(db, per_rank_index_sql, err, errlen) ||
+        hpf_exec(db, other_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
         hpf_ovh_reaggregate(db, err, errlen) || hpf_exec(db, "COMMIT", err, errlen)) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;

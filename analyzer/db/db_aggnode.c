@@ -249,8 +249,9 @@ static void node_finish(void *p)
     free(na);
 }
 
-static void *node_start(const hpf_profile *p, const hpf_merged *m)
+static void *node_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
 {
+    (void)per_rank;
     (void)p;
     node_aggs *na = calloc(1, sizeof *na);
     size_t n = m->nnodes ? m->nnodes : 1;

@@ -117,8 +117,9 @@ static void ovh_finish(void *acc)
     free(a);
 }
 
-static void *ovh_start(const hpf_profile *p, const hpf_merged *m)
+static void *ovh_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
 {
+    (void)per_rank;
     ovh_acc *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;

@@ -30,8 +30,11 @@ typedef struct hpf_rank_rows {
 
 typedef struct hpf_aggregator {
     const char *name;           /* for messages */
-    /* The accumulator for a profile and its merge, NULL without memory. */
-    void *(*start)(const hpf_profile *p, const hpf_merged *m);
+    /* The accumulator for a profile and its merge, NULL without memory;
+     * with per_rank 0 (aggregate mode) the tables of a row per rank and
+     * site or node (rank_site, comm_node_rank) are not kept: they become
+     * views over the rows (hpf_db_write_aggregates). */
+    void *(*start)(const hpf_profile *p, const hpf_merged *m, int per_rank);
     /* Folds one rank in (ranks come in order, missing ranks included:
      * rows->rd->info.flags & HP_RANKF_MISSING).  0, or -1 without memory. */
     int (*add_rank)(void *acc, const hpf_rank_rows *rows);

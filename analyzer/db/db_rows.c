@@ -231,7 +231,7 @@ static int rank_pass_start(rank_pass *rk, int node_aggregates)
 {
     for (size_t a = 0; a < NAGGREGATORS; a++) {
         rk->use[a] = node_aggregates || !is_per_node(aggregators[a]);
-        if (rk->use[a] && !(rk->acc[a] = aggregators[a]->start(rk->p, rk->m))) {
+        if (rk->use[a] && !(rk->acc[a] = aggregators[a]->start(rk->p, rk->m, !rk->node_comms))) {
             snprintf(rk->err, sizeof rk->err, "out of memory in the %s aggregates",
                      aggregators[a]->name);
             return -1;
