@@ -317,6 +317,18 @@ int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t err
     return 0;
 }
 
+/* Is name a view (DROP TABLE refuses one, DROP VIEW a table)? */
+static int is_view(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    int view = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'view'"
+                                      " AND name = ?", -1, &st, NULL) == SQLITE_OK &&
+               sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+               sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return view;
+}
+
 /* The name of the aggregate defined at def ("CREATE VIEW name AS ..."). */
 static char *aggregate_name(const char *def)
 {
@@ -335,8 +347,8 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
         const char *end = strstr(s, ";\n");
         char *name = aggregate_name(s), *drop = NULL;
         assert(end);
-        int rc = !name || asprintf(&drop, "DROP TABLE IF EXISTS %s; DROP VIEW IF EXISTS %s;",
-                                   name, name) < 0;
+        int rc = !name || asprintf(&drop, "DROP %s IF EXISTS %s;",
+                                   is_view(db, name) ? "VIEW" : "TABLE", name) < 0;
         if (rc)
             snprintf(err, errlen, "out of memory");
         else

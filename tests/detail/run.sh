@@ -15,6 +15,8 @@
 # OpenMP threads (skipped without mpirun).  Then:
 #   - by default a small profile keeps its rows (run key detail 1), and
 #     --no-detail's database holds none (stat and comm are virtual);
+#   - hprof-merge --aggregate of an aggregate-mode database recomputes
+#     the same tables from the rows read from the profile;
 #   - the profile gone (moved away) or changed (a byte appended): a view
 #     of per-rank rows fails with one line naming the profile and saying
 #     to keep it or merge with --detail, exit 1; the listing, which reads
@@ -125,6 +127,21 @@ views parts MPI_Send@app.c:42
 "$MKBIG" -n 400 -c 40 -p 5 -t 2 8 "$tmp/b.hpf" >/dev/null || notok "mkbig" "failed"
 both mkbig "$tmp/b.hpf"
 views mkbig MPI_Send@comm.c:7
+
+# ---- hprof-merge --aggregate on an aggregate-mode database: the SQL
+# definitions re-run over the rows read from the profile give the tables
+# the merge computed in C (rank_site and comm_node_rank, views there,
+# become tables)
+cp "$A" "$tmp/mkbig.a/re.db"
+"$MERGE" --aggregate "$tmp/mkbig.a/re.db" >/dev/null 2>"$tmp/err" || notok "--aggregate" "$(cat "$tmp/err")"
+bad=""
+for t in node_time node_worst_rank node_worst_thread node_excl node_hist site_time site_worst \
+         comm_node_peer comm_node_rank rank_site comm_matrix; do
+    [ "$(out "$A" --format csv --sql "SELECT * FROM $t ORDER BY 1, 2")" = \
+      "$(out "$tmp/mkbig.a/re.db" --format csv --sql "SELECT * FROM $t ORDER BY 1, 2")" ] ||
+        bad="$bad $t"
+done
+expect_eq "mkbig: --aggregate of an aggregate-mode database gives the same tables" "" "$bad"
 
 # ---- the profile gone or changed
 A=$tmp/mkbig.a/run.db
