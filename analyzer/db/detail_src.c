@@ -169,16 +169,16 @@ static int read_profile(hpf_detail_src *s, sqlite3 *db)
     if (find_input(s, db, &in))
         return -1;
     hpf_phase_mark("detail: start");
+    /* the rows need every node record: one file is read whole (not
+     * hpf_read_input's lazily) */
     hpf_read_known(1);          /* find_input checked its identity */
-    int rc = hpf_read_input(&in, &s->p, s->err, sizeof s->err);
+    int rc = in.nfiles == 1 ? hpf_read(in.files[0], &s->p, s->err, sizeof s->err)
+                            : hpf_read_input(&in, &s->p, s->err, sizeof s->err);
     hpf_read_known(0);
     hpf_input_free(&in);
     if (rc)
         return -1;
     hpf_phase_mark("detail: read");
-    for (uint32_t r = 0; r < s->p.nranks; r++)   /* the rows need them all */
-        if (hpf_load_nodes(&s->p, r, s->err, sizeof s->err))
-            return -1;
     if (hpf_merge(&s->p, &s->m))
         return oom(s);
     hpf_phase_mark("detail: merge");
