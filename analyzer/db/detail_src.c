@@ -52,7 +52,26 @@ static int gone(hpf_detail_src *s, const char *path, const char *how)
     return -1;
 }
 
-/* The input the database was merged from, if it still has its identity. */
+/* The file named as path beside the database (moved with it), if there
+ * is one: malloc'ed, or NULL. */
+static char *beside_db(sqlite3 *db, const char *path)
+{
+    const char *db_file = sqlite3_db_filename(db, "main"), *base = strrchr(path, '/');
+    if (!db_file || !*db_file)
+        return NULL;
+    const char *slash = strrchr(db_file, '/');
+    char *moved;
+    if (asprintf(&moved, "%.*s%s", slash ? (int)(slash - db_file + 1) : 0, db_file,
+                 base ? base + 1 : path) < 0)
+        return NULL;
+    if (access(moved, F_OK) == 0)
+        return moved;
+    free(moved);
+    return NULL;
+}
+
+/* The input the database was merged from, if it still has its identity:
+ * where it was, or (one file) beside the database if both were moved. */
 static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
 {
     char *list = run_key(db, "source_files"), *id = run_key(db, "source_files_id");
@@ -72,6 +91,11 @@ static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
     int n = split_lines(list, files, max), missing = n == 0;
     for (int i = 0; i < n && !missing; i++)
         missing = access(files[i], F_OK) != 0 ? i + 1 : 0;
+    char *moved = n == 1 && missing ? beside_db(db, files[0]) : NULL;
+    if (moved) {
+        files[0] = moved;
+        missing = 0;
+    }
     if (missing || hpf_input_find(n, files, in, ignored, sizeof ignored))
         rc = gone(s, n ? files[missing ? missing - 1 : 0] : "(none)", "the profile is gone");
     else if (hpf_input_identity(in, now, sizeof now) || strcmp(now, id) != 0) {
@@ -79,6 +103,7 @@ static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
         hpf_input_free(in);
     } else
         rc = 0;
+    free(moved);
 done:
     free(files);
     free(list);

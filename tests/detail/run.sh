@@ -20,7 +20,8 @@
 #   - the profile gone (moved away) or changed (a byte appended): a view
 #     of per-rank rows fails with one line naming the profile and saying
 #     to keep it or merge with --detail, exit 1; the listing, which reads
-#     only aggregates, still works;
+#     only aggregates, still works; database and profile moved together
+#     to another directory: the profile is found beside the database;
 #   - a database of format 3 (the one before) alone is refused in one line
 #     ("database format 3 is older ... run hprof-merge"), next to its
 #     profile it is merged again into format 4.
@@ -161,6 +162,11 @@ expect_eq "profile changed: one line naming it, exit 1" "1;2;exit 1" \
     "$(echo "$got" | head -1 | grep -c "^hprof-query: sqlite: b.hpf: the profile has changed since");$(echo "$got" | wc -l);$(echo "$got" | tail -1)"
 cp "$tmp/b.away" "$tmp/mkbig.a/b.hpf"
 expect_eq "the profile back: --check holds again" "exit 0" "$(out "$A" --check | tail -1)"
+mv "$tmp/mkbig.a" "$tmp/moved"
+expect_eq "database and profile moved together: the profile is found beside the database" \
+    "$(out "$tmp/mkbig.d/run.db" --ranks MPI_Send@comm.c:7)" \
+    "$(out "$tmp/moved/run.db" --ranks MPI_Send@comm.c:7)"
+mv "$tmp/moved" "$tmp/mkbig.a"
 
 # ---- the format version: 4; format 3 refused alone, merged again next to its profile
 expect_eq "format 4" "4" "$(sqlite3 "$A" "PRAGMA user_version")"
