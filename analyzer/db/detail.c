@@ -91,10 +91,14 @@ static int orders_by(const sqlite3_index_info *info, const int *cols, int n)
 }
 
 /* The order of the rows: node, rank, thread (comm: then by id, its
- * rows' order) as stored; for a whole stat scan also rank, thread, node. */
+ * rows' order) as stored; for a whole stat scan also rank, thread, node.
+ * Only of one scan: not of several (node IN (...), id IN (...)), whose
+ * order would be SQLite's. */
 static void consume_order(const rows_vtab *v, sqlite3_index_info *info)
 {
     static const int stored[] = {0, 1, 2}, by_rank[] = {1, 2, 0}, by_id[] = {COMM_ID_COL};
+    if (info->idxNum & (BY_NODE | ID_ONE))
+        return;
     if (orders_by(info, stored, v->kind == T_STAT ? 3 : 2) ||
         (v->kind == T_COMM && orders_by(info, by_id, 1)))
         info->orderByConsumed = 1;
