@@ -535,12 +535,17 @@ static int check_layout(hpf_reader *r)
     if ((uint64_t)nranks * MIN_RANK_BLOCK > r->len)
         return hpf_fail(r, at, "RUN section says %u ranks, more than the file can hold", nranks);
     pos += HP_SECTION_HEADER_LEN + (size_t)plen;
-    for (uint32_t rank = 0; rank < nranks; rank++)
+    for (uint32_t rank = 0; rank < nranks; rank++) {
         for (uint32_t k = 0; k < ntags; k++) {
             if (hpf_check_header(r, pos, rank_tags[k], rank, &plen))
                 return -1;
             pos += HP_SECTION_HEADER_LEN + (size_t)plen;
         }
+        /* each header read maps the pages around it too (fault-around):
+         * given back rank by rank, not held across the whole file */
+        release_decoded(r, pos);
+    }
+    r->released = 0;        /* the decoder gives its pages back again */
     return hpf_check_header(r, pos, HP_SEC_END, -1, &plen);
 }
 
@@ -625,8 +630,10 @@ void hpf_free(hpf_profile *p)
     free(p->comm_at);
     free(p->node_at);
     free(p->map_path);
-    if (p->map)
+    if (p->map) {
         munmap((void *)(uintptr_t)p->map, p->map_len);
+        close(p->map_fd);
+    }
     hp_run_info_free(&p->run);
     memset(p, 0, sizeof *p);
 }

@@ -21,6 +21,8 @@ typedef struct hpf_profile {
      * profile). */
     const unsigned char *map;
     size_t map_len;
+    int map_fd;            /* the file, open while map is: records are read
+                              with pread (hpf_load_comms, hpf_load_nodes) */
     size_t *comm_at;
     char *map_path;        /* the file's name, for messages */
     /* Of a file hpf_read_lazy mapped: where each rank's node records
