@@ -25,7 +25,9 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db/db_agg.h analyzer/db/db_agg.c \
 	analyzer/db/db_aggregator.h analyzer/db/db_aggregator.c \
 	analyzer/db/db_aggnode.c analyzer/db/db_aggsite.c analyzer/db/db_aggcomm.c \
-	analyzer/db/db_rows.h analyzer/db/db_rows.c \
+	analyzer/db/db_rows.h analyzer/db/db_rows.c analyzer/db/statrow.h \
+	analyzer/db/detail.h analyzer/db/detail.c \
+	analyzer/db/detail_src.h analyzer/db/detail_src.c \
 	analyzer/db/db_order.h analyzer/db/db_order.c \
 	analyzer/db/db_counters.h analyzer/db/db_counters.c \
 	analyzer/db/dbcomp.h analyzer/db/dbcomp.c \

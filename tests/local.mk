@@ -129,6 +129,7 @@ include tests/report/local.mk
 include tests/callpath/local.mk
 include tests/counters/local.mk
 include tests/target/local.mk
+include tests/detail/local.mk
 if HAVE_MPI
 TESTS += tests/exports.sh
 endif

@@ -3,7 +3,7 @@
  * per-rank files of a run that died (parts.h), into an SQLite database for
  * hprof-query and other SQL tools.
  *
- *   hprof-merge [-o DB] [-f] [--] FILE | RANKFILE... | DIR
+ *   hprof-merge [-o DB] [-f] [--detail|--no-detail] [--] FILE | RANKFILE... | DIR
  */
 #include "config.h"
 #include <stdio.h>
@@ -12,13 +12,14 @@
 #include <sqlite3.h>
 #include "db/db.h"
 #include "db/db_agg.h"
+#include "db/detail.h"
 #include "read/hpf_read.h"
 #include "db/parts.h"
 #include "db/phases.h"
 
 static void usage(FILE *out)
 {
-    fputs("Usage: hprof-merge [-o DB] [-f] [--] FILE | RANKFILE... | DIR\n"
+    fputs("Usage: hprof-merge [-o DB] [-f] [--detail|--no-detail] [--] FILE | RANKFILE... | DIR\n"
           "  or:  hprof-merge --aggregate DB\n"
           "Convert the profile FILE (.hpf) into an SQLite database for hprof-query,\n"
           "hprof-report and other SQL tools; or merge the files NAME.rank<N>.hpf that\n"
@@ -29,6 +30,11 @@ static void usage(FILE *out)
           "  -o DB           database to write (default: FILE or NAME with .hpf\n"
           "                  replaced by .db)\n"
           "  -f              overwrite an existing database\n"
+          "  --detail        store the per rank/thread rows (tables stat, comm) whatever\n"
+          "                  the run's size; by default only when there are at most\n"
+          "                  2,000,000 (else queries read them from the profile: keep\n"
+          "                  it beside the database)\n"
+          "  --no-detail     never store them (only the aggregates)\n"
           "  --              end of options: the arguments after it are inputs\n"
           "  --aggregate DB  recompute the aggregates DB stores from its rows (after\n"
           "                  editing them by hand)\n"
@@ -49,6 +55,7 @@ static int usage_error(const char *msg, const char *arg)
 static int reaggregate(const char *path)
 {
     sqlite3 *db = NULL;
+    hpf_detail_register();
     char err[1024] = "";
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK;
     if (rc)
@@ -84,6 +91,8 @@ int main(int argc, char **argv)
             usage(stdout);
             free(inputs);
             return 0;
+        } else if (strcmp(a, "--detail") == 0 || strcmp(a, "--no-detail") == 0) {
+            hpf_db_set_detail(a[2] == 'd' ? HPF_DETAIL_ALWAYS : HPF_DETAIL_NEVER);
         } else if (strcmp(a, "--version") == 0) {
             puts("hprof-merge (hprof) " PACKAGE_VERSION);
             free(inputs);

@@ -19,6 +19,7 @@
 #include "db_agg.h"
 #include "db_rows.h"
 #include "db_counters.h"
+#include "detail.h"
 #include "dbcomp.h"
 #include "merge.h"
 #include "phases.h"
@@ -35,15 +36,19 @@ static const char *const schema_sql =
     " flags INTEGER, module TEXT, offset INTEGER, label TEXT);\n"
     "CREATE TABLE node(id INTEGER PRIMARY KEY, parent INTEGER, site INTEGER,"
     " depth INTEGER, outer INTEGER, lo INTEGER, hi INTEGER);\n"
+    "CREATE TABLE comm_range(node INTEGER PRIMARY KEY, first INTEGER, last INTEGER);\n"
+    "CREATE TABLE task(rank INTEGER, thread INTEGER, kind TEXT, site INTEGER,"
+    " team INTEGER, id INTEGER, parent INTEGER, begin REAL, end REAL);\n";
+
+/* The per rank/thread rows: stored (detail mode), or virtual tables
+ * reading them from the profile (aggregate mode, detail.h). */
+static const char *const rows_sql =
     "CREATE TABLE stat(node INTEGER, rank INTEGER, thread INTEGER, count INTEGER,"
     " time REAL, min REAL, max REAL, timed INTEGER, raw_time REAL, raw_min REAL,"
     " raw_max REAL, PRIMARY KEY(node, rank, thread)) WITHOUT ROWID;\n"
     "CREATE TABLE comm(node INTEGER, rank INTEGER, thread INTEGER, peer INTEGER,"
     " count INTEGER, bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL,"
-    " min REAL, max REAL, id INTEGER PRIMARY KEY);\n"
-    "CREATE TABLE comm_range(node INTEGER PRIMARY KEY, first INTEGER, last INTEGER);\n"
-    "CREATE TABLE task(rank INTEGER, thread INTEGER, kind TEXT, site INTEGER,"
-    " team INTEGER, id INTEGER, parent INTEGER, begin REAL, end REAL);\n";
+    " min REAL, max REAL, id INTEGER PRIMARY KEY);\n";
 
 static const char *const index_sql =
     "CREATE INDEX site_name ON site(name);\n"
@@ -115,6 +120,13 @@ static const char *const view_sql =
     "  || '/' || s.label FROM node n JOIN up ON n.parent = up.id JOIN site s ON s.id = n.site)"
     " SELECT id, path FROM up;\n";
 
+static int detail_mode = HPF_DETAIL_AUTO;
+
+void hpf_db_set_detail(int mode)
+{
+    detail_mode = mode;
+}
+
 typedef struct writer {
     sqlite3 *db;
     hpf_profile *p;     /* its comm records are freed once written */
@@ -122,6 +134,7 @@ typedef struct writer {
     char *err;
     size_t errlen;
     hpf_comp comp;      /* compensated times per rank (dbcomp.h) */
+    int rows;           /* the stat and comm rows are stored (detail mode) */
 } writer;
 
 static int db_fail(writer *w, const char *what)
@@ -251,6 +264,7 @@ static int write_run(writer *w, const char *source)
              put_run_real(w, st, "wall", wall) ||
              put_run_int(w, st, "format_version", w->p->version) ||
              put_run_text(w, st, "source", src) ||
+             put_run_int(w, st, "detail", w->rows) ||
              (id[0] && put_run_text(w, st, "source_id", id)) ? -1 : 0;
         sqlite3_finalize(st);
     }
@@ -372,13 +386,27 @@ static int write_rows(writer *w, int node_aggregates)
         snprintf(w->err, w->errlen, "out of memory compensating the times");
         return -1;
     }
-    return hpf_db_write_rows(w->db, w->p, w->m, &w->comp, node_aggregates, w->err, w->errlen);
+    return hpf_db_write_rows(w->db, w->p, w->m, &w->comp, node_aggregates, w->rows, w->err,
+                             w->errlen);
 }
 
 /* A profile of one rank and one thread (db_agg.h). */
 static int one_thread(const hpf_profile *p)
 {
     return p->nranks == 1 && p->ranks[0].info.threads <= 1;
+}
+
+/* Are the stat and comm rows stored?  Always for one rank and one
+ * thread (its per-node aggregates are views of them), else as asked, or
+ * when there are at most HPF_DETAIL_ROWS of them. */
+static int stores_rows(const hpf_profile *p)
+{
+    uint64_t rows = 0;
+    for (uint32_t r = 0; r < p->nranks; r++)
+        rows += (uint64_t)p->ranks[r].nnodes + p->ranks[r].ncomms;
+    if (one_thread(p) || detail_mode == HPF_DETAIL_ALWAYS)
+        return 1;
+    return detail_mode == HPF_DETAIL_AUTO && rows <= HPF_DETAIL_ROWS;
 }
 
 /* The database format (db_agg.h), read by hprof-query before anything. */
@@ -411,6 +439,7 @@ static int write_all(writer *w, const char *source)
     if (exec(w, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                 " PRAGMA cache_size=-16384; PRAGMA temp_store=FILE; BEGIN;") ||
         exec(w, schema_sql) ||
+        exec(w, w->rows ? rows_sql : HPF_DETAIL_TABLES_SQL) ||
         write_run(w, source) ||
         write_sites(w) ||
         write_nodes(w) || mark("run,sites,nodes") ||
@@ -420,7 +449,7 @@ static int write_all(writer *w, const char *source)
         exec(w, "PRAGMA cache_size=-65536;") ||
         exec(w, index_sql) || mark("indices") ||
         exec(w, view_sql) ||
-        hpf_db_write_aggregates(w->db, one_thread(w->p), w->err, w->errlen) ||
+        hpf_db_write_aggregates(w->db, one_thread(w->p), !w->rows, w->err, w->errlen) ||
         mark("aggregate indices") ||
         exec(w, hpf_db_record_objects_sql) ||
         set_format(w) ||
@@ -432,12 +461,16 @@ static int write_all(writer *w, const char *source)
 static int write_tmp(hpf_profile *p, const hpf_merged *m, const char *source,
                      const char *tmp, char *err, size_t errlen)
 {
-    writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}};
+    writer w = {NULL, p, m, err, errlen, {0, NULL, NULL}, stores_rows(p)};
     int rc = -1;
     /* Millions of inserts: no allocation statistics (a global mutex per
      * malloc; fails harmlessly once SQLite is initialized) and no mutex on
      * a connection only this thread uses. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    if (hpf_detail_register()) {
+        snprintf(err, errlen, "cannot register the sqlite module " HPF_DETAIL_MODULE);
+        return -1;
+    }
     if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                         SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", tmp, w.db ? sqlite3_errmsg(w.db) : "cannot open");

@@ -22,6 +22,16 @@ typedef struct hpf_db_summary {
 int hpf_db_write(hpf_profile *p, const char *source, const char *db_path, int force,
                  hpf_db_summary *sum, char *err, size_t errlen);
 
+/* Whether hpf_db_write stores the per rank/thread rows (stat, comm):
+ * HPF_DETAIL_AUTO when there are at most HPF_DETAIL_ROWS of them (and
+ * always for one rank and one thread), HPF_DETAIL_ALWAYS (hprof-merge
+ * --detail), HPF_DETAIL_NEVER (--no-detail).  Without them the database
+ * holds the aggregates, and its stat and comm tables read the rows from
+ * the profile when a query needs them (detail.h). */
+enum { HPF_DETAIL_AUTO, HPF_DETAIL_ALWAYS, HPF_DETAIL_NEVER };
+#define HPF_DETAIL_ROWS 2000000
+void hpf_db_set_detail(int mode);
+
 /* The identity of the profile file at path, "SIZE:CRC32" of its preamble
  * and section headers (each holds its payload's CRC; of every byte for a
  * file without that structure), into out (HPF_ID_LEN); recorded in the

@@ -33,6 +33,12 @@ static const char *const agg_sql =
      * column `rank` from the row of the only aggregate, MAX) */
     "CREATE VIEW node_worst_rank AS SELECT node, rank, MAX(time) AS time"
     " FROM node_rank GROUP BY node;\n"
+    /* that rank's thread with the most time in the node (the lowest of
+     * equals), where the node has time: the listing's worst_thread */
+    "CREATE VIEW node_worst_thread AS SELECT w.node AS node, (SELECT s.thread FROM stat s"
+    "  WHERE s.node = w.node AND s.rank = w.rank GROUP BY s.thread"
+    "  ORDER BY SUM(s.time) DESC, s.thread LIMIT 1) AS thread"
+    " FROM node_worst_rank w WHERE w.time > 0;\n"
     /* Inclusive and exclusive time per node: exclusive per rank and thread
      * first (own time minus the children's, at least 0), then summed. */
     "CREATE VIEW node_excl AS"
@@ -45,6 +51,16 @@ static const char *const agg_sql =
     " FROM own o"
     " LEFT JOIN kids k ON k.node = o.node AND k.rank = o.rank AND k.thread = o.thread"
     " GROUP BY o.node;\n"
+    /* Imbalance: per node the ranks (of the rank table; one without the
+     * node counts 0) in each of 10 equal bins of their time from the
+     * node's min to its max (the max in h9; all in h0 when min = max). */
+    "CREATE VIEW node_hist AS SELECT b.node AS node,"
+    " SUM(b.bin = 0) + (SELECT COUNT(*) FROM rank) - COUNT(*) AS h0, SUM(b.bin = 1) AS h1,"
+    " SUM(b.bin = 2) AS h2, SUM(b.bin = 3) AS h3, SUM(b.bin = 4) AS h4, SUM(b.bin = 5) AS h5,"
+    " SUM(b.bin = 6) AS h6, SUM(b.bin = 7) AS h7, SUM(b.bin = 8) AS h8, SUM(b.bin = 9) AS h9"
+    " FROM (SELECT r.node AS node, CASE WHEN t.max > t.min THEN"
+    "  MIN(MAX(CAST((r.time - t.min) * 10 / (t.max - t.min) AS INTEGER), 0), 9) ELSE 0 END AS bin"
+    "  FROM node_rank r JOIN node_time t ON t.node = r.node) b GROUP BY b.node;\n"
     "CREATE VIEW rank_site AS"
     " WITH st AS (SELECT n.site AS site, s.rank AS rank, SUM(s.count) AS calls,"
     "  SUM(CASE WHEN n.outer THEN s.time ELSE 0.0 END) AS time"
@@ -133,13 +149,23 @@ const char hpf_matrix_leftout_fmt[] =
     " FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
     " WHERE %s";
 
-/* The indices of the materialised tables, for the reports' lookups. */
-static const char *const site_index_sql =
+/* The indices of the materialised tables, for the reports' lookups:
+ * of those with a row per rank and site or node, then of the others. */
+static const char *const per_rank_index_sql =
     "CREATE INDEX rank_site_site ON rank_site(site, rank);\n"
+    "CREATE INDEX comm_node_rank_node ON comm_node_rank(node, rank);\n";
+static const char *const other_index_sql =
     "CREATE INDEX site_time_site ON site_time(site);\n"
     "CREATE INDEX site_worst_site ON site_worst(site);\n"
-    "CREATE INDEX comm_node_peer_node ON comm_node_peer(node, peer);\n"
-    "CREATE INDEX comm_node_rank_node ON comm_node_rank(node, rank);\n";
+    "CREATE INDEX comm_node_peer_node ON comm_node_peer(node, peer);\n";
+
+/* The aggregates with a row per rank and site or node: views in
+ * aggregate mode (db_aggregator.h). */
+static int is_per_rank(const char *def)
+{
+    return strncmp(def, "CREATE VIEW rank_site ", 22) == 0 ||
+           strncmp(def, "CREATE VIEW comm_node_rank ", 27) == 0;
+}
 
 /* The per-node aggregates, "node_*". */
 static int is_per_node(const char *def)
@@ -205,16 +231,19 @@ static int materialise_matrix(sqlite3 *db, char *err, size_t errlen)
     return rc;
 }
 
-int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen)
+int hpf_db_write_aggregates(sqlite3 *db, int node_views, int per_rank_views, char *err,
+                            size_t errlen)
 {
     static const char view[] = "CREATE VIEW ";
-    for (const char *s = strstr(agg_sql, view); s && node_views; s = strstr(s + 1, view)) {
+    for (const char *s = strstr(agg_sql, view); s; s = strstr(s + 1, view)) {
         const char *end = strstr(s, ";\n");
         assert(end);
-        if (is_per_node(s) && create_view(db, s, (size_t)(end - s), err, errlen))
+        if (((node_views && is_per_node(s)) || (per_rank_views && is_per_rank(s))) &&
+            create_view(db, s, (size_t)(end - s), err, errlen))
             return -1;
     }
-    return hpf_exec(db, site_index_sql, err, errlen);
+    return (!per_rank_views && hpf_exec(db, per_rank_index_sql, err, errlen)) ||
+           hpf_exec(db, other_index_sql, err, errlen) ? -1 : 0;
 }
 
 const char hpf_db_record_objects_sql[] =
@@ -288,6 +317,18 @@ int hpf_db_check_version(sqlite3 *db, const char *db_path, char *err, size_t err
     return 0;
 }
 
+/* Is name a view (DROP TABLE refuses one, DROP VIEW a table)? */
+static int is_view(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    int view = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'view'"
+                                      " AND name = ?", -1, &st, NULL) == SQLITE_OK &&
+               sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+               sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return view;
+}
+
 /* The name of the aggregate defined at def ("CREATE VIEW name AS ..."). */
 static char *aggregate_name(const char *def)
 {
@@ -306,8 +347,8 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
         const char *end = strstr(s, ";\n");
         char *name = aggregate_name(s), *drop = NULL;
         assert(end);
-        int rc = !name || asprintf(&drop, "DROP TABLE IF EXISTS %s; DROP VIEW IF EXISTS %s;",
-                                   name, name) < 0;
+        int rc = !name || asprintf(&drop, "DROP %s IF EXISTS %s;",
+                                   is_view(db, name) ? "VIEW" : "TABLE", name) < 0;
         if (rc)
             snprintf(err, errlen, "out of memory");
         else
@@ -331,7 +372,8 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
      * were added by hand (what --matrix SITE reads, with c.node) */
     if (hpf_exec(db, "DELETE FROM comm_range; INSERT INTO comm_range"
                      " SELECT node, MIN(id), MAX(id) FROM comm GROUP BY node;", err, errlen) ||
-        hpf_exec(db, site_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
+        hpf_exec(db, per_rank_index_sql, err, errlen) ||
+        hpf_exec(db, other_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
         hpf_ovh_reaggregate(db, err, errlen) || hpf_exec(db, "COMMIT", err, errlen)) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;

@@ -14,8 +14,10 @@
  * writes.  0: an older hprof's (no aggregates); 1: aggregates stored;
  * 2: comm_node_peer and comm_node_rank too; 3: rows in node order, stat
  * keyed by (node, rank, thread), a node's comm rows the ids of comm_range
- * (no index on stat or comm to sort). */
-#define HPF_DB_FORMAT 3
+ * (no index on stat or comm to sort); 4: the rows stored only at most
+ * HPF_DETAIL_ROWS of them or with --detail (run key detail), else stat
+ * and comm are virtual tables over the profile (detail.h), node_hist. */
+#define HPF_DB_FORMAT 4
 
 /* The SQL of the communication matrix's cells (printf format: a condition
  * on the comm row c, then the ORDER BY), stored for the whole run as the
@@ -31,9 +33,12 @@ const char *hpf_db_agg_sql(void);
 /* After the aggregators of db_aggregator.h wrote their tables: indexes
  * them, and with node_views (a profile of one rank and one thread: one
  * stat row per node, nothing to aggregate; the per-node aggregator did
- * not run) makes the per-node aggregates views, which cost no space.
+ * not run) makes the per-node aggregates views, which cost no space;
+ * with per_rank_views (aggregate mode: no stat or comm rows stored) so
+ * are rank_site and comm_node_rank, a row per rank and site or node.
  * The views of db.c must exist.  0, or -1 with err set. */
-int hpf_db_write_aggregates(sqlite3 *db, int node_views, char *err, size_t errlen);
+int hpf_db_write_aggregates(sqlite3 *db, int node_views, int per_rank_views, char *err,
+                            size_t errlen);
 
 /* Recomputes every stored aggregate of an hprof database from its rows,
  * in one transaction (hprof-merge --aggregate DB: after rows were edited

@@ -48,6 +48,7 @@ typedef struct comm_aggs {
     const hpf_merged *m;
     unsigned char *collective, *sends;  /* per global site */
     cells matrix, peers;
+    int per_rank;               /* comm_node_rank kept and written */
     rank_cell *ranks;           /* comm_node_rank, in (rank, node) order */
     size_t nrankrows, capranks;
     rank_cell *cur;             /* this rank's, by merged node - 1 */
@@ -122,13 +123,14 @@ static void comm_finish(void *p)
     free(ca);
 }
 
-static void *comm_start(const hpf_profile *p, const hpf_merged *m)
+static void *comm_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
 {
     comm_aggs *ca = calloc(1, sizeof *ca);
     size_t ns = m->nsites ? m->nsites : 1, nn = m->nnodes ? m->nnodes : 1;
     if (!ca)
         return NULL;
     ca->m = m;
+    ca->per_rank = per_rank;
     ca->collective = calloc(ns, 1);
     ca->sends = calloc(ns, 1);
     ca->cur = calloc(nn, sizeof *ca->cur);
@@ -226,6 +228,10 @@ static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
         qsort(ca->touched, ca->ntouched, sizeof *ca->touched, cmp_u32);
     for (uint32_t k = 0; k < ca->ntouched; k++) {
         rank_cell *r = &ca->cur[ca->touched[k]];
+        if (!ca->per_rank) {
+            memset(r, 0, sizeof *r);
+            continue;
+        }
         if (ca->nrankrows == ca->capranks) {
             size_t cap = ca->capranks ? 2 * ca->capranks : 1024;
             rank_cell *v = realloc(ca->ranks, cap * sizeof *v);
@@ -270,7 +276,8 @@ static const char *const create_sql =
     "CREATE TABLE comm_leftout(coll_bytes INTEGER, coll_calls INTEGER, coll_time REAL,"
     " file_bytes INTEGER, p2p_bytes INTEGER);"
     "CREATE TABLE comm_node_peer(node INTEGER, peer INTEGER, count INTEGER,"
-    " bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL, min REAL, max REAL);"
+    " bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL, min REAL, max REAL);";
+static const char *const node_rank_sql =
     "CREATE TABLE comm_node_rank(node INTEGER, rank INTEGER, tran REAL, sync REAL);";
 
 static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
@@ -312,12 +319,13 @@ static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
 
 static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
 {
-    sqlite3_stmt *st, *r;
+    sqlite3_stmt *st, *r = NULL;
     int rc = 0;
     if (sqlite3_prepare_v2(db, "INSERT INTO comm_node_peer VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
         return hpf_agg_fail(db, err, errlen);
-    if (sqlite3_prepare_v2(db, "INSERT INTO comm_node_rank VALUES(?, ?, ?, ?)", -1, &r, NULL)) {
+    if (ca->per_rank &&
+        sqlite3_prepare_v2(db, "INSERT INTO comm_node_rank VALUES(?, ?, ?, ?)", -1, &r, NULL)) {
         sqlite3_finalize(st);
         return hpf_agg_fail(db, err, errlen);
     }
@@ -352,11 +360,12 @@ static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
 static int comm_write(void *p, sqlite3 *db, char *err, size_t errlen)
 {
     comm_aggs *ca = p;
-    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        (ca->per_rank && sqlite3_exec(db, node_rank_sql, NULL, NULL, NULL) != SQLITE_OK))
         return hpf_agg_fail(db, err, errlen);
     return write_matrix(ca, db, err, errlen) || write_node_rows(ca, db, err, errlen) ? -1 : 0;
 }
 
 const hpf_aggregator hpf_comm_aggregator = {
-    "communication", comm_start, comm_add_rank, comm_write, comm_finish,
+    "communication", comm_start, comm_add_rank, comm_write, comm_finish, NULL,
 };

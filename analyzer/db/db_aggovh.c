@@ -117,8 +117,9 @@ static void ovh_finish(void *acc)
     free(a);
 }
 
-static void *ovh_start(const hpf_profile *p, const hpf_merged *m)
+static void *ovh_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
 {
+    (void)per_rank;
     ovh_acc *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
@@ -430,5 +431,5 @@ static int ovh_write(void *acc, sqlite3 *db, char *err, size_t errlen)
 }
 
 const hpf_aggregator hpf_ovh_aggregator = {
-    "overhead classes", ovh_start, ovh_add_rank, ovh_write, ovh_finish,
+    "overhead classes", ovh_start, ovh_add_rank, ovh_write, ovh_finish, NULL,
 };

@@ -30,15 +30,26 @@ typedef struct hpf_rank_rows {
 
 typedef struct hpf_aggregator {
     const char *name;           /* for messages */
-    /* The accumulator for a profile and its merge, NULL without memory. */
-    void *(*start)(const hpf_profile *p, const hpf_merged *m);
+    /* The accumulator for a profile and its merge, NULL without memory;
+     * with per_rank 0 (aggregate mode) the tables of a row per rank and
+     * site or node (rank_site, comm_node_rank) are not kept: they become
+     * views over the rows (hpf_db_write_aggregates). */
+    void *(*start)(const hpf_profile *p, const hpf_merged *m, int per_rank);
     /* Folds one rank in (ranks come in order, missing ranks included:
      * rows->rd->info.flags & HP_RANKF_MISSING).  0, or -1 without memory. */
     int (*add_rank)(void *acc, const hpf_rank_rows *rows);
     /* Creates and fills its tables and their indices.  0, or -1 with err. */
     int (*write)(void *acc, sqlite3 *db, char *err, size_t errlen);
     void (*finish)(void *acc);  /* frees acc */
+    /* Optional: folds every rank in again, in a second pass after the
+     * first (node_hist: the bins need each node's minimum and maximum).
+     * 0, or -1 without memory. */
+    int (*add_rank_again)(void *acc, const hpf_rank_rows *rows);
 } hpf_aggregator;
+
+/* The bins of node_hist: equal widths from a node's least per-rank time
+ * to its largest. */
+#define HPF_HIST_BINS 10
 
 /* For the aggregators' writes (db_aggregator.c): err = "sqlite: MESSAGE" of
  * db, and -1; and a bound insert run and reset, 0 or that failure. */

@@ -40,6 +40,7 @@ typedef struct site_aggs {
     uint32_t nsites, nrank_rows;
     unsigned char *is_mpi;      /* per global site: comm or an MPI call */
     site_total *tot;
+    int per_rank;               /* rank_site kept and written */
     site_rank_row *rows;        /* rank_site, in (rank, site) order */
     size_t nrows, caprows;
     /* per rank scratch, by global site id - 1 */
@@ -73,7 +74,7 @@ static void site_finish(void *p)
     free(sa);
 }
 
-static void *site_start(const hpf_profile *p, const hpf_merged *m)
+static void *site_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
 {
     site_aggs *sa = calloc(1, sizeof *sa);
     size_t n = m->nsites ? m->nsites : 1;
@@ -81,6 +82,7 @@ static void *site_start(const hpf_profile *p, const hpf_merged *m)
         return NULL;
     sa->p = p;
     sa->m = m;
+    sa->per_rank = per_rank;
     sa->nsites = m->nsites;
     sa->is_mpi = calloc(n, 1);
     sa->tot = calloc(n, sizeof *sa->tot);
@@ -162,6 +164,8 @@ static uint32_t worst_thread(const site_aggs *sa, uint32_t s, uint32_t nthreads)
 
 static int keep_row(site_aggs *sa, const site_rank_row *row)
 {
+    if (!sa->per_rank)
+        return 0;
     if (sa->nrows == sa->caprows) {
         size_t cap = sa->caprows ? 2 * sa->caprows : 1024;
         site_rank_row *p = realloc(sa->rows, cap * sizeof *p);
@@ -233,9 +237,10 @@ static int site_add_rank(void *p, const hpf_rank_rows *rr)
     return fold_rank(sa, rr->rank, nthreads);
 }
 
-static const char *const create_sql =
+static const char *const rank_site_sql =
     "CREATE TABLE rank_site(site INTEGER, rank INTEGER, calls INTEGER, time REAL,"
-    " tran REAL, sync REAL, bytes_sent INTEGER, bytes_recv INTEGER);"
+    " tran REAL, sync REAL, bytes_sent INTEGER, bytes_recv INTEGER);";
+static const char *const create_sql =
     "CREATE TABLE site_time(site INTEGER, label TEXT, kind TEXT, calls INTEGER, time REAL,"
     " mean REAL, max REAL, imbalance REAL, tran REAL, sync REAL);"
     "CREATE TABLE site_worst(site INTEGER, rank INTEGER, thread INTEGER);"
@@ -330,12 +335,14 @@ static int write_rank_mpi(site_aggs *sa, sqlite3 *db, char *err, size_t errlen)
 static int site_write(void *p, sqlite3 *db, char *err, size_t errlen)
 {
     site_aggs *sa = p;
-    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        (sa->per_rank && sqlite3_exec(db, rank_site_sql, NULL, NULL, NULL) != SQLITE_OK))
         return hpf_agg_fail(db, err, errlen);
-    return write_rank_site(sa, db, err, errlen) || write_site_time(sa, db, err, errlen) ||
+    return (sa->per_rank && write_rank_site(sa, db, err, errlen)) ||
+           write_site_time(sa, db, err, errlen) ||
            write_rank_mpi(sa, db, err, errlen) ? -1 : 0;
 }
 
 const hpf_aggregator hpf_site_aggregator = {
-    "per-site", site_start, site_add_rank, site_write, site_finish,
+    "per-site", site_start, site_add_rank, site_write, site_finish, NULL,
 };

@@ -70,7 +70,7 @@ static int write_rank(sqlite3 *db, sqlite3_stmt *st, const hp_rank_data *rd, uin
     return rc;
 }
 
-int hpf_db_write_counters(sqlite3 *db, const hpf_profile *p, const hpf_merged *m, char *err,
+int hpf_db_write_counters(sqlite3 *db, hpf_profile *p, const hpf_merged *m, char *err,
                           size_t errlen)
 {
     sqlite3_stmt *st;
@@ -87,8 +87,15 @@ int hpf_db_write_counters(sqlite3 *db, const hpf_profile *p, const hpf_merged *m
         SQLITE_OK)
         return fail(db, err, errlen, "sqlite prepare");
     int rc = 0;
-    for (uint32_t r = 0; r < p->nranks && rc == 0; r++)
-        rc = write_rank(db, st, &p->ranks[r], r, m, err, errlen);
+    for (uint32_t r = 0; r < p->nranks && rc == 0; r++) {
+        if (p->ranks[r].ncounters == 0)
+            continue;
+        int held = p->ranks[r].nodes != NULL;    /* else from the file, and back */
+        rc = hpf_load_nodes(p, r, err, errlen) ||
+             write_rank(db, st, &p->ranks[r], r, m, err, errlen) ? -1 : 0;
+        if (!held)
+            hpf_drop_nodes(p, r);
+    }
     sqlite3_finalize(st);
     if (rc == 0 && sqlite3_exec(db, "CREATE INDEX counter_node ON counter(node);", NULL, NULL,
                                 NULL) != SQLITE_OK)

@@ -14,7 +14,7 @@
 /* Creates the table and inserts the rows of every rank of p (before its
  * node records are freed: a row's thread is its node's).  0, or -1 with
  * err set. */
-int hpf_db_write_counters(sqlite3 *db, const hpf_profile *p, const hpf_merged *m, char *err,
+int hpf_db_write_counters(sqlite3 *db, hpf_profile *p, const hpf_merged *m, char *err,
                           size_t errlen);
 
 #endif

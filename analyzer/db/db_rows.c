@@ -20,6 +20,7 @@
 #include "db_order.h"
 #include "db_rows.h"
 #include "phases.h"
+#include "statrow.h"
 
 /* The aggregators, in the order their tables are written. */
 static const hpf_aggregator *const aggregators[] = {
@@ -163,23 +164,39 @@ typedef struct rank_pass {
     hpf_profile *p;
     const hpf_merged *m;
     hpf_comp *comp;
+    uint64_t *node_comms;       /* without rows: comm records per merged node; and each
+                                   rank's node records and times dropped once used */
     void *acc[NAGGREGATORS];
     int use[NAGGREGATORS];
     int rc;
     char err[512];
 } rank_pass;
 
+/* Without rows, a rank's node records (if they came from the file) and
+ * compensated times are dropped once folded in: each pass loads them. */
+static void drop_rank(rank_pass *rk, uint32_t r)
+{
+    if (!rk->node_comms)
+        return;
+    hpf_drop_nodes(rk->p, r);
+    free(rk->comp->values[r]);
+    rk->comp->values[r] = NULL;
+}
+
 static int fold_rank(rank_pass *rk, uint32_t r)
 {
     hp_rank_data *rd = &rk->p->ranks[r];
     int in_file = !rd->comms;     /* decoded here, freed here */
-    if (hpf_load_comms(rk->p, r, rk->err, sizeof rk->err))
+    if (hpf_load_nodes(rk->p, r, rk->err, sizeof rk->err) ||
+        hpf_load_comms(rk->p, r, rk->err, sizeof rk->err))
         return -1;
     if (hpf_comp_rank(rk->p, r, rk->comp)) {
         snprintf(rk->err, sizeof rk->err, "out of memory compensating the times");
         return -1;
     }
     hpf_rank_rows rr = {r, rd, rk->m->node_map[r], rk->m->site_map[r], rk->comp->values[r]};
+    for (uint32_t i = 0; rk->node_comms && i < rd->ncomms; i++)
+        rk->node_comms[rr.node_map[rd->comms[i].node]]++;
     for (size_t a = 0; a < NAGGREGATORS; a++)
         if (rk->use[a] && aggregators[a]->add_rank(rk->acc[a], &rr)) {
             snprintf(rk->err, sizeof rk->err, "out of memory in the %s aggregates",
@@ -190,6 +207,7 @@ static int fold_rank(rank_pass *rk, uint32_t r)
         free(rd->comms);
         rd->comms = NULL;
     }
+    drop_rank(rk, r);
     return 0;
 }
 
@@ -213,7 +231,7 @@ static int rank_pass_start(rank_pass *rk, int node_aggregates)
 {
     for (size_t a = 0; a < NAGGREGATORS; a++) {
         rk->use[a] = node_aggregates || !is_per_node(aggregators[a]);
-        if (rk->use[a] && !(rk->acc[a] = aggregators[a]->start(rk->p, rk->m))) {
+        if (rk->use[a] && !(rk->acc[a] = aggregators[a]->start(rk->p, rk->m, !rk->node_comms))) {
             snprintf(rk->err, sizeof rk->err, "out of memory in the %s aggregates",
                      aggregators[a]->name);
             return -1;
@@ -284,6 +302,28 @@ static int write_ranges(row_pass *rp, sqlite3 *db, const id_ranges *ir, int64_t 
     return rc;
 }
 
+/* Without the rows: the ranges of ids their comm rows would have had
+ * (node by node, from 1), from the count of each node's records. */
+static int write_counted_ranges(row_pass *rp, sqlite3 *db, const uint64_t *node_comms,
+                                uint32_t nnodes)
+{
+    id_ranges ir = {NULL, 0, 0};
+    int64_t rows = 0;
+    int rc = 0;
+    for (uint32_t g = 1; g <= nnodes && rc == 0; g++) {
+        if (node_comms[g] == 0)
+            continue;
+        rc = note_row(&ir, g, rows + 1) || note_row(&ir, g, rows + (int64_t)node_comms[g]);
+        rows += (int64_t)node_comms[g];
+    }
+    if (rc)
+        snprintf(rp->err, rp->errlen, "out of memory");
+    else
+        rc = write_ranges(rp, db, &ir, 0);
+    free(ir.v);
+    return rc;
+}
+
 /* The comm rows, node by node (db_order.h), and their ranges of ids. */
 static int put_comms(row_pass *rp, sqlite3 *db, hpf_comm_src *src, const hpf_merged *m)
 {
@@ -328,35 +368,6 @@ done:
     return rc;
 }
 
-/* One stat row: the node records of one (node, rank, thread) summed (two
- * sites of a rank merged into one node; usually one record). */
-typedef struct stat_row {
-    uint64_t count, timed;
-    double time, min, max;          /* compensated */
-    double raw_time, raw_min, raw_max;
-} stat_row;
-
-static stat_row one_record(const hp_node_rec *nd, const double *v, uint32_t n, uint32_t i)
-{
-    return (stat_row){nd->count, nd->timed, v[i], v[n + i], v[2 * n + i],
-                      nd->time, nd->min, nd->max};
-}
-
-/* Folds b (another record of the row) into a: minima over timed records. */
-static void add_record(stat_row *a, const stat_row *b)
-{
-    if (b->timed > 0 && (a->timed == 0 || b->min < a->min))
-        a->min = b->min;
-    if (b->timed > 0 && (a->timed == 0 || b->raw_min < a->raw_min))
-        a->raw_min = b->raw_min;
-    a->max = b->max > a->max ? b->max : a->max;
-    a->raw_max = b->raw_max > a->raw_max ? b->raw_max : a->raw_max;
-    a->count += b->count;
-    a->timed += b->timed;
-    a->time += b->time;
-    a->raw_time += b->raw_time;
-}
-
 static int put_stats(row_pass *rp, const hpf_profile *p, const hpf_merged *m,
                      const hpf_comp *comp)
 {
@@ -373,12 +384,12 @@ static int put_stats(row_pass *rp, const hpf_profile *p, const hpf_merged *m,
         const uint32_t *map = m->node_map[refs[k].rank];
         uint32_t node = map[refs[k].local], thread = rd->nodes[refs[k].local].thread;
         const double *v = comp->values[refs[k].rank];
-        stat_row s = one_record(&rd->nodes[refs[k].local], v, rd->nnodes, refs[k].local);
+        hpf_stat_row s = hpf_stat_record(&rd->nodes[refs[k].local], v, rd->nnodes, refs[k].local);
         size_t j = k + 1;
         for (; j < nrefs && refs[j].rank == refs[k].rank && map[refs[j].local] == node &&
                rd->nodes[refs[j].local].thread == thread; j++) {
-            stat_row b = one_record(&rd->nodes[refs[j].local], v, rd->nnodes, refs[j].local);
-            add_record(&s, &b);
+            hpf_stat_row b = hpf_stat_record(&rd->nodes[refs[j].local], v, rd->nnodes, refs[j].local);
+            hpf_stat_add(&s, &b);
         }
         put_int(ins, node);
         put_int(ins, refs[k].rank);
@@ -453,6 +464,64 @@ static int open_rows(row_pass *rp, sqlite3 *db)
            prepare_insert(db, "task", 9, 1, &rp->task, rp->err, rp->errlen) ? -1 : 0;
 }
 
+/* The aggregators' tables once the pass over the ranks is over. */
+static int write_aggregates(row_pass *rp, sqlite3 *db, rank_pass *rk)
+{
+    for (size_t a = 0; a < NAGGREGATORS; a++) {
+        if (rk->use[a] && aggregators[a]->write(rk->acc[a], db, rp->err, rp->errlen))
+            return -1;
+        hpf_phase_mark(aggregators[a]->name);
+    }
+    return 0;
+}
+
+/* The second pass over the ranks, of the aggregators that have one. */
+static int fold_again(rank_pass *rk)
+{
+    for (uint32_t r = 0; r < rk->p->nranks; r++) {
+        if (hpf_load_nodes(rk->p, r, rk->err, sizeof rk->err))
+            return -1;
+        if (!rk->comp->values[r] && hpf_comp_rank(rk->p, r, rk->comp)) {
+            snprintf(rk->err, sizeof rk->err, "out of memory compensating the times");
+            return -1;
+        }
+        hpf_rank_rows rr = {r, &rk->p->ranks[r], rk->m->node_map[r], rk->m->site_map[r],
+                            rk->comp->values[r]};
+        for (size_t a = 0; a < NAGGREGATORS; a++)
+            if (rk->use[a] && aggregators[a]->add_rank_again &&
+                aggregators[a]->add_rank_again(rk->acc[a], &rr)) {
+                snprintf(rk->err, sizeof rk->err, "out of memory in the %s aggregates",
+                         aggregators[a]->name);
+                return -1;
+            }
+        drop_rank(rk, r);
+    }
+    return 0;
+}
+
+/* Waits for the pass over the ranks, then makes the second. */
+static int join_rank_pass(row_pass *rp, rank_pass *rk, pthread_t *worker)
+{
+    if (worker)
+        pthread_join(*worker, NULL);
+    if (rk->rc == 0)
+        rk->rc = fold_again(rk);
+    hpf_phase_mark("ranks compensated, folded in");
+    if (rk->rc) {
+        snprintf(rp->err, rp->errlen, "%s", rk->err);
+        return -1;
+    }
+    return 0;
+}
+
+static int put_all_tasks(row_pass *rp, sqlite3 *db, const hpf_profile *p, const hpf_merged *m)
+{
+    for (uint32_t r = 0; r < p->nranks; r++)
+        if (put_tasks(rp, db, p, m, r))
+            return -1;
+    return 0;
+}
+
 /* The rows and the aggregators' tables once the pass over the ranks runs
  * (in a thread, or done already). */
 static int write_all_rows(row_pass *rp, sqlite3 *db, hpf_comm_src *src, const hpf_merged *m,
@@ -461,30 +530,34 @@ static int write_all_rows(row_pass *rp, sqlite3 *db, hpf_comm_src *src, const hp
     const hpf_profile *p = src->p;
     int rc = open_rows(rp, db) || put_comms(rp, db, src, m);
     hpf_phase_mark("comm rows");
-    if (worker)
-        pthread_join(*worker, NULL);
-    hpf_phase_mark("ranks compensated, folded in");
-    if (rc)
+    if (join_rank_pass(rp, rk, worker) || rc)
         return -1;
-    if (rk->rc) {
-        snprintf(rp->err, rp->errlen, "%s", rk->err);
-        return -1;
-    }
     if (put_stats(rp, p, m, rk->comp))
         return -1;
     hpf_phase_mark("stat rows");
-    for (uint32_t r = 0; r < p->nranks; r++)
-        if (put_tasks(rp, db, p, m, r))
-            return -1;
-    for (size_t a = 0; a < NAGGREGATORS; a++)
-        if (rk->use[a] && aggregators[a]->write(rk->acc[a], db, rp->err, rp->errlen))
-            return -1;
-    hpf_phase_mark("task rows, aggregates");
-    return 0;
+    if (put_all_tasks(rp, db, p, m))
+        return -1;
+    hpf_phase_mark("task rows");
+    return write_aggregates(rp, db, rk);
+}
+
+/* Without the stat and comm rows (aggregate mode): the tasks, the comm
+ * rows' ranges of ids and the aggregators' tables. */
+static int write_aggregates_only(row_pass *rp, sqlite3 *db, const hpf_profile *p,
+                                 const hpf_merged *m, rank_pass *rk, pthread_t *worker)
+{
+    if (join_rank_pass(rp, rk, worker))
+        return -1;
+    if (prepare_insert(db, "task", 9, 1, &rp->task, rp->err, rp->errlen) ||
+        put_all_tasks(rp, db, p, m) ||
+        write_counted_ranges(rp, db, rk->node_comms, m->nnodes))
+        return -1;
+    hpf_phase_mark("task rows, comm ranges");
+    return write_aggregates(rp, db, rk);
 }
 
 int hpf_db_write_rows(sqlite3 *db, hpf_profile *p, const hpf_merged *m, hpf_comp *comp,
-                      int node_aggregates, char *err, size_t errlen)
+                      int node_aggregates, int rows, char *err, size_t errlen)
 {
     rank_pass *rk = calloc(1, sizeof *rk);
     row_pass rp = {{0}, {0}, NULL, err, errlen};
@@ -503,6 +576,15 @@ int hpf_db_write_rows(sqlite3 *db, hpf_profile *p, const hpf_merged *m, hpf_comp
     rk->p = p;
     rk->m = m;
     rk->comp = comp;
+    if (!rows && !(rk->node_comms = calloc((size_t)m->nnodes + 1, sizeof *rk->node_comms))) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    /* the rows need every rank's node records at once (and this thread
+     * reads them while the other compensates) */
+    for (uint32_t r = 0; rows && r < p->nranks; r++)
+        if (hpf_load_nodes(p, r, err, errlen))
+            goto done;
     if (rank_pass_start(rk, node_aggregates)) {
         snprintf(err, errlen, "%s", rk->err);
         goto done;
@@ -510,13 +592,15 @@ int hpf_db_write_rows(sqlite3 *db, hpf_profile *p, const hpf_merged *m, hpf_comp
     threaded = pthread_create(&worker, NULL, rank_pass_run, rk) == 0;
     if (!threaded)
         rank_pass_run(rk);    /* no thread: one after the other */
-    rc = write_all_rows(&rp, db, &src, m, rk, threaded ? &worker : NULL);
+    rc = rows ? write_all_rows(&rp, db, &src, m, rk, threaded ? &worker : NULL)
+              : write_aggregates_only(&rp, db, p, m, rk, threaded ? &worker : NULL);
 done:
     hpf_comm_src_close(&src);
     inserter_close(&rp.stat);
     inserter_close(&rp.comm);
     sqlite3_finalize(rp.task);
     rank_pass_finish(rk);
+    free(rk->node_comms);
     free(rk);
     free_rank_records(p, comp);
     return rc;

@@ -15,11 +15,13 @@
  * hpf_comp_start) on the way, and writes the aggregators' tables;
  * without node_aggregates the per-node ones are left out (a profile of
  * one rank and one thread has views instead: db_agg.h; and no overhead
- * tables: ovh_class.h).  Frees every
+ * tables: ovh_class.h); without rows, only the task rows, comm_range
+ * (the ids the comm rows would have) and the aggregates (aggregate mode:
+ * detail.h).  Frees every
  * rank's comm records, success or not, and its node records and
  * compensated times once it is written (comp->stats stay).  0, or -1
  * with err set. */
 int hpf_db_write_rows(sqlite3 *db, hpf_profile *p, const hpf_merged *m, hpf_comp *comp,
-                      int node_aggregates, char *err, size_t errlen);
+                      int node_aggregates, int rows, char *err, size_t errlen);
 
 #endif

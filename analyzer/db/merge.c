@@ -124,18 +124,24 @@ static int add_node(hpf_merged *m, uint32_t *cap, uint32_t parent, uint32_t site
     return 0;
 }
 
-static int map_rank_nodes(hpf_merged *m, hpf_nodemap *keys, uint32_t *cap,
-                          const hpf_profile *p, uint32_t rank)
+/* The rank's node records are loaded from the file if they are left in
+ * it (hpf_read_lazy), and dropped again after. */
+static int map_rank_nodes(hpf_merged *m, hpf_nodemap *keys, uint32_t *cap, hpf_profile *p,
+                          uint32_t rank)
 {
     const hp_rank_data *rd = &p->ranks[rank];
     uint32_t *map = m->node_map[rank];
+    char ignored[256];
+    int held = rd->nodes != NULL, rc = -1;
+    if (hpf_load_nodes(p, rank, ignored, sizeof ignored))
+        return -1;
 
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         const hp_node_rec *nd = &rd->nodes[i];
         uint32_t site = m->site_map[rank][nd->site];
         if (nd->parent == HP_NONE) {    /* every thread's root is node 1 */
             if (m->nnodes == 0 && add_node(m, cap, 0, site))
-                return -1;
+                goto done;
             map[i] = 1;
             continue;
         }
@@ -143,10 +149,14 @@ static int map_rank_nodes(hpf_merged *m, hpf_nodemap *keys, uint32_t *cap,
         int added;
         if (hpf_nodemap_intern(keys, parent, site, m->nnodes + 1, &id, &added) ||
             (added && add_node(m, cap, parent, site)))
-            return -1;
+            goto done;
         map[i] = id;
     }
-    return 0;
+    rc = 0;
+done:
+    if (!held)
+        hpf_drop_nodes(p, rank);
+    return rc;
 }
 
 static int alloc_maps(hpf_merged *m, const hpf_profile *p)
@@ -244,7 +254,7 @@ static int mark_estimated(hpf_merged *m)
     return 0;
 }
 
-int hpf_merge(const hpf_profile *p, hpf_merged *m)
+int hpf_merge(hpf_profile *p, hpf_merged *m)
 {
     hpf_keymap site_keys;
     hpf_nodemap node_keys;

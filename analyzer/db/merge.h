@@ -40,8 +40,10 @@ typedef struct hpf_merged {
     uint32_t **node_map;    /* node_map[rank][local node] = merged id */
 } hpf_merged;
 
-/* Returns 0, or -1 when out of memory (m is then freed). */
-int hpf_merge(const hpf_profile *p, hpf_merged *m);
+/* Returns 0, or -1 when out of memory or a profile's file was cut short
+ * (m is then freed).  Node records left in the file (hpf_read_lazy) are
+ * loaded rank by rank and dropped again. */
+int hpf_merge(hpf_profile *p, hpf_merged *m);
 void hpf_merged_free(hpf_merged *m);
 
 /* Human label of a site: "MPI_Send@file.c:42", "MPI_Send@libx.so+0x1a2b"

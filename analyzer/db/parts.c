@@ -4,6 +4,7 @@
  * and naming the ranks that left none.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,7 +294,9 @@ static int take_ranks(hpf_profile *out, run_view first_run, hpf_profile *part,
 
 int hpf_read_input(const hpf_input *in, hpf_profile *out, char *err, size_t errlen)
 {
-    if (hpf_read(in->files[0], out, err, errlen))
+    /* one file: its node records stay in it (hpf_read_lazy); the ranks
+     * of several files move into one profile, theirs decoded */
+    if ((in->nfiles == 1 ? hpf_read_lazy : hpf_read)(in->files[0], out, err, errlen))
         return -1;
     if (in->nfiles == 1)
         return 0;
@@ -323,6 +326,26 @@ int hpf_read_input(const hpf_input *in, hpf_profile *out, char *err, size_t errl
     free(holder);
     if (rc)
         hpf_free(out);
+    return rc;
+}
+
+int hpf_file_list_identity(const char *list, char *out, size_t len)
+{
+    hpf_input in = {NULL, 0, NULL};
+    char *copy = strdup(list);
+    int rc = -1;
+    if (!copy || !(in.files = calloc(strlen(list) + 1, sizeof *in.files)))
+        goto done;
+    for (char *at = copy; *at;) {
+        in.files[in.nfiles++] = at;
+        at += strcspn(at, "\n");
+        if (*at)
+            *at++ = '\0';
+    }
+    rc = hpf_input_identity(&in, out, len);
+done:
+    free(in.files);
+    free(copy);
     return rc;
 }
 
@@ -404,15 +427,37 @@ void hpf_missing_note(const hpf_profile *p, const char *run, char *buf, size_t l
         partial_note(p, run, buf + at, len - at);
 }
 
-/* Records id as the database's source identity (run key source_id). */
-static int set_identity(const char *db_path, const char *id, char *err, size_t errlen)
+/* The input's files, their absolute paths one a line (malloc'ed). */
+static char *file_list(const hpf_input *in)
+{
+    size_t len = 1;
+    for (uint32_t i = 0; i < in->nfiles; i++)
+        len += PATH_MAX + 1;
+    char *list = malloc(len), *at = list, path[PATH_MAX];
+    if (!list)
+        return NULL;
+    *at = '\0';
+    for (uint32_t i = 0; i < in->nfiles; i++)
+        at += sprintf(at, "%s%s", i ? "\n" : "",
+                      realpath(in->files[i], path) ? path : in->files[i]);
+    return list;
+}
+
+/* Records id as the database's source identity (run key source_id), and
+ * the files it was read from (source_files: detail.h reads them again)
+ * with their identity under those names (source_files_id). */
+static int set_identity(const char *db_path, const char *id, const char *files,
+                        const char *files_id, char *err, size_t errlen)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     int ok = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-             sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO run(key, value) "
-                                    "VALUES('source_id', ?)", -1, &st, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO run(key, value) VALUES"
+                                    "('source_id', ?), ('source_files', ?),"
+                                    " ('source_files_id', ?)", -1, &st, NULL) == SQLITE_OK &&
              sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC) == SQLITE_OK &&
+             sqlite3_bind_text(st, 2, files, -1, SQLITE_STATIC) == SQLITE_OK &&
+             sqlite3_bind_text(st, 3, files_id, -1, SQLITE_STATIC) == SQLITE_OK &&
              sqlite3_step(st) == SQLITE_DONE;
     if (!ok)
         snprintf(err, errlen, "%s: cannot record the identity of its profiles: %s", db_path,
@@ -430,7 +475,15 @@ int hpf_input_db_write(const hpf_input *in, hpf_profile *p, const char *db_path,
         return -1;
     if (in->nfiles == 1)
         return 0;
-    if (hpf_input_identity(in, id, sizeof id) == 0 && set_identity(db_path, id, err, errlen))
-        return -1;
-    return 0;
+    char *files = file_list(in), files_id[HPF_ID_LEN];
+    int rc = 0;
+    if (!files) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    } else if (hpf_input_identity(in, id, sizeof id) == 0 &&
+               hpf_file_list_identity(files, files_id, sizeof files_id) == 0) {
+        rc = set_identity(db_path, id, files, files_id, err, errlen);
+    }
+    free(files);
+    return rc;
 }

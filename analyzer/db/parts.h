@@ -29,7 +29,8 @@ int hpf_input_find(int nargs, char *const *args, hpf_input *in, char *err, size_
 void hpf_input_free(hpf_input *in);
 
 /* Reads the input into one profile: each rank's block from the file that
- * holds its records.  The files must be of one run (same rank count and
+ * holds its records (one file's node records are left in it:
+ * hpf_read_lazy).  The files must be of one run (same rank count and
  * program); a rank in two files is an error.  0, or -1 with one line in
  * err and out left empty. */
 int hpf_read_input(const hpf_input *in, hpf_profile *out, char *err, size_t errlen);

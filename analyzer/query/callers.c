@@ -73,13 +73,13 @@ static void credit(caller *e, int64_t node, int64_t calls, double time)
 /* One row per (outer context of the site, ancestor up to the root): the
  * context's calls and time and the ancestor's level, node and site, by
  * context then level (one row with no ancestor when --depth is 0). */
-static char *chains_sql(const char *nodes, long depth)
+static char *chains_sql(const char *nodes, long depth, int stored)
 {
     char *sql;
     if (asprintf(&sql,
                  "WITH RECURSIVE ctx(id, calls, time) AS"
-                 " (SELECT n.id, COALESCE(SUM(s.count), 0), COALESCE(SUM(s.time), 0)"
-                 "  FROM node n LEFT JOIN stat s ON s.node = n.id"
+                 " (SELECT n.id, COALESCE(SUM(s.%s), 0), COALESCE(SUM(s.time), 0)"
+                 "  FROM node n LEFT JOIN %s s ON s.node = n.id"
                  "  WHERE n.id IN (%s) AND n.outer AND n.parent IS NOT NULL GROUP BY n.id),"
                  " up(start, id, level) AS (SELECT c.id, p.id, 1 FROM ctx c"
                  "  JOIN node n ON n.id = c.id JOIN node p ON p.id = n.parent"
@@ -90,7 +90,8 @@ static char *chains_sql(const char *nodes, long depth)
                  " SELECT c.id, c.calls, c.time, up.level, up.id, n.site FROM ctx c"
                  " LEFT JOIN up ON up.start = c.id LEFT JOIN node n ON n.id = up.id"
                  " ORDER BY c.id, up.level",
-                 nodes, depth, depth, depth) < 0)
+                 stored ? "calls" : "count", stored ? "node_time" : "stat", nodes, depth,
+                 depth, depth) < 0)
         return NULL;
     return sql;
 }
@@ -99,7 +100,8 @@ static char *chains_sql(const char *nodes, long depth)
 static int build_trie(const hpq_ctx *ctx, const char *nodes, trie *t)
 {
     sqlite3_stmt *st;
-    char *sql = chains_sql(nodes, ctx->opt->depth);
+    /* a context's sums: node_time's where it is stored (no per-rank row read) */
+    char *sql = chains_sql(nodes, ctx->opt->depth, hpq_aggregate_stored(ctx, "node_time"));
     if (!sql)
         return hpq_oom(ctx);
     int rc = sqlite3_prepare_v2(ctx->db, sql, -1, &st, NULL);

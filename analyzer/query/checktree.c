@@ -354,9 +354,11 @@ static void check_group(hpq_checker *ck, group *g)
 static int read_groups(hpq_checker *ck, group *g)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ck->ctx->db, "SELECT rank, thread, node, SUM(count), SUM(time),"
-                           " MIN(min), MAX(max) FROM stat GROUP BY rank, thread, node"
-                           " ORDER BY rank, thread, node", -1, &st, NULL) != SQLITE_OK)
+    /* one row per (node, rank, thread), the key of stat: no GROUP BY (in
+     * aggregate mode the rows come in this order, unsorted: detail.c) */
+    if (sqlite3_prepare_v2(ck->ctx->db, "SELECT rank, thread, node, count, time, min, max"
+                           " FROM stat ORDER BY rank, thread, node", -1, &st,
+                           NULL) != SQLITE_OK)
         return check_sql_error(ck);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

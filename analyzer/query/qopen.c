@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include "db/db.h"
 #include "db/db_agg.h"
+#include "db/detail.h"
 #include "hp_format.h"
 #include "read/hpf_read.h"
 #include "db/parts.h"
@@ -137,6 +138,10 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
     hpf_input in = {0};
     *db = NULL;
     *db_path = NULL;
+    if (hpf_detail_register()) {
+        snprintf(err, errlen, "cannot register the sqlite module " HPF_DETAIL_MODULE);
+        return -1;
+    }
     if (npaths == 1 && !is_directory(paths[0])) {
         if (file_kind(paths[0], &kind, err, errlen))
             return -1;

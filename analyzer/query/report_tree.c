@@ -231,19 +231,6 @@ static const char *const excl_one_rows_sql =
     "  JOIN node n ON n.id = c.node WHERE n.parent = ?1 GROUP BY c.rank, c.thread) b"
     " ON b.rank = a.rank AND b.thread = a.thread";
 
-/* Is the per-node aggregate `name` a stored table (not a view, not
- * shadowed by a TEMP view)?  A view aggregates every row when asked for
- * one node, so the lazy listing reads the node's rows instead. */
-static int node_aggregate_stored(const hpq_ctx *ctx, const char *name)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT NOT EXISTS (SELECT 1 FROM sqlite_temp_master"
-                              " WHERE name = '%s') AND EXISTS (SELECT 1 FROM"
-                              " main.sqlite_master WHERE name = '%s' AND type = 'table')",
-             name, name);
-    return hpq_query_double(ctx, sql) != 0;
-}
-
 static int load_all_exclusive(const hpq_ctx *ctx, tree *tr)
 {
     hpq_table *t = hpq_query_table(ctx, hpq_node_times_sql);
@@ -349,7 +336,7 @@ static int prepare_nodes(const hpq_ctx *ctx, const char *cond, const char *ids,
                                " SUM(time) AS time FROM stat WHERE node IN (%s)"
                                " GROUP BY node, rank) GROUP BY node";
     char sums[512], sql[1024];
-    snprintf(sums, sizeof sums, node_aggregate_stored(ctx, "node_time") ? stored : rows, ids);
+    snprintf(sums, sizeof sums, hpq_aggregate_stored(ctx, "node_time") ? stored : rows, ids);
     snprintf(sql, sizeof sql,
              "SELECT n.id, n.parent, n.depth, s.label, COALESCE(t.calls, 0),"
              " COALESCE(t.time, 0), COALESCE(t.max, 0),"
@@ -433,7 +420,7 @@ static int load_root(const hpq_ctx *ctx, tree *tr)
         return -1;
     tr->root = n ? &nodes[0] : NULL;
     if (sqlite3_prepare_v2(ctx->db,
-                           node_aggregate_stored(ctx, "node_excl") ? excl_one_sql
+                           hpq_aggregate_stored(ctx, "node_excl") ? excl_one_sql
                                                                    : excl_one_rows_sql,
                            -1, &tr->excl_st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
@@ -456,12 +443,11 @@ static int lazy_exclusive(const hpq_ctx *ctx, tree *tr, tree_node *nd)
 /* The worst rank of node ?1 is the stored node_worst_rank's (the rank
  * with the most time in the node, the lowest of equals: one lookup; under
  * --raw a TEMP view of the same rule), and its thread the one with the
- * most time there (the lowest of equals), from that rank's rows of the
- * node through the stat_node index: no row when the node has no time. */
+ * most time there (the lowest of equals), the stored node_worst_thread's
+ * (no per-rank row is read): no row when the node has no time. */
 static const char *const worst_one_sql =
-    "SELECT w.rank, (SELECT s.thread FROM stat s WHERE s.node = ?1 AND s.rank = w.rank"
-    "  GROUP BY s.thread ORDER BY SUM(s.time) DESC, s.thread LIMIT 1)"
-    " FROM node_worst_rank w WHERE w.node = ?1 AND w.time > 0";
+    "SELECT w.rank, t.thread FROM node_worst_rank w JOIN node_worst_thread t ON t.node = w.node"
+    " WHERE w.node = ?1 AND w.time > 0";
 /* The same rule on the node's own rows, where node_worst_rank is a view
  * (--raw, or a profile of one rank and one thread), which would aggregate
  * every row for each node (256-rank mkbig, --raw: 2.2 s through this,
@@ -475,9 +461,8 @@ static const char *const worst_one_rows_sql =
 /* The same for every node at once (the whole-tree listing): one pass
  * over node_worst_rank, a table or (under --raw) a view computed once. */
 static const char *const worst_all_sql =
-    "SELECT w.node, w.rank, (SELECT s.thread FROM stat s WHERE s.node = w.node"
-    "  AND s.rank = w.rank GROUP BY s.thread ORDER BY SUM(s.time) DESC, s.thread LIMIT 1)"
-    " FROM node_worst_rank w WHERE w.time > 0";
+    "SELECT w.node, w.rank, t.thread FROM node_worst_rank w"
+    " JOIN node_worst_thread t ON t.node = w.node WHERE w.time > 0";
 
 /* The worst rank and thread of a node, asked for the rows listed. */
 static int lazy_worst(const hpq_ctx *ctx, tree *tr, tree_node *nd)
@@ -486,7 +471,7 @@ static int lazy_worst(const hpq_ctx *ctx, tree *tr, tree_node *nd)
         return 0;
     if (!tr->worst_st &&
         sqlite3_prepare_v2(ctx->db,
-                           node_aggregate_stored(ctx, "node_worst_rank") ? worst_one_sql
+                           hpq_aggregate_stored(ctx, "node_worst_rank") ? worst_one_sql
                                                                          : worst_one_rows_sql,
                            -1, &tr->worst_st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
@@ -644,24 +629,29 @@ static int walk_tree(const hpq_ctx *ctx, tree *tr, hpq_table *t, double total)
  * children). */
 static void print_more(const hpq_ctx *ctx, const tree *tr, size_t shown)
 {
-    char sql[640];
+    char sql[768];
     if (ctx->opt->top == 0 || shown < (size_t)ctx->opt->top)
         return;
+    /* called: a stat row with calls, or node_time's sum of them where it
+     * is stored (no per-rank row is read) */
+    const char *called = hpq_aggregate_stored(ctx, "node_time")
+                             ? "SELECT 1 FROM node_time s WHERE s.node = %s AND s.calls > 0"
+                             : "SELECT 1 FROM stat s WHERE s.node = %s AND s.count > 0";
+    char exists[128];
+    snprintf(exists, sizeof exists, called, tr->top_id != HPQ_ROOT_NODE ? "sub.id" : "n.id");
     if (tr->top_id != HPQ_ROOT_NODE)
         snprintf(sql, sizeof sql,
                  "WITH RECURSIVE sub(id, d) AS (SELECT %lld, 0 UNION ALL SELECT n.id, sub.d + 1"
                  " FROM node n JOIN sub ON n.parent = sub.id WHERE %ld < 0 OR sub.d < %ld)"
-                 " SELECT COUNT(*) - %d FROM sub WHERE sub.d = 0 OR"
-                 " EXISTS (SELECT 1 FROM stat s WHERE s.node = sub.id AND s.count > 0)"
+                 " SELECT COUNT(*) - %d FROM sub WHERE sub.d = 0 OR EXISTS (%s)"
                  " OR EXISTS (SELECT 1 FROM node c WHERE c.parent = sub.id)",
                  (long long)tr->top_id, ctx->opt->depth, ctx->opt->depth,
-                 ctx->opt->kids_only != 0);
+                 ctx->opt->kids_only != 0, exists);
     else
         snprintf(sql, sizeof sql,
              "SELECT COUNT(*) FROM node n WHERE n.id = 1 OR ((%ld < 0 OR n.depth <= %ld) AND"
-             " (EXISTS (SELECT 1 FROM stat s WHERE s.node = n.id AND s.count > 0)"
-             " OR EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id)))",
-             ctx->opt->depth, ctx->opt->depth);
+             " (EXISTS (%s) OR EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id)))",
+             ctx->opt->depth, ctx->opt->depth, exists);
     hpq_print_more(ctx, hpq_query_double(ctx, sql) - (double)shown);
 }
 

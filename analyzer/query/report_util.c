@@ -215,3 +215,13 @@ double hpq_query_double(const hpq_ctx *ctx, const char *sql)
     sqlite3_finalize(st);
     return v;
 }
+
+int hpq_aggregate_stored(const hpq_ctx *ctx, const char *name)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT NOT EXISTS (SELECT 1 FROM sqlite_temp_master"
+                              " WHERE name = '%s') AND EXISTS (SELECT 1 FROM"
+                              " main.sqlite_master WHERE name = '%s' AND type = 'table')",
+             name, name);
+    return hpq_query_double(ctx, sql) != 0;
+}

@@ -18,6 +18,11 @@ hpq_table *hpq_query_table(const hpq_ctx *ctx, const char *sql);
 /* The first column of the first row of `sql` as a double (0 if none). */
 double hpq_query_double(const hpq_ctx *ctx, const char *sql);
 
+/* Is the aggregate `name` (node_time, node_excl, ...) a stored table (not
+ * a view, not shadowed by a TEMP view of --raw)?  A view aggregates every
+ * row when asked for one node, so a report reads the node's rows instead. */
+int hpq_aggregate_stored(const hpq_ctx *ctx, const char *name);
+
 /* Text-mode decimals of the time, imbalance and pct columns. */
 void hpq_time_columns(hpq_table *t);
 /* Text output leaves out the columns named in `cols` ("a,b,c"): what the

@@ -59,8 +59,9 @@ failed:
     return NULL;
 }
 
-/* Maps a regular, non-empty file read-only; NULL otherwise. */
-static unsigned char *map_file(const char *path, size_t *len)
+/* Maps a regular, non-empty file read-only, *fd left open on it (the
+ * records read later are read with it); NULL otherwise. */
+static unsigned char *map_file(const char *path, size_t *len, int *map_fd)
 {
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -75,8 +76,12 @@ static unsigned char *map_file(const char *path, size_t *len)
             madvise(data, *len, MADV_SEQUENTIAL);
         }
     }
-    close(fd);
-    return data == MAP_FAILED ? NULL : data;
+    if (data == MAP_FAILED) {
+        close(fd);
+        return NULL;
+    }
+    *map_fd = fd;
+    return data;
 }
 
 /* Where SIGBUS returns to while a mapping is decoded, per thread (the
@@ -122,6 +127,7 @@ typedef struct decode_call {
     size_t len;
     const char *path;
     hpf_profile *out;
+    int lazy;
     char *err;
     size_t errlen;
 } decode_call;
@@ -129,7 +135,8 @@ typedef struct decode_call {
 static int run_decode(void *arg)
 {
     decode_call *c = arg;
-    return hpf_decode_mapped(c->data, c->len, c->path, c->out, c->err, c->errlen);
+    return c->lazy ? hpf_decode_mapped_lazy(c->data, c->len, c->path, c->out, c->err, c->errlen)
+                   : hpf_decode_mapped(c->data, c->len, c->path, c->out, c->err, c->errlen);
 }
 
 static void cut_short(const char *path, char *err, size_t errlen)
@@ -138,9 +145,9 @@ static void cut_short(const char *path, char *err, size_t errlen)
 }
 
 int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *path,
-                            hpf_profile *out, char *err, size_t errlen)
+                            hpf_profile *out, int lazy, char *err, size_t errlen)
 {
-    decode_call call = {data, len, path, out, err, errlen};
+    decode_call call = {data, len, path, out, lazy, err, errlen};
     memset(out, 0, sizeof *out);
     int rc = guarded(run_decode, &call);
     if (rc == 1) {
@@ -153,17 +160,27 @@ int hpf_decode_file_mapping(const unsigned char *data, size_t len, const char *p
     return rc;
 }
 
-typedef struct load_call {
-    hp_rank_data *rd;
-    const unsigned char *at;
-} load_call;
-
-static int run_load(void *arg)
+/* Bytes [at, at + len) of the profile's file into a new buffer, read
+ * with pread, not through the mapping: touching the mapping would map the
+ * pages around them too (the kernel's fault-around), which a large
+ * profile's passes over its ranks would count by the gigabyte.  NULL
+ * with err set (out of memory, the file cut short since). */
+static unsigned char *read_range(const hpf_profile *p, size_t at, size_t len, char *err,
+                                 size_t errlen)
 {
-    load_call *c = arg;
-    for (uint32_t i = 0; i < c->rd->ncomms; i++)
-        hp_comm_rec_get(c->at + (size_t)i * HP_COMM_REC_LEN, &c->rd->comms[i]);
-    return 0;
+    const char *path = p->map_path ? p->map_path : "the profile";
+    unsigned char *buf = malloc(len ? len : 1);
+    assert(p->map);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (hpf_pread_all(p->map_fd, buf, len, at)) {
+        free(buf);
+        cut_short(path, err, errlen);
+        return NULL;
+    }
+    return buf;
 }
 
 int hpf_load_comms(hpf_profile *p, uint32_t r, char *err, size_t errlen)
@@ -172,47 +189,77 @@ int hpf_load_comms(hpf_profile *p, uint32_t r, char *err, size_t errlen)
     if (rd->comms || rd->ncomms == 0)
         return 0;
     assert(p->map && p->comm_at);
-    rd->comms = malloc((size_t)rd->ncomms * sizeof *rd->comms);
+    unsigned char *buf = read_range(p, p->comm_at[r], (size_t)rd->ncomms * HP_COMM_REC_LEN,
+                                    err, errlen);
+    rd->comms = buf ? malloc((size_t)rd->ncomms * sizeof *rd->comms) : NULL;
     if (!rd->comms) {
-        snprintf(err, errlen, "out of memory");
+        if (buf)
+            snprintf(err, errlen, "out of memory");
+        free(buf);
         return -1;
     }
-    load_call call = {rd, p->map + p->comm_at[r]};
-    if (guarded(run_load, &call) != 0) {
-        free(rd->comms);
-        rd->comms = NULL;
-        cut_short(p->map_path ? p->map_path : "the profile", err, errlen);
-        return -1;
-    }
-    /* the pages wholly inside the records, given back */
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), from = p->comm_at[r];
-    size_t to = from + (size_t)rd->ncomms * HP_COMM_REC_LEN;
-    from = (from + page - 1) / page * page;
-    to = to / page * page;
-    if (to > from)
-        madvise((void *)(uintptr_t)(p->map + from), to - from, MADV_DONTNEED);
+    for (uint32_t i = 0; i < rd->ncomms; i++)
+        hp_comm_rec_get(buf + (size_t)i * HP_COMM_REC_LEN, &rd->comms[i]);
+    free(buf);
     return 0;
+}
+
+int hpf_load_nodes(hpf_profile *p, uint32_t r, char *err, size_t errlen)
+{
+    hp_rank_data *rd = &p->ranks[r];
+    if (rd->nodes || !p->node_at)
+        return 0;
+    assert(p->map);
+    size_t reclen = p->version >= 4 ? HP_NODE_REC_LEN : HP_NODE_REC_LEN_V3;
+    unsigned char *buf = read_range(p, p->node_at[r], (size_t)rd->nnodes * reclen, err, errlen);
+    rd->nodes = buf ? malloc((rd->nnodes ? rd->nnodes : 1) * sizeof *rd->nodes) : NULL;
+    if (!rd->nodes) {
+        if (buf)
+            snprintf(err, errlen, "out of memory");
+        free(buf);
+        return -1;
+    }
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        const unsigned char *at = buf + (size_t)i * reclen;
+        if (reclen == HP_NODE_REC_LEN)
+            hp_node_rec_get(at, &rd->nodes[i]);
+        else
+            hp_node_rec_get_v3(at, &rd->nodes[i]);
+    }
+    free(buf);
+    return 0;
+}
+
+void hpf_drop_nodes(hpf_profile *p, uint32_t r)
+{
+    if (!p->node_at)
+        return;
+    free(p->ranks[r].nodes);
+    p->ranks[r].nodes = NULL;
 }
 
 /* A regular file is mapped and decoded rank by rank, its pages released
  * behind the decoder; anything else (a pipe, an empty file) is read whole. */
-int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
+static int read_file(const char *path, int lazy, hpf_profile *out, char *err, size_t errlen)
 {
     size_t len;
+    int fd = -1;
     memset(out, 0, sizeof *out);
-    unsigned char *data = map_file(path, &len);
+    unsigned char *data = map_file(path, &len, &fd);
     if (data) {
-        int rc = hpf_decode_file_mapping(data, len, path, out, err, errlen);
+        int rc = hpf_decode_file_mapping(data, len, path, out, lazy, err, errlen);
         if (rc == 0 && !(out->map_path = strdup(path))) {
             hpf_free(out);
             snprintf(err, errlen, "%s: out of memory", path);
             rc = -1;
         }
         if (rc == 0) {
-            out->map = data;        /* its comm records are read from it */
+            out->map = data;        /* its records are read from it */
             out->map_len = len;
+            out->map_fd = fd;
         } else {
             munmap(data, len);
+            close(fd);
         }
         return rc;
     }
@@ -222,6 +269,16 @@ int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
     int rc = hpf_decode(data, len, path, out, err, errlen);
     free(data);
     return rc;
+}
+
+int hpf_read(const char *path, hpf_profile *out, char *err, size_t errlen)
+{
+    return read_file(path, 0, out, err, errlen);
+}
+
+int hpf_read_lazy(const char *path, hpf_profile *out, char *err, size_t errlen)
+{
+    return read_file(path, 1, out, err, errlen);
 }
 
 int hpf_pread_all(int fd, void *buf, size_t len, uint64_t at)

@@ -303,6 +303,8 @@ static int read_nodes(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *r
     if (!rd->nodes)
         return hpf_fail(r, s.at, "out of memory");
     rd->nnodes = n;
+    if (r->node_at)
+        r->node_at[rank] = s.start;
     for (uint32_t i = 0; i < n; i++) {
         size_t at = s.start + (size_t)i * len;
         if (r->version >= 4)
@@ -533,12 +535,17 @@ static int check_layout(hpf_reader *r)
     if ((uint64_t)nranks * MIN_RANK_BLOCK > r->len)
         return hpf_fail(r, at, "RUN section says %u ranks, more than the file can hold", nranks);
     pos += HP_SECTION_HEADER_LEN + (size_t)plen;
-    for (uint32_t rank = 0; rank < nranks; rank++)
+    for (uint32_t rank = 0; rank < nranks; rank++) {
         for (uint32_t k = 0; k < ntags; k++) {
             if (hpf_check_header(r, pos, rank_tags[k], rank, &plen))
                 return -1;
             pos += HP_SECTION_HEADER_LEN + (size_t)plen;
         }
+        /* each header read maps the pages around it too (fault-around):
+         * given back rank by rank, not held across the whole file */
+        release_decoded(r, pos);
+    }
+    r->released = 0;        /* the decoder gives its pages back again */
     return hpf_check_header(r, pos, HP_SEC_END, -1, &plen);
 }
 
@@ -566,9 +573,21 @@ static int decode(hpf_reader *r, hpf_profile *out)
         }
         r->comm_at = out->comm_at;
     }
+    if (r->mapped && r->lazy_nodes) {
+        out->node_at = calloc(out->nranks ? out->nranks : 1, sizeof *out->node_at);
+        if (!out->node_at) {
+            hpf_fail(r, pos, "out of memory");
+            goto failed;
+        }
+        r->node_at = out->node_at;
+    }
     for (uint32_t i = 0; i < out->nranks; i++) {
         if (read_rank(r, &pos, i, out->nranks, &out->ranks[i]))
             goto failed;
+        if (r->node_at) {       /* checked: left in the file (hpf_load_nodes) */
+            free(out->ranks[i].nodes);
+            out->ranks[i].nodes = NULL;
+        }
         release_decoded(r, pos);
     }
     if (read_end(r, &pos, out->nranks))
@@ -582,14 +601,23 @@ failed:
 int hpf_decode(const unsigned char *data, size_t len, const char *name,
                hpf_profile *out, char *err, size_t errlen)
 {
-    hpf_reader r = {data, len, name, err, errlen, 0, 0, 0, NULL};
+    hpf_reader r = {.data = data, .len = len, .name = name, .err = err, .errlen = errlen};
     return decode(&r, out);
 }
 
 int hpf_decode_mapped(const unsigned char *data, size_t len, const char *name,
                       hpf_profile *out, char *err, size_t errlen)
 {
-    hpf_reader r = {data, len, name, err, errlen, 0, 1, 0, NULL};
+    hpf_reader r = {.data = data, .len = len, .name = name, .err = err, .errlen = errlen,
+                    .mapped = 1};
+    return decode(&r, out);
+}
+
+int hpf_decode_mapped_lazy(const unsigned char *data, size_t len, const char *name,
+                           hpf_profile *out, char *err, size_t errlen)
+{
+    hpf_reader r = {.data = data, .len = len, .name = name, .err = err, .errlen = errlen,
+                    .mapped = 1, .lazy_nodes = 1};
     return decode(&r, out);
 }
 
@@ -600,9 +628,12 @@ void hpf_free(hpf_profile *p)
             hp_rank_data_free(&p->ranks[i]);
     free(p->ranks);
     free(p->comm_at);
+    free(p->node_at);
     free(p->map_path);
-    if (p->map)
+    if (p->map) {
         munmap((void *)(uintptr_t)p->map, p->map_len);
+        close(p->map_fd);
+    }
     hp_run_info_free(&p->run);
     memset(p, 0, sizeof *p);
 }

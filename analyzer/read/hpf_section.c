@@ -80,6 +80,13 @@ int hpf_check_header(hpf_reader *r, size_t pos, uint32_t tag, long rank, uint64_
     return 0;
 }
 
+static int known_files;     /* hpf_read_known: payload checksums not recomputed */
+
+void hpf_read_known(int known)
+{
+    known_files = known;
+}
+
 /* Reads the header at `pos` and checks tag, length and checksum. */
 int hpf_open_section(hpf_reader *r, size_t pos, uint32_t tag, long rank, hpf_section *s)
 {
@@ -88,7 +95,7 @@ int hpf_open_section(hpf_reader *r, size_t pos, uint32_t tag, long rank, hpf_sec
     if (hpf_check_header(r, pos, tag, rank, &plen))
         return -1;
     const unsigned char *h = r->data + pos;
-    if (hp_crc32(h + HP_SECTION_HEADER_LEN, (size_t)plen) != hp_get_u32(h + 4))
+    if (!known_files && hp_crc32(h + HP_SECTION_HEADER_LEN, (size_t)plen) != hp_get_u32(h + 4))
         return hpf_fail(r, pos, "checksum mismatch in %s", hpf_describe(tag, rank, what, sizeof what));
 
     s->tag = tag;

@@ -24,6 +24,9 @@ typedef struct hpf_reader {
                              the comm records are left in it (comm_at) */
     size_t released;      /* data[0, released) given back to the kernel */
     size_t *comm_at;      /* of a mapping: each rank's first comm record */
+    int lazy_nodes;       /* of a mapping (hpf_read_lazy): the node records
+                             checked, then left in it, */
+    size_t *node_at;      /* each rank's first one */
 } hpf_reader;
 
 /* One section being decoded: its header position, payload bounds and a

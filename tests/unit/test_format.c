@@ -547,7 +547,7 @@ static void test_cut_while_mapped(void **state)
         assert_true(map != MAP_FAILED);
         assert_int_equal(ftruncate(fd, (off_t)cuts[k]), 0);
         assert_int_equal(sigaction(SIGBUS, NULL, &before), 0);
-        assert_int_equal(hpf_decode_file_mapping(map, big.len, tmp_path, &p, err, sizeof err),
+        assert_int_equal(hpf_decode_file_mapping(map, big.len, tmp_path, &p, 0, err, sizeof err),
                          -1);
         assert_int_equal(sigaction(SIGBUS, NULL, &after), 0);
         assert_ptr_equal((void *)before.sa_handler, (void *)after.sa_handler);

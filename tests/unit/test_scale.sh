@@ -2,7 +2,8 @@
 # test_scale.sh - the aggregates hprof-merge stores (analyzer/db/db_agg.c) and
 # the database format version.  On mkprofile's two-rank profile (no event
 # costs: compensated = raw times), the checks:
-#   - every aggregate table (node_time, node_worst_rank, node_excl,
+#   - every aggregate table (node_time, node_worst_rank, node_worst_thread,
+#     node_excl, node_hist,
 #     rank_site, site_time, rank_mpi) equals its definition re-run over the
 #     per rank/thread rows (--raw makes the definitions TEMP views);
 #   - on mkprofile's profile and on a 16-rank bench/mkbig profile (two
@@ -21,10 +22,10 @@
 #     per node and held by comm_range (widened by --aggregate after rows
 #     were added by hand); two sites of a rank merged into one node give
 #     one stat row with the two records summed (mkprofile -m);
-#   - PRAGMA user_version is 3; a database of format 0 (an older hprof)
+#   - PRAGMA user_version is 4; a database of format 0 (an older hprof)
 #     next to its profile is merged again, alone it is a one-line error
 #     saying to run hprof-merge; format 99 gives "database format 99 is
-#     newer than this hprof-query reads (3)" and exit 1 (and is not
+#     newer than this hprof-query reads (4)" and exit 1 (and is not
 #     overwritten); a non-hprof SQLite database is "not an hprof database".
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
@@ -48,7 +49,7 @@ command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
 "$MERGE" -o "$dir/p.db" "$dir/p.hpf" >/dev/null 2>&1
 check "hprof-merge" "0" "$?"
 
-for t in node_time node_worst_rank node_excl rank_site site_time rank_mpi; do
+for t in node_time node_worst_rank node_worst_thread node_excl node_hist rank_site site_time rank_mpi; do
     check "$t is a table" "table" \
         "$(sqlite3 "$dir/p.db" "SELECT type FROM sqlite_master WHERE name = '$t'")"
     stored=$(q "SELECT * FROM $t ORDER BY 1, 2")
@@ -60,7 +61,7 @@ done
 # C aggregators) against a copy re-aggregated from the rows by SQL
 cat >"$dir/cmp.py" <<'PY'
 import sqlite3, sys
-tables = ["node_time", "node_worst_rank", "node_excl", "rank_site", "site_time",
+tables = ["node_time", "node_worst_rank", "node_worst_thread", "node_excl", "node_hist", "rank_site", "site_time",
           "site_worst", "rank_mpi", "comm_matrix", "comm_leftout", "comm_node_peer",
           "comm_node_rank", "ovh_x", "ovh_rank"]
 a, b = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
@@ -70,8 +71,10 @@ def same(x, y):
     return x == y
 bad = []
 for t in tables:
-    ra = a.execute("SELECT * FROM %s ORDER BY 1, 2, 3" % t).fetchall()
-    rb = b.execute("SELECT * FROM %s ORDER BY 1, 2, 3" % t).fetchall()
+    ncols = min(3, len(a.execute("SELECT * FROM %s LIMIT 0" % t).description))
+    order = ", ".join(str(k + 1) for k in range(ncols))
+    ra = a.execute("SELECT * FROM %s ORDER BY %s" % (t, order)).fetchall()
+    rb = b.execute("SELECT * FROM %s ORDER BY %s" % (t, order)).fetchall()
     if not ra or len(ra) != len(rb) or not all(
             len(u) == len(v) and all(same(x, y) for x, y in zip(u, v)) for u, v in zip(ra, rb)):
         bad.append("%s(%d/%d rows)" % (t, len(ra), len(rb)))
@@ -140,11 +143,11 @@ check "rank_mpi" "0,20
 1,25" "$(q "SELECT rank, mpi_pct FROM rank_mpi ORDER BY rank")"
 
 # ---- the database format
-check "format version" "3" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
+check "format version" "4" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 cp "$dir/p.db" "$dir/p.db.keep"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
-check "format 0 next to its profile: merged again" "0 3" \
+check "format 0 next to its profile: merged again" "0 4" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... saying so" "1" "$(grep -c "merged $dir/p.hpf" "$dir/err")"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
@@ -152,21 +155,21 @@ rm "$dir/p.hpf"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 0 alone: exit 1" "1" "$?"
 check "format 0 alone: one line saying to run hprof-merge again" \
-    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (3): run hprof-merge on its profile again" \
+    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (4): run hprof-merge on its profile again" \
     "$(cat "$dir/err")"
 cp "$dir/p.db.keep" "$dir/p.db"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 99"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 99: exit 1" "1" "$?"
 check "format 99: one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (3)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (4)" \
     "$(cat "$dir/err")"
 "$MKPROFILE" "$dir/p.hpf"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
 check "format 99 next to its profile: exit 1, not overwritten" "1 99" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (3)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (4)" \
     "$(cat "$dir/err")"
 sqlite3 "$dir/other.db" "CREATE TABLE t(x); INSERT INTO t VALUES(1);"
 "$QUERY" "$dir/other.db" >/dev/null 2>"$dir/err"

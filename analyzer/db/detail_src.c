@@ -1,0 +1,312 @@
+/*
+ * detail_src.c - decodes the profile behind a database merged without
+ * per-rank rows and indexes its records by merged node (detail_src.h).
+ * The merge, compensation and ordering are hprof-merge's own (merge.c,
+ * dbcomp.c, db_order.c), so each row and each comm id is the one
+ * hprof-merge --detail would have stored.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "db.h"
+#include "detail_src.h"
+#include "parts.h"
+#include "phases.h"
+
+/* The text of run key `key`, malloc'ed, or NULL. */
+static char *run_key(sqlite3 *db, const char *key)
+{
+    sqlite3_stmt *st = NULL;
+    char *v = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM main.run WHERE key = ?", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        v = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Splits the lines of list (changed in place) into files[]: their count. */
+static int split_lines(char *list, char **files, int max)
+{
+    int n = 0;
+    for (char *at = list; *at && n < max;) {
+        size_t len = strcspn(at, "\n");
+        files[n++] = at;
+        at += len;
+        if (*at)
+            *at++ = '\0';
+    }
+    return n;
+}
+
+/* The one-line error of a profile that is gone or changed (how). */
+static int gone(hpf_detail_src *s, const char *path, const char *how)
+{
+    snprintf(s->err, sizeof s->err,
+             "%s: %s since this database was merged, and its per-rank rows are read from it:"
+             " keep the profile, or merge it with hprof-merge --detail", path, how);
+    return -1;
+}
+
+/* The file named as path beside the database (moved with it), if there
+ * is one: malloc'ed, or NULL. */
+static char *beside_db(sqlite3 *db, const char *path)
+{
+    const char *db_file = sqlite3_db_filename(db, "main"), *base = strrchr(path, '/');
+    if (!db_file || !*db_file)
+        return NULL;
+    const char *slash = strrchr(db_file, '/');
+    char *moved;
+    if (asprintf(&moved, "%.*s%s", slash ? (int)(slash - db_file + 1) : 0, db_file,
+                 base ? base + 1 : path) < 0)
+        return NULL;
+    if (access(moved, F_OK) == 0)
+        return moved;
+    free(moved);
+    return NULL;
+}
+
+/* The input the database was merged from, if it still has its identity:
+ * where it was, or (one file) beside the database if both were moved. */
+static int find_input(hpf_detail_src *s, sqlite3 *db, hpf_input *in)
+{
+    char *list = run_key(db, "source_files"), *id = run_key(db, "source_files_id");
+    char now[HPF_ID_LEN], ignored[512];
+    int rc = -1;
+    if (!id)
+        id = run_key(db, "source_id");     /* one file: named by source */
+    if (!list)
+        list = run_key(db, "source");
+    int max = list ? 1 + (int)strlen(list) : 1;
+    char **files = calloc((size_t)max, sizeof *files);
+    if (!list || !id || !files) {
+        snprintf(s->err, sizeof s->err, "the database names no profile to read its"
+                 " per-rank rows from: merge it with hprof-merge --detail");
+        goto done;
+    }
+    int n = split_lines(list, files, max), missing = n == 0;
+    for (int i = 0; i < n && !missing; i++)
+        missing = access(files[i], F_OK) != 0 ? i + 1 : 0;
+    char *moved = n == 1 && missing ? beside_db(db, files[0]) : NULL;
+    if (moved) {
+        files[0] = moved;
+        missing = 0;
+    }
+    if (missing || hpf_input_find(n, files, in, ignored, sizeof ignored))
+        rc = gone(s, n ? files[missing ? missing - 1 : 0] : "(none)", "the profile is gone");
+    else if (hpf_input_identity(in, now, sizeof now) || strcmp(now, id) != 0) {
+        rc = gone(s, in->nfiles == 1 ? in->files[0] : in->name, "the profile has changed");
+        hpf_input_free(in);
+    } else
+        rc = 0;
+    free(moved);
+done:
+    free(files);
+    free(list);
+    free(id);
+    return rc;
+}
+
+/* The node of node-ordered item i: of a stat ref, of a comm run. */
+typedef uint32_t node_of_fn(const hpf_detail_src *s, size_t i);
+
+static uint32_t ref_node(const hpf_detail_src *s, size_t i)
+{
+    return s->m.node_map[s->refs[i].rank][s->refs[i].local];
+}
+
+static uint32_t run_node(const hpf_detail_src *s, size_t i)
+{
+    return s->runs[i].node;
+}
+
+/* first[g] = the index of node g's first item among the n node-ordered
+ * items; first[nnodes + 1] = n. */
+static size_t *index_by_node(const hpf_detail_src *s, size_t n, node_of_fn *node_of)
+{
+    size_t *first = calloc((size_t)s->m.nnodes + 2, sizeof *first);
+    if (!first)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        first[node_of(s, i) + 1]++;
+    for (uint32_t g = 1; g <= s->m.nnodes; g++)
+        first[g + 1] += first[g];
+    first[0] = first[1];
+    return first;
+}
+
+static int oom(hpf_detail_src *s)
+{
+    snprintf(s->err, sizeof s->err, "out of memory reading the per-rank rows");
+    return -1;
+}
+
+int hpf_detail_stats(hpf_detail_src *s)
+{
+    if (s->node_refs)
+        return 0;
+    if (!s->comp.values && hpf_comp_start(&s->p, &s->comp))
+        return oom(s);
+    for (uint32_t r = 0; r < s->p.nranks; r++)
+        if (!s->comp.values[r] && hpf_comp_rank(&s->p, r, &s->comp))
+            return oom(s);
+    hpf_phase_mark("detail: compensated");
+    if (!s->refs && hpf_stat_order(&s->p, &s->m, &s->refs, &s->nrefs))
+        return oom(s);
+    s->node_refs = index_by_node(s, s->nrefs, ref_node);
+    hpf_phase_mark("detail: stat order");
+    return s->node_refs ? 0 : oom(s);
+}
+
+int hpf_detail_comms(hpf_detail_src *s)
+{
+    hpf_comm_src src;
+    if (s->run_id)
+        return 0;
+    if (!s->runs) {
+        if (hpf_comm_src_open(&src, &s->p, s->err, sizeof s->err))
+            return -1;
+        int rc = hpf_comm_runs(&src, &s->m, &s->runs, &s->nruns, s->err, sizeof s->err);
+        hpf_comm_src_close(&src);
+        hpf_phase_mark("detail: comm runs");
+        if (rc)
+            return -1;
+    }
+    if (!s->node_runs && !(s->node_runs = index_by_node(s, s->nruns, run_node)))
+        return oom(s);
+    int64_t *ids = malloc((s->nruns + 1) * sizeof *ids);
+    if (!ids)
+        return oom(s);
+    ids[0] = 1;
+    for (size_t k = 0; k < s->nruns; k++)
+        ids[k + 1] = ids[k] + s->runs[k].n;
+    s->run_id = ids;
+    return 0;
+}
+
+static int read_profile(hpf_detail_src *s, sqlite3 *db)
+{
+    hpf_input in;
+    if (find_input(s, db, &in))
+        return -1;
+    hpf_phase_mark("detail: start");
+    /* the rows need every node record: one file is read whole (not
+     * hpf_read_input's lazily) */
+    hpf_read_known(1);          /* find_input checked its identity */
+    int rc = in.nfiles == 1 ? hpf_read(in.files[0], &s->p, s->err, sizeof s->err)
+                            : hpf_read_input(&in, &s->p, s->err, sizeof s->err);
+    hpf_read_known(0);
+    hpf_input_free(&in);
+    if (rc)
+        return -1;
+    hpf_phase_mark("detail: read");
+    if (hpf_merge(&s->p, &s->m))
+        return oom(s);
+    hpf_phase_mark("detail: merge");
+    return 0;
+}
+
+int hpf_detail_load(hpf_detail_src *s, sqlite3 *db)
+{
+    if (s->state == 0) {
+        s->err[0] = '\0';
+        s->state = read_profile(s, db) ? -1 : 1;
+    }
+    return s->state == 1 ? 0 : -1;
+}
+
+void hpf_detail_free(hpf_detail_src *s)
+{
+    if (s->state != 0) {
+        hpf_comp_free(&s->comp);
+        hpf_merged_free(&s->m);
+        hpf_free(&s->p);
+    }
+    free(s->refs);
+    free(s->rank_refs);
+    free(s->node_refs);
+    free(s->runs);
+    free(s->run_id);
+    free(s->node_runs);
+    memset(s, 0, sizeof *s);
+}
+
+/* Counting sort of refs (node, rank, thread order) on (rank, thread),
+ * stable: within a rank and thread the nodes stay in order. */
+int hpf_detail_rank_order(hpf_detail_src *s)
+{
+    if (s->rank_refs)
+        return 0;
+    uint32_t n = s->p.nranks;
+    size_t *base = calloc((size_t)n + 1, sizeof *base), nkeys = 0;
+    if (!base)
+        return -1;
+    for (uint32_t r = 0; r < n; r++) {      /* rank r's keys: base[r] + thread */
+        uint32_t threads = 0;
+        for (uint32_t i = 0; i < s->p.ranks[r].nnodes; i++)
+            if (s->p.ranks[r].nodes[i].thread + 1 > threads)
+                threads = s->p.ranks[r].nodes[i].thread + 1;
+        base[r] = nkeys;
+        nkeys += threads;
+    }
+    size_t *at = calloc(nkeys + 1, sizeof *at);
+    s->rank_refs = malloc((s->nrefs ? s->nrefs : 1) * sizeof *s->rank_refs);
+    if (!at || !s->rank_refs) {
+        free(base);
+        free(at);
+        free(s->rank_refs);
+        s->rank_refs = NULL;
+        return -1;
+    }
+    for (size_t k = 0; k < s->nrefs; k++) {
+        const hpf_stat_ref *f = &s->refs[k];
+        at[base[f->rank] + s->p.ranks[f->rank].nodes[f->local].thread + 1]++;
+    }
+    for (size_t key = 1; key <= nkeys; key++)
+        at[key] += at[key - 1];
+    for (size_t k = 0; k < s->nrefs; k++) {
+        const hpf_stat_ref *f = &s->refs[k];
+        s->rank_refs[at[base[f->rank] + s->p.ranks[f->rank].nodes[f->local].thread]++] = *f;
+    }
+    free(base);
+    free(at);
+    return 0;
+}
+
+hpf_stat_row hpf_detail_stat(const hpf_detail_src *s, const hpf_stat_ref *refs, size_t k,
+                             size_t *next)
+{
+    const hp_rank_data *rd = &s->p.ranks[refs[k].rank];
+    const uint32_t *map = s->m.node_map[refs[k].rank];
+    uint32_t node = map[refs[k].local], thread = rd->nodes[refs[k].local].thread;
+    const double *v = s->comp.values[refs[k].rank];
+    hpf_stat_row row = hpf_stat_record(&rd->nodes[refs[k].local], v, rd->nnodes, refs[k].local);
+    size_t j = k + 1;
+    for (; j < s->nrefs && refs[j].rank == refs[k].rank && map[refs[j].local] == node &&
+           rd->nodes[refs[j].local].thread == thread; j++) {
+        hpf_stat_row b = hpf_stat_record(&rd->nodes[refs[j].local], v, rd->nnodes,
+                                         refs[j].local);
+        hpf_stat_add(&row, &b);
+    }
+    *next = j;
+    return row;
+}
+
+size_t hpf_detail_run_of(const hpf_detail_src *s, int64_t id)
+{
+    if (id < 1 || id >= s->run_id[s->nruns])
+        return s->nruns;
+    size_t lo = 0, hi = s->nruns;       /* run_id[lo] <= id < run_id[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->run_id[mid] <= id)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
