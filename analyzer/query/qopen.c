@@ -13,6 +13,7 @@
 #include "hp_format.h"
 #include "read/hpf_read.h"
 #include "db/parts.h"
+#include "qlive.h"
 #include "qopen.h"
 
 static const char *program = "hprof-query";   /* names the notes on stderr */
@@ -84,7 +85,7 @@ static int db_is_of(const char *db_path, const char *id, int *newer)
 static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, size_t errlen)
 {
     struct stat ds;
-    char id[HPF_ID_LEN], note[512];
+    char id[HPF_ID_LEN], note[1024];
     hpf_profile p;
     hpf_db_summary sum;
     int newer = 0;
@@ -101,6 +102,7 @@ static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, 
     if (hpf_read_input(in, &p, err, errlen))
         return -1;
     hpf_missing_note(&p, in->name, note, sizeof note);
+    hpq_live_note(in, &p, note, sizeof note);
     int rc = hpf_input_db_write(in, &p, db_path, 1, &sum, err, errlen);
     hpf_free(&p);
     if (rc == 0 && in->nfiles == 1)
@@ -148,6 +150,10 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
     }
     if (kind == FILE_PROFILE && hpf_input_find(npaths, paths, &in, err, errlen))
         return -1;
+    if (kind == FILE_PROFILE && hpq_live_add_to_parts(&in)) {
+        snprintf(err, errlen, "out of memory");
+        goto failed;
+    }
     *db_path = kind == FILE_PROFILE ? hpf_default_db_path(in.name) : strdup(paths[0]);
     if (!*db_path) {
         snprintf(err, errlen, "out of memory");
