@@ -19,6 +19,8 @@
 #include "hp_live.h"
 #include "hp_log.h"
 #include "hp_process.h"
+#include "hp_resolve.h"
+#include "hp_site.h"
 #include "hp_snapshot.h"
 
 static char live_dir[PATH_MAX], live_file[PATH_MAX + 32];
@@ -45,6 +47,19 @@ static int name_live_dir(uint32_t rank)
     return 0;
 }
 
+/* Whether a dynamic site (a return address) has no file and line yet. */
+static int unresolved_sites(void)
+{
+    static uint32_t checked; /* sites before it are resolved */
+    uint32_t n = hp_site_count();
+    for (; checked < n; checked++) {
+        const hp_site *s = hp_site_get(checked);
+        if ((s->flags & HP_SITEF_DYNAMIC) && !s->module)
+            return 1;
+    }
+    return 0;
+}
+
 int hp_live_write(void)
 {
     hp_run_info run = {0};
@@ -52,6 +67,10 @@ int hp_live_write(void)
     uint64_t start_ns, start_ticks, now = hp_ticks();
     char partial[PATH_MAX + 48];
 
+    /* named as the final profile names them, so that a killed rank's
+     * snapshot merges site by site with the other ranks' files */
+    if (unresolved_sites())
+        hp_resolve_dynamic_sites();
     memset(&rd, 0, sizeof rd);
     hp_process_start(&start_ns, &start_ticks);
     hp_process_command_line(&run);
