@@ -25,7 +25,22 @@
 
 static char live_dir[PATH_MAX], live_file[PATH_MAX + 32];
 static uint32_t live_rank, live_nranks;
+static uint32_t interval_ms; /* between this rank's snapshots (job_interval_ms) */
 static int stop_fd[2] = {-1, -1};
+
+/* The bound at scale: the job's ranks together write at most this many
+ * snapshot files per second (a parallel file system's metadata server
+ * takes a few thousand creates and renames a second from all jobs), so a
+ * rank's interval grows with the rank count: HPROF_LIVE=1 is 1 s up to
+ * 100 ranks, 10 s at 1000, 100 s at 10^4 (DESIGN.md). */
+#define JOB_FILES_PER_S 100u
+
+static uint32_t job_interval_ms(uint32_t nranks)
+{
+    uint64_t asked = (uint64_t)hp_cfg.live * 1000u;
+    uint64_t bound = (uint64_t)nranks * 1000u / JOB_FILES_PER_S;
+    return (uint32_t)(asked > bound ? asked : bound);
+}
 static pthread_t live_thread;
 static int running;
 
@@ -92,11 +107,10 @@ int hp_live_write(void)
     return rc;
 }
 
-/* Waits `seconds` or until hp_live_stop; 1 when it is time to stop. */
-static int wait_or_stop(uint32_t seconds)
+/* Waits ms milliseconds or until hp_live_stop; 1 when it is time to stop. */
+static int wait_or_stop(int ms)
 {
     struct pollfd p = {stop_fd[0], POLLIN, 0};
-    int ms = (int)seconds * 1000;
     uint64_t until = hp_unix_ns() + (uint64_t)ms * 1000000u;
     for (;;) {
         int n = poll(&p, 1, ms);
@@ -116,7 +130,12 @@ static void *live_main(void *unused)
     (void)unused;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the program's threads */
-    while (!wait_or_stop(hp_cfg.live)) {
+    /* the ranks' first snapshots spread over one interval, and so all
+     * the later ones: the file system sees a steady rate, not bursts */
+    int first = (int)((uint64_t)interval_ms * live_rank / (live_nranks ? live_nranks : 1));
+    if (wait_or_stop(first))
+        return NULL;
+    while (!wait_or_stop((int)interval_ms)) {
         if (hp_live_write() != 0 && !warned++)
             hp_warn("HPROF_LIVE: cannot write %s: %s (later snapshots are tried, silently)",
                     live_file, strerror(errno));
@@ -130,6 +149,7 @@ void hp_live_start(uint32_t rank, uint32_t nranks)
         return;
     live_rank = rank;
     live_nranks = nranks;
+    interval_ms = job_interval_ms(nranks);
     if (mkdir(live_dir, 0755) != 0 && errno != EEXIST) {
         hp_warn("HPROF_LIVE: cannot make %s: %s; no live snapshots", live_dir, strerror(errno));
         return;

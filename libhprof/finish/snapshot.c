@@ -199,11 +199,19 @@ static void add_beneath(const hp_rank_data *rd, const hp_thread *t, uint32_t bas
  * (their raw times filled, the activations still open closed): their
  * estimate (hp_throttle.h), inclusive of the records beneath them, fitted
  * into their parents.  A throttled node's max is at least its mean. */
+static int any_throttled(const hp_thread *t, uint32_t nnodes)
+{
+    for (uint32_t i = 0; i < nnodes; i++)
+        if (hp_node_at(t, i)->flags & HP_NODEF_THROTTLED)
+            return 1;
+    return 0;
+}
+
 static void estimate_times(hp_rank_data *rd, const hp_thread *t, uint32_t base, uint32_t nnodes)
 {
     hp_node_times nt;
     double tps = (double)hp_clock_ticks_per_sec();
-    if (!nnodes || hp_node_times_alloc(&nt, nnodes))
+    if (!nnodes || !any_throttled(t, nnodes) || hp_node_times_alloc(&nt, nnodes))
         return;
     hp_throttle_estimate(t, 0, nnodes, &nt);
     for (uint32_t i = 0; i < nnodes; i++) {
