@@ -6,7 +6,8 @@
 # than the view before and never more than the final profile; rank 0's
 # MPI_Allreduce count lies between the iterations it had printed when its
 # snapshot was taken and those printed 0.3 s later (one interval is 1 s);
-# every snapshot file passes --check; the refreshing view on a pipe prints
+# every snapshot file passes --check; hprof-report --live --once writes a
+# page that reloads itself; the refreshing view on a pipe prints
 # frames with the last interval's rates and ends with the run; PATH.live/
 # is gone after the normal end.  A run whose rank 1 is killed with
 # SIGKILL: the dead run's merge takes rank 1 from its last snapshot, says
@@ -65,6 +66,8 @@ while kill -0 "$PID" 2>/dev/null; do
     "$QUERY" --live "$tmp/snap$v.live" --once --sql "$ALLREDUCE0" --format csv \
         >"$tmp/truth$v.csv" 2>/dev/null || continue
     views=$v
+    [ "$v" = 2 ] && "$builddir/analyzer/hprof-report" --live --once "$tmp/normal/out.hpf" \
+        -o "$tmp/page.html" 2>"$tmp/page.err"
 done
 wait "$PID" && rc=0 || rc=$?
 expect_eq "normal run: exit status" 0 "$rc"
@@ -109,6 +112,13 @@ done
 [ "$truth" = ok ] && ok "live views: rank 0's MPI_Allreduce count is the program's own at the snapshot" || notok "live views: rank 0's MPI_Allreduce count is the program's own" "$truth"
 [ "$checked" = ok ] && ok "every snapshot passes --check" || notok "every snapshot passes --check" "$checked"
 expect_cmp "the last view holds rows of every rank" ge 4 "$(cut -d, -f1 "$tmp/rows$views" | sort -u | wc -l)"
+
+page=0
+for want in '<meta http-equiv="refresh" content="5">' '<pre class="note">live: 4 ranks; snapshot age' \
+    "MPI_Allreduce@live.c:$L_allreduce"; do
+    grep -qF "$want" "$tmp/page.html" 2>/dev/null && page=$((page + 1))
+done
+expect_eq "hprof-report --live: a page that reloads itself, with the ages and the sites" 3 "$page"
 
 # ---- the refreshing view on a pipe, until the run ends ----
 start top 60
