@@ -24,8 +24,8 @@ void hpq_live_dir(const char *path, char *buf, size_t len);
 int hpq_live_open(const char *path, sqlite3 **db, char **db_path, char *header, size_t hlen,
                   char *err, size_t errlen);
 
-/* The totals of p's ranks kept for the next call, which appends to buf
- * (after its text) a line of the rates since this one: calls/s, MPI and
+/* From the second call on, appends to buf (after its text) a line of the
+ * rates between each rank's last two snapshots seen by the calls so far: calls/s, MPI and
  * OpenMP wait shares, the ranks that fall behind (qlive_rates.c). */
 void hpq_live_rates(const hpf_profile *p, char *buf, size_t len);
 

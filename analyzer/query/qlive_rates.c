@@ -1,10 +1,10 @@
 /*
  * qlive_rates.c - what changed between two live merges (qlive.h): calls
  * per second, the share of MPI and of OpenMP waits in the thread time of
- * the last interval, and the ranks that fall behind in it (their
- * computing time, thread time less those waits, above the ranks' mean
- * by more than 10%: the others wait for them).  Each rank's deltas are
- * taken over its own snapshots' times.
+ * the last interval, and the ranks that fall behind in it (the share of
+ * the interval their MPI-calling thread spent outside MPI above the
+ * ranks' mean by more than 10%: the others wait for them in MPI).  Each
+ * rank's deltas are between its own last two snapshots.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +18,10 @@ typedef struct rank_totals {
     double wall, threads, calls, mpi, omp_wait;
 } rank_totals;
 
-static rank_totals *previous;
-static uint32_t nprevious;
+/* Per rank, the totals of its latest snapshot seen and of the one before
+ * (a rank's snapshot changes once per interval, not at every merge). */
+static rank_totals *latest, *before;
+static uint32_t nknown;
 
 static int is_omp_wait(const hp_rank_data *rd, uint32_t site)
 {
@@ -45,60 +47,78 @@ static void totals_of(const hp_rank_data *rd, rank_totals *t)
     }
 }
 
+/* Share of rank r's last interval that its MPI-calling thread spent
+ * outside MPI; -1 when it has no interval yet. */
+static double busy_share(uint32_t r)
+{
+    const rank_totals *a = &before[r], *b = &latest[r];
+    double dt = b->wall - a->wall;
+    if (!a->present || !b->present || dt <= 0)
+        return -1;
+    double busy = dt - (b->mpi - a->mpi);
+    return busy > 0 ? busy / dt : 0;
+}
+
 /* Appends the rates line to buf (after what is there). */
-static void rates_line(const rank_totals *now, uint32_t n, char *buf, size_t len)
+static void rates_line(char *buf, size_t len)
 {
     double span = 0, calls = 0, thread_time = 0, mpi = 0, omp = 0, mean = 0;
-    double *compute = calloc(n ? n : 1, sizeof *compute);
     uint32_t counted = 0;
-    if (!compute)
-        return;
-    for (uint32_t r = 0; r < n; r++) {
-        const rank_totals *a = &previous[r], *b = &now[r];
-        double dt = b->wall - a->wall;
-        if (!a->present || !b->present || dt <= 0)
+    for (uint32_t r = 0; r < nknown; r++) {
+        const rank_totals *a = &before[r], *b = &latest[r];
+        double share = busy_share(r), dt = b->wall - a->wall;
+        if (share < 0)
             continue;
-        double tt = dt * b->threads;
         span = dt > span ? dt : span;
         calls += (b->calls - a->calls) / dt;
-        thread_time += tt;
+        thread_time += dt * b->threads;
         mpi += b->mpi - a->mpi;
         omp += b->omp_wait - a->omp_wait;
-        compute[r] = tt - (b->mpi - a->mpi) - (b->omp_wait - a->omp_wait);
-        mean += compute[r];
+        mean += share;
         counted++;
     }
     size_t at = strlen(buf);
     if (!counted || thread_time <= 0) {
-        snprintf(buf + at, len - at, "\nlast interval: no rank has a newer snapshot yet");
-        free(compute);
+        snprintf(buf + at, len - at, "\nlast interval: no rank has two snapshots yet");
         return;
     }
     mean /= counted;
     at += (size_t)snprintf(buf + at, len - at, "\nlast %.1f s: %.0f calls/s, MPI %.1f%%, "
                            "OpenMP waits %.1f%% of thread time; behind:", span, calls,
                            100 * mpi / thread_time, 100 * omp / thread_time);
+    if (counted < 2) {
+        snprintf(buf + at, len - at, " - (one rank's interval so far)");
+        return;
+    }
     uint32_t behind = 0;
-    for (uint32_t r = 0; r < n && at < len; r++)
-        if (previous[r].present && now[r].present && mean > 0 && compute[r] > 1.1 * mean) {
+    for (uint32_t r = 0; r < nknown && at < len; r++) {
+        double share = busy_share(r);
+        if (share >= 0 && mean > 0 && share > 1.1 * mean)
             at += (size_t)snprintf(buf + at, len - at, "%s rank %u (+%.0f%%)", behind++ ? "," : "",
-                                   r, 100 * (compute[r] / mean - 1));
-        }
+                                   r, 100 * (share / mean - 1));
+    }
     if (!behind && at < len)
         snprintf(buf + at, len - at, " none");
-    free(compute);
 }
 
 void hpq_live_rates(const hpf_profile *p, char *buf, size_t len)
 {
-    rank_totals *now = calloc(p->nranks ? p->nranks : 1, sizeof *now);
-    if (!now)
-        return;
-    for (uint32_t r = 0; r < p->nranks; r++)
-        totals_of(&p->ranks[r], &now[r]);
-    if (previous && nprevious == p->nranks)
-        rates_line(now, p->nranks, buf, len);
-    free(previous);
-    previous = now;
-    nprevious = p->nranks;
+    static int merges;  /* the first merge (and --once) has no rates line */
+    if (nknown != p->nranks) {
+        free(latest);
+        free(before);
+        latest = calloc(p->nranks ? p->nranks : 1, sizeof *latest);
+        before = calloc(p->nranks ? p->nranks : 1, sizeof *before);
+        nknown = latest && before ? p->nranks : 0;
+    }
+    for (uint32_t r = 0; r < nknown; r++) {
+        rank_totals now;
+        totals_of(&p->ranks[r], &now);
+        if (now.present && now.wall != latest[r].wall) {
+            before[r] = latest[r];
+            latest[r] = now;
+        }
+    }
+    if (merges++)
+        rates_line(buf, len);
 }

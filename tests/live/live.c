@@ -6,9 +6,12 @@
  * prints "iter N NS" (N iterations done, NS the CLOCK_REALTIME time in
  * ns), flushed: at any time T, its MPI_Allreduce count is the N of its
  * last line with NS <= T.  Each rank counts ITERS Allreduce calls and
- * ITERS parallel regions in all.  With argv[3] = FILE, rank 1 writes its
- * pid to FILE before the first iteration (the test kills it with SIGKILL).
+ * ITERS parallel regions in all.  With argv[3] = FILE (not "-"), rank 1
+ * writes its pid to FILE before the first iteration (the test kills it
+ * with SIGKILL).  With argv[4] = R, rank R spins 3 x SPIN_MS: it falls
+ * behind, and the others wait for it in MPI_Allreduce.
  */
+#include <string.h>
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
@@ -35,10 +38,13 @@ static double spin(double ms)
 int main(int argc, char **argv)
 {
     int rank, iters = argc > 1 ? atoi(argv[1]) : 60;
+    int slow = argc > 4 ? atoi(argv[4]) : -1;
     double spin_ms = argc > 2 ? atof(argv[2]) : 20, sum = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (argc > 3 && rank == 1) {
+    if (rank == slow)
+        spin_ms *= 3;
+    if (argc > 3 && strcmp(argv[3], "-") != 0 && rank == 1) {
         FILE *f = fopen(argv[3], "w");
         fprintf(f, "%d\n", (int)getpid());
         fclose(f);

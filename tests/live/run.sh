@@ -8,7 +8,8 @@
 # snapshot was taken and those printed 0.3 s later (one interval is 1 s);
 # every snapshot file passes --check; hprof-report --live --once writes a
 # page that reloads itself; the refreshing view on a pipe prints
-# frames with the last interval's rates and ends with the run; PATH.live/
+# frames with the last interval's rates, names rank 2 (3 x the work of
+# the others) as the rank behind, and ends with the run; PATH.live/
 # is gone after the normal end.  A run whose rank 1 is killed with
 # SIGKILL: the dead run's merge takes rank 1 from its last snapshot, says
 # so, and passes --check.
@@ -35,13 +36,14 @@ if ! [ -x "$QUERY" ] || ! [ -x "$PROG" ]; then
 fi
 L_allreduce=$(line_of "$S/live.c" l-allreduce)
 
-# start NAME ITERS [PIDFILE] - the program under mpirun in the background
-# (PID: mpirun's), profile $tmp/NAME/out.hpf, stdout $tmp/NAME.out.
+# start NAME ITERS [PIDFILE|- [SLOW_RANK]] - the program under mpirun in
+# the background (PID: mpirun's), profile $tmp/NAME/out.hpf, stdout
+# $tmp/NAME.out.
 start() {
     mkdir -p "$tmp/$1"
     HPROF_LIVE=1 HPROF_SUMMARY=off HPROF_OUTPUT=$tmp/$1/out.hpf timeout 120 "$MPIRUN" -np 4 \
         "${MPIFLAGS[@]}" -x HPROF_LIVE -x HPROF_SUMMARY -x HPROF_OUTPUT -x OMP_WAIT_POLICY \
-        -x LD_LIBRARY_PATH "$PROG" "$2" 20 ${3:+"$3"} >"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null &
+        -x LD_LIBRARY_PATH "$PROG" "$2" 20 ${3:+"$3"} ${4:+"$4"} >"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null &
     PID=$!
 }
 
@@ -121,7 +123,7 @@ done
 expect_eq "hprof-report --live: a page that reloads itself, with the ages and the sites" 3 "$page"
 
 # ---- the refreshing view on a pipe, until the run ends ----
-start top 60
+start top 50 - 2
 sleep 1.5
 "$QUERY" --live "$tmp/top/out.hpf" --interval 0.5 --flat --top 5 >"$tmp/top.txt" 2>"$tmp/top.err" &
 QPID=$!
@@ -135,6 +137,9 @@ fi
 expect_cmp "refreshing view: frames" ge 3 "$(grep -c '^--- frame' "$tmp/top.txt" || true)"
 expect_cmp "refreshing view: rates of the last interval" ge 2 \
     "$(grep -c '^last [0-9.]* s: [0-9]* calls/s, MPI [0-9.]*%, OpenMP waits [0-9.]*% of thread time; behind:' "$tmp/top.txt" || true)"
+# rank 2 computes 3 x as long as the others: behind in every interval
+expect_eq "refreshing view: rank 2 (3 x the work) is the one behind" "rank 2" \
+    "$(grep '^last [0-9]' "$tmp/top.txt" | grep -v 'behind: -' | sed 's/.*behind: //; s/ (+[0-9]*%)//g' | sort -u | oneline)"
 
 # ---- rank 1 killed with SIGKILL: its last snapshot stands for it ----
 start kill 400 "$tmp/kill/pid"
