@@ -25,7 +25,8 @@
 /* Starts the snapshot thread for rank of nranks when HPROF_LIVE is set
  * (after the rank and the profile's name are known); nothing otherwise. */
 void hp_live_start(uint32_t rank, uint32_t nranks);
-/* Stops the thread and waits for it (a snapshot under way is finished). */
+/* Stops the thread and waits for it, at most 3 s (a snapshot under way
+ * is finished; a thread that a fatal signal stopped is left). */
 void hp_live_stop(void);
 /* Removes this rank's snapshot, and PATH.live/ once it is empty: the
  * rank's own profile has been written and replaces it. */

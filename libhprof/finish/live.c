@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "hp_clock.h"
 #include "hp_config.h"
@@ -27,6 +28,7 @@ static char live_dir[PATH_MAX], live_file[PATH_MAX + 32];
 static uint32_t live_rank, live_nranks;
 static uint32_t interval_ms; /* between this rank's snapshots (job_interval_ms) */
 static int stop_fd[2] = {-1, -1};
+#define STOP_WAIT_S 3
 
 /* The bound at scale: the job's ranks together write at most this many
  * snapshot files per second (a parallel file system's metadata server
@@ -167,7 +169,13 @@ void hp_live_stop(void)
     unsigned char stop = 1;
     while (write(stop_fd[1], &stop, 1) < 0 && errno == EINTR)
         ;
-    pthread_join(live_thread, NULL);
+    /* at most a few seconds: a dying process's writer must not wait on a
+     * snapshot thread that the fatal signal itself stopped */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += STOP_WAIT_S;
+    if (pthread_timedjoin_np(live_thread, NULL, &until) != 0)
+        return; /* left running: its pipe stays open for it */
     close(stop_fd[0]);
     close(stop_fd[1]);
     stop_fd[0] = stop_fd[1] = -1;
