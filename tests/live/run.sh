@@ -9,7 +9,7 @@
 # every snapshot file passes --check; hprof-report --live --once writes a
 # page that reloads itself; the refreshing view on a pipe prints
 # frames with the last interval's rates, names rank 2 (3 x the work of
-# the others) as the rank behind, and ends with the run; PATH.live/
+# the others) as the rank behind most often, and ends with the run; PATH.live/
 # is gone after the normal end.  A run whose rank 1 is killed with
 # SIGKILL: the dead run's merge takes rank 1 from its last snapshot, says
 # so, and passes --check.
@@ -137,9 +137,12 @@ fi
 expect_cmp "refreshing view: frames" ge 3 "$(grep -c '^--- frame' "$tmp/top.txt" || true)"
 expect_cmp "refreshing view: rates of the last interval" ge 2 \
     "$(grep -c '^last [0-9.]* s: [0-9]* calls/s, MPI [0-9.]*%, OpenMP waits [0-9.]*% of thread time; behind:' "$tmp/top.txt" || true)"
-# rank 2 computes 3 x as long as the others: behind in every interval
-expect_eq "refreshing view: rank 2 (3 x the work) is the one behind" "rank 2" \
-    "$(grep '^last [0-9]' "$tmp/top.txt" | grep -v 'behind: -' | sed 's/.*behind: //; s/ (+[0-9]*%)//g' | sort -u | oneline)"
+# rank 2 computes 3 x as long as the others: the rank named behind most
+# often (the first intervals hold MPI_Init, and 2 cores shared by 8
+# threads blur the others: not every frame)
+behind=$(grep '^last [0-9]' "$tmp/top.txt" | sed -n 's/.*behind: //p' | grep -o 'rank [0-9]*' |
+    sort | uniq -c | sort -k1,1nr -k2 | awk 'NR == 1 { print $2, $3 }' || true)
+expect_eq "refreshing view: rank 2 (3 x the work) is the rank behind most often" "rank 2" "$behind"
 
 # ---- rank 1 killed with SIGKILL: its last snapshot stands for it ----
 start kill 400 "$tmp/kill/pid"
