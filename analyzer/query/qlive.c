@@ -173,6 +173,75 @@ int hpq_live_open(const char *path, sqlite3 **db, char **db_path, char *header, 
     return rc;
 }
 
+static int listed(const hpf_input *in, const char *path)
+{
+    for (uint32_t i = 0; i < in->nfiles; i++)
+        if (strcmp(in->files[i], path) == 0)
+            return 1;
+    return 0;
+}
+
+/* Adds the NAME.rank<N>.hpf beside in->name (NAME.hpf) not yet listed:
+ * a rank that wrote its own file when it died removed its snapshot. */
+static int add_own_files(hpf_input *in)
+{
+    char dir[4096], path[4400];
+    const char *slash = strrchr(in->name, '/');
+    const char *base = slash ? slash + 1 : in->name;
+    size_t blen = strlen(base) - 4;   /* NAME without .hpf */
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - in->name) : 1,
+             slash ? in->name : ".");
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int rc = 0;
+    if (!d)
+        return 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        uint32_t rank;
+        if (strncmp(e->d_name, base, blen) != 0 || strncmp(e->d_name + blen, ".rank", 5) != 0 ||
+            !snapshot_name(e->d_name + blen + 1, &rank))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!listed(in, path))
+            rc = add_path(in, path);
+    }
+    closedir(d);
+    qsort(in->files, in->nfiles, sizeof *in->files, by_name);
+    return rc;
+}
+
+int hpq_live_as_run(const char *path, hpf_input *in, char *err, size_t errlen)
+{
+    char dir[4096];
+    struct stat st;
+    memset(in, 0, sizeof *in);
+    if (stat(path, &st) == 0)
+        return 0;
+    hpq_live_dir(path, dir, sizeof dir);
+    if (!is_dir(dir) || find_snapshots(dir, in, err, errlen))
+        return is_dir(dir) ? -1 : 0;
+    /* a rank that wrote its own file when it died: that file, not its
+     * snapshot (mpirun ends the others with SIGTERM when one is killed) */
+    size_t n = strlen(in->name) - 4;
+    for (uint32_t i = 0; i < in->nfiles; i++) {
+        char own[4400];
+        uint32_t rank;
+        snapshot_name(strrchr(in->files[i], '/') + 1, &rank);
+        snprintf(own, sizeof own, "%.*s.rank%u.hpf", (int)n, in->name, rank);
+        char *copy = stat(own, &st) == 0 ? strdup(own) : NULL;
+        if (copy) {
+            free(in->files[i]);
+            in->files[i] = copy;
+        }
+    }
+    if (add_own_files(in)) {
+        snprintf(err, errlen, "out of memory");
+        hpf_input_free(in);
+        return -1;
+    }
+    return 1;
+}
+
 /* Rank N of path NAME.rank<N>.hpf, or UINT32_MAX. */
 static uint32_t rank_of_part(const char *path)
 {

@@ -29,6 +29,12 @@ int hpq_live_open(const char *path, sqlite3 **db, char **db_path, char *header, 
  * OpenMP wait shares, the ranks that fall behind (qlive_rates.c). */
 void hpq_live_rates(const hpf_profile *p, char *buf, size_t len);
 
+/* When path names a profile that was never written (ranks killed with
+ * SIGKILL) and its live folder holds snapshots: the run's files, in in,
+ * and 1 - each rank's NAME.rank<N>.hpf if it wrote one, else its
+ * snapshot.  0 when not so; -1 with one line in err. */
+int hpq_live_as_run(const char *path, hpf_input *in, char *err, size_t errlen);
+
 /* A dead run's per-rank files (in): adds NAME.live/rank<N>.hpf of each
  * rank N that left no NAME.rank<N>.hpf (killed with SIGKILL), so that its
  * last snapshot stands for its data.  0, or -1 without memory. */

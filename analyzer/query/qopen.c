@@ -139,7 +139,10 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
     hpf_input in = {0};
     *db = NULL;
     *db_path = NULL;
-    if (npaths == 1 && !is_directory(paths[0])) {
+    int from_live = npaths == 1 ? hpq_live_as_run(paths[0], &in, err, errlen) : 0;
+    if (from_live < 0)
+        return -1;
+    if (npaths == 1 && !from_live && !is_directory(paths[0])) {
         if (file_kind(paths[0], &kind, err, errlen))
             return -1;
         if (kind == FILE_OTHER) {
@@ -148,7 +151,7 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
             return -1;
         }
     }
-    if (kind == FILE_PROFILE && hpf_input_find(npaths, paths, &in, err, errlen))
+    if (kind == FILE_PROFILE && !from_live && hpf_input_find(npaths, paths, &in, err, errlen))
         return -1;
     if (kind == FILE_PROFILE && hpq_live_add_to_parts(&in)) {
         snprintf(err, errlen, "out of memory");

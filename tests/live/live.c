@@ -6,9 +6,9 @@
  * prints "iter N NS" (N iterations done, NS the CLOCK_REALTIME time in
  * ns), flushed: at any time T, its MPI_Allreduce count is the N of its
  * last line with NS <= T.  Each rank counts ITERS Allreduce calls and
- * ITERS parallel regions in all.  With argv[3] = FILE (not "-"), rank 1
- * writes its pid to FILE before the first iteration (the test kills it
- * with SIGKILL).  With argv[4] = R, rank R spins 3 x SPIN_MS: it falls
+ * ITERS parallel regions in all.  With argv[3] = FILE (not "-"), each rank
+ * R writes its pid to FILE<R> before the first iteration (the test kills
+ * ranks with SIGKILL).  With argv[4] = R, rank R spins 3 x SPIN_MS: it falls
  * behind, and the others wait for it in MPI_Allreduce.
  */
 #include <string.h>
@@ -44,8 +44,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == slow)
         spin_ms *= 3;
-    if (argc > 3 && strcmp(argv[3], "-") != 0 && rank == 1) {
-        FILE *f = fopen(argv[3], "w");
+    if (argc > 3 && strcmp(argv[3], "-") != 0) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s%d", argv[3], rank);
+        FILE *f = fopen(name, "w");
         fprintf(f, "%d\n", (int)getpid());
         fclose(f);
     }

@@ -12,7 +12,9 @@
 # the others) as the rank behind most often, and ends with the run; PATH.live/
 # is gone after the normal end.  A run whose rank 1 is killed with
 # SIGKILL: the dead run's merge takes rank 1 from its last snapshot, says
-# so, and passes --check.
+# so, and passes --check.  Every rank killed with SIGKILL: hprof-query
+# PATH merges the snapshots (and the files of ranks that mpirun's SIGTERM
+# reached first) as the run's files, naming each snapshot.
 #
 # usage: tests/live/run.sh [BUILDDIR]
 set -euo pipefail
@@ -145,10 +147,10 @@ behind=$(grep '^last [0-9]' "$tmp/top.txt" | sed -n 's/.*behind: //p' | grep -o 
 expect_eq "refreshing view: rank 2 (3 x the work) is the rank behind most often" "rank 2" "$behind"
 
 # ---- rank 1 killed with SIGKILL: its last snapshot stands for it ----
-start kill 400 "$tmp/kill/pid"
-for _ in $(seq 1 50); do [ -s "$tmp/kill/pid" ] && break; sleep 0.1; done
+start kill 400 "$tmp/pid"
+for _ in $(seq 1 50); do [ -s "$tmp/pid1" ] && break; sleep 0.1; done
 sleep 2.5
-kill -9 "$(cat "$tmp/kill/pid")" 2>/dev/null || true
+kill -9 "$(cat "$tmp/pid1")" 2>/dev/null || true
 wait "$PID" || true
 files=$(cd "$tmp/kill" && { ls out.rank*.hpf; ls out.live; } 2>/dev/null | oneline)
 expect_eq "killed rank: the others' files and its snapshot" "out.rank0.hpf;out.rank2.hpf;out.rank3.hpf;rank1.hpf" "$files"
@@ -165,6 +167,25 @@ r0=$(q "$tmp/kill/out.db" "SELECT sum(st.count) FROM stat st JOIN node n ON n.id
 expect_cmp "killed rank: its MPI_Allreduce@live.c:$L_allreduce calls from the snapshot" ge 10 "$r1"
 expect_cmp "killed rank: no more calls than rank 0" le "${r0:-0}" "$r1"
 check_profile "killed run's merge" "$tmp/kill/out.db"
+
+# ---- every rank killed with SIGKILL: the snapshots are the run ----
+rm -f "$tmp"/pid?
+start all 400 "$tmp/pid"
+for _ in $(seq 1 50); do [ -s "$tmp/pid0" ] && [ -s "$tmp/pid3" ] && break; sleep 0.1; done
+sleep 2.5
+for r in 0 1 2 3; do kill -9 "$(cat "$tmp/pid$r")" 2>/dev/null || true; done
+wait "$PID" || true
+"$QUERY" "$tmp/all/out.hpf" --ranks MPI_Allreduce >"$tmp/all.txt" 2>"$tmp/all.note" || true
+# mpirun may end a rank with SIGTERM before its SIGKILL: it then writes
+# its own file, which the merge takes instead of its snapshot
+own=$(cd "$tmp/all" && { ls out.rank*.hpf 2>/dev/null || true; } | wc -l)
+expect_cmp "every rank killed: at least one left only its snapshot" lt 4 "$own"
+expect_eq "every rank killed: the merge names each snapshot it takes" $((4 - own)) \
+    "$(grep -o 'rank [0-3]: live snapshot from [0-9.]* s before the end' "$tmp/all.note" | wc -l)"
+expect_eq "every rank killed: MPI_Allreduce@live.c:$L_allreduce counted on every rank" 4 \
+    "$(q "$tmp/all/out.db" "SELECT count(DISTINCT st.rank) FROM stat st JOIN node n ON n.id = st.node
+        JOIN site s ON s.id = n.site WHERE s.name = 'MPI_Allreduce' AND s.line = $L_allreduce AND st.count > 0")"
+check_profile "every rank killed: the merge" "$tmp/all/out.db"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
