@@ -6,7 +6,7 @@
 # (bench/fixed.sh), OpenMP constructs in instructions, GOMP vs OMPT
 # (bench/ompcost.sh; alone: `make bench-ompcost`), tier 0 per task, gcc
 # and clang (bench/taskcost.sh; alone: `make bench-taskcost`).  `make bench-readme` puts bench.md between the bench
-# markers of README.md (bench/readme.sh).  `make bench-run`: bench/run.sh's
+# markers of docs/performance.md (bench/readme.sh).  `make bench-run`: bench/run.sh's
 # tables alone; `make bench-query`: first and second hprof-query on a
 # 10^6-node profile (bench/query.sh); `make bench-fixed`: the fixed cost
 # alone.  Never part of `make check`.  `make bench-scale`: hprof-merge and
@@ -25,7 +25,7 @@ bench_mkbig_LDADD = libhprof/libhpcodec.la
 bench: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
 bench-readme:
-	bash $(top_srcdir)/bench/readme.sh $${BENCH_OUT:-$(abs_top_builddir)/bench/results}/bench.md $(top_srcdir)/README.md
+	bash $(top_srcdir)/bench/readme.sh $${BENCH_OUT:-$(abs_top_builddir)/bench/results}/bench.md $(top_srcdir)/docs/performance.md
 bench-run: all
 	$(SHELL) $(top_srcdir)/bench/run.sh $(abs_top_builddir)
 bench-fixed: all

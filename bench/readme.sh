@@ -1,16 +1,16 @@
 #!/bin/bash
-# bench/readme.sh - puts a record of `make bench` into the README: replaces
-# the lines between the marker lines "<!-- bench:begin -->" and
-# "<!-- bench:end -->" of README with the contents of BENCH_MD (the markers
+# bench/readme.sh - puts a record of `make bench` into docs/performance.md:
+# replaces the lines between the marker lines "<!-- bench:begin -->" and
+# "<!-- bench:end -->" of that file with the contents of BENCH_MD (the markers
 # stay).  Fails, changing nothing, unless each marker is there exactly once,
 # begin before end.
-# usage: bench/readme.sh BENCH_MD [README]   (default: README.md of the
-#        source tree)
+# usage: bench/readme.sh BENCH_MD [FILE]   (default: docs/performance.md of
+#        the source tree)
 set -euo pipefail
 
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bench=${1:?usage: bench/readme.sh BENCH_MD [README]}
-readme=${2:-$srcdir/README.md}
+bench=${1:?usage: bench/readme.sh BENCH_MD [FILE]}
+readme=${2:-$srcdir/docs/performance.md}
 begin='<!-- bench:begin -->'
 end='<!-- bench:end -->'
 [ -r "$bench" ] || { echo "readme: cannot read $bench" >&2; exit 1; }
@@ -30,5 +30,5 @@ trap 'rm -f "$new"' EXIT
     cat "$bench"
     tail -n "+$le" "$readme"
 } >"$new"
-cat "$new" >"$readme"   # in place: the README keeps its mode and links
+cat "$new" >"$readme"   # in place: the file keeps its mode and links
 echo "readme: $readme lines $lb-$le now hold $bench" >&2

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/record.sh - the record of hprof's overhead (`make bench`; never part
-# of `make check`).  Writes BENCH_OUT/bench.md (markdown, what the README's
+# of `make check`).  Writes BENCH_OUT/bench.md (markdown, what docs/performance.md's
 # table is generated from: bench/readme.sh) and BENCH_OUT/bench.csv (one
 # figure a row: section,item,variant,metric,value,unit) with:
 #   - the machine, the date and the commit;

@@ -4,8 +4,8 @@
 Usage: gen_wrappers.py SPEC OUT_C OUT_H        the wrappers and their ids
        gen_wrappers.py --instrument SPEC OUT_H  hprof-instrument's table of
                                                 local and siteless MPI calls
-       gen_wrappers.py --coverage SPEC LIST     the README coverage fragment
-       gen_wrappers.py --update-readme SPEC LIST README
+       gen_wrappers.py --coverage SPEC LIST     the coverage fragment of docs/mpi.md
+       gen_wrappers.py --update-readme SPEC LIST docs/mpi.md
                                                 rewrites that fragment in place
 
 Every wrapper has the same shape: if nothing is being recorded, call the
@@ -300,7 +300,7 @@ def fortran_wrapped(f, fexcluded):
 
 def fortran_coverage(funcs, fexcluded):
     """(wrapped in Fortran, [(name, reason)] of the C-wrapped ones that
-    are not), for the README's coverage line."""
+    are not), for the coverage line of docs/mpi.md."""
     done, left = [], []
     for f in funcs:
         if f["kind"] == "manual":

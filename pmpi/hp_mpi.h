@@ -450,7 +450,7 @@ void hp_mpi_req_io(hp_thread *t, uint32_t node, MPI_Request req, int32_t peer,
 
 /* ---- one-sided communication (rma.c) ---- */
 
-/* Which bytes a one-sided call moves (README: "One-sided communication"). */
+/* Which bytes a one-sided call moves (docs/mpi.md: "One-sided communication"). */
 enum hp_rma_rule { HP_RMA_PUT, HP_RMA_GET, HP_RMA_ACC, HP_RMA_GET_ACC,
                    HP_RMA_FOP, HP_RMA_CAS };
 

@@ -1,9 +1,9 @@
 """mpi_coverage.py - how much of MPI-3.1 mpi_spec.txt wraps, for
 gen_wrappers.py: compares the spec with the list of MPI-3.1 C functions
-(mpi31_functions.txt) and writes the README fragment that states it.  The
-fragment sits between the BEGIN and END marker lines of README.md and is
+(mpi31_functions.txt) and writes the fragment of docs/mpi.md that states it.
+The fragment sits between the BEGIN and END marker lines of docs/mpi.md and is
 only ever written by `gen_wrappers.py --update-readme`; a test compares it
-with what --coverage computes, so README cannot drift from the spec.
+with what --coverage computes, so the guide cannot drift from the spec.
 """
 import fnmatch
 import sys

@@ -237,7 +237,7 @@ static uint64_t sum_except(const int *counts, int n, int skip, MPI_Datatype type
 }
 
 /* Bytes this rank sends and receives by the collective's logical
- * decomposition into messages (README: "Collectives"). */
+ * decomposition into messages (docs/mpi.md: "Collectives"). */
 static void coll_bytes(const hp_coll_args *a, const coll_shape *s, uint64_t *sent,
                        uint64_t *recv)
 {

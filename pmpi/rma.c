@@ -1,7 +1,7 @@
 /*
  * rma.c - the recorders of one-sided communication (MPI-3 RMA).  A Put,
  * Get, Accumulate or atomic is one transfer to its target, as a world
- * rank, with the bytes of the README's table and its time as
+ * rank, with the bytes of the table of docs/mpi.md and its time as
  * transmission; Rput & co. are recorded when a Wait/Test completes them.
  * The calls that may wait for another process (fence, start, complete,
  * wait, lock*, unlock*, flush*) make one record without bytes whose time

@@ -137,7 +137,7 @@ with_fork() {
 }
 
 # check_profile NAME FILE - `hprof-query FILE --check` on a profile the
-# script made (README "Checking a profile"): one "ok" line, or one "not ok"
+# script made (docs/formats.md, "Checking a profile"): one "ok" line, or one "not ok"
 # naming the first violations.  A missing profile is left to the run's own
 # checks.  HPROF_CHECK=0 skips every check.  A script whose profiles still
 # break an invariant for a known reason sets CHECK_TODO="reason": its

@@ -148,3 +148,9 @@ EXTRA_DIST += tests/unit/test_root.sh
 # the listing's worst rank and thread: stored node_worst_rank, --raw, ties
 TESTS += tests/unit/test_worst.sh
 EXTRA_DIST += tests/unit/test_worst.sh
+# The whole suite as CI runs it, and its sanitized part: in the tarball too.
+EXTRA_DIST += tests/check.sh tests/sanitize.sh
+# The README's and the guide's links and sh examples (tests/docs.sh), and
+# every file git tracks that a release needs in the tarball (tests/dist.sh).
+TESTS += tests/docs.sh tests/dist.sh
+EXTRA_DIST += tests/docs.sh tests/dist.sh

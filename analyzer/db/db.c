@@ -2,7 +2,7 @@
  * db.c - the database writer: merges a decoded profile (merge.c) and
  * stores run, ranks, global sites, the merged calling-context tree and the
  * per rank/thread statistics in SQLite, plus the views used by hprof-query.
- * The schema is documented in README.md ("The database"); keep the two in step.
+ * The schema is documented in docs/formats.md ("The database"); keep the two in step.
  * The aggregates (db_agg.c) are materialised after the rows are in.
  */
 #include "config.h"

@@ -1,6 +1,6 @@
 /*
  * db.h - writing a decoded profile into an SQLite database (schema in
- * README.md, "The database").  The database is built in a temporary file in one
+ * docs/formats.md, "The database").  The database is built in a temporary file in one
  * transaction and renamed over the target only when complete.
  */
 #ifndef HPF_DB_H

@@ -9,7 +9,7 @@
  * per-node ones, node_*, are computed in C by db_aggnode.c); --raw
  * (hpq_use_raw_times) makes the same text a TEMP view over the raw times,
  * which shadows the table, so both paths share one definition.
- * The schema is documented in README-scale.md ("Aggregates").
+ * The schema is documented in docs/formats.md ("Aggregates and the format version").
  */
 #include "config.h"
 #include <assert.h>

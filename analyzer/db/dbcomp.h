@@ -1,5 +1,5 @@
 /*
- * dbcomp.h - intrusion compensation in the database (README-comp.md):
+ * dbcomp.h - intrusion compensation in the database (docs/compensation.md):
  * at merge time every rank's node times are compensated with the costs
  * its profile recorded (hp_compensate.h) into stat.time, min and max; the
  * raw times stay beside them (stat.raw_time, raw_min, raw_max), the costs

@@ -1,6 +1,6 @@
 /*
  * check.h - hprof-query --check: the invariants every profile must
- * satisfy, verified on its database (README.md, "Checking a profile").
+ * satisfy, verified on its database (docs/formats.md, "Checking a profile").
  *
  * Per rank and thread:
  *   a  the children of a node fit in it: sum of their times <= its time

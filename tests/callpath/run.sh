@@ -233,7 +233,7 @@ tw_paths() {
             WHERE s.rank = 0 AND s.count > 0 AND p.path NOT LIKE '%MPI_Init@%'
             AND p.path NOT LIKE '%MPI_Comm_rank@%' ORDER BY p.path" | oneline
 }
-if objdump -d "$tmp/tailwrap" | awk '/<add_int>:/, /^$/' | grep -q 'jmp .*<MPI_Allreduce'; then
+if objdump -d "$tmp/tailwrap" | awk '/<add_int>:/, /^$/' | grep -c 'jmp .*<MPI_Allreduce' >/dev/null; then
     ok "tailwrap: add_int ends in a tail call of MPI_Allreduce"
 else
     notok "tailwrap: add_int ends in a tail call of MPI_Allreduce" "no jmp to MPI_Allreduce in objdump -d"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/compensate/run.sh - intrusion compensation against ground truth
-# (README, "Intrusion compensation"): tests/compensate/tiny_calls.c built
+# (docs/compensation.md): tests/compensate/tiny_calls.c built
 # plain and in tier 2 (hprof-cc --procedures=all: leaf is a tiny procedure
 # the default policy leaves unprobed), run in the same test:
 #   - the plain build times its parent() itself (the ground truth);

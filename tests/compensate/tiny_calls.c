@@ -6,7 +6,7 @@
  * eight independent integer steps (some 100 ns) in straight-line code,
  * enough to keep every integer unit of the core busy, so the probes'
  * instructions cannot hide in idle units (a latency-bound body hides much
- * of their cost: see README-comp.md).  leaf is not inlined in either
+ * of their cost: see docs/compensation.md).  leaf is not inlined in either
  * build, so the plain and the instrumented programs do the same work and
  * differ only by the probes (tier 2: the call statement of leaf and the
  * procedure leaf, entered CALLS times each; parent, its loop and its call

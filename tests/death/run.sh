@@ -126,7 +126,7 @@ for mode in send99 segv; do
         run "$mode.plain" 3 "$tmp/plain/death" "$mode"
         plain_rc=$RC
         run "$mode" 3 "$T/death" "$mode"
-        if ! cat "$tmp/$mode.plain.err" "$tmp/$mode.err" | grep -q 'ORTE_ERROR_LOG: .*show_help' &&
+        if ! cat "$tmp/$mode.plain.err" "$tmp/$mode.err" | grep -c 'ORTE_ERROR_LOG: .*show_help' >/dev/null &&
             [ -n "$(ompi_lines "$tmp/$mode.plain.err")" ]; then
             break
         fi

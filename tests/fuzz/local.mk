@@ -3,4 +3,4 @@
 # check` (HPROF_FUZZ_SECONDS, default 20 per target).  Included from
 # tests/local.mk.
 TESTS += tests/fuzz/run.sh
-EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/fuzz_profile.c
+EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_instrument.c

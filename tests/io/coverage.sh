@@ -1,6 +1,6 @@
 #!/bin/bash
-# tests/io/coverage.sh - README's MPI-3.1 coverage fragment is generated:
-# it must be exactly what `pmpi/gen_wrappers.py --coverage` computes from
+# tests/io/coverage.sh - the MPI-3.1 coverage fragment of docs/mpi.md is
+# generated: it must be exactly what `pmpi/gen_wrappers.py --coverage` computes from
 # pmpi/mpi_spec.txt and pmpi/mpi31_functions.txt, so a spec change that is
 # not followed by `--update-readme` fails here.  Also checks that the
 # fragment states a count (of C functions, and of those whose Fortran
@@ -27,12 +27,12 @@ fi
 begin=$(head -1 "$tmp/want.md")
 end=$(tail -1 "$tmp/want.md")
 awk -v b="$begin" -v e="$end" '$0 == b { on = 1 } on { print } on && $0 == e { exit }' \
-    "$srcdir/README.md" >"$tmp/have.md"
+    "$srcdir/docs/mpi.md" >"$tmp/have.md"
 if cmp -s "$tmp/want.md" "$tmp/have.md"; then
-    ok "README's coverage fragment is what the generator computes from the spec"
+    ok "docs/mpi.md's coverage fragment is what the generator computes from the spec"
 else
-    notok "README's coverage fragment is what the generator computes from the spec" \
-        "run: $PY pmpi/gen_wrappers.py --update-readme pmpi/mpi_spec.txt pmpi/mpi31_functions.txt README.md; diff: $(diff "$tmp/want.md" "$tmp/have.md" | head -6 | oneline)"
+    notok "docs/mpi.md's coverage fragment is what the generator computes from the spec" \
+        "run: $PY pmpi/gen_wrappers.py --update-readme pmpi/mpi_spec.txt pmpi/mpi31_functions.txt docs/mpi.md; diff: $(diff "$tmp/want.md" "$tmp/have.md" | head -6 | oneline)"
 fi
 line=$(grep -m1 '^\*\*MPI-3.1 coverage: ' "$tmp/want.md" || true)
 if [[ $line =~ ^\*\*MPI-3\.1\ coverage:\ ([0-9]+)\ of\ the\ ([0-9]+)\ C\ functions ]]; then

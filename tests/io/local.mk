@@ -1,7 +1,7 @@
 # tests/io/local.mk - MPI-IO, neighbourhood collectives, local MPI calls
-# and the MPI-3.1 coverage line of README: programs with known ground truth
+# and the MPI-3.1 coverage line of docs/mpi.md: programs with known ground truth
 # run under mpirun by tests/io/run.sh; tests/io/coverage.sh compares
-# README's coverage fragment with what pmpi/gen_wrappers.py computes from
+# docs/mpi.md's coverage fragment with what pmpi/gen_wrappers.py computes from
 # the spec.  Included from tests/local.mk.
 EXTRA_DIST += tests/io/run.sh tests/io/coverage.sh
 TESTS += tests/io/coverage.sh

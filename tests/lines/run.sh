@@ -155,7 +155,7 @@ fi
 syms=$(nm -D "$LIBDIR/libhprof.so" 2>/dev/null || true)
 if ! command -v "$CLANG" >/dev/null; then
     skipped "OMPT lines" "no $CLANG"
-elif ! printf '%s\n' "$syms" | grep -q ' T ompt_start_tool$'; then
+elif ! printf '%s\n' "$syms" | grep -c ' T ompt_start_tool$' >/dev/null; then
     skipped "OMPT lines" "libhprof.so has no ompt_start_tool"
 else
     for o in O0 O1 O2 O3; do

@@ -236,7 +236,7 @@ if ran_ok jac; then
 
     # Top-down listing and --comm drill-down of the halo exchange site.
     if td=$("$QUERY" "$db" 2>&1); then
-        if printf '%s\n' "$td" | grep -q "jacobi\.c:$Lsr\b" && printf '%s\n' "$td" | grep -q MPI_Sendrecv; then
+        if printf '%s\n' "$td" | grep -c "jacobi\.c:$Lsr\b" >/dev/null && printf '%s\n' "$td" | grep -c MPI_Sendrecv >/dev/null; then
             ok "hprof-query top-down lists MPI_Sendrecv at jacobi.c:$Lsr"
         else
             notok "hprof-query top-down lists MPI_Sendrecv at jacobi.c:$Lsr" "got: $(printf '%s\n' "$td" | head -15 | oneline)"
@@ -245,7 +245,7 @@ if ran_ok jac; then
         notok "hprof-query top-down" "exit status $?: $(printf '%s\n' "$td" | head -5 | oneline)"
     fi
     if cm=$("$QUERY" "$db" --comm "$src:$Lsr" 2>&1); then
-        if printf '%s\n' "$cm" | grep -q "MPI_Sendrecv\|jacobi\.c:$Lsr"; then
+        if printf '%s\n' "$cm" | grep -c "MPI_Sendrecv\|jacobi\.c:$Lsr" >/dev/null; then
             ok "hprof-query --comm $src:$Lsr names the site"
         else
             notok "hprof-query --comm $src:$Lsr names the site" "got: $(printf '%s\n' "$cm" | head -10 | oneline)"

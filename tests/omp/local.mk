@@ -5,7 +5,7 @@
 EXTRA_DIST += tests/omp/gomp.sh tests/omp/src/imbalance.c \
 	tests/omp/src/critical.c tests/omp/src/constructs.c tests/omp/src/ordered.c \
 	tests/omp/src/nesting.c tests/omp/src/truth.h \
-	tests/omp/join.sh tests/omp/src/shortregions.c
+	tests/omp/join.sh tests/omp/src/shortregions.c tests/omp/src/tasks.c tests/omp/src/serial_part.c
 if HAVE_MPI
 TESTS += tests/omp/gomp.sh tests/omp/join.sh
 endif

@@ -127,8 +127,8 @@ build jacobi.plain "$srcdir/examples/jacobi.c" || true
 
 if [ -e "$tmp/imbalance" ]; then
     libs=$(ldd "$tmp/imbalance")
-    if printf '%s\n' "$libs" | grep -q 'libomp\.so' && printf '%s\n' "$libs" | grep -q 'libhprof\.so' &&
-        ! printf '%s\n' "$libs" | grep -q 'libgomp'; then
+    if printf '%s\n' "$libs" | grep -c 'libomp\.so' >/dev/null && printf '%s\n' "$libs" | grep -c 'libhprof\.so' >/dev/null &&
+        ! printf '%s\n' "$libs" | grep -c 'libgomp' >/dev/null; then
         ok "clang build runs on libomp with libhprof"
     else
         notok "clang build runs on libomp with libhprof" "$(printf '%s\n' "$libs" | grep -E 'omp|hprof' | oneline)"

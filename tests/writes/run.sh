@@ -13,7 +13,7 @@
 #   d. long HPROF_OUTPUT paths (255 and 4100 characters): one warning, a
 #      short name in the same directory (else the current one), exit 0;
 #   e. HPROF_OUTPUT naming a device, a missing directory, a file used as a
-#      directory, a directory with a trailing "/" (README's configuration
+#      directory, a directory with a trailing "/" (docs/settings.md's
 #      table).
 # Every run's stdout is the same as without hprof, and its exit status 0.
 #
