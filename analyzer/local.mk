@@ -49,6 +49,7 @@ analyzer_hprof_merge_LDADD = analyzer/libhpanalyze.la
 noinst_LTLIBRARIES += analyzer/libhpreport.la
 analyzer_libhpreport_la_SOURCES = \
 	analyzer/query/qopen.h analyzer/query/qopen.c \
+	analyzer/query/qlive.h analyzer/query/qlive.c analyzer/query/qlive_rates.c \
 	analyzer/query/sitesel.h analyzer/query/sitesel.c \
 	analyzer/query/nodepath.h analyzer/query/nodepath.c \
 	analyzer/query/table.h analyzer/query/table.c \
@@ -71,6 +72,7 @@ analyzer_libhpreport_la_LIBADD = analyzer/libhpanalyze.la
 
 analyzer_hprof_query_SOURCES = analyzer/bin/hprof-query.c \
 	analyzer/bin/interactive.h analyzer/bin/interactive.c \
+	analyzer/bin/live_top.h analyzer/bin/live_top.c \
 	analyzer/bin/complete.h analyzer/bin/complete.c
 analyzer_hprof_query_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_query_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(LIBEDIT_CFLAGS)

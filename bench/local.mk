@@ -40,3 +40,14 @@ bench-msgrate: all
 	bash $(top_srcdir)/bench/msgrate.sh $(abs_top_builddir)
 bench-taskcost: all
 	bash $(top_srcdir)/bench/taskcost.sh $(abs_top_builddir)
+# `make bench-live`: live snapshots (HPROF_LIVE): one of a 10^6-node tree
+# (bench/livesnap.c) and the added cost of HPROF_LIVE=1 on a 4-rank x
+# 2-thread run (bench/live.sh).
+EXTRA_DIST += bench/live.sh
+check_PROGRAMS += bench/livesnap
+bench_livesnap_SOURCES = bench/livesnap.c
+bench_livesnap_CFLAGS = $(AM_CFLAGS) -pthread
+bench_livesnap_LDADD = libhprof/libhpcore.la -lpthread
+.PHONY: bench-live
+bench-live: all bench/livesnap$(EXEEXT)
+	bash $(top_srcdir)/bench/live.sh $(abs_top_builddir)

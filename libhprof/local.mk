@@ -75,7 +75,8 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_overhead.h libhprof/finish/overhead.c \
 	libhprof/finish/hp_process.h libhprof/finish/process.c libhprof/finish/path.c \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c \
-	libhprof/finish/hp_crash.h libhprof/finish/crash.c
+	libhprof/finish/hp_crash.h libhprof/finish/crash.c \
+	libhprof/finish/hp_live.h libhprof/finish/live.c
 include_HEADERS += libhprof/hprof.h libhprof/hprof_probe.h
 
 # The Fortran module of `use hprof` (interfaces only, no code to link),

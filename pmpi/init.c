@@ -21,6 +21,7 @@
 #include "hp_crash.h"
 #include "hp_finish.h"
 #include "hp_format.h"
+#include "hp_live.h"
 #include "hp_log.h"
 #include "hp_process.h"
 #include "hp_runtime.h"
@@ -63,6 +64,7 @@ static void after_init(void)
     hp_crash_set_writer(write_dying_rank);
     hp_crash_arm(); /* over the handlers the MPI library installed */
     hp_mpi_active = 1;
+    hp_live_start((uint32_t)hp_world_rank, (uint32_t)hp_world_size);
 }
 
 /* MPI_Init's own time (the rank's wall window starts with the process, so
@@ -134,7 +136,9 @@ static void take_rank_data(hp_rank_data *rd)
         hp_warn("out of memory while collecting records; this rank's data is incomplete");
 }
 
-static void finish_run(void)
+/* The end of the run: 0 when the profile (or this rank's file of it)
+ * was written. */
+static int finish_run(void)
 {
     hp_rank_data rd;
     hp_agg agg;
@@ -165,13 +169,16 @@ static void finish_run(void)
     }
     hp_agg_free(&agg);
     hp_rank_data_free(&rd);
+    return wrote >= 0 ? 0 : -1;
 }
 
 static void finalize(void)
 {
     if (hp_mpi_active && hp_crash_claim()) {
         hp_mpi_active = 0;
-        finish_run();
+        hp_live_stop();
+        if (finish_run() == 0)
+            hp_live_remove(); /* the profile replaces the live snapshot */
         hp_process_mpi_finished();
         hp_run_info_free(&run);
         hp_reqmap_free_all();
@@ -211,6 +218,7 @@ static void write_rank_alone(uint32_t flags, int code)
     /* where the rank's threads wait when it ends: an MPI_Recv that no
      * message will match, a barrier a dead rank never reaches */
     hp_event_calls_under_way(hp_ticks(), node_under_way);
+    hp_live_stop();
     take_rank_data(&rd);
     rd.info.flags |= flags;
     snprintf(tag, sizeof tag, "rank%d", hp_world_rank);
@@ -222,7 +230,10 @@ static void write_rank_alone(uint32_t flags, int code)
                  "library ends a rank so on an MPI error)", hp_world_rank, status);
     else
         hp_finish_ending(flags, who, how, sizeof how);
-    if (hp_finish_write_local(&rd, &run, tag, path, sizeof path) == 0)
+    int written = hp_finish_write_local(&rd, &run, tag, path, sizeof path) == 0;
+    if (written)
+        hp_live_remove(); /* its file replaces its live snapshot */
+    if (written)
         hp_warn("%s: its records up to then are in %s (hprof-query merges the run's "
                 ".rank<N>.hpf files)", how, path);
     else if (!path[0])

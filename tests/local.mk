@@ -99,6 +99,7 @@ include tests/unit/format_local.mk
 include tests/mpi/local.mk
 include tests/faults/local.mk
 include tests/death/local.mk
+include tests/live/local.mk
 include tests/rma/local.mk
 include tests/fmpi/local.mk
 include tests/tiers/local.mk

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "query/qopen.h"
+#include "query/qlive.h"
 #include "query/report.h"
 #include "query/check.h"
 #include "db/db.h"
@@ -20,6 +21,7 @@
 #include "render/flame_out.h"
 #include "query/matrix.h"
 #include "interactive.h"
+#include "live_top.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
@@ -39,6 +41,9 @@ typedef struct query_args {
     int compare;            /* 1: `diff A B`, 2: `scaling A B C...` (compare.c) */
     int interactive;        /* -i: commands from stdin (interactive.c) */
     const char *format_name; /* --format as given, NULL if not */
+    int live, once;         /* --live: the input is a running job's PATH; --once */
+    double interval;        /* --interval S: refresh of --live without --once */
+    int interval_given;
     hpq_options opt;
 } query_args;
 
@@ -47,6 +52,7 @@ static void usage(FILE *out)
     fputs("Usage: hprof-query [OPTION]... [--] FILE|DB|RANKFILES...|DIR [OPTION]...\n"
           "  or:  hprof-query diff [OPTION]... RUN_A RUN_B\n"
           "  or:  hprof-query scaling [OPTION]... RUN1 RUN2 [RUN3...]\n"
+          "  or:  hprof-query --live [--once] [OPTION]... PATH\n"
           "Report on a profile: calling contexts, sites, communication, ranks, OpenMP\n"
           "threads and tasks, in text, CSV or JSON; or check its invariants.\n"
           "FILE is a profile (.hpf, merged on first use into the database next to\n"
@@ -87,6 +93,12 @@ static void usage(FILE *out)
           "  -i                interactive: ls, cd, top, comm, ranks, sql... on stdin\n"
           "                    (on a terminal: a prompt naming the current node, line\n"
           "                    editing, Tab completion; help lists the commands)\n"
+          "  --live PATH       a running job's live snapshots (HPROF_LIVE) in PATH.live/,\n"
+          "                    PATH the job's HPROF_OUTPUT (or the folder): any report\n"
+          "                    above, refreshed like top (q quits) with the calls/s and\n"
+          "                    MPI and OpenMP wait shares of the last interval\n"
+          "  --once            with --live: print once and exit\n"
+          "  --interval S      with --live: seconds between refreshes (default 2)\n"
           "  --check           verify the profile's invariants (children within parents,\n"
           "                    waits and tasks within their constructs, task counts,\n"
           "                    shares); exit status 1 if one does not hold\n"
@@ -185,7 +197,7 @@ static int takes_value(const char *name)
     static const char *const names[] = {"--comm", "--ranks", "--threads", "--callers", "--sql",
                                         "--depth", "--top", "--sort", "--format",
                                         "--suggest-factor", "-o", "--flamegraph", "--metric",
-                                        "--root"};
+                                        "--root", "--interval"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -230,6 +242,12 @@ static int apply_option(query_args *a, const char *name, const char *value)
             return usage_error("--suggest-factor needs a number > 0, not ", value);
     } else if (strcmp(name, "-o") == 0) {
         a->output = value;
+    } else if (strcmp(name, "--interval") == 0) {
+        char *end;
+        a->interval = strtod(value, &end);
+        a->interval_given = 1;
+        if (end == value || *end || !(a->interval >= 0.1) || a->interval > 3600)
+            return usage_error("--interval needs seconds from 0.1 to 3600, not ", value);
     } else if (strcmp(name, "--format") == 0) {
         if (parse_format(value, &a->opt.format))
             return usage_error("--format must be text, csv, json or hatchet, not ", value);
@@ -304,6 +322,7 @@ static int parse_args(int argc, char **argv, query_args *a)
     a->opt.depth = -1;
     a->opt.top = 30;
     a->suggest_factor = 10.0;
+    a->interval = 2.0;
     int options_end = 0, first = 1;
     if (argc > 1 && (strcmp(argv[1], "diff") == 0 || strcmp(argv[1], "scaling") == 0)) {
         a->compare = argv[1][0] == 'd' ? 1 : 2;
@@ -347,6 +366,10 @@ static int parse_args(int argc, char **argv, query_args *a)
             a->interactive = 1;
         else if (strcmp(name, "--by-rank") == 0 && !eq)
             a->opt.by_rank = 1;
+        else if (strcmp(name, "--live") == 0 && !eq)
+            a->live = 1;
+        else if (strcmp(name, "--once") == 0 && !eq)
+            a->once = 1;
         else if (strcmp(name, "--matrix") == 0 || strcmp(name, "--overheads") == 0) {
             int matrix = strcmp(name, "--matrix") == 0;
             const char **where = matrix ? &a->matrix_site : &a->overheads_path;
@@ -389,6 +412,11 @@ static int parse_args(int argc, char **argv, query_args *a)
      * unless --top prunes it: report_tree.c) */
     if (a->opt.format == HPQ_HATCHET && other_report(a))
         return usage_error("--format hatchet is for the top-down listing only", NULL);
+    if (a->live && (a->ninputs != 1 || a->compare))
+        return usage_error("--live takes one PATH (the job's HPROF_OUTPUT or its .live folder)",
+                           NULL);
+    if ((a->once || a->interval_given) && !a->live)
+        return usage_error("--once and --interval go with --live", NULL);
     if (a->opt.by_rank && !a->comm_site)
         return usage_error("--by-rank goes with --comm", NULL);
     if (check_fixed_format(a))
@@ -433,6 +461,60 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
     return hpq_report_tree(ctx);
 }
 
+/* One report on ctx's database, as main runs it; 0 or the exit status. */
+static int report_status(const query_args *a, hpq_ctx *ctx, char *err)
+{
+    int status = 0;
+    /* --suggest-filter judges the times as measured: compensation may
+     * clamp a tiny site's time to 0, which any threshold would name. */
+    if ((a->raw || a->suggest) && hpq_use_raw_times(ctx->db, hpf_db_view_sql(), err, ctx->errlen)) {
+        print_error(err, NULL, "");
+        status = 1;
+    } else if (a->check) {
+        status = hpq_check(ctx);
+        if (status < 0)
+            print_error(err, NULL, "");
+        status = status != 0;
+    } else if ((status = run_report(a, ctx)) != 0) {
+        print_error(err, NULL, "");
+        status = status == -2 ? 2 : 1;     /* -2: the output file (flame_out.c) */
+    }
+    return status;
+}
+
+/* One frame of --live: the header line, then the report on a temporary
+ * merge of the latest snapshots. */
+static int live_frame(void *arg, FILE *out)
+{
+    const query_args *a = arg;
+    char err[1024], header[2048];
+    sqlite3 *db;
+    char *db_path;
+    if (hpq_live_open(a->inputs[0], &db, &db_path, header, sizeof header, err, sizeof err)) {
+        print_error(err, NULL, "");
+        return 1;
+    }
+    fprintf(out, "%s\n", header);
+    hpq_options opt = a->opt;
+    hpq_ctx ctx = {db, db_path, &opt, out, err, sizeof err};
+    int status = report_status(a, &ctx, err);
+    sqlite3_close(db);
+    unlink(db_path);
+    free(db_path);
+    return status;
+}
+
+static int live_main(const query_args *a)
+{
+    int status = a->once ? live_frame((void *)a, stdout)
+                         : hpq_live_top(a->inputs[0], a->interval, live_frame, (void *)a);
+    if (fflush(stdout) != 0) {
+        perror("hprof-query: stdout");
+        status = 1;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     query_args a;
@@ -443,27 +525,15 @@ int main(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
+    if (a.live)
+        return live_main(&a);
     /* diff and scaling open their first run here, the others in compare.c */
     if (hpq_open(a.compare ? 1 : a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
         print_error(err, NULL, "");
         return 1;
     }
     hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
-    status = 0;
-    /* --suggest-filter judges the times as measured: compensation may
-     * clamp a tiny site's time to 0, which any threshold would name. */
-    if ((a.raw || a.suggest) && hpq_use_raw_times(db, hpf_db_view_sql(), err, sizeof err)) {
-        print_error(err, NULL, "");
-        status = 1;
-    } else if (a.check) {
-        status = hpq_check(&ctx);
-        if (status < 0)
-            print_error(err, NULL, "");
-        status = status != 0;
-    } else if ((status = run_report(&a, &ctx)) != 0) {
-        print_error(err, NULL, "");
-        status = status == -2 ? 2 : 1;     /* -2: the output file (flame_out.c) */
-    }
+    status = report_status(&a, &ctx, err);
     sqlite3_close(db);
     free(db_path);
     if (fflush(stdout) != 0) {

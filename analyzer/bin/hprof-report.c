@@ -15,11 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "render/html.h"
+#include "query/qlive.h"
 #include "query/qopen.h"
 
 static void usage(FILE *out)
 {
     fputs("Usage: hprof-report RUN... -o OUT.html\n"
+          "  or:  hprof-report --live [--once] [--interval S] PATH -o OUT.html\n"
           "Write one self-contained HTML page (no network) of a run: run header,\n"
           "calling-context tree with inclusive and exclusive time, flame graph,\n"
           "communication matrix, per-rank imbalance of the top nodes, overhead classes,\n"
@@ -29,6 +31,11 @@ static void usage(FILE *out)
           "\n"
           "Options:\n"
           "  -o OUT.html, --output=OUT.html  the page to write\n"
+          "  --live          PATH is a running job's HPROF_OUTPUT (or its .live folder):\n"
+          "                  the page of its latest snapshots (HPROF_LIVE), rewritten every\n"
+          "                  interval until the run ends, and reloading itself\n"
+          "  --once          with --live: write the page once\n"
+          "  --interval S    with --live: seconds between pages (default 5)\n"
           "  --              end of options: the arguments after it are inputs\n"
           "  -h, --help      print this help and exit\n"
           "  --version       print the version and exit\n"
@@ -45,6 +52,8 @@ static int usage_error(const char *msg)
 
 /* Collects the inputs into argv's front; *output from -o.  -1 to go on,
  * else the exit status. */
+static int live, once, interval = 5;
+
 static int parse_args(int argc, char **argv, int *ninputs, const char **output)
 {
     int only_inputs = 0;
@@ -62,6 +71,16 @@ static int parse_args(int argc, char **argv, int *ninputs, const char **output)
         } else if (strcmp(arg, "--version") == 0) {
             puts("hprof-report (hprof) " PACKAGE_VERSION);
             return 0;
+        } else if (strcmp(arg, "--live") == 0) {
+            live = 1;
+        } else if (strcmp(arg, "--once") == 0) {
+            once = 1;
+        } else if (strcmp(arg, "--interval") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end || v < 1 || v > 3600)
+                return usage_error("--interval needs whole seconds from 1 to 3600");
+            interval = (int)v;
         } else if (strcmp(arg, "-o") == 0 && i + 1 < argc) {
             *output = argv[++i];
         } else if (strncmp(arg, "--output=", 9) == 0) {
@@ -77,6 +96,10 @@ static int parse_args(int argc, char **argv, int *ninputs, const char **output)
         return usage_error("no profile or database given");
     if (!*output || !**output)
         return usage_error("no output file given (-o OUT.html)");
+    if (live && *ninputs != 1)
+        return usage_error("--live takes one PATH (the job's HPROF_OUTPUT or its .live folder)");
+    if (!live && (once || interval != 5))
+        return usage_error("--once and --interval go with --live");
     return -1;
 }
 
@@ -108,6 +131,44 @@ static int output_writable(const char *path)
     return fd < 0 ? -1 : 0;
 }
 
+/* One page of the latest snapshots of the job at path; 0 or the status. */
+static int live_page(const char *path, const char *output)
+{
+    char err[1024], header[2048];
+    sqlite3 *db;
+    char *db_path;
+    if (hpq_live_open(path, &db, &db_path, header, sizeof header, err, sizeof err)) {
+        fprintf(stderr, "hprof-report: %s\n", err);
+        return 1;
+    }
+    hpq_html_set_live(interval, header);
+    hpq_options opt = {.format = HPQ_TEXT, .depth = -1};
+    hpq_ctx ctx = {db, db_path, &opt, stdout, err, sizeof err};
+    int rc = hpq_write_output(&ctx, output, hpq_write_html);
+    if (rc != 0)
+        fprintf(stderr, "hprof-report: %s\n", err);
+    sqlite3_close(db);
+    unlink(db_path);
+    free(db_path);
+    return rc == 0 ? 0 : rc == -2 ? 2 : 1;
+}
+
+/* --live: a page every interval while the job's live folder is there. */
+static int live_pages(const char *path, const char *output)
+{
+    char dir[4096];
+    struct stat st;
+    int status = live_page(path, output);
+    hpq_live_dir(path, dir, sizeof dir);
+    while (!once && status == 0) {
+        sleep((unsigned)interval);
+        if (stat(dir, &st) != 0)
+            break;   /* the run has ended: its profile replaces the snapshots */
+        status = live_page(path, output);
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     int ninputs;
@@ -117,6 +178,8 @@ int main(int argc, char **argv)
         return status;
     if (output_writable(output))
         return 2;
+    if (live)
+        return live_pages(argv[0], output);
     char err[1024];
     sqlite3 *db;
     char *db_path;

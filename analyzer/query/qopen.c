@@ -14,6 +14,7 @@
 #include "hp_format.h"
 #include "read/hpf_read.h"
 #include "db/parts.h"
+#include "qlive.h"
 #include "qopen.h"
 
 static const char *program = "hprof-query";   /* names the notes on stderr */
@@ -85,7 +86,7 @@ static int db_is_of(const char *db_path, const char *id, int *newer)
 static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, size_t errlen)
 {
     struct stat ds;
-    char id[HPF_ID_LEN], note[512];
+    char id[HPF_ID_LEN], note[1024];
     hpf_profile p;
     hpf_db_summary sum;
     int newer = 0;
@@ -102,6 +103,7 @@ static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, 
     if (hpf_read_input(in, &p, err, errlen))
         return -1;
     hpf_missing_note(&p, in->name, note, sizeof note);
+    hpq_live_note(in, &p, note, sizeof note);
     int rc = hpf_input_db_write(in, &p, db_path, 1, &sum, err, errlen);
     hpf_free(&p);
     if (rc == 0 && in->nfiles == 1)
@@ -142,7 +144,10 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
         snprintf(err, errlen, "cannot register the sqlite module " HPF_DETAIL_MODULE);
         return -1;
     }
-    if (npaths == 1 && !is_directory(paths[0])) {
+    int from_live = npaths == 1 ? hpq_live_as_run(paths[0], &in, err, errlen) : 0;
+    if (from_live < 0)
+        return -1;
+    if (npaths == 1 && !from_live && !is_directory(paths[0])) {
         if (file_kind(paths[0], &kind, err, errlen))
             return -1;
         if (kind == FILE_OTHER) {
@@ -151,8 +156,12 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
             return -1;
         }
     }
-    if (kind == FILE_PROFILE && hpf_input_find(npaths, paths, &in, err, errlen))
+    if (kind == FILE_PROFILE && !from_live && hpf_input_find(npaths, paths, &in, err, errlen))
         return -1;
+    if (kind == FILE_PROFILE && hpq_live_add_to_parts(&in)) {
+        snprintf(err, errlen, "out of memory");
+        goto failed;
+    }
     *db_path = kind == FILE_PROFILE ? hpf_default_db_path(in.name) : strdup(paths[0]);
     if (!*db_path) {
         snprintf(err, errlen, "out of memory");

@@ -21,6 +21,11 @@
  * 0, or -1 with ctx->err set. */
 int hpq_write_html(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);
 
+/* The next pages are of a running job (hprof-report --live): each reloads
+ * itself every refresh_s seconds and shows header (the snapshots' ages,
+ * the last interval's rates) above the run's.  refresh_s 0: a plain page. */
+void hpq_html_set_live(int refresh_s, const char *header);
+
 /* Sections (each 0 or -1 with ctx->err set). */
 int hpq_html_matrix(const hpq_ctx *ctx, FILE *out);
 int hpq_html_rank_bars(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out);

@@ -194,11 +194,33 @@ static int put_flame(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
     return rc;
 }
 
+static int live_refresh_s;
+static const char *live_header;
+
+void hpq_html_set_live(int refresh_s, const char *header)
+{
+    live_refresh_s = refresh_s;
+    live_header = header;
+}
+
+/* A running job's page reloads itself and says how current it is. */
+static void put_live(FILE *out)
+{
+    if (!live_refresh_s)
+        return;
+    fputs("<pre class=\"note\">", out);
+    hpq_html_text(out, live_header);
+    fputs("</pre>\n", out);
+}
+
 int hpq_write_html(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
 {
-    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                 "<title>hprof report</title>\n<style>\n%s</style>\n</head>\n<body>\n",
-            style);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", out);
+    if (live_refresh_s)
+        fprintf(out, "<meta http-equiv=\"refresh\" content=\"%d\">\n", live_refresh_s);
+    fprintf(out, "<title>hprof report%s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+            live_refresh_s ? " (live)" : "", style);
+    put_live(out);
     int rc = put_header(ctx, out);
     if (rc == 0)
         rc = put_tree(ctx, tr, out);

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "hp_config.h"
 
-hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3};
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3, 0};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -155,6 +155,11 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
         if (parse_uint("HPROF_TOP", v, 1, 1000, &n, err, errlen))
             return -1;
         cfg->top = (int)n;
+    }
+    if ((v = get("HPROF_LIVE"))) {
+        if (parse_uint("HPROF_LIVE", v, 0, 3600, &n, err, errlen))
+            return -1;
+        cfg->live = (uint32_t)n;
     }
     return 0;
 }

@@ -29,6 +29,7 @@ typedef struct hp_config {
     int counters_multiplex;  /* HPROF_COUNTERS_MULTIPLEX=1: PAPI's multiplexing */
     uint32_t callpath;       /* HPROF_CALLPATH: return addresses keying a tier-0 call
                                 site (its own included; 0, 1: its own only) */
+    uint32_t live;           /* HPROF_LIVE: seconds between live snapshots, 0: none */
 } hp_config;
 
 extern hp_config hp_cfg;

@@ -246,6 +246,9 @@ static inline __attribute__((always_inline)) uint32_t hp_comm_last(const hp_thre
 /* Registry of threads, read at the end of the run. */
 uint32_t hp_thread_count(void);
 hp_thread *hp_thread_get(uint32_t i);
+/* The same without bringing a thread's records up to a reset (another
+ * thread's, read while it runs: a live snapshot, hp_live.h). */
+hp_thread *hp_thread_peek(uint32_t i);
 /* Configuration and reset. */
 void hp_records_set_max_nodes(uint64_t max_nodes);
 uint64_t hp_records_total_nodes(void);

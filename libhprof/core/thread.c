@@ -12,6 +12,7 @@
 #include "hp_event.h"
 #include "hp_counters.h"
 #include "hp_site.h"
+#include "hp_config.h"
 #include "hp_log.h"
 #include "hp_source.h"
 
@@ -35,18 +36,32 @@ static _Atomic uint64_t total_nodes;
 static atomic_int overflow_warned;
 static int overflow_warn_now = 1;
 
+/* Grows a thread's table of chunk pointers.  A live snapshot (HPROF_LIVE,
+ * hp_live.h) may be reading the old table from another thread: it is
+ * copied, published, and then kept, not freed (all of a thread's old
+ * tables together are smaller than its last one). */
+static int grow_chunk_table(void ***chunks, uint32_t *cap)
+{
+    uint32_t ncap = *cap ? *cap * 2 : 16;
+    void **n = malloc(sizeof *n * ncap);
+    if (!n)
+        return -1;
+    if (*cap)
+        memcpy(n, *chunks, sizeof *n * *cap);
+    memset(n + *cap, 0, sizeof *n * (ncap - *cap));
+    void **old = *chunks;
+    __atomic_store_n(chunks, n, __ATOMIC_RELEASE);
+    *cap = ncap;
+    if (!hp_cfg.live)
+        free(old);
+    return 0;
+}
+
 static int grow_chunks(void ***chunks, uint32_t *cap, uint32_t count, size_t elem)
 {
     uint32_t c = count >> HP_CHUNK_BITS;
-    if (c >= *cap) {
-        uint32_t ncap = *cap ? *cap * 2 : 16;
-        void **n = realloc(*chunks, sizeof *n * ncap);
-        if (!n)
-            return -1;
-        memset(n + *cap, 0, sizeof *n * (ncap - *cap));
-        *chunks = n;
-        *cap = ncap;
-    }
+    if (c >= *cap && grow_chunk_table(chunks, cap) != 0)
+        return -1;
     if (!(*chunks)[c] && !((*chunks)[c] = malloc(elem * HP_CHUNK)))
         return -1;
     return 0;
@@ -107,8 +122,9 @@ static uint32_t node_append(hp_thread *t, uint32_t parent, uint32_t site)
     if (grow_chunks((void ***)&t->node_chunks, &t->node_chunk_cap, t->nnodes,
                     sizeof(hp_node)) != 0)
         return HP_NO_NODE;
-    uint32_t i = t->nnodes++;
+    uint32_t i = t->nnodes;
     node_init(hp_node_at(t, i), site, parent);
+    __atomic_store_n(&t->nnodes, i + 1, __ATOMIC_RELEASE); /* initialised first: hp_live.h */
     return i;
 }
 
@@ -279,7 +295,7 @@ static __attribute__((noinline)) uint32_t comm_find_slow(hp_thread *t, hp_node *
         c->min = UINT64_MAX;
         if (hp_map_put(&t->comm_index, key, i) != 0)
             return HP_NO_NODE;
-        t->ncomms++;
+        __atomic_store_n(&t->ncomms, i + 1, __ATOMIC_RELEASE); /* after its fields */
     }
     n->last_comm = i;
     return i;
@@ -345,6 +361,14 @@ void hp_event_comm_undo(hp_thread *t, uint32_t node, int32_t peer, uint64_t sent
     c->count--;
     c->sent -= sent;
     c->recv -= recv;
+}
+
+hp_thread *hp_thread_peek(uint32_t i)
+{
+    pthread_mutex_lock(&registry_lock);
+    hp_thread *t = i < nthreads ? threads[i] : NULL;
+    pthread_mutex_unlock(&registry_lock);
+    return t;
 }
 
 uint32_t hp_thread_count(void)

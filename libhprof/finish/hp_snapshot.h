@@ -15,6 +15,12 @@
  * Returns 0, or -1 when memory ran out. */
 int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks);
 
+/* The same while the process runs, from another thread (hp_live.h):
+ * only calls that have ended (none still open), no counters and no task
+ * timeline; records created while it reads are left for the next one.
+ * 0, or -1 without memory. */
+int hp_snapshot_live(hp_rank_data *rd, uint64_t now_ticks);
+
 /* The counter values of the first counts[2 i] nodes of each thread i
  * (HPROF_COUNTERS; nothing when none count) into rd's CNTR records, node
  * ids numbered as hp_snapshot numbers them.  0, or -1 without memory. */

@@ -199,11 +199,19 @@ static void add_beneath(const hp_rank_data *rd, const hp_thread *t, uint32_t bas
  * (their raw times filled, the activations still open closed): their
  * estimate (hp_throttle.h), inclusive of the records beneath them, fitted
  * into their parents.  A throttled node's max is at least its mean. */
+static int any_throttled(const hp_thread *t, uint32_t nnodes)
+{
+    for (uint32_t i = 0; i < nnodes; i++)
+        if (hp_node_at(t, i)->flags & HP_NODEF_THROTTLED)
+            return 1;
+    return 0;
+}
+
 static void estimate_times(hp_rank_data *rd, const hp_thread *t, uint32_t base, uint32_t nnodes)
 {
     hp_node_times nt;
     double tps = (double)hp_clock_ticks_per_sec();
-    if (!nnodes || hp_node_times_alloc(&nt, nnodes))
+    if (!nnodes || !any_throttled(t, nnodes) || hp_node_times_alloc(&nt, nnodes))
         return;
     hp_throttle_estimate(t, 0, nnodes, &nt);
     for (uint32_t i = 0; i < nnodes; i++) {
@@ -269,18 +277,27 @@ static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
 /* Each thread's node and communication counts, read once before the
  * sites (a node's site is registered before the node): a dying process's
  * threads may still be adding records while the snapshot reads. */
-static uint32_t *capture_counts(uint32_t *nt)
+static const hp_thread *thread_at(uint32_t i, int live)
+{
+    return live ? hp_thread_peek(i) : hp_thread_get(i);
+}
+
+static uint32_t *capture_counts(uint32_t *nt, int live)
 {
     *nt = hp_thread_count();
     uint32_t *counts = calloc(2 * (size_t)(*nt ? *nt : 1), sizeof *counts);
     for (uint32_t i = 0; counts && i < *nt; i++) {
-        counts[2 * i] = hp_thread_get(i)->nnodes;
-        counts[2 * i + 1] = hp_thread_get(i)->ncomms;
+        const hp_thread *t = thread_at(i, live);
+        counts[2 * i] = __atomic_load_n(&t->nnodes, __ATOMIC_ACQUIRE);
+        counts[2 * i + 1] = __atomic_load_n(&t->ncomms, __ATOMIC_ACQUIRE);
     }
     return counts;
 }
 
-static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t nt, uint64_t now)
+/* live: the process runs on (hp_live.h): activations still open are left
+ * out (their tables move as they grow), only finished calls count. */
+static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t nt, uint64_t now,
+                            int live)
 {
     uint64_t nodes = 0, comms = 0;
     for (uint32_t i = 0; i < nt; i++) {
@@ -293,9 +310,10 @@ static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t n
         return -1;
     uint32_t base = 0;
     for (uint32_t i = 0; i < nt; i++) {
-        const hp_thread *t = hp_thread_get(i);
+        const hp_thread *t = thread_at(i, live);
         snapshot_thread(rd, t, base, i, counts[2 * i], counts[2 * i + 1]);
-        close_open_activations(rd, t, base, counts[2 * i], now);
+        if (!live)
+            close_open_activations(rd, t, base, counts[2 * i], now);
         estimate_times(rd, t, base, counts[2 * i]);
         base += counts[2 * i];
         rd->info.overflow_events += t->overflow_events;
@@ -366,21 +384,21 @@ static int snapshot_tasks(hp_rank_data *rd, uint64_t start_ticks)
     return 0;
 }
 
-int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
+static int take_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks, int live)
 {
     strtab st = {rd, 0, {0}};
     uint32_t nt;
-    uint32_t *counts = capture_counts(&nt);
+    uint32_t *counts = capture_counts(&nt, live);
     if (!counts)
         return -1;
     intern(&st, "");
     int rc = snapshot_sites(rd, &st);
     if (rc == 0)
-        rc = snapshot_threads(rd, counts, nt, end_ticks);
-    if (rc == 0)
+        rc = snapshot_threads(rd, counts, nt, end_ticks, live);
+    if (rc == 0 && !live)
         rc = hp_snapshot_counters(rd, counts, nt);
     free(counts);
-    if (rc == 0)
+    if (rc == 0 && !live)
         rc = snapshot_tasks(rd, start_ticks);
     hp_map_free(&st.index);
     if (rc != 0)
@@ -390,4 +408,14 @@ int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
     if (hp_records_overflowed())
         rd->info.flags |= HP_RANKF_OVERFLOW;
     return 0;
+}
+
+int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
+{
+    return take_snapshot(rd, start_ticks, end_ticks, 0);
+}
+
+int hp_snapshot_live(hp_rank_data *rd, uint64_t now_ticks)
+{
+    return take_snapshot(rd, 0, now_ticks, 1);
 }
