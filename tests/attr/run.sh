@@ -108,7 +108,7 @@ tail_flag() {
 check_tailcall() {
     local name=$1 bin=$2 wrap=$3 tail=1 r db
     [ -x "$bin" ] || return 0
-    if ! objdump -d "$wrap" | awk '/<sum_all>:/,/^$/' | grep -Eq 'jmp[^<]*<MPI_Allreduce@'; then
+    if ! objdump -d "$wrap" | awk '/<sum_all>:/,/^$/' | grep -Ec 'jmp[^<]*<MPI_Allreduce@' >/dev/null; then
         tail=0
         skipped "$name: tail-call checks" "gcc did not end sum_all in $wrap with a jmp to MPI_Allreduce"
     fi
@@ -209,7 +209,7 @@ check_mthreads() {
         "$(q "$db" "SELECT avg(mpi_pct) FROM rank_mpi")" "$pct" 0.1
     local header
     header=$("$QUERY" "$db" 2>/dev/null | grep '^MPI time:' || true)
-    if printf '%s\n' "$header" | grep -Eq "^MPI time: +[0-9.]+% min, [0-9.]+% mean, [0-9.]+% max over ranks, of wall x threads calling MPI \\($MT per rank\\)\$"; then
+    if printf '%s\n' "$header" | grep -Ec "^MPI time: +[0-9.]+% min, [0-9.]+% mean, [0-9.]+% max over ranks, of wall x threads calling MPI \\($MT per rank\\)\$" >/dev/null; then
         ok "mthreads: hprof-query header names the denominator"
     else
         notok "mthreads: hprof-query header names the denominator" "got '$header'"
