@@ -143,7 +143,8 @@ static void finish_run(void)
     take_rank_data(&rd);
     hp_calibrate_hooks(rd.info.cost);
     int agg_ok = hp_reduce_summary(&rd, &agg) == 0;
-    int wrote = hp_write_profile(&rd, &run, path, sizeof path);
+    int wrote = hp_aggregate_mode(hp_world_size) ? hp_write_aggregate(&rd, &run, path, sizeof path)
+                                                 : hp_write_profile(&rd, &run, path, sizeof path);
     int written = wrote == 0;
 
     if (hp_world_rank == 0 && agg.overflow_ranks)
