@@ -20,6 +20,8 @@
 #include "render/flame_out.h"
 #include "query/matrix.h"
 #include "interactive.h"
+#include "query/aggview.h"
+#include "read/hpf_agg.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
@@ -433,6 +435,36 @@ static int run_report(const query_args *a, const hpq_ctx *ctx)
     return hpq_report_tree(ctx);
 }
 
+/* An aggregated profile (HPROF_AGGREGATE): its views, or one line
+ * saying that a per-rank one needs the full profile. */
+static int run_aggregate(const query_args *a)
+{
+    const char *per_rank = a->ranks_site      ? "--ranks"
+                           : a->threads_site  ? "--threads"
+                           : a->matrix        ? "--matrix"
+                           : a->opt.by_rank   ? "--by-rank"
+                           : a->callers_site  ? "--callers"
+                           : a->tasks         ? "--tasks"
+                           : a->task_trace    ? "--task-trace"
+                           : a->sql           ? "--sql"
+                           : a->overheads     ? "--overheads"
+                           : a->folded        ? "--folded"
+                           : a->flamegraph    ? "--flamegraph"
+                           : a->suggest       ? "--suggest-filter"
+                           : a->interactive   ? "-i"
+                           : a->raw           ? "--raw"
+                           : a->compare       ? "diff/scaling"
+                                              : NULL;
+    if (per_rank) {
+        fprintf(stderr, "hprof-query: %s needs a full profile: %s is aggregated"
+                        " (HPROF_AGGREGATE); run again with HPROF_AGGREGATE=0\n",
+                per_rank, a->inputs[0]);
+        return 1;
+    }
+    hpq_agg_request rq = {a->flat, a->check, a->comm_site, a->opt.format};
+    return hpq_agg_report(a->inputs[0], &rq, stdout);
+}
+
 int main(int argc, char **argv)
 {
     query_args a;
@@ -443,6 +475,8 @@ int main(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
+    if (a.ninputs >= 1 && hpf_is_aggregate(a.inputs[0]))
+        return run_aggregate(&a);
     /* diff and scaling open their first run here, the others in compare.c */
     if (hpq_open(a.compare ? 1 : a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
         print_error(err, NULL, "");

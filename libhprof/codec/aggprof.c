@@ -8,19 +8,23 @@
 #include <stdlib.h>
 #include "hp_aggprof.h"
 
+/* The lower bounds of the bins: half-decades, without libm. */
+static const double bin_low[HP_AGG_BINS] = {
+    0.0, 1e-6, 3.1622776601683795e-6, 1e-5, 3.1622776601683795e-5, 1e-4,
+    3.1622776601683795e-4, 1e-3, 3.1622776601683795e-3, 1e-2, 3.1622776601683795e-2, 1e-1,
+    3.1622776601683795e-1, 1.0, 3.1622776601683795, 10.0};
+
 uint32_t hp_agg_bin(double seconds)
 {
-    if (!(seconds >= 1e-6))
-        return 0;
-    if (seconds >= 10.0)
-        return HP_AGG_BINS - 1;
-    int k = (int)floor(2.0 * log10(seconds)) + 13;  /* 1e-6 -> 1 */
-    return k < 1 ? 1 : k > HP_AGG_BINS - 2 ? HP_AGG_BINS - 2 : (uint32_t)k;
+    uint32_t k = HP_AGG_BINS - 1;
+    while (k > 0 && !(seconds >= bin_low[k]))
+        k--;
+    return k;
 }
 
 double hp_agg_bin_low(uint32_t k)
 {
-    return k == 0 ? 0.0 : pow(10.0, ((double)k - 13.0) / 2.0);
+    return k < HP_AGG_BINS ? bin_low[k] : 0.0;
 }
 
 void hp_encode_agg_preamble(hp_buf *b)
@@ -39,6 +43,7 @@ static void put_node(hp_buf *b, const hp_anode *n)
     hp_buf_put_u32(b, n->site);
     hp_buf_put_u32(b, n->ranks);
     hp_buf_put_u32(b, n->max_rank);
+    hp_buf_put_u32(b, n->max_thread);
     hp_buf_put_u64(b, n->calls);
     hp_buf_put_f64(b, n->time);
     hp_buf_put_f64(b, n->min);
@@ -78,6 +83,10 @@ void hp_aggprof_encode(hp_buf *b, const hp_aggprof *a)
             hp_site_rec_put(p, &a->sites[i]);
     }
     hp_section_end(b, at);
+    at = hp_section_begin(b, HP_SEC_ASIT);
+    for (uint32_t i = 0; i < a->nsites; i++)
+        put_node(b, &a->sitedist[i]);
+    hp_section_end(b, at);
     at = hp_section_begin(b, HP_SEC_ANOD);
     for (uint32_t i = 0; i < a->nnodes; i++)
         put_node(b, &a->nodes[i]);
@@ -96,6 +105,7 @@ void hp_rank_totals_encode(hp_buf *b, const hp_rank_total *t, uint32_t n)
         hp_buf_put_u32(b, t[i].threads);
         hp_buf_put_u32(b, t[i].flags);
         hp_buf_put_u32(b, t[i].omp_threads);
+        hp_buf_put_u32(b, t[i].mpi_threads);
         hp_buf_put_f64(b, t[i].wall);
         hp_buf_put_f64(b, t[i].mpi_time);
         hp_buf_put_f64(b, t[i].time);
@@ -227,6 +237,37 @@ static int decode_sites(hp_aggprof *a, cursor *c)
     return 0;
 }
 
+static void get_node(cursor *c, hp_anode *d)
+{
+    d->parent = get_u32(c);
+    d->site = get_u32(c);
+    d->ranks = get_u32(c);
+    d->max_rank = get_u32(c);
+    d->max_thread = get_u32(c);
+    d->calls = get_u64(c);
+    d->time = get_f64(c);
+    d->min = get_f64(c);
+    d->max = get_f64(c);
+    d->excl = get_f64(c);
+    for (int k = 0; k < HP_AGG_BINS; k++)
+        d->hist[k] = get_u32(c);
+}
+
+static int decode_sitedist(hp_aggprof *a, cursor *c)
+{
+    if (open_section(c, HP_SEC_ASIT))
+        return -1;
+    uint32_t n = records(c, HP_ANODE_LEN);
+    if (c->bad || n != a->nsites || (n && !(a->sitedist = calloc(n, sizeof *a->sitedist))))
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        get_node(c, &a->sitedist[i]);
+        if (c->bad || a->sitedist[i].site != i || a->sitedist[i].parent != HP_NONE)
+            return -1;
+    }
+    return 0;
+}
+
 static int decode_nodes(hp_aggprof *a, cursor *c)
 {
     if (open_section(c, HP_SEC_ANOD))
@@ -237,17 +278,7 @@ static int decode_nodes(hp_aggprof *a, cursor *c)
     a->nnodes = a->capnodes = n;
     for (uint32_t i = 0; i < n; i++) {
         hp_anode *d = &a->nodes[i];
-        d->parent = get_u32(c);
-        d->site = get_u32(c);
-        d->ranks = get_u32(c);
-        d->max_rank = get_u32(c);
-        d->calls = get_u64(c);
-        d->time = get_f64(c);
-        d->min = get_f64(c);
-        d->max = get_f64(c);
-        d->excl = get_f64(c);
-        for (int k = 0; k < HP_AGG_BINS; k++)
-            d->hist[k] = get_u32(c);
+        get_node(c, d);
         if (c->bad || d->site >= a->nsites || (i == 0) != (d->parent == HP_NONE) ||
             (i && d->parent >= i))
             return -1;
@@ -287,7 +318,8 @@ int hp_aggprof_decode(hp_aggprof *a, const unsigned char *p, size_t len, size_t 
 {
     cursor c = {p, len, 0, len, 0};
     memset(a, 0, sizeof *a);
-    int rc = decode_strings(a, &c) || decode_sites(a, &c) || decode_nodes(a, &c) ||
+    int rc = decode_strings(a, &c) || decode_sites(a, &c) || decode_sitedist(a, &c) ||
+                     decode_nodes(a, &c) ||
              decode_comms(a, &c) || c.at != len ? -1 : 0;
     if (bad)
         *bad = c.at;
@@ -315,6 +347,7 @@ int hp_rank_totals_decode(const unsigned char *p, size_t len, hp_rank_total **t,
         r->threads = get_u32(&c);
         r->flags = get_u32(&c);
         r->omp_threads = get_u32(&c);
+        r->mpi_threads = get_u32(&c);
         r->wall = get_f64(&c);
         r->mpi_time = get_f64(&c);
         r->time = get_f64(&c);
@@ -342,6 +375,7 @@ void hp_aggprof_free(hp_aggprof *a)
         free(a->strings[i]);
     free(a->strings);
     free(a->sites);
+    free(a->sitedist);
     free(a->nodes);
     free(a->comms);
     memset(a, 0, sizeof *a);

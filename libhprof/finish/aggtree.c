@@ -172,10 +172,15 @@ static int intern_site(merger *m, char **strings, const hp_site_rec *s, uint32_t
     site_key(&m->key, strings, s);
     if (m->key.failed || keyset_intern(&m->sites, m->key.data, m->key.len, a->nsites, id, &added))
         return -1;
-    if (!added)
+    if (!added) {   /* throttled or estimated on any rank: as merge.c says */
+        a->sites[*id].flags |= s->flags & (HP_SITEF_THROTTLED | HP_SITEF_ESTIMATED);
         return 0;
-    if (grow((void **)&a->sites, a->nsites, &a->capsites, sizeof *a->sites))
+    }
+    uint32_t cap = a->capsites;
+    if (grow((void **)&a->sites, a->nsites, &a->capsites, sizeof *a->sites) ||
+        grow((void **)&a->sitedist, a->nsites, &cap, sizeof *a->sitedist))
         return -1;
+    a->sitedist[a->nsites] = (hp_anode){.parent = HP_NONE, .site = a->nsites};
     hp_site_rec *d = &a->sites[a->nsites];
     *d = *s;
     d->id = a->nsites++;
@@ -269,6 +274,7 @@ static void add_node_dist(hp_anode *into, const hp_anode *from)
         (from->max == into->max && from->max_rank < into->max_rank)) {
         into->max = from->max;
         into->max_rank = from->max_rank;
+        into->max_thread = from->max_thread;
     }
     if (into->ranks == 0 || from->min < into->min)
         into->min = from->min;
@@ -365,6 +371,8 @@ int hp_aggtree_merge(hp_aggprof *into, const hp_aggprof *from)
     if (!site_map || !node_map || merger_start(&m, into) ||
         map_sites(&m, from->strings, from->sites, from->nsites, site_map))
         goto done;
+    for (uint32_t i = 0; i < from->nsites; i++)
+        add_node_dist(&into->sitedist[site_map[i]], &from->sitedist[i]);
     for (uint32_t i = 0; i < from->nnodes; i++) {
         const hp_anode *f = &from->nodes[i];
         uint32_t id;
@@ -415,10 +423,13 @@ static int map_rank_nodes(merger *m, const hp_rank_data *rd, const uint32_t *sit
 }
 
 /* Exclusive time per thread (own minus children, at least 0), summed
- * into each merged node's excl; own and kids are scratch (nnodes). */
+ * into each merged node's excl, and the thread with the most time of
+ * each; own, kids and best are scratch (nnodes). */
 static void add_exclusive(hp_aggprof *a, const hp_rank_data *rd, const uint32_t *map,
-                          const double *comp, double *own, double *kids)
+                          const double *comp, double *own, double *kids, double *best)
 {
+    for (uint32_t g = 0; g < a->nnodes; g++)
+        best[g] = -1;
     uint32_t nthreads = 0;
     for (uint32_t i = 0; i < rd->nnodes; i++)
         if (rd->nodes[i].thread >= nthreads)
@@ -427,7 +438,7 @@ static void add_exclusive(hp_aggprof *a, const hp_rank_data *rd, const uint32_t 
         int any = 0;
         memset(own, 0, a->nnodes * sizeof *own);
         memset(kids, 0, a->nnodes * sizeof *kids);
-        unsigned char *seen = (unsigned char *)(kids + a->nnodes);
+        unsigned char *seen = (unsigned char *)(kids + a->nnodes);  /* after kids */
         memset(seen, 0, a->nnodes);
         for (uint32_t i = 0; i < rd->nnodes; i++) {
             const hp_node_rec *nd = &rd->nodes[i];
@@ -441,8 +452,13 @@ static void add_exclusive(hp_aggprof *a, const hp_rank_data *rd, const uint32_t 
         }
         for (uint32_t g = 0; any && g < a->nnodes; g++) {
             double e = own[g] - kids[g];
-            if (seen[g])
-                a->nodes[g].excl += e > 0 ? e : 0;
+            if (!seen[g])
+                continue;
+            a->nodes[g].excl += e > 0 ? e : 0;
+            if (own[g] > best[g] || best[g] < 0) {
+                best[g] = own[g];
+                a->nodes[g].max_thread = t;
+            }
         }
     }
 }
@@ -511,6 +527,65 @@ static int add_comms(hp_aggprof *a, const hp_rank_data *rd, const uint32_t *map,
     return 0;
 }
 
+/* Whether each merged node is outermost: no ancestor has its site. */
+static unsigned char *outer_nodes(const hp_aggprof *a)
+{
+    unsigned char *outer = malloc((size_t)a->nnodes + 1);
+    for (uint32_t g = 0; outer && g < a->nnodes; g++) {
+        outer[g] = 1;
+        for (uint32_t up = a->nodes[g].parent; up != HP_NONE; up = a->nodes[up].parent)
+            if (a->nodes[up].site == a->nodes[g].site)
+                outer[g] = 0;
+    }
+    return outer;
+}
+
+/* The per-site distribution of one rank: calls in all the site's nodes,
+ * time in its outermost ones (as the analyzer's rank_site), and the
+ * thread with the most of it. */
+static int add_sites(hp_aggprof *a, const hp_rank_data *rd, const uint32_t *map,
+                     const double *comp)
+{
+    unsigned char *outer = outer_nodes(a), *seen = calloc((size_t)a->nsites + 1, 1);
+    double *t_time = calloc((size_t)a->nsites + 1, sizeof *t_time);
+    double *best = calloc((size_t)a->nsites + 1, sizeof *best);
+    int rc = outer && seen && t_time && best ? 0 : -1;
+    uint32_t nthreads = 0;
+    for (uint32_t i = 0; rc == 0 && i < rd->nnodes; i++) {
+        hp_anode *d = &a->sitedist[a->nodes[map[i]].site];
+        d->calls += rd->nodes[i].count;
+        d->time += outer[map[i]] ? comp[i] : 0;
+        seen[d->site] = 1;
+        nthreads = rd->nodes[i].thread >= nthreads ? rd->nodes[i].thread + 1 : nthreads;
+    }
+    for (uint32_t t = 0; rc == 0 && t < nthreads; t++) {
+        memset(t_time, 0, a->nsites * sizeof *t_time);
+        for (uint32_t i = 0; i < rd->nnodes; i++)
+            if (rd->nodes[i].thread == t && outer[map[i]])
+                t_time[a->nodes[map[i]].site] += comp[i];
+        for (uint32_t s = 0; s < a->nsites; s++) {
+            if (t_time[s] > best[s]) {
+                best[s] = t_time[s];
+                a->sitedist[s].max_thread = t;
+            }
+        }
+    }
+    for (uint32_t s = 0; rc == 0 && s < a->nsites; s++) {
+        hp_anode *d = &a->sitedist[s];
+        if (!seen[s])
+            continue;
+        d->ranks = 1;
+        d->min = d->max = d->time;
+        d->max_rank = rd->info.rank;
+        d->hist[hp_agg_bin(d->time)] = 1;
+    }
+    free(outer);
+    free(seen);
+    free(t_time);
+    free(best);
+    return rc;
+}
+
 static void rank_total(hp_rank_total *t, const hp_rank_data *rd, double root_time)
 {
     memset(t, 0, sizeof *t);
@@ -521,6 +596,20 @@ static void rank_total(hp_rank_total *t, const hp_rank_data *rd, double root_tim
     t->wall = rd->info.wall;
     t->mpi_time = rd->info.mpi_time;
     t->time = root_time;
+    /* threads calling MPI: as the analyzer's rank_mpi (at most 64 counted
+     * apart; more are counted as one each record, an upper bound) */
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        const hp_node_rec *nd = &rd->nodes[i];
+        const hp_site_rec *s = &rd->sites[nd->site];
+        uint32_t th = nd->thread;
+        if (nd->count == 0 || !(s->kind == HP_KIND_COMM || (s->flags & HP_SITEF_MPI)))
+            continue;
+        if (th >= 64 || !(seen & (1ull << th)))
+            t->mpi_threads++;
+        if (th < 64)
+            seen |= 1ull << th;
+    }
     snprintf(t->host, sizeof t->host, "%s", rd->info.host ? rd->info.host : "");
 }
 
@@ -540,12 +629,15 @@ int hp_aggtree_from_rank(hp_aggprof *a, const hp_rank_data *rd, hp_rank_total *t
         map_rank_nodes(&m, rd, site_map, map) ||
         hp_compensate(rd, comp, comp + n, comp + 2 * n, &stats) != 0)
         goto done;
-    scratch = malloc(((size_t)a->nnodes + 1) * (2 * sizeof *scratch + 1));
+    scratch = malloc(((size_t)a->nnodes + 1) * (3 * sizeof *scratch + 1));
     if (!scratch)
         goto done;
     rank_total(tot, rd, 0);
     add_times(a, rd, map, comp, (unsigned char *)scratch);
-    add_exclusive(a, rd, map, comp, scratch, scratch + a->nnodes);
+    add_exclusive(a, rd, map, comp, scratch + a->nnodes, scratch + 2 * (size_t)a->nnodes,
+                  scratch);
+    if (add_sites(a, rd, map, comp) != 0)
+        goto done;
     tot->time = a->nnodes ? a->nodes[0].time : 0;
     rc = add_comms(a, rd, map, tot);
 done:
