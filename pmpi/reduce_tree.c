@@ -20,7 +20,7 @@ int hp_aggregate_mode(int nranks)
 {
     if (hp_cfg.aggregate == HP_AGGREGATE_AUTO)
         return nranks >= HP_AGGREGATE_AUTO_RANKS;
-    return hp_cfg.aggregate == HP_AGGREGATE_ON;
+    return hp_cfg.aggregate == HP_AGGREGATE_BOTH ? 2 : hp_cfg.aggregate == HP_AGGREGATE_ON;
 }
 
 static int send_part(const hp_aggprof *a, int ok, int to, MPI_Comm comm)
@@ -73,10 +73,10 @@ static int reduce_parts(hp_aggprof *a, int ok, MPI_Comm comm, int rank, int size
 }
 
 static int write_file(const hp_aggprof *a, const hp_rank_total *tot, const hp_run_info *run,
-                      char *path, size_t pathlen)
+                      const char *tag, char *path, size_t pathlen)
 {
     hp_buf b = {0};
-    if (hp_process_profile_path(run->program, NULL, pathlen - 1, path, pathlen) != 0)
+    if (hp_process_profile_path(run->program, tag, pathlen - 1, path, pathlen) != 0)
         return -1;
     hp_encode_agg_preamble(&b);
     hp_encode_run(&b, run);
@@ -91,8 +91,8 @@ static int write_file(const hp_aggprof *a, const hp_rank_total *tot, const hp_ru
     return rc;
 }
 
-int hp_write_aggregate(const hp_rank_data *rd, const hp_run_info *run, char *path,
-                       size_t pathlen)
+int hp_write_aggregate(const hp_rank_data *rd, const hp_run_info *run, const char *tag,
+                       char *path, size_t pathlen)
 {
     MPI_Comm comm;
     int rank, size, rc = -1;
@@ -110,7 +110,7 @@ int hp_write_aggregate(const hp_rank_data *rd, const hp_run_info *run, char *pat
         if (!merged || !all)
             hp_warn("cannot write the aggregated profile: a rank ran out of memory");
         else
-            rc = write_file(&a, all, run, path, pathlen);
+            rc = write_file(&a, all, run, tag, path, pathlen);
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, comm);
     hp_aggprof_free(&a);

@@ -82,7 +82,7 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
     static const char *const boolean[] = {"0", "1", NULL};
     static const char *const clock[] = {"tsc", "monotonic", NULL};
     static const char *const on_off[] = {"off", "on", NULL};
-    static const char *const aggregate[] = {"0", "1", "auto", NULL};
+    static const char *const aggregate[] = {"0", "1", "auto", "both", NULL};
     const char *v;
     uint64_t n;
 

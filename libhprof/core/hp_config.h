@@ -9,8 +9,9 @@
 
 enum hp_summary_mode { HP_SUMMARY_OFF, HP_SUMMARY_ON, HP_SUMMARY_FULL };
 /* HPROF_AGGREGATE: auto writes the aggregated profile from
- * HP_AGGREGATE_AUTO_RANKS ranks on (pmpi/reduce_tree.c). */
-enum hp_aggregate_mode { HP_AGGREGATE_OFF, HP_AGGREGATE_ON, HP_AGGREGATE_AUTO };
+ * HP_AGGREGATE_AUTO_RANKS ranks on (pmpi/reduce_tree.c); both writes the
+ * full one and the aggregated one (NAME.agg.hpf) of the same records. */
+enum hp_aggregate_mode { HP_AGGREGATE_OFF, HP_AGGREGATE_ON, HP_AGGREGATE_AUTO, HP_AGGREGATE_BOTH };
 #define HP_AGGREGATE_AUTO_RANKS 4096
 
 typedef struct hp_config {
@@ -33,7 +34,7 @@ typedef struct hp_config {
     int counters_multiplex;  /* HPROF_COUNTERS_MULTIPLEX=1: PAPI's multiplexing */
     uint32_t callpath;       /* HPROF_CALLPATH: return addresses keying a tier-0 call
                                 site (its own included; 0, 1: its own only) */
-    int aggregate;           /* HPROF_AGGREGATE: 0 full, 1 aggregated, 2 auto */
+    int aggregate;           /* HPROF_AGGREGATE: enum hp_aggregate_mode */
 } hp_config;
 
 extern hp_config hp_cfg;
