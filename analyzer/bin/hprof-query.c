@@ -461,7 +461,13 @@ static int run_aggregate(const query_args *a)
                 per_rank, a->inputs[0]);
         return 1;
     }
-    hpq_agg_request rq = {a->flat, a->check, a->comm_site, a->opt.format};
+    if (a->opt.root || a->opt.sort) {
+        fprintf(stderr, "hprof-query: %s is not available for an aggregated profile (%s)\n",
+                a->opt.root ? "--root" : "--sort", a->inputs[0]);
+        return 1;
+    }
+    long top = a->opt.format == HPQ_TEXT || a->opt.top_given ? a->opt.top : 0;
+    hpq_agg_request rq = {a->flat, a->check, a->comm_site, a->opt.format, a->opt.depth, top};
     return hpq_agg_report(a->inputs[0], &rq, stdout);
 }
 

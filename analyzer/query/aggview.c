@@ -124,6 +124,7 @@ typedef struct tree_walk {
     hpq_table *t;
     hp_anode root;                   /* the root's row */
     int indent;                      /* text: labels indented by depth */
+    long max_depth, max_rows;        /* limits: -1 and 0 for none */
 } tree_walk;
 
 static const hp_aggprof *sort_tree;
@@ -221,11 +222,13 @@ static int walk_tree(tree_walk *w)
     if (!stack)
         return -1;
     stack[sp++] = 0;
-    while (sp) {
+    while (sp && (w->max_rows == 0 || w->t->nrows < (size_t)w->max_rows)) {
         uint32_t g = stack[--sp];
         if (g && w->a->nodes[g].calls == 0 && w->first[g + 1] == w->first[g])
             continue;   /* an unused leaf, such as an empty <overflow> */
         add_tree_row(w, g, w->depth[g]);
+        if (w->max_depth >= 0 && w->depth[g] >= (uint32_t)w->max_depth)
+            continue;
         for (uint32_t k = w->first[g + 1]; k-- > w->first[g];)
             stack[sp++] = w->kids[k];
     }
@@ -257,10 +260,10 @@ static int index_children(tree_walk *w)
     return 0;
 }
 
-static hpq_table *tree_table(const hpf_aggfile *f, char **labels, int indent)
+static hpq_table *tree_table(const hpf_aggfile *f, char **labels, const hpq_agg_request *rq)
 {
     tree_walk w = {&f->tree, labels, NULL, NULL, NULL, f->nranks, total_thread_time(f), NULL,
-                   root_row(f), indent};
+                   root_row(f), rq->format == HPQ_TEXT, rq->depth, rq->top};
     w.t = hpq_table_new(T_NCOLS, tree_cols);
     if (w.t && (index_children(&w) || walk_tree(&w))) {
         hpq_table_free(w.t);
@@ -326,7 +329,7 @@ static void add_flat_row(hpq_table *t, const hpf_aggfile *f, char **labels, cons
     hpq_set_str(t, F_HIST, hist);
 }
 
-static hpq_table *flat_table(const hpf_aggfile *f, char **labels)
+static hpq_table *flat_table(const hpf_aggfile *f, char **labels, long top)
 {
     const hp_aggprof *a = &f->tree;
     uint32_t *order = malloc(((size_t)a->nsites + 1) * sizeof *order);
@@ -339,7 +342,7 @@ static hpq_table *flat_table(const hpf_aggfile *f, char **labels)
             order[s] = s;
         sort_tree = a;
         qsort(order, a->nsites, sizeof *order, by_site_time);
-        for (uint32_t k = 0; k < a->nsites; k++)
+        for (uint32_t k = 0; k < a->nsites && (top == 0 || k < (uint32_t)top); k++)
             add_flat_row(t, f, labels, excl, order[k]);
         static const int six[] = {F_TIME, F_EXCL, F_MEAN, F_MIN, F_MAX};
         for (size_t i = 0; i < sizeof six / sizeof six[0]; i++)
@@ -450,8 +453,7 @@ int hpq_agg_report(const char *path, const hpq_agg_request *rq, FILE *out)
     } else {
         if (rq->format == HPQ_TEXT && !rq->flat)
             print_header(&f, out);
-        hpq_table *t = rq->flat ? flat_table(&f, labels)
-                                : tree_table(&f, labels, rq->format == HPQ_TEXT);
+        hpq_table *t = rq->flat ? flat_table(&f, labels, rq->top) : tree_table(&f, labels, rq);
         rc = !t || hpq_table_print(t, out, rq->format) != 0;
         if (!t)
             fprintf(stderr, "hprof-query: out of memory\n");

@@ -14,6 +14,8 @@ typedef struct hpq_agg_request {
     int flat, check;
     const char *comm_site;
     hpq_format format;
+    long depth;     /* tree: deepest level listed, -1 all */
+    long top;       /* rows listed (tree and flat), 0 all */
 } hpq_agg_request;
 
 /* The exit status: 0, 1 (a problem, said on stderr in one line, or
