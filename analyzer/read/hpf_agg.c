@@ -78,6 +78,8 @@ static int decode(hpf_reader *r, hpf_aggfile *out)
     size_t end = r->len - HP_END_SECTION_LEN;
     if (pos > end || hp_aggprof_decode(&out->tree, r->data + pos, end - pos, &bad))
         return hpf_fail(r, pos + bad, "the aggregated tree's sections are damaged");
+    if (out->tree.nnodes == 0)
+        return hpf_fail(r, pos, "the aggregated tree has no root");
     return read_end(r, end, out->nranks);
 }
 

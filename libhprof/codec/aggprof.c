@@ -272,8 +272,8 @@ static int decode_nodes(hp_aggprof *a, cursor *c)
 {
     if (open_section(c, HP_SEC_ANOD))
         return -1;
-    uint32_t n = records(c, HP_ANODE_LEN);
-    if (c->bad || n == 0 || !(a->nodes = calloc(n, sizeof *a->nodes)))
+    uint32_t n = records(c, HP_ANODE_LEN);   /* 0: a rank without records */
+    if (c->bad || (n && !(a->nodes = calloc(n, sizeof *a->nodes))))
         return -1;
     a->nnodes = a->capnodes = n;
     for (uint32_t i = 0; i < n; i++) {
