@@ -5,7 +5,11 @@
  * encoded (the message), decoded and merged into another rank's; prints
  * the message's bytes and the time per round and per node, for the model
  * in DESIGN.md ("The aggregated run mode").
- * usage: bench/aggmerge [NODES [SITES [ROUNDS]]]   (default 5000 500 20)
+ * With OUT and RANKS it also writes the merged tree as the aggregated
+ * profile of a run of RANKS ranks (synthetic totals), for timing
+ * hprof-query on it.
+ * usage: bench/aggmerge [NODES [SITES [ROUNDS [OUT.hpf RANKS]]]]
+ *        (default 5000 500 20)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +62,43 @@ static void make_rank(hp_rank_data *rd, uint32_t r, uint32_t n, uint32_t sites)
         x->parent = i ? (i - 1) / 4 : HP_NONE;
         x->site = i ? 1 + i % sites : 0;
         x->count = x->timed = 10;
-        x->time = i ? 1e-3 * (1.0 + r % 7) / (1 + i) : 0;
+        /* 4 children of a fifth of their parent's time each: within it */
+        x->time = i == 0 ? 0 : x->parent == 0 ? 1e-3 * (1.0 + r % 7) : rd->nodes[x->parent].time / 5;
         x->min = x->max = x->time / 10;
         if (i && i % 3 == 0)
             rd->comms[rd->ncomms++] = (hp_comm_rec){i, (int32_t)(r + 1), 10, 800, 800,
                                                     x->time / 2, 0, x->min / 2, x->max / 2};
     }
+}
+
+/* The file rank 0 would write for a run of nranks ranks whose tree is a;
+ * each rank's totals an equal share of the root's time. */
+static int write_profile(const char *path, const hp_aggprof *a, uint32_t nranks)
+{
+    hp_rank_total *tot = calloc(nranks, sizeof *tot);
+    char *argv0 = "bench";
+    hp_run_info run = {nranks, HP_CLOCK_MONOTONIC, 1e9, 0, 1, argv0, 1, &argv0};
+    hp_buf b = {0};
+    if (!tot)
+        return -1;
+    for (uint32_t r = 0; r < nranks; r++) {
+        tot[r] = (hp_rank_total){.rank = r, .threads = 1, .mpi_threads = 1, .wall = 10,
+                                 .time = a->nodes[0].time / nranks};
+        snprintf(tot[r].host, sizeof tot[r].host, "node%u", r / 64);
+    }
+    hp_encode_agg_preamble(&b);
+    hp_encode_run(&b, &run);
+    hp_rank_totals_encode(&b, tot, nranks);
+    hp_aggprof_encode(&b, a);
+    hp_encode_end(&b, nranks, b.len);
+    FILE *f = fopen(path, "wb");
+    int rc = !b.failed && f && fwrite(b.data, 1, b.len, f) == b.len ? 0 : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    printf("wrote %s: %zu bytes for %u ranks\n", path, b.len, nranks);
+    hp_buf_free(&b);
+    free(tot);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -98,6 +133,8 @@ int main(int argc, char **argv)
     printf("one rank's aggregate: %.3f ms; one round (encode, decode, merge): %.3f ms,"
            " %.0f ns per node\n", 1e3 * t_build, 1e3 * t_round, 1e9 * t_round / into.nnodes);
     hp_buf_free(&msg);
+    if (argc > 5 && write_profile(argv[4], &into, (uint32_t)atoi(argv[5])) != 0)
+        return 1;
     hp_aggprof_free(&into);
     hp_aggprof_free(&part);
     return 0;

@@ -75,7 +75,9 @@ int hpf_read_run(hpf_reader *r, size_t *pos, hpf_profile *out)
         return -1;
     if (run->nranks == 0)
         return hpf_fail(r, at, "RUN section says the run has no ranks");
-    if ((uint64_t)run->nranks * MIN_RANK_BLOCK > r->len)
+    /* an aggregated profile holds a rank's totals only (hp_aggprof.h) */
+    uint64_t per_rank = r->version == HP_FORMAT_AGG_VERSION ? HP_RANK_TOTAL_LEN : MIN_RANK_BLOCK;
+    if ((uint64_t)run->nranks * per_rank > r->len)
         return hpf_fail(r, at, "RUN section says %u ranks, more than the file can hold",
                     run->nranks);
     if (read_clock(r, &s, run) ||
