@@ -12,7 +12,7 @@
 # another order).  Both profiles pass --check; the per-rank views refuse
 # the aggregated one in one line; and the aggregated profile of 16 ranks
 # has the same nodes and is smaller by no more than the 48 extra ranks'
-# totals.
+# totals; unset (auto), a 2-rank run writes the full profile.
 #
 # usage: tests/aggregate/run.sh [BUILDDIR]  (default: the current
 #        directory, as for `make check`).  Env: MPIRUN, HPROF_KEEP_TMP=1,
@@ -86,6 +86,7 @@ same() {
 
 # ---------------------------------------------------------------- the run
 export HPROF_SUMMARY=off
+unset HPROF_AGGREGATE
 export HPROF_CALLPATH=3   # frames above the MPI calls: a tree, not a list
 HPROF_AGGREGATE=both hp_run both "$NP" -x HPROF_AGGREGATE -x HPROF_SUMMARY -x HPROF_CALLPATH "$T/agg_truth" "$tmp/data"
 full=$tmp/both.hpf
@@ -188,6 +189,14 @@ if ran_ok small; then
     expect_cmp "aggregated profile at $NP ranks ($big bytes) grows from $NP_SMALL ranks ($small) by the ranks' totals only" \
         le $(( (NP - NP_SMALL) * RTOT_LEN )) $((big - small))
     echo "# sizes: full $(stat -c %s "$full") bytes at $NP ranks; aggregated $small at $NP_SMALL, $big at $NP"
+fi
+
+# ---------------------------------------------------------------- auto
+# HPROF_AGGREGATE unset is auto: the full profile (format 5) below 4096 ranks.
+hp_run auto 2 -x HPROF_SUMMARY "$T/agg_truth"
+if ran_ok auto; then
+    expect_eq "HPROF_AGGREGATE=auto at 2 ranks: the full profile (format version 5)" 5 \
+        "$(od -An -tu4 -j8 -N4 "$PROFILE" | tr -d ' ')"
 fi
 
 echo "$pass passed, $fail failed"
