@@ -32,7 +32,7 @@ static void make_rank(hp_rank_data *rd, uint32_t r, uint32_t n, uint32_t sites)
     rd->info.rank = r;
     rd->info.threads = 1;
     rd->info.wall = 10;
-    rd->info.host = "node";
+    rd->info.host = strdup("node");
     rd->nstrings = sites + 2;
     rd->strings = calloc(rd->nstrings, sizeof *rd->strings);
     rd->strings[0] = strdup("");
@@ -137,5 +137,7 @@ int main(int argc, char **argv)
         return 1;
     hp_aggprof_free(&into);
     hp_aggprof_free(&part);
+    hp_rank_data_free(&a);
+    hp_rank_data_free(&b);
     return 0;
 }
