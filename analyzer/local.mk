@@ -18,6 +18,7 @@ noinst_LTLIBRARIES += analyzer/libhpanalyze.la
 analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/read/hpf_read.h analyzer/read/hpf_read.c analyzer/read/hpf_file.c \
 	analyzer/read/hpf_section.h analyzer/read/hpf_section.c \
+	analyzer/read/hpf_agg.h analyzer/read/hpf_agg.c \
 	analyzer/db/keymap.h analyzer/db/keymap.c \
 	analyzer/db/nodemap.h analyzer/db/nodemap.c \
 	analyzer/db/merge.h analyzer/db/merge.c \
@@ -50,6 +51,8 @@ noinst_LTLIBRARIES += analyzer/libhpreport.la
 analyzer_libhpreport_la_SOURCES = \
 	analyzer/query/qopen.h analyzer/query/qopen.c \
 	analyzer/query/qlive.h analyzer/query/qlive.c analyzer/query/qlive_rates.c \
+	analyzer/query/aggview.h analyzer/query/aggview.c \
+	analyzer/query/aggcheck.h analyzer/query/aggcheck.c \
 	analyzer/query/sitesel.h analyzer/query/sitesel.c \
 	analyzer/query/nodepath.h analyzer/query/nodepath.c \
 	analyzer/query/table.h analyzer/query/table.c \

@@ -19,6 +19,11 @@ EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/
 	bench/msgrate.c bench/msgrate.sh bench/taskcost.sh
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig
+# one round of the aggregated run mode's reduction (DESIGN.md)
+check_PROGRAMS += bench/aggmerge
+bench_aggmerge_SOURCES = bench/aggmerge.c
+bench_aggmerge_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhprof/finish
+bench_aggmerge_LDADD = libhprof/libhpcore.la -lpthread
 bench_mkbig_SOURCES = bench/mkbig.c
 bench_mkbig_LDADD = libhprof/libhpcodec.la
 .PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale bench-msgrate bench-taskcost

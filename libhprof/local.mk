@@ -16,7 +16,8 @@ libhprof_libhpcodec_la_SOURCES = \
 	libhprof/codec/hp_filter.h libhprof/codec/filter.c \
 	libhprof/codec/hp_compensate.h libhprof/codec/compensate.c \
 	libhprof/codec/hp_names.h libhprof/codec/names.c \
-	libhprof/codec/counters_codec.c
+	libhprof/codec/counters_codec.c \
+	libhprof/codec/hp_aggprof.h libhprof/codec/aggprof.c
 libhprof_libhpcodec_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 
 libhprof_libhpcore_la_SOURCES = \
@@ -72,6 +73,7 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/snapshot_counters.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
 	libhprof/finish/summary_counters.c \
+	libhprof/finish/hp_aggtree.h libhprof/finish/aggtree.c \
 	libhprof/finish/hp_overhead.h libhprof/finish/overhead.c \
 	libhprof/finish/hp_process.h libhprof/finish/process.c libhprof/finish/path.c \
 	libhprof/finish/hp_finish.h libhprof/finish/finish.c \

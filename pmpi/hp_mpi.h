@@ -545,5 +545,13 @@ int hp_reduce_summary(const hp_rank_data *rd, hp_agg *out);
  * or -1 after printing why. */
 int hp_write_profile(const hp_rank_data *rd, const hp_run_info *run,
                      char *path, size_t pathlen);
+/* The aggregated run mode (reduce_tree.c): whether a run of nranks
+ * writes the aggregated profile (HPROF_AGGREGATE: 1) or both profiles (2,
+ * the aggregated one tagged "agg"), and that write: the reduction, then
+ * rank 0 writes the file; 0 and the path (rank 0), or -1 after a
+ * warning. */
+int hp_aggregate_mode(int nranks);
+int hp_write_aggregate(const hp_rank_data *rd, const hp_run_info *run, const char *tag,
+                       char *path, size_t pathlen);
 
 #endif

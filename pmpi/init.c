@@ -147,7 +147,12 @@ static int finish_run(void)
     take_rank_data(&rd);
     hp_calibrate_hooks(rd.info.cost);
     int agg_ok = hp_reduce_summary(&rd, &agg) == 0;
-    int wrote = hp_write_profile(&rd, &run, path, sizeof path);
+    int mode = hp_aggregate_mode(hp_world_size);
+    int wrote = mode == 1 ? hp_write_aggregate(&rd, &run, NULL, path, sizeof path)
+                          : hp_write_profile(&rd, &run, path, sizeof path);
+    char agg_path[PATH_MAX] = "";
+    int agg_wrote = mode == 2 && hp_write_aggregate(&rd, &run, "agg", agg_path,
+                                                    sizeof agg_path) == 0;
     int written = wrote == 0;
 
     if (hp_world_rank == 0 && agg.overflow_ranks)
@@ -158,6 +163,8 @@ static int finish_run(void)
         if (!agg_ok && hp_cfg.summary != HP_SUMMARY_OFF)
             hp_warn("the summary is incomplete (a rank ran out of memory)");
         hp_finish_print(&agg, &run, written ? path : NULL);
+        if (agg_wrote)
+            fprintf(stderr, "hprof: aggregated profile written to %s\n", agg_path);
         if (wrote == 1) { /* the summary named no file: the per-rank ones */
             char stem[PATH_MAX], quoted[4 * PATH_MAX + 8];
             size_t n = strlen(path);

@@ -8,7 +8,7 @@ lib_LTLIBRARIES += pmpi/libhprof.la
 nodist_pmpi_libhprof_la_SOURCES = pmpi/wrappers.c pmpi/hp_mpi_ids.h
 pmpi_libhprof_la_SOURCES = \
 	pmpi/hp_mpi.h pmpi/init.c pmpi/record.c pmpi/waits.c \
-	pmpi/rankmap.c pmpi/reqmap.c pmpi/rma.c pmpi/reduce.c pmpi/output.c \
+	pmpi/rankmap.c pmpi/reqmap.c pmpi/rma.c pmpi/reduce.c pmpi/reduce_tree.c pmpi/output.c \
 	pmpi/io.c pmpi/neighbor.c pmpi/hp_fortran.h pmpi/fortran.c pmpi/typesize.c \
 	pmpi/linger.c pmpi/exit.c
 pmpi_libhprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi -I$(top_builddir)/pmpi $(MPI_CFLAGS)

@@ -101,6 +101,7 @@ include tests/faults/local.mk
 include tests/death/local.mk
 include tests/live/local.mk
 include tests/rma/local.mk
+include tests/aggregate/local.mk
 include tests/fmpi/local.mk
 include tests/tiers/local.mk
 include tests/cxx/local.mk

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "db/db.h"
+#include "read/hpf_agg.h"
 #include "db/db_agg.h"
 #include "db/detail.h"
 #include "read/hpf_read.h"
@@ -69,6 +70,23 @@ static int reaggregate(const char *path)
     return rc ? 1 : 0;
 }
 
+/* An aggregated profile (HPROF_AGGREGATE) has no per-rank rows to put in
+ * a database: it is checked (read whole) and hprof-query reads it. */
+static int aggregated(const char *path)
+{
+    hpf_aggfile f;
+    char err[1024];
+    if (hpf_agg_read(path, &f, err, sizeof err)) {
+        fprintf(stderr, "hprof-merge: %s\n", err);
+        return 1;
+    }
+    printf("hprof-merge: %s is an aggregated profile (%u ranks, %u sites, %u nodes): no"
+           " database, hprof-query reads it directly\n", path, f.nranks, f.tree.nsites,
+           f.tree.nnodes);
+    hpf_agg_free(&f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--aggregate") == 0)
@@ -117,6 +135,11 @@ int main(int argc, char **argv)
         return usage_error("no profile given", NULL);
     }
 
+    if (ninputs == 1 && hpf_is_aggregate(inputs[0])) {
+        int rc = aggregated(inputs[0]);
+        free(inputs);
+        return rc;
+    }
     char err[1024];
     hpf_input in;
     if (hpf_input_find(ninputs, inputs, &in, err, sizeof err) != 0) {

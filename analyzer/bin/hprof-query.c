@@ -22,6 +22,8 @@
 #include "query/matrix.h"
 #include "interactive.h"
 #include "live_top.h"
+#include "query/aggview.h"
+#include "read/hpf_agg.h"
 
 typedef struct query_args {
     char **inputs;          /* argv entries: a profile or database, or per-rank files */
@@ -58,7 +60,10 @@ static void usage(FILE *out)
           "FILE is a profile (.hpf, merged on first use into the database next to\n"
           "it) or a database written by hprof-merge.  A run that died leaves\n"
           "NAME.rank<N>.hpf per rank: name them all, or their directory, to merge\n"
-          "the ranks that wrote one into NAME.db.\n"
+          "the ranks that wrote one into NAME.db.  An aggregated profile\n"
+          "(HPROF_AGGREGATE) is read as it is, without a database: the run header\n"
+          "and tree, --flat, --comm SITE (per peer class) and --check; the per-rank\n"
+          "reports need a full one.\n"
           "\n"
           "Reports (default: run header and top-down listing of the calling contexts):\n"
           "  --flat            sites instead of calling contexts\n"
@@ -515,6 +520,42 @@ static int live_main(const query_args *a)
     return status;
 }
 
+/* An aggregated profile (HPROF_AGGREGATE): its views, or one line
+ * saying that a per-rank one needs the full profile. */
+static int run_aggregate(const query_args *a)
+{
+    const char *per_rank = a->ranks_site      ? "--ranks"
+                           : a->threads_site  ? "--threads"
+                           : a->matrix        ? "--matrix"
+                           : a->opt.by_rank   ? "--by-rank"
+                           : a->callers_site  ? "--callers"
+                           : a->tasks         ? "--tasks"
+                           : a->task_trace    ? "--task-trace"
+                           : a->sql           ? "--sql"
+                           : a->overheads     ? "--overheads"
+                           : a->folded        ? "--folded"
+                           : a->flamegraph    ? "--flamegraph"
+                           : a->suggest       ? "--suggest-filter"
+                           : a->interactive   ? "-i"
+                           : a->raw           ? "--raw"
+                           : a->compare       ? "diff/scaling"
+                                              : NULL;
+    if (per_rank) {
+        fprintf(stderr, "hprof-query: %s needs a full profile: %s is aggregated"
+                        " (HPROF_AGGREGATE); run again with HPROF_AGGREGATE=0\n",
+                per_rank, a->inputs[0]);
+        return 1;
+    }
+    if (a->opt.root || a->opt.sort) {
+        fprintf(stderr, "hprof-query: %s is not available for an aggregated profile (%s)\n",
+                a->opt.root ? "--root" : "--sort", a->inputs[0]);
+        return 1;
+    }
+    long top = a->opt.format == HPQ_TEXT || a->opt.top_given ? a->opt.top : 0;
+    hpq_agg_request rq = {a->flat, a->check, a->comm_site, a->opt.format, a->opt.depth, top};
+    return hpq_agg_report(a->inputs[0], &rq, stdout);
+}
+
 int main(int argc, char **argv)
 {
     query_args a;
@@ -527,6 +568,8 @@ int main(int argc, char **argv)
         return status;
     if (a.live)
         return live_main(&a);
+    if (a.ninputs >= 1 && hpf_is_aggregate(a.inputs[0]))
+        return run_aggregate(&a);
     /* diff and scaling open their first run here, the others in compare.c */
     if (hpq_open(a.compare ? 1 : a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
         print_error(err, NULL, "");

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "hpf_read.h"
+#include "hp_aggprof.h"
 #include "hpf_section.h"
 
 /* Minimal encoded size of one rank block: five section headers plus the
@@ -31,6 +32,10 @@ static int check_preamble(hpf_reader *r, hpf_profile *out)
         return hpf_fail(r, 0, "bad magic: not an hprof profile");
     }
     out->version = hp_get_u32(r->data + 8);
+    if (out->version == HP_FORMAT_AGG_VERSION)
+        return hpf_fail(r, 8, "an aggregated profile (HPROF_AGGREGATE): hprof-query shows its"
+                        " tree, --flat, --comm and --check; per-rank views need a full"
+                        " profile (HPROF_AGGREGATE=0)");
     if (out->version < HP_FORMAT_MIN_VERSION || out->version > HP_FORMAT_VERSION)
         return hpf_fail(r, 8, "unsupported format version %u (this reader supports %u to %u)",
                     out->version, HP_FORMAT_MIN_VERSION, HP_FORMAT_VERSION);
@@ -59,7 +64,7 @@ static int read_clock(hpf_reader *r, hpf_section *s, hp_run_info *run)
     return 0;
 }
 
-static int read_run(hpf_reader *r, size_t *pos, hpf_profile *out)
+int hpf_read_run(hpf_reader *r, size_t *pos, hpf_profile *out)
 {
     hpf_section s;
     hp_run_info *run = &out->run;
@@ -70,7 +75,9 @@ static int read_run(hpf_reader *r, size_t *pos, hpf_profile *out)
         return -1;
     if (run->nranks == 0)
         return hpf_fail(r, at, "RUN section says the run has no ranks");
-    if ((uint64_t)run->nranks * MIN_RANK_BLOCK > r->len)
+    /* an aggregated profile holds a rank's totals only (hp_aggprof.h) */
+    uint64_t per_rank = r->version == HP_FORMAT_AGG_VERSION ? HP_RANK_TOTAL_LEN : MIN_RANK_BLOCK;
+    if ((uint64_t)run->nranks * per_rank > r->len)
         return hpf_fail(r, at, "RUN section says %u ranks, more than the file can hold",
                     run->nranks);
     if (read_clock(r, &s, run) ||
@@ -557,7 +564,7 @@ static int decode(hpf_reader *r, hpf_profile *out)
     if (check_preamble(r, out))
         goto failed;
     r->version = out->version;
-    if (check_layout(r) || read_run(r, &pos, out))
+    if (check_layout(r) || hpf_read_run(r, &pos, out))
         goto failed;
     out->ranks = calloc(out->run.nranks, sizeof *out->ranks);
     if (!out->ranks) {

@@ -71,4 +71,8 @@ int hpf_check_count(hpf_reader *r, hpf_section *s, size_t at, uint32_t count,
                     size_t item_min, const char *items);
 int hpf_record_count(hpf_reader *r, hpf_section *s, size_t reclen, uint32_t *n);
 
+/* The RUN section at *pos into out->run (hpf_read.c); *pos moves past it. */
+struct hpf_profile;
+int hpf_read_run(hpf_reader *r, size_t *pos, struct hpf_profile *out);
+
 #endif

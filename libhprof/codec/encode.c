@@ -84,6 +84,16 @@ static void section_end(hp_buf *b, size_t at)
     hp_put_u64(b->data + at + 8, len);
 }
 
+size_t hp_section_begin(hp_buf *b, uint32_t tag)
+{
+    return section_begin(b, tag);
+}
+
+void hp_section_end(hp_buf *b, size_t at)
+{
+    section_end(b, at);
+}
+
 void hp_encode_preamble(hp_buf *b)
 {
     unsigned char *p = hp_buf_reserve(b, HP_PREAMBLE_LEN);

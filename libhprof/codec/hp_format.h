@@ -35,6 +35,10 @@
  *         counters were read)
  *   END   u32 nranks, u64 file length including this section
  *
+ * Version 6 (HP_FORMAT_AGG_VERSION) is the aggregated profile of
+ * HPROF_AGGREGATE: one merged tree with distributions over ranks instead
+ * of the rank blocks (hp_aggprof.h); full profiles stay version 5.
+ *
  * Site and node ids are local to a rank: they index that rank's SITE and
  * NODE arrays.  A node's parent precedes it in the NODE array; each thread's
  * tree has its own root node (site HP_SITE_ROOT).

@@ -62,6 +62,10 @@ void hp_buf_put_u64(hp_buf *b, uint64_t v);
 void hp_buf_put_f64(hp_buf *b, double v);
 void hp_buf_put_str(hp_buf *b, const char *s);
 
+/* A section of any kind: its header, then (after the payload) its length
+ * and CRC patched in. */
+size_t hp_section_begin(hp_buf *b, uint32_t tag);
+void hp_section_end(hp_buf *b, size_t at);
 void hp_encode_preamble(hp_buf *b);
 void hp_encode_run(hp_buf *b, const hp_run_info *run);
 void hp_encode_rank(hp_buf *b, const hp_rank_data *rd);

@@ -11,7 +11,8 @@
 #include <unistd.h>
 #include "hp_config.h"
 
-hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3, 0};
+hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3, 0,
+                    HP_AGGREGATE_AUTO};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -81,6 +82,7 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
     static const char *const boolean[] = {"0", "1", NULL};
     static const char *const clock[] = {"tsc", "monotonic", NULL};
     static const char *const on_off[] = {"off", "on", NULL};
+    static const char *const aggregate[] = {"0", "1", "auto", "both", NULL};
     const char *v;
     uint64_t n;
 
@@ -100,6 +102,9 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
         return -1;
     if ((v = get("HPROF_COMPENSATE")) && parse_choice("HPROF_COMPENSATE", v, on_off,
                                                       &cfg->compensate, err, errlen))
+        return -1;
+    if ((v = get("HPROF_AGGREGATE")) && parse_choice("HPROF_AGGREGATE", v, aggregate,
+                                                     &cfg->aggregate, err, errlen))
         return -1;
     if ((v = get("HPROF_CLOCK")) && parse_choice("HPROF_CLOCK", v, clock,
                                                  &cfg->clock_monotonic, err, errlen))

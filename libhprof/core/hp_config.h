@@ -8,6 +8,11 @@
 #include <stdint.h>
 
 enum hp_summary_mode { HP_SUMMARY_OFF, HP_SUMMARY_ON, HP_SUMMARY_FULL };
+/* HPROF_AGGREGATE: auto writes the aggregated profile from
+ * HP_AGGREGATE_AUTO_RANKS ranks on (pmpi/reduce_tree.c); both writes the
+ * full one and the aggregated one (NAME.agg.hpf) of the same records. */
+enum hp_aggregate_mode { HP_AGGREGATE_OFF, HP_AGGREGATE_ON, HP_AGGREGATE_AUTO, HP_AGGREGATE_BOTH };
+#define HP_AGGREGATE_AUTO_RANKS 4096
 
 typedef struct hp_config {
     const char *output;      /* HPROF_OUTPUT or NULL */
@@ -30,6 +35,7 @@ typedef struct hp_config {
     uint32_t callpath;       /* HPROF_CALLPATH: return addresses keying a tier-0 call
                                 site (its own included; 0, 1: its own only) */
     uint32_t live;           /* HPROF_LIVE: seconds between live snapshots, 0: none */
+    int aggregate;           /* HPROF_AGGREGATE: enum hp_aggregate_mode */
 } hp_config;
 
 extern hp_config hp_cfg;
