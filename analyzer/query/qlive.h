@@ -27,7 +27,7 @@ int hpq_live_open(const char *path, sqlite3 **db, char **db_path, char *header, 
 /* From the second call on, appends to buf (after its text) a line of the
  * rates between each rank's last two snapshots seen by the calls so far: calls/s, MPI and
  * OpenMP wait shares, the ranks that fall behind (qlive_rates.c). */
-void hpq_live_rates(const hpf_profile *p, char *buf, size_t len);
+void hpq_live_rates(hpf_profile *p, char *buf, size_t len);
 
 /* When path names a profile that was never written (ranks killed with
  * SIGKILL) and its live folder holds snapshots: the run's files, in in,

@@ -32,19 +32,28 @@ static int is_omp_wait(const hp_rank_data *rd, uint32_t site)
     return hpf_ovh_site_class(hp_kind_name(s->kind), name, s->flags) == HPF_OC_SYNC;
 }
 
-static void totals_of(const hp_rank_data *rd, rank_totals *t)
+/* Rank r's totals; its node records are read from the file for it when
+ * the reader left them there (hpf_load_nodes), and dropped again. */
+static void totals_of(hpf_profile *p, uint32_t r, rank_totals *t)
 {
+    const hp_rank_data *rd = &p->ranks[r];
+    char ignored[256];
     memset(t, 0, sizeof *t);
     t->present = !(rd->info.flags & HP_RANKF_MISSING);
     t->wall = rd->info.wall;
     t->threads = rd->info.threads ? rd->info.threads : 1;
     t->mpi = rd->info.mpi_time;
+    if (!t->present || hpf_load_nodes(p, r, ignored, sizeof ignored) != 0) {
+        t->present = 0;     /* no interval from a rank whose nodes cannot be read */
+        return;
+    }
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         const hp_node_rec *n = &rd->nodes[i];
         t->calls += (double)n->count;
         if (is_omp_wait(rd, n->site))
             t->omp_wait += n->time;
     }
+    hpf_drop_nodes(p, r);
 }
 
 /* Share of rank r's last interval that its MPI-calling thread spent
@@ -101,7 +110,7 @@ static void rates_line(char *buf, size_t len)
         snprintf(buf + at, len - at, " none");
 }
 
-void hpq_live_rates(const hpf_profile *p, char *buf, size_t len)
+void hpq_live_rates(hpf_profile *p, char *buf, size_t len)
 {
     static int merges;  /* the first merge (and --once) has no rates line */
     if (nknown != p->nranks) {
@@ -113,7 +122,7 @@ void hpq_live_rates(const hpf_profile *p, char *buf, size_t len)
     }
     for (uint32_t r = 0; r < nknown; r++) {
         rank_totals now;
-        totals_of(&p->ranks[r], &now);
+        totals_of(p, r, &now);
         if (now.present && now.wall != latest[r].wall) {
             before[r] = latest[r];
             latest[r] = now;
