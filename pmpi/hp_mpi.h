@@ -539,6 +539,12 @@ void hp_scratch_free(hp_scratch *s, MPI_Status *user_st);
 /* ---- end of run (finalize.c, reduce.c, output.c) ---- */
 
 int hp_reduce_summary(const hp_rank_data *rd, hp_agg *out);
+/* One step of a binomial tree (reduce.c): the encoded bytes of b go to
+ * `to` (an empty message when failed or b->failed: the receiver never
+ * waits forever), 0 or -1; the next message of tag from `from`, any
+ * length, into *data (malloc'd), 0 or -1 when empty or out of memory. */
+int hp_reduce_send(const hp_buf *b, int failed, int to, int tag, MPI_Comm comm);
+int hp_reduce_recv(int from, int tag, MPI_Comm comm, unsigned char **data, size_t *len);
 /* Writes the profile collectively; returns 0 and the chosen path (rank 0
  * only), 1 when that failed and every rank wrote its own file instead
  * (path: the profile's name, NAME.hpf, whose NAME.rank<N>.hpf they are),

@@ -28,29 +28,19 @@ static int send_part(const hp_aggprof *a, int ok, int to, MPI_Comm comm)
     hp_buf b = {0};
     if (ok)
         hp_aggprof_encode(&b, a);
-    int rc = ok && !b.failed ? 0 : -1;
-    /* An empty message says "failed" and still goes: the receiver never
-     * waits forever. */
-    PMPI_Send(b.data, rc == 0 ? (int)b.len : 0, MPI_BYTE, to, TAG_AGGREGATE, comm);
+    int rc = hp_reduce_send(&b, !ok, to, TAG_AGGREGATE, comm);  /* empty: "failed" */
     hp_buf_free(&b);
     return rc;
 }
 
 static int recv_and_merge(hp_aggprof *a, int from, MPI_Comm comm)
 {
-    MPI_Status st;
-    MPI_Message msg;
-    int len = 0;
-    PMPI_Mprobe(from, TAG_AGGREGATE, comm, &msg, &st);
-    PMPI_Get_count(&st, MPI_BYTE, &len);
-    unsigned char *data = malloc(len > 0 ? (size_t)len : 1);
-    if (!data) {
-        PMPI_Mrecv(NULL, 0, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-        return -1;
-    }
-    PMPI_Mrecv(data, len, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    unsigned char *data;
+    size_t len;
+    int rc = hp_reduce_recv(from, TAG_AGGREGATE, comm, &data, &len);
     hp_aggprof part;
-    int rc = len > 0 && hp_aggprof_decode(&part, data, (size_t)len, NULL) == 0 ? 0 : -1;
+    if (rc == 0)
+        rc = hp_aggprof_decode(&part, data, len, NULL) == 0 ? 0 : -1;
     free(data);
     if (rc == 0) {
         rc = hp_aggtree_merge(a, &part);
