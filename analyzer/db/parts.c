@@ -43,7 +43,7 @@ static char *run_name(const char *path, size_t prefix_len)
     return name;
 }
 
-static int add_file(hpf_input *in, const char *path)
+int hpf_input_add_file(hpf_input *in, const char *path)
 {
     char **f = realloc(in->files, (in->nfiles + 1) * sizeof *f);
     if (!f)
@@ -120,7 +120,7 @@ static int find_in_directory(const char *dir, hpf_input *in, char *err, size_t e
         uint32_t rank;
         snprintf(path, sizeof path, "%s%s%s", dir, slash, e->d_name);
         if (rank_file(e->d_name, &plen, &rank))
-            rc = add_file(in, path);
+            rc = hpf_input_add_file(in, path);
     }
     closedir(d);
     if (rc != 0) {
@@ -164,7 +164,7 @@ static int find_named(int nargs, char *const *args, hpf_input *in, char *err, si
                      in->name);
             return -1;
         }
-        if (add_file(in, args[i]))
+        if (hpf_input_add_file(in, args[i]))
             goto oom;
     }
     return 0;
@@ -181,7 +181,7 @@ int hpf_input_find(int nargs, char *const *args, hpf_input *in, char *err, size_
     if (nargs == 1 && stat(args[0], &st) == 0 && S_ISDIR(st.st_mode))
         rc = find_in_directory(args[0], in, err, errlen);
     else if (nargs == 1)
-        rc = add_file(in, args[0]) || !(in->name = strdup(args[0])) ? -1 : 0;
+        rc = hpf_input_add_file(in, args[0]) || !(in->name = strdup(args[0])) ? -1 : 0;
     else
         rc = find_named(nargs, args, in, err, errlen);
     if (rc == -1 && !err[0])

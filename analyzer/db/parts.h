@@ -26,6 +26,8 @@ typedef struct hpf_input {
  * same NAME (a directory: the one run whose per-rank files it holds).
  * 0, or -1 with one line in err. */
 int hpf_input_find(int nargs, char *const *args, hpf_input *in, char *err, size_t errlen);
+/* Appends a copy of path to in's files; 0, or -1 out of memory. */
+int hpf_input_add_file(hpf_input *in, const char *path);
 void hpf_input_free(hpf_input *in);
 
 /* Reads the input into one profile: each rank's block from the file that

@@ -46,18 +46,6 @@ static int snapshot_name(const char *name, uint32_t *rank)
     return 1;
 }
 
-static int add_path(hpf_input *in, const char *path)
-{
-    char **f = realloc(in->files, (in->nfiles + 1) * sizeof *f);
-    if (!f)
-        return -1;
-    in->files = f;
-    if (!(f[in->nfiles] = strdup(path)))
-        return -1;
-    in->nfiles++;
-    return 0;
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -80,7 +68,7 @@ static int find_snapshots(const char *dir, hpf_input *in, char *err, size_t errl
     while (rc == 0 && (e = readdir(d)) != NULL) {
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (snapshot_name(e->d_name, &rank))
-            rc = add_path(in, path);
+            rc = hpf_input_add_file(in, path);
     }
     closedir(d);
     size_t n = strlen(dir);
@@ -203,7 +191,7 @@ static int add_own_files(hpf_input *in)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (!listed(in, path))
-            rc = add_path(in, path);
+            rc = hpf_input_add_file(in, path);
     }
     closedir(d);
     qsort(in->files, in->nfiles, sizeof *in->files, by_name);
@@ -277,7 +265,7 @@ int hpq_live_add_to_parts(hpf_input *in)
     while (rc == 0 && (e = readdir(d)) != NULL)
         if (snapshot_name(e->d_name, &rank) && !has_rank(in, rank)) {
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            rc = add_path(in, path);
+            rc = hpf_input_add_file(in, path);
         }
     closedir(d);
     return rc;
