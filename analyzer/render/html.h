@@ -1,13 +1,13 @@
 /*
  * html.h - hprof-report's one self-contained HTML page of a run: the run
  * header, the expandable calling-context tree, the flame graph, the
- * communication matrix, per-rank bars of the top nodes, the overhead
+ * communication matrix, the imbalance over ranks of the costliest nodes, the overhead
  * classes of the top of the tree, the OpenMP
  * per-thread tables and the task timeline.  No network: the CSS and the
  * small script are inline.  Every string from the database is escaped.
  *
  * html_page.c writes the page, its header, tree and flame graph;
- * html_comm.c the matrix and the per-rank bars; html_ovh.c the overhead
+ * html_comm.c the matrix; html_imb.c the imbalance; html_ovh.c the overhead
  * classes; html_omp.c the thread tables and the task timeline;
  * html_util.c escaping and formatting.
  */

@@ -38,8 +38,11 @@
 # the database; the timeline has a lane per (rank, thread) that ran
 # tasks.  The overhead-classes rows (ids, seconds of the total and the six
 # classes) are those of hprof-query --overheads --depth 2 --format csv on
-# the run's database, formatted %.6f.  A copy of the known profile with 200 ranks shows a note instead
-# of the matrix (more than 128 ranks) and 8 x 200 bars.
+# the run's database, formatted %.6f.  A copy of the known profile with
+# 200 ranks shows the matrix binned in 50 x 50 blocks and histograms
+# instead of bars; a copy with a small node made costliest shows it first;
+# a bench/mkbig run of 100 ranks checks histograms, slowest ranks, node
+# order and matrix blocks against its database.
 #
 # Bad input: a file that is no hprof input, an SQLite database that is
 # not hprof's: exit 1, one line; an unwritable OUT: exit 2, one line
@@ -189,13 +192,61 @@ dom "$tmp/esc.html" esc
 expect_eq "a label with markup is escaped: shown as text, no <b> element" "1,0" \
     "$(grep -c '<span class="lab"[^>]*>a&lt;b&gt;&amp;"c</span>' "$tmp/esc.dom" || true),$(count "$tmp/esc.dom" '<b>&amp;')"
 
-# more ranks than a page's matrix shows (a copy with 200 rank rows): a note instead
+# nodes by imbalance cost, time x (max/mean - 1), not inclusive time: a
+# copy where a small node is made the costliest comes first, the root's
+# child main (the most time) is not first
+cost_id=$(q "$db" "SELECT t.node FROM node_time t WHERE t.node <> 1 AND t.time > 0
+    ORDER BY t.time LIMIT 1")
+cp "$db" "$tmp/cost.db"
+sqlite3 "$tmp/cost.db" "UPDATE node_time SET max = 100 * mean WHERE node = $cost_id"
+"$REPORT" "$tmp/cost.db" -o "$tmp/cost.html" >/dev/null 2>&1 || true
+expect_eq "nodes by imbalance cost: the node made costliest first, the page says so" \
+    "$cost_id,1" "$(grep -o 'class="inode" data-node="[0-9]*"' "$tmp/cost.html" | head -1 |
+        sed 's/[^0-9]//g'),$(count "$tmp/cost.html" 'imbalance cost, time &#215; (max/mean')"
+
+# more ranks than a page shows one by one (a copy with 200 rank rows): the
+# matrix binned in 50 blocks of 4 ranks as hprof-query --matrix bins it
+# (0 -> 1's 5000 bytes in block 0 -> 0), the 8 nodes as distributions
+# (10 bins each) and their slowest ranks, no bar per rank
 cp "$db" "$tmp/many.db"
 sqlite3 "$tmp/many.db" "WITH RECURSIVE r(n) AS (SELECT 2 UNION ALL SELECT n + 1 FROM r WHERE n < 199)
     INSERT INTO rank(rank, threads, wall) SELECT n, 1, 1.0 FROM r"
 "$REPORT" "$tmp/many.db" -o "$tmp/many.html" >/dev/null 2>&1 || true
-expect_eq "200 ranks: no matrix table, a note pointing to hprof-query --matrix; 8 x 200 bars" "0,1,1600" \
-    "$(count "$tmp/many.html" 'id="matrix"'),$(count "$tmp/many.html" '200 ranks: too many for a page; see hprof-query --matrix'),$(count "$tmp/many.html" 'class="ibar"')"
+expect_eq "200 ranks: matrix of 50 x 50 blocks of 4 ranks, block 0 -> 0 5100 bytes" \
+    "1,4,2500,5100,1" "$(count "$tmp/many.html" 'id="matrix"'),$(attr_of "$tmp/many.html" matrix data-block),$(count "$tmp/many.html" '<td id="m-'),$(attr_of "$tmp/many.html" m-0-0 data-bytes),$(count "$tmp/many.html" '200 ranks binned into 50 blocks of 4 ranks')"
+expect_eq "200 ranks: no bar per rank, 8 nodes x 10 histogram bins" "0,80" \
+    "$(count "$tmp/many.html" 'class="ibar"'),$(count "$tmp/many.html" 'class="hbin"')"
+
+# a synthetic run of 100 ranks (bench/mkbig: rank 7 is 50% slower): every
+# node's histogram holds the 100 ranks, its slowest rank listed first is
+# node_worst_rank's (rank 7 for the costliest), the first node is the
+# costliest of node_time; the matrix's 50 x 50 blocks hold all bytes
+MKBIG=$builddir/bench/mkbig
+if [ -x "$MKBIG" ]; then
+    "$MKBIG" -n 200 -c 16 -p 4 100 "$tmp/big.hpf" >/dev/null
+    "$QUERY" "$tmp/big.hpf" --check >/dev/null 2>&1 && ok "mkbig 100 ranks: --check" ||
+        notok "mkbig 100 ranks: --check" "$("$QUERY" "$tmp/big.hpf" --check 2>&1 | tail -1)"
+    "$REPORT" "$tmp/big.db" -o "$tmp/big.html" >/dev/null 2>&1 || true
+    top=$(q "$tmp/big.db" "SELECT node FROM node_time WHERE time > 0 AND node <> 1
+        ORDER BY time * (max / mean - 1) DESC, time DESC, node LIMIT 1")
+    first=$(grep -o 'class="inode" data-node="[0-9]*"' "$tmp/big.html" | head -1 | sed 's/[^0-9]//g')
+    wrank=$(q "$tmp/big.db" "SELECT rank FROM node_worst_rank WHERE node = $top")
+    expect_eq "mkbig 100 ranks: first node the costliest, its slowest rank node_worst_rank's (7)" \
+        "$top,7,7" "$first,$wrank,$(grep -o "class=\"wbar\" data-node=\"$top\" data-rank=\"[0-9]*\"" \
+        "$tmp/big.html" | head -1 | sed 's/.*data-rank="//; s/"//')"
+    sums=$(grep -o 'class="hbin" data-node="[0-9]*" data-bin="[0-9]*" data-ranks="[0-9]*"' "$tmp/big.html" |
+        sed 's/.*data-node="\([0-9]*\)".*data-ranks="\([0-9]*\)"/\1 \2/' |
+        awk '{ s[$1] += $2 } END { for (k in s) print s[k] }' | sort -u | paste -sd,)
+    expect_eq "mkbig 100 ranks: 10 nodes x 10 bins, each node's bins hold 100 ranks; 5 slowest each" \
+        "100,100,50,0" "$(count "$tmp/big.html" 'class="hbin"'),$sums,$(count "$tmp/big.html" 'class="wbar"'),$(count "$tmp/big.html" 'class="ibar"')"
+    mbytes=$(grep -o '<td id="m-[^>]*data-bytes="[0-9]*"' "$tmp/big.html" | sed 's/.*data-bytes="//; s/"//' |
+        awk '{ s += $1 } END { printf "%.0f", s }')
+    expect_eq "mkbig 100 ranks: 2500 matrix blocks holding comm_matrix's bytes" \
+        "2500,$(q "$tmp/big.db" "SELECT printf('%.0f', SUM(bytes)) FROM comm_matrix")" \
+        "$(count "$tmp/big.html" '<td id="m-'),$mbytes"
+else
+    notok "mkbig 100 ranks" "missing: $MKBIG"
+fi
 
 # ---------------------------------------------------------------- bad input, bad output
 echo "not a profile" >"$tmp/junk.txt"
