@@ -3,7 +3,10 @@
  * per-thread table of each of the parallel regions that take the most
  * time (as hprof-query --threads: time, waits recorded inside, work), and
  * the task timeline (table `task`, HPROF_TASK_TRACE) as an SVG with a
- * lane per rank and thread.  Both are left out when the run has none.
+ * lane per rank and thread, and below it a lane per level of nesting: a
+ * task run while an earlier one on the thread had not ended (it was
+ * suspended, e.g. at a taskwait) goes one lane lower.  Both are left out
+ * when the run has none.
  */
 #include "config.h"
 #include <assert.h>
@@ -119,12 +122,13 @@ static const char tasks_sql[] =
     " t.begin + (r.start_ns - (SELECT MIN(start_ns) FROM rank)) / 1e9 AS b,"
     " t.end + (r.start_ns - (SELECT MIN(start_ns) FROM rank)) / 1e9 AS e, s.label"
     " FROM task t JOIN rank r ON r.rank = t.rank LEFT JOIN site s ON s.id = t.site"
-    " WHERE t.kind = 'run' ORDER BY t.rank, t.thread, b LIMIT 20000";
+    " WHERE t.kind = 'run' ORDER BY t.rank, t.thread, b, e DESC LIMIT 20000";
 
 typedef struct span {
     int rank, thread;
     double b, e;
     char *label;
+    int depth;      /* earlier spans of its rank and thread not ended at b */
 } span;
 
 static void free_spans(span *s, size_t n)
@@ -166,36 +170,88 @@ static int load_spans(const hpq_ctx *ctx, span **out, size_t *n)
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : hpq_db_error(ctx);
 }
 
-static void put_timeline(FILE *out, const span *s, size_t n)
+static int same_lane_group(const span *s, size_t i)
+{
+    return i > 0 && s[i].rank == s[i - 1].rank && s[i].thread == s[i - 1].thread;
+}
+
+/* Each span's nesting depth: the spans of its rank and thread (sorted by
+ * start, the longer first) that began before it and end after its start
+ * (a stack of their ends).  The deepest depth, or -1 when out of memory. */
+static int set_depths(span *s, size_t n)
+{
+    double *ends = malloc((n + 1) * sizeof *ends);
+    if (!ends)
+        return -1;
+    size_t top = 0;
+    int deepest = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!same_lane_group(s, i))
+            top = 0;
+        while (top > 0 && ends[top - 1] <= s[i].b)
+            top--;
+        s[i].depth = (int)top;
+        deepest = s[i].depth > deepest ? s[i].depth : deepest;
+        ends[top++] = s[i].e;
+    }
+    free(ends);
+    return deepest;
+}
+
+/* first_lane[i]: the first lane of span i's rank and thread; their number. */
+static size_t assign_lanes(const span *s, size_t n, size_t *first_lane)
+{
+    size_t lanes = 0, group_start = 0;
+    int group_depth = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || (i > 0 && !same_lane_group(s, i))) {
+            for (size_t j = group_start; j < i; j++)
+                first_lane[j] = lanes;
+            lanes += (size_t)group_depth + 1;
+            group_start = i;
+            group_depth = 0;
+        }
+        if (i < n && s[i].depth > group_depth)
+            group_depth = s[i].depth;
+    }
+    return lanes;
+}
+
+static void put_span(FILE *out, const span *p, double x, double w, double y)
+{
+    fprintf(out, "<rect class=\"task\" data-depth=\"%d\" x=\"%.2f\" y=\"%.0f\" width=\"%.2f\""
+                 " height=\"%.0f\" fill=\"%s\"><title>", p->depth, x, y + 2, w > 0.5 ? w : 0.5,
+            TL_LANE - 4, p->depth > 0 ? "#2b7d52" : "#3fae73");
+    hpq_html_text(out, p->label);
+    fprintf(out, " rank %d thread %d: %.6f s%s</title></rect>\n", p->rank, p->thread,
+            p->e - p->b, p->depth > 0 ? " (nested)" : "");
+}
+
+static void put_timeline(FILE *out, const span *s, size_t n, const size_t *first_lane,
+                         size_t lanes)
 {
     double t0 = s[0].b, t1 = s[0].e;
-    size_t lanes = 1;
     for (size_t i = 0; i < n; i++) {
         t0 = s[i].b < t0 ? s[i].b : t0;
         t1 = s[i].e > t1 ? s[i].e : t1;
-        if (i > 0 && (s[i].rank != s[i - 1].rank || s[i].thread != s[i - 1].thread))
-            lanes++;
     }
     double scale = t1 > t0 ? TL_WIDTH / (t1 - t0) : 0;
     double height = (double)lanes * TL_LANE + 20;
     fprintf(out, "<svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\" font-family=\"monospace\""
                  " font-size=\"11\">\n", TL_LEFT + TL_WIDTH + 10, height);
-    size_t lane = 0;
+    int shown_depth = 0;
     for (size_t i = 0; i < n; i++) {
-        int new_lane = i == 0 || s[i].rank != s[i - 1].rank || s[i].thread != s[i - 1].thread;
-        if (new_lane && i > 0)
-            lane++;
-        double y = (double)lane * TL_LANE;
-        if (new_lane)
+        double y = (double)(first_lane[i] + (size_t)s[i].depth) * TL_LANE;
+        if (!same_lane_group(s, i)) {
             fprintf(out, "<text x=\"0\" y=\"%.0f\">r%d t%d</text>\n", y + 12, s[i].rank,
                     s[i].thread);
-        double w = (s[i].e - s[i].b) * scale;
-        fprintf(out, "<rect class=\"task\" x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\""
-                     " fill=\"#3fae73\"><title>", TL_LEFT + (s[i].b - t0) * scale, y + 2,
-                w > 0.5 ? w : 0.5, TL_LANE - 4);
-        hpq_html_text(out, s[i].label);
-        fprintf(out, " rank %d thread %d: %.6f s</title></rect>\n", s[i].rank, s[i].thread,
-                s[i].e - s[i].b);
+            shown_depth = 0;
+        }
+        if (s[i].depth > shown_depth) {
+            shown_depth = s[i].depth;
+            fprintf(out, "<text x=\"12\" y=\"%.0f\">nested %d</text>\n", y + 12, s[i].depth);
+        }
+        put_span(out, &s[i], TL_LEFT + (s[i].b - t0) * scale, (s[i].e - s[i].b) * scale, y);
     }
     fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">0 s</text><text x=\"%.0f\" y=\"%.0f\""
                  " text-anchor=\"end\">%.6f s</text>\n</svg>\n", TL_LEFT, height - 4,
@@ -210,12 +266,17 @@ int hpq_html_tasks(const hpq_ctx *ctx, FILE *out)
         free_spans(s, n);
         return -1;
     }
-    if (n > 0) {
+    size_t *first_lane = malloc((n + 1) * sizeof *first_lane);
+    int rc = first_lane && set_depths(s, n) >= 0 ? 0 : hpq_oom(ctx);
+    if (rc == 0 && n > 0) {
+        size_t lanes = assign_lanes(s, n, first_lane);
         fprintf(out, "<h2>Task timeline</h2>\n<p class=\"note\">%zu task executions%s, a lane"
-                     " per rank and thread.</p>\n", n,
+                     " per rank and thread, nested tasks (run while an earlier task of the"
+                     " thread was suspended) on a lane per level below it.</p>\n", n,
                 n == TL_MAX_TASKS ? " (the first ones)" : "");
-        put_timeline(out, s, n);
+        put_timeline(out, s, n, first_lane, lanes);
     }
+    free(first_lane);
     free_spans(s, n);
-    return 0;
+    return rc;
 }

@@ -36,7 +36,9 @@
 # screenshot is saved under the test's output directory.  The thread
 # table's row of rank 0 thread 0 holds the region's calls and time from
 # the database; the timeline has a lane per (rank, thread) that ran
-# tasks.  The overhead-classes rows (ids, seconds of the total and the six
+# tasks, and the executions nested in an earlier one of their thread (as
+# the database's begin and end say) are drawn on the lanes below it.
+# The overhead-classes rows (ids, seconds of the total and the six
 # classes) are those of hprof-query --overheads --depth 2 --format csv on
 # the run's database, formatted %.6f.  A copy of the known profile with
 # 200 ranks shows the matrix binned in 50 x 50 blocks and histograms
@@ -365,6 +367,12 @@ else
             expect_eq "tasks: a lane per rank and thread that ran tasks" \
                 "$(q "$tdb" "SELECT COUNT(*) FROM (SELECT DISTINCT rank, thread FROM task WHERE kind = 'run')")" \
                 "$(sed -n '/<svg id="timeline"/,/<\/svg>/p' "$tmp/tasks.dom" | grep -c '^<text x="0"' || true)"
+            nnest=$(q "$tdb" "SELECT COUNT(*) FROM task a WHERE a.kind = 'run' AND EXISTS (SELECT 1
+                FROM task b WHERE b.kind = 'run' AND b.rank = a.rank AND b.thread = a.thread
+                AND b.rowid <> a.rowid AND b.end > a.begin
+                AND (b.begin < a.begin OR (b.begin = a.begin AND b.end > a.end)))")
+            expect_eq "tasks: nested executions (run before an earlier one of the thread ended) on lanes below, $nnest" \
+                "$nnest" "$(grep -o '<rect class="task" data-depth="[1-9][0-9]*"' "$tmp/tasks.dom" | wc -l)"
         fi
     else
         notok "tasks: tasktree.c builds" "$(head -3 "$tmp/tt.cc" | oneline)"
