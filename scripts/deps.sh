@@ -12,7 +12,7 @@ hprof_deps() {
         libxml2-utils help2man)
     local missing=() p sudo=()
     for p in "${pkgs[@]}"; do
-        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -c 'install ok installed' >/dev/null; then
             missing+=("$p")
         fi
     done
@@ -31,7 +31,7 @@ hprof_deps() {
 # test skips without it), so a failed install (no network) is only said.
 hprof_optional_deps() {
     local p=chromium sudo=()
-    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -c 'install ok installed' >/dev/null; then
         return 0
     fi
     [ "$(id -u)" = 0 ] || sudo=(sudo)

@@ -6,7 +6,8 @@
 # records, hp_source.h); the end of run's snapshot only reads; the analyzer
 # and the instrumenter link the codec, not the runtime; the analyzer's
 # folders include one way (bin -> render -> query -> db -> read, see
-# analyzer/local.mk); no source file is over 800 lines.  Each check names
+# analyzer/local.mk); no source file is over 800 lines; no script under
+# pipefail tests 'producer | grep -q'.  Each check names
 # the first offending line.
 # usage: tests/layout.sh [BUILDDIR]   (run from the build tree, srcdir below)
 set -euo pipefail
@@ -69,6 +70,18 @@ long=$(wc -l libhprof/core/*.[ch] libhprof/codec/*.[ch] libhprof/finish/*.[ch] "
        analyzer/*/*.[ch] instrument/*.[ch] |
        awk '$2 != "total" && $1 > 800 { print $2 " " $1 }' | head -5 | tr '\n' ' ')
 check "no source file over 800 lines" "" "$long"
+
+# A script under pipefail never ends a condition with 'producer | grep -q':
+# grep -q exits at its first match, the producer may die of SIGPIPE, and
+# the condition turns false (the CI failure of tests/instrument/run.sh's
+# 'ldd ... | grep -q libasan'); 'grep -c ... >/dev/null' reads it all.
+quiet=$(for f in $(git ls-files '*.sh' 2>/dev/null || find tests bench scripts examples -name '*.sh'); do
+            if [ "$f" != tests/layout.sh ] && grep -c 'pipefail' "$f" >/dev/null; then
+                grep -nE '[^|]\|[[:space:]]*grep[[:space:]]+-[A-Za-z]*q' "$f" |
+                    grep -vE '^[0-9]+:[[:space:]]*#' | sed "s|^|$f:|" || true
+            fi
+        done | head -3 | tr '\n' ' ' || true)
+check "no 'producer | grep -q' in a script under pipefail" "" "$quiet"
 
 cd "$builddir"
 for prog in analyzer/hprof-query analyzer/hprof-merge analyzer/hprof-report instrument/hprof-instrument; do

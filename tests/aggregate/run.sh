@@ -176,7 +176,7 @@ for view in "--ranks MPI_Barrier" "--threads MPI_Barrier" "--matrix"; do
     # shellcheck disable=SC2086
     out=$("$QUERY" "$agg" $view 2>&1) || rc=$?
     expect_eq "$view on the aggregated profile: one line, exit 1" \
-        "1 1 yes" "$rc $(printf '%s\n' "$out" | wc -l) $(printf '%s' "$out" | grep -q 'needs a full profile' && echo yes)"
+        "1 1 yes" "$rc $(printf '%s\n' "$out" | wc -l) $(printf '%s' "$out" | grep -c 'needs a full profile' >/dev/null && echo yes)"
 done
 
 # ---------------------------------------------------------------- size

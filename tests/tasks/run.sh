@@ -315,7 +315,7 @@ if [ -x "$tmp/tt.gomp" ]; then
     HPROF_TASK_TRACE=lots OMP_NUM_THREADS=$NT "$MPIRUN" -np 1 --bind-to none -x HPROF_TASK_TRACE \
         -x OMP_NUM_THREADS "$tmp/tt.gomp" >"$tmp/bad.out" 2>"$tmp/bad.err" </dev/null || rc=$?
     expect_eq "bad input: HPROF_TASK_TRACE=lots: exit 2 with one line naming it" "yes" \
-        "$([ "$rc" != 0 ] && grep -c 'HPROF_TASK_TRACE' "$tmp/bad.err" | grep -qx 1 && echo yes || echo "no (exit $rc: $(oneline <"$tmp/bad.err"))")"
+        "$([ "$rc" != 0 ] && grep -c 'HPROF_TASK_TRACE' "$tmp/bad.err" | grep -cx 1 >/dev/null && echo yes || echo "no (exit $rc: $(oneline <"$tmp/bad.err"))")"
     run gomp 0 || true
     rc=0
     "$QUERY" "$tmp/gomp.db" --task-trace >"$tmp/none.json" 2>"$tmp/none.err" || rc=$?
