@@ -131,6 +131,23 @@ static int output_writable(const char *path)
     return fd < 0 ? -1 : 0;
 }
 
+/* The page of the database db (at db_path) into output; closes db, and
+ * removes its file when temporary.  0, or the exit status. */
+static int write_page(sqlite3 *db, char *db_path, const char *output, int temporary)
+{
+    char err[1024];
+    hpq_options opt = {.format = HPQ_TEXT, .depth = -1};
+    hpq_ctx ctx = {db, db_path, &opt, stdout, err, sizeof err};
+    int rc = hpq_write_output(&ctx, output, hpq_write_html);
+    if (rc != 0)
+        fprintf(stderr, "hprof-report: %s\n", err);
+    sqlite3_close(db);
+    if (temporary)
+        unlink(db_path);
+    free(db_path);
+    return rc == 0 ? 0 : rc == -2 ? 2 : 1;
+}
+
 /* One page of the latest snapshots of the job at path; 0 or the status. */
 static int live_page(const char *path, const char *output)
 {
@@ -142,15 +159,7 @@ static int live_page(const char *path, const char *output)
         return 1;
     }
     hpq_html_set_live(interval, header);
-    hpq_options opt = {.format = HPQ_TEXT, .depth = -1};
-    hpq_ctx ctx = {db, db_path, &opt, stdout, err, sizeof err};
-    int rc = hpq_write_output(&ctx, output, hpq_write_html);
-    if (rc != 0)
-        fprintf(stderr, "hprof-report: %s\n", err);
-    sqlite3_close(db);
-    unlink(db_path);
-    free(db_path);
-    return rc == 0 ? 0 : rc == -2 ? 2 : 1;
+    return write_page(db, db_path, output, 1);
 }
 
 /* --live: a page every interval while the job's live folder is there. */
@@ -188,12 +197,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "hprof-report: %s\n", err);
         return 1;
     }
-    hpq_options opt = {.format = HPQ_TEXT, .depth = -1};
-    hpq_ctx ctx = {db, db_path, &opt, stdout, err, sizeof err};
-    int rc = hpq_write_output(&ctx, output, hpq_write_html);
-    if (rc != 0)
-        fprintf(stderr, "hprof-report: %s\n", err);
-    sqlite3_close(db);
-    free(db_path);
-    return rc == 0 ? 0 : rc == -2 ? 2 : 1;
+    return write_page(db, db_path, output, 0);
 }
