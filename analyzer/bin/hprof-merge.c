@@ -13,6 +13,7 @@
 #include "db/db.h"
 #include "read/hpf_agg.h"
 #include "db/db_agg.h"
+#include "db/db_fromagg.h"
 #include "db/detail.h"
 #include "read/hpf_read.h"
 #include "db/parts.h"
@@ -70,21 +71,32 @@ static int reaggregate(const char *path)
     return rc ? 1 : 0;
 }
 
-/* An aggregated profile (HPROF_AGGREGATE) has no per-rank rows to put in
- * a database: it is checked (read whole) and hprof-query reads it. */
-static int aggregated(const char *path)
+/* An aggregated profile (HPROF_AGGREGATE): its database holds the same
+ * aggregates, from its distributions, and no per-rank rows
+ * (db/db_fromagg.h). */
+static int aggregated(const char *path, const char *output, int force)
 {
     hpf_aggfile f;
+    hpf_db_summary sum;
     char err[1024];
-    if (hpf_agg_read(path, &f, err, sizeof err)) {
-        fprintf(stderr, "hprof-merge: %s\n", err);
+    char *db_path = output ? strdup(output) : hpf_default_db_path(path);
+    int rc = 1;
+    if (!db_path) {
+        fprintf(stderr, "hprof-merge: out of memory\n");
         return 1;
     }
-    printf("hprof-merge: %s is an aggregated profile (%u ranks, %u sites, %u nodes): no"
-           " database, hprof-query reads it directly\n", path, f.nranks, f.tree.nsites,
-           f.tree.nnodes);
-    hpf_agg_free(&f);
-    return 0;
+    if (hpf_agg_read(path, &f, err, sizeof err)) {
+        fprintf(stderr, "hprof-merge: %s\n", err);
+    } else if (hpf_db_write_aggregated(&f, path, db_path, force, &sum, err, sizeof err)) {
+        fprintf(stderr, "hprof-merge: %s\n", err);
+    } else {
+        printf("hprof-merge: wrote %s (%u ranks, %u sites, %u nodes) from the aggregated"
+               " profile: no per-rank rows\n", db_path, sum.nranks, sum.nsites, sum.nnodes);
+        rc = 0;
+    }
+    hpf_agg_free(&f);     /* zeroed by a failed read */
+    free(db_path);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -136,7 +148,7 @@ int main(int argc, char **argv)
     }
 
     if (ninputs == 1 && hpf_is_aggregate(inputs[0])) {
-        int rc = aggregated(inputs[0]);
+        int rc = aggregated(inputs[0], output, force);
         free(inputs);
         return rc;
     }

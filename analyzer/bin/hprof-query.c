@@ -61,9 +61,9 @@ static void usage(FILE *out)
           "it) or a database written by hprof-merge.  A run that died leaves\n"
           "NAME.rank<N>.hpf per rank: name them all, or their directory, to merge\n"
           "the ranks that wrote one into NAME.db.  An aggregated profile\n"
-          "(HPROF_AGGREGATE) is read as it is, without a database: the run header\n"
-          "and tree, --flat, --comm SITE (per peer class) and --check; the per-rank\n"
-          "reports need a full one.\n"
+          "(HPROF_AGGREGATE) is merged the same way, into a database without per-rank\n"
+          "rows: every aggregate view works, --comm lists peer classes, and the\n"
+          "per-rank reports (--ranks, --threads, --matrix, SQL on stat) need a full one.\n"
           "\n"
           "Reports (default: run header and top-down listing of the calling contexts):\n"
           "  --flat            sites instead of calling contexts\n"
@@ -520,39 +520,12 @@ static int live_main(const query_args *a)
     return status;
 }
 
-/* An aggregated profile (HPROF_AGGREGATE): its views, or one line
- * saying that a per-rank one needs the full profile. */
-static int run_aggregate(const query_args *a)
+/* --check of an aggregated profile (HPROF_AGGREGATE) reads its
+ * distributions (query/aggcheck.h): the rules on sums over ranks.  Every
+ * other view reads the database hprof-merge makes of it (db/db_fromagg.h). */
+static int check_aggregate(const query_args *a)
 {
-    const char *per_rank = a->ranks_site      ? "--ranks"
-                           : a->threads_site  ? "--threads"
-                           : a->matrix        ? "--matrix"
-                           : a->opt.by_rank   ? "--by-rank"
-                           : a->callers_site  ? "--callers"
-                           : a->tasks         ? "--tasks"
-                           : a->task_trace    ? "--task-trace"
-                           : a->sql           ? "--sql"
-                           : a->overheads     ? "--overheads"
-                           : a->folded        ? "--folded"
-                           : a->flamegraph    ? "--flamegraph"
-                           : a->suggest       ? "--suggest-filter"
-                           : a->interactive   ? "-i"
-                           : a->raw           ? "--raw"
-                           : a->compare       ? "diff/scaling"
-                                              : NULL;
-    if (per_rank) {
-        fprintf(stderr, "hprof-query: %s needs a full profile: %s is aggregated"
-                        " (HPROF_AGGREGATE); run again with HPROF_AGGREGATE=0\n",
-                per_rank, a->inputs[0]);
-        return 1;
-    }
-    if (a->opt.root || a->opt.sort) {
-        fprintf(stderr, "hprof-query: %s is not available for an aggregated profile (%s)\n",
-                a->opt.root ? "--root" : "--sort", a->inputs[0]);
-        return 1;
-    }
-    long top = a->opt.format == HPQ_TEXT || a->opt.top_given ? a->opt.top : 0;
-    hpq_agg_request rq = {a->flat, a->check, a->comm_site, a->opt.format, a->opt.depth, top};
+    hpq_agg_request rq = {0, 1, NULL, a->opt.format, -1, 0};
     return hpq_agg_report(a->inputs[0], &rq, stdout);
 }
 
@@ -568,8 +541,8 @@ int main(int argc, char **argv)
         return status;
     if (a.live)
         return live_main(&a);
-    if (a.ninputs >= 1 && hpf_is_aggregate(a.inputs[0]))
-        return run_aggregate(&a);
+    if (a.ninputs == 1 && a.check && hpf_is_aggregate(a.inputs[0]))
+        return check_aggregate(&a);
     /* diff and scaling open their first run here, the others in compare.c */
     if (hpq_open(a.compare ? 1 : a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
         print_error(err, NULL, "");

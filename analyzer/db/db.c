@@ -526,6 +526,11 @@ done:
     return rc;
 }
 
+const char *hpf_db_sql(int part)
+{
+    return part == HPF_DB_SQL_SCHEMA ? schema_sql : part == HPF_DB_SQL_INDEX ? index_sql : view_sql;
+}
+
 /* The views, then the aggregates' definitions (one string, made once). */
 const char *hpf_db_view_sql(void)
 {

@@ -19,6 +19,11 @@
  * and comm are virtual tables over the profile (detail.h), node_hist. */
 #define HPF_DB_FORMAT 4
 
+/* The peer of comm_node_peer's row of a node's point-to-point class in
+ * the database of an aggregated profile (db_fromagg.h): every rank peer
+ * in one row ("*ranks*"). */
+#define HPF_PEER_RANKS (-3)
+
 /* The SQL of the communication matrix's cells (printf format: a condition
  * on the comm row c, then the ORDER BY), stored for the whole run as the
  * table comm_matrix (sender, receiver, bytes, messages, tran, sync). */

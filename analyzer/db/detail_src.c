@@ -188,10 +188,23 @@ int hpf_detail_comms(hpf_detail_src *s)
     return 0;
 }
 
+/* The database of an aggregated profile (run key aggregated: db_fromagg.h)
+ * has no per-rank rows to read: one line saying how to get them. */
+static int refuse_aggregated(hpf_detail_src *s, sqlite3 *db)
+{
+    char *agg = run_key(db, "aggregated");
+    int yes = agg && strcmp(agg, "1") == 0;
+    free(agg);
+    if (yes)
+        snprintf(s->err, sizeof s->err, "the per-rank rows (stat, comm) are not in an"
+                 " aggregated profile (HPROF_AGGREGATE): run again with HPROF_AGGREGATE=0");
+    return yes ? -1 : 0;
+}
+
 static int read_profile(hpf_detail_src *s, sqlite3 *db)
 {
     hpf_input in;
-    if (find_input(s, db, &in))
+    if (refuse_aggregated(s, db) || find_input(s, db, &in))
         return -1;
     hpf_phase_mark("detail: start");
     /* the rows need every node record: one file is read whole (not

@@ -387,6 +387,8 @@ int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric)
     char *where = NULL;
     int rc = -1;
     assert(metric >= HPQ_M_BYTES && metric <= HPQ_M_SYNC);
+    if (hpq_refuse_aggregated(ctx, "--matrix"))
+        return -1;
     if (site && hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_COMM, &sel, ctx->err,
                            ctx->errlen))
         return -1;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include "db/db.h"
 #include "db/db_agg.h"
+#include "db/db_fromagg.h"
 #include "db/detail.h"
 #include "hp_format.h"
 #include "read/hpf_read.h"
@@ -83,6 +84,21 @@ static int db_is_of(const char *db_path, const char *id, int *newer)
 }
 
 /* Makes sure the database of the input exists and is up to date. */
+/* An aggregated profile (HPROF_AGGREGATE) into its database
+ * (db/db_fromagg.h). */
+static int merge_aggregated(const char *path, const char *db_path, char *err, size_t errlen)
+{
+    hpf_aggfile f;
+    hpf_db_summary sum;
+    int rc = hpf_agg_read(path, &f, err, errlen) ||
+             hpf_db_write_aggregated(&f, path, db_path, 1, &sum, err, errlen) ? -1 : 0;
+    hpf_agg_free(&f);
+    if (rc == 0)
+        fprintf(stderr, "%s: merged the aggregated profile %s into %s\n", program, path,
+                db_path);
+    return rc;
+}
+
 static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, size_t errlen)
 {
     struct stat ds;
@@ -100,6 +116,8 @@ static int merge_if_needed(const hpf_input *in, const char *db_path, char *err, 
         sqlite3_close(db);
         return -1;
     }
+    if (in->nfiles == 1 && hpf_is_aggregate(in->files[0]))
+        return merge_aggregated(in->files[0], db_path, err, errlen);
     if (hpf_read_input(in, &p, err, errlen))
         return -1;
     hpf_missing_note(&p, in->name, note, sizeof note);

@@ -43,5 +43,8 @@ void hpq_html_pct(FILE *out, double part, double total);
 
 /* Ranks in the run (MAX(rank) + 1, 0 if none), -1 on a database error. */
 int hpq_html_nranks(const hpq_ctx *ctx);
+/* The distribution of node's per-rank times in the fixed bins of an
+ * aggregated profile's database (html_aggimb.c).  0, or -1 with ctx->err. */
+int hpq_html_fixed_hist(const hpq_ctx *ctx, FILE *out, int64_t node);
 
 #endif

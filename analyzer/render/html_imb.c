@@ -185,7 +185,11 @@ static int put_node(const hpq_ctx *ctx, FILE *out, const imb_node *m, int n, dou
 {
     put_node_head(out, m);
     int rc = 0;
-    if (n <= BAR_RANKS) {
+    if (hpq_is_aggregated(ctx)) {   /* fixed bins, no per-rank times */
+        rc = hpq_html_fixed_hist(ctx, out, m->nd->id);
+        if (rc == 0)
+            put_worst(out, m, n, NULL);
+    } else if (n <= BAR_RANKS) {
         rc = rank_times(ctx, m->nd->id, n, t);
         if (rc == 0)
             put_rank_bars(out, m, n, t);
@@ -212,7 +216,10 @@ int hpq_html_rank_bars(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
           " with the largest imbalance cost, time &#215; (max/mean &#8722; 1) over ranks (the"
           " time lost to the slowest rank), not the most inclusive time; per-rank time in s,"
           " summed over threads.", out);
-    if (n <= BAR_RANKS)
+    if (hpq_is_aggregated(ctx))
+        fputs(" An aggregated run (HPROF_AGGREGATE) keeps no per-rank times: the distribution"
+              " of the ranks' times in fixed bins and the slowest rank.</p>\n", out);
+    else if (n <= BAR_RANKS)
         fputs(" Bars relative to each node's slowest rank.</p>\n", out);
     else
         fprintf(out, " %d ranks: the distribution of the ranks' times (10 bins from the"
