@@ -525,8 +525,7 @@ static int live_main(const query_args *a)
  * other view reads the database hprof-merge makes of it (db/db_fromagg.h). */
 static int check_aggregate(const query_args *a)
 {
-    hpq_agg_request rq = {0, 1, NULL, a->opt.format, -1, 0};
-    return hpq_agg_report(a->inputs[0], &rq, stdout);
+    return hpq_agg_check_file(a->inputs[0], stdout);
 }
 
 int main(int argc, char **argv)
