@@ -528,6 +528,25 @@ static int check_aggregate(const query_args *a)
     return hpq_agg_check_file(a->inputs[0], stdout);
 }
 
+/* --check of an aggregated profile's database checks the profile it was
+ * merged from (run key source), when it is still an aggregated profile;
+ * -1 when the database is not such. */
+static int check_aggregate_db(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT value FROM run WHERE key = 'aggregated'),"
+                           " (SELECT value FROM run WHERE key = 'source')", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1) {
+        const char *source = (const char *)sqlite3_column_text(st, 1);
+        if (source && hpf_is_aggregate(source))
+            rc = hpq_agg_check_file(source, stdout);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     query_args a;
@@ -548,7 +567,9 @@ int main(int argc, char **argv)
         return 1;
     }
     hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
-    status = report_status(&a, &ctx, err);
+    status = a.check && a.ninputs == 1 ? check_aggregate_db(db) : -1;
+    if (status < 0)
+        status = report_status(&a, &ctx, err);
     sqlite3_close(db);
     free(db_path);
     if (fflush(stdout) != 0) {

@@ -256,6 +256,10 @@ refused "--matrix" --matrix
 refused "--comm --by-rank" --comm MPI_Sendrecv --by-rank
 refused "SQL on stat" --sql "SELECT COUNT(*) FROM stat"
 refused "SQL on comm" --sql "SELECT COUNT(*) FROM comm"
+rc=0
+out=$("$QUERY" "$adb" --check 2>&1) || rc=$?
+expect_eq "--check of the aggregated run's database checks its profile" "0 yes" \
+    "$rc $(printf '%s' "$out" | grep -c '^check: ok: aggregated profile of' >/dev/null && echo yes)"
 
 # ---------------------------------------------------------------- size
 HPROF_AGGREGATE=1 hp_run small "$NP_SMALL" -x HPROF_AGGREGATE -x HPROF_SUMMARY -x HPROF_CALLPATH "$T/agg_truth" "$tmp/data2"
