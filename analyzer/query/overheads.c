@@ -128,10 +128,12 @@ static char *indented(const char *label, long levels)
 }
 
 /* A loss not known (NULL: an aggregated profile of OpenMP ranks) is left
- * empty, not printed as 0. */
+ * empty, not printed as 0; so is the root's unidentified time then (what
+ * the budget leaves is loss and unidentified together), its total stays. */
 static void add_row(const hpq_ctx *ctx, hpq_table *t, sqlite3_stmt *st, const double *c,
                     long top_depth, int loss_known)
 {
+    int unid_known = loss_known || !sqlite3_column_int(st, 10);
     double total = 0;
     for (int i = 0; i < HPF_OC_N; i++) {
         assert(c[i] >= 0);
@@ -146,7 +148,7 @@ static void add_row(const hpq_ctx *ctx, hpq_table *t, sqlite3_stmt *st, const do
         free(s);
         hpq_set_real(t, 2, total);
         for (int i = 0; i < HPF_OC_N; i++)
-            if (i != HPF_OC_LOSS || loss_known)
+            if ((i != HPF_OC_LOSS || loss_known) && (i != HPF_OC_UNID || unid_known))
                 hpq_set_real(t, 3 + i, total > 0 ? 100.0 * c[i] / total : 0.0);
         return;
     }
@@ -156,7 +158,7 @@ static void add_row(const hpq_ctx *ctx, hpq_table *t, sqlite3_stmt *st, const do
     hpq_set_str(t, 3, label ? label : "");
     hpq_set_real(t, 4, total);
     for (int i = 0; i < HPF_OC_N; i++)
-        if (i != HPF_OC_LOSS || loss_known)
+        if ((i != HPF_OC_LOSS || loss_known) && (i != HPF_OC_UNID || unid_known))
             hpq_set_real(t, 5 + i, c[i]);
 }
 

@@ -102,6 +102,12 @@ int hpq_html_threads(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
         return -1;
     if (k == 0)
         return 0;
+    if (hpq_is_aggregated(ctx)) {   /* no per-thread records */
+        fputs("<h2>OpenMP threads</h2>\n<p class=\"note\" id=\"omp-aggregated\">The"
+              " per-thread times of the parallel regions are not kept in an aggregated run"
+              " (HPROF_AGGREGATE): run again with HPROF_AGGREGATE=0 for them.</p>\n", out);
+        return 0;
+    }
     fputs("<h2>OpenMP threads</h2>\n<p class=\"note\">Per rank and thread, the parallel"
           " regions with the most time (s): waits recorded inside (barriers, critical, lock"
           " and ordered waits, taskwait) and work = time - waits.</p>\n<div id=\"omp\">\n",

@@ -15,7 +15,9 @@
 # on stat/comm refuse it in one line, exit 1.  Both profiles pass --check;
 # the aggregated profile of 16 ranks has the same nodes and is smaller by
 # no more than the 48 extra ranks' totals; unset (auto), a 2-rank run
-# writes the full profile.
+# writes the full profile.  4 ranks of 2 OpenMP threads (shares.c): the
+# aggregated --check holds, the listing and --flat equal, the overhead
+# classes equal, the loss left empty, the page says what it lacks.
 #
 # usage: tests/aggregate/run.sh [BUILDDIR]  (default: the current
 #        directory, as for `make check`).  Env: MPIRUN, HPROF_KEEP_TMP=1,
@@ -260,6 +262,48 @@ rc=0
 out=$("$QUERY" "$adb" --check 2>&1) || rc=$?
 expect_eq "--check of the aggregated run's database checks its profile" "0 yes" \
     "$rc $(printf '%s' "$out" | grep -c '^check: ok: aggregated profile of' >/dev/null && echo yes)"
+
+# ---------------------------------------------------------------- OpenMP ranks
+# tests/shares/shares.c (2 threads a rank, a parallel region under main)
+# at 4 ranks: the aggregated profile's --check holds (a worker thread's
+# forked context sums its children's time into main's), the listing and
+# --flat are byte for byte, the overhead classes per node equal and the
+# loss of parallelism, which the profile does not hold, is left empty;
+# the page's OpenMP section says the per-thread times are not kept.
+LIBDIR=$builddir/pmpi/.libs
+mkdir -p "$tmp/bin"
+if "$MPICC" -g -O1 -fopenmp -finstrument-functions "$srcdir/tests/shares/shares.c" \
+        -o "$tmp/bin/shares" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/cc.err"; then
+    HPROF_AGGREGATE=both hp_run omp 4 -x HPROF_AGGREGATE -x HPROF_SUMMARY -x OMP_NUM_THREADS=2 "$tmp/bin/shares"
+    if ran_ok omp && [ -s "$tmp/omp.agg.hpf" ]; then
+        check_profile "OpenMP ranks: aggregated profile" "$tmp/omp.agg.hpf"
+        db=$tmp/omp.db
+        adb=$tmp/omp.agg.db
+        "$QUERY" "$PROFILE" --flat >/dev/null 2>&1 || true
+        "$MERGE" -f "$tmp/omp.agg.hpf" -o "$adb" >/dev/null 2>&1 || true
+        view "OpenMP ranks: run header and tree" --top 0
+        view "OpenMP ranks: --flat" --flat --top 0
+        for f in full agg; do
+            d=$db; [ "$f" = agg ] && d=$adb
+            "$QUERY" "$d" --overheads --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                { key = $col["parent"] == "" ? "/" : path[$col["parent"]] "/" $col["label"]
+                  path[$col["node"]] = key == "/" ? "" : key
+                  print key "|" $col["computation"] "|" $col["data_movement"] "|"
+                  $col["synchronization"] "|" $col["control"] }' | sort >"$tmp/omp_${f}_ovh.k"
+        done
+        same "OpenMP ranks: --overheads computation, data, sync, control per node" \
+            "$tmp/omp_full_ovh.k" "$tmp/omp_agg_ovh.k"
+        expect_eq "OpenMP ranks: the loss of parallelism is left empty, not 0" "" \
+            "$("$QUERY" "$adb" --overheads --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["loss"] != "" { print }')"
+        "$REPORT" "$adb" -o "$tmp/omp.html" >/dev/null 2>&1 || true
+        expect_eq "OpenMP ranks: the page says the per-thread times are not kept" 1 \
+            "$(grep -c 'id="omp-aggregated"' "$tmp/omp.html" 2>/dev/null || true)"
+    else
+        notok "OpenMP ranks: aggregated profile written" "$(tail -3 "$tmp/omp.err" | oneline)"
+    fi
+else
+    notok "build of shares.c" "$(head -3 "$tmp/cc.err" | oneline)"
+fi
 
 # ---------------------------------------------------------------- size
 HPROF_AGGREGATE=1 hp_run small "$NP_SMALL" -x HPROF_AGGREGATE -x HPROF_SUMMARY -x HPROF_CALLPATH "$T/agg_truth" "$tmp/data2"
