@@ -38,7 +38,8 @@ typedef struct hpf_agg_conv {
 int hpf_agg_node_tables(hpf_agg_conv *c);
 /* site_time, site_worst, rank_mpi. */
 int hpf_agg_site_tables(hpf_agg_conv *c);
-/* comm_node_peer (peer classes), comm_leftout, comm_matrix (empty). */
+/* comm_node_peer (peer classes), comm_node_class (per class its ranks
+ * and worst rank), comm_leftout, comm_matrix (empty). */
 int hpf_agg_comm_tables(hpf_agg_conv *c);
 /* ovh_x (no loss) and ovh_rank (wall and threads only). */
 int hpf_agg_ovh_tables(hpf_agg_conv *c);

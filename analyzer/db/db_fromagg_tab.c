@@ -199,7 +199,9 @@ static const char comm_sql[] =
     "CREATE TABLE comm_leftout(coll_bytes INTEGER, coll_calls INTEGER, coll_time REAL,"
     " file_bytes INTEGER, p2p_bytes INTEGER);"
     "CREATE TABLE comm_node_peer(node INTEGER, peer INTEGER, count INTEGER,"
-    " bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL, min REAL, max REAL);";
+    " bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL, min REAL, max REAL);"
+    "CREATE TABLE comm_node_class(node INTEGER, peer INTEGER, ranks INTEGER,"
+    " worst_rank INTEGER, worst_time REAL);";
 
 static int peer_of(uint32_t pclass)
 {
@@ -217,6 +219,19 @@ static int by_node_peer(const void *x, const void *y)
     if (a->node != b->node)
         return a->node < b->node ? -1 : 1;
     return peer_of(a->pclass) - peer_of(b->pclass);
+}
+
+/* The class's distribution over ranks (comm_node_class): the ranks with
+ * records, the one with the most tran + sync (the lowest of equals) and
+ * that time. */
+static int put_node_class(hpf_agg_conv *c, sqlite3_stmt *st, const hp_acomm *x)
+{
+    sqlite3_bind_int64(st, 1, x->node + 1);
+    sqlite3_bind_int64(st, 2, peer_of(x->pclass));
+    sqlite3_bind_int64(st, 3, x->ranks);
+    sqlite3_bind_int64(st, 4, x->max_rank);
+    sqlite3_bind_double(st, 5, x->rank_max);
+    return step(c, st);
 }
 
 static int put_node_peer(hpf_agg_conv *c, sqlite3_stmt *st, const hp_acomm *x)
@@ -271,10 +286,10 @@ int hpf_agg_comm_tables(hpf_agg_conv *c)
 {
     const hp_aggprof *a = &c->f->tree;
     uint32_t *order = malloc(((size_t)a->ncomms + 1) * sizeof *order);
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *st = NULL, *cls = NULL;
     int rc = !order || exec(c, comm_sql) ||
-             prepare(c, "INSERT INTO comm_node_peer VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", &st)
-                 ? -1 : 0;
+             prepare(c, "INSERT INTO comm_node_peer VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", &st) ||
+             prepare(c, "INSERT INTO comm_node_class VALUES(?, ?, ?, ?, ?)", &cls) ? -1 : 0;
     if (!order)
         snprintf(c->err, c->errlen, "out of memory");
     if (rc == 0) {
@@ -284,8 +299,10 @@ int hpf_agg_comm_tables(hpf_agg_conv *c)
         qsort(order, a->ncomms, sizeof *order, by_node_peer);
     }
     for (uint32_t k = 0; k < a->ncomms && rc == 0; k++)
-        rc = put_node_peer(c, st, &a->comms[order[k]]);
+        rc = put_node_peer(c, st, &a->comms[order[k]]) ||
+             put_node_class(c, cls, &a->comms[order[k]]) ? -1 : 0;
     sqlite3_finalize(st);
+    sqlite3_finalize(cls);
     free(order);
     return rc ? rc : put_leftout(c);
 }

@@ -221,6 +221,21 @@ q "$adb" "SELECT p.path || '#' || CASE c.peer WHEN -3 THEN '*ranks*' WHEN -1 THE
     sed "s/^'//; s/'$//" | sort >"$tmp/agg_comm.k"
 same "comm per node and peer class: count, bytes, tran, sync, min, max" \
     "$tmp/full_comm.k" "$tmp/agg_comm.k"
+q "$db" "WITH c AS (SELECT node, rank, CASE WHEN peer >= 0 THEN '*ranks*' WHEN peer = -1
+                THEN '*all*' ELSE '*file*' END AS cls, tran + sync AS t FROM comm),
+           pr AS (SELECT node, cls, rank, SUM(t) AS t FROM c GROUP BY node, cls, rank),
+           w AS (SELECT node, cls, rank, t, ROW_NUMBER() OVER (PARTITION BY node, cls
+                ORDER BY t DESC, rank) AS k FROM pr)
+         SELECT p.path || '#' || w.cls || '|' || (SELECT COUNT(*) FROM pr WHERE pr.node = w.node
+           AND pr.cls = w.cls) || '|' || w.rank || '|' || w.t AS k
+         FROM w JOIN node_path p ON p.id = w.node WHERE w.k = 1" |
+    sed "s/^'//; s/'$//" | sort >"$tmp/full_class.k"
+q "$adb" "SELECT p.path || '#' || CASE c.peer WHEN -3 THEN '*ranks*' WHEN -1 THEN '*all*'
+                ELSE '*file*' END || '|' || ranks || '|' || worst_rank || '|' || worst_time AS k
+         FROM comm_node_class c JOIN node_path p ON p.id = c.node" |
+    sed "s/^'//; s/'$//" | sort >"$tmp/agg_class.k"
+same "comm_node_class per node and peer class: ranks, worst rank and its time" \
+    "$tmp/full_class.k" "$tmp/agg_class.k"
 expect_eq "every class is there (point-to-point, collective, file)" "*all*;*file*;*ranks*" \
     "$(cut -d'#' -f2 "$tmp/agg_comm.k" | cut -d'|' -f1 | sort -u | oneline)"
 q "$db" "SELECT * FROM comm_leftout" | tr ',' '|' | sed 's/^/leftout|/' >"$tmp/full_left.k"
