@@ -76,7 +76,6 @@ static int reaggregate(const char *path)
  * (db/db_fromagg.h). */
 static int aggregated(const char *path, const char *output, int force)
 {
-    hpf_aggfile f;
     hpf_db_summary sum;
     char err[1024];
     char *db_path = output ? strdup(output) : hpf_default_db_path(path);
@@ -85,16 +84,13 @@ static int aggregated(const char *path, const char *output, int force)
         fprintf(stderr, "hprof-merge: out of memory\n");
         return 1;
     }
-    if (hpf_agg_read(path, &f, err, sizeof err)) {
-        fprintf(stderr, "hprof-merge: %s\n", err);
-    } else if (hpf_db_write_aggregated(&f, path, db_path, force, &sum, err, sizeof err)) {
+    if (hpf_db_merge_aggregated(path, db_path, force, &sum, err, sizeof err)) {
         fprintf(stderr, "hprof-merge: %s\n", err);
     } else {
         printf("hprof-merge: wrote %s (%u ranks, %u sites, %u nodes) from the aggregated"
                " profile: no per-rank rows\n", db_path, sum.nranks, sum.nsites, sum.nnodes);
         rc = 0;
     }
-    hpf_agg_free(&f);     /* zeroed by a failed read */
     free(db_path);
     return rc;
 }

@@ -102,20 +102,6 @@ static int build_merged(conv *c)
 
 /* ---- run, ranks, sites, nodes ---- */
 
-static char *join_argv(const hp_run_info *run)
-{
-    size_t len = 1;
-    for (uint32_t i = 0; i < run->argc; i++)
-        len += strlen(run->argv[i]) + 1;
-    char *s = calloc(1, len);
-    for (uint32_t i = 0; s && i < run->argc; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, run->argv[i]);
-    }
-    return s;
-}
-
 static int put_key(conv *c, sqlite3_stmt *st, const char *key, const char *text, int64_t i,
                    double d, int type)
 {
@@ -127,11 +113,6 @@ static int put_key(conv *c, sqlite3_stmt *st, const char *key, const char *text,
     else
         sqlite3_bind_double(st, 2, d);
     return step(c, st);
-}
-
-static const char *clock_name(uint32_t clock)
-{
-    return clock == HP_CLOCK_TSC ? "tsc" : clock == HP_CLOCK_MONOTONIC ? "monotonic" : "unknown";
 }
 
 static int write_run(conv *c, const char *source)
@@ -148,7 +129,7 @@ static int write_run(conv *c, const char *source)
     const char *src = realpath(source, resolved) ? resolved : source;
     if (hpf_file_identity(source, id, sizeof id) != 0)
         id[0] = 0;
-    char *argv = join_argv(run);
+    char *argv = hpf_join_argv(run);
     sqlite3_stmt *st;
     if (!argv || prepare(c, "INSERT INTO run(key, value) VALUES(?, ?)", &st)) {
         if (!argv)
@@ -160,7 +141,7 @@ static int write_run(conv *c, const char *source)
              put_key(c, st, "argv", argv, 0, 0, SQLITE_TEXT) ||
              put_key(c, st, "nranks", NULL, run->nranks, 0, SQLITE_INTEGER) ||
              put_key(c, st, "threads_max", NULL, threads_max, 0, SQLITE_INTEGER) ||
-             put_key(c, st, "clock", clock_name(run->clock), 0, 0, SQLITE_TEXT) ||
+             put_key(c, st, "clock", hpf_clock_name(run->clock), 0, 0, SQLITE_TEXT) ||
              put_key(c, st, "ticks_per_sec", NULL, 0, run->ticks_per_sec, SQLITE_FLOAT) ||
              put_key(c, st, "start_ns", NULL, (int64_t)run->start_ns, 0, SQLITE_INTEGER) ||
              put_key(c, st, "end_ns", NULL, (int64_t)run->end_ns, 0, SQLITE_INTEGER) ||
@@ -323,5 +304,15 @@ done:
         unlink(tmp);
     free(tmp);
     hpf_merged_free(&c.m);
+    return rc;
+}
+
+int hpf_db_merge_aggregated(const char *path, const char *db_path, int force,
+                            hpf_db_summary *sum, char *err, size_t errlen)
+{
+    hpf_aggfile f;
+    int rc = hpf_agg_read(path, &f, err, errlen) ||
+             hpf_db_write_aggregated(&f, path, db_path, force, sum, err, errlen) ? -1 : 0;
+    hpf_agg_free(&f);     /* zeroed by a failed read */
     return rc;
 }

@@ -23,6 +23,10 @@
 int hpf_db_write_aggregated(const hpf_aggfile *f, const char *source, const char *db_path,
                             int force, hpf_db_summary *sum, char *err, size_t errlen);
 
+/* The same from the profile file at path (read whole, checked). */
+int hpf_db_merge_aggregated(const char *path, const char *db_path, int force,
+                            hpf_db_summary *sum, char *err, size_t errlen);
+
 /* The conversion under way, for the table writers of db_fromagg_tab.c. */
 typedef struct hpf_agg_conv {
     sqlite3 *db;

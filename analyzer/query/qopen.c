@@ -88,11 +88,8 @@ static int db_is_of(const char *db_path, const char *id, int *newer)
  * (db/db_fromagg.h). */
 static int merge_aggregated(const char *path, const char *db_path, char *err, size_t errlen)
 {
-    hpf_aggfile f;
     hpf_db_summary sum;
-    int rc = hpf_agg_read(path, &f, err, errlen) ||
-             hpf_db_write_aggregated(&f, path, db_path, 1, &sum, err, errlen) ? -1 : 0;
-    hpf_agg_free(&f);
+    int rc = hpf_db_merge_aggregated(path, db_path, 1, &sum, err, errlen);
     if (rc == 0)
         fprintf(stderr, "%s: merged the aggregated profile %s into %s\n", program, path,
                 db_path);
