@@ -268,6 +268,14 @@ int hpq_html_tasks(const hpq_ctx *ctx, FILE *out)
 {
     span *s;
     size_t n;
+    if (hpq_is_aggregated(ctx)) {   /* no task events, whatever HPROF_TASK_TRACE said */
+        if (hpq_query_double(ctx, "SELECT EXISTS (SELECT 1 FROM site WHERE kind = 'omp'"
+                                  " AND name = 'task')") == 1)
+            fputs("<h2>Task timeline</h2>\n<p class=\"note\" id=\"tasks-aggregated\">Not"
+                  " kept in an aggregated run (HPROF_AGGREGATE): run again with"
+                  " HPROF_AGGREGATE=0 and HPROF_TASK_TRACE for it.</p>\n", out);
+        return 0;
+    }
     if (load_spans(ctx, &s, &n)) {
         free_spans(s, n);
         return -1;

@@ -273,6 +273,8 @@ refused "--matrix" --matrix
 refused "--comm --by-rank" --comm MPI_Sendrecv --by-rank
 refused "SQL on stat" --sql "SELECT COUNT(*) FROM stat"
 refused "SQL on comm" --sql "SELECT COUNT(*) FROM comm"
+refused "--task-trace" --task-trace
+refused "--suggest-filter" --suggest-filter
 rc=0
 out=$("$QUERY" "$adb" --check 2>&1) || rc=$?
 expect_eq "--check of the aggregated run's database checks its profile" "0 yes" \
