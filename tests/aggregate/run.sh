@@ -255,6 +255,14 @@ expect_eq "hprof-report writes the aggregated run's page" "0 yes" \
     "$rc $([ -s "$tmp/agg.html" ] && echo yes)"
 expect_eq "the page has the full run's sections" \
     "$(grep -o '<h2>[^<]*</h2>' "$tmp/full.html" | oneline)" "$(grep -o '<h2>[^<]*</h2>' "$tmp/agg.html" | oneline)"
+# the page without its matrix and imbalance sections (per-rank data):
+# one element a line, from the matrix's heading to the next section's.
+outside() { sed 's/></>\n</g' "$1" | awk '/<h2>Communication matrix/ { skip = 1 } /<h2 id="ovh-title"|<h2>OpenMP|<h2>Task/ { skip = 0 } !skip'; }
+if [ "$(outside "$tmp/full.html")" = "$(outside "$tmp/agg.html")" ]; then
+    ok "the page outside the matrix and imbalance sections: byte for byte ($(outside "$tmp/agg.html" | wc -l) elements)"
+else
+    notok "the page outside the matrix and imbalance sections" "$(diff <(outside "$tmp/full.html") <(outside "$tmp/agg.html") | sed -n '2,3p' | cut -c1-200 | oneline)"
+fi
 expect_eq "the page says the matrix is not kept, draws fixed bins, no per-rank bars" "1 yes 0" \
     "$(grep -c 'id="matrix-aggregated"' "$tmp/agg.html") $(grep -c 'class="hbin"' "$tmp/agg.html" >/dev/null && echo yes) $(grep -c 'class="ibar"' "$tmp/agg.html")"
 
