@@ -263,6 +263,9 @@ if [ "$(outside "$tmp/full.html")" = "$(outside "$tmp/agg.html")" ]; then
 else
     notok "the page outside the matrix and imbalance sections" "$(diff <(outside "$tmp/full.html") <(outside "$tmp/agg.html") | sed -n '2,3p' | cut -c1-200 | oneline)"
 fi
+expect_eq "the page's imbalance section: the same nodes by the same cost" \
+    "$(grep -o 'class="inode" data-node="[0-9]*" data-cost="[^"]*"' "$tmp/full.html" | oneline)" \
+    "$(grep -o 'class="inode" data-node="[0-9]*" data-cost="[^"]*"' "$tmp/agg.html" | oneline)"
 expect_eq "the page says the matrix is not kept, draws fixed bins, no per-rank bars" "1 yes 0" \
     "$(grep -c 'id="matrix-aggregated"' "$tmp/agg.html") $(grep -c 'class="hbin"' "$tmp/agg.html" >/dev/null && echo yes) $(grep -c 'class="ibar"' "$tmp/agg.html")"
 
