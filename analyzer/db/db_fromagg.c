@@ -9,9 +9,10 @@
  *
  * Numbers are defined as db_agg.c defines them: mean over the ranks
  * present, min 0 when a rank never ran the node, imbalance max x ranks /
- * sum.  What the profile does not hold is NULL, never 0: the linear
- * histogram node_hist (the profile's fixed bins are node_hist_fixed),
- * a rank's pid, start and end, overhead and loss of parallelism.
+ * sum.  What the profile does not hold is NULL or has no row, never 0:
+ * node_hist's 10 bins from min to max (the profile's fixed bins are
+ * node_hist_fixed), a rank's pid, start, end and compensation figures,
+ * the loss of parallelism of OpenMP ranks (db_fromagg_tab.c).
  */
 #include "config.h"
 #include <errno.h>
@@ -28,7 +29,6 @@
 #include "dbcomp.h"
 #include "detail.h"
 #include "merge.h"
-#include "ovh_class.h"
 
 typedef hpf_agg_conv conv;
 
