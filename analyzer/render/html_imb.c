@@ -17,7 +17,6 @@
 #include "html.h"
 #include "query/report_util.h"
 
-#define BAR_NODES 10        /* nodes shown */
 #define BAR_WIDTH 400.0     /* px of the longest bar of a node */
 #define BAR_RANKS 64        /* up to this many ranks: one bar per rank */
 #define DETAIL_RANKS 512    /* up to this many ranks: worst ranks from node_rank */
@@ -41,14 +40,6 @@ static const char cost_sql[] =
     " FROM node_time t LEFT JOIN node_worst_rank w ON w.node = t.node"
     " WHERE t.time > 0 AND t.node <> ?1 ORDER BY cost DESC, t.time DESC, t.node";
 
-static const hpq_fnode *find_node(const hpq_ftree *tr, int64_t id)
-{
-    for (size_t i = 0; i < tr->n; i++)
-        if (tr->nodes[i].id == id)
-            return &tr->nodes[i];
-    return NULL;
-}
-
 /* The (at most BAR_NODES) costliest nodes of the tree into top; their
  * number, or -1 with ctx->err set. */
 static int top_nodes(const hpq_ctx *ctx, const hpq_ftree *tr, imb_node *top)
@@ -59,7 +50,7 @@ static int top_nodes(const hpq_ctx *ctx, const hpq_ftree *tr, imb_node *top)
     sqlite3_bind_int64(st, 1, tr->root ? tr->root->id : -1);
     int k = 0, rc = SQLITE_DONE;
     while (k < BAR_NODES && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const hpq_fnode *nd = find_node(tr, sqlite3_column_int64(st, 0));
+        const hpq_fnode *nd = hpq_ftree_find(tr, sqlite3_column_int64(st, 0));
         if (!nd)
             continue;
         top[k] = (imb_node){nd, sqlite3_column_double(st, 1), sqlite3_column_double(st, 2),
@@ -74,6 +65,15 @@ static int top_nodes(const hpq_ctx *ctx, const hpq_ftree *tr, imb_node *top)
     }
     sqlite3_finalize(st);
     return k;
+}
+
+int hpq_html_costliest(const hpq_ctx *ctx, const hpq_ftree *tr, const hpq_fnode **top, int max)
+{
+    imb_node nodes[BAR_NODES];
+    int k = top_nodes(ctx, tr, nodes);
+    for (int i = 0; i < k && i < max; i++)
+        top[i] = nodes[i].nd;
+    return k < max ? k : max;
 }
 
 /* One node's time per rank (ranks without records: 0). */
