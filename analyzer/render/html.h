@@ -60,6 +60,15 @@ void hpq_html_time(FILE *out, double seconds);
 /* Percent of total with one decimal, "0.0" when total is not positive. */
 void hpq_html_pct(FILE *out, double part, double total);
 
+/* Are the run's per rank/thread rows few enough for the page to read
+ * (stat, comm, node_rank)?  1 when an upper bound of their number, (nodes
+ * + node-peer pairs) x ranks x threads, is at most what hprof-merge
+ * stores by default (HPF_DETAIL_ROWS): then the database holds them,
+ * unless merged with --no-detail; else 0, and the page reads only the
+ * aggregates, which never opens the profile of an aggregate-mode
+ * database.  The same in both modes, so both give the same page. */
+int hpq_html_rows_few(const hpq_ctx *ctx);
+
 /* Ranks in the run (MAX(rank) + 1, 0 if none), -1 on a database error. */
 int hpq_html_nranks(const hpq_ctx *ctx);
 

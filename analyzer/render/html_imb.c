@@ -7,8 +7,11 @@
  * the page would grow with the ranks, so a node gets the distribution of
  * its per-rank times instead (node_hist: 10 bins from its min to its max)
  * and its worst ranks: the slowest (node_worst_rank) and, up to
- * DETAIL_RANKS ranks, the WORST_RANKS slowest read from node_rank (per-rank
- * rows may be read from the profile on large runs: slow).
+ * DETAIL_RANKS ranks, the WORST_RANKS slowest read from node_rank.  Both
+ * read per-rank rows only when they are few (hpq_html_rows_few: else the
+ * distribution and node_worst_rank's slowest rank, at any number of
+ * ranks), so the page of an aggregate-mode database reads only its
+ * aggregates and never the profile.
  */
 #include "config.h"
 #include <assert.h>
@@ -181,11 +184,22 @@ static void put_worst(FILE *out, const imb_node *m, int n, double *t)
     }
 }
 
-static int put_node(const hpq_ctx *ctx, FILE *out, const imb_node *m, int n, double *t)
+/* How a node's ranks are shown. */
+typedef enum imb_view { BARS, HIST_SLOWEST, HIST_WORST } imb_view;
+
+static imb_view choose_view(const hpq_ctx *ctx, int n)
+{
+    if (!hpq_html_rows_few(ctx))
+        return HIST_WORST;
+    return n <= BAR_RANKS ? BARS : n <= DETAIL_RANKS ? HIST_SLOWEST : HIST_WORST;
+}
+
+static int put_node(const hpq_ctx *ctx, FILE *out, const imb_node *m, int n, double *t,
+                    imb_view view)
 {
     put_node_head(out, m);
     int rc = 0;
-    if (n <= BAR_RANKS) {
+    if (view == BARS) {
         rc = rank_times(ctx, m->nd->id, n, t);
         if (rc == 0)
             put_rank_bars(out, m, n, t);
@@ -194,10 +208,10 @@ static int put_node(const hpq_ctx *ctx, FILE *out, const imb_node *m, int n, dou
         rc = hist_of(ctx, m->nd->id, h);
         if (rc == 0)
             put_hist(out, m, h);
-        if (rc == 0 && n <= DETAIL_RANKS)
+        if (rc == 0 && view == HIST_SLOWEST)
             rc = rank_times(ctx, m->nd->id, n, t);
         if (rc == 0)
-            put_worst(out, m, n, n <= DETAIL_RANKS ? t : NULL);
+            put_worst(out, m, n, view == HIST_SLOWEST ? t : NULL);
     }
     fputs("</div>\n", out);
     return rc;
@@ -212,11 +226,15 @@ int hpq_html_rank_bars(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
           " with the largest imbalance cost, time &#215; (max/mean &#8722; 1) over ranks (the"
           " time lost to the slowest rank), not the most inclusive time; per-rank time in s,"
           " summed over threads.", out);
-    if (n <= BAR_RANKS)
+    imb_view view = choose_view(ctx, n);
+    if (view == BARS)
         fputs(" Bars relative to each node's slowest rank.</p>\n", out);
     else
         fprintf(out, " %d ranks: the distribution of the ranks' times (10 bins from the"
-                     " fastest to the slowest rank) and the slowest ranks.</p>\n", n);
+                     " fastest to the slowest rank) and the slowest %s.</p>\n", n,
+                view == HIST_SLOWEST ? "ranks"
+                                     : "rank (the database's aggregates; hprof-query RUN"
+                                       " --ranks '#NODE' lists every rank)");
     fputs("<div id=\"imbalance\">\n", out);
     imb_node top[BAR_NODES];
     double *t = malloc(((size_t)n + 1) * sizeof *t);
@@ -224,7 +242,7 @@ int hpq_html_rank_bars(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
     int k = rc == 0 ? top_nodes(ctx, tr, top) : 0;
     rc = k < 0 ? -1 : rc;
     for (int i = 0; i < k && rc == 0; i++)
-        rc = put_node(ctx, out, &top[i], n, t);
+        rc = put_node(ctx, out, &top[i], n, t, view);
     fputs("</div>\n", out);
     free(t);
     return rc;
