@@ -109,7 +109,7 @@ static int by_decreasing_time(const void *a, const void *b)
 static int choose_shown(const hpq_ctx *ctx, folding *f)
 {
     const hpq_ftree *tr = f->full;
-    double floor = FOLD_SHARE * tr->root->incl;
+    double least = FOLD_SHARE * tr->root->incl;   /* of the root: the smallest shown */
     const hpq_fnode *costly[BAR_NODES];
     int k = hpq_html_costliest(ctx, tr, costly, BAR_NODES);
     if (k < 0)
@@ -118,7 +118,7 @@ static int choose_shown(const hpq_ctx *ctx, folding *f)
     for (int i = 0; i < k; i++)
         keep_with_ancestors(f, index_of(f, costly[i]));
     for (size_t i = 0; i < tr->n; i++)
-        if (is_comm(&tr->nodes[i]) && tr->nodes[i].incl >= floor && tr->nodes[i].incl > 0)
+        if (is_comm(&tr->nodes[i]) && tr->nodes[i].incl >= least && tr->nodes[i].incl > 0)
             keep_with_ancestors(f, i);
     const hpq_fnode **by_time = malloc((tr->n + 1) * sizeof *by_time);
     if (!by_time)
@@ -127,7 +127,7 @@ static int choose_shown(const hpq_ctx *ctx, folding *f)
         by_time[i] = &tr->nodes[i];
     qsort(by_time, tr->n, sizeof *by_time, by_decreasing_time);
     for (size_t i = 0; i < tr->n && f->cost < FOLD_BUDGET; i++) {
-        if (by_time[i]->incl < floor || by_time[i]->incl <= 0)
+        if (by_time[i]->incl < least || by_time[i]->incl <= 0)
             break;
         keep_with_ancestors(f, index_of(f, by_time[i]));
     }
