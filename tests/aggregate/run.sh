@@ -17,7 +17,8 @@
 # no more than the 48 extra ranks' totals; unset (auto), a 2-rank run
 # writes the full profile.  4 ranks of 2 OpenMP threads (shares.c): the
 # aggregated --check holds, the listing and --flat equal, the overhead
-# classes equal, the loss left empty, the page says what it lacks.
+# classes equal, the loss left empty, the page's OpenMP section the
+# summary from the aggregates.
 #
 # usage: tests/aggregate/run.sh [BUILDDIR]  (default: the current
 #        directory, as for `make check`).  Env: MPIRUN, HPROF_KEEP_TMP=1,
@@ -297,7 +298,7 @@ expect_eq "--check of the aggregated run's database checks its profile" "0 yes" 
 # forked context sums its children's time into main's), the listing and
 # --flat are byte for byte, the overhead classes per node equal and the
 # loss of parallelism, which the profile does not hold, is left empty;
-# the page's OpenMP section says the per-thread times are not kept.
+# the page's OpenMP section is the summary from the aggregates.
 LIBDIR=$builddir/pmpi/.libs
 mkdir -p "$tmp/bin"
 if "$MPICC" -g -O1 -fopenmp -finstrument-functions "$srcdir/tests/shares/shares.c" \
@@ -324,8 +325,8 @@ if "$MPICC" -g -O1 -fopenmp -finstrument-functions "$srcdir/tests/shares/shares.
         expect_eq "OpenMP ranks: the loss of parallelism is left empty, not 0" "" \
             "$("$QUERY" "$adb" --overheads --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["loss"] != "" { print }')"
         "$REPORT" "$adb" -o "$tmp/omp.html" >/dev/null 2>&1 || true
-        expect_eq "OpenMP ranks: the page says the per-thread times are not kept" 1 \
-            "$(grep -c 'id="omp-aggregated"' "$tmp/omp.html" 2>/dev/null || true)"
+        expect_eq "OpenMP ranks: the page's OpenMP section is the regions' summary over ranks and threads" 1 \
+            "$(grep -c 'id="omp-summary"' "$tmp/omp.html" 2>/dev/null || true)"
     else
         notok "OpenMP ranks: aggregated profile written" "$(tail -3 "$tmp/omp.err" | oneline)"
     fi
