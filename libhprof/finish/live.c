@@ -22,7 +22,7 @@
 #include "hp_process.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
-#include "hp_snapshot.h"
+#include "hp_snapshot_image.h"
 
 static char live_dir[PATH_MAX], live_file[PATH_MAX + 32];
 static uint32_t live_rank, live_nranks;
@@ -45,6 +45,8 @@ static uint32_t job_interval_ms(uint32_t nranks)
 }
 static pthread_t live_thread;
 static int running;
+/* the last snapshot, kept for the next: only its changed records cost */
+static hp_snapshot_image image;
 
 /* PATH.live from the profile's path PATH.hpf (as the end of run names it). */
 static int name_live_dir(uint32_t rank)
@@ -80,31 +82,26 @@ static int unresolved_sites(void)
 int hp_live_write(void)
 {
     hp_run_info run = {0};
-    hp_rank_data rd;
+    hp_rank_info info = {0};
     uint64_t start_ns, start_ticks, now = hp_ticks();
-    char partial[PATH_MAX + 48];
 
     /* named as the final profile names them, so that a killed rank's
      * snapshot merges site by site with the other ranks' files */
     if (unresolved_sites())
         hp_resolve_dynamic_sites();
-    memset(&rd, 0, sizeof rd);
     hp_process_start(&start_ns, &start_ticks);
     hp_process_command_line(&run);
-    hp_process_rank_info(&rd.info, live_rank, start_ns, start_ticks, now);
-    int rc = hp_snapshot_live(&rd, now);
+    hp_process_rank_info(&info, live_rank, start_ns, start_ticks, now);
+    int rc = hp_snapshot_image_take(&image, &info, now);
     run.nranks = live_nranks;
     run.clock = (uint32_t)hp_clock_kind();
     run.ticks_per_sec = hp_clock_ticks_per_sec();
     run.start_ns = start_ns;
-    run.end_ns = rd.info.end_ns;
-    if (rc == 0) {
-        snprintf(partial, sizeof partial, "%s.partial", live_file);
-        unlink(partial); /* left by a snapshot the process died in */
-        rc = hp_finish_write_local_at(&rd, &run, live_file);
-    } else
+    run.end_ns = info.end_ns;
+    if (rc == 0)
+        rc = hp_snapshot_image_write(&image, &run, live_file);
+    else
         errno = ENOMEM;
-    hp_rank_data_free(&rd);
     hp_run_info_free(&run);
     return rc;
 }
@@ -176,6 +173,7 @@ void hp_live_stop(void)
     until.tv_sec += STOP_WAIT_S;
     if (pthread_timedjoin_np(live_thread, NULL, &until) != 0)
         return; /* left running: its pipe stays open for it */
+    hp_snapshot_image_free(&image); /* its memory back before the profile is taken */
     close(stop_fd[0]);
     close(stop_fd[1]);
     stop_fd[0] = stop_fd[1] = -1;
