@@ -3,12 +3,16 @@
  * hp_snapshot_image.h) of a 10^6-node tree (argv[1] nodes): the records
  * read while a thread of the process keeps adding calls to the first
  * thousand of them, then written as a rank's file (argv[2], default
- * /tmp/hprof-livesnap.hpf); argv[3] "quiet": no thread recording meanwhile.
+ * /tmp/hprof-livesnap.hpf); argv[3] "quiet": no thread recording meanwhile;
+ * "grow": the other thread records in a tree of its own, and the first
+ * thread's tree grows by ten nodes between snapshots (the second's records
+ * move by ten: tests/live/run.sh checks the bytes with a small tree).
  * Nine snapshots as the live thread takes them, one after the other: the
  * first (every record new) and the median of the other eight, in CPU
  * milliseconds of the snapshotting thread (user + system: a loaded
- * machine's waits left out), and whether the last file is byte for byte
- * what the end-of-run writer makes of the same records (bench/live.sh).
+ * machine's waits left out), and whether a last one, once nothing
+ * records, is byte for byte what the end-of-run writer makes of the
+ * records read from scratch (bench/live.sh).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,22 +31,30 @@
 
 static atomic_int stop;
 
-/* A tree of about n nodes: 1000 sites, each a child of the root with
- * children of its own, on the calling thread. */
-static hp_thread *grow_tree(uint32_t n)
+enum { WIDTH = 1000 };
+static uint32_t sites[WIDTH], comm_site;
+
+static void add_sites(void)
 {
-    enum { WIDTH = 1000 };
-    uint32_t sites[WIDTH];
     char name[32];
     for (int i = 0; i < WIDTH; i++) {
         snprintf(name, sizeof name, "f%d", i);
         sites[i] = hp_site_add_static(HP_KIND_PROCEDURE, name, name, "bench.c", 10 + i, 10 + i,
                                       HP_NONE, HP_NONE);
     }
+    comm_site = hp_site_add_static(HP_KIND_COMM, "MPI_Allreduce", "f0", "bench.c", 5, 5, HP_NONE,
+                                   HP_NONE);
+}
+
+/* The calling thread's tree grown to n nodes (at most WIDTH^2): WIDTH
+ * children of the root with children of their own. */
+static hp_thread *grow_tree(uint32_t n)
+{
+    static uint32_t next;
     hp_thread *t = hp_thread_self();
-    for (uint32_t i = 0; t->nnodes < n; i++) {
-        uint32_t top = hp_cct_child(t, HP_ROOT_NODE, sites[i % WIDTH]);
-        uint32_t below = hp_cct_child(t, top, sites[(i / WIDTH) % WIDTH]);
+    for (; t->nnodes < n; next++) {
+        uint32_t top = hp_cct_child(t, HP_ROOT_NODE, sites[next % WIDTH]);
+        uint32_t below = hp_cct_child(t, top, sites[(next / WIDTH) % WIDTH]);
         hp_node_add(hp_node_at(t, below), 100);
     }
     return t;
@@ -55,6 +67,24 @@ static void *keep_recording(void *arg)
     while (!atomic_load(&stop))
         for (uint32_t i = 2; i < 1000; i++)
             hp_node_add(hp_node_at(t, i), 50);
+    return NULL;
+}
+
+/* Calls WIDTH sites once under the root of a tree of its own, then keeps
+ * calling the first ten and a communication site: most of its records
+ * stand still while they move (the first thread's tree grows), and the
+ * rank's MPI time is in them. */
+static void *record_own_tree(void *unused)
+{
+    hp_thread *t = hp_thread_self();
+    (void)unused;
+    for (uint32_t i = 0; i < WIDTH; i++)
+        hp_node_add(hp_node_at(t, hp_cct_child(t, HP_ROOT_NODE, sites[i])), 50);
+    while (!atomic_load(&stop)) {
+        for (uint32_t i = 0; i < 10; i++)
+            hp_node_add(hp_node_at(t, hp_cct_child(t, HP_ROOT_NODE, sites[i])), 50);
+        hp_node_add(hp_node_at(t, hp_cct_child(t, HP_ROOT_NODE, comm_site)), 70);
+    }
     return NULL;
 }
 
@@ -89,15 +119,25 @@ static long file_bytes(const char *path, unsigned char **data)
     return n;
 }
 
-/* Whether the image's file is byte for byte the one the end of run would
- * write from the same records. */
+/* Whether one more snapshot of the image (nothing recording now) is byte
+ * for byte the file the end-of-run writer makes of a snapshot read from
+ * scratch. */
 static int same_as_whole_write(hp_snapshot_image *im, const hp_run_info *run, const char *out)
 {
     char whole[4200];
     unsigned char *a = NULL, *b = NULL;
+    hp_rank_info info = {0};
+    hp_rank_data fresh;
+    uint64_t now = hp_ticks();
+    memset(&fresh, 0, sizeof fresh);
+    fresh.info.host = strdup("bench");
+    info.host = strdup("bench");
     snprintf(whole, sizeof whole, "%s.whole", out);
     unlink(whole);
-    if (hp_finish_write_local_at(&im->rd, run, whole) != 0)
+    int rc = hp_snapshot_image_take(im, &info, now) || hp_snapshot_image_write(im, run, out) ||
+             hp_snapshot_live(&fresh, now, NULL) || hp_finish_write_local_at(&fresh, run, whole);
+    hp_rank_data_free(&fresh);
+    if (rc)
         return 0;
     long na = file_bytes(out, &a), nb = file_bytes(whole, &b);
     int same = na >= 0 && na == nb && memcmp(a, b, (size_t)na) == 0;
@@ -117,12 +157,14 @@ int main(int argc, char **argv)
     hp_run_info run = {1, (uint32_t)hp_clock_kind(), hp_clock_ticks_per_sec(), 0, 0, NULL, 0, NULL};
     hp_process_no_exit_report();
     hp_cfg.live = 1;
-    hp_records_set_max_nodes(2ull * n);
+    hp_records_set_max_nodes(2ull * n + 16 * WIDTH);
+    add_sites();
     hp_thread *t = grow_tree(n);
     pthread_t other;
-    int busy = !(argc > 3 && strcmp(argv[3], "quiet") == 0);
+    const char *mode = argc > 3 ? argv[3] : "busy";
+    int busy = strcmp(mode, "quiet") != 0, growing = strcmp(mode, "grow") == 0;
     if (busy)
-        pthread_create(&other, NULL, keep_recording, t);
+        pthread_create(&other, NULL, growing ? record_own_tree : keep_recording, t);
     memset(&im, 0, sizeof im);
     for (int k = 0; k < SNAPSHOTS; k++) {
         hp_rank_info info = {0};
@@ -137,6 +179,8 @@ int main(int argc, char **argv)
         read_ms[k] = t1 - t0;
         write_ms[k] = t2 - t1;
         usleep(100000); /* the snapshots' interval, shortened */
+        if (growing)
+            grow_tree(t->nnodes + 10);
     }
     atomic_store(&stop, 1);
     if (busy)
