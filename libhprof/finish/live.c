@@ -66,15 +66,20 @@ static int name_live_dir(uint32_t rank)
     return 0;
 }
 
-/* Whether a dynamic site (a return address) has no file and line yet. */
+/* Whether a dynamic site (a return address) registered since the last
+ * call has no file and line yet.  A site that the resolution left without
+ * them is not asked about again: resolving reads /proc/self/maps and every
+ * module's symbols, most of a small tree's snapshot. */
 static int unresolved_sites(void)
 {
-    static uint32_t checked; /* sites before it are resolved */
+    static uint32_t checked; /* sites before it were resolved or tried */
     uint32_t n = hp_site_count();
     for (; checked < n; checked++) {
         const hp_site *s = hp_site_get(checked);
-        if ((s->flags & HP_SITEF_DYNAMIC) && !s->module)
+        if ((s->flags & HP_SITEF_DYNAMIC) && !s->module) {
+            checked = n;
             return 1;
+        }
     }
     return 0;
 }
@@ -156,6 +161,8 @@ void hp_live_start(uint32_t rank, uint32_t nranks)
     if (pipe(stop_fd) != 0)
         return;
     running = pthread_create(&live_thread, NULL, live_main, NULL) == 0;
+    if (running) /* its own CPU time in /proc (bench/live.sh) and top -H */
+        pthread_setname_np(live_thread, "hprof-live");
 }
 
 void hp_live_stop(void)
