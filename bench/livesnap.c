@@ -128,14 +128,17 @@ static int same_as_whole_write(hp_snapshot_image *im, const hp_run_info *run, co
     unsigned char *a = NULL, *b = NULL;
     hp_rank_info info = {0};
     hp_rank_data fresh;
-    uint64_t now = hp_ticks();
+    uint64_t start = hp_ticks();
     memset(&fresh, 0, sizeof fresh);
     fresh.info.host = strdup("bench");
     info.host = strdup("bench");
     snprintf(whole, sizeof whole, "%s.whole", out);
     unlink(whole);
-    int rc = hp_snapshot_image_take(im, &info, now) || hp_snapshot_image_write(im, run, out) ||
-             hp_snapshot_live(&fresh, now, NULL) || hp_finish_write_local_at(&fresh, run, whole);
+    int rc = hp_snapshot_image_take(im, &info, start) || hp_snapshot_image_write(im, run, out) ||
+             hp_snapshot_live(&fresh, hp_ticks(), NULL);
+    fresh.info.end_ns = im->rd.info.end_ns; /* the same window */
+    fresh.info.wall = im->rd.info.wall;
+    rc = rc || hp_finish_write_local_at(&fresh, run, whole);
     hp_rank_data_free(&fresh);
     if (rc)
         return 0;
@@ -166,11 +169,12 @@ int main(int argc, char **argv)
     if (busy)
         pthread_create(&other, NULL, growing ? record_own_tree : keep_recording, t);
     memset(&im, 0, sizeof im);
+    uint64_t start = hp_ticks();
     for (int k = 0; k < SNAPSHOTS; k++) {
         hp_rank_info info = {0};
         info.host = strdup("bench");
         double t0 = cpu_ms();
-        if (hp_snapshot_image_take(&im, &info, hp_ticks()) != 0)
+        if (hp_snapshot_image_take(&im, &info, start) != 0)
             return 1;
         double t1 = cpu_ms();
         if (hp_snapshot_image_write(&im, &run, out) != 0)

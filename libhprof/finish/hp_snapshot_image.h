@@ -31,8 +31,11 @@ typedef struct hp_snapshot_image {
 
 /* Reads this process's records into im (hp_snapshot_live) with info as
  * the rank's (im owns info->host from here) and brings the node and comm
- * payloads up to date.  0, or -1 without memory (im stays usable). */
-int hp_snapshot_image_take(hp_snapshot_image *im, const hp_rank_info *info, uint64_t now_ticks);
+ * payloads up to date.  The rank's window (info's end_ns and wall, from
+ * start_ticks) ends once the records are read: every call they count
+ * ended inside it, however long the reading thread waited for a core.
+ * 0, or -1 without memory (im stays usable). */
+int hp_snapshot_image_take(hp_snapshot_image *im, const hp_rank_info *info, uint64_t start_ticks);
 
 /* Writes im as a whole-run file of run->nranks blocks (the other ranks'
  * missing) to path, through path.partial and a rename.  0, or -1 with

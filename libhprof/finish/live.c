@@ -88,7 +88,7 @@ int hp_live_write(void)
 {
     hp_run_info run = {0};
     hp_rank_info info = {0};
-    uint64_t start_ns, start_ticks, now = hp_ticks();
+    uint64_t start_ns, start_ticks;
 
     /* named as the final profile names them, so that a killed rank's
      * snapshot merges site by site with the other ranks' files */
@@ -96,13 +96,13 @@ int hp_live_write(void)
         hp_resolve_dynamic_sites();
     hp_process_start(&start_ns, &start_ticks);
     hp_process_command_line(&run);
-    hp_process_rank_info(&info, live_rank, start_ns, start_ticks, now);
-    int rc = hp_snapshot_image_take(&image, &info, now);
+    hp_process_rank_info(&info, live_rank, start_ns, start_ticks, hp_ticks());
+    int rc = hp_snapshot_image_take(&image, &info, start_ticks);
     run.nranks = live_nranks;
     run.clock = (uint32_t)hp_clock_kind();
     run.ticks_per_sec = hp_clock_ticks_per_sec();
     run.start_ns = start_ns;
-    run.end_ns = info.end_ns;
+    run.end_ns = image.rd.info.end_ns;
     if (rc == 0)
         rc = hp_snapshot_image_write(&image, &run, live_file);
     else

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "hp_clock.h"
 #include "hp_finish.h"
 #include "hp_snapshot_image.h"
 
@@ -140,7 +141,7 @@ static int encode_comms(hp_image_part *p, const hp_rank_data *rd)
     return 0;
 }
 
-int hp_snapshot_image_take(hp_snapshot_image *im, const hp_rank_info *info, uint64_t now_ticks)
+int hp_snapshot_image_take(hp_snapshot_image *im, const hp_rank_info *info, uint64_t start_ticks)
 {
     hp_rank_data *rd = &im->rd;
     hp_node_rec *nodes = rd->nodes;
@@ -151,12 +152,15 @@ int hp_snapshot_image_take(hp_snapshot_image *im, const hp_rank_info *info, uint
     rd->nodes = nodes;
     rd->comms = comms;
     rd->info = *info;
-    if (hp_snapshot_live(rd, now_ticks, &im->room) != 0 ||
+    if (hp_snapshot_live(rd, hp_ticks(), &im->room) != 0 ||
         encode_nodes(&im->nodes, rd, im->room.changed) != 0 ||
         encode_comms(&im->comms, rd) != 0) {
         im->room.nthreads = 0; /* the next snapshot writes every record again */
         return -1;
     }
+    uint64_t end = hp_ticks();
+    rd->info.end_ns = hp_unix_ns();
+    rd->info.wall = end > start_ticks ? hp_ticks_to_sec(end - start_ticks) : 0.0;
     return 0;
 }
 

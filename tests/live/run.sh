@@ -4,9 +4,9 @@
 # OpenMP threads with HPROF_LIVE=1, read while it runs: every live view
 # (hprof-query --live --once) holds each rank's calls per site, never fewer
 # than the view before and never more than the final profile; rank 0's
-# MPI_Allreduce count lies between the iterations it had printed when its
-# snapshot was taken and those printed 0.3 s later (one interval is 1 s);
-# every snapshot file passes --check; hprof-report --live --once writes a
+# MPI_Allreduce count lies between the iterations it had printed 0.1 s
+# before its snapshot's end and those printed 0.3 s after (one interval is
+# 1 s); every snapshot file passes --check; hprof-report --live --once writes a
 # page that reloads itself; the refreshing view of the same run on a pipe
 # prints frames with the last interval's rates, names rank 2 (3 x the work
 # of the others) as the rank behind most often, and ends with the run;
@@ -114,11 +114,13 @@ for v in $(seq 1 "$views"); do
     prev=$tmp/rows$v
     # rank 0's Allreduce count against the iterations it had printed
     read -r count end_ns < <(grep -v '^live:' "$tmp/truth$v.csv" | awk -F, 'NR > 1 { print $1, $2 }')
-    lo=$(awk -v t="$end_ns" '$1 == "iter" && $3 <= t { n = $2 } END { print n + 0 }' "$tmp/normal.out")
+    # (the snapshot's end is taken once its records are read: an
+    # iteration printed in between is not in them; 0.1 s allows for it)
+    lo=$(awk -v t="$end_ns" '$1 == "iter" && $3 <= t - 100000000 { n = $2 } END { print n + 0 }' "$tmp/normal.out")
     hi=$(awk -v t="$end_ns" '$1 == "iter" && $3 <= t + 300000000 { n = $2 } END { print n + 1 }' "$tmp/normal.out")
-    echo "# view $v: rank 0 counted ${count:-none} MPI_Allreduce; the program had printed $lo then, $((hi - 1)) 0.3 s later"
+    echo "# view $v: rank 0 counted ${count:-none} MPI_Allreduce; the program had printed $lo 0.1 s before, $((hi - 1)) 0.3 s after"
     if ! [ "${count:-x}" -ge "$lo" ] 2>/dev/null || [ "$count" -gt "$hi" ]; then
-        truth="view $v: rank 0 counted ${count:-none} MPI_Allreduce, the program had printed $lo then, $hi 0.3 s later"
+        truth="view $v: rank 0 counted ${count:-none} MPI_Allreduce, the program had printed $lo 0.1 s before, $hi 0.3 s after"
     fi
     for f in "$tmp/snap$v.live"/rank*.hpf; do
         out=$("$QUERY" "$f" --check 2>&1) || checked="$f: $(echo "$out" | head -3 | oneline)"
