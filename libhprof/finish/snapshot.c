@@ -380,7 +380,8 @@ static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t n
     for (uint32_t i = 0; i < nt; i++) {
         const hp_thread *t = thread_at(i, live);
         uint32_t n = counts[2 * i];
-        int throttled = snapshot_nodes(rd, t, base, i, n, (room ? hp_room_known(room, i, base) : 0), room);
+        uint32_t known = room ? hp_room_known(room, i, base) : 0;
+        int throttled = snapshot_nodes(rd, t, base, i, n, known, room);
         snapshot_comms(rd, t, base, n, counts[2 * i + 1]);
         if (!live)
             close_open_activations(rd, t, base, n, now);
@@ -395,10 +396,6 @@ static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t n
     return 0;
 }
 
-/* Time of the outermost MPI nodes (communication statements and the call
- * sites of local MPI calls, HP_SITEF_MPI): all time spent in MPI, as mpiP
- * and IPM count it.  A node inside another (a user's wrapper around MPI,
- * a local call inside a communication statement) is not counted twice. */
 int hp_rank_outermost_mpi(const hp_rank_data *rd, uint32_t i, unsigned char *inside)
 {
     const hp_node_rec *n = &rd->nodes[i];
@@ -409,6 +406,10 @@ int hp_rank_outermost_mpi(const hp_rank_data *rd, uint32_t i, unsigned char *ins
     return comm && !nested;
 }
 
+/* Time of the outermost MPI nodes (communication statements and the call
+ * sites of local MPI calls, HP_SITEF_MPI): all time spent in MPI, as mpiP
+ * and IPM count it.  A node inside another (a user's wrapper around MPI,
+ * a local call inside a communication statement) is not counted twice. */
 double hp_rank_mpi_time(const hp_rank_data *rd)
 {
     double sum = 0;
