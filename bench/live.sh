@@ -105,7 +105,7 @@ sampled_run() {
             printf "snapshot threads (%d) %.1f ms CPU of all threads %.0f ms (%.3f%%); run %.2f s: %.2f ms a second per rank\n",
                 n, snap / 1e6, all / 1e6, 100 * snap / all, wall, snap / 1e6 / wall / 4 }' "$tmp/samples"
 }
-echo "HPROF_LIVE=1, 4 ranks x 2 threads, CPU of the threads at the last 0.2 s sample:"
+echo "HPROF_LIVE=1, 4 ranks x 2 threads, 2000 steps, CPU of each thread at its last 0.2 s sample:"
 for k in 1 2 3; do echo "  $(sampled_run)"; done
 
 ratios=()
