@@ -12,12 +12,12 @@
 # of the others) as the rank behind most often, and ends with the run;
 # PATH.live/ is gone after the normal end.  The views' temporary databases
 # go to $TMPDIR (a folder that does not exist: an error naming it) and are
-# removed.  A run whose rank 1 is killed with SIGKILL once it has a
-# snapshot: the dead run's merge takes rank 1 from its last snapshot, says
-# so, and passes --check.  Every rank killed with SIGKILL once each has a
-# snapshot: hprof-query PATH merges the snapshots (and the files of ranks
-# that mpirun's SIGTERM reached first) as the run's files, naming each
-# snapshot.  Live snapshots taken one after another, the unchanged
+# removed.  A run whose rank 1 is killed with SIGKILL once it has written
+# two snapshots: the dead run's merge takes rank 1 from its last snapshot,
+# says so, and passes --check.  Every rank killed with SIGKILL once each
+# has written two: hprof-query PATH merges the snapshots (and the files of
+# ranks that mpirun's SIGTERM reached first) as the run's files, naming
+# each snapshot.  Live snapshots taken one after another, the unchanged
 # records kept from the last (bench/livesnap, a growing tree of two
 # threads): the last file is byte for byte a snapshot read from scratch.
 #
@@ -164,14 +164,20 @@ else
     notok "TMPDIR: a live view's temporary database goes there" "exit $rc: $(oneline <"$tmp/notmp.err")"
 fi
 
-# wait_snapshots DIR RANK... - until each RANK has a snapshot in DIR (20 s at most)
+# wait_snapshots DIR RANK... - until each RANK has written its second
+# snapshot to DIR (each replaces the file, a new inode; 30 s at most): the
+# first may come before the ranks' first iteration
 wait_snapshots() {
-    local dir=$1 r
+    local dir=$1 r first now
     shift
-    for _ in $(seq 1 200); do
-        for r in "$@"; do [ -e "$dir/rank$r.hpf" ] || break; done
-        [ -e "$dir/rank$r.hpf" ] && return 0
-        sleep 0.1
+    for r in "$@"; do
+        first=
+        for _ in $(seq 1 300); do
+            now=$(stat -c %i "$dir/rank$r.hpf" 2>/dev/null || true)
+            [ -z "$first" ] && first=$now
+            [ -n "$now" ] && [ "$now" != "$first" ] && break
+            sleep 0.1
+        done
     done
 }
 
@@ -179,7 +185,6 @@ wait_snapshots() {
 start kill 400 "$tmp/pid"
 for _ in $(seq 1 50); do [ -s "$tmp/pid1" ] && break; sleep 0.1; done
 wait_snapshots "$tmp/kill/out.live" 1
-sleep 0.3
 kill -9 "$(cat "$tmp/pid1")" 2>/dev/null || true
 wait "$PID" || true
 files=$(cd "$tmp/kill" && { ls out.rank*.hpf; ls out.live; } 2>/dev/null | oneline)
