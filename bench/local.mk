@@ -49,9 +49,9 @@ bench-aggscale: all bench/aggmerge$(EXEEXT)
 	bash $(top_srcdir)/bench/aggscale.sh $(abs_top_builddir)
 bench-taskcost: all
 	bash $(top_srcdir)/bench/taskcost.sh $(abs_top_builddir)
-# `make bench-live`: live snapshots (HPROF_LIVE): one of a 10^6-node tree
-# (bench/livesnap.c) and the added cost of HPROF_LIVE=1 on a 4-rank x
-# 2-thread run (bench/live.sh).
+# `make bench-live`: live snapshots (HPROF_LIVE): snapshots of a 10^6-node
+# tree in CPU ms (bench/livesnap.c) and the added cost of HPROF_LIVE=1 on a
+# 4-rank x 2-thread run, the snapshot threads' CPU time (bench/live.sh).
 EXTRA_DIST += bench/live.sh
 check_PROGRAMS += bench/livesnap
 bench_livesnap_SOURCES = bench/livesnap.c

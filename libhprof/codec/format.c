@@ -54,6 +54,36 @@ uint32_t hp_crc32(const void *data, size_t len)
     return hp_crc32_update(0, data, len);
 }
 
+/* CRC-32 arithmetic in its reflected bit order (bit 31 is x^0): a * b
+ * modulo the polynomial, and x^(8 n), the factor that moves a CRC past n
+ * more bytes. */
+static uint32_t crc_mulmod(uint32_t a, uint32_t b)
+{
+    uint32_t product = 0;
+    for (uint32_t bit = 1u << 31; bit; bit >>= 1) {
+        if (a & bit)
+            product ^= b;
+        b = (b & 1) ? (b >> 1) ^ 0xedb88320u : b >> 1;
+    }
+    return product;
+}
+
+uint32_t hp_crc32_shift(uint64_t n)
+{
+    uint32_t factor = 1u << 31, square = 1u << 23; /* x^0, x^8 */
+    for (; n; n >>= 1) {
+        if (n & 1)
+            factor = crc_mulmod(square, factor);
+        square = crc_mulmod(square, square);
+    }
+    return factor;
+}
+
+uint32_t hp_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint32_t shift_b)
+{
+    return crc_mulmod(shift_b, crc_a) ^ crc_b;
+}
+
 void hp_site_rec_put(unsigned char *p, const hp_site_rec *r)
 {
     const uint32_t v[12] = {r->id,     r->kind,   r->name,   r->func,
