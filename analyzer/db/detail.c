@@ -43,6 +43,10 @@ typedef struct rows_cursor {
     const hp_comm_rec *recs;    /* comm: run `at`'s records */
     hpf_comm_src comms;         /* comm: reads them (this cursor's own buffer) */
     int comms_open;
+    hpf_rix_comms rix_comms;    /* comm from the index: reads them */
+    hpf_rix_scan scan;          /* stat from the index: its rows */
+    int indexed;                /* stat: the rows are the scan's */
+    sqlite3_int64 rowid;        /* stat from the index: the row's number in this scan */
 } rows_cursor;
 
 static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
@@ -168,6 +172,8 @@ static int rows_close(sqlite3_vtab_cursor *base)
     rows_cursor *c = (rows_cursor *)base;
     if (c->comms_open)
         hpf_comm_src_close(&c->comms);
+    hpf_rix_comms_free(&c->rix_comms);
+    hpf_rix_scan_free(&c->scan);
     sqlite3_free(c);
     return SQLITE_OK;
 }
@@ -201,7 +207,11 @@ static int comm_here(rows_cursor *c)
     if (c->at >= c->end || s->run_id[c->at] + c->i > c->id_hi)
         return SQLITE_OK;
     const hpf_comm_run *run = &s->runs[c->at];
-    c->recs = hpf_comm_src_get(&c->comms, run->rank, run->first, run->n, err, sizeof err);
+    if (s->run_offset) {
+        c->rix_comms.fd = s->comm_fd;
+        c->recs = hpf_rix_comm_get(&c->rix_comms, s->run_offset[c->at], run->n, err, sizeof err);
+    } else
+        c->recs = hpf_comm_src_get(&c->comms, run->rank, run->first, run->n, err, sizeof err);
     return c->recs ? SQLITE_OK : fail(c, err);
 }
 
@@ -216,7 +226,7 @@ static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
     if (idx & BY_NODE) {
         int64_t g = sqlite3_value_int64(argv[arg++]);
         c->at = c->end = 0;
-        if (g >= 1 && g <= s->m.nnodes) {
+        if (g >= 1 && g <= s->nnodes) {
             c->at = s->node_runs[g];
             c->end = s->node_runs[g + 1];
         }
@@ -236,12 +246,21 @@ static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
         if (c->at < c->end && s->run_id[c->at] < from)
             c->i = (uint32_t)(from - s->run_id[c->at]);
     }
-    if (!c->comms_open) {
+    if (!c->comms_open && !s->run_offset) {
         if (hpf_comm_src_open(&c->comms, &s->p, err, sizeof err))
             return fail(c, err);
         c->comms_open = 1;
     }
     return comm_here(c);
+}
+
+/* The stat rows of the scan from the per-rank index (rankidx_read.h). */
+static int stat_filter_indexed(rows_cursor *c, sqlite3 *db, int idx, sqlite3_value **argv)
+{
+    int rc = idx & BY_NODE ? hpf_rix_scan_node(&c->scan, db, sqlite3_value_int64(argv[0]))
+                           : hpf_rix_scan_all(&c->scan, db, (idx & BY_RANK) != 0);
+    c->rowid = 1;
+    return rc ? fail(c, c->scan.err) : SQLITE_OK;
 }
 
 static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, int argc,
@@ -251,12 +270,14 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
     rows_vtab *v = (rows_vtab *)base->pVtab;
     (void)idx_str;
     (void)argc;
-    if (hpf_detail_load(v->src, v->db) ||
-        (v->kind == T_COMM ? hpf_detail_comms(v->src) : hpf_detail_stats(v->src)))
+    if (hpf_detail_ready(v->src, v->db, v->kind == T_COMM))
         return fail(c, v->src->err);
     if (v->kind == T_COMM)
         return comm_filter(c, idx, argv);
     hpf_detail_src *s = v->src;
+    c->indexed = s->rix > 0;
+    if (c->indexed)
+        return stat_filter_indexed(c, v->db, idx, argv);
     c->at = 0;
     c->end = s->nrefs;
     c->refs = s->refs;
@@ -267,7 +288,7 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
     if (idx & BY_NODE) {
         int64_t g = sqlite3_value_int64(argv[0]);
         c->at = c->end = 0;
-        if (g >= 1 && g <= s->m.nnodes) {
+        if (g >= 1 && g <= s->nnodes) {
             c->at = s->node_refs[g];
             c->end = s->node_refs[g + 1];
         }
@@ -279,6 +300,10 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
 static int rows_next(sqlite3_vtab_cursor *base)
 {
     rows_cursor *c = (rows_cursor *)base;
+    if (((rows_vtab *)base->pVtab)->kind == T_STAT && c->indexed) {
+        c->rowid++;
+        return hpf_rix_scan_next(&c->scan) ? fail(c, c->scan.err) : SQLITE_OK;
+    }
     if (((rows_vtab *)base->pVtab)->kind == T_STAT) {
         c->at = c->next;
         stat_here(c);
@@ -298,15 +323,21 @@ static int rows_eof(sqlite3_vtab_cursor *base)
 {
     rows_cursor *c = (rows_cursor *)base;
     if (((rows_vtab *)base->pVtab)->kind == T_STAT)
-        return c->at >= c->end;
+        return c->indexed ? c->scan.at >= c->scan.n : c->at >= c->end;
     return c->recs == NULL;
 }
 
 static void stat_column(const rows_cursor *c, sqlite3_context *ctx, int col)
 {
     const hpf_detail_src *s = src_of(c);
-    const hpf_stat_ref *r = &c->refs[c->at];
-    const hpf_stat_row *w = &c->row;
+    if (col <= 2 && c->indexed) {
+        const hpf_rix_row *x = &c->scan.rows[c->scan.at];
+        sqlite3_result_int64(ctx, col == 0 ? c->scan.nodes[c->scan.at]
+                                  : col == 1 ? x->rank : x->thread);
+        return;
+    }
+    const hpf_stat_ref *r = c->indexed ? NULL : &c->refs[c->at];
+    const hpf_stat_row *w = c->indexed ? &c->scan.rows[c->scan.at].v : &c->row;
     switch (col) {
     case 0: sqlite3_result_int64(ctx, s->m.node_map[r->rank][r->local]); break;
     case 1: sqlite3_result_int64(ctx, r->rank); break;
@@ -357,7 +388,7 @@ static int rows_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *id)
 {
     const rows_cursor *c = (const rows_cursor *)base;
     if (((rows_vtab *)base->pVtab)->kind == T_STAT)
-        *id = (sqlite3_int64)c->at + 1;
+        *id = c->indexed ? c->rowid : (sqlite3_int64)c->at + 1;
     else
         *id = src_of(c)->run_id[c->at] + c->i;
     return SQLITE_OK;

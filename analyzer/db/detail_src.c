@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,12 +129,12 @@ static uint32_t run_node(const hpf_detail_src *s, size_t i)
  * items; first[nnodes + 1] = n. */
 static size_t *index_by_node(const hpf_detail_src *s, size_t n, node_of_fn *node_of)
 {
-    size_t *first = calloc((size_t)s->m.nnodes + 2, sizeof *first);
+    size_t *first = calloc((size_t)s->nnodes + 2, sizeof *first);
     if (!first)
         return NULL;
     for (size_t i = 0; i < n; i++)
         first[node_of(s, i) + 1]++;
-    for (uint32_t g = 1; g <= s->m.nnodes; g++)
+    for (uint32_t g = 1; g <= s->nnodes; g++)
         first[g + 1] += first[g];
     first[0] = first[1];
     return first;
@@ -162,6 +163,8 @@ int hpf_detail_stats(hpf_detail_src *s)
     return s->node_refs ? 0 : oom(s);
 }
 
+static int number_runs(hpf_detail_src *s);
+
 int hpf_detail_comms(hpf_detail_src *s)
 {
     hpf_comm_src src;
@@ -176,6 +179,12 @@ int hpf_detail_comms(hpf_detail_src *s)
         if (rc)
             return -1;
     }
+    return number_runs(s);
+}
+
+/* node_runs and run_id of the runs. */
+static int number_runs(hpf_detail_src *s)
+{
     if (!s->node_runs && !(s->node_runs = index_by_node(s, s->nruns, run_node)))
         return oom(s);
     int64_t *ids = malloc((s->nruns + 1) * sizeof *ids);
@@ -206,8 +215,70 @@ static int read_profile(hpf_detail_src *s, sqlite3 *db)
     hpf_phase_mark("detail: read");
     if (hpf_merge(&s->p, &s->m))
         return oom(s);
+    s->nnodes = s->m.nnodes;
     hpf_phase_mark("detail: merge");
     return 0;
+}
+
+/* The number of merged nodes (their ids are 1..n). */
+static uint32_t count_nodes(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT MAX(id) FROM main.node", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return (uint32_t)n;
+}
+
+/* The comm runs from the index, their records in the profile (one file,
+ * its identity checked): 0, 1 when the profile is several files (the
+ * index cannot say which), or -1 with s->err. */
+static int indexed_comms(hpf_detail_src *s, sqlite3 *db)
+{
+    hpf_input in;
+    if (s->run_id)
+        return 0;
+    if (find_input(s, db, &in))
+        return -1;
+    int several = in.nfiles != 1;
+    if (!several) {
+        s->comm_fd = open(in.files[0], O_RDONLY | O_CLOEXEC);
+        s->comm_fd_open = s->comm_fd >= 0;
+        if (!s->comm_fd_open)
+            gone(s, in.files[0], "the profile is gone");
+    }
+    hpf_input_free(&in);
+    if (several)
+        return 1;
+    if (!s->comm_fd_open || (!s->run_offset && hpf_rix_comm_runs(db, &s->runs, &s->run_offset,
+                                                                  &s->nruns, s->err,
+                                                                  sizeof s->err)))
+        return -1;
+    hpf_phase_mark("detail: comm runs from the index");
+    return number_runs(s);
+}
+
+int hpf_detail_ready(hpf_detail_src *s, sqlite3 *db, int comm)
+{
+    if (s->rix == 0) {
+        s->rix = hpf_rix_mode(db);
+        s->rix = s->rix ? s->rix : -1;
+        if (s->rix > 0)
+            s->nnodes = count_nodes(db);
+    }
+    if (!comm && s->rix > 0)
+        return 0;
+    if (comm && s->rix == HPF_RIX_STAT_COMM) {
+        int rc = indexed_comms(s, db);
+        if (rc <= 0)
+            return rc;
+        s->rix = HPF_RIX_STAT;  /* several files: the comm rows from the profile */
+    }
+    if (hpf_detail_load(s, db))
+        return -1;
+    return comm ? hpf_detail_comms(s) : hpf_detail_stats(s);
 }
 
 int hpf_detail_load(hpf_detail_src *s, sqlite3 *db)
@@ -232,6 +303,9 @@ void hpf_detail_free(hpf_detail_src *s)
     free(s->runs);
     free(s->run_id);
     free(s->node_runs);
+    free(s->run_offset);
+    if (s->comm_fd_open)
+        close(s->comm_fd);
     memset(s, 0, sizeof *s);
 }
 

@@ -11,10 +11,14 @@
 #include "db_order.h"
 #include "dbcomp.h"
 #include "merge.h"
+#include "rankidx_read.h"
 #include "statrow.h"
 
 typedef struct hpf_detail_src {
     int state;                  /* 0 not read yet, 1 read, -1 failed (err) */
+    int rix;                    /* the per-rank index (rankidx.h): 0 not looked at yet,
+                                   -1 none, HPF_RIX_STAT or HPF_RIX_STAT_COMM */
+    uint32_t nnodes;            /* merged nodes, once the index or the profile is read */
     char err[1024];
     hpf_profile p;              /* node records decoded, comm records in the file */
     hpf_merged m;
@@ -27,12 +31,22 @@ typedef struct hpf_detail_src {
     size_t nruns;
     int64_t *run_id;            /* id of run k's first row (comm.id), run_id[nruns] = rows + 1 */
     size_t *node_runs;          /* node g's runs: runs[node_runs[g] .. node_runs[g+1]) */
+    uint64_t *run_offset;       /* runs from the index: run k's records in the profile */
+    int comm_fd;                /* ... read from this file (comm_fd_open) */
+    int comm_fd_open;
 } hpf_detail_src;
 
 /* Reads the profile that db (its run keys source_files, source, source_id)
  * was merged from and merges it, once: 0, or -1 with s->err one line
  * naming the profile ("gone or changed: keep it or merge with --detail"). */
 int hpf_detail_load(hpf_detail_src *s, sqlite3 *db);
+
+/* Makes the rows of `stat` (comm 0) or `comm` (1) readable: from the
+ * per-rank index when the database has one (rankidx.h; the comm records
+ * then read from the profile, s->run_offset), else from the profile
+ * decoded (hpf_detail_load, then hpf_detail_stats or _comms).  0, or -1
+ * with s->err. */
+int hpf_detail_ready(hpf_detail_src *s, sqlite3 *db, int comm);
 
 /* Once loaded: the stat rows' index (the ranks compensated, refs,
  * node_refs), the comm rows' (runs, node_runs, run_id), each made on
