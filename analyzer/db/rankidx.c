@@ -188,6 +188,9 @@ static int add_record(rix_acc *a, uint32_t g, uint32_t thread, const hpf_stat_ro
     return 0;
 }
 
+/* How many nodes ahead add_stats asks for the tail of a node's buffer. */
+#define PREFETCH_AHEAD 8
+
 static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
 {
     const hp_rank_data *rd = rows->rd;
@@ -203,6 +206,10 @@ static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
     }
     for (size_t k = 0; k < ntouched; k++) {
         uint32_t g = a->touched[k];
+        if (k + PREFETCH_AHEAD < ntouched) {   /* the buffer tails are cache misses */
+            const bytes *b = &a->stat[a->touched[k + PREFETCH_AHEAD]];
+            __builtin_prefetch(b->v + b->n, 1);
+        }
         for (uint32_t at = a->head[g]; at; at = a->pend[at - 1].next)
             if (put_stat(a, g, rows->rank, a->pend[at - 1].thread, &a->pend[at - 1].row))
                 return -1;
