@@ -1,7 +1,9 @@
 /*
  * detail.c - the virtual tables `stat` and `comm` of a database merged
  * without per-rank rows (detail.h): the SQLite module hprof_rows, whose
- * rows come from the profile (detail_src.h), read on the first scan.
+ * rows come from the database's per-node index (rankidx_read.h: the stat
+ * rows, and where the comm records lie in the profile) or, without one,
+ * from the profile decoded on the first scan (detail_src.h).
  * A scan is of one node (node = ?, what the reports ask), of a range of
  * comm ids (comm_range: id BETWEEN ? AND ?), or of every row, in the
  * order hprof-merge --detail stores them.

@@ -14,6 +14,10 @@
 
 static int get_varint(hpf_rix_cur *c, uint64_t *out)
 {
+    if (c->at < c->end && *c->at < 0x80) {     /* most are one byte */
+        *out = *c->at++;
+        return 0;
+    }
     uint64_t x = 0;
     for (int shift = 0; c->at < c->end && shift < 64; shift += 7) {
         unsigned char b = *c->at++;
@@ -31,8 +35,12 @@ static int get_double(hpf_rix_cur *c, double *out)
     uint64_t u = 0;
     if (c->end - c->at < 8)
         return -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&u, c->at, sizeof u);
+#else
     for (int k = 0; k < 8; k++)
         u |= (uint64_t)c->at[k] << (8 * k);
+#endif
     c->at += 8;
     memcpy(out, &u, sizeof *out);
     return 0;
@@ -256,6 +264,9 @@ static int sort_by_thread(hpf_rix_scan *s)
     return 0;
 }
 
+/* How many nodes ahead next_rank asks for a node's next row. */
+#define PREFETCH_AHEAD 16
+
 /* Rank order: the rows of the next rank with rows into the batch. */
 static int next_rank(hpf_rix_scan *s)
 {
@@ -266,6 +277,8 @@ static int next_rank(hpf_rix_scan *s)
     s->any = 0;
     for (size_t k = 0; k < s->nblobs; k++) {
         hpf_rix_blob *b = &s->blobs[k];
+        if (k + PREFETCH_AHEAD < s->nblobs)     /* each node's next row is a cache miss */
+            __builtin_prefetch(s->blobs[k + PREFETCH_AHEAD].cur.at);
         for (; b->more && b->head.rank == r; ) {
             if (reserve(s))
                 return -1;
