@@ -46,6 +46,8 @@ typedef struct rows_cursor {
     hpf_comm_src comms;         /* comm: reads them (this cursor's own buffer) */
     int comms_open;
     hpf_rix_comms rix_comms;    /* comm from the index: reads them */
+    const hp_comm_rec *node_recs;   /* or one node's, all read (hpf_detail_node_comms) */
+    int64_t node_first_id;      /* the id of node_recs[0] */
     hpf_rix_scan scan;          /* stat from the index: its rows */
     int indexed;                /* stat: the rows are the scan's */
     sqlite3_int64 rowid;        /* stat from the index: the row's number in this scan */
@@ -209,7 +211,9 @@ static int comm_here(rows_cursor *c)
     if (c->at >= c->end || s->run_id[c->at] + c->i > c->id_hi)
         return SQLITE_OK;
     const hpf_comm_run *run = &s->runs[c->at];
-    if (s->run_offset) {
+    if (c->node_recs)
+        c->recs = c->node_recs + (s->run_id[c->at] - c->node_first_id);
+    else if (s->run_offset) {
         c->rix_comms.fd = s->comm_fd;
         c->recs = hpf_rix_comm_get(&c->rix_comms, s->run_offset[c->at], run->n, err, sizeof err);
     } else
@@ -219,7 +223,7 @@ static int comm_here(rows_cursor *c)
 
 static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
 {
-    const hpf_detail_src *s = src_of(c);
+    hpf_detail_src *s = ((rows_vtab *)c->base.pVtab)->src;
     int64_t rows = s->run_id[s->nruns] - 1, from = 1, to = rows;
     int arg = 0;
     char err[512];
@@ -232,6 +236,13 @@ static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
             c->at = s->node_runs[g];
             c->end = s->node_runs[g + 1];
         }
+    }
+    c->node_recs = NULL;
+    if ((idx & BY_NODE) && c->at < c->end) {
+        c->node_recs = hpf_detail_node_comms(s, (uint32_t)s->runs[c->at].node, err, sizeof err);
+        if (!c->node_recs && err[0])
+            return fail(c, err);
+        c->node_first_id = s->run_id[c->at];
     }
     if (idx & ID_FROM)
         from = sqlite3_value_int64(argv[arg++]);

@@ -260,6 +260,41 @@ static int indexed_comms(hpf_detail_src *s, sqlite3 *db)
     return number_runs(s);
 }
 
+const hp_comm_rec *hpf_detail_node_comms(hpf_detail_src *s, uint32_t g, char *err,
+                                         size_t errlen)
+{
+    err[0] = '\0';
+    if (!s->run_offset || g < 1 || g > s->nnodes)
+        return NULL;
+    if (s->node_comms && s->node_comms[g])
+        return s->node_comms[g];
+    size_t first = s->node_runs[g], end = s->node_runs[g + 1];
+    size_t n = (size_t)(s->run_id[end] - s->run_id[first]);
+    if (n == 0 || s->cached + n > HPF_DETAIL_CACHE)
+        return NULL;
+    if (!s->node_comms && !(s->node_comms = calloc((size_t)s->nnodes + 1, sizeof *s->node_comms)))
+        return NULL;
+    hp_comm_rec *recs = malloc(n * sizeof *recs);
+    hpf_rix_comms rd = {s->comm_fd, NULL, NULL, 0};
+    for (size_t k = first, at = 0; recs && k < end; k++) {
+        const hp_comm_rec *got = hpf_rix_comm_get(&rd, s->run_offset[k], s->runs[k].n, err,
+                                                  errlen);
+        if (!got) {
+            free(recs);
+            recs = NULL;
+            break;
+        }
+        memcpy(recs + at, got, s->runs[k].n * sizeof *recs);
+        at += s->runs[k].n;
+    }
+    hpf_rix_comms_free(&rd);
+    if (recs) {
+        s->node_comms[g] = recs;
+        s->cached += n;
+    }
+    return recs;
+}
+
 int hpf_detail_ready(hpf_detail_src *s, sqlite3 *db, int comm)
 {
     if (s->rix == 0) {
@@ -304,6 +339,9 @@ void hpf_detail_free(hpf_detail_src *s)
     free(s->run_id);
     free(s->node_runs);
     free(s->run_offset);
+    for (uint32_t g = 0; s->node_comms && g <= s->nnodes; g++)
+        free(s->node_comms[g]);
+    free(s->node_comms);
     if (s->comm_fd_open)
         close(s->comm_fd);
     memset(s, 0, sizeof *s);

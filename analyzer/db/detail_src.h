@@ -34,7 +34,13 @@ typedef struct hpf_detail_src {
     uint64_t *run_offset;       /* runs from the index: run k's records in the profile */
     int comm_fd;                /* ... read from this file (comm_fd_open) */
     int comm_fd_open;
+    hp_comm_rec **node_comms;   /* from the index: node g's records read once, or NULL */
+    size_t cached;              /* records held there (at most HPF_DETAIL_CACHE) */
 } hpf_detail_src;
+
+/* The comm records of nodes kept in memory for the scans after the first
+ * (a view reads a site's rows several times): at most this many. */
+#define HPF_DETAIL_CACHE ((size_t)1 << 20)
 
 /* Reads the profile that db (its run keys source_files, source, source_id)
  * was merged from and merges it, once: 0, or -1 with s->err one line
@@ -47,6 +53,13 @@ int hpf_detail_load(hpf_detail_src *s, sqlite3 *db);
  * decoded (hpf_detail_load, then hpf_detail_stats or _comms).  0, or -1
  * with s->err. */
 int hpf_detail_ready(hpf_detail_src *s, sqlite3 *db, int comm);
+
+/* From the index: every comm record of node g, its runs' records one
+ * after the other (run k's at run_id[k] - run_id[node_runs[g]]), read
+ * once and kept while they fit (HPF_DETAIL_CACHE); NULL when they do not
+ * (err empty: read the runs one by one) or on a failure (err set). */
+const hp_comm_rec *hpf_detail_node_comms(hpf_detail_src *s, uint32_t g, char *err,
+                                         size_t errlen);
 
 /* Once loaded: the stat rows' index (the ranks compensated, refs,
  * node_refs), the comm rows' (runs, node_runs, run_id), each made on

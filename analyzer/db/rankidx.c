@@ -266,10 +266,14 @@ static int rix_write(void *acc, sqlite3 *db, char *err, size_t errlen)
         return 0;
     snprintf(sql, sizeof sql, "INSERT INTO run VALUES('rank_index', %d);",
              a->comms ? HPF_RIX_STAT_COMM : HPF_RIX_STAT);
-    if (sqlite3_exec(db, "CREATE TABLE rank_index(node INTEGER PRIMARY KEY, stat BLOB,"
-                     " comm BLOB);", NULL, NULL, NULL) != SQLITE_OK ||
+    /* comm first: a column after a long one is found by reading the long
+     * one's overflow pages (comm's runs are read alone, a node's stat rows
+     * after its few pages of runs) */
+    if (sqlite3_exec(db, "CREATE TABLE rank_index(node INTEGER PRIMARY KEY, comm BLOB,"
+                     " stat BLOB);", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO rank_index VALUES(?, ?, ?)", -1, &st, NULL) !=
+        sqlite3_prepare_v2(db, "INSERT INTO rank_index(node, stat, comm) VALUES(?, ?, ?)", -1,
+                           &st, NULL) !=
             SQLITE_OK)
         return hpf_agg_fail(db, err, errlen);
     int rc = 0;

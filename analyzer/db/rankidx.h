@@ -6,7 +6,7 @@
  * the virtual tables of detail.c answer `node = N` without decoding
  * every rank (docs/formats.md, "The per-rank index").
  *
- * Table rank_index(node INTEGER PRIMARY KEY, stat BLOB, comm BLOB), one
+ * Table rank_index(node INTEGER PRIMARY KEY, comm BLOB, stat BLOB), one
  * row per node with records; run key `rank_index`: 1 stat only, 2 stat
  * and comm.  Both blobs are sequences of unsigned LEB128 varints:
  *   stat, per row in (rank, thread) order: rank - the previous row's
