@@ -45,9 +45,11 @@ typedef struct rows_cursor {
     const hp_comm_rec *recs;    /* comm: run `at`'s records */
     hpf_comm_src comms;         /* comm: reads them (this cursor's own buffer) */
     int comms_open;
+    const hpf_comm_run *runs;   /* comm: the runs scanned (the source's, or one node's) */
+    const int64_t *run_id;      /* ... their first ids */
+    const uint64_t *offsets;    /* ... from the index: where their records are, or NULL */
     hpf_rix_comms rix_comms;    /* comm from the index: reads them */
-    const hp_comm_rec *node_recs;   /* or one node's, all read (hpf_detail_node_comms) */
-    int64_t node_first_id;      /* the id of node_recs[0] */
+    const hp_comm_rec *node_recs;   /* or one node's, all read (hpf_detail_node_runs) */
     hpf_rix_scan scan;          /* stat from the index: its rows */
     int indexed;                /* stat: the rows are the scan's */
     sqlite3_int64 rowid;        /* stat from the index: the row's number in this scan */
@@ -208,25 +210,52 @@ static int comm_here(rows_cursor *c)
     const hpf_detail_src *s = src_of(c);
     char err[512];
     c->recs = NULL;
-    if (c->at >= c->end || s->run_id[c->at] + c->i > c->id_hi)
+    if (c->at >= c->end || c->run_id[c->at] + c->i > c->id_hi)
         return SQLITE_OK;
-    const hpf_comm_run *run = &s->runs[c->at];
+    const hpf_comm_run *run = &c->runs[c->at];
     if (c->node_recs)
-        c->recs = c->node_recs + (s->run_id[c->at] - c->node_first_id);
-    else if (s->run_offset) {
+        c->recs = c->node_recs + (c->run_id[c->at] - c->run_id[0]);
+    else if (c->offsets) {
         c->rix_comms.fd = s->comm_fd;
-        c->recs = hpf_rix_comm_get(&c->rix_comms, s->run_offset[c->at], run->n, err, sizeof err);
+        c->recs = hpf_rix_comm_get(&c->rix_comms, c->offsets[c->at], run->n, err, sizeof err);
     } else
         c->recs = hpf_comm_src_get(&c->comms, run->rank, run->first, run->n, err, sizeof err);
     return c->recs ? SQLITE_OK : fail(c, err);
 }
 
-static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
+/* A scan of node g's rows from the index: its runs alone. */
+static int comm_filter_node(rows_cursor *c, sqlite3 *db, int64_t g)
 {
     hpf_detail_src *s = ((rows_vtab *)c->base.pVtab)->src;
+    const hpf_node_runs *nr = hpf_detail_node_runs(s, db, g);
+    if (!nr)
+        return fail(c, s->err);
+    c->runs = nr->runs;
+    c->run_id = nr->id;
+    c->offsets = nr->offset;
+    c->node_recs = nr->recs;
+    c->at = 0;
+    c->end = nr->n;
+    c->i = 0;
+    c->id_hi = INT64_MAX;
+    return comm_here(c);
+}
+
+static int comm_filter(rows_cursor *c, sqlite3 *db, int idx, sqlite3_value **argv)
+{
+    hpf_detail_src *s = ((rows_vtab *)c->base.pVtab)->src;
+    int indexed = s->rix == HPF_RIX_STAT_COMM;
+    if (indexed && idx == BY_NODE)
+        return comm_filter_node(c, db, sqlite3_value_int64(argv[0]));
+    if (indexed && hpf_detail_comm_all(s, db))
+        return fail(c, s->err);
     int64_t rows = s->run_id[s->nruns] - 1, from = 1, to = rows;
     int arg = 0;
     char err[512];
+    c->runs = s->runs;
+    c->run_id = s->run_id;
+    c->offsets = s->run_offset;
+    c->node_recs = NULL;
     c->at = 0;
     c->end = s->nruns;
     if (idx & BY_NODE) {
@@ -236,13 +265,6 @@ static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
             c->at = s->node_runs[g];
             c->end = s->node_runs[g + 1];
         }
-    }
-    c->node_recs = NULL;
-    if ((idx & BY_NODE) && c->at < c->end) {
-        c->node_recs = hpf_detail_node_comms(s, (uint32_t)s->runs[c->at].node, err, sizeof err);
-        if (!c->node_recs && err[0])
-            return fail(c, err);
-        c->node_first_id = s->run_id[c->at];
     }
     if (idx & ID_FROM)
         from = sqlite3_value_int64(argv[arg++]);
@@ -286,7 +308,7 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
     if (hpf_detail_ready(v->src, v->db, v->kind == T_COMM))
         return fail(c, v->src->err);
     if (v->kind == T_COMM)
-        return comm_filter(c, idx, argv);
+        return comm_filter(c, v->db, idx, argv);
     hpf_detail_src *s = v->src;
     c->indexed = s->rix > 0;
     if (c->indexed)
@@ -322,8 +344,8 @@ static int rows_next(sqlite3_vtab_cursor *base)
         stat_here(c);
         return SQLITE_OK;
     }
-    if (++c->i < src_of(c)->runs[c->at].n) {
-        if (src_of(c)->run_id[c->at] + c->i > c->id_hi)
+    if (++c->i < c->runs[c->at].n) {
+        if (c->run_id[c->at] + c->i > c->id_hi)
             c->recs = NULL;
         return SQLITE_OK;
     }
@@ -368,8 +390,7 @@ static void stat_column(const rows_cursor *c, sqlite3_context *ctx, int col)
 
 static void comm_column(const rows_cursor *c, sqlite3_context *ctx, int col)
 {
-    const hpf_detail_src *s = src_of(c);
-    const hpf_comm_run *run = &s->runs[c->at];
+    const hpf_comm_run *run = &c->runs[c->at];
     const hp_comm_rec *k = &c->recs[c->i];
     switch (col) {
     case 0: sqlite3_result_int64(ctx, run->node); break;
@@ -383,7 +404,7 @@ static void comm_column(const rows_cursor *c, sqlite3_context *ctx, int col)
     case 8: sqlite3_result_double(ctx, k->sync); break;
     case 9: sqlite3_result_double(ctx, k->min); break;
     case 10: sqlite3_result_double(ctx, k->max); break;
-    default: sqlite3_result_int64(ctx, s->run_id[c->at] + c->i); break;
+    default: sqlite3_result_int64(ctx, c->run_id[c->at] + c->i); break;
     }
 }
 
@@ -403,7 +424,7 @@ static int rows_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *id)
     if (((rows_vtab *)base->pVtab)->kind == T_STAT)
         *id = c->indexed ? c->rowid : (sqlite3_int64)c->at + 1;
     else
-        *id = src_of(c)->run_id[c->at] + c->i;
+        *id = c->run_id[c->at] + c->i;
     return SQLITE_OK;
 }
 

@@ -232,13 +232,13 @@ static uint32_t count_nodes(sqlite3 *db)
     return (uint32_t)n;
 }
 
-/* The comm runs from the index, their records in the profile (one file,
- * its identity checked): 0, 1 when the profile is several files (the
- * index cannot say which), or -1 with s->err. */
+/* The profile the index's comm runs point into (one file, its identity
+ * checked), opened: 0, 1 when the profile is several files (the index
+ * cannot say which), or -1 with s->err. */
 static int indexed_comms(hpf_detail_src *s, sqlite3 *db)
 {
     hpf_input in;
-    if (s->run_id)
+    if (s->comm_fd_open)
         return 0;
     if (find_input(s, db, &in))
         return -1;
@@ -252,47 +252,96 @@ static int indexed_comms(hpf_detail_src *s, sqlite3 *db)
     hpf_input_free(&in);
     if (several)
         return 1;
-    if (!s->comm_fd_open || (!s->run_offset && hpf_rix_comm_runs(db, &s->runs, &s->run_offset,
-                                                                  &s->nruns, s->err,
-                                                                  sizeof s->err)))
+    return s->comm_fd_open ? 0 : -1;
+}
+
+/* The id of node g's first comm row (comm_range), or 0. */
+static int64_t first_id(sqlite3 *db, int64_t g)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t id = 0;
+    if (sqlite3_prepare_v2(db, "SELECT first FROM main.comm_range WHERE node = ?", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_bind_int64(st, 1, g) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return id;
+}
+
+/* Every record of the node's runs, read once, kept while they fit. */
+static void read_node_records(hpf_detail_src *s, hpf_node_runs *nr)
+{
+    size_t n = (size_t)(nr->id[nr->n] - nr->id[0]);
+    if (n == 0 || s->cached + n > HPF_DETAIL_CACHE)
+        return;
+    hp_comm_rec *recs = malloc(n * sizeof *recs);
+    hpf_rix_comms rd = {s->comm_fd, NULL, NULL, 0};
+    for (size_t k = 0, at = 0; recs && k < nr->n; k++) {
+        const hp_comm_rec *got = hpf_rix_comm_get(&rd, nr->offset[k], nr->runs[k].n, s->err,
+                                                  sizeof s->err);
+        if (!got) {
+            free(recs);
+            recs = NULL;    /* the cursor reads run by run and says what failed */
+            break;
+        }
+        memcpy(recs + at, got, nr->runs[k].n * sizeof *recs);
+        at += nr->runs[k].n;
+    }
+    hpf_rix_comms_free(&rd);
+    nr->recs = recs;
+    s->cached += recs ? n : 0;
+}
+
+static int decode_node_runs(hpf_detail_src *s, sqlite3 *db, int64_t g, hpf_node_runs *nr)
+{
+    hpf_comm_run *runs = NULL;
+    uint64_t *offset = NULL;
+    size_t n = 0;
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT %lld, comm FROM main.rank_index WHERE node = %lld",
+             (long long)g, (long long)g);
+    if (hpf_rix_comm_runs(db, sql, &runs, &offset, &n, s->err, sizeof s->err))
+        return -1;
+    nr->runs = runs;
+    nr->offset = offset;
+    nr->n = n;
+    if (!(nr->id = malloc((n + 1) * sizeof *nr->id)))
+        return oom(s);
+    nr->id[0] = n ? first_id(db, g) : 1;
+    for (size_t k = 0; k < n; k++)
+        nr->id[k + 1] = nr->id[k] + runs[k].n;
+    read_node_records(s, nr);
+    nr->done = 1;
+    return 0;
+}
+
+const hpf_node_runs *hpf_detail_node_runs(hpf_detail_src *s, sqlite3 *db, int64_t g)
+{
+    static const int64_t none_id[1] = {1};
+    static const hpf_node_runs none = {1, 0, NULL, NULL, (int64_t *)none_id, NULL};
+    if (g < 1 || g > s->nnodes)
+        return &none;
+    if (!s->node_idx && !(s->node_idx = calloc((size_t)s->nnodes + 1, sizeof *s->node_idx))) {
+        oom(s);
+        return NULL;
+    }
+    hpf_node_runs *nr = &s->node_idx[g];
+    if (!nr->done && decode_node_runs(s, db, g, nr))
+        return NULL;
+    return nr;
+}
+
+int hpf_detail_comm_all(hpf_detail_src *s, sqlite3 *db)
+{
+    if (s->run_id)
+        return 0;
+    if (!s->run_offset &&
+        hpf_rix_comm_runs(db, "SELECT node, comm FROM main.rank_index WHERE comm IS NOT NULL"
+                          " ORDER BY node", &s->runs, &s->run_offset, &s->nruns, s->err,
+                          sizeof s->err))
         return -1;
     hpf_phase_mark("detail: comm runs from the index");
     return number_runs(s);
-}
-
-const hp_comm_rec *hpf_detail_node_comms(hpf_detail_src *s, uint32_t g, char *err,
-                                         size_t errlen)
-{
-    err[0] = '\0';
-    if (!s->run_offset || g < 1 || g > s->nnodes)
-        return NULL;
-    if (s->node_comms && s->node_comms[g])
-        return s->node_comms[g];
-    size_t first = s->node_runs[g], end = s->node_runs[g + 1];
-    size_t n = (size_t)(s->run_id[end] - s->run_id[first]);
-    if (n == 0 || s->cached + n > HPF_DETAIL_CACHE)
-        return NULL;
-    if (!s->node_comms && !(s->node_comms = calloc((size_t)s->nnodes + 1, sizeof *s->node_comms)))
-        return NULL;
-    hp_comm_rec *recs = malloc(n * sizeof *recs);
-    hpf_rix_comms rd = {s->comm_fd, NULL, NULL, 0};
-    for (size_t k = first, at = 0; recs && k < end; k++) {
-        const hp_comm_rec *got = hpf_rix_comm_get(&rd, s->run_offset[k], s->runs[k].n, err,
-                                                  errlen);
-        if (!got) {
-            free(recs);
-            recs = NULL;
-            break;
-        }
-        memcpy(recs + at, got, s->runs[k].n * sizeof *recs);
-        at += s->runs[k].n;
-    }
-    hpf_rix_comms_free(&rd);
-    if (recs) {
-        s->node_comms[g] = recs;
-        s->cached += n;
-    }
-    return recs;
 }
 
 int hpf_detail_ready(hpf_detail_src *s, sqlite3 *db, int comm)
@@ -339,9 +388,13 @@ void hpf_detail_free(hpf_detail_src *s)
     free(s->run_id);
     free(s->node_runs);
     free(s->run_offset);
-    for (uint32_t g = 0; s->node_comms && g <= s->nnodes; g++)
-        free(s->node_comms[g]);
-    free(s->node_comms);
+    for (uint32_t g = 0; s->node_idx && g <= s->nnodes; g++) {
+        free(s->node_idx[g].runs);
+        free(s->node_idx[g].offset);
+        free(s->node_idx[g].id);
+        free(s->node_idx[g].recs);
+    }
+    free(s->node_idx);
     if (s->comm_fd_open)
         close(s->comm_fd);
     memset(s, 0, sizeof *s);

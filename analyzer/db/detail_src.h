@@ -34,9 +34,22 @@ typedef struct hpf_detail_src {
     uint64_t *run_offset;       /* runs from the index: run k's records in the profile */
     int comm_fd;                /* ... read from this file (comm_fd_open) */
     int comm_fd_open;
-    hp_comm_rec **node_comms;   /* from the index: node g's records read once, or NULL */
-    size_t cached;              /* records held there (at most HPF_DETAIL_CACHE) */
+    struct hpf_node_runs *node_idx; /* from the index: node g's runs, once asked for */
+    size_t cached;              /* comm records held there (at most HPF_DETAIL_CACHE) */
 } hpf_detail_src;
+
+/* One node's comm runs from the index (hpf_detail_node_runs): run k's
+ * records at offset[k] in the profile, its first row's id id[k] (id[n]:
+ * the last id + 1); recs, when not NULL, every record of the node read
+ * once (run k's at recs[id[k] - id[0]]). */
+typedef struct hpf_node_runs {
+    int done;
+    size_t n;
+    hpf_comm_run *runs;
+    uint64_t *offset;
+    int64_t *id;
+    hp_comm_rec *recs;
+} hpf_node_runs;
 
 /* The comm records of nodes kept in memory for the scans after the first
  * (a view reads a site's rows several times): at most this many. */
@@ -54,12 +67,13 @@ int hpf_detail_load(hpf_detail_src *s, sqlite3 *db);
  * with s->err. */
 int hpf_detail_ready(hpf_detail_src *s, sqlite3 *db, int comm);
 
-/* From the index: every comm record of node g, its runs' records one
- * after the other (run k's at run_id[k] - run_id[node_runs[g]]), read
- * once and kept while they fit (HPF_DETAIL_CACHE); NULL when they do not
- * (err empty: read the runs one by one) or on a failure (err set). */
-const hp_comm_rec *hpf_detail_node_comms(hpf_detail_src *s, uint32_t g, char *err,
-                                         size_t errlen);
+/* From the index (s->rix HPF_RIX_STAT_COMM, hpf_detail_ready done): node
+ * g's comm runs, decoded from its blob alone and numbered from its
+ * comm_range, and its records read while they fit (HPF_DETAIL_CACHE);
+ * or every node's runs in s->runs, s->run_id, s->run_offset (a scan by
+ * id or of everything).  NULL / -1 with s->err. */
+const hpf_node_runs *hpf_detail_node_runs(hpf_detail_src *s, sqlite3 *db, int64_t g);
+int hpf_detail_comm_all(hpf_detail_src *s, sqlite3 *db);
 
 /* Once loaded: the stat rows' index (the ranks compensated, refs,
  * node_refs), the comm rows' (runs, node_runs, run_id), each made on

@@ -352,16 +352,15 @@ void hpf_rix_scan_free(hpf_rix_scan *s)
 
 /* ---- the comm runs and records */
 
-int hpf_rix_comm_runs(sqlite3 *db, hpf_comm_run **runs, uint64_t **offsets, size_t *nruns,
-                      char *err, size_t errlen)
+int hpf_rix_comm_runs(sqlite3 *db, const char *sql, hpf_comm_run **runs, uint64_t **offsets,
+                      size_t *nruns, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
     size_t n = 0, cap = 0;
     int rc = 0;
     *runs = NULL;
     *offsets = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT node, comm FROM main.rank_index WHERE comm IS NOT NULL"
-                           " ORDER BY node", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "sqlite: %s", sqlite3_errmsg(db));
         return -1;
     }

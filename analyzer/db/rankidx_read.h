@@ -51,10 +51,11 @@ int hpf_rix_scan_next(hpf_rix_scan *s);
 void hpf_rix_scan_free_blobs(hpf_rix_scan *s);
 void hpf_rix_scan_free(hpf_rix_scan *s);
 
-/* Every comm run of the index in node order (*runs' `first` unused; the
- * runs' records at (*offsets)[k] in the profile): 0, or -1 with err. */
-int hpf_rix_comm_runs(sqlite3 *db, hpf_comm_run **runs, uint64_t **offsets, size_t *nruns,
-                      char *err, size_t errlen);
+/* The comm runs of the rows (node, comm blob) sql selects from
+ * rank_index, in their order (*runs' `first` unused; the runs' records
+ * at (*offsets)[k] in the profile): 0, or -1 with err. */
+int hpf_rix_comm_runs(sqlite3 *db, const char *sql, hpf_comm_run **runs, uint64_t **offsets,
+                      size_t *nruns, char *err, size_t errlen);
 
 /* Reads comm records from the profile's file descriptor fd. */
 typedef struct hpf_rix_comms {
