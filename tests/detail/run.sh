@@ -13,7 +13,8 @@
 # --raw, --check, --folded, --task-trace, SQL on the rows), an
 # interactive session and hprof-report's page must print the same bytes
 # from the databases.  Profiles: tests/unit/mkprofile's two ranks (and
-# the same run as the two files its ranks wrote alone), bench/mkbig's 8
+# the same run as the two files its ranks wrote alone, and its variant
+# with two sites of a rank merged into one node), bench/mkbig's 8
 # ranks x 2 threads, and a real run of examples/jacobi at NP=4 x 2
 # OpenMP threads (skipped without mpirun).  Then:
 #   - by default a small profile keeps its rows (run key detail 1), and
@@ -142,6 +143,13 @@ index=2 both mkprofile "$tmp/p.hpf"
 views mkprofile MPI_Send@app.c:42
 index=1 both parts "$tmp/d.rank0.hpf" "$tmp/d.rank1.hpf"
 views parts MPI_Send@app.c:42
+
+# ---- two sites of a rank merged into one node (mkprofile -m: rank 1
+# calls MPI_Send twice on app.c:60): one stat row of the two records, in
+# the index too
+"$MKPROFILE" -m "$tmp/m.hpf" || notok "mkprofile -m" "failed"
+index=2 both merged "$tmp/m.hpf"
+views merged MPI_Send@app.c:60
 
 # ---- bench/mkbig: 8 ranks, 2 threads, 40 comm nodes with 5 peers
 "$MKBIG" -n 400 -c 40 -p 5 -t 2 8 "$tmp/b.hpf" >/dev/null || notok "mkbig" "failed"
