@@ -32,6 +32,7 @@ typedef struct rix_acc {
     bytes *stat, *comm;         /* per merged node */
     uint32_t *stat_rank, *comm_rank;    /* per node: the rank of its last row, run */
     uint32_t *head;             /* per node: its first pending row + 1, or 0 */
+    uint32_t *tail;             /* ... and its last (when head is not 0) */
     uint32_t *touched;          /* the nodes with pending rows */
     pending *pend;
     size_t npend, cap_pend;
@@ -157,8 +158,9 @@ static void *rix_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
     a->stat_rank = calloc(n, sizeof *a->stat_rank);
     a->comm_rank = calloc(n, sizeof *a->comm_rank);
     a->head = calloc(n, sizeof *a->head);
+    a->tail = calloc(n, sizeof *a->tail);
     a->touched = calloc(n, sizeof *a->touched);
-    if (a->stat && a->comm && a->stat_rank && a->comm_rank && a->head && a->touched)
+    if (a->stat && a->comm && a->stat_rank && a->comm_rank && a->head && a->tail && a->touched)
         return a;
     hpf_rankidx_aggregator.finish(a);
     return NULL;
@@ -168,14 +170,7 @@ static void *rix_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
  * of its thread, or a new row in thread order.  0, or -1 without memory. */
 static int add_record(rix_acc *a, uint32_t g, uint32_t thread, const hpf_stat_row *s)
 {
-    uint32_t *link = &a->head[g];
-    while (*link && a->pend[*link - 1].thread < thread)
-        link = &a->pend[*link - 1].next;
-    if (*link && a->pend[*link - 1].thread == thread) {
-        hpf_stat_add(&a->pend[*link - 1].row, s);
-        return 0;
-    }
-    if (a->npend == a->cap_pend) {
+    if (a->npend == a->cap_pend) {     /* first: link may point into pend */
         size_t cap = a->cap_pend ? 2 * a->cap_pend : 1024;
         pending *v = realloc(a->pend, cap * sizeof *v);
         if (!v)
@@ -183,8 +178,21 @@ static int add_record(rix_acc *a, uint32_t g, uint32_t thread, const hpf_stat_ro
         a->pend = v;
         a->cap_pend = cap;
     }
+    uint32_t *link = &a->head[g];
+    /* a rank's threads usually come in order: past the last row at once
+     * (walking the list would cost threads^2 per node) */
+    if (*link && a->pend[a->tail[g] - 1].thread < thread)
+        link = &a->pend[a->tail[g] - 1].next;
+    while (*link && a->pend[*link - 1].thread < thread)
+        link = &a->pend[*link - 1].next;
+    if (*link && a->pend[*link - 1].thread == thread) {
+        hpf_stat_add(&a->pend[*link - 1].row, s);
+        return 0;
+    }
     a->pend[a->npend] = (pending){thread, *link, *s};
     *link = (uint32_t)++a->npend;
+    if (!a->pend[a->npend - 1].next)
+        a->tail[g] = (uint32_t)a->npend;
     return 0;
 }
 
@@ -302,6 +310,7 @@ static void rix_finish(void *acc)
     free(a->stat_rank);
     free(a->comm_rank);
     free(a->head);
+    free(a->tail);
     free(a->touched);
     free(a->pend);
     free(a);

@@ -171,8 +171,21 @@ for t in node_time node_worst_rank node_worst_thread node_excl node_hist site_ti
 done
 expect_eq "mkbig: --aggregate of an aggregate-mode database gives the same tables" "" "$bad"
 
+# ---- many threads: 16 threads x 250 nodes a rank (more rows of a rank
+# than the index's first buffer holds, several a node): the rows and
+# --check the same
+"$MKBIG" -n 4000 -c 100 -p 5 -t 16 4 "$tmp/t16.hpf" >/dev/null || notok "mkbig -t 16" "failed"
+index=2 both threads16 "$tmp/t16.hpf"
+bad=""
+for v in "SELECT * FROM stat ORDER BY node, rank, thread" "SELECT * FROM stat ORDER BY rank, thread, node" \
+         "SELECT * FROM comm ORDER BY id"; do
+    [ "$(out "$D" --sql "$v")" = "$(out "$A" --sql "$v")" ] || bad="$bad [$v]"
+done
+[ "$(out "$D" --check)" = "$(out "$A" --check)" ] || bad="$bad [--check]"
+expect_eq "threads16: the rows and --check the same with the index" "" "$bad"
+
 # ---- the profile gone or changed
-A=$tmp/mkbig.a/run.db
+A=$tmp/mkbig.a/run.db D=$tmp/mkbig.d/run.db
 mv "$tmp/mkbig.a/b.hpf" "$tmp/b.away"
 got=$(out "$A" --ranks MPI_Send@comm.c:7)
 expect_eq "profile gone: one line naming it, exit 1" "1;exit 1" \
