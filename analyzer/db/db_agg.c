@@ -249,7 +249,7 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, int per_rank_views, cha
 const char hpf_db_record_objects_sql[] =
     "INSERT OR REPLACE INTO run(key, value) SELECT 'objects', group_concat(name, ' ')"
     " FROM (SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
-    " AND name NOT LIKE 'sqlite_%' ORDER BY name);";
+    " AND name NOT LIKE 'sqlite_%' AND name != 'rank_index' ORDER BY name);";
 
 /* Is there a table or view called name (len bytes)? */
 static int has_object(sqlite3 *db, const char *name, size_t len)

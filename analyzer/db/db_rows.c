@@ -20,6 +20,7 @@
 #include "db_order.h"
 #include "db_rows.h"
 #include "phases.h"
+#include "rankidx.h"
 #include "statrow.h"
 
 /* The aggregators, in the order their tables are written. */
@@ -28,6 +29,7 @@ static const hpf_aggregator *const aggregators[] = {
     &hpf_site_aggregator,
     &hpf_comm_aggregator,
     &hpf_ovh_aggregator,
+    &hpf_rankidx_aggregator,    /* aggregate mode: the per-node index of the rows */
 };
 #define NAGGREGATORS (sizeof aggregators / sizeof *aggregators)
 

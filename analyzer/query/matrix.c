@@ -392,7 +392,7 @@ int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric)
     if (site && hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_COMM, &sel, ctx->err,
                            ctx->errlen))
         return -1;
-    where = site ? hpq_comm_rows_of(sel.nodes, "c") : strdup("1");
+    where = site ? hpq_comm_rows_of(ctx->db, sel.nodes, "c") : strdup("1");
     if (!where) {
         hpq_oom(ctx);
         goto done;

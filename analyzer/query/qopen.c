@@ -185,7 +185,10 @@ int hpq_open(int npaths, char *const *paths, sqlite3 **db, char **db_path, char 
     if (kind == FILE_PROFILE && merge_if_needed(&in, *db_path, err, errlen))
         goto failed;
     hpf_input_free(&in);
-    if (sqlite3_open_v2(*db_path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    /* one thread uses the connection: no mutex around every sqlite3_column_*
+     * (15% of --check at 1024 ranks, reading millions of rows) */
+    if (sqlite3_open_v2(*db_path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", *db_path, *db ? sqlite3_errmsg(*db) : "cannot open");
         goto failed;
     }

@@ -131,7 +131,7 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
     /* per peer from the node's sums over ranks (db_agg.c); the columns
      * named with their table, not the printed peer */
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm_node_peer.peer";
-    char *sql, *peer = peer_columns(ctx), *rows = by_rank ? hpq_comm_rows_of(sel->nodes, "")
+    char *sql, *peer = peer_columns(ctx), *rows = by_rank ? hpq_comm_rows_of(ctx->db, sel->nodes, "")
                                                           : NULL;
     if (!peer || (by_rank && !rows) || asprintf(&sql,
                  "SELECT %s%s"
