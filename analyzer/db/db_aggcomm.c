@@ -221,10 +221,11 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* This rank's rows of comm_node_rank, by node, kept; the scratch cleared. */
+/* This rank's rows of comm_node_rank, by node, kept (with per_rank); the
+ * scratch cleared. */
 static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
 {
-    if (ca->ntouched)
+    if (ca->ntouched && ca->per_rank)
         qsort(ca->touched, ca->ntouched, sizeof *ca->touched, cmp_u32);
     for (uint32_t k = 0; k < ca->ntouched; k++) {
         rank_cell *r = &ca->cur[ca->touched[k]];

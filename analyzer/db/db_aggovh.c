@@ -173,6 +173,13 @@ static int by_thread(const hp_rank_data *rd, int comms, uint32_t **idx, size_t *
         *idx = p;
         *cap = count;
     }
+    if (nt > *nthreads)
+        *nthreads = nt;
+    if (nt <= 1) {          /* one thread: the records' own order */
+        for (uint32_t i = 0; i < count; i++)
+            (*idx)[i] = i;
+        return 0;
+    }
     uint32_t *start = calloc((size_t)nt + 1, sizeof *start);
     if (!start)
         return -1;
@@ -183,8 +190,6 @@ static int by_thread(const hp_rank_data *rd, int comms, uint32_t **idx, size_t *
     for (uint32_t i = 0; i < count; i++)
         (*idx)[start[thread_of(rd, comms, i)]++] = i;
     free(start);
-    if (nt > *nthreads)
-        *nthreads = nt;
     return 0;
 }
 
@@ -260,12 +265,33 @@ static int by_id(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* list[0..n): distinct node indices, the ones with member[g] set, into
+ * ascending order.  A rank's nodes mostly come in order already (checked
+ * first: nothing to do), or are many of the merged nodes (found again by
+ * a scan of member); a sort only for the few of a large tree. */
+static void ascending(uint32_t *list, uint32_t n, const unsigned char *member, uint32_t nnodes)
+{
+    uint32_t k = 1;
+    while (k < n && list[k - 1] < list[k])
+        k++;
+    if (k >= n)
+        return;
+    if ((uint64_t)n * 16 < nnodes) {
+        qsort(list, n, sizeof *list, by_id);
+        return;
+    }
+    k = 0;
+    for (uint32_t g = 0; g < nnodes; g++)
+        if (member[g])
+            list[k++] = g;
+    assert(k == n);
+}
+
 /* The rank's er folded into x, node by node; returns its classified time. */
 static double fold_rank_classes(ovh_acc *a)
 {
     double other = 0;
-    if (a->ner)
-        qsort(a->er_list, a->ner, sizeof *a->er_list, by_id);
+    ascending(a->er_list, a->ner, a->er_seen, a->nnodes);
     for (uint32_t k = 0; k < a->ner; k++) {
         uint32_t g = a->er_list[k];
         double *er = a->er[g];
@@ -296,8 +322,7 @@ static double first_thread_times(ovh_acc *a, const hpf_rank_rows *rows)
         }
         a->t0[g] += rows->time[i];
     }
-    if (a->nt0)
-        qsort(a->t0_list, a->nt0, sizeof *a->t0_list, by_id);
+    ascending(a->t0_list, a->nt0, a->t0_seen, a->nnodes);
     double par0 = 0;
     for (uint32_t k = 0; k < a->nt0; k++) {
         uint32_t g = a->t0_list[k];
