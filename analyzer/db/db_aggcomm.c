@@ -368,5 +368,5 @@ static int comm_write(void *p, sqlite3 *db, char *err, size_t errlen)
 }
 
 const hpf_aggregator hpf_comm_aggregator = {
-    "communication", comm_start, comm_add_rank, comm_write, comm_finish, NULL,
+    "communication", comm_start, comm_add_rank, comm_write, comm_finish,
 };

@@ -456,5 +456,5 @@ static int ovh_write(void *acc, sqlite3 *db, char *err, size_t errlen)
 }
 
 const hpf_aggregator hpf_ovh_aggregator = {
-    "overhead classes", ovh_start, ovh_add_rank, ovh_write, ovh_finish, NULL,
+    "overhead classes", ovh_start, ovh_add_rank, ovh_write, ovh_finish,
 };

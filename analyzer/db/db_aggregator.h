@@ -41,10 +41,6 @@ typedef struct hpf_aggregator {
     /* Creates and fills its tables and their indices.  0, or -1 with err. */
     int (*write)(void *acc, sqlite3 *db, char *err, size_t errlen);
     void (*finish)(void *acc);  /* frees acc */
-    /* Optional: folds every rank in again, in a second pass after the
-     * first (node_hist: the bins need each node's minimum and maximum).
-     * 0, or -1 without memory. */
-    int (*add_rank_again)(void *acc, const hpf_rank_rows *rows);
 } hpf_aggregator;
 
 /* The bins of node_hist: equal widths from a node's least per-rank time
