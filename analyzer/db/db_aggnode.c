@@ -319,7 +319,9 @@ static void fill_hist(node_aggs *na)
             touch(s, g);
             na->hist[g][hist_bin(&na->acc[g], nrank_rows, *t++)]++;
         }
-        clear(s);
+        for (uint32_t k = 0; k < s->ntouched; k++)
+            s->seen[s->touched[k]] = 0;     /* only seen was set */
+        s->ntouched = 0;
     }
     assert(t == na->kept + na->nkept);
 }
