@@ -163,9 +163,12 @@ static int by_thread(const hp_rank_data *rd, int comms, uint32_t **idx, size_t *
                      uint32_t *nthreads)
 {
     uint32_t count = comms ? rd->ncomms : rd->nnodes, nt = 0;
-    for (uint32_t i = 0; i < count; i++)
-        if (thread_of(rd, comms, i) + 1 > nt)
-            nt = thread_of(rd, comms, i) + 1;
+    if (rd->info.threads <= 1)      /* the reader checked every thread against it */
+        nt = count ? 1 : 0;
+    else
+        for (uint32_t i = 0; i < count; i++)
+            if (thread_of(rd, comms, i) + 1 > nt)
+                nt = thread_of(rd, comms, i) + 1;
     if (count > *cap) {
         uint32_t *p = realloc(*idx, count * sizeof *p);
         if (!p)
@@ -233,12 +236,13 @@ static void fold_thread(ovh_acc *a)
     a->ntouched = 0;
 }
 
-/* Records [*ri, ...) and comms [*ci, ...) of thread t (in by-thread order). */
-static void add_thread(ovh_acc *a, const hpf_rank_rows *rows, uint32_t t, uint32_t *ri,
-                       uint32_t *ci)
+/* Records [*ri, ...) and comms [*ci, ...) of thread t (in by-thread order);
+ * one: the rank's only thread (all of them, no thread looked up). */
+static void add_thread(ovh_acc *a, const hpf_rank_rows *rows, uint32_t t, int one,
+                       uint32_t *ri, uint32_t *ci)
 {
     const hp_rank_data *rd = rows->rd;
-    for (; *ri < rd->nnodes && rd->nodes[a->order[*ri]].thread == t; ++*ri) {
+    for (; *ri < rd->nnodes && (one || rd->nodes[a->order[*ri]].thread == t); ++*ri) {
         uint32_t i = a->order[*ri], g = rows->node_map[i] - 1, parent = a->m->nodes[g].parent;
         touch(a, g);
         a->seen[g] = 2;
@@ -248,7 +252,8 @@ static void add_thread(ovh_acc *a, const hpf_rank_rows *rows, uint32_t t, uint32
             a->kids[parent - 1] += rows->time[i];
         }
     }
-    for (; *ci < rd->ncomms && rd->nodes[rd->comms[a->comm_order[*ci]].node].thread == t; ++*ci) {
+    for (; *ci < rd->ncomms && (one || rd->nodes[rd->comms[a->comm_order[*ci]].node].thread == t);
+         ++*ci) {
         const hp_comm_rec *c = &rd->comms[a->comm_order[*ci]];
         uint32_t g = rows->node_map[c->node] - 1;
         touch(a, g);
@@ -390,7 +395,7 @@ static int ovh_add_rank(void *acc, const hpf_rank_rows *rows)
         by_thread(rd, 1, &a->comm_order, &a->comm_cap, &nthreads))
         return -1;
     for (uint32_t t = 0; t < nthreads; t++)
-        add_thread(a, rows, t, &ri, &ci);
+        add_thread(a, rows, t, nthreads == 1, &ri, &ci);
     assert(ri == rd->nnodes && ci == rd->ncomms);
     double other = fold_rank_classes(a);
     double par0 = first_thread_times(a, rows);
