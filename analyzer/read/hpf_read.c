@@ -307,7 +307,7 @@ static int read_nodes(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *r
     size_t len = r->version >= 4 ? HP_NODE_REC_LEN : HP_NODE_REC_LEN_V3;
     if (hpf_open_section(r, *pos, HP_SEC_NODE, rank, &s) || hpf_record_count(r, &s, len, &n))
         return -1;
-    rd->nodes = calloc(n ? n : 1, sizeof *rd->nodes);
+    rd->nodes = malloc((n ? n : 1) * sizeof *rd->nodes);   /* each one decoded below */
     if (!rd->nodes)
         return hpf_fail(r, s.at, "out of memory");
     rd->nnodes = n;
