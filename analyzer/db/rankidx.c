@@ -322,5 +322,4 @@ const hpf_aggregator hpf_rankidx_aggregator = {
     .add_rank = rix_add_rank,
     .write = rix_write,
     .finish = rix_finish,
-    .add_rank_again = NULL,
 };
