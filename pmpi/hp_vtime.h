@@ -1,0 +1,50 @@
+/*
+ * hp_vtime.h - virtual time (HPROF_VIRTUAL_TIME=1, docs/virtual-time.md):
+ * a receive that several senders could match (MPI_ANY_SOURCE) is given
+ * the message that the run without monitoring would have matched, the one
+ * of the earliest virtual send time.  Each process's virtual clock is its
+ * real time less the calibrated cost of the monitoring events it took;
+ * every point-to-point message is preceded by a small header on a shadow
+ * communicator carrying its virtual send time.  vtime.c holds it all; the
+ * generated wrappers and record.c call the hooks below, only when
+ * hp_vt_on is set.
+ */
+#ifndef HP_VTIME_H
+#define HP_VTIME_H
+
+#include <mpi.h>
+
+/* Non-zero when the mode is on (after MPI_Init, until MPI_Finalize). */
+extern int hp_vt_on __attribute__((visibility("hidden")));
+
+/* After MPI_Init(_thread) succeeded (collective over MPI_COMM_WORLD):
+ * turns the mode on when HPROF_VIRTUAL_TIME=1 and the thread level is
+ * below MPI_THREAD_MULTIPLE (else one warning and it stays off). */
+void hp_vt_init(int thread_level);
+/* At MPI_Finalize, before hprof's own collectives: tells every process
+ * that this one will send nothing more, and turns the mode off. */
+void hp_vt_finalize(void);
+
+/* Non-zero when the mode ran in this process (after hp_vt_finalize too). */
+int hp_vt_ran(void);
+
+/* A communicator created (collective over it; MPI_COMM_NULL ignored) and
+ * one about to be freed: its shadow is made and freed with it. */
+void hp_vt_comm_created(MPI_Comm comm);
+void hp_vt_comm_freed(MPI_Comm comm);
+
+/* Before a point-to-point send of the user's (standard, buffered,
+ * synchronous, ready; blocking or not): the header to dest. */
+void hp_vt_send_header(MPI_Comm comm, int dest, int tag);
+/* Before a nonblocking receive is posted: its header's receive is posted
+ * alongside (so MPI matches the two in the same order). */
+void hp_vt_recv_posted(MPI_Comm comm, int source, int tag);
+/* MPI_Mprobe for the receives hprof splits (MPI_Recv, MPI_Sendrecv): with
+ * MPI_ANY_SOURCE it picks the sender first; it serves other processes'
+ * clock requests while it waits, and takes the header of the message. */
+int hp_vt_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st);
+/* MPI_Recv when nothing is recorded (MPI_Pcontrol(0)): the same choice. */
+int hp_vt_recv_plain(void *buf, int count, MPI_Datatype type, int source, int tag,
+                     MPI_Comm comm, MPI_Status *status);
+
+#endif

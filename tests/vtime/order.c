@@ -1,0 +1,102 @@
+/*
+ * order.c - ground truth for virtual time (tests/vtime/run.sh): the
+ * order in which wildcard receives match two senders whose real-time
+ * order monitoring reverses.
+ *
+ * Rank 1 calls the tiny procedure leaf() CALLS = 2,000,000 times (some
+ * 25 ms plain; with every call probed and timed, hprof-cc
+ * --procedures=all and HPROF_THROTTLE_CALLS=0, well over 50 ms), then
+ * sends; rank 2 spins SPIN_MS = 50 ms of its CPU time, then sends.  Rank 0
+ * receives with MPI_ANY_SOURCE, its own way per mode (argv[1]):
+ *   twice    two blocking MPI_Recv;
+ *   loop     the senders send ROUNDS = 3 messages each, rank 1 computing
+ *            before each (CALLS/ROUNDS calls), rank 2 spinning before
+ *            each (SPIN_MS/ROUNDS), and rank 0 receives 2*ROUNDS times;
+ *   sendrecv the twice case through MPI_Sendrecv (rank 0 sends itself an
+ *            empty message to tag 9 in each).
+ * Ground truth: the plain build prints "order: 1 2" (twice, sendrecv)
+ * and "order: 1 2 1 2 1 2" (loop): 25/ROUNDS ms of rank 1's work ends
+ * before 50/ROUNDS ms of rank 2's spin each round.  Ranks beyond 2 only
+ * take part in MPI_Init and MPI_Finalize.  stdout: that one line, from
+ * rank 0.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define CALLS 2000000
+#define SPIN_MS 50
+#define ROUNDS 3
+#define TAG 7
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void leaf(unsigned long i)
+{
+    sink += i ^ (i >> 3);
+}
+
+static void compute(long calls)
+{
+    for (long i = 0; i < calls; i++)
+        leaf((unsigned long)i);
+}
+
+/* CPU time: on a loaded node the spin is then SPIN_MS of work, as
+ * rank 1's is. */
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void spin(double ms)
+{
+    double end = now_ms() + ms;
+    while (now_ms() < end)
+        ;
+}
+
+static int receive_one(int sendrecv)
+{
+    int from = -1;
+    MPI_Status st;
+    if (sendrecv) {
+        int me = 0, nothing = 0;
+        MPI_Sendrecv(&nothing, 0, MPI_INT, me, 9, &from, 1, MPI_INT, MPI_ANY_SOURCE, TAG,
+                     MPI_COMM_WORLD, &st);
+        int dummy;
+        MPI_Recv(&dummy, 0, MPI_INT, me, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else
+        MPI_Recv(&from, 1, MPI_INT, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &st);
+    return st.MPI_SOURCE == from ? from : -from;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    const char *mode = argc > 1 ? argv[1] : "twice";
+    int rounds = strcmp(mode, "loop") == 0 ? ROUNDS : 1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0) {
+        char line[64] = "order:";
+        for (int i = 0; i < 2 * rounds; i++)
+            snprintf(line + strlen(line), sizeof line - strlen(line), " %d",
+                     receive_one(strcmp(mode, "sendrecv") == 0));
+        printf("%s\n", line);
+    } else if (rank == 1 || rank == 2) {
+        for (int r = 0; r < rounds; r++) {
+            if (rank == 1)
+                compute(CALLS / rounds);
+            else
+                spin((double)SPIN_MS / rounds);
+            MPI_Send(&rank, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
