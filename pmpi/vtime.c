@@ -519,8 +519,12 @@ static int choose_source(vt_shadow *s, int tag)
         reap_posted(s);
         pull_headers(s);
         const vt_pending *c = candidate(s, tag);
-        if (c && decided(s, c))
+        if (c && decided(s, c)) {
+            if (hp_log_verbose() >= 2)
+                hp_info("virtual time: wildcard receive of tag %d took rank %d's message "
+                        "sent at %.3f ms", tag, c->src, (double)c->vt * 1e-6);
             return c->src;
+        }
         if (c && seconds_since(start) > VT_DECIDE_SEC) {
             if (!warned_timeout++)
                 hp_warn("virtual time: a wildcard receive could not learn every sender's "
