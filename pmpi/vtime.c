@@ -74,6 +74,7 @@ typedef struct vt_shadow {
     size_t npend, pend_cap;
     vt_posted **posted;
     size_t nposted, posted_cap;
+    size_t reap_at;        /* posting reaps when nposted reaches this */
     struct vt_shadow *next;
 } vt_shadow;
 
@@ -89,25 +90,58 @@ static int blocked_on = -2;             /* world rank a receive waits for; -1: a
                                            -2: not blocked */
 static int64_t blocked_vt;
 static uint32_t next_comm_id;
+static uint32_t sends;                  /* headers sent */
 
 /* ---- the virtual clock ---- */
+
+/* The cost kinds of a node's timed and counted calls (hp_cost_kind_of),
+ * kept per node index of the MPI thread: a node's site never changes. */
+typedef struct vt_kinds {
+    uint8_t timed, counted;
+} vt_kinds;
+static vt_kinds *kinds;
+static uint32_t nkinds, kinds_cap;
+static const hp_thread *kinds_thread;
+
+static vt_kinds kinds_of(const hp_node *n)
+{
+    const hp_site *s = hp_site_get(n->site);
+    hp_site_rec rec = {.kind = s->kind, .flags = s->flags};
+    return (vt_kinds){(uint8_t)hp_cost_kind_of(&rec, 1), (uint8_t)hp_cost_kind_of(&rec, 0)};
+}
+
+/* Makes kinds[] cover t's nodes; 0, or -1 without memory. */
+static int kinds_cover(const hp_thread *t)
+{
+    if (t != kinds_thread)
+        nkinds = 0;
+    kinds_thread = t;
+    if (t->nnodes > kinds_cap) {
+        uint32_t cap = t->nnodes * 2;
+        vt_kinds *k = realloc(kinds, cap * sizeof *k);
+        if (!k)
+            return -1;
+        kinds = k;
+        kinds_cap = cap;
+    }
+    for (; nkinds < t->nnodes; nkinds++)
+        kinds[nkinds] = kinds_of(hp_node_at(t, nkinds));
+    return 0;
+}
 
 /* Calibrated cost (ticks) of one node's events so far: its timed calls
  * and its counted ones, each the "outside" cost that compensation takes
  * from every enclosing node (compensate.c, hp_format.h). */
-static double node_cost(const hp_node *n)
+static double node_cost(const hp_node *n, vt_kinds k)
 {
-    const hp_site *s = hp_site_get(n->site);
-    hp_site_rec rec = {.kind = s->kind, .flags = s->flags};
-    uint32_t timed_kind = hp_cost_kind_of(&rec, 1), counted_kind = hp_cost_kind_of(&rec, 0);
-    if (counted_kind == HP_COST_PROBE_COUNTED && !(n->flags & HP_NODEF_THROTTLED))
-        counted_kind = HP_COST_PROBE_FOLDED;
+    if (k.counted == HP_COST_PROBE_COUNTED && !(n->flags & HP_NODEF_THROTTLED))
+        k.counted = HP_COST_PROBE_FOLDED;
     uint64_t timed = n->timed <= n->count ? n->timed : n->count;
     double c = 0;
-    if (timed_kind < HP_COST_KINDS)
-        c += (double)timed * hp_event_cost_ticks[timed_kind].outside;
-    if (counted_kind < HP_COST_KINDS)
-        c += (double)(n->count - timed) * hp_event_cost_ticks[counted_kind].outside;
+    if (k.timed < HP_COST_KINDS)
+        c += (double)timed * hp_event_cost_ticks[k.timed].outside;
+    if (k.counted < HP_COST_KINDS)
+        c += (double)(n->count - timed) * hp_event_cost_ticks[k.counted].outside;
     return c;
 }
 
@@ -116,10 +150,10 @@ static uint64_t charged_ticks(void)
 {
     hp_thread *t = hp_tls_self;
     double sum = 0;
-    if (!t)
+    if (!t || kinds_cover(t) != 0)
         return 0;
     for (uint32_t i = 1; i < t->nnodes; i++)
-        sum += node_cost(hp_node_at(t, i));
+        sum += node_cost(hp_node_at(t, i), kinds[i]);
     return (uint64_t)sum;
 }
 
@@ -352,7 +386,8 @@ void hp_vt_send_header(MPI_Comm comm, int dest, int tag)
     PMPI_Send(&h, sizeof h, MPI_BYTE, dest, tag, s->shadow);
     if (s->peer[dest].world >= 0)
         tot_sent[s->peer[dest].world]++;
-    serve();   /* a process that sends also answers */
+    if ((++sends & 15) == 0)
+        serve();   /* a process that sends also answers, every 16th send */
     adjust -= cpu_ns() - t0; /* the header's and the answers' cost */
 }
 
@@ -362,7 +397,10 @@ void hp_vt_recv_posted(MPI_Comm comm, int source, int tag)
     int64_t vt;
     if (!s || source == MPI_PROC_NULL)
         return;
-    reap_posted(s);
+    if (s->nposted >= s->reap_at) {   /* amortized: a window of receives costs no n^2 tests */
+        reap_posted(s);
+        s->reap_at = 2 * s->nposted + 16;
+    }
     if (source != MPI_ANY_SOURCE && pend_take(s, source, tag, &vt))
         return;
     vt_posted *p = malloc(sizeof *p);
