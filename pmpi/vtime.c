@@ -20,7 +20,6 @@
 #include "hp_mpi.h"
 #include "hp_vtime.h"
 #include "hp_calibrate.h"
-#include "hp_compensate.h"
 #include "hp_log.h"
 
 int hp_vt_on;
@@ -94,67 +93,12 @@ static uint32_t sends;                  /* headers sent */
 
 /* ---- the virtual clock ---- */
 
-/* The cost kinds of a node's timed and counted calls (hp_cost_kind_of),
- * kept per node index of the MPI thread: a node's site never changes. */
-typedef struct vt_kinds {
-    uint8_t timed, counted;
-} vt_kinds;
-static vt_kinds *kinds;
-static uint32_t nkinds, kinds_cap;
-static const hp_thread *kinds_thread;
+/* The calling thread's charged monitoring cost, ticks. */
+static hp_charge_cache charge_cache;
 
-static vt_kinds kinds_of(const hp_node *n)
-{
-    const hp_site *s = hp_site_get(n->site);
-    hp_site_rec rec = {.kind = s->kind, .flags = s->flags};
-    return (vt_kinds){(uint8_t)hp_cost_kind_of(&rec, 1), (uint8_t)hp_cost_kind_of(&rec, 0)};
-}
-
-/* Makes kinds[] cover t's nodes; 0, or -1 without memory. */
-static int kinds_cover(const hp_thread *t)
-{
-    if (t != kinds_thread)
-        nkinds = 0;
-    kinds_thread = t;
-    if (t->nnodes > kinds_cap) {
-        uint32_t cap = t->nnodes * 2;
-        vt_kinds *k = realloc(kinds, cap * sizeof *k);
-        if (!k)
-            return -1;
-        kinds = k;
-        kinds_cap = cap;
-    }
-    for (; nkinds < t->nnodes; nkinds++)
-        kinds[nkinds] = kinds_of(hp_node_at(t, nkinds));
-    return 0;
-}
-
-/* Calibrated cost (ticks) of one node's events so far: its timed calls
- * and its counted ones, each the "outside" cost that compensation takes
- * from every enclosing node (compensate.c, hp_format.h). */
-static double node_cost(const hp_node *n, vt_kinds k)
-{
-    if (k.counted == HP_COST_PROBE_COUNTED && !(n->flags & HP_NODEF_THROTTLED))
-        k.counted = HP_COST_PROBE_FOLDED;
-    uint64_t timed = n->timed <= n->count ? n->timed : n->count;
-    double c = 0;
-    if (k.timed < HP_COST_KINDS)
-        c += (double)timed * hp_event_cost_ticks[k.timed].outside;
-    if (k.counted < HP_COST_KINDS)
-        c += (double)(n->count - timed) * hp_event_cost_ticks[k.counted].outside;
-    return c;
-}
-
-/* The calling thread's charged monitoring cost, ticks (a walk of its nodes). */
 static uint64_t charged_ticks(void)
 {
-    hp_thread *t = hp_tls_self;
-    double sum = 0;
-    if (!t || kinds_cover(t) != 0)
-        return 0;
-    for (uint32_t i = 1; i < t->nnodes; i++)
-        sum += node_cost(hp_node_at(t, i), kinds[i]);
-    return (uint64_t)sum;
+    return hp_calibrated_charge(&charge_cache);
 }
 
 /* CPU time of the calling thread, ns: the base of the virtual clock.
