@@ -191,6 +191,11 @@ def fill(template, f):
     fields = dict(f["roles"])
     fields["passthrough"] = "P%s(%s)" % (f["name"], call_args(f, {}))
     fields["flag_set"] = " && *%s" % fields["flag"] if "flag" in fields else ""
+    # virtual time's resolution of deferred receives (hp_vt_resolve)
+    fields["blocking"] = ("0" if "flag" in fields else
+                          "2" if f["kind"] in ("complete_one", "complete_all") else "1")
+    if "{passthrough}" in template and f["kind"] in PRECALL:  # the scratch's fallback
+        fields["passthrough"] = "(%s, %s)" % (PRECALL_EXPR.format(**fields), fields["passthrough"])
     if "{coll_args}" in template:
         fields["coll_args"] = coll_args(f)
     if "{rma_args}" in template:
@@ -215,28 +220,47 @@ ALWAYS = {
                  "    if (hp_vt_on)\n        hp_vt_comm_freed(*{comm});\n",
 }
 # Virtual time (hp_vtime.h), also when nothing is recorded: a send's
-# header goes first, a nonblocking receive posts its header's receive.
+# header goes first.
 VTIME = {
     "send": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
     "isend": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
-    "irecv": "    if (hp_vt_on)\n        hp_vt_recv_posted({comm}, {peer}, {tag});\n",
 }
-# ... and a new communicator (ROLES newcomm=) gets its shadow.
+# ... a new communicator (ROLES newcomm=) gets its shadow;
 NEWCOMM = "    if (rc == MPI_SUCCESS && hp_vt_on)\n        hp_vt_comm_created(*{newcomm});\n"
-# A blocking receive with nothing recorded still has its sender chosen.
-PLAIN = {"recv": "hp_vt_on ? hp_vt_recv_plain(%s) : "}
+# ... a Wait/Test call first receives the messages of the wildcard
+# receives it completes (timed with the call);
+PRECALL = {
+    "complete_one": "    if (hp_vt_on)\n        hp_vt_resolve({request}, 1, {blocking});\n",
+    "complete_any": "    if (hp_vt_on)\n        hp_vt_resolve({requests}, {count}, {blocking});\n",
+    "complete_all": "    if (hp_vt_on)\n        hp_vt_resolve({requests}, {count}, {blocking});\n",
+    "complete_some": "    if (hp_vt_on)\n        hp_vt_resolve({requests}, {count}, {blocking});\n",
+}
+PRECALL_EXPR = "hp_vt_on ? hp_vt_resolve({requests}, {count}, {blocking}) : (void)0"
+# ... and some calls are made by it: a receive picks its sender (a
+# blocking one, when nothing is recorded; hp_mpi_recv does when it is).
+VTCALL = {"recv": "hp_vt_recv_plain", "irecv": "hp_vt_irecv"}
+
+
+def mpi_call(f, subst):
+    """The call of the MPI function itself (virtual time's, when on)."""
+    args = call_args(f, subst)
+    call = "P%s(%s)" % (f["name"], args)
+    if f["kind"] in VTCALL:
+        call = "(hp_vt_on ? %s(%s) : %s)" % (VTCALL[f["kind"]], args, call)
+    return call
 
 
 def passthrough(f):
     """The wrapper's return when nothing is recorded."""
-    call = "P%s(%s)" % (f["name"], call_args(f, {}))
+    call = mpi_call(f, {})
+    pre = fill(PRECALL.get(f["kind"], ""), f)
     if "newcomm" in f["roles"]:
         return ("    if (!t) {\n        int rc = %s;\n%s        return rc;\n    }\n"
                 % (call, "".join("    " + l + "\n" for l in fill(NEWCOMM, f).splitlines())))
-    plain = PLAIN.get(f["kind"], "")
-    if plain:
-        plain = plain % call_args(f, {})
-    return "    if (!t)\n        return %s%s;\n" % (plain, call)
+    if pre:
+        return ("    if (!t) {\n%s        return %s;\n    }\n"
+                % ("".join("    " + l + "\n" for l in pre.splitlines()), call))
+    return "    if (!t)\n        return %s;\n" % call
 
 
 def body(f, fid):
@@ -263,7 +287,8 @@ def body(f, fid):
     out.append("    uint64_t t0 = hp_ticks();\n")
     if kind not in LOCAL_KINDS:
         out.append("    hp_event_call_begin(t, ra, %s, t0);\n" % fid)
-    out.append("    int rc = P%s(%s);\n" % (name, call_args(f, subst)))
+    out.append(fill(PRECALL.get(kind, ""), f))
+    out.append("    int rc = %s;\n" % mpi_call(f, subst))
     out.append("    uint64_t dt = hp_ticks() - t0;\n")
     if kind not in LOCAL_KINDS:
         out.append("    hp_event_call_end(t);\n")

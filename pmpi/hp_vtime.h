@@ -13,6 +13,7 @@
 #define HP_VTIME_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 /* Non-zero when the mode is on (after MPI_Init, until MPI_Finalize). */
 extern int hp_vt_on __attribute__((visibility("hidden")));
@@ -36,13 +37,34 @@ void hp_vt_comm_freed(MPI_Comm comm);
 /* Before a point-to-point send of the user's (standard, buffered,
  * synchronous, ready; blocking or not): the header to dest. */
 void hp_vt_send_header(MPI_Comm comm, int dest, int tag);
-/* Before a nonblocking receive is posted: its header's receive is posted
- * alongside (so MPI matches the two in the same order). */
+/* Before a nonblocking receive of a specific source is posted: its
+ * header's receive is posted alongside (so MPI matches the two in the
+ * same order). */
 void hp_vt_recv_posted(MPI_Comm comm, int source, int tag);
+/* Does the mode control the receives of comm (it has a shadow)? */
+int hp_vt_controls(MPI_Comm comm);
+
+/* MPI_Irecv (vtime_defer.c): one with MPI_ANY_SOURCE on a controlled
+ * communicator is deferred: the program gets a generalized request that
+ * the Wait/Test call completing it resolves (hp_vt_resolve: the sender
+ * chosen as for MPI_Recv, then the message received); any other is
+ * posted, with its header's receive. */
+int hp_vt_irecv(void *buf, int count, MPI_Datatype type, int source, int tag,
+                MPI_Comm comm, MPI_Request *request);
+/* Before a Wait/Test call on reqs[0..n): their deferred receives are
+ * resolved, in array order (the order MPI matches posted receives in
+ * when they were posted in that order); blocking 0 (Test): only those
+ * decided at once, or waited for longer than the decision bound. */
+void hp_vt_resolve(MPI_Request *reqs, int n, int blocking);
 /* MPI_Mprobe for the receives hprof splits (MPI_Recv, MPI_Sendrecv): with
  * MPI_ANY_SOURCE it picks the sender first; it serves other processes'
  * clock requests while it waits, and takes the header of the message. */
 int hp_vt_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st);
+/* The same without waiting (Test): 0 and *flag 0 when the sender of a
+ * wildcard receive is not decided yet and `since` (hp_ticks when the
+ * receive began waiting) is within the decision bound. */
+int hp_vt_improbe(int tag, MPI_Comm comm, uint64_t since, int *flag, MPI_Message *msg,
+                  MPI_Status *st);
 /* MPI_Recv when nothing is recorded (MPI_Pcontrol(0)): the same choice. */
 int hp_vt_recv_plain(void *buf, int count, MPI_Datatype type, int source, int tag,
                      MPI_Comm comm, MPI_Status *status);

@@ -491,42 +491,52 @@ static int headerless_source(const vt_shadow *s, int tag)
     return flag ? st.MPI_SOURCE : MPI_ANY_SOURCE;
 }
 
+/* One look at a wildcard receive of tag: the sender chosen, or
+ * MPI_ANY_SOURCE while undecided.  start: when the receive began to
+ * wait; *seen: when a message without a header was first seen, 0: none. */
+static int choose_step(vt_shadow *s, int tag, uint64_t start, uint64_t *seen)
+{
+    static int warned_timeout, warned_headerless;
+    serve();
+    reap_posted(s);
+    pull_headers(s);
+    const vt_pending *c = candidate(s, tag);
+    if (c && decided(s, c)) {
+        if (hp_log_verbose() >= 2)
+            hp_info("virtual time: wildcard receive of tag %d took rank %d's message "
+                    "sent at %.3f ms", tag, c->src, (double)c->vt * 1e-6);
+        return c->src;
+    }
+    if (c && seconds_since(start) > VT_DECIDE_SEC) {
+        if (!warned_timeout++)
+            hp_warn("virtual time: a wildcard receive could not learn every sender's "
+                    "clock in %.0f s; it took the earliest message at hand", VT_DECIDE_SEC);
+        return c->src;
+    }
+    if (c)
+        return MPI_ANY_SOURCE;
+    int src = headerless_source(s, tag);
+    if (src == MPI_ANY_SOURCE)
+        *seen = 0;
+    else if (!*seen)
+        *seen = hp_ticks();
+    else if (seconds_since(*seen) > VT_HEADER_SEC) {
+        if (!warned_headerless++)
+            hp_warn("virtual time: a message came without its header; "
+                    "a wildcard receive took it as it came");
+        return src;
+    }
+    return MPI_ANY_SOURCE;
+}
+
 /* The sender a wildcard receive of tag takes its message from. */
 static int choose_source(vt_shadow *s, int tag)
 {
-    static int warned_timeout, warned_headerless;
     uint64_t start = hp_ticks(), seen = 0;
-    for (;;) {
-        serve();
-        reap_posted(s);
-        pull_headers(s);
-        const vt_pending *c = candidate(s, tag);
-        if (c && decided(s, c)) {
-            if (hp_log_verbose() >= 2)
-                hp_info("virtual time: wildcard receive of tag %d took rank %d's message "
-                        "sent at %.3f ms", tag, c->src, (double)c->vt * 1e-6);
-            return c->src;
-        }
-        if (c && seconds_since(start) > VT_DECIDE_SEC) {
-            if (!warned_timeout++)
-                hp_warn("virtual time: a wildcard receive could not learn every sender's "
-                        "clock in %.0f s; it took the earliest message at hand", VT_DECIDE_SEC);
-            return c->src;
-        }
-        if (!c) {
-            int src = headerless_source(s, tag);
-            if (src == MPI_ANY_SOURCE)
-                seen = 0;
-            else if (!seen)
-                seen = hp_ticks();
-            else if (seconds_since(seen) > VT_HEADER_SEC) {
-                if (!warned_headerless++)
-                    hp_warn("virtual time: a message came without its header; "
-                            "a wildcard receive took it as it came");
-                return src;
-            }
-        }
-    }
+    int src;
+    while ((src = choose_step(s, tag, start, &seen)) == MPI_ANY_SOURCE)
+        ;
+    return src;
 }
 
 /* The header of the message just matched (src, tag), waited for a while. */
@@ -575,6 +585,31 @@ int hp_vt_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Statu
     if (rc == MPI_SUCCESS)
         clock_received(entry, take_header(s, st->MPI_SOURCE, st->MPI_TAG));
     return rc;
+}
+
+int hp_vt_improbe(int tag, MPI_Comm comm, uint64_t since, int *flag, MPI_Message *msg,
+                  MPI_Status *st)
+{
+    vt_shadow *s = shadow_of(comm);
+    uint64_t seen = since;
+    *flag = 0;
+    if (!s)
+        return PMPI_Improbe(MPI_ANY_SOURCE, tag, comm, flag, msg, st);
+    int64_t entry = clock_ns();
+    int source = choose_step(s, tag, since, &seen);
+    if (source == MPI_ANY_SOURCE)
+        return MPI_SUCCESS;
+    int rc;
+    while ((rc = PMPI_Improbe(source, tag, comm, flag, msg, st)) == MPI_SUCCESS && !*flag)
+        serve();   /* the chosen message follows its header */
+    if (rc == MPI_SUCCESS)
+        clock_received(entry, take_header(s, st->MPI_SOURCE, st->MPI_TAG));
+    return rc;
+}
+
+int hp_vt_controls(MPI_Comm comm)
+{
+    return shadow_of(comm) != NULL;
 }
 
 int hp_vt_recv_plain(void *buf, int count, MPI_Datatype type, int source, int tag,

@@ -17,9 +17,12 @@
  *            calls before each; rank 2 spins, then sends ROUNDS messages;
  *            rank 0 receives 2*ROUNDS times;
  *   sendrecv the twice case through MPI_Sendrecv (rank 0 sends itself an
- *            empty message to tag 9 in each).
- * Ground truth: the plain build prints "order: 1 2" (twice, sendrecv)
- * and "order: 1 1 1 2 2 2" (loop).  Ranks beyond 2 only
+ *            empty message to tag 9 in each);
+ *   waitany  two MPI_Irecv posted at once, completed by two MPI_Waitany;
+ *            it prints the source each request received, in posting
+ *            order (the first posted receive matches the first message).
+ * Ground truth: the plain build prints "order: 1 2" (twice, sendrecv,
+ * waitany) and "order: 1 1 1 2 2 2" (loop).  Ranks beyond 2 only
  * take part in MPI_Init and MPI_Finalize.  stdout: that one line, from
  * rank 0.
  */
@@ -77,6 +80,23 @@ static int receive_one(int sendrecv)
     return st.MPI_SOURCE == from ? from : -from;
 }
 
+/* Two wildcard MPI_Irecv, then MPI_Waitany twice: the source that each
+ * request (in posting order) received, as "order: A B". */
+static void receive_waitany(char *line, size_t len)
+{
+    int from[2] = {-1, -1}, index;
+    MPI_Request req[2];
+    MPI_Status st;
+    for (int i = 0; i < 2; i++)
+        MPI_Irecv(&from[i], 1, MPI_INT, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &req[i]);
+    for (int i = 0; i < 2; i++) {
+        MPI_Waitany(2, req, &index, &st);
+        if (st.MPI_SOURCE != from[index])
+            from[index] = -from[index];
+    }
+    snprintf(line, len, "order: %d %d", from[0], from[1]);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -85,7 +105,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0) {
+    if (rank == 0 && strcmp(mode, "waitany") == 0) {
+        char line[64];
+        receive_waitany(line, sizeof line);
+        printf("%s\n", line);
+    } else if (rank == 0) {
         char line[64] = "order:";
         for (int i = 0; i < 2 * rounds; i++)
             snprintf(line + strlen(line), sizeof line - strlen(line), " %d",

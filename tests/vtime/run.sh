@@ -3,14 +3,16 @@
 # docs/virtual-time.md) against ground truth: tests/vtime/order.c, whose
 # header states the order in which its wildcard receives match two
 # senders, built plain and in tier 2 (hprof-cc --procedures=all, every
-# call timed: HPROF_THROTTLE_CALLS=0), per mode (twice, loop, sendrecv):
+# call timed: HPROF_THROTTLE_CALLS=0), per mode (twice, loop, sendrecv,
+# waitany):
 #   - the plain build prints the ground-truth order;
 #   - the instrumented build without the mode prints another in one of
 #     up to RUNS runs (the monitoring reverses the senders: without that
 #     the test shows nothing);
 #   - with the mode it prints the ground truth in each of RUNS = 3 runs,
 #     the summary says the mode was on and every rank's RANK flags have
-#     HP_RANKF_VIRTUAL_TIME (32);
+#     HP_RANKF_VIRTUAL_TIME (32); waitany's deferred receives are recorded
+#     at their MPI_Irecv line (peer, count, bytes);
 # and programs without wildcard receives (tests/mpi/ring_alltoall.c:
 # blocking, rendezvous-sized; tests/mpi/nonblocking.c: Isend/Irecv and
 # Waitall) print the same stdout and record the same communication
@@ -71,7 +73,7 @@ vt_run() {
 # order NAME - the order line of a run's stdout.
 order() { grep '^order:' "$tmp/$1.out" || echo "no order line (exit $RC)"; }
 
-for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2"; do
+for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "waitany:1 2"; do
     mode=${case%%:*} truth="order: ${case#*:}"
     plain_run "plain-$mode" 3 "$tmp/plain" "$mode"
     expect_eq "$mode: plain order (the ground truth)" "$truth" "$(order "plain-$mode")"
@@ -93,6 +95,11 @@ for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2"; do
     expect_eq "$mode: ranks whose RANK flags say so" 3 \
         "$(q "$PROFILE" "SELECT count(*) FROM rank WHERE flags & 32 = 32")"
 done
+# The deferred receives are recorded at their MPI_Irecv line, as without the mode.
+expect_eq "waitany: rank 0's MPI_Irecv records (peer, count, bytes)" "1,1,4;2,1,4" \
+    "$(q "$tmp/on-waitany-$RUNS.hpf" "SELECT c.peer, c.count, c.bytes_recv FROM comm c
+        JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+        WHERE c.rank = 0 AND s.name = 'MPI_Irecv' ORDER BY c.peer" | oneline)"
 
 # Programs without wildcard receives: the same output and records.
 comm_of() { q "$1" "SELECT rank, peer, sum(count), sum(bytes_sent), sum(bytes_recv) FROM comm
