@@ -238,7 +238,8 @@ PRECALL = {
 PRECALL_EXPR = "hp_vt_on ? hp_vt_resolve({requests}, {count}, {blocking}) : (void)0"
 # ... and some calls are made by it: a receive picks its sender (a
 # blocking one, when nothing is recorded; hp_mpi_recv does when it is).
-VTCALL = {"recv": "hp_vt_recv_plain", "irecv": "hp_vt_irecv"}
+VTCALL = {"recv": "hp_vt_recv_plain", "irecv": "hp_vt_irecv", "probe": "hp_vt_probe",
+          "iprobe": "hp_vt_iprobe"}
 
 
 def mpi_call(f, subst):

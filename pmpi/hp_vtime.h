@@ -41,6 +41,17 @@ void hp_vt_send_header(MPI_Comm comm, int dest, int tag);
  * header's receive is posted alongside (so MPI matches the two in the
  * same order). */
 void hp_vt_recv_posted(MPI_Comm comm, int source, int tag);
+/* The sender a wildcard receive of tag on comm (controlled) takes its
+ * message from; since 0: waits until decided; else one look, which gives
+ * MPI_ANY_SOURCE while undecided (since: when the caller began to wait). */
+int hp_vt_choose(int tag, MPI_Comm comm, uint64_t since);
+/* MPI_Probe and MPI_Iprobe (vtime_defer.c): with MPI_ANY_SOURCE on a
+ * controlled communicator they report the message the sender chosen so
+ * would give; Iprobe reports none while undecided. */
+int hp_vt_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int hp_vt_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+/* Answers the clock requests that have come (a blocked call's loop). */
+void hp_vt_serve(void);
 /* Does the mode control the receives of comm (it has a shadow)? */
 int hp_vt_controls(MPI_Comm comm);
 

@@ -166,7 +166,7 @@ static int finish_run(void)
     if (hp_world_rank == 0) {
         if (!agg_ok && hp_cfg.summary != HP_SUMMARY_OFF)
             hp_warn("the summary is incomplete (a rank ran out of memory)");
-        if (hp_vt_ran())
+        if (hp_vt_ran() && hp_cfg.summary != HP_SUMMARY_OFF)
             fprintf(stderr, "hprof: virtual time on (HPROF_VIRTUAL_TIME=1): wildcard receives "
                     "matched by virtual send time (docs/virtual-time.md)\n");
         hp_finish_print(&agg, &run, written ? path : NULL);

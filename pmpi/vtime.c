@@ -81,6 +81,7 @@ static MPI_Comm ctl = MPI_COMM_NULL;
 static vt_shadow *shadows;
 static uint32_t *tot_sent, *tot_got;   /* headers per world rank, all communicators */
 static uint8_t *done;                   /* world ranks that reached MPI_Finalize */
+static uint32_t *done_sent;             /* the headers each had sent us by then */
 static int64_t origin;                  /* cpu_ns() at MPI_Init's barrier */
 static uint64_t charged0;
 static int64_t adjust;                  /* ns added to the clock by receives */
@@ -239,6 +240,11 @@ void hp_vt_comm_freed(MPI_Comm comm)
 }
 
 static void serve(void);
+
+void hp_vt_serve(void)
+{
+    serve();
+}
 
 /* ---- headers ---- */
 
@@ -410,8 +416,10 @@ static void serve(void)
             answer(st.MPI_SOURCE, m);
         else if (st.MPI_TAG == TAG_ANSWER)
             answered(st.MPI_SOURCE, m);
-        else if (st.MPI_TAG == TAG_DONE)
+        else if (st.MPI_TAG == TAG_DONE) {
             done[st.MPI_SOURCE] = 1;
+            done_sent[st.MPI_SOURCE] = (uint32_t)m[0];
+        }
     }
 }
 
@@ -427,8 +435,10 @@ static int after(int64_t v, int i, const vt_pending *c)
 static int peer_settled(const vt_shadow *s, int i, const vt_pending *c)
 {
     const vt_peer *p = &s->peer[i];
-    if (i == s->rank || i == c->src || (p->world >= 0 && done[p->world]))
+    if (i == s->rank || i == c->src)
         return 1;
+    if (p->world >= 0 && done[p->world] && tot_got[p->world] >= done_sent[p->world])
+        return 1;   /* ended, and its last headers are here */
     if (p->last_vt != INT64_MIN && after(p->last_vt, i, c))
         return 1;   /* its headers come in clock order */
     if (p->got < p->need)
@@ -607,6 +617,17 @@ int hp_vt_improbe(int tag, MPI_Comm comm, uint64_t since, int *flag, MPI_Message
     return rc;
 }
 
+int hp_vt_choose(int tag, MPI_Comm comm, uint64_t since)
+{
+    vt_shadow *s = shadow_of(comm);
+    uint64_t seen = since;
+    if (!s)
+        return MPI_ANY_SOURCE;
+    if (!since)
+        return choose_source(s, tag);
+    return choose_step(s, tag, since, &seen);
+}
+
 int hp_vt_controls(MPI_Comm comm)
 {
     return shadow_of(comm) != NULL;
@@ -631,7 +652,8 @@ static int alloc_world_tables(void)
     tot_sent = calloc((size_t)hp_world_size, sizeof *tot_sent);
     tot_got = calloc((size_t)hp_world_size, sizeof *tot_got);
     done = calloc((size_t)hp_world_size, 1);
-    return tot_sent && tot_got && done ? 0 : -1;
+    done_sent = calloc((size_t)hp_world_size, sizeof *done_sent);
+    return tot_sent && tot_got && done && done_sent ? 0 : -1;
 }
 
 void hp_vt_init(int thread_level)
@@ -668,10 +690,11 @@ void hp_vt_finalize(void)
     if (!hp_vt_on)
         return;
     serve();
-    int64_t note = 0;
-    for (int r = 0; r < hp_world_size; r++)
+    for (int r = 0; r < hp_world_size; r++) {
+        int64_t note = tot_sent[r];   /* the headers it is to wait for */
         if (r != hp_world_rank)
             PMPI_Send(&note, 1, MPI_INT64_T, r, TAG_DONE, ctl);
+    }
     hp_vt_on = 0;
     while (shadows) {
         vt_shadow *s = shadows;

@@ -7,6 +7,9 @@
  * the program's buffer and completes the request, whose status then says
  * what MPI's would.  Deferred receives are resolved in the order they
  * were posted on their communicator, as MPI matches posted receives.
+ * Wildcard probes (MPI_Probe, MPI_Iprobe) choose the same way and then
+ * probe the chosen source: the message they report is the one the next
+ * wildcard receive will take.
  */
 #include <stdlib.h>
 #include "hp_mpi.h"
@@ -133,15 +136,33 @@ static vt_deferred *deferred_of(MPI_Request r)
     return NULL;
 }
 
+/* Are all (need_all) or any of reqs complete (null ones count as such)? */
+static int requests_done(MPI_Request *reqs, int n, int need_all)
+{
+    int any = 0, nulls = 0;
+    for (int i = 0; i < n; i++) {
+        int flag = 1;
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            nulls++;
+            continue;
+        }
+        PMPI_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE);
+        if (!flag && need_all)
+            return 0;
+        any |= flag;
+    }
+    return need_all || any || nulls == n;
+}
+
 /* blocking: 0 Test calls, 1 Waitany and Waitsome (only the first of the
  * array's deferred receives is waited for, the others are looked at),
- * 2 Wait and Waitall (every one). */
+ * 2 Wait and Waitall (every one).  A blocking call then waits here until
+ * MPI's call will not block, answering clock requests meanwhile (a
+ * process blocked in MPI must answer, or others wait on it). */
 void hp_vt_resolve(MPI_Request *reqs, int n, int blocking)
 {
     int waited = 0;
-    if (!deferred)
-        return;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; deferred && i < n; i++) {
         vt_deferred *d = reqs[i] == MPI_REQUEST_NULL ? NULL : deferred_of(reqs[i]);
         if (!d || d->done)
             continue;
@@ -149,4 +170,32 @@ void hp_vt_resolve(MPI_Request *reqs, int n, int blocking)
         resolve_in_order(d, wait);
         waited |= wait;
     }
+    if (blocking)
+        while (!requests_done(reqs, n, blocking == 2))
+            hp_vt_serve();
+}
+
+/* ---- probes ---- */
+
+int hp_vt_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (source == MPI_ANY_SOURCE && hp_vt_controls(comm))
+        source = hp_vt_choose(tag, comm, 0);
+    return PMPI_Probe(source, tag, comm, status);
+}
+
+int hp_vt_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    static uint64_t undecided_since;   /* a program polls with Iprobe */
+    if (source == MPI_ANY_SOURCE && hp_vt_controls(comm)) {
+        if (!undecided_since)
+            undecided_since = hp_ticks();
+        source = hp_vt_choose(tag, comm, undecided_since);
+        if (source == MPI_ANY_SOURCE) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        undecided_since = 0;
+    }
+    return PMPI_Iprobe(source, tag, comm, flag, status);
 }

@@ -18,11 +18,19 @@
  *            rank 0 receives 2*ROUNDS times;
  *   sendrecv the twice case through MPI_Sendrecv (rank 0 sends itself an
  *            empty message to tag 9 in each);
+ *   probe    the first message found by polling MPI_Iprobe, the second
+ *            by MPI_Probe, each then received from the source found;
+ *   blocked  deadlock avoidance: rank 1 does not compute but waits in
+ *            MPI_Wait for a message from rank 0, which receives once
+ *            with MPI_ANY_SOURCE (rank 2's message), then sends to rank 1;
+ *            rank 1 must answer rank 0's clock requests from inside its
+ *            MPI_Wait, or rank 0 decides only at its 2 s bound, with a
+ *            warning;
  *   waitany  two MPI_Irecv posted at once, completed by two MPI_Waitany;
  *            it prints the source each request received, in posting
  *            order (the first posted receive matches the first message).
  * Ground truth: the plain build prints "order: 1 2" (twice, sendrecv,
- * waitany) and "order: 1 1 1 2 2 2" (loop).  Ranks beyond 2 only
+ * probe, waitany), "order: 2" (blocked) and "order: 1 1 1 2 2 2" (loop).  Ranks beyond 2 only
  * take part in MPI_Init and MPI_Finalize.  stdout: that one line, from
  * rank 0.
  */
@@ -65,11 +73,20 @@ static void spin(double ms)
         ;
 }
 
-static int receive_one(int sendrecv)
+static int receive_one(int sendrecv, int probe)
 {
     int from = -1;
     MPI_Status st;
-    if (sendrecv) {
+    if (probe == 1) {
+        int flag = 0;
+        while (!flag)
+            MPI_Iprobe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &flag, &st);
+    } else if (probe == 2)
+        MPI_Probe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &st);
+    if (probe) {
+        int src = st.MPI_SOURCE;
+        MPI_Recv(&from, 1, MPI_INT, src, TAG, MPI_COMM_WORLD, &st);
+    } else if (sendrecv) {
         int me = 0, nothing = 0;
         MPI_Sendrecv(&nothing, 0, MPI_INT, me, 9, &from, 1, MPI_INT, MPI_ANY_SOURCE, TAG,
                      MPI_COMM_WORLD, &st);
@@ -105,7 +122,20 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0 && strcmp(mode, "waitany") == 0) {
+    if (strcmp(mode, "blocked") == 0) {
+        int v = rank;
+        MPI_Request req;
+        if (rank == 0) {
+            printf("order: %d\n", receive_one(0, 0));
+            MPI_Send(&v, 1, MPI_INT, 1, TAG, MPI_COMM_WORLD);
+        } else if (rank == 1) {
+            MPI_Irecv(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else if (rank == 2) {
+            spin(SPIN_MS);
+            MPI_Send(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
+        }
+    } else if (rank == 0 && strcmp(mode, "waitany") == 0) {
         char line[64];
         receive_waitany(line, sizeof line);
         printf("%s\n", line);
@@ -113,7 +143,8 @@ int main(int argc, char **argv)
         char line[64] = "order:";
         for (int i = 0; i < 2 * rounds; i++)
             snprintf(line + strlen(line), sizeof line - strlen(line), " %d",
-                     receive_one(strcmp(mode, "sendrecv") == 0));
+                     receive_one(strcmp(mode, "sendrecv") == 0,
+                                 strcmp(mode, "probe") == 0 ? i + 1 : 0));
         printf("%s\n", line);
     } else if (rank == 1 || rank == 2) {
         if (rank == 2)

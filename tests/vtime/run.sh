@@ -4,7 +4,7 @@
 # header states the order in which its wildcard receives match two
 # senders, built plain and in tier 2 (hprof-cc --procedures=all, every
 # call timed: HPROF_THROTTLE_CALLS=0), per mode (twice, loop, sendrecv,
-# waitany):
+# probe, waitany):
 #   - the plain build prints the ground-truth order;
 #   - the instrumented build without the mode prints another in one of
 #     up to RUNS runs (the monitoring reverses the senders: without that
@@ -13,6 +13,8 @@
 #     the summary says the mode was on and every rank's RANK flags have
 #     HP_RANKF_VIRTUAL_TIME (32); waitany's deferred receives are recorded
 #     at their MPI_Irecv line (peer, count, bytes);
+# "blocked" (rank 1 waits in MPI_Wait for rank 0, which receives with
+# MPI_ANY_SOURCE first) decides without its time bound's warning;
 # and programs without wildcard receives (tests/mpi/ring_alltoall.c:
 # blocking, rendezvous-sized; tests/mpi/nonblocking.c: Isend/Irecv and
 # Waitall) print the same stdout and record the same communication
@@ -73,7 +75,7 @@ vt_run() {
 # order NAME - the order line of a run's stdout.
 order() { grep '^order:' "$tmp/$1.out" || echo "no order line (exit $RC)"; }
 
-for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "waitany:1 2"; do
+for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "waitany:1 2"; do
     mode=${case%%:*} truth="order: ${case#*:}"
     plain_run "plain-$mode" 3 "$tmp/plain" "$mode"
     expect_eq "$mode: plain order (the ground truth)" "$truth" "$(order "plain-$mode")"
@@ -95,6 +97,13 @@ for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "waitany:1 2"; do
     expect_eq "$mode: ranks whose RANK flags say so" 3 \
         "$(q "$PROFILE" "SELECT count(*) FROM rank WHERE flags & 32 = 32")"
 done
+# Deadlock avoidance: rank 1 blocked in MPI_Wait answers rank 0's clock
+# requests, so rank 0 decides without its 2 s bound (whose warning says so).
+vt_run blocked 1 3 "$tmp/inst" blocked
+expect_eq "blocked: the one message rank 0 can get" "order: 2" "$(order blocked)"
+expect_eq "blocked: decided without the time bound (no warning)" 0 \
+    "$(grep -c 'virtual time:' "$tmp/blocked.err" || true)"
+
 # The deferred receives are recorded at their MPI_Irecv line, as without the mode.
 expect_eq "waitany: rank 0's MPI_Irecv records (peer, count, bytes)" "1,1,4;2,1,4" \
     "$(q "$tmp/on-waitany-$RUNS.hpf" "SELECT c.peer, c.count, c.bytes_recv FROM comm c
