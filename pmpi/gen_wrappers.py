@@ -239,7 +239,8 @@ PRECALL_EXPR = "hp_vt_on ? hp_vt_resolve({requests}, {count}, {blocking}) : (voi
 # ... and some calls are made by it: a receive picks its sender (a
 # blocking one, when nothing is recorded; hp_mpi_recv does when it is).
 VTCALL = {"recv": "hp_vt_recv_plain", "irecv": "hp_vt_irecv", "probe": "hp_vt_probe",
-          "iprobe": "hp_vt_iprobe"}
+          "iprobe": "hp_vt_iprobe", "mprobe": "hp_vt_user_mprobe",
+          "improbe": "hp_vt_user_improbe"}
 
 
 def mpi_call(f, subst):

@@ -50,6 +50,13 @@ int hp_vt_choose(int tag, MPI_Comm comm, uint64_t since);
  * would give; Iprobe reports none while undecided. */
 int hp_vt_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int hp_vt_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+/* MPI_Mprobe and MPI_Improbe (vtime_defer.c): a wildcard one chooses
+ * as a receive does; every matched message's header is taken with it. */
+int hp_vt_user_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status);
+int hp_vt_user_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                       MPI_Status *status);
+/* A message of comm matched outside hp_vt_mprobe (status st): its header. */
+void hp_vt_message_matched(MPI_Comm comm, const MPI_Status *st);
 /* Answers the clock requests that have come (a blocked call's loop). */
 void hp_vt_serve(void);
 /* Does the mode control the receives of comm (it has a shadow)? */
@@ -76,6 +83,12 @@ int hp_vt_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Statu
  * receive began waiting) is within the decision bound. */
 int hp_vt_improbe(int tag, MPI_Comm comm, uint64_t since, int *flag, MPI_Message *msg,
                   MPI_Status *st);
+/* The synchronization time to record for the receive hp_vt_mprobe just
+ * made, in ticks: its virtual wait (how long after its start, in virtual
+ * time, the message was sent), at most the `real` wait measured plus what
+ * earlier receives recorded less than theirs (the recorded waits never
+ * sum to more than the real ones); `real` when unknown.  Once per receive. */
+uint64_t hp_vt_wait_ticks(uint64_t real);
 /* MPI_Recv when nothing is recorded (MPI_Pcontrol(0)): the same choice. */
 int hp_vt_recv_plain(void *buf, int count, MPI_Datatype type, int source, int tag,
                      MPI_Comm comm, MPI_Status *status);

@@ -47,9 +47,12 @@ int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
     uint64_t t2 = hp_ticks();
     hp_event_call_end(t);
     uint32_t node = hp_mpi_node(t, ra, HP_MPI_Recv);
-    hp_mpi_node_time(t, node, t2 - t0);
+    uint64_t sync = t1 - t0;
+    if (hp_vt_on && source != MPI_PROC_NULL)
+        sync = hp_vt_wait_ticks(sync);   /* the wait the run without monitoring had */
+    hp_mpi_node_time(t, node, (t2 - t1) + sync);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
-        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t2 - t1, t1 - t0);
+        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t2 - t1, sync);
     return rc;
 }
 
@@ -97,12 +100,15 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
     uint64_t t4 = hp_ticks();
     hp_event_call_end(t);
     uint32_t node = hp_mpi_node(t, ra, id);
-    hp_mpi_node_time(t, node, t4 - t0);
+    uint64_t sync = t2 - t1;
+    if (hp_vt_on && source != MPI_PROC_NULL)
+        sync = hp_vt_wait_ticks(sync);   /* the wait the run without monitoring had */
+    hp_mpi_node_time(t, node, (t4 - t0) - ((t2 - t1) - sync));
     if (wrc == MPI_SUCCESS && sh->dest != MPI_PROC_NULL)
         hp_event_comm(t, node, hp_world_of(comm, sh->dest), sh->bytes, 0,
                     (t1 - t0) + (t4 - t3), 0);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
-        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t3 - t2, t2 - t1);
+        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t3 - t2, sync);
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 

@@ -112,12 +112,18 @@ static int64_t cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Virtual time now, ns since MPI_Init's barrier; never decreasing. */
+/* Virtual time now, ns since MPI_Init's barrier, as computed. */
+static int64_t raw_clock_ns(void)
+{
+    int64_t charged = (int64_t)((double)(charged_ticks() - charged0) * ns_per_tick);
+    return cpu_ns() - origin - charged + adjust;
+}
+
+/* The same as given out (headers, answers): never decreasing. */
 static int64_t clock_ns(void)
 {
     static int64_t last = INT64_MIN;
-    int64_t charged = (int64_t)((double)(charged_ticks() - charged0) * ns_per_tick);
-    int64_t v = cpu_ns() - origin - charged + adjust;
+    int64_t v = raw_clock_ns();
     if (v < last)
         v = last;
     last = v;
@@ -127,10 +133,30 @@ static int64_t clock_ns(void)
 /* A receive completed: the clock is set to when it would have completed
  * without monitoring (the later of its start and the message's send), but
  * never below what this process promised others. */
+static int64_t last_wait_ns = -1;       /* the last receive's virtual wait */
+
 static void clock_received(int64_t entry_vt, int64_t send_vt)
 {
     int64_t target = entry_vt > send_vt ? entry_vt : send_vt;
-    adjust += target - clock_ns();   /* clock_ns keeps it from going back */
+    last_wait_ns = send_vt == INT64_MIN ? -1 : target - entry_vt;
+    adjust += target - raw_clock_ns();   /* clock_ns keeps it from going back */
+}
+
+/* The real waits recorded as virtual ones have been this much longer
+ * (ticks): a later virtual wait longer than its real one may use it, so
+ * that the times recorded never sum to more than the real ones. */
+static double wait_bank;
+
+uint64_t hp_vt_wait_ticks(uint64_t real)
+{
+    if (last_wait_ns < 0)
+        return real;
+    double ticks = (double)last_wait_ns / ns_per_tick;
+    last_wait_ns = -1;
+    if (ticks > (double)real + wait_bank)
+        ticks = (double)real + wait_bank;
+    wait_bank += (double)real - ticks;
+    return (uint64_t)ticks;
 }
 
 /* ---- shadows ---- */
@@ -579,6 +605,7 @@ static int64_t take_header(vt_shadow *s, int src, int tag)
 int hp_vt_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
 {
     vt_shadow *s = shadow_of(comm);
+    last_wait_ns = -1;
     if (!s || source == MPI_PROC_NULL)
         return PMPI_Mprobe(source, tag, comm, msg, st);
     int64_t entry = clock_ns();
@@ -626,6 +653,13 @@ int hp_vt_choose(int tag, MPI_Comm comm, uint64_t since)
     if (!since)
         return choose_source(s, tag);
     return choose_step(s, tag, since, &seen);
+}
+
+void hp_vt_message_matched(MPI_Comm comm, const MPI_Status *st)
+{
+    vt_shadow *s = shadow_of(comm);
+    if (s && st->MPI_SOURCE >= 0 && st->MPI_SOURCE < s->size)
+        clock_received(clock_ns(), take_header(s, st->MPI_SOURCE, st->MPI_TAG));
 }
 
 int hp_vt_controls(MPI_Comm comm)

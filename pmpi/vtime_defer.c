@@ -9,7 +9,8 @@
  * were posted on their communicator, as MPI matches posted receives.
  * Wildcard probes (MPI_Probe, MPI_Iprobe) choose the same way and then
  * probe the chosen source: the message they report is the one the next
- * wildcard receive will take.
+ * wildcard receive will take.  Matched probes (MPI_Mprobe, MPI_Improbe)
+ * choose likewise and take the message's header with it.
  */
 #include <stdlib.h>
 #include "hp_mpi.h"
@@ -198,4 +199,30 @@ int hp_vt_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *stat
         undecided_since = 0;
     }
     return PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+int hp_vt_user_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
+{
+    MPI_Status st_local;
+    return hp_vt_mprobe(source, tag, comm, msg, status == MPI_STATUS_IGNORE ? &st_local : status);
+}
+
+int hp_vt_user_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                       MPI_Status *status)
+{
+    static uint64_t undecided_since;   /* a program polls with Improbe */
+    MPI_Status st_local;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_local : status;
+    if (source != MPI_ANY_SOURCE || !hp_vt_controls(comm)) {
+        int rc = PMPI_Improbe(source, tag, comm, flag, msg, st);
+        if (rc == MPI_SUCCESS && *flag && source != MPI_PROC_NULL)
+            hp_vt_message_matched(comm, st);
+        return rc;
+    }
+    if (!undecided_since)
+        undecided_since = hp_ticks();
+    int rc = hp_vt_improbe(tag, comm, undecided_since, flag, msg, st);
+    if (*flag)
+        undecided_since = 0;
+    return rc;
 }

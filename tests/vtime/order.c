@@ -20,6 +20,8 @@
  *            empty message to tag 9 in each);
  *   probe    the first message found by polling MPI_Iprobe, the second
  *            by MPI_Probe, each then received from the source found;
+ *   mprobe   the first message matched by polling MPI_Improbe, the
+ *            second by MPI_Mprobe, each received by MPI_Mrecv;
  *   blocked  deadlock avoidance: rank 1 does not compute but waits in
  *            MPI_Wait for a message from rank 0, which receives once
  *            with MPI_ANY_SOURCE (rank 2's message), then sends to rank 1;
@@ -30,7 +32,7 @@
  *            it prints the source each request received, in posting
  *            order (the first posted receive matches the first message).
  * Ground truth: the plain build prints "order: 1 2" (twice, sendrecv,
- * probe, waitany), "order: 2" (blocked) and "order: 1 1 1 2 2 2" (loop).  Ranks beyond 2 only
+ * probe, mprobe, waitany), "order: 2" (blocked) and "order: 1 1 1 2 2 2" (loop).  Ranks beyond 2 only
  * take part in MPI_Init and MPI_Finalize.  stdout: that one line, from
  * rank 0.
  */
@@ -77,13 +79,23 @@ static int receive_one(int sendrecv, int probe)
 {
     int from = -1;
     MPI_Status st;
+    if (probe >= 3) {
+        MPI_Message msg;
+        int flag = 0;
+        while (probe == 3 && !flag)
+            MPI_Improbe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &flag, &msg, &st);
+        if (probe == 4)
+            MPI_Mprobe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &msg, &st);
+        MPI_Mrecv(&from, 1, MPI_INT, &msg, &st);
+        return st.MPI_SOURCE == from ? from : -from;
+    }
     if (probe == 1) {
         int flag = 0;
         while (!flag)
             MPI_Iprobe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &flag, &st);
     } else if (probe == 2)
         MPI_Probe(MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &st);
-    if (probe) {
+    if (probe == 1 || probe == 2) {
         int src = st.MPI_SOURCE;
         MPI_Recv(&from, 1, MPI_INT, src, TAG, MPI_COMM_WORLD, &st);
     } else if (sendrecv) {
@@ -144,7 +156,9 @@ int main(int argc, char **argv)
         for (int i = 0; i < 2 * rounds; i++)
             snprintf(line + strlen(line), sizeof line - strlen(line), " %d",
                      receive_one(strcmp(mode, "sendrecv") == 0,
-                                 strcmp(mode, "probe") == 0 ? i + 1 : 0));
+                                 strcmp(mode, "probe") == 0    ? i + 1
+                                 : strcmp(mode, "mprobe") == 0 ? i + 3
+                                                               : 0));
         printf("%s\n", line);
     } else if (rank == 1 || rank == 2) {
         if (rank == 2)

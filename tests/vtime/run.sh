@@ -4,7 +4,7 @@
 # header states the order in which its wildcard receives match two
 # senders, built plain and in tier 2 (hprof-cc --procedures=all, every
 # call timed: HPROF_THROTTLE_CALLS=0), per mode (twice, loop, sendrecv,
-# probe, waitany):
+# probe, mprobe, waitany):
 #   - the plain build prints the ground-truth order;
 #   - the instrumented build without the mode prints another in one of
 #     up to RUNS runs (the monitoring reverses the senders: without that
@@ -12,7 +12,8 @@
 #   - with the mode it prints the ground truth in each of RUNS = 3 runs,
 #     the summary says the mode was on and every rank's RANK flags have
 #     HP_RANKF_VIRTUAL_TIME (32); waitany's deferred receives are recorded
-#     at their MPI_Irecv line (peer, count, bytes);
+#     at their MPI_Irecv line (peer, count, bytes); rank 0's recorded
+#     wait in "twice" is the virtual one (about SPIN_MS);
 # "blocked" (rank 1 waits in MPI_Wait for rank 0, which receives with
 # MPI_ANY_SOURCE first) decides without its time bound's warning;
 # and programs without wildcard receives (tests/mpi/ring_alltoall.c:
@@ -75,7 +76,7 @@ vt_run() {
 # order NAME - the order line of a run's stdout.
 order() { grep '^order:' "$tmp/$1.out" || echo "no order line (exit $RC)"; }
 
-for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "waitany:1 2"; do
+for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "mprobe:1 2" "waitany:1 2"; do
     mode=${case%%:*} truth="order: ${case#*:}"
     plain_run "plain-$mode" 3 "$tmp/plain" "$mode"
     expect_eq "$mode: plain order (the ground truth)" "$truth" "$(order "plain-$mode")"
@@ -97,6 +98,15 @@ for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "waitany:1
     expect_eq "$mode: ranks whose RANK flags say so" 3 \
         "$(q "$PROFILE" "SELECT count(*) FROM rank WHERE flags & 32 = 32")"
 done
+# The waits recorded are the virtual ones: rank 0's two receives of
+# "twice" wait, in virtual time, until rank 2's send after its SPIN_MS of
+# work (rank 0 starts receiving at once), whatever rank 1's monitoring did.
+SPIN_MS=$(define_of "$S/order.c" SPIN_MS)
+wait0=$(q "$tmp/on-twice-1.hpf" "SELECT printf('%.4f', sum(c.sync)) FROM comm c
+    JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site WHERE c.rank = 0 AND s.name = 'MPI_Recv'")
+expect_cmp "twice: rank 0's recorded wait is virtual (about SPIN_MS)" within \
+    "$(awk "BEGIN { print $SPIN_MS / 1000 * 0.9 }")" "$wait0" "$(awk "BEGIN { print $SPIN_MS / 1000 * 0.4 }")"
+
 # Deadlock avoidance: rank 1 blocked in MPI_Wait answers rank 0's clock
 # requests, so rank 0 decides without its 2 s bound (whose warning says so).
 vt_run blocked 1 3 "$tmp/inst" blocked
