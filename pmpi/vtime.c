@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include "hp_mpi.h"
 #include "hp_vtime.h"
 #include "hp_calibrate.h"
@@ -82,7 +85,7 @@ static vt_shadow *shadows;
 static uint32_t *tot_sent, *tot_got;   /* headers per world rank, all communicators */
 static uint8_t *done;                   /* world ranks that reached MPI_Finalize */
 static uint32_t *done_sent;             /* the headers each had sent us by then */
-static int64_t origin;                  /* cpu_ns() at MPI_Init's barrier */
+static int64_t origin;                  /* base_ns() at MPI_Init's barrier */
 static uint64_t charged0;
 static int64_t adjust;                  /* ns added to the clock by receives */
 static double ns_per_tick;
@@ -102,9 +105,7 @@ static uint64_t charged_ticks(void)
     return hp_calibrated_charge(&charge_cache);
 }
 
-/* CPU time of the calling thread, ns: the base of the virtual clock.
- * Real time would count the time a process waits for a core, which on a
- * loaded or oversubscribed node dwarfs the monitoring cost (DESIGN.md). */
+/* CPU time of the calling thread, ns. */
 static int64_t cpu_ns(void)
 {
     struct timespec ts;
@@ -112,11 +113,38 @@ static int64_t cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The base of the virtual clock, ns: real time less the time the MPI
+ * thread waited for a core (runnable, not running: the second field of
+ * Linux's /proc/thread-self/schedstat), so that a loaded or
+ * oversubscribed node does not count, while sleeps, I/O and waits do;
+ * the thread's CPU time where that file cannot be read (DESIGN.md). */
+static int schedstat_fd = -1;
+
+/* The thread's time waiting for a core so far, ns; 0 when read. */
+static int read_waited(unsigned long long *waited)
+{
+    char b[128];
+    unsigned long long run;
+    ssize_t n = pread(schedstat_fd, b, sizeof b - 1, 0);
+    if (n <= 0)
+        return -1;
+    b[n] = 0;
+    return sscanf(b, "%llu %llu", &run, waited) == 2 ? 0 : -1;
+}
+
+static int64_t base_ns(void)
+{
+    unsigned long long waited;
+    if (schedstat_fd >= 0 && read_waited(&waited) == 0)
+        return (int64_t)hp_monotonic_ns() - (int64_t)waited;
+    return cpu_ns();
+}
+
 /* Virtual time now, ns since MPI_Init's barrier, as computed. */
 static int64_t raw_clock_ns(void)
 {
     int64_t charged = (int64_t)((double)(charged_ticks() - charged0) * ns_per_tick);
-    return cpu_ns() - origin - charged + adjust;
+    return base_ns() - origin - charged + adjust;
 }
 
 /* The same as given out (headers, answers): never decreasing. */
@@ -357,14 +385,14 @@ void hp_vt_send_header(MPI_Comm comm, int dest, int tag)
     vt_shadow *s = shadow_of(comm);
     if (!s || dest < 0 || dest >= s->size)
         return;
-    int64_t t0 = cpu_ns();
+    int64_t t0 = base_ns();
     vt_header h = {clock_ns(), tag, s->peer[dest].sent++};
     PMPI_Send(&h, sizeof h, MPI_BYTE, dest, tag, s->shadow);
     if (s->peer[dest].world >= 0)
         tot_sent[s->peer[dest].world]++;
     if ((++sends & 15) == 0)
         serve();   /* a process that sends also answers, every 16th send */
-    adjust -= cpu_ns() - t0; /* the header's and the answers' cost */
+    adjust -= base_ns() - t0; /* the header's and the answers' cost */
 }
 
 void hp_vt_recv_posted(MPI_Comm comm, int source, int tag)
@@ -709,7 +737,13 @@ void hp_vt_init(int thread_level)
     shadows = w;
     ns_per_tick = 1e9 / hp_clock_ticks_per_sec();
     PMPI_Barrier(MPI_COMM_WORLD);
-    origin = cpu_ns();
+    schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    unsigned long long waited;
+    if (schedstat_fd >= 0 && read_waited(&waited) != 0) {   /* unreadable: CPU time throughout */
+        close(schedstat_fd);
+        schedstat_fd = -1;
+    }
+    origin = base_ns();
     charged0 = charged_ticks();
     hp_vt_on = ran = 1;
 }

@@ -3,19 +3,21 @@
  * order in which wildcard receives match two senders whose real-time
  * order monitoring reverses.
  *
- * Rank 1 calls the tiny procedure leaf() CALLS = 3,000,000 times (some
- * 37 ms plain; with every call probed and timed, hprof-cc
- * --procedures=all and HPROF_THROTTLE_CALLS=0, some 160 ms), then sends;
- * rank 2 spins SPIN_MS = 100 ms of its CPU time, then sends.  (The issue
+ * Rank 1 calls the tiny procedure leaf() CALLS = 4,000,000 times (some
+ * 50 ms plain; with every call probed and timed, hprof-cc
+ * --procedures=all and HPROF_THROTTLE_CALLS=0, over 200 ms), then sends;
+ * rank 2 spins SPIN_MS = 150 ms of its CPU time, then sends.  (The issue
  * says 2*10^6 calls and 50 ms: the calibrated cost of 4*10^6 probe pairs
  * varies by some 30 ms from run to run on a loaded VM, rank 1's virtual
- * send time measured from -13 to 56 ms in 14 runs; the margins here are
- * wider both ways.)  Rank 0 receives with
+ * send time measured from -13 to 56 ms in 14 runs, and a core shared
+ * with a busy sibling slows rank 1's work, not rank 2's CPU-time spin;
+ * the margins here are wider both ways.)  Rank 0 receives with
  * MPI_ANY_SOURCE, its own way per mode (argv[1]):
  *   twice    two blocking MPI_Recv;
- *   loop     rank 1 sends ROUNDS = 3 messages, computing CALLS/ROUNDS
- *            calls before each; rank 2 spins, then sends ROUNDS messages;
- *            rank 0 receives 2*ROUNDS times;
+ *   loop     rank 1 computes CALLS calls, then sends ROUNDS = 3 messages
+ *            with CALLS/10 calls before each but the first; rank 2
+ *            spins, then sends ROUNDS messages; rank 0 receives 2*ROUNDS
+ *            times;
  *   sendrecv the twice case through MPI_Sendrecv (rank 0 sends itself an
  *            empty message to tag 9 in each);
  *   probe    the first message found by polling MPI_Iprobe, the second
@@ -41,8 +43,8 @@
 #include <string.h>
 #include <time.h>
 
-#define CALLS 3000000
-#define SPIN_MS 100
+#define CALLS 4000000
+#define SPIN_MS 150
 #define ROUNDS 3
 #define TAG 7
 
@@ -165,7 +167,7 @@ int main(int argc, char **argv)
             spin(SPIN_MS);
         for (int r = 0; r < rounds; r++) {
             if (rank == 1)
-                compute(CALLS / rounds);
+                compute(r == 0 ? CALLS : CALLS / 10);
             MPI_Send(&rank, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
         }
     }
