@@ -13,6 +13,8 @@ PMPI_ function and return; otherwise time the call, find the node of its
 call site (by return address) and hand the arguments that matter to one
 recorder (record.c, io.c, neighbor.c), chosen by the line's KIND.  Nothing
 per-function is written by hand except the KIND=manual functions (init.c).
+Virtual time (hp_vtime.h) adds lines per KIND (VTIME, PRECALL, NEWCOMM)
+and makes some calls itself (VTCALL), when HPROF_VIRTUAL_TIME=1 only.
 """
 import fnmatch
 import re

@@ -132,12 +132,21 @@ static int read_waited(unsigned long long *waited)
     return sscanf(b, "%llu %llu", &run, waited) == 2 ? 0 : -1;
 }
 
+/* The file is read at most every VT_WAITED_NS of real time (a system
+ * call, 1-2 us: three a message made the mode cost 5.6 us a message);
+ * the clock may then lag by that much of a wait for a core. */
+#define VT_WAITED_NS 200000
+
 static int64_t base_ns(void)
 {
-    unsigned long long waited;
-    if (schedstat_fd >= 0 && read_waited(&waited) == 0)
-        return (int64_t)hp_monotonic_ns() - (int64_t)waited;
-    return cpu_ns();
+    static unsigned long long waited;
+    static uint64_t read_at;
+    uint64_t now = hp_monotonic_ns();
+    if (schedstat_fd < 0)
+        return cpu_ns();
+    if (now - read_at >= VT_WAITED_NS && read_waited(&waited) == 0)
+        read_at = now;
+    return (int64_t)now - (int64_t)waited;
 }
 
 /* Virtual time now, ns since MPI_Init's barrier, as computed. */
