@@ -62,6 +62,10 @@ typedef struct vt_peer {
                               had received this many of its headers (all
                               communicators); UINT32_MAX: not known so */
     int asked;             /* a clock request is unanswered */
+    int64_t waiting_for;   /* answered while blocked in a wildcard receive
+                              whose earliest message was sent at this;
+                              INT64_MAX: blocked without one; INT64_MIN:
+                              not blocked */
     int64_t last_vt;       /* virtual time of its last header, INT64_MIN: none */
     int64_t bound;         /* its clock as last answered, INT64_MIN: none */
     uint64_t answered_at;  /* ticks of that answer */
@@ -92,6 +96,9 @@ static double ns_per_tick;
 static int blocked_on = -2;             /* world rank a receive waits for; -1: any;
                                            -2: not blocked */
 static int64_t blocked_vt;
+static int64_t blocked_cand = INT64_MIN; /* while a wildcard receive decides,
+                                            its candidate's send time, or
+                                            INT64_MAX without one; else INT64_MIN */
 static uint32_t next_comm_id;
 static uint32_t sends;                  /* headers sent */
 
@@ -227,6 +234,7 @@ static int world_ranks(MPI_Comm comm, vt_shadow *s)
     PMPI_Group_translate_ranks(g, s->size, ranks, wg, ranks + s->size);
     for (int i = 0; i < s->size; i++) {
         s->peer[i] = (vt_peer){.world = ranks[s->size + i], .blocked_tot = UINT32_MAX,
+                               .waiting_for = INT64_MIN,
                                .last_vt = INT64_MIN, .bound = INT64_MIN};
     }
     PMPI_Group_free(&g);
@@ -441,9 +449,9 @@ static void answer(int to, const int64_t *req)
     vt_shadow *s = shadow_by_id((uint64_t)req[0]);
     int64_t now = blocked_on != -2 ? blocked_vt : clock_ns();
     int r = (int)req[1];
-    int64_t a[5] = {req[0], now, s && r >= 0 && r < s->size ? s->peer[r].sent : 0,
-                    tot_got[to], blocked_on};
-    PMPI_Send(a, 5, MPI_INT64_T, to, TAG_ANSWER, ctl);
+    int64_t a[6] = {req[0], now, s && r >= 0 && r < s->size ? s->peer[r].sent : 0,
+                    tot_got[to], blocked_on, blocked_cand};
+    PMPI_Send(a, 6, MPI_INT64_T, to, TAG_ANSWER, ctl);
 }
 
 static void answered(int from, const int64_t *a)
@@ -461,6 +469,7 @@ static void answered(int from, const int64_t *a)
             p->bound = a[1];
         p->need = (uint32_t)a[2];
         p->blocked_tot = a[4] == hp_world_rank ? (uint32_t)a[3] : UINT32_MAX;
+        p->waiting_for = a[5];
     }
 }
 
@@ -470,11 +479,11 @@ static void serve(void)
     for (;;) {
         int flag = 0;
         MPI_Status st;
-        int64_t m[5] = {0};
+        int64_t m[6] = {0};
         PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ctl, &flag, &st);
         if (!flag)
             return;
-        PMPI_Recv(m, 5, MPI_INT64_T, st.MPI_SOURCE, st.MPI_TAG, ctl, MPI_STATUS_IGNORE);
+        PMPI_Recv(m, 6, MPI_INT64_T, st.MPI_SOURCE, st.MPI_TAG, ctl, MPI_STATUS_IGNORE);
         if (st.MPI_TAG == TAG_REQUEST)
             answer(st.MPI_SOURCE, m);
         else if (st.MPI_TAG == TAG_ANSWER)
@@ -509,7 +518,13 @@ static int peer_settled(const vt_shadow *s, int i, const vt_pending *c)
     if (p->bound != INT64_MIN && after(p->bound, i, c))
         return 1;
     /* blocked in a receive from this process, which has sent it nothing since */
-    return p->blocked_tot != UINT32_MAX && p->world >= 0 && p->blocked_tot == tot_sent[p->world];
+    if (p->blocked_tot != UINT32_MAX && p->world >= 0 && p->blocked_tot == tot_sent[p->world])
+        return 1;
+    /* the global wait: blocked too, in a wildcard receive whose earliest
+     * message is later than this one's (the earliest goes first), or that
+     * has none yet (it waits for a message not sent yet) */
+    return p->waiting_for != INT64_MIN &&
+           (p->waiting_for > c->vt || (p->waiting_for == c->vt && p->world > hp_world_rank));
 }
 
 static void ask(vt_shadow *s, int i)
@@ -574,6 +589,8 @@ static int choose_step(vt_shadow *s, int tag, uint64_t start, uint64_t *seen)
     reap_posted(s);
     pull_headers(s);
     const vt_pending *c = candidate(s, tag);
+    if (blocked_on == -1)   /* a blocking wildcard receive tells its candidate */
+        blocked_cand = c ? c->vt : INT64_MAX;
     if (c && decided(s, c)) {
         if (hp_log_verbose() >= 2)
             hp_info("virtual time: wildcard receive of tag %d took rank %d's message "
@@ -653,6 +670,7 @@ int hp_vt_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Statu
     if (source >= 0 && source < s->size)
         blocked_on = s->peer[source].world;
     int rc, flag = 0;
+    blocked_cand = INT64_MIN;
     while ((rc = PMPI_Improbe(source, tag, comm, &flag, msg, st)) == MPI_SUCCESS && !flag)
         serve();
     blocked_on = -2;
