@@ -26,9 +26,12 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db/db_agg.h analyzer/db/db_agg.c \
 	analyzer/db/db_aggregator.h analyzer/db/db_aggregator.c \
 	analyzer/db/db_aggnode.c analyzer/db/db_aggsite.c analyzer/db/db_aggcomm.c \
+	analyzer/db/db_fromagg.h analyzer/db/db_fromagg.c analyzer/db/db_fromagg_tab.c \
 	analyzer/db/db_rows.h analyzer/db/db_rows.c analyzer/db/statrow.h \
 	analyzer/db/detail.h analyzer/db/detail.c \
 	analyzer/db/detail_src.h analyzer/db/detail_src.c \
+	analyzer/db/rankidx.h analyzer/db/rankidx.c \
+	analyzer/db/rankidx_read.h analyzer/db/rankidx_read.c \
 	analyzer/db/db_order.h analyzer/db/db_order.c \
 	analyzer/db/db_counters.h analyzer/db/db_counters.c \
 	analyzer/db/dbcomp.h analyzer/db/dbcomp.c \
@@ -87,7 +90,8 @@ analyzer_hprof_report_SOURCES = analyzer/bin/hprof-report.c \
 	analyzer/render/html.h analyzer/render/html_page.c \
 	analyzer/render/html_comm.c analyzer/render/html_omp.c \
 	analyzer/render/html_util.c analyzer/render/html_ovh.c \
-	analyzer/render/html_imb.c
+	analyzer/render/html_imb.c analyzer/render/html_fold.c \
+	analyzer/render/html_aggimb.c
 analyzer_hprof_report_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_report_LDADD = analyzer/libhpreport.la

@@ -13,10 +13,12 @@
 # the queries on a synthetic 1024-rank profile (bench/mkbig.c, bench/scale.sh;
 # 4096 ranks with SCALE_4096=1).  `make bench-msgrate`: the MPI message
 # rate (bench/msgrate.sh: instructions per message, rate ratio).
+# `make bench-aggscale`: hprof-merge, the queries and hprof-report on the
+# aggregated profile of 10^5 ranks (bench/aggmerge, bench/aggscale.sh).
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/fwrapcost.f90 bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/force.h bench/kernels/dispatch.c bench/kernels/solver.c \
 	bench/kernels/tasks.c bench/kernels/worktasks.c bench/kernels/regions.c bench/scale.sh \
-	bench/msgrate.c bench/msgrate.sh bench/taskcost.sh
+	bench/msgrate.c bench/msgrate.sh bench/taskcost.sh bench/aggscale.sh
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig
 # one round of the aggregated run mode's reduction (DESIGN.md)
@@ -26,7 +28,7 @@ bench_aggmerge_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhprof/finish
 bench_aggmerge_LDADD = libhprof/libhpcore.la -lpthread
 bench_mkbig_SOURCES = bench/mkbig.c
 bench_mkbig_LDADD = libhprof/libhpcodec.la
-.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale bench-msgrate bench-taskcost
+.PHONY: bench bench-run bench-readme bench-query bench-fixed bench-ompcost bench-scale bench-msgrate bench-taskcost bench-aggscale
 bench: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/record.sh $(abs_top_builddir)
 bench-readme:
@@ -43,11 +45,13 @@ bench-scale: all bench/mkbig$(EXEEXT)
 	bash $(top_srcdir)/bench/scale.sh $(abs_top_builddir)
 bench-msgrate: all
 	bash $(top_srcdir)/bench/msgrate.sh $(abs_top_builddir)
+bench-aggscale: all bench/aggmerge$(EXEEXT)
+	bash $(top_srcdir)/bench/aggscale.sh $(abs_top_builddir)
 bench-taskcost: all
 	bash $(top_srcdir)/bench/taskcost.sh $(abs_top_builddir)
-# `make bench-live`: live snapshots (HPROF_LIVE): one of a 10^6-node tree
-# (bench/livesnap.c) and the added cost of HPROF_LIVE=1 on a 4-rank x
-# 2-thread run (bench/live.sh).
+# `make bench-live`: live snapshots (HPROF_LIVE): snapshots of a 10^6-node
+# tree in CPU ms (bench/livesnap.c) and the added cost of HPROF_LIVE=1 on a
+# 4-rank x 2-thread run, the snapshot threads' CPU time (bench/live.sh).
 EXTRA_DIST += bench/live.sh
 check_PROGRAMS += bench/livesnap
 bench_livesnap_SOURCES = bench/livesnap.c

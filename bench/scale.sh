@@ -4,7 +4,8 @@
 # profile of issue 12 (RANKS ranks, default 1024; 5,000 nodes per rank, 507
 # communication nodes with 20 peers), then it times hprof-merge (elapsed,
 # CPU = user + system, peak RSS of /usr/bin/time) and, on the database,
-# the default tree, --flat, --comm SITE, --ranks SITE and --matrix (median CPU ms of
+# the default tree, --flat, --comm SITE, --ranks SITE, --matrix, and the
+# per-rank views --comm SITE --by-rank, --matrix SITE and --check (median CPU ms of
 # ROUNDS runs: CPU is what a loaded machine changes least).  SCALE_4096=1
 # adds a second size of 4096 ranks (a 4 GB profile: mind the disk).
 # Targets (issue 12): 1024 ranks merge <= 10 s and <= 1 GB, each query
@@ -41,8 +42,8 @@ echo
 echo "Synthetic profile (bench/mkbig: 5,000 nodes per rank, 507 communication nodes with 20 peers);" \
      "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); queries: median CPU of $rounds runs"
 echo
-echo "| ranks | profile MB | merge s | merge CPU s | merge peak MB | database MB | tree ms | --flat ms | --comm ms | --ranks ms | --matrix ms |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| ranks | profile MB | merge s | merge CPU s | merge peak MB | database MB | tree ms | --flat ms | --comm ms | --ranks ms | --matrix ms | --by-rank ms | --matrix SITE ms | --check ms |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in $sizes; do
     echo "bench: scale $n ranks: writing the profile" >&2
     "$mkbig" "$n" "$tmp/big.hpf"
@@ -50,7 +51,8 @@ for n in $sizes; do
     echo "bench: scale $n ranks: merge $me s ($mc s CPU, $((mr / 1024)) MB)" >&2
     rm -f "$tmp/big.hpf.q"
     cells=""
-    for q in "" "--flat" "--comm $site" "--ranks $site" "--matrix"; do
+    for q in "" "--flat" "--comm $site" "--ranks $site" "--matrix" "--comm $site --by-rank" \
+             "--matrix $site" "--check"; do
         : >"$tmp/q"
         for r in $(seq 1 "$rounds"); do
             # shellcheck disable=SC2086

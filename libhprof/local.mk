@@ -71,6 +71,8 @@ libhprof_libhpcore_la_SOURCES = \
 	libhprof/finish/hp_omp_fortran.h libhprof/finish/omp_fortran.c \
 	libhprof/finish/hp_snapshot.h libhprof/finish/snapshot.c \
 	libhprof/finish/snapshot_counters.c \
+	libhprof/finish/hp_snapshot_image.h libhprof/finish/snapshot_image.c \
+	libhprof/finish/hp_snapshot_room.h libhprof/finish/snapshot_room.c \
 	libhprof/finish/hp_summary.h libhprof/finish/summary.c \
 	libhprof/finish/summary_counters.c \
 	libhprof/finish/hp_aggtree.h libhprof/finish/aggtree.c \

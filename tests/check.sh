@@ -22,10 +22,23 @@ log=_build/check.log
 # The test programs build in parallel; the tests then run one at a time,
 # as most of them check timings that a concurrent compile would disturb
 # on a small machine (it takes no longer: the timing tests hold a lock).
+
+# slowest_tests - the ten longest tests of the run just made, for keeping
+# the suite under its 15 minutes: the tests run one at a time, so a test's
+# time is its .trs file's mtime less the one written before it.
+slowest_tests() {
+    find . -name '*.trs' -not -path './_build/*' -printf '%T@ %p\n' 2>/dev/null | sort -n |
+        awk 'NR > 1 { printf "%6.0f s  %s\n", $1 - prev, substr($2, 3) } { prev = $1 }' |
+        sed 's/\.trs$//' | sort -rn | head -10 | sed 's/^/check: slowest: /' || true
+}
+
+built_at=$SECONDS
 echo "check: make -j$jobs check TESTS= (build), then make check (the tests, one at a time)"
 rc=0
 { make -j"$jobs" check TESTS= </dev/null 2>&1 && make check </dev/null 2>&1; } | tee "$log" ||
     rc=${PIPESTATUS[0]}
+slowest_tests
+tested_at=$SECONDS
 
 # The MPI-free part again, built with ASan+UBSan (tests/sanitize.sh;
 # HPROF_SANITIZE=0 skips it): one more line of PASS/FAIL counts.
@@ -63,5 +76,6 @@ if [ "$rc" != 0 ] || [ "$fail" != 0 ]; then
     done < <(find . -name '*.trs' -not -path './_build/*' -exec grep -lE '^:test-result: *(FAIL|ERROR|XPASS)' {} + 2>/dev/null | sort)
     grep -Hn '^not ok' "$log" 2>/dev/null | grep -v '# TODO' | cut -c1-300 || true
 fi
+echo "check: build $built_at s, tests $((tested_at - built_at)) s, sanitizer $((SECONDS - tested_at)) s"
 echo "$pass passed, $fail failed"
 [ "$rc" = 0 ] && [ "$fail" = 0 ]

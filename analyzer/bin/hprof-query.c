@@ -61,9 +61,9 @@ static void usage(FILE *out)
           "it) or a database written by hprof-merge.  A run that died leaves\n"
           "NAME.rank<N>.hpf per rank: name them all, or their directory, to merge\n"
           "the ranks that wrote one into NAME.db.  An aggregated profile\n"
-          "(HPROF_AGGREGATE) is read as it is, without a database: the run header\n"
-          "and tree, --flat, --comm SITE (per peer class) and --check; the per-rank\n"
-          "reports need a full one.\n"
+          "(HPROF_AGGREGATE) is merged the same way, into a database without per-rank\n"
+          "rows: every aggregate view works, --comm lists peer classes, and the\n"
+          "per-rank reports (--ranks, --threads, --matrix, SQL on stat) need a full one.\n"
           "\n"
           "Reports (default: run header and top-down listing of the calling contexts):\n"
           "  --flat            sites instead of calling contexts\n"
@@ -520,40 +520,31 @@ static int live_main(const query_args *a)
     return status;
 }
 
-/* An aggregated profile (HPROF_AGGREGATE): its views, or one line
- * saying that a per-rank one needs the full profile. */
-static int run_aggregate(const query_args *a)
+/* --check of an aggregated profile (HPROF_AGGREGATE) reads its
+ * distributions (query/aggcheck.h): the rules on sums over ranks.  Every
+ * other view reads the database hprof-merge makes of it (db/db_fromagg.h). */
+static int check_aggregate(const query_args *a)
 {
-    const char *per_rank = a->ranks_site      ? "--ranks"
-                           : a->threads_site  ? "--threads"
-                           : a->matrix        ? "--matrix"
-                           : a->opt.by_rank   ? "--by-rank"
-                           : a->callers_site  ? "--callers"
-                           : a->tasks         ? "--tasks"
-                           : a->task_trace    ? "--task-trace"
-                           : a->sql           ? "--sql"
-                           : a->overheads     ? "--overheads"
-                           : a->folded        ? "--folded"
-                           : a->flamegraph    ? "--flamegraph"
-                           : a->suggest       ? "--suggest-filter"
-                           : a->interactive   ? "-i"
-                           : a->raw           ? "--raw"
-                           : a->compare       ? "diff/scaling"
-                                              : NULL;
-    if (per_rank) {
-        fprintf(stderr, "hprof-query: %s needs a full profile: %s is aggregated"
-                        " (HPROF_AGGREGATE); run again with HPROF_AGGREGATE=0\n",
-                per_rank, a->inputs[0]);
-        return 1;
+    return hpq_agg_check_file(a->inputs[0], stdout);
+}
+
+/* --check of an aggregated profile's database checks the profile it was
+ * merged from (run key source), when it is still an aggregated profile;
+ * -1 when the database is not such. */
+static int check_aggregate_db(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT value FROM run WHERE key = 'aggregated'),"
+                           " (SELECT value FROM run WHERE key = 'source')", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1) {
+        const char *source = (const char *)sqlite3_column_text(st, 1);
+        if (source && hpf_is_aggregate(source))
+            rc = hpq_agg_check_file(source, stdout);
     }
-    if (a->opt.root || a->opt.sort) {
-        fprintf(stderr, "hprof-query: %s is not available for an aggregated profile (%s)\n",
-                a->opt.root ? "--root" : "--sort", a->inputs[0]);
-        return 1;
-    }
-    long top = a->opt.format == HPQ_TEXT || a->opt.top_given ? a->opt.top : 0;
-    hpq_agg_request rq = {a->flat, a->check, a->comm_site, a->opt.format, a->opt.depth, top};
-    return hpq_agg_report(a->inputs[0], &rq, stdout);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -568,15 +559,17 @@ int main(int argc, char **argv)
         return status;
     if (a.live)
         return live_main(&a);
-    if (a.ninputs >= 1 && hpf_is_aggregate(a.inputs[0]))
-        return run_aggregate(&a);
+    if (a.ninputs == 1 && a.check && hpf_is_aggregate(a.inputs[0]))
+        return check_aggregate(&a);
     /* diff and scaling open their first run here, the others in compare.c */
     if (hpq_open(a.compare ? 1 : a.ninputs, a.inputs, &db, &db_path, err, sizeof err)) {
         print_error(err, NULL, "");
         return 1;
     }
     hpq_ctx ctx = {db, db_path, &a.opt, stdout, err, sizeof err};
-    status = report_status(&a, &ctx, err);
+    status = a.check && a.ninputs == 1 ? check_aggregate_db(db) : -1;
+    if (status < 0)
+        status = report_status(&a, &ctx, err);
     sqlite3_close(db);
     free(db_path);
     if (fflush(stdout) != 0) {

@@ -202,7 +202,7 @@ static int put_run_real(writer *w, sqlite3_stmt *st, const char *key, double val
     return step(w, st);
 }
 
-static char *join_argv(const hp_run_info *run)
+char *hpf_join_argv(const hp_run_info *run)
 {
     size_t len = 1;
     for (uint32_t i = 0; i < run->argc; i++)
@@ -219,7 +219,7 @@ static char *join_argv(const hp_run_info *run)
     return s;
 }
 
-static const char *clock_name(uint32_t clock)
+const char *hpf_clock_name(uint32_t clock)
 {
     switch (clock) {
     case HP_CLOCK_TSC: return "tsc";
@@ -240,7 +240,7 @@ static int write_run(writer *w, const char *source)
         if (ri->wall > wall)
             wall = ri->wall;
     }
-    char *argv = join_argv(run);
+    char *argv = hpf_join_argv(run);
     char resolved[PATH_MAX];
     const char *src = realpath(source, resolved) ? resolved : source;
     char id[HPF_ID_LEN] = "";
@@ -257,7 +257,7 @@ static int write_run(writer *w, const char *source)
              put_run_text(w, st, "argv", argv) ||
              put_run_int(w, st, "nranks", run->nranks) ||
              put_run_int(w, st, "threads_max", threads_max) ||
-             put_run_text(w, st, "clock", clock_name(run->clock)) ||
+             put_run_text(w, st, "clock", hpf_clock_name(run->clock)) ||
              put_run_real(w, st, "ticks_per_sec", run->ticks_per_sec) ||
              put_run_int(w, st, "start_ns", (int64_t)run->start_ns) ||
              put_run_int(w, st, "end_ns", (int64_t)run->end_ns) ||
@@ -524,6 +524,11 @@ done:
     free(tmp);
     hpf_merged_free(&m);
     return rc;
+}
+
+const char *hpf_db_sql(int part)
+{
+    return part == HPF_DB_SQL_SCHEMA ? schema_sql : part == HPF_DB_SQL_INDEX ? index_sql : view_sql;
 }
 
 /* The views, then the aggregates' definitions (one string, made once). */

@@ -41,6 +41,16 @@ void hpf_db_set_detail(int mode);
 #define HPF_ID_LEN 40
 int hpf_file_identity(const char *path, char *out, size_t len);
 
+/* The SQL of the schema's tables (but stat, comm and the aggregates),
+ * their indices, and the views of db.c: for db_fromagg.c, which writes
+ * the same database from an aggregated profile. */
+enum { HPF_DB_SQL_SCHEMA, HPF_DB_SQL_INDEX, HPF_DB_SQL_VIEWS };
+const char *hpf_db_sql(int part);
+/* Run keys argv (the arguments joined by spaces, malloc'ed; NULL without
+ * memory) and clock ("tsc", "monotonic", "unknown"). */
+char *hpf_join_argv(const hp_run_info *run);
+const char *hpf_clock_name(uint32_t clock);
+
 /* The definitions of the database's views (for hpq_use_raw_times). */
 const char *hpf_db_view_sql(void);
 

@@ -156,7 +156,10 @@ static const char *const per_rank_index_sql =
     "CREATE INDEX comm_node_rank_node ON comm_node_rank(node, rank);\n";
 static const char *const other_index_sql =
     "CREATE INDEX site_time_site ON site_time(site);\n"
-    "CREATE INDEX site_worst_site ON site_worst(site);\n"
+    "CREATE INDEX site_worst_site ON site_worst(site);\n";
+/* comm_node_peer as the SQL makes it (--aggregate), a table of rows in any
+ * order: an index on its key (db_aggcomm.c's is keyed by it). */
+static const char *const node_peer_index_sql =
     "CREATE INDEX comm_node_peer_node ON comm_node_peer(node, peer);\n";
 
 /* The aggregates with a row per rank and site or node: views in
@@ -249,7 +252,7 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, int per_rank_views, cha
 const char hpf_db_record_objects_sql[] =
     "INSERT OR REPLACE INTO run(key, value) SELECT 'objects', group_concat(name, ' ')"
     " FROM (SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
-    " AND name NOT LIKE 'sqlite_%' ORDER BY name);";
+    " AND name NOT LIKE 'sqlite_%' AND name != 'rank_index' ORDER BY name);";
 
 /* Is there a table or view called name (len bytes)? */
 static int has_object(sqlite3 *db, const char *name, size_t len)
@@ -373,7 +376,8 @@ int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen)
     if (hpf_exec(db, "DELETE FROM comm_range; INSERT INTO comm_range"
                      " SELECT node, MIN(id), MAX(id) FROM comm GROUP BY node;", err, errlen) ||
         hpf_exec(db, per_rank_index_sql, err, errlen) ||
-        hpf_exec(db, other_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
+        hpf_exec(db, other_index_sql, err, errlen) ||
+        hpf_exec(db, node_peer_index_sql, err, errlen) || materialise_matrix(db, err, errlen) ||
         hpf_ovh_reaggregate(db, err, errlen) || hpf_exec(db, "COMMIT", err, errlen)) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;

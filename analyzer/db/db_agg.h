@@ -16,8 +16,14 @@
  * keyed by (node, rank, thread), a node's comm rows the ids of comm_range
  * (no index on stat or comm to sort); 4: the rows stored only at most
  * HPF_DETAIL_ROWS of them or with --detail (run key detail), else stat
- * and comm are virtual tables over the profile (detail.h), node_hist. */
-#define HPF_DB_FORMAT 4
+ * and comm are virtual tables over the profile (detail.h), node_hist;
+ * 5: in that mode the per-node index of their rows, rank_index (rankidx.h). */
+#define HPF_DB_FORMAT 5
+
+/* The peer of comm_node_peer's row of a node's point-to-point class in
+ * the database of an aggregated profile (db_fromagg.h): every rank peer
+ * in one row ("*ranks*"). */
+#define HPF_PEER_RANKS (-3)
 
 /* The SQL of the communication matrix's cells (printf format: a condition
  * on the comm row c, then the ORDER BY), stored for the whole run as the
@@ -46,7 +52,8 @@ int hpf_db_write_aggregates(sqlite3 *db, int node_views, int per_rank_views, cha
 int hpf_db_reaggregate(sqlite3 *db, char *err, size_t errlen);
 
 /* Records the names of the database's tables and views (run key
- * objects, space-separated), for hpf_db_check_complete. */
+ * objects, space-separated; not rank_index, which may be dropped: rankidx.h),
+ * for hpf_db_check_complete. */
 extern const char hpf_db_record_objects_sql[];
 
 /* 0 when every table and view the database was written with is there,

@@ -16,16 +16,17 @@
  */
 #include <assert.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "db_aggregator.h"
 
+/* The sums of a pair (sender, receiver / node, peer: the index knows it),
+ * 56 bytes: a record's cells are most of the pass's cache misses. */
 typedef struct cell {
-    uint32_t a, b;              /* sender, receiver / node, peer */
-    int any;                    /* a record was added */
     uint64_t count, sent, recvd;    /* unsigned: a fuzzed sum wraps */
-    double tran, sync, min, max;
+    double tran, sync, min, max;    /* min, max: +-infinity before a record */
 } cell;
 
 /* Cells keyed by a pair of numbers a < na, b < nb, in the order they
@@ -73,7 +74,7 @@ static void cells_free(cells *c)
     free(c->v);
 }
 
-/* The cell of (a, b), made zero when new; NULL without memory. */
+/* The cell of (a, b), made empty when new; NULL without memory. */
 static cell *cell_of(cells *c, uint32_t a, uint32_t b)
 {
     assert(a < c->na && b < c->nb);
@@ -92,10 +93,35 @@ static cell *cell_of(cells *c, uint32_t a, uint32_t b)
     }
     cell *x = &c->v[c->n++];
     memset(x, 0, sizeof *x);
-    x->a = a;
-    x->b = b;
+    x->min = INFINITY;
+    x->max = -INFINITY;
     *pos = c->n;
     return x;
+}
+
+/* Walks the cells in (a, b) order: the index read row by row, not the
+ * cells sorted.  next_cell gives the next and its pair, NULL after the
+ * last. */
+typedef struct cell_walk {
+    const cells *c;
+    uint32_t a, b;
+} cell_walk;
+
+static const cell *next_cell(cell_walk *w, uint32_t *a, uint32_t *b)
+{
+    const cells *c = w->c;
+    for (; w->a < c->na; w->a++, w->b = 0) {
+        const uint32_t *row = c->index[w->a];
+        while (row && w->b < c->nb) {
+            uint32_t pos = row[w->b++];
+            if (pos) {
+                *a = w->a;
+                *b = w->b - 1;
+                return &c->v[pos - 1];
+            }
+        }
+    }
+    return NULL;
 }
 
 /* Does the name contain "send", in any case (SQL's LIKE '%send%')? */
@@ -191,11 +217,6 @@ static int add_to_node(comm_aggs *ca, uint32_t node, const hp_comm_rec *c)
     cell *x = cell_of(&ca->peers, node, (uint32_t)(c->peer - HP_PEER_FILE)); /* >= 0 */
     if (!x)
         return -1;
-    if (!x->any) {
-        x->any = 1;
-        x->min = c->min;
-        x->max = c->max;
-    }
     x->count += c->count;
     x->sent += c->bytes_sent;
     x->recvd += c->bytes_recv;
@@ -221,10 +242,11 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* This rank's rows of comm_node_rank, by node, kept; the scratch cleared. */
+/* This rank's rows of comm_node_rank, by node, kept (with per_rank); the
+ * scratch cleared. */
 static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
 {
-    if (ca->ntouched)
+    if (ca->ntouched && ca->per_rank)
         qsort(ca->touched, ca->ntouched, sizeof *ca->touched, cmp_u32);
     for (uint32_t k = 0; k < ca->ntouched; k++) {
         rank_cell *r = &ca->cur[ca->touched[k]];
@@ -262,99 +284,82 @@ static int comm_add_rank(void *p, const hpf_rank_rows *rr)
     return keep_rank_rows(ca, rr->rank);
 }
 
-static int cmp_cell(const void *a, const void *b)
-{
-    const cell *x = a, *y = b;
-    if (x->a != y->a)
-        return x->a < y->a ? -1 : 1;
-    return x->b < y->b ? -1 : x->b > y->b;
-}
-
 static const char *const create_sql =
     "CREATE TABLE comm_matrix(sender INTEGER, receiver INTEGER, bytes INTEGER,"
     " messages INTEGER, tran REAL, sync REAL);"
     "CREATE TABLE comm_leftout(coll_bytes INTEGER, coll_calls INTEGER, coll_time REAL,"
     " file_bytes INTEGER, p2p_bytes INTEGER);"
+    /* keyed by (node, peer) itself, its rows appended in that order: no
+     * index to sort after (a million rows at 1024 ranks) */
     "CREATE TABLE comm_node_peer(node INTEGER, peer INTEGER, count INTEGER,"
-    " bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL, min REAL, max REAL);";
+    " bytes_sent INTEGER, bytes_recv INTEGER, tran REAL, sync REAL, min REAL, max REAL,"
+    " PRIMARY KEY (node, peer)) WITHOUT ROWID;";
 static const char *const node_rank_sql =
     "CREATE TABLE comm_node_rank(node INTEGER, rank INTEGER, tran REAL, sync REAL);";
 
 static int write_matrix(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
 {
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (ca->matrix.n)
-        qsort(ca->matrix.v, ca->matrix.n, sizeof *ca->matrix.v, cmp_cell);
-    if (sqlite3_prepare_v2(db, "INSERT INTO comm_matrix VALUES(?, ?, ?, ?, ?, ?)", -1, &st,
-                           NULL) != SQLITE_OK)
-        return hpf_agg_fail(db, err, errlen);
-    for (uint32_t k = 0; k < ca->matrix.n && rc == 0; k++) {
-        const cell *x = &ca->matrix.v[k];
+    hpf_agg_rows w;
+    cell_walk walk = {&ca->matrix, 0, 0};
+    int rc = hpf_agg_rows_open(&w, db, "comm_matrix", 6, err, errlen);
+    uint32_t a, b;
+    for (const cell *x; rc == 0 && (x = next_cell(&walk, &a, &b));) {
         if (x->sent == 0 && x->count == 0 && x->tran == 0 && x->sync == 0)
             continue;   /* nothing to show */
-        sqlite3_bind_int64(st, 1, x->a);
-        sqlite3_bind_int64(st, 2, x->b);
-        sqlite3_bind_int64(st, 3, (int64_t)x->sent);
-        sqlite3_bind_int64(st, 4, (int64_t)x->count);
-        sqlite3_bind_double(st, 5, x->tran);
-        sqlite3_bind_double(st, 6, x->sync);
-        rc = hpf_agg_step(db, st, err, errlen);
+        hpf_agg_put_int(&w, a);
+        hpf_agg_put_int(&w, b);
+        hpf_agg_put_int(&w, (int64_t)x->sent);
+        hpf_agg_put_int(&w, (int64_t)x->count);
+        hpf_agg_put_real(&w, x->tran);
+        hpf_agg_put_real(&w, x->sync);
+        rc = hpf_agg_row_end(&w, err, errlen);
     }
-    sqlite3_finalize(st);
-    if (rc == 0 && sqlite3_prepare_v2(db, "INSERT INTO comm_leftout VALUES(?, ?, ?, ?, ?)", -1,
-                                      &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, (int64_t)ca->coll_bytes);
-        sqlite3_bind_int64(st, 2, (int64_t)ca->coll_calls);
-        sqlite3_bind_double(st, 3, ca->coll_time);
-        sqlite3_bind_int64(st, 4, (int64_t)ca->file_bytes);
-        sqlite3_bind_int64(st, 5, (int64_t)ca->p2p_bytes);
-        rc = hpf_agg_step(db, st, err, errlen);
-        sqlite3_finalize(st);
-    } else if (rc == 0) {
-        rc = hpf_agg_fail(db, err, errlen);
-    }
-    return rc;
+    if (hpf_agg_rows_close(&w, err, errlen) || rc ||
+        hpf_agg_rows_open(&w, db, "comm_leftout", 5, err, errlen))
+        return -1;
+    hpf_agg_put_int(&w, (int64_t)ca->coll_bytes);
+    hpf_agg_put_int(&w, (int64_t)ca->coll_calls);
+    hpf_agg_put_real(&w, ca->coll_time);
+    hpf_agg_put_int(&w, (int64_t)ca->file_bytes);
+    hpf_agg_put_int(&w, (int64_t)ca->p2p_bytes);
+    rc = hpf_agg_row_end(&w, err, errlen);
+    return hpf_agg_rows_close(&w, err, errlen) || rc ? -1 : 0;
 }
 
-static int write_node_rows(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
+static int write_node_peers(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
 {
-    sqlite3_stmt *st, *r = NULL;
-    int rc = 0;
-    if (sqlite3_prepare_v2(db, "INSERT INTO comm_node_peer VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return hpf_agg_fail(db, err, errlen);
-    if (ca->per_rank &&
-        sqlite3_prepare_v2(db, "INSERT INTO comm_node_rank VALUES(?, ?, ?, ?)", -1, &r, NULL)) {
-        sqlite3_finalize(st);
-        return hpf_agg_fail(db, err, errlen);
+    hpf_agg_rows w;
+    cell_walk walk = {&ca->peers, 0, 0};
+    int rc = hpf_agg_rows_open(&w, db, "comm_node_peer", 9, err, errlen);
+    uint32_t node, peer;
+    for (const cell *x; rc == 0 && (x = next_cell(&walk, &node, &peer));) {
+        hpf_agg_put_int(&w, node);
+        hpf_agg_put_int(&w, (int64_t)peer + HP_PEER_FILE);
+        hpf_agg_put_int(&w, (int64_t)x->count);
+        hpf_agg_put_int(&w, (int64_t)x->sent);
+        hpf_agg_put_int(&w, (int64_t)x->recvd);
+        hpf_agg_put_real(&w, x->tran);
+        hpf_agg_put_real(&w, x->sync);
+        hpf_agg_put_real(&w, x->min);
+        hpf_agg_put_real(&w, x->max);
+        rc = hpf_agg_row_end(&w, err, errlen);
     }
-    if (ca->peers.n)
-        qsort(ca->peers.v, ca->peers.n, sizeof *ca->peers.v, cmp_cell);
-    for (uint32_t k = 0; k < ca->peers.n && rc == 0; k++) {
-        const cell *x = &ca->peers.v[k];
-        sqlite3_bind_int64(st, 1, x->a);
-        sqlite3_bind_int64(st, 2, (int64_t)x->b + HP_PEER_FILE);
-        sqlite3_bind_int64(st, 3, (int64_t)x->count);
-        sqlite3_bind_int64(st, 4, (int64_t)x->sent);
-        sqlite3_bind_int64(st, 5, (int64_t)x->recvd);
-        sqlite3_bind_double(st, 6, x->tran);
-        sqlite3_bind_double(st, 7, x->sync);
-        sqlite3_bind_double(st, 8, x->min);
-        sqlite3_bind_double(st, 9, x->max);
-        rc = hpf_agg_step(db, st, err, errlen);
-    }
+    return hpf_agg_rows_close(&w, err, errlen) || rc ? -1 : 0;
+}
+
+static int write_node_ranks(comm_aggs *ca, sqlite3 *db, char *err, size_t errlen)
+{
+    hpf_agg_rows w;
+    int rc = hpf_agg_rows_open(&w, db, "comm_node_rank", 4, err, errlen);
     for (size_t k = 0; k < ca->nrankrows && rc == 0; k++) {
         const rank_cell *x = &ca->ranks[k];
-        sqlite3_bind_int64(r, 1, x->node);
-        sqlite3_bind_int64(r, 2, x->rank);
-        sqlite3_bind_double(r, 3, x->tran);
-        sqlite3_bind_double(r, 4, x->sync);
-        rc = hpf_agg_step(db, r, err, errlen);
+        hpf_agg_put_int(&w, x->node);
+        hpf_agg_put_int(&w, x->rank);
+        hpf_agg_put_real(&w, x->tran);
+        hpf_agg_put_real(&w, x->sync);
+        rc = hpf_agg_row_end(&w, err, errlen);
     }
-    sqlite3_finalize(st);
-    sqlite3_finalize(r);
-    return rc;
+    return hpf_agg_rows_close(&w, err, errlen) || rc ? -1 : 0;
 }
 
 static int comm_write(void *p, sqlite3 *db, char *err, size_t errlen)
@@ -363,9 +368,10 @@ static int comm_write(void *p, sqlite3 *db, char *err, size_t errlen)
     if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
         (ca->per_rank && sqlite3_exec(db, node_rank_sql, NULL, NULL, NULL) != SQLITE_OK))
         return hpf_agg_fail(db, err, errlen);
-    return write_matrix(ca, db, err, errlen) || write_node_rows(ca, db, err, errlen) ? -1 : 0;
+    return write_matrix(ca, db, err, errlen) || write_node_peers(ca, db, err, errlen) ||
+           (ca->per_rank && write_node_ranks(ca, db, err, errlen)) ? -1 : 0;
 }
 
 const hpf_aggregator hpf_comm_aggregator = {
-    "communication", comm_start, comm_add_rank, comm_write, comm_finish, NULL,
+    "communication", comm_start, comm_add_rank, comm_write, comm_finish,
 };

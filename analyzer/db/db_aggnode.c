@@ -3,8 +3,9 @@
  * node_excl: their definitions are in db_agg.c) computed in one pass over
  * the decoded records while hprof-merge writes them, instead of three SQL
  * passes over millions of stat rows (see db_agg.h); and node_hist, the
- * histogram of each node's per-rank times, in a second pass once each
- * node's minimum and maximum are known.
+ * histogram of each node's per-rank times, once each node's minimum and
+ * maximum are known, from those times kept by the pass (a double per
+ * rank and node: reading and compensating every rank again cost more).
  *
  * Same rules as the SQL definitions: per rank first (calls and time
  * summed over the rank's records of the node), then over ranks (sum, max
@@ -59,9 +60,11 @@ static void clear(scratch *s)
     s->ntouched = 0;
 }
 
-/* One rank: its sums per node folded into acc. */
-static void add_rank(const hp_rank_data *rd, const uint32_t *map, const double *comp,
-                     uint32_t rank, scratch *s, node_acc *acc)
+/* One rank: its sums per node folded into acc, and its time per node kept
+ * at kept[0..) in the order the rank's records first have the node; returns
+ * how many. */
+static uint32_t add_rank(const hp_rank_data *rd, const uint32_t *map, const double *comp,
+                     uint32_t rank, scratch *s, node_acc *acc, double *kept)
 {
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         uint32_t g = map[i] - 1;
@@ -82,8 +85,11 @@ static void add_rank(const hp_rank_data *rd, const uint32_t *map, const double *
         if (a->ranks == 0 || s->time[g] < a->min)
             a->min = s->time[g];
         a->ranks++;
+        kept[k] = s->time[g];
     }
+    uint32_t nodes = s->ntouched;
     clear(s);
+    return nodes;
 }
 
 /* Thread t's time own in node g: the rank's top thread so far if more
@@ -223,8 +229,12 @@ static int insert_all(sqlite3 *db, const node_acc *acc, const uint32_t (*hist)[H
 }
 
 typedef struct node_aggs {
+    const hpf_profile *p;
+    const hpf_merged *m;
     uint32_t nnodes, nrank_rows;    /* ranks present: the rows of `rank` */
     node_acc *acc;
+    double *kept;                   /* each rank's time per node (add_rank) */
+    size_t nkept;
     uint32_t (*hist)[HPF_HIST_BINS]; /* per node: ranks per bin, absent ones left out */
     unsigned char *first_seen;      /* add_rank_exclusive's */
     scratch s;
@@ -236,6 +246,7 @@ static void node_finish(void *p)
     if (!na)
         return;
     free(na->acc);
+    free(na->kept);
     free(na->hist);
     free(na->first_seen);
     free(na->s.top_thread);
@@ -252,20 +263,24 @@ static void node_finish(void *p)
 static void *node_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
 {
     (void)per_rank;
-    (void)p;
     node_aggs *na = calloc(1, sizeof *na);
-    size_t n = m->nnodes ? m->nnodes : 1;
+    size_t n = m->nnodes ? m->nnodes : 1, records = 1;
     if (!na)
         return NULL;
+    for (uint32_t r = 0; r < p->nranks; r++)
+        records += p->ranks[r].nnodes;      /* at least a rank's nodes */
+    na->p = p;
+    na->m = m;
     na->nnodes = m->nnodes;
     na->acc = calloc(n, sizeof *na->acc);
+    na->kept = malloc(records * sizeof *na->kept);
     na->hist = calloc(n, sizeof *na->hist);
     na->first_seen = calloc(n, 1);
     na->s = (scratch){calloc(n, sizeof *na->s.calls), calloc(n, sizeof *na->s.time),
                       calloc(n, sizeof *na->s.own), calloc(n, sizeof *na->s.kids), calloc(n, 1),
                       calloc(n, sizeof *na->s.touched), 0, calloc(n, sizeof *na->s.top_thread),
                       calloc(n, sizeof *na->s.top_time)};
-    if (!na->acc || !na->hist || !na->first_seen || !na->s.top_thread || !na->s.top_time ||
+    if (!na->acc || !na->kept || !na->hist || !na->first_seen || !na->s.top_thread || !na->s.top_time ||
         !na->s.calls || !na->s.time || !na->s.own || !na->s.kids || !na->s.seen ||
         !na->s.touched) {
         node_finish(na);
@@ -280,39 +295,45 @@ static int node_add_rank(void *p, const hpf_rank_rows *rr)
     if (!(rr->rd->info.flags & HP_RANKF_MISSING))
         na->nrank_rows++;
     add_rank_exclusive(rr->rd, rr->node_map, rr->time, &na->s, na->acc, na->first_seen);
-    add_rank(rr->rd, rr->node_map, rr->time, rr->rank, &na->s, na->acc);
+    na->nkept += add_rank(rr->rd, rr->node_map, rr->time, rr->rank, &na->s, na->acc,
+                          na->kept + na->nkept);
     for (uint32_t i = 0; i < rr->rd->nnodes; i++)
         na->first_seen[rr->node_map[i] - 1] = 0;
     return 0;
 }
 
-/* The second pass: each rank's time per node (as add_rank sums it) into
- * its bin of the node's histogram. */
-static int node_add_rank_again(void *p, const hpf_rank_rows *rr)
+/* node_hist: each rank's time per node, as add_rank kept them (in the
+ * order the rank's records first have the node), into its bin of the
+ * node's histogram. */
+static void fill_hist(node_aggs *na)
 {
-    node_aggs *na = p;
     scratch *s = &na->s;
     uint32_t nrank_rows = na->nrank_rows ? na->nrank_rows : 1;
-    for (uint32_t i = 0; i < rr->rd->nnodes; i++) {
-        uint32_t g = rr->node_map[i] - 1;
-        touch(s, g);
-        s->time[g] += rr->time[i];
+    const double *t = na->kept;
+    for (uint32_t r = 0; r < na->p->nranks; r++) {
+        const uint32_t *map = na->m->node_map[r];
+        for (uint32_t i = 0; i < na->p->ranks[r].nnodes; i++) {
+            uint32_t g = map[i] - 1;
+            if (s->seen[g])
+                continue;
+            touch(s, g);
+            na->hist[g][hist_bin(&na->acc[g], nrank_rows, *t++)]++;
+        }
+        for (uint32_t k = 0; k < s->ntouched; k++)
+            s->seen[s->touched[k]] = 0;     /* only seen was set */
+        s->ntouched = 0;
     }
-    for (uint32_t k = 0; k < s->ntouched; k++) {
-        uint32_t g = s->touched[k];
-        na->hist[g][hist_bin(&na->acc[g], nrank_rows, s->time[g])]++;
-    }
-    clear(s);
-    return 0;
+    assert(t == na->kept + na->nkept);
 }
 
 static int node_write(void *p, sqlite3 *db, char *err, size_t errlen)
 {
     node_aggs *na = p;
+    fill_hist(na);
     return insert_all(db, na->acc, (const uint32_t (*)[HPF_HIST_BINS])na->hist, na->nnodes,
                       na->nrank_rows ? na->nrank_rows : 1, err, errlen);
 }
 
 const hpf_aggregator hpf_node_aggregator = {
-    "per-node", node_start, node_add_rank, node_write, node_finish, node_add_rank_again,
+    "per-node", node_start, node_add_rank, node_write, node_finish,
 };

@@ -163,15 +163,25 @@ static int by_thread(const hp_rank_data *rd, int comms, uint32_t **idx, size_t *
                      uint32_t *nthreads)
 {
     uint32_t count = comms ? rd->ncomms : rd->nnodes, nt = 0;
-    for (uint32_t i = 0; i < count; i++)
-        if (thread_of(rd, comms, i) + 1 > nt)
-            nt = thread_of(rd, comms, i) + 1;
+    if (rd->info.threads <= 1)      /* the reader checked every thread against it */
+        nt = count ? 1 : 0;
+    else
+        for (uint32_t i = 0; i < count; i++)
+            if (thread_of(rd, comms, i) + 1 > nt)
+                nt = thread_of(rd, comms, i) + 1;
     if (count > *cap) {
         uint32_t *p = realloc(*idx, count * sizeof *p);
         if (!p)
             return -1;
         *idx = p;
         *cap = count;
+    }
+    if (nt > *nthreads)
+        *nthreads = nt;
+    if (nt <= 1) {          /* one thread: the records' own order */
+        for (uint32_t i = 0; i < count; i++)
+            (*idx)[i] = i;
+        return 0;
     }
     uint32_t *start = calloc((size_t)nt + 1, sizeof *start);
     if (!start)
@@ -183,8 +193,6 @@ static int by_thread(const hp_rank_data *rd, int comms, uint32_t **idx, size_t *
     for (uint32_t i = 0; i < count; i++)
         (*idx)[start[thread_of(rd, comms, i)]++] = i;
     free(start);
-    if (nt > *nthreads)
-        *nthreads = nt;
     return 0;
 }
 
@@ -228,12 +236,13 @@ static void fold_thread(ovh_acc *a)
     a->ntouched = 0;
 }
 
-/* Records [*ri, ...) and comms [*ci, ...) of thread t (in by-thread order). */
-static void add_thread(ovh_acc *a, const hpf_rank_rows *rows, uint32_t t, uint32_t *ri,
-                       uint32_t *ci)
+/* Records [*ri, ...) and comms [*ci, ...) of thread t (in by-thread order);
+ * one: the rank's only thread (all of them, no thread looked up). */
+static void add_thread(ovh_acc *a, const hpf_rank_rows *rows, uint32_t t, int one,
+                       uint32_t *ri, uint32_t *ci)
 {
     const hp_rank_data *rd = rows->rd;
-    for (; *ri < rd->nnodes && rd->nodes[a->order[*ri]].thread == t; ++*ri) {
+    for (; *ri < rd->nnodes && (one || rd->nodes[a->order[*ri]].thread == t); ++*ri) {
         uint32_t i = a->order[*ri], g = rows->node_map[i] - 1, parent = a->m->nodes[g].parent;
         touch(a, g);
         a->seen[g] = 2;
@@ -243,7 +252,8 @@ static void add_thread(ovh_acc *a, const hpf_rank_rows *rows, uint32_t t, uint32
             a->kids[parent - 1] += rows->time[i];
         }
     }
-    for (; *ci < rd->ncomms && rd->nodes[rd->comms[a->comm_order[*ci]].node].thread == t; ++*ci) {
+    for (; *ci < rd->ncomms && (one || rd->nodes[rd->comms[a->comm_order[*ci]].node].thread == t);
+         ++*ci) {
         const hp_comm_rec *c = &rd->comms[a->comm_order[*ci]];
         uint32_t g = rows->node_map[c->node] - 1;
         touch(a, g);
@@ -260,12 +270,33 @@ static int by_id(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* list[0..n): distinct node indices, the ones with member[g] set, into
+ * ascending order.  A rank's nodes mostly come in order already (checked
+ * first: nothing to do), or are many of the merged nodes (found again by
+ * a scan of member); a sort only for the few of a large tree. */
+static void ascending(uint32_t *list, uint32_t n, const unsigned char *member, uint32_t nnodes)
+{
+    uint32_t k = 1;
+    while (k < n && list[k - 1] < list[k])
+        k++;
+    if (k >= n)
+        return;
+    if ((uint64_t)n * 16 < nnodes) {
+        qsort(list, n, sizeof *list, by_id);
+        return;
+    }
+    k = 0;
+    for (uint32_t g = 0; g < nnodes; g++)
+        if (member[g])
+            list[k++] = g;
+    assert(k == n);
+}
+
 /* The rank's er folded into x, node by node; returns its classified time. */
 static double fold_rank_classes(ovh_acc *a)
 {
     double other = 0;
-    if (a->ner)
-        qsort(a->er_list, a->ner, sizeof *a->er_list, by_id);
+    ascending(a->er_list, a->ner, a->er_seen, a->nnodes);
     for (uint32_t k = 0; k < a->ner; k++) {
         uint32_t g = a->er_list[k];
         double *er = a->er[g];
@@ -296,8 +327,7 @@ static double first_thread_times(ovh_acc *a, const hpf_rank_rows *rows)
         }
         a->t0[g] += rows->time[i];
     }
-    if (a->nt0)
-        qsort(a->t0_list, a->nt0, sizeof *a->t0_list, by_id);
+    ascending(a->t0_list, a->nt0, a->t0_seen, a->nnodes);
     double par0 = 0;
     for (uint32_t k = 0; k < a->nt0; k++) {
         uint32_t g = a->t0_list[k];
@@ -365,7 +395,7 @@ static int ovh_add_rank(void *acc, const hpf_rank_rows *rows)
         by_thread(rd, 1, &a->comm_order, &a->comm_cap, &nthreads))
         return -1;
     for (uint32_t t = 0; t < nthreads; t++)
-        add_thread(a, rows, t, &ri, &ci);
+        add_thread(a, rows, t, nthreads == 1, &ri, &ci);
     assert(ri == rd->nnodes && ci == rd->ncomms);
     double other = fold_rank_classes(a);
     double par0 = first_thread_times(a, rows);
@@ -431,5 +461,5 @@ static int ovh_write(void *acc, sqlite3 *db, char *err, size_t errlen)
 }
 
 const hpf_aggregator hpf_ovh_aggregator = {
-    "overhead classes", ovh_start, ovh_add_rank, ovh_write, ovh_finish, NULL,
+    "overhead classes", ovh_start, ovh_add_rank, ovh_write, ovh_finish,
 };

@@ -41,10 +41,6 @@ typedef struct hpf_aggregator {
     /* Creates and fills its tables and their indices.  0, or -1 with err. */
     int (*write)(void *acc, sqlite3 *db, char *err, size_t errlen);
     void (*finish)(void *acc);  /* frees acc */
-    /* Optional: folds every rank in again, in a second pass after the
-     * first (node_hist: the bins need each node's minimum and maximum).
-     * 0, or -1 without memory. */
-    int (*add_rank_again)(void *acc, const hpf_rank_rows *rows);
 } hpf_aggregator;
 
 /* The bins of node_hist: equal widths from a node's least per-rank time
@@ -55,6 +51,32 @@ typedef struct hpf_aggregator {
  * db, and -1; and a bound insert run and reset, 0 or that failure. */
 int hpf_agg_fail(sqlite3 *db, char *err, size_t errlen);
 int hpf_agg_step(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errlen);
+
+/* A table's rows appended HPF_AGG_BATCH to an INSERT statement: one step
+ * per batch instead of one per row (half the time of the comm tables'
+ * million rows).  Rows are put value by value, hpf_agg_row_end after
+ * each; hpf_agg_rows_close inserts the rest and frees the statements.
+ * Each returns 0, or -1 with err. */
+#define HPF_AGG_BATCH 32
+#define HPF_AGG_MAX_COLS 12
+typedef struct hpf_agg_rows {
+    sqlite3 *db;
+    sqlite3_stmt *batch, *one;
+    int cols, rows, col;        /* columns per row; rows held; next column */
+    struct hpf_agg_value {
+        int real;
+        union {
+            int64_t i;
+            double d;
+        } v;
+    } vals[HPF_AGG_BATCH * HPF_AGG_MAX_COLS];
+} hpf_agg_rows;
+int hpf_agg_rows_open(hpf_agg_rows *w, sqlite3 *db, const char *table, int cols, char *err,
+                      size_t errlen);
+void hpf_agg_put_int(hpf_agg_rows *w, int64_t v);
+void hpf_agg_put_real(hpf_agg_rows *w, double v);
+int hpf_agg_row_end(hpf_agg_rows *w, char *err, size_t errlen);
+int hpf_agg_rows_close(hpf_agg_rows *w, char *err, size_t errlen);
 
 /* The aggregators of db_aggnode.c (node_time, node_worst_rank, node_excl),
  * db_aggsite.c (rank_site, site_time, site_worst, rank_mpi) and

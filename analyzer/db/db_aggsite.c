@@ -344,5 +344,5 @@ static int site_write(void *p, sqlite3 *db, char *err, size_t errlen)
 }
 
 const hpf_aggregator hpf_site_aggregator = {
-    "per-site", site_start, site_add_rank, site_write, site_finish, NULL,
+    "per-site", site_start, site_add_rank, site_write, site_finish,
 };

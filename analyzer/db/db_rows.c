@@ -20,6 +20,7 @@
 #include "db_order.h"
 #include "db_rows.h"
 #include "phases.h"
+#include "rankidx.h"
 #include "statrow.h"
 
 /* The aggregators, in the order their tables are written. */
@@ -28,6 +29,7 @@ static const hpf_aggregator *const aggregators[] = {
     &hpf_site_aggregator,
     &hpf_comm_aggregator,
     &hpf_ovh_aggregator,
+    &hpf_rankidx_aggregator,    /* aggregate mode: the per-node index of the rows */
 };
 #define NAGGREGATORS (sizeof aggregators / sizeof *aggregators)
 
@@ -173,7 +175,7 @@ typedef struct rank_pass {
 } rank_pass;
 
 /* Without rows, a rank's node records (if they came from the file) and
- * compensated times are dropped once folded in: each pass loads them. */
+ * compensated times are dropped once folded in. */
 static void drop_rank(rank_pass *rk, uint32_t r)
 {
     if (!rk->node_comms)
@@ -475,37 +477,11 @@ static int write_aggregates(row_pass *rp, sqlite3 *db, rank_pass *rk)
     return 0;
 }
 
-/* The second pass over the ranks, of the aggregators that have one. */
-static int fold_again(rank_pass *rk)
-{
-    for (uint32_t r = 0; r < rk->p->nranks; r++) {
-        if (hpf_load_nodes(rk->p, r, rk->err, sizeof rk->err))
-            return -1;
-        if (!rk->comp->values[r] && hpf_comp_rank(rk->p, r, rk->comp)) {
-            snprintf(rk->err, sizeof rk->err, "out of memory compensating the times");
-            return -1;
-        }
-        hpf_rank_rows rr = {r, &rk->p->ranks[r], rk->m->node_map[r], rk->m->site_map[r],
-                            rk->comp->values[r]};
-        for (size_t a = 0; a < NAGGREGATORS; a++)
-            if (rk->use[a] && aggregators[a]->add_rank_again &&
-                aggregators[a]->add_rank_again(rk->acc[a], &rr)) {
-                snprintf(rk->err, sizeof rk->err, "out of memory in the %s aggregates",
-                         aggregators[a]->name);
-                return -1;
-            }
-        drop_rank(rk, r);
-    }
-    return 0;
-}
-
-/* Waits for the pass over the ranks, then makes the second. */
+/* Waits for the pass over the ranks. */
 static int join_rank_pass(row_pass *rp, rank_pass *rk, pthread_t *worker)
 {
     if (worker)
         pthread_join(*worker, NULL);
-    if (rk->rc == 0)
-        rk->rc = fold_again(rk);
     hpf_phase_mark("ranks compensated, folded in");
     if (rk->rc) {
         snprintf(rp->err, rp->errlen, "%s", rk->err);

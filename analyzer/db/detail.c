@@ -1,7 +1,9 @@
 /*
  * detail.c - the virtual tables `stat` and `comm` of a database merged
  * without per-rank rows (detail.h): the SQLite module hprof_rows, whose
- * rows come from the profile (detail_src.h), read on the first scan.
+ * rows come from the database's per-node index (rankidx_read.h: the stat
+ * rows, and where the comm records lie in the profile) or, without one,
+ * from the profile decoded on the first scan (detail_src.h).
  * A scan is of one node (node = ?, what the reports ask), of a range of
  * comm ids (comm_range: id BETWEEN ? AND ?), or of every row, in the
  * order hprof-merge --detail stores them.
@@ -43,6 +45,14 @@ typedef struct rows_cursor {
     const hp_comm_rec *recs;    /* comm: run `at`'s records */
     hpf_comm_src comms;         /* comm: reads them (this cursor's own buffer) */
     int comms_open;
+    const hpf_comm_run *runs;   /* comm: the runs scanned (the source's, or one node's) */
+    const int64_t *run_id;      /* ... their first ids */
+    const uint64_t *offsets;    /* ... from the index: where their records are, or NULL */
+    hpf_rix_comms rix_comms;    /* comm from the index: reads them */
+    const hp_comm_rec *node_recs;   /* or one node's, all read (hpf_detail_node_runs) */
+    hpf_rix_scan scan;          /* stat from the index: its rows */
+    int indexed;                /* stat: the rows are the scan's */
+    sqlite3_int64 rowid;        /* stat from the index: the row's number in this scan */
 } rows_cursor;
 
 static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
@@ -168,6 +178,8 @@ static int rows_close(sqlite3_vtab_cursor *base)
     rows_cursor *c = (rows_cursor *)base;
     if (c->comms_open)
         hpf_comm_src_close(&c->comms);
+    hpf_rix_comms_free(&c->rix_comms);
+    hpf_rix_scan_free(&c->scan);
     sqlite3_free(c);
     return SQLITE_OK;
 }
@@ -198,25 +210,58 @@ static int comm_here(rows_cursor *c)
     const hpf_detail_src *s = src_of(c);
     char err[512];
     c->recs = NULL;
-    if (c->at >= c->end || s->run_id[c->at] + c->i > c->id_hi)
+    if (c->at >= c->end || c->run_id[c->at] + c->i > c->id_hi)
         return SQLITE_OK;
-    const hpf_comm_run *run = &s->runs[c->at];
-    c->recs = hpf_comm_src_get(&c->comms, run->rank, run->first, run->n, err, sizeof err);
+    const hpf_comm_run *run = &c->runs[c->at];
+    if (c->node_recs)
+        c->recs = c->node_recs + (c->run_id[c->at] - c->run_id[0]);
+    else if (c->offsets) {
+        c->rix_comms.fd = s->comm_fd;
+        c->recs = hpf_rix_comm_get(&c->rix_comms, c->offsets[c->at], run->n, err, sizeof err);
+    } else
+        c->recs = hpf_comm_src_get(&c->comms, run->rank, run->first, run->n, err, sizeof err);
     return c->recs ? SQLITE_OK : fail(c, err);
 }
 
-static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
+/* A scan of node g's rows from the index: its runs alone. */
+static int comm_filter_node(rows_cursor *c, sqlite3 *db, int64_t g)
 {
-    const hpf_detail_src *s = src_of(c);
+    hpf_detail_src *s = ((rows_vtab *)c->base.pVtab)->src;
+    const hpf_node_runs *nr = hpf_detail_node_runs(s, db, g);
+    if (!nr)
+        return fail(c, s->err);
+    c->runs = nr->runs;
+    c->run_id = nr->id;
+    c->offsets = nr->offset;
+    c->node_recs = nr->recs;
+    c->at = 0;
+    c->end = nr->n;
+    c->i = 0;
+    c->id_hi = INT64_MAX;
+    return comm_here(c);
+}
+
+static int comm_filter(rows_cursor *c, sqlite3 *db, int idx, sqlite3_value **argv)
+{
+    hpf_detail_src *s = ((rows_vtab *)c->base.pVtab)->src;
+    int indexed = s->rix == HPF_RIX_STAT_COMM;
+    if (indexed && idx == BY_NODE)
+        return comm_filter_node(c, db, sqlite3_value_int64(argv[0]));
+    if (indexed && hpf_detail_comm_all(s, db))
+        return fail(c, s->err);
     int64_t rows = s->run_id[s->nruns] - 1, from = 1, to = rows;
     int arg = 0;
     char err[512];
+    c->runs = s->runs;
+    c->run_id = s->run_id;
+    c->offsets = s->run_offset;
+    c->node_recs = NULL;
     c->at = 0;
     c->end = s->nruns;
     if (idx & BY_NODE) {
         int64_t g = sqlite3_value_int64(argv[arg++]);
         c->at = c->end = 0;
-        if (g >= 1 && g <= s->m.nnodes) {
+        if (g >= 1 && g <= s->nnodes) {
             c->at = s->node_runs[g];
             c->end = s->node_runs[g + 1];
         }
@@ -236,12 +281,21 @@ static int comm_filter(rows_cursor *c, int idx, sqlite3_value **argv)
         if (c->at < c->end && s->run_id[c->at] < from)
             c->i = (uint32_t)(from - s->run_id[c->at]);
     }
-    if (!c->comms_open) {
+    if (!c->comms_open && !s->run_offset) {
         if (hpf_comm_src_open(&c->comms, &s->p, err, sizeof err))
             return fail(c, err);
         c->comms_open = 1;
     }
     return comm_here(c);
+}
+
+/* The stat rows of the scan from the per-rank index (rankidx_read.h). */
+static int stat_filter_indexed(rows_cursor *c, sqlite3 *db, int idx, sqlite3_value **argv)
+{
+    int rc = idx & BY_NODE ? hpf_rix_scan_node(&c->scan, db, sqlite3_value_int64(argv[0]))
+                           : hpf_rix_scan_all(&c->scan, db, (idx & BY_RANK) != 0);
+    c->rowid = 1;
+    return rc ? fail(c, c->scan.err) : SQLITE_OK;
 }
 
 static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, int argc,
@@ -251,12 +305,14 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
     rows_vtab *v = (rows_vtab *)base->pVtab;
     (void)idx_str;
     (void)argc;
-    if (hpf_detail_load(v->src, v->db) ||
-        (v->kind == T_COMM ? hpf_detail_comms(v->src) : hpf_detail_stats(v->src)))
+    if (hpf_detail_ready(v->src, v->db, v->kind == T_COMM))
         return fail(c, v->src->err);
     if (v->kind == T_COMM)
-        return comm_filter(c, idx, argv);
+        return comm_filter(c, v->db, idx, argv);
     hpf_detail_src *s = v->src;
+    c->indexed = s->rix > 0;
+    if (c->indexed)
+        return stat_filter_indexed(c, v->db, idx, argv);
     c->at = 0;
     c->end = s->nrefs;
     c->refs = s->refs;
@@ -267,7 +323,7 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
     if (idx & BY_NODE) {
         int64_t g = sqlite3_value_int64(argv[0]);
         c->at = c->end = 0;
-        if (g >= 1 && g <= s->m.nnodes) {
+        if (g >= 1 && g <= s->nnodes) {
             c->at = s->node_refs[g];
             c->end = s->node_refs[g + 1];
         }
@@ -279,13 +335,17 @@ static int rows_filter(sqlite3_vtab_cursor *base, int idx, const char *idx_str, 
 static int rows_next(sqlite3_vtab_cursor *base)
 {
     rows_cursor *c = (rows_cursor *)base;
+    if (((rows_vtab *)base->pVtab)->kind == T_STAT && c->indexed) {
+        c->rowid++;
+        return hpf_rix_scan_next(&c->scan) ? fail(c, c->scan.err) : SQLITE_OK;
+    }
     if (((rows_vtab *)base->pVtab)->kind == T_STAT) {
         c->at = c->next;
         stat_here(c);
         return SQLITE_OK;
     }
-    if (++c->i < src_of(c)->runs[c->at].n) {
-        if (src_of(c)->run_id[c->at] + c->i > c->id_hi)
+    if (++c->i < c->runs[c->at].n) {
+        if (c->run_id[c->at] + c->i > c->id_hi)
             c->recs = NULL;
         return SQLITE_OK;
     }
@@ -298,15 +358,21 @@ static int rows_eof(sqlite3_vtab_cursor *base)
 {
     rows_cursor *c = (rows_cursor *)base;
     if (((rows_vtab *)base->pVtab)->kind == T_STAT)
-        return c->at >= c->end;
+        return c->indexed ? c->scan.at >= c->scan.n : c->at >= c->end;
     return c->recs == NULL;
 }
 
 static void stat_column(const rows_cursor *c, sqlite3_context *ctx, int col)
 {
     const hpf_detail_src *s = src_of(c);
-    const hpf_stat_ref *r = &c->refs[c->at];
-    const hpf_stat_row *w = &c->row;
+    if (col <= 2 && c->indexed) {
+        const hpf_rix_row *x = &c->scan.rows[c->scan.at];
+        sqlite3_result_int64(ctx, col == 0 ? c->scan.nodes[c->scan.at]
+                                  : col == 1 ? x->rank : x->thread);
+        return;
+    }
+    const hpf_stat_ref *r = c->indexed ? NULL : &c->refs[c->at];
+    const hpf_stat_row *w = c->indexed ? &c->scan.rows[c->scan.at].v : &c->row;
     switch (col) {
     case 0: sqlite3_result_int64(ctx, s->m.node_map[r->rank][r->local]); break;
     case 1: sqlite3_result_int64(ctx, r->rank); break;
@@ -324,8 +390,7 @@ static void stat_column(const rows_cursor *c, sqlite3_context *ctx, int col)
 
 static void comm_column(const rows_cursor *c, sqlite3_context *ctx, int col)
 {
-    const hpf_detail_src *s = src_of(c);
-    const hpf_comm_run *run = &s->runs[c->at];
+    const hpf_comm_run *run = &c->runs[c->at];
     const hp_comm_rec *k = &c->recs[c->i];
     switch (col) {
     case 0: sqlite3_result_int64(ctx, run->node); break;
@@ -339,7 +404,7 @@ static void comm_column(const rows_cursor *c, sqlite3_context *ctx, int col)
     case 8: sqlite3_result_double(ctx, k->sync); break;
     case 9: sqlite3_result_double(ctx, k->min); break;
     case 10: sqlite3_result_double(ctx, k->max); break;
-    default: sqlite3_result_int64(ctx, s->run_id[c->at] + c->i); break;
+    default: sqlite3_result_int64(ctx, c->run_id[c->at] + c->i); break;
     }
 }
 
@@ -357,9 +422,9 @@ static int rows_rowid(sqlite3_vtab_cursor *base, sqlite3_int64 *id)
 {
     const rows_cursor *c = (const rows_cursor *)base;
     if (((rows_vtab *)base->pVtab)->kind == T_STAT)
-        *id = (sqlite3_int64)c->at + 1;
+        *id = c->indexed ? c->rowid : (sqlite3_int64)c->at + 1;
     else
-        *id = src_of(c)->run_id[c->at] + c->i;
+        *id = c->run_id[c->at] + c->i;
     return SQLITE_OK;
 }
 

@@ -2,9 +2,11 @@
  * detail.h - the per rank/thread rows of a database merged without them
  * (aggregate mode, README.md "Aggregates and the format version"): its
  * `stat` and `comm` are virtual tables of the module hprof_rows, whose
- * rows are read from the profile the database was merged from (run keys
- * source_files and source_id) the first time a query reads them: the
- * same rows, with the same numbers, that hprof-merge --detail stores.
+ * rows are read from the database's per-node index (rankidx.h; the comm
+ * records from the profile it points into) or, without one, from the
+ * profile the database was merged from (run keys source_files and
+ * source_id) the first time a query reads them: the same rows, with the
+ * same numbers, that hprof-merge --detail stores.
  */
 #ifndef HPF_DETAIL_H
 #define HPF_DETAIL_H

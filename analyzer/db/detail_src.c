@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,12 +129,12 @@ static uint32_t run_node(const hpf_detail_src *s, size_t i)
  * items; first[nnodes + 1] = n. */
 static size_t *index_by_node(const hpf_detail_src *s, size_t n, node_of_fn *node_of)
 {
-    size_t *first = calloc((size_t)s->m.nnodes + 2, sizeof *first);
+    size_t *first = calloc((size_t)s->nnodes + 2, sizeof *first);
     if (!first)
         return NULL;
     for (size_t i = 0; i < n; i++)
         first[node_of(s, i) + 1]++;
-    for (uint32_t g = 1; g <= s->m.nnodes; g++)
+    for (uint32_t g = 1; g <= s->nnodes; g++)
         first[g + 1] += first[g];
     first[0] = first[1];
     return first;
@@ -162,6 +163,8 @@ int hpf_detail_stats(hpf_detail_src *s)
     return s->node_refs ? 0 : oom(s);
 }
 
+static int number_runs(hpf_detail_src *s);
+
 int hpf_detail_comms(hpf_detail_src *s)
 {
     hpf_comm_src src;
@@ -176,6 +179,12 @@ int hpf_detail_comms(hpf_detail_src *s)
         if (rc)
             return -1;
     }
+    return number_runs(s);
+}
+
+/* node_runs and run_id of the runs. */
+static int number_runs(hpf_detail_src *s)
+{
     if (!s->node_runs && !(s->node_runs = index_by_node(s, s->nruns, run_node)))
         return oom(s);
     int64_t *ids = malloc((s->nruns + 1) * sizeof *ids);
@@ -188,10 +197,23 @@ int hpf_detail_comms(hpf_detail_src *s)
     return 0;
 }
 
+/* The database of an aggregated profile (run key aggregated: db_fromagg.h)
+ * has no per-rank rows to read: one line saying how to get them. */
+static int refuse_aggregated(hpf_detail_src *s, sqlite3 *db)
+{
+    char *agg = run_key(db, "aggregated");
+    int yes = agg && strcmp(agg, "1") == 0;
+    free(agg);
+    if (yes)
+        snprintf(s->err, sizeof s->err, "the per-rank rows (stat, comm) are not in an"
+                 " aggregated profile (HPROF_AGGREGATE): run again with HPROF_AGGREGATE=0");
+    return yes ? -1 : 0;
+}
+
 static int read_profile(hpf_detail_src *s, sqlite3 *db)
 {
     hpf_input in;
-    if (find_input(s, db, &in))
+    if (refuse_aggregated(s, db) || find_input(s, db, &in))
         return -1;
     hpf_phase_mark("detail: start");
     /* the rows need every node record: one file is read whole (not
@@ -206,8 +228,154 @@ static int read_profile(hpf_detail_src *s, sqlite3 *db)
     hpf_phase_mark("detail: read");
     if (hpf_merge(&s->p, &s->m))
         return oom(s);
+    s->nnodes = s->m.nnodes;
     hpf_phase_mark("detail: merge");
     return 0;
+}
+
+/* The number of merged nodes (their ids are 1..n). */
+static uint32_t count_nodes(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT MAX(id) FROM main.node", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return (uint32_t)n;
+}
+
+/* The profile the index's comm runs point into (one file, its identity
+ * checked), opened: 0, 1 when the profile is several files (the index
+ * cannot say which), or -1 with s->err. */
+static int indexed_comms(hpf_detail_src *s, sqlite3 *db)
+{
+    hpf_input in;
+    if (s->comm_fd_open)
+        return 0;
+    if (find_input(s, db, &in))
+        return -1;
+    int several = in.nfiles != 1;
+    if (!several) {
+        s->comm_fd = open(in.files[0], O_RDONLY | O_CLOEXEC);
+        s->comm_fd_open = s->comm_fd >= 0;
+        if (!s->comm_fd_open)
+            gone(s, in.files[0], "the profile is gone");
+    }
+    hpf_input_free(&in);
+    if (several)
+        return 1;
+    return s->comm_fd_open ? 0 : -1;
+}
+
+/* The id of node g's first comm row (comm_range), or 0. */
+static int64_t first_id(sqlite3 *db, int64_t g)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t id = 0;
+    if (sqlite3_prepare_v2(db, "SELECT first FROM main.comm_range WHERE node = ?", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_bind_int64(st, 1, g) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return id;
+}
+
+/* Every record of the node's runs, read once, kept while they fit. */
+static void read_node_records(hpf_detail_src *s, hpf_node_runs *nr)
+{
+    size_t n = (size_t)(nr->id[nr->n] - nr->id[0]);
+    if (n == 0 || s->cached + n > HPF_DETAIL_CACHE)
+        return;
+    hp_comm_rec *recs = malloc(n * sizeof *recs);
+    hpf_rix_comms rd = {s->comm_fd, NULL, NULL, 0};
+    for (size_t k = 0, at = 0; recs && k < nr->n; k++) {
+        const hp_comm_rec *got = hpf_rix_comm_get(&rd, nr->offset[k], nr->runs[k].n, s->err,
+                                                  sizeof s->err);
+        if (!got) {
+            free(recs);
+            recs = NULL;    /* the cursor reads run by run and says what failed */
+            break;
+        }
+        memcpy(recs + at, got, nr->runs[k].n * sizeof *recs);
+        at += nr->runs[k].n;
+    }
+    hpf_rix_comms_free(&rd);
+    nr->recs = recs;
+    s->cached += recs ? n : 0;
+}
+
+static int decode_node_runs(hpf_detail_src *s, sqlite3 *db, int64_t g, hpf_node_runs *nr)
+{
+    hpf_comm_run *runs = NULL;
+    uint64_t *offset = NULL;
+    size_t n = 0;
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT %lld, comm FROM main.rank_index WHERE node = %lld",
+             (long long)g, (long long)g);
+    if (hpf_rix_comm_runs(db, sql, &runs, &offset, &n, s->err, sizeof s->err))
+        return -1;
+    nr->runs = runs;
+    nr->offset = offset;
+    nr->n = n;
+    if (!(nr->id = malloc((n + 1) * sizeof *nr->id)))
+        return oom(s);
+    nr->id[0] = n ? first_id(db, g) : 1;
+    for (size_t k = 0; k < n; k++)
+        nr->id[k + 1] = nr->id[k] + runs[k].n;
+    read_node_records(s, nr);
+    nr->done = 1;
+    return 0;
+}
+
+const hpf_node_runs *hpf_detail_node_runs(hpf_detail_src *s, sqlite3 *db, int64_t g)
+{
+    static const int64_t none_id[1] = {1};
+    static const hpf_node_runs none = {1, 0, NULL, NULL, (int64_t *)none_id, NULL};
+    if (g < 1 || g > s->nnodes)
+        return &none;
+    if (!s->node_idx && !(s->node_idx = calloc((size_t)s->nnodes + 1, sizeof *s->node_idx))) {
+        oom(s);
+        return NULL;
+    }
+    hpf_node_runs *nr = &s->node_idx[g];
+    if (!nr->done && decode_node_runs(s, db, g, nr))
+        return NULL;
+    return nr;
+}
+
+int hpf_detail_comm_all(hpf_detail_src *s, sqlite3 *db)
+{
+    if (s->run_id)
+        return 0;
+    if (!s->run_offset &&
+        hpf_rix_comm_runs(db, "SELECT node, comm FROM main.rank_index WHERE comm IS NOT NULL"
+                          " ORDER BY node", &s->runs, &s->run_offset, &s->nruns, s->err,
+                          sizeof s->err))
+        return -1;
+    hpf_phase_mark("detail: comm runs from the index");
+    return number_runs(s);
+}
+
+int hpf_detail_ready(hpf_detail_src *s, sqlite3 *db, int comm)
+{
+    if (s->rix == 0) {
+        s->rix = hpf_rix_mode(db);
+        s->rix = s->rix ? s->rix : -1;
+        if (s->rix > 0)
+            s->nnodes = count_nodes(db);
+    }
+    if (!comm && s->rix > 0)
+        return 0;
+    if (comm && s->rix == HPF_RIX_STAT_COMM) {
+        int rc = indexed_comms(s, db);
+        if (rc <= 0)
+            return rc;
+        s->rix = HPF_RIX_STAT;  /* several files: the comm rows from the profile */
+    }
+    if (hpf_detail_load(s, db))
+        return -1;
+    return comm ? hpf_detail_comms(s) : hpf_detail_stats(s);
 }
 
 int hpf_detail_load(hpf_detail_src *s, sqlite3 *db)
@@ -232,6 +400,16 @@ void hpf_detail_free(hpf_detail_src *s)
     free(s->runs);
     free(s->run_id);
     free(s->node_runs);
+    free(s->run_offset);
+    for (uint32_t g = 0; s->node_idx && g <= s->nnodes; g++) {
+        free(s->node_idx[g].runs);
+        free(s->node_idx[g].offset);
+        free(s->node_idx[g].id);
+        free(s->node_idx[g].recs);
+    }
+    free(s->node_idx);
+    if (s->comm_fd_open)
+        close(s->comm_fd);
     memset(s, 0, sizeof *s);
 }
 

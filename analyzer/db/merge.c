@@ -254,6 +254,11 @@ static int mark_estimated(hpf_merged *m)
     return 0;
 }
 
+int hpf_merge_finish(hpf_merged *m)
+{
+    return mark_estimated(m) || number_subtrees(m) || mark_outer(m) ? -1 : 0;
+}
+
 int hpf_merge(hpf_profile *p, hpf_merged *m)
 {
     hpf_keymap site_keys;
@@ -271,7 +276,7 @@ int hpf_merge(hpf_profile *p, hpf_merged *m)
         if (map_rank_sites(m, &site_keys, &site_cap, p, r, &key) ||
             map_rank_nodes(m, &node_keys, &node_cap, p, r))
             goto done;
-    if (mark_estimated(m) || number_subtrees(m) || mark_outer(m))
+    if (hpf_merge_finish(m))
         goto done;
     rc = 0;
 done:

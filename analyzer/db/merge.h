@@ -46,6 +46,11 @@ typedef struct hpf_merged {
 int hpf_merge(hpf_profile *p, hpf_merged *m);
 void hpf_merged_free(hpf_merged *m);
 
+/* The last steps of hpf_merge on sites and nodes already in m (a node
+ * after its parent): " [est]" on the labels of estimated sites, the
+ * preorder intervals and the outer marks.  0, or -1 without memory. */
+int hpf_merge_finish(hpf_merged *m);
+
 /* Human label of a site: "MPI_Send@file.c:42", "MPI_Send@libx.so+0x1a2b"
  * when unresolved, the function name for procedures.  malloc'ed. */
 char *hpf_site_label(const hp_rank_data *rd, const hp_site_rec *s);

@@ -2,7 +2,8 @@
  * aggcheck.c - hprof-query --check of an aggregated profile (aggcheck.h).
  * What a full profile's check verifies per rank and thread holds for the
  * sums over them, so the same rules with the tolerance summed over the
- * ranks (1% and 2 us per record): children within parents (rule a), every
+ * ranks (1% and 2 us per record): children within parents (rule a; but
+ * see forked_above), every
  * distribution sane (rule f: no negative time, min <= max <= sum, no time
  * without calls, histogram counts = ranks present <= ranks of the run,
  * worst rank a rank of the run), communication classes likewise, and
@@ -60,13 +61,52 @@ static void check_dist(checker *c, const hp_anode *n, uint32_t nranks, const cha
         problem(c, "%s (%s): exclusive time %g above its time %g", what, label, n->excl, n->time);
 }
 
+/* Does some rank record on more than one thread? */
+static int threaded(const hpf_aggfile *f)
+{
+    for (uint32_t r = 0; r < f->nranks; r++)
+        if (f->ranks[r].threads > 1)
+            return 1;
+    return 0;
+}
+
+/* Per node: an OpenMP construct lies below it.  A worker thread's tree
+ * holds the context its region was forked in as records without calls
+ * (checktree.c's ran_here), so the sums over threads of such a node's
+ * children include the workers' time, which its own sum does not: there
+ * rule a compares each child with the nearest ancestor that ran on its
+ * thread, which sums cannot tell.  Those nodes are held to what sums do
+ * tell: time - exclusive time (per thread min(own, children)) is at
+ * most the children's time.  Parents come before children. */
+static unsigned char *forked_above(const hp_aggprof *a)
+{
+    unsigned char *mark = calloc((size_t)a->nnodes + 1, 1);
+    for (uint32_t g = a->nnodes; mark && g-- > 1;)
+        if (mark[g] || a->sites[a->nodes[g].site].kind == HP_KIND_OMP)
+            mark[a->nodes[g].parent] = 1;
+    return mark;
+}
+
+/* Rule a on node g, whose children sum to kids over nkids records. */
+static void check_children(checker *c, const hp_anode *n, int forked, double kids, double nkids,
+                           const char *what, const char *label)
+{
+    if (!forked && kids > n->time + slack(n->time, nkids))
+        problem(c, "%s (%s): children sum to %g s, more than its %g s", what, label, kids,
+                n->time);
+    if (forked && n->time - n->excl > kids + slack(n->time, nkids + n->ranks))
+        problem(c, "%s (%s): time %g s less exclusive %g s exceeds its children's %g s", what,
+                label, n->time, n->excl, kids);
+}
+
 static void check_nodes(checker *c, const hpf_aggfile *f, char **labels)
 {
     const hp_aggprof *a = &f->tree;
     double *kids = calloc((size_t)a->nnodes + 1, sizeof *kids);
     double *nkids = calloc((size_t)a->nnodes + 1, sizeof *nkids);
+    unsigned char *forked = threaded(f) ? forked_above(a) : calloc((size_t)a->nnodes + 1, 1);
     char what[48];
-    if (!kids || !nkids) {
+    if (!kids || !nkids || !forked) {
         problem(c, "out of memory");
     } else {
         for (uint32_t g = 1; g < a->nnodes; g++) {
@@ -77,13 +117,13 @@ static void check_nodes(checker *c, const hpf_aggfile *f, char **labels)
             const hp_anode *n = &a->nodes[g];
             snprintf(what, sizeof what, "node %u", g + 1);
             check_dist(c, n, f->nranks, what, labels[n->site]);
-            if (g && kids[g] > n->time + slack(n->time, nkids[g]))
-                problem(c, "%s (%s): children sum to %g s, more than its %g s", what,
-                        labels[n->site], kids[g], n->time);
+            if (g)
+                check_children(c, n, forked[g], kids[g], nkids[g], what, labels[n->site]);
         }
     }
     free(kids);
     free(nkids);
+    free(forked);
     for (uint32_t s = 0; s < a->nsites; s++) {
         snprintf(what, sizeof what, "site %u", s + 1);
         check_dist(c, &a->sitedist[s], f->nranks, what, labels[s]);

@@ -387,10 +387,12 @@ int hpq_report_matrix(const hpq_ctx *ctx, const char *site, hpq_metric metric)
     char *where = NULL;
     int rc = -1;
     assert(metric >= HPQ_M_BYTES && metric <= HPQ_M_SYNC);
+    if (hpq_refuse_aggregated(ctx, "--matrix"))
+        return -1;
     if (site && hpq_select(ctx->db, ctx->db_path, site, HPQ_WANT_COMM, &sel, ctx->err,
                            ctx->errlen))
         return -1;
-    where = site ? hpq_comm_rows_of(sel.nodes, "c") : strdup("1");
+    where = site ? hpq_comm_rows_of(ctx->db, sel.nodes, "c") : strdup("1");
     if (!where) {
         hpq_oom(ctx);
         goto done;

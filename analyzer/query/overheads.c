@@ -59,7 +59,7 @@ static int prepare(const hpq_ctx *ctx)
 static const char rows_sql[] =
     "SELECT n.id, n.parent, n.depth, COALESCE(s.label, '(root)'),"
     " COALESCE(x.c0, 0), COALESCE(x.c1, 0), COALESCE(x.c2, 0), COALESCE(x.c3, 0),"
-    " COALESCE(own.loss, 0), COALESCE(x.c5, 0), n.parent IS NULL"
+    " CASE WHEN own.node IS NULL THEN 0 ELSE own.loss END, COALESCE(x.c5, 0), n.parent IS NULL"
     " FROM ovh_node n JOIN node nn ON nn.id = n.id LEFT JOIN site s ON s.id = nn.site"
     " LEFT JOIN ovh_x own ON own.node = n.id"
     " LEFT JOIN (SELECT a.id AS id, SUM(x.c0) AS c0, SUM(x.c1) AS c1, SUM(x.c2) AS c2,"
@@ -69,9 +69,15 @@ static const char rows_sql[] =
     " WHERE n.id IN (SELECT id FROM ovh_sel) ORDER BY n.lo";
 
 /* The root's loss and unidentified time: of the budget wall x T, what
- * the classified nodes leave is loss (ovh_rank), then unidentified. */
+ * the classified nodes leave is loss (ovh_rank), then unidentified.  The
+ * database of an aggregated profile has no rank's classified time
+ * (other NULL, db/db_fromagg.h): the budget less all classified time,
+ * the same sum unless a rank's classified time exceeds its budget; and
+ * a loss only for serial ranks (NULL: not known). */
 static const char root_sql[] =
-    "SELECT SUM(loss), SUM(MAX(wall * t - other - loss, 0)) FROM ovh_rank";
+    "SELECT SUM(loss), CASE WHEN COUNT(other) = COUNT(*) THEN SUM(MAX(wall * t - other - loss,"
+    " 0)) ELSE MAX(SUM(wall * t) - COALESCE(SUM(loss), 0) - (SELECT COALESCE(SUM(c0 + c1 + c2"
+    " + c3 + c5), 0) FROM ovh_x), 0) END FROM ovh_rank";
 
 /* TEMP table ovh_sel(id): the nodes listed, the subtrees of `nodes`
  * (with --depth D, down to D levels below them). */
@@ -121,9 +127,13 @@ static char *indented(const char *label, long levels)
     return s;
 }
 
+/* A loss not known (NULL: an aggregated profile of OpenMP ranks) is left
+ * empty, not printed as 0; so is the root's unidentified time then (what
+ * the budget leaves is loss and unidentified together), its total stays. */
 static void add_row(const hpq_ctx *ctx, hpq_table *t, sqlite3_stmt *st, const double *c,
-                    long top_depth)
+                    long top_depth, int loss_known)
 {
+    int unid_known = loss_known || !sqlite3_column_int(st, 10);
     double total = 0;
     for (int i = 0; i < HPF_OC_N; i++) {
         assert(c[i] >= 0);
@@ -138,7 +148,8 @@ static void add_row(const hpq_ctx *ctx, hpq_table *t, sqlite3_stmt *st, const do
         free(s);
         hpq_set_real(t, 2, total);
         for (int i = 0; i < HPF_OC_N; i++)
-            hpq_set_real(t, 3 + i, total > 0 ? 100.0 * c[i] / total : 0.0);
+            if ((i != HPF_OC_LOSS || loss_known) && (i != HPF_OC_UNID || unid_known))
+                hpq_set_real(t, 3 + i, total > 0 ? 100.0 * c[i] / total : 0.0);
         return;
     }
     if (sqlite3_column_type(st, 1) != SQLITE_NULL)
@@ -147,18 +158,21 @@ static void add_row(const hpq_ctx *ctx, hpq_table *t, sqlite3_stmt *st, const do
     hpq_set_str(t, 3, label ? label : "");
     hpq_set_real(t, 4, total);
     for (int i = 0; i < HPF_OC_N; i++)
-        hpq_set_real(t, 5 + i, c[i]);
+        if ((i != HPF_OC_LOSS || loss_known) && (i != HPF_OC_UNID || unid_known))
+            hpq_set_real(t, 5 + i, c[i]);
 }
 
 /* Reads the rows into t. */
 static int fill_table(const hpq_ctx *ctx, hpq_table *t)
 {
     double root[2] = {0, 0};
+    int root_loss_known = 1;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(ctx->db, root_sql, -1, &st, NULL) != SQLITE_OK)
         return hpq_db_error(ctx);
     if (sqlite3_step(st) == SQLITE_ROW) {
         root[0] = sqlite3_column_double(st, 0);
+        root_loss_known = sqlite3_column_type(st, 0) != SQLITE_NULL;
         root[1] = sqlite3_column_double(st, 1);
     }
     sqlite3_finalize(st);
@@ -170,13 +184,15 @@ static int fill_table(const hpq_ctx *ctx, hpq_table *t)
         double c[HPF_OC_N];
         for (int i = 0; i < HPF_OC_N; i++)
             c[i] = sqlite3_column_double(st, 4 + i);
+        int loss_known = sqlite3_column_type(st, 4 + HPF_OC_LOSS) != SQLITE_NULL;
         if (sqlite3_column_int(st, 10)) { /* a root: the ranks' budget */
             c[HPF_OC_LOSS] = root[0];
             c[HPF_OC_UNID] += root[1];
+            loss_known = root_loss_known;
         }
         if (top_depth < 0)
             top_depth = (long)sqlite3_column_int64(st, 2);
-        add_row(ctx, t, st, c, top_depth);
+        add_row(ctx, t, st, c, top_depth, loss_known);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);

@@ -120,16 +120,30 @@ static void live_header(const hpf_profile *p, char *buf, size_t len)
             at += (size_t)snprintf(buf + at, len - at, "%s %u", listed++ ? "," : "", r);
 }
 
+/* The template of a frame's temporary database: in $TMPDIR (a job's
+ * private or node-local folder), /tmp without it. */
+static void temp_template(char *buf, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    snprintf(buf, len, "%.*s/hprof-live-XXXXXX", (int)n, dir);
+}
+
 int hpq_live_open(const char *path, sqlite3 **db, char **db_path, char *header, size_t hlen,
                   char *err, size_t errlen)
 {
-    char dir[4096], tmpl[] = "/tmp/hprof-live-XXXXXX";
+    char dir[4096], tmpl[4200];
     hpf_input in;
     hpf_profile p;
     hpf_db_summary sum;
     *db = NULL;
     *db_path = NULL;
     hpq_live_dir(path, dir, sizeof dir);
+    temp_template(tmpl, sizeof tmpl);
     if (find_snapshots(dir, &in, err, errlen))
         return -1;
     int rc = hpf_read_input(&in, &p, err, errlen);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hp_profile.h"
+#include "db/db_agg.h"
 #include "report.h"
 #include "report_util.h"
 #include "counter_cols.h"
@@ -108,17 +109,20 @@ int hpq_report_tasks(const hpq_ctx *ctx)
  * messages). */
 
 /* The peer columns: in JSON a number (null for a communicator's whole
- * group or a file) and the flags "all" and "file", so that the peer
- * column has one type; in text and CSV '*all*' and 'file' in its place. */
+ * group, a file, or every rank peer) and the flags "all" and "file", so
+ * that the peer column has one type; in text and CSV '*all*', 'file' and
+ * '*ranks*' in its place ('*ranks*': the point-to-point peers in one row,
+ * as the database of an aggregated profile has them: db/db_fromagg.h). */
 static char *peer_columns(const hpq_ctx *ctx)
 {
     char *cols;
     int rc = ctx->opt->format == HPQ_JSON
-                 ? asprintf(&cols, "CASE WHEN peer IN (%d, %d) THEN NULL ELSE peer END AS peer,"
-                                   " peer = %d AS \"all\", peer = %d AS file,",
-                            HP_PEER_ALL, HP_PEER_FILE, HP_PEER_ALL, HP_PEER_FILE)
-                 : asprintf(&cols, "CASE peer WHEN %d THEN '*all*' WHEN %d THEN 'file' ELSE peer"
-                                   " END AS peer,", HP_PEER_ALL, HP_PEER_FILE);
+                 ? asprintf(&cols, "CASE WHEN peer IN (%d, %d, %d) THEN NULL ELSE peer END AS"
+                                   " peer, peer = %d AS \"all\", peer = %d AS file,",
+                            HP_PEER_ALL, HP_PEER_FILE, HPF_PEER_RANKS, HP_PEER_ALL, HP_PEER_FILE)
+                 : asprintf(&cols, "CASE peer WHEN %d THEN '*all*' WHEN %d THEN 'file' WHEN %d"
+                                   " THEN '*ranks*' ELSE peer END AS peer,", HP_PEER_ALL,
+                            HP_PEER_FILE, HPF_PEER_RANKS);
     return rc < 0 ? NULL : cols;
 }
 
@@ -127,7 +131,7 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
     /* per peer from the node's sums over ranks (db_agg.c); the columns
      * named with their table, not the printed peer */
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm_node_peer.peer";
-    char *sql, *peer = peer_columns(ctx), *rows = by_rank ? hpq_comm_rows_of(sel->nodes, "")
+    char *sql, *peer = peer_columns(ctx), *rows = by_rank ? hpq_comm_rows_of(ctx->db, sel->nodes, "")
                                                           : NULL;
     if (!peer || (by_rank && !rows) || asprintf(&sql,
                  "SELECT %s%s"

@@ -225,3 +225,18 @@ int hpq_aggregate_stored(const hpq_ctx *ctx, const char *name)
              name, name);
     return hpq_query_double(ctx, sql) != 0;
 }
+
+int hpq_is_aggregated(const hpq_ctx *ctx)
+{
+    return hpq_query_double(ctx, "SELECT value FROM run WHERE key = 'aggregated'") == 1;
+}
+
+int hpq_refuse_aggregated(const hpq_ctx *ctx, const char *what)
+{
+    if (!hpq_is_aggregated(ctx))
+        return 0;
+    snprintf(ctx->err, ctx->errlen, "%s needs the per-rank records: %s is the database of an"
+             " aggregated profile (HPROF_AGGREGATE); run again with HPROF_AGGREGATE=0", what,
+             ctx->db_path);
+    return -1;
+}

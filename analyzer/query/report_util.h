@@ -23,6 +23,13 @@ double hpq_query_double(const hpq_ctx *ctx, const char *sql);
  * row when asked for one node, so a report reads the node's rows instead. */
 int hpq_aggregate_stored(const hpq_ctx *ctx, const char *name);
 
+/* Is the database that of an aggregated profile (run key aggregated,
+ * db/db_fromagg.h: aggregates only, no per-rank rows)? */
+int hpq_is_aggregated(const hpq_ctx *ctx);
+/* 0, or -1 with ctx->err saying in one line that the view `what` needs
+ * a full profile, when the database is an aggregated profile's. */
+int hpq_refuse_aggregated(const hpq_ctx *ctx, const char *what);
+
 /* Text-mode decimals of the time, imbalance and pct columns. */
 void hpq_time_columns(hpq_table *t);
 /* Text output leaves out the columns named in `cols` ("a,b,c"): what the

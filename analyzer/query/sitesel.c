@@ -353,12 +353,27 @@ void hpq_sel_free(hpq_sel *sel)
     memset(sel, 0, sizeof *sel);
 }
 
-char *hpq_comm_rows_of(const char *nodes, const char *alias)
+/* Is `comm` the virtual table of aggregate mode (db/detail.h)? */
+static int comm_is_virtual(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int virt = sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'comm'"
+                                  " AND sql LIKE 'CREATE VIRTUAL%'", -1, &st, NULL) ==
+                   SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return virt;
+}
+
+char *hpq_comm_rows_of(sqlite3 *db, const char *nodes, const char *alias)
 {
     /* the range is a superset once rows were added by hand (hprof-merge
-     * --aggregate widens it): the node is checked too */
+     * --aggregate widens it): the node is checked too; the virtual table
+     * reads a node's rows by its node alone (its id range: no lookup of
+     * each id) */
     const char *dot = *alias ? "." : "";
     char *sql;
+    if (comm_is_virtual(db))
+        return asprintf(&sql, "%s%snode IN (%s)", alias, dot, nodes) < 0 ? NULL : sql;
     if (asprintf(&sql, "%s%snode IN (%s) AND %s%sid IN (SELECT x.id FROM comm_range k"
                        " JOIN comm x ON x.id BETWEEN k.first AND k.last WHERE k.node IN (%s))",
                  alias, dot, nodes, alias, dot, nodes) < 0)

@@ -30,10 +30,12 @@ int hpq_select(sqlite3 *db, const char *db_path, const char *spec, enum hpq_want
 void hpq_sel_free(hpq_sel *sel);
 
 /* An SQL condition on the comm row `alias` (a name, or "" for the table
- * itself): the row belongs to one of the nodes of the SQL list `nodes`,
- * found through comm_range (a node's rows are one range of comm ids: no
- * pass over the table).  malloc'ed; NULL without memory. */
-char *hpq_comm_rows_of(const char *nodes, const char *alias);
+ * itself) of db: the row belongs to one of the nodes of the SQL list
+ * `nodes`, found through comm_range (a node's rows are one range of comm
+ * ids: no pass over the table), or by node alone when comm is aggregate
+ * mode's virtual table (it reads a node's rows by node).  malloc'ed; NULL
+ * without memory. */
+char *hpq_comm_rows_of(sqlite3 *db, const char *nodes, const char *alias);
 
 /* Is s one or more decimal digits and nothing else? */
 int hpq_is_number(const char *s);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "report.h"
+#include "report_util.h"
 
 #define HPQ_PROBE_PAIR_NS 30.0       /* a timed tier-2 probe pair, this machine's order */
 #define HPQ_SUGGEST_MIN_CALLS 10000
@@ -157,6 +158,8 @@ static int write_rules(const hpq_ctx *ctx, FILE *out, double factor)
 
 int hpq_suggest_filter(const hpq_ctx *ctx, const char *path, double factor)
 {
+    if (hpq_refuse_aggregated(ctx, "--suggest-filter"))   /* before writing path */
+        return -1;
     FILE *out = path ? fopen(path, "w") : ctx->out;
     int rc;
 

@@ -118,6 +118,8 @@ static int task_trace_csv(const hpq_ctx *ctx)
 int hpq_report_task_trace(const hpq_ctx *ctx)
 {
     sqlite3_stmt *st;
+    if (hpq_refuse_aggregated(ctx, "--task-trace"))
+        return -1;
     if (ctx->opt->format == HPQ_CSV)
         return task_trace_csv(ctx);
     if (sqlite3_prepare_v2(ctx->db, events_sql, -1, &st, NULL) != SQLITE_OK) {

@@ -217,10 +217,11 @@ static int check_site(hpf_reader *r, size_t at, const hp_rank_data *rd, uint32_t
     if (st->reserved != 0)
         return hpf_fail(r, at + 44, "site %u of rank %u: reserved field is 0x%08x, not 0", i,
                     rank, st->reserved);
-    char where[64];
-    snprintf(where, sizeof where, "site %u of rank %u", i, rank);
-    if (hpf_bad_count(r, at + 48, st->offset, "module offset", where))
-        return -1;
+    if (st->offset > (uint64_t)HPF_MAX_COUNT) {     /* `where` formatted only then */
+        char where[64];
+        snprintf(where, sizeof where, "site %u of rank %u", i, rank);
+        return hpf_bad_count(r, at + 48, st->offset, "module offset", where);
+    }
     if (check_string_index(r, at, rd, rank, i, st->name, "name") ||
         check_string_index(r, at, rd, rank, i, st->func, "function") ||
         check_string_index(r, at, rd, rank, i, st->file, "file") ||
@@ -306,7 +307,7 @@ static int read_nodes(hpf_reader *r, size_t *pos, uint32_t rank, hp_rank_data *r
     size_t len = r->version >= 4 ? HP_NODE_REC_LEN : HP_NODE_REC_LEN_V3;
     if (hpf_open_section(r, *pos, HP_SEC_NODE, rank, &s) || hpf_record_count(r, &s, len, &n))
         return -1;
-    rd->nodes = calloc(n ? n : 1, sizeof *rd->nodes);
+    rd->nodes = malloc((n ? n : 1) * sizeof *rd->nodes);   /* each one decoded below */
     if (!rd->nodes)
         return hpf_fail(r, s.at, "out of memory");
     rd->nnodes = n;

@@ -4,7 +4,9 @@
  * rectangle as wide as its inclusive time's share of the root, children
  * left to right by label, coloured by class, a <title> tooltip per node
  * and its label drawn when it fits.  No script, no external reference;
- * the same database gives the same bytes.
+ * the same database gives the same bytes.  hprof-report's folded tree
+ * (html_fold.c) has entries of folded nodes (id < 0): grey, data-fold
+ * their parent's id.
  */
 #include "config.h"
 #include <assert.h>
@@ -18,6 +20,7 @@
 #define CHAR_WIDTH 7.0      /* of the 12px monospace labels */
 #define MIN_TEXT_WIDTH 24.0
 #define MIN_WIDTH 0.001     /* px: narrower nodes are left out */
+#define FOLD_FILL "#d4d4d4" /* folded nodes */
 
 static const struct {
     const char *name, *legend, *fill;
@@ -116,11 +119,16 @@ static void put_node(FILE *out, const hpq_fnode *nd, double root_time, double x,
     if (is_mpi(nd))
         fprintf(out, "\nsynchronization delay %.6f s", nd->sync);
     fputs("</title>", out);
-    fprintf(out, "<rect data-node=\"%lld\" data-class=\"%s\" x=\"%.3f\" y=\"%.1f\""
-                 " width=\"%.3f\" height=\"%.1f\" fill=\"%s\" stroke=\"#ffffff\""
-                 " stroke-width=\"0.5\"/>",
-            (long long)nd->id, classes[nd->cls].name, x, y, w, ROW_HEIGHT - 1,
-            classes[nd->cls].fill);
+    if (nd->id < 0)
+        fprintf(out, "<rect data-fold=\"%lld\" x=\"%.3f\" y=\"%.1f\" width=\"%.3f\""
+                     " height=\"%.1f\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"0.5\"/>",
+                (long long)nd->parent, x, y, w, ROW_HEIGHT - 1, FOLD_FILL);
+    else
+        fprintf(out, "<rect data-node=\"%lld\" data-class=\"%s\" x=\"%.3f\" y=\"%.1f\""
+                     " width=\"%.3f\" height=\"%.1f\" fill=\"%s\" stroke=\"#ffffff\""
+                     " stroke-width=\"0.5\"/>",
+                (long long)nd->id, classes[nd->cls].name, x, y, w, ROW_HEIGHT - 1,
+                classes[nd->cls].fill);
     if (is_mpi(nd))
         put_mpi_parts(out, nd, x, w, y);
     if (w >= MIN_TEXT_WIDTH) {

@@ -122,6 +122,13 @@ int hpq_html_matrix(const hpq_ctx *ctx, FILE *out)
     int n = hpq_html_nranks(ctx);
     if (n < 0)
         return -1;
+    if (hpq_is_aggregated(ctx)) {   /* no rank x rank cells to draw */
+        fputs("<h2>Communication matrix</h2>\n<p class=\"note\" id=\"matrix-aggregated\">Not"
+              " kept in an aggregated run (HPROF_AGGREGATE): its point-to-point communication"
+              " is summed per calling context over all peers; run again with"
+              " HPROF_AGGREGATE=0 for the rank &#215; rank matrix.</p>\n", out);
+        return 0;
+    }
     blocks b = blocks_of(n);
     fputs("<h2>Communication matrix</h2>\n<p class=\"note\">Bytes sent by point-to-point"
           " messages, sending rank (row) to destination rank (column), each message"

@@ -7,8 +7,13 @@
  * the page would grow with the ranks, so a node gets the distribution of
  * its per-rank times instead (node_hist: 10 bins from its min to its max)
  * and its worst ranks: the slowest (node_worst_rank) and, up to
- * DETAIL_RANKS ranks, the WORST_RANKS slowest read from node_rank (per-rank
- * rows may be read from the profile on large runs: slow).
+ * DETAIL_RANKS ranks, the WORST_RANKS slowest read from node_rank.  Both
+ * read per-rank rows only when they are few (hpq_html_rows_few: else the
+ * distribution and node_worst_rank's slowest rank, at any number of
+ * ranks), so the page of an aggregate-mode database reads only its
+ * aggregates and never the profile.  The database of an aggregated run
+ * (HPROF_AGGREGATE) has no per-rank times: its fixed bins
+ * (html_aggimb.c) and node_worst_rank's slowest rank.
  */
 #include "config.h"
 #include <assert.h>
@@ -17,7 +22,6 @@
 #include "html.h"
 #include "query/report_util.h"
 
-#define BAR_NODES 10        /* nodes shown */
 #define BAR_WIDTH 400.0     /* px of the longest bar of a node */
 #define BAR_RANKS 64        /* up to this many ranks: one bar per rank */
 #define DETAIL_RANKS 512    /* up to this many ranks: worst ranks from node_rank */
@@ -41,14 +45,6 @@ static const char cost_sql[] =
     " FROM node_time t LEFT JOIN node_worst_rank w ON w.node = t.node"
     " WHERE t.time > 0 AND t.node <> ?1 ORDER BY cost DESC, t.time DESC, t.node";
 
-static const hpq_fnode *find_node(const hpq_ftree *tr, int64_t id)
-{
-    for (size_t i = 0; i < tr->n; i++)
-        if (tr->nodes[i].id == id)
-            return &tr->nodes[i];
-    return NULL;
-}
-
 /* The (at most BAR_NODES) costliest nodes of the tree into top; their
  * number, or -1 with ctx->err set. */
 static int top_nodes(const hpq_ctx *ctx, const hpq_ftree *tr, imb_node *top)
@@ -59,7 +55,7 @@ static int top_nodes(const hpq_ctx *ctx, const hpq_ftree *tr, imb_node *top)
     sqlite3_bind_int64(st, 1, tr->root ? tr->root->id : -1);
     int k = 0, rc = SQLITE_DONE;
     while (k < BAR_NODES && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const hpq_fnode *nd = find_node(tr, sqlite3_column_int64(st, 0));
+        const hpq_fnode *nd = hpq_ftree_find(tr, sqlite3_column_int64(st, 0));
         if (!nd)
             continue;
         top[k] = (imb_node){nd, sqlite3_column_double(st, 1), sqlite3_column_double(st, 2),
@@ -74,6 +70,15 @@ static int top_nodes(const hpq_ctx *ctx, const hpq_ftree *tr, imb_node *top)
     }
     sqlite3_finalize(st);
     return k;
+}
+
+int hpq_html_costliest(const hpq_ctx *ctx, const hpq_ftree *tr, const hpq_fnode **top, int max)
+{
+    imb_node nodes[BAR_NODES];
+    int k = top_nodes(ctx, tr, nodes);
+    for (int i = 0; i < k && i < max; i++)
+        top[i] = nodes[i].nd;
+    return k < max ? k : max;
 }
 
 /* One node's time per rank (ranks without records: 0). */
@@ -181,11 +186,28 @@ static void put_worst(FILE *out, const imb_node *m, int n, double *t)
     }
 }
 
-static int put_node(const hpq_ctx *ctx, FILE *out, const imb_node *m, int n, double *t)
+/* How a node's ranks are shown. */
+typedef enum imb_view { BARS, HIST_SLOWEST, HIST_WORST, FIXED_BINS } imb_view;
+
+static imb_view choose_view(const hpq_ctx *ctx, int n)
+{
+    if (hpq_is_aggregated(ctx))
+        return FIXED_BINS;
+    if (!hpq_html_rows_few(ctx))
+        return HIST_WORST;
+    return n <= BAR_RANKS ? BARS : n <= DETAIL_RANKS ? HIST_SLOWEST : HIST_WORST;
+}
+
+static int put_node(const hpq_ctx *ctx, FILE *out, const imb_node *m, int n, double *t,
+                    imb_view view)
 {
     put_node_head(out, m);
     int rc = 0;
-    if (n <= BAR_RANKS) {
+    if (view == FIXED_BINS) {
+        rc = hpq_html_fixed_hist(ctx, out, m->nd->id);
+        if (rc == 0)
+            put_worst(out, m, n, NULL);
+    } else if (view == BARS) {
         rc = rank_times(ctx, m->nd->id, n, t);
         if (rc == 0)
             put_rank_bars(out, m, n, t);
@@ -194,10 +216,10 @@ static int put_node(const hpq_ctx *ctx, FILE *out, const imb_node *m, int n, dou
         rc = hist_of(ctx, m->nd->id, h);
         if (rc == 0)
             put_hist(out, m, h);
-        if (rc == 0 && n <= DETAIL_RANKS)
+        if (rc == 0 && view == HIST_SLOWEST)
             rc = rank_times(ctx, m->nd->id, n, t);
         if (rc == 0)
-            put_worst(out, m, n, n <= DETAIL_RANKS ? t : NULL);
+            put_worst(out, m, n, view == HIST_SLOWEST ? t : NULL);
     }
     fputs("</div>\n", out);
     return rc;
@@ -212,11 +234,18 @@ int hpq_html_rank_bars(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
           " with the largest imbalance cost, time &#215; (max/mean &#8722; 1) over ranks (the"
           " time lost to the slowest rank), not the most inclusive time; per-rank time in s,"
           " summed over threads.", out);
-    if (n <= BAR_RANKS)
+    imb_view view = choose_view(ctx, n);
+    if (view == FIXED_BINS)
+        fputs(" An aggregated run (HPROF_AGGREGATE) keeps no per-rank times: the distribution"
+              " of the ranks' times in fixed bins and the slowest rank.</p>\n", out);
+    else if (view == BARS)
         fputs(" Bars relative to each node's slowest rank.</p>\n", out);
     else
         fprintf(out, " %d ranks: the distribution of the ranks' times (10 bins from the"
-                     " fastest to the slowest rank) and the slowest ranks.</p>\n", n);
+                     " fastest to the slowest rank) and the slowest %s.</p>\n", n,
+                view == HIST_SLOWEST ? "ranks"
+                                     : "rank (the database's aggregates; hprof-query RUN"
+                                       " --ranks '#NODE' lists every rank)");
     fputs("<div id=\"imbalance\">\n", out);
     imb_node top[BAR_NODES];
     double *t = malloc(((size_t)n + 1) * sizeof *t);
@@ -224,7 +253,7 @@ int hpq_html_rank_bars(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
     int k = rc == 0 ? top_nodes(ctx, tr, top) : 0;
     rc = k < 0 ? -1 : rc;
     for (int i = 0; i < k && rc == 0; i++)
-        rc = put_node(ctx, out, &top[i], n, t);
+        rc = put_node(ctx, out, &top[i], n, t, view);
     fputs("</div>\n", out);
     free(t);
     return rc;

@@ -1,7 +1,10 @@
 /*
  * html_omp.c - the OpenMP sections of hprof-report's page (html.h): a
  * per-thread table of each of the parallel regions that take the most
- * time (as hprof-query --threads: time, waits recorded inside, work), and
+ * time (as hprof-query --threads: time, waits recorded inside, work) up
+ * to THREAD_RANKS ranks when the per-rank rows are few (hpq_html_rows_few),
+ * else one row per region from the aggregates (node_time, node_worst_rank,
+ * node_worst_thread: no per-rank row, no profile opened), and
  * the task timeline (table `task`, HPROF_TASK_TRACE) as an SVG with a
  * lane per rank and thread, and below it a lane per level of nesting: a
  * task run while an earlier one on the thread had not ended (it was
@@ -16,6 +19,7 @@
 #include "query/report_util.h"
 
 #define REGIONS 3               /* parallel regions with a table */
+#define THREAD_RANKS 64         /* up to this many ranks: a row per rank and thread */
 #define TL_WIDTH 1100.0         /* px of the timeline's time axis */
 #define TL_LEFT 90.0            /* px left of it for the lane names */
 #define TL_LANE 16.0            /* px per lane */
@@ -34,6 +38,19 @@ static const char threads_sql[] =
     "  'lock wait', 'ordered wait', 'taskwait', 'reduction') AND c.lo > p.lo AND c.lo <= p.hi"
     "  AND x.rank = st.rank AND x.thread = st.thread), 0)"
     " FROM stat st WHERE st.node = ?1 GROUP BY st.rank, st.thread ORDER BY 1, 2";
+
+/* The same over ranks and threads from the aggregates, for region ?1:
+ * calls, time, mean per rank, the slowest rank, its time and its slowest
+ * thread, and the waits inside (node_time of the wait nodes). */
+static const char summary_sql[] =
+    "SELECT t.calls, t.time, t.mean, COALESCE(w.rank, -1), COALESCE(w.time, 0),"
+    " COALESCE(wt.thread, -1),"
+    " COALESCE((SELECT SUM(x.time) FROM node c JOIN site cs ON cs.id = c.site"
+    "  JOIN node_time x ON x.node = c.id JOIN node p ON p.id = ?1"
+    "  WHERE cs.kind = 'omp' AND cs.name IN ('implicit barrier', 'barrier', 'critical wait',"
+    "  'lock wait', 'ordered wait', 'taskwait', 'reduction') AND c.lo > p.lo AND c.lo <= p.hi),"
+    " 0) FROM node_time t LEFT JOIN node_worst_rank w ON w.node = t.node"
+    " LEFT JOIN node_worst_thread wt ON wt.node = t.node WHERE t.node = ?1";
 
 static const char regions_sql[] =
     "SELECT n.id FROM node n JOIN site s ON s.id = n.site"
@@ -65,6 +82,53 @@ static int put_thread_table(const hpq_ctx *ctx, FILE *out, const hpq_fnode *nd)
     sqlite3_finalize(st);
     fputs("</table>\n", out);
     return rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
+}
+
+static void put_time_cell(FILE *out, double seconds)
+{
+    fputs("<td>", out);
+    hpq_html_time(out, seconds);
+    fputs("</td>", out);
+}
+
+/* Region nd's row of the summary table. */
+static int put_summary_row(const hpq_ctx *ctx, FILE *out, const hpq_fnode *nd)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ctx->db, summary_sql, -1, &st, NULL) != SQLITE_OK)
+        return hpq_db_error(ctx);
+    sqlite3_bind_int64(st, 1, nd->id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        double time = sqlite3_column_double(st, 1), waits = sqlite3_column_double(st, 6);
+        fprintf(out, "<tr data-node=\"%lld\"><td class=\"l\">", (long long)nd->id);
+        hpq_html_text(out, nd->label);
+        fprintf(out, " (node %lld)</td><td>%lld</td>", (long long)nd->id,
+                (long long)sqlite3_column_int64(st, 0));
+        put_time_cell(out, time);
+        put_time_cell(out, sqlite3_column_double(st, 2));
+        put_time_cell(out, sqlite3_column_double(st, 4));
+        fprintf(out, "<td>%d</td><td>%d</td>", sqlite3_column_int(st, 3),
+                sqlite3_column_int(st, 5));
+        put_time_cell(out, waits);
+        put_time_cell(out, time > waits ? time - waits : 0.0);
+        fputs("</tr>\n", out);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : hpq_db_error(ctx);
+}
+
+/* The regions over ranks and threads, a row each. */
+static int put_summary(const hpq_ctx *ctx, FILE *out, const hpq_fnode **top, size_t k)
+{
+    fputs("<table id=\"omp-summary\">\n<tr><th class=\"l\">region</th><th>calls</th>"
+          "<th>time</th><th>mean per rank</th><th>slowest rank's time</th><th>slowest rank"
+          "</th><th>its slowest thread</th><th>waits</th><th>work</th></tr>\n", out);
+    int rc = 0;
+    for (size_t i = 0; i < k && rc == 0; i++)
+        rc = put_summary_row(ctx, out, top[i]);
+    fputs("</table>\n", out);
+    return rc;
 }
 
 /* The REGIONS parallel regions with the largest inclusive time > 0. */
@@ -102,12 +166,24 @@ int hpq_html_threads(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
         return -1;
     if (k == 0)
         return 0;
-    fputs("<h2>OpenMP threads</h2>\n<p class=\"note\">Per rank and thread, the parallel"
-          " regions with the most time (s): waits recorded inside (barriers, critical, lock"
-          " and ordered waits, taskwait) and work = time - waits.</p>\n<div id=\"omp\">\n",
-          out);
-    int rc = 0;
-    for (size_t i = 0; i < k && rc == 0; i++)
+    int n = hpq_html_nranks(ctx);
+    if (n < 0)
+        return -1;
+    int per_thread = n <= THREAD_RANKS && hpq_html_rows_few(ctx);
+    if (per_thread)
+        fputs("<h2>OpenMP threads</h2>\n<p class=\"note\">Per rank and thread, the parallel"
+              " regions with the most time (s): waits recorded inside (barriers, critical,"
+              " lock and ordered waits, taskwait) and work = time - waits.</p>\n"
+              "<div id=\"omp\">\n", out);
+    else
+        fprintf(out, "<h2>OpenMP threads</h2>\n<p class=\"note\">The parallel regions with the"
+                     " most time (s), summed over the %d ranks and their threads (the"
+                     " database's aggregates): waits recorded inside (barriers, critical, lock"
+                     " and ordered waits, taskwait), work = time - waits, and the slowest rank"
+                     " and its slowest thread.  <code>hprof-query RUN --threads '#NODE'</code>"
+                     " gives the table per rank and thread.</p>\n<div id=\"omp\">\n", n);
+    int rc = per_thread ? 0 : put_summary(ctx, out, top, k);
+    for (size_t i = 0; per_thread && i < k && rc == 0; i++)
         rc = put_thread_table(ctx, out, top[i]);
     fputs("</div>\n", out);
     return rc;
@@ -262,6 +338,14 @@ int hpq_html_tasks(const hpq_ctx *ctx, FILE *out)
 {
     span *s;
     size_t n;
+    if (hpq_is_aggregated(ctx)) {   /* no task events, whatever HPROF_TASK_TRACE said */
+        if (hpq_query_double(ctx, "SELECT EXISTS (SELECT 1 FROM site WHERE kind = 'omp'"
+                                  " AND name = 'task')") == 1)
+            fputs("<h2>Task timeline</h2>\n<p class=\"note\" id=\"tasks-aggregated\">Not"
+                  " kept in an aggregated run (HPROF_AGGREGATE): run again with"
+                  " HPROF_AGGREGATE=0 and HPROF_TASK_TRACE for it.</p>\n", out);
+        return 0;
+    }
     if (load_spans(ctx, &s, &n)) {
         free_spans(s, n);
         return -1;

@@ -85,6 +85,12 @@ static void put_row(FILE *out, const hpq_table *t, size_t r)
     put_bar(out, t, r, total);
     for (int k = 0; k < OVH_NCLASS; k++) {
         double v = number(t, r, COL_FIRST_CLASS + k);
+        if (hpq_cell_at(t, r, COL_FIRST_CLASS + k)->type == HPQ_NULL) {
+            /* not known (an aggregated run's loss of parallelism) */
+            fprintf(out, "<td class=\"oc-%s\" title=\"not kept in an aggregated run\">"
+                         "&#8211;</td>", classes[k].name);
+            continue;
+        }
         fprintf(out, "<td class=\"oc-%s\" data-s=\"", classes[k].name);
         hpq_html_time(out, v);
         fputs("\">", out);

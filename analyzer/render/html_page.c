@@ -9,7 +9,10 @@
  * levels are open.  It works without the script; the script adds
  * "expand all" / "collapse all", opens a node when its flame graph
  * rectangle is clicked, and counts the nodes into #node-count (so a
- * browser test sees that it ran).
+ * browser test sees that it ran).  A large tree is shown folded
+ * (html_fold.c), in the tree and the flame graph alike: a folded entry is
+ * a <div> with class "fold" and id "fold-<parent id>" (not a "leaf": the
+ * script counts the nodes shown).
  */
 #include "config.h"
 #include <assert.h>
@@ -31,6 +34,7 @@ static const char style[] =
     "#tree{font-family:monospace;font-size:.9em}\n"
     "#tree details{margin-left:1.4em}#tree>details{margin-left:0}\n"
     "#tree .leaf{margin-left:1.4em;white-space:nowrap}\n"
+
     "#tree summary{cursor:pointer;white-space:nowrap;list-style:none}\n"
     "#tree summary::-webkit-details-marker{display:none}\n"
     "#tree summary::before,#tree .leaf::before{content:'';display:inline-block;width:1.2em}\n"
@@ -48,6 +52,12 @@ static const char style[] =
     ".ovh-sw{display:inline-block;width:1em;height:.8em;vertical-align:middle}\n"
     ".ovh-key{margin-right:1em;white-space:nowrap;font-size:.9em}\n"
     "#overheads td{white-space:nowrap}\n";
+
+/* The folded entries' style, on a page that has them (a page without is
+ * the same as before folding was added). */
+static const char fold_style[] =
+    "#tree .fold{margin-left:1.4em;white-space:nowrap;color:#666;font-style:italic}\n"
+    "#tree .fold::before{content:'';display:inline-block;width:1.2em}\n";
 
 static const char script[] =
     "(function(){\n"
@@ -102,9 +112,12 @@ static int put_header(const hpq_ctx *ctx, FILE *out)
 
 /* ---- top-down tree ---- */
 
+/* By decreasing inclusive time, a folded entry (id < 0) last. */
 static int by_time(const void *a, const void *b)
 {
     const hpq_fnode *x = *(hpq_fnode *const *)a, *y = *(hpq_fnode *const *)b;
+    if ((x->id < 0) != (y->id < 0))
+        return x->id < 0 ? 1 : -1;
     if (x->incl != y->incl)
         return x->incl > y->incl ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
@@ -128,8 +141,22 @@ static void put_node_line(FILE *out, const hpq_fnode *nd, double total)
     fputs("%)</span>", out);
 }
 
+/* A folded entry: its nodes are hprof-query's --root '#PARENT'. */
+static void put_fold(FILE *out, const hpq_fnode *nd, double total)
+{
+    fprintf(out, "<div class=\"fold\" id=\"fold-%lld\" title=\"folded: hprof-query RUN"
+                 " --root '#%lld' --top 0 lists them\">", (long long)nd->parent,
+            (long long)nd->parent);
+    put_node_line(out, nd, total);
+    fputs("</div>\n", out);
+}
+
 static int put_tree_node(const hpq_ctx *ctx, FILE *out, const hpq_fnode *nd, double total)
 {
+    if (nd->id < 0) {
+        put_fold(out, nd, total);
+        return 0;
+    }
     if (nd->nkids == 0) {
         fprintf(out, "<div class=\"leaf\" id=\"node-%lld\">", (long long)nd->id);
         put_node_line(out, nd, total);
@@ -153,15 +180,33 @@ static int put_tree_node(const hpq_ctx *ctx, FILE *out, const hpq_fnode *nd, dou
     return rc;
 }
 
-static int put_tree(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
+/* What folding left out, when it did (html_fold.c's rule). */
+static void put_fold_note(FILE *out, const hpq_ftree *full, size_t nfolded)
+{
+    if (!nfolded)
+        return;
+    fprintf(out, "<p class=\"note\" id=\"fold-note\" data-folded=\"%zu\">%zu of the %zu nodes"
+                 " shown: a tree of more than %d nodes shows those with at least %.1f%% of the"
+                 " root's time, the largest first, within %d entries (always the nodes with the"
+                 " largest imbalance cost and the communication statements over %.1f%%), and"
+                 " folds the other %zu into one &#8220;N smaller nodes&#8221; entry per parent,"
+                 " whose time is theirs.  <code>hprof-query RUN --top 0</code> lists every"
+                 " node.</p>\n", nfolded, full->n - nfolded, full->n, FOLD_BUDGET,
+            100 * FOLD_SHARE, FOLD_BUDGET, 100 * FOLD_SHARE, nfolded);
+}
+
+/* The tree tr shown of full (itself, or folded: nfolded nodes). */
+static int put_tree(const hpq_ctx *ctx, const hpq_ftree *tr, const hpq_ftree *full,
+                    size_t nfolded, FILE *out)
 {
     fputs("<h2 id=\"tree-title\">Calling-context tree (top-down)</h2>\n<p class=\"note\">"
           "Inclusive and exclusive seconds summed over ranks and threads, % of the root"
           " (wall &#215; threads summed over ranks); exclusive time is computed per thread"
           " before the sum. <span id=\"node-count\"></span> nodes. "
           "<button id=\"expand\" type=\"button\">expand all</button>"
-          "<button id=\"collapse\" type=\"button\">collapse all</button></p>\n"
-          "<div id=\"tree\">\n", out);
+          "<button id=\"collapse\" type=\"button\">collapse all</button></p>\n", out);
+    put_fold_note(out, full, nfolded);
+    fputs("<div id=\"tree\">\n", out);
     int rc = tr->root ? put_tree_node(ctx, out, tr->root, tr->root->incl) : 0;
     fputs("</div>\n", out);
     return rc;
@@ -218,14 +263,20 @@ int hpq_write_html(const hpq_ctx *ctx, const hpq_ftree *tr, FILE *out)
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", out);
     if (live_refresh_s)
         fprintf(out, "<meta http-equiv=\"refresh\" content=\"%d\">\n", live_refresh_s);
-    fprintf(out, "<title>hprof report%s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
-            live_refresh_s ? " (live)" : "", style);
+    hpq_ftree folded;
+    size_t nfolded;
+    int rc = hpq_html_fold(ctx, tr, &folded, &nfolded);
+    const hpq_ftree *shown = folded.root ? &folded : tr;
+    fprintf(out, "<title>hprof report%s</title>\n<style>\n%s%s</style>\n</head>\n<body>\n",
+            live_refresh_s ? " (live)" : "", style, nfolded ? fold_style : "");
     put_live(out);
-    int rc = put_header(ctx, out);
     if (rc == 0)
-        rc = put_tree(ctx, tr, out);
+        rc = put_header(ctx, out);
     if (rc == 0)
-        rc = put_flame(ctx, tr, out);
+        rc = put_tree(ctx, shown, tr, nfolded, out);
+    if (rc == 0)
+        rc = put_flame(ctx, shown, out);
+    hpq_ftree_free(&folded);
     if (rc == 0)
         rc = hpq_html_matrix(ctx, out);
     if (rc == 0)

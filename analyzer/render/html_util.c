@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "html.h"
+#include "db/db.h"
 #include "query/report_util.h"
 
 void hpq_html_text(FILE *out, const char *s)
@@ -48,4 +49,14 @@ int hpq_html_nranks(const hpq_ctx *ctx)
     if (n < 0)
         return hpq_db_error(ctx);
     return n;
+}
+
+int hpq_html_rows_few(const hpq_ctx *ctx)
+{
+    if (hpq_is_aggregated(ctx))     /* none at all (db/db_fromagg.h) */
+        return 0;
+    double bound = hpq_query_double(ctx,
+        "SELECT ((SELECT COUNT(*) FROM node) + (SELECT COUNT(*) FROM comm_node_peer))"
+        " * 1.0 * (SELECT COUNT(*) FROM rank) * (SELECT MAX(MAX(threads, 1)) FROM rank)");
+    return bound <= HPF_DETAIL_ROWS;
 }

@@ -152,11 +152,10 @@ static void encode_strings(hp_buf *b, const hp_rank_data *rd)
 
 static void encode_counters(hp_buf *b, const hp_rank_data *rd);
 
-void hp_encode_rank(hp_buf *b, const hp_rank_data *rd)
+void hp_encode_rank_head(hp_buf *b, const hp_rank_data *rd)
 {
     encode_rank_info(b, &rd->info);
     encode_strings(b, rd);
-
     size_t at = section_begin(b, HP_SEC_SITE);
     for (uint32_t i = 0; i < rd->nsites; i++) {
         unsigned char *p = hp_buf_reserve(b, HP_SITE_REC_LEN);
@@ -164,8 +163,24 @@ void hp_encode_rank(hp_buf *b, const hp_rank_data *rd)
             hp_site_rec_put(p, &rd->sites[i]);
     }
     section_end(b, at);
+}
 
-    at = section_begin(b, HP_SEC_NODE);
+void hp_encode_rank_tail(hp_buf *b, const hp_rank_data *rd)
+{
+    size_t at = section_begin(b, HP_SEC_TASK);
+    for (uint32_t i = 0; i < rd->ntasks; i++) {
+        unsigned char *p = hp_buf_reserve(b, HP_TASK_REC_LEN);
+        if (p)
+            hp_task_rec_put(p, &rd->tasks[i]);
+    }
+    section_end(b, at);
+    encode_counters(b, rd);
+}
+
+void hp_encode_rank(hp_buf *b, const hp_rank_data *rd)
+{
+    hp_encode_rank_head(b, rd);
+    size_t at = section_begin(b, HP_SEC_NODE);
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         unsigned char *p = hp_buf_reserve(b, HP_NODE_REC_LEN);
         if (p)
@@ -180,15 +195,7 @@ void hp_encode_rank(hp_buf *b, const hp_rank_data *rd)
             hp_comm_rec_put(p, &rd->comms[i]);
     }
     section_end(b, at);
-
-    at = section_begin(b, HP_SEC_TASK);
-    for (uint32_t i = 0; i < rd->ntasks; i++) {
-        unsigned char *p = hp_buf_reserve(b, HP_TASK_REC_LEN);
-        if (p)
-            hp_task_rec_put(p, &rd->tasks[i]);
-    }
-    section_end(b, at);
-    encode_counters(b, rd);
+    hp_encode_rank_tail(b, rd);
 }
 
 static void encode_counters(hp_buf *b, const hp_rank_data *rd)

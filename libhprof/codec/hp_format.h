@@ -320,6 +320,11 @@ const char *hp_rank_ending(uint32_t flags, char *buf, size_t len);
  * the CRC of earlier bytes (0 to start), for data read in pieces. */
 uint32_t hp_crc32(const void *data, size_t len);
 uint32_t hp_crc32_update(uint32_t crc, const void *data, size_t len);
+/* The CRC of A followed by B from crc_a, crc_b and shift_b =
+ * hp_crc32_shift(length of B): a long payload checksummed in blocks, only
+ * the changed blocks again (live snapshots). */
+uint32_t hp_crc32_shift(uint64_t n);
+uint32_t hp_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint32_t shift_b);
 
 /* Record codecs: write/read one fixed-size record at p. */
 void hp_site_rec_put(unsigned char *p, const hp_site_rec *r);

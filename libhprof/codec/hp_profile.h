@@ -69,6 +69,10 @@ void hp_section_end(hp_buf *b, size_t at);
 void hp_encode_preamble(hp_buf *b);
 void hp_encode_run(hp_buf *b, const hp_run_info *run);
 void hp_encode_rank(hp_buf *b, const hp_rank_data *rd);
+/* Its parts around the node and comm sections (live snapshots encode
+ * those two themselves): rank info, strings and sites; tasks and counters. */
+void hp_encode_rank_head(hp_buf *b, const hp_rank_data *rd);
+void hp_encode_rank_tail(hp_buf *b, const hp_rank_data *rd);
 /* `file_len` is the length of everything before the END section. */
 void hp_encode_end(hp_buf *b, uint32_t nranks, uint64_t file_len);
 #define HP_END_SECTION_LEN (HP_SECTION_HEADER_LEN + 12u)

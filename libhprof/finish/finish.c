@@ -39,8 +39,7 @@ int hp_finish_take(hp_rank_data *rd, hp_run_info *run, uint32_t rank, uint32_t n
     return rc;
 }
 
-/* The block of a rank whose records are not in this file. */
-static void encode_missing_rank(hp_buf *b, uint32_t rank)
+void hp_finish_encode_missing_rank(hp_buf *b, uint32_t rank)
 {
     char *empty[] = {""};
     hp_rank_data rd;
@@ -66,7 +65,7 @@ int hp_finish_write_local_at(const hp_rank_data *rd, const hp_run_info *run, con
         if (i == rd->info.rank)
             hp_encode_rank(&b, rd);
         else
-            encode_missing_rank(&b, i);
+            hp_finish_encode_missing_rank(&b, i);
     }
     hp_encode_end(&b, run->nranks, b.len);
     int rc = -1;

@@ -34,6 +34,8 @@ int hp_finish_write_local(const hp_rank_data *rd, const hp_run_info *run, const 
                           char *path, size_t len);
 /* The same under the given path, used as it is. */
 int hp_finish_write_local_at(const hp_rank_data *rd, const hp_run_info *run, const char *path);
+/* The block of a rank whose records are not in such a file. */
+void hp_finish_encode_missing_rank(hp_buf *b, uint32_t rank);
 
 /* Stage 4: the summary of agg, naming the profile written at path (NULL:
  * none was written). */

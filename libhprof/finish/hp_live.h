@@ -16,6 +16,8 @@
  * thread had at that moment.  Calls still open are left out; a reset
  * (MPI_Pcontrol(2)) starts the counts over.  The file is written under a
  * temporary name and renamed: a reader sees the old snapshot or the new.
+ * The thread (named hprof-live) keeps its last snapshot for the next
+ * (hp_snapshot_image.h): only the records whose counts moved cost.
  */
 #ifndef HP_LIVE_H
 #define HP_LIVE_H

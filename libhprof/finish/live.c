@@ -22,7 +22,7 @@
 #include "hp_process.h"
 #include "hp_resolve.h"
 #include "hp_site.h"
-#include "hp_snapshot.h"
+#include "hp_snapshot_image.h"
 
 static char live_dir[PATH_MAX], live_file[PATH_MAX + 32];
 static uint32_t live_rank, live_nranks;
@@ -45,6 +45,8 @@ static uint32_t job_interval_ms(uint32_t nranks)
 }
 static pthread_t live_thread;
 static int running;
+/* the last snapshot, kept for the next: only its changed records cost */
+static hp_snapshot_image image;
 
 /* PATH.live from the profile's path PATH.hpf (as the end of run names it). */
 static int name_live_dir(uint32_t rank)
@@ -64,15 +66,20 @@ static int name_live_dir(uint32_t rank)
     return 0;
 }
 
-/* Whether a dynamic site (a return address) has no file and line yet. */
+/* Whether a dynamic site (a return address) registered since the last
+ * call has no file and line yet.  A site that the resolution left without
+ * them is not asked about again: resolving reads /proc/self/maps and every
+ * module's symbols, most of a small tree's snapshot. */
 static int unresolved_sites(void)
 {
-    static uint32_t checked; /* sites before it are resolved */
+    static uint32_t checked; /* sites before it were resolved or tried */
     uint32_t n = hp_site_count();
     for (; checked < n; checked++) {
         const hp_site *s = hp_site_get(checked);
-        if ((s->flags & HP_SITEF_DYNAMIC) && !s->module)
+        if ((s->flags & HP_SITEF_DYNAMIC) && !s->module) {
+            checked = n;
             return 1;
+        }
     }
     return 0;
 }
@@ -80,31 +87,26 @@ static int unresolved_sites(void)
 int hp_live_write(void)
 {
     hp_run_info run = {0};
-    hp_rank_data rd;
-    uint64_t start_ns, start_ticks, now = hp_ticks();
-    char partial[PATH_MAX + 48];
+    hp_rank_info info = {0};
+    uint64_t start_ns, start_ticks;
 
     /* named as the final profile names them, so that a killed rank's
      * snapshot merges site by site with the other ranks' files */
     if (unresolved_sites())
         hp_resolve_dynamic_sites();
-    memset(&rd, 0, sizeof rd);
     hp_process_start(&start_ns, &start_ticks);
     hp_process_command_line(&run);
-    hp_process_rank_info(&rd.info, live_rank, start_ns, start_ticks, now);
-    int rc = hp_snapshot_live(&rd, now);
+    hp_process_rank_info(&info, live_rank, start_ns, start_ticks, hp_ticks());
+    int rc = hp_snapshot_image_take(&image, &info, start_ticks);
     run.nranks = live_nranks;
     run.clock = (uint32_t)hp_clock_kind();
     run.ticks_per_sec = hp_clock_ticks_per_sec();
     run.start_ns = start_ns;
-    run.end_ns = rd.info.end_ns;
-    if (rc == 0) {
-        snprintf(partial, sizeof partial, "%s.partial", live_file);
-        unlink(partial); /* left by a snapshot the process died in */
-        rc = hp_finish_write_local_at(&rd, &run, live_file);
-    } else
+    run.end_ns = image.rd.info.end_ns;
+    if (rc == 0)
+        rc = hp_snapshot_image_write(&image, &run, live_file);
+    else
         errno = ENOMEM;
-    hp_rank_data_free(&rd);
     hp_run_info_free(&run);
     return rc;
 }
@@ -159,6 +161,8 @@ void hp_live_start(uint32_t rank, uint32_t nranks)
     if (pipe(stop_fd) != 0)
         return;
     running = pthread_create(&live_thread, NULL, live_main, NULL) == 0;
+    if (running) /* its own CPU time in /proc (bench/live.sh) and top -H */
+        pthread_setname_np(live_thread, "hprof-live");
 }
 
 void hp_live_stop(void)
@@ -176,6 +180,7 @@ void hp_live_stop(void)
     until.tv_sec += STOP_WAIT_S;
     if (pthread_timedjoin_np(live_thread, NULL, &until) != 0)
         return; /* left running: its pipe stays open for it */
+    hp_snapshot_image_free(&image); /* its memory back before the profile is taken */
     close(stop_fd[0]);
     close(stop_fd[1]);
     stop_fd[0] = stop_fd[1] = -1;

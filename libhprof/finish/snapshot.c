@@ -199,19 +199,11 @@ static void add_beneath(const hp_rank_data *rd, const hp_thread *t, uint32_t bas
  * (their raw times filled, the activations still open closed): their
  * estimate (hp_throttle.h), inclusive of the records beneath them, fitted
  * into their parents.  A throttled node's max is at least its mean. */
-static int any_throttled(const hp_thread *t, uint32_t nnodes)
-{
-    for (uint32_t i = 0; i < nnodes; i++)
-        if (hp_node_at(t, i)->flags & HP_NODEF_THROTTLED)
-            return 1;
-    return 0;
-}
-
 static void estimate_times(hp_rank_data *rd, const hp_thread *t, uint32_t base, uint32_t nnodes)
 {
     hp_node_times nt;
     double tps = (double)hp_clock_ticks_per_sec();
-    if (!nnodes || !any_throttled(t, nnodes) || hp_node_times_alloc(&nt, nnodes))
+    if (!nnodes || hp_node_times_alloc(&nt, nnodes))
         return;
     hp_throttle_estimate(t, 0, nnodes, &nt);
     for (uint32_t i = 0; i < nnodes; i++) {
@@ -235,28 +227,78 @@ static void estimate_times(hp_rank_data *rd, const hp_thread *t, uint32_t base, 
     hp_node_times_free(&nt);
 }
 
-/* One thread's first nnodes nodes and ncomms communication records: the
- * counts read once, as a dying process's threads may still be adding. */
-static void snapshot_thread(hp_rank_data *rd, const hp_thread *t, uint32_t base,
-                            uint32_t tno, uint32_t nnodes, uint32_t ncomms)
+/* Node i of a thread as a record's counts (its place in the tree apart). */
+typedef struct node_counts {
+    uint64_t count, timed;
+    double time, min, max;
+} node_counts;
+
+static node_counts read_counts(const hp_node *n, double per_tick)
 {
+    node_counts c;
+    c.count = n->count;
+    c.timed = n->timed;
+    c.timed = c.timed <= c.count ? c.timed : c.count;
+    c.time = (double)n->ticks * per_tick;
+    c.min = n->min == UINT64_MAX ? 0.0 : (double)n->min * per_tick;
+    c.max = (double)n->max * per_tick;
+    return c;
+}
+
+static int same_counts(const hp_node_rec *r, const node_counts *c)
+{
+    return r->count == c->count && r->timed == c->timed && r->time == c->time &&
+           r->min == c->min && r->max == c->max;
+}
+
+static void mark_changed(hp_snapshot_room *room, uint32_t id)
+{
+    if (room)
+        hp_room_mark(room, id);
+}
+
+/* One thread's first nnodes nodes as records base...: the first `known`
+ * of them are already in rd->nodes from the last live snapshot, with the
+ * same ids, and are rewritten only where their counts moved (room marks
+ * which).  Whether any of the nodes is throttled. */
+static int snapshot_nodes(hp_rank_data *rd, const hp_thread *t, uint32_t base, uint32_t tno,
+                          uint32_t nnodes, uint32_t known, hp_snapshot_room *room)
+{
+    /* a product, not hp_ticks_to_sec's quotient: a 10^6-node tree's
+     * snapshot is 3 ms shorter (to the last bit, or one above) */
+    const double per_tick = 1.0 / hp_clock_ticks_per_sec();
+    uint32_t throttled = 0;
     for (uint32_t i = 0; i < nnodes; i++) {
         const hp_node *n = hp_node_at(t, i);
-        hp_node_rec *r = &rd->nodes[rd->nnodes++];
+        hp_node_rec *r = &rd->nodes[base + i];
+        node_counts c = read_counts(n, per_tick);
+        uint32_t flags = n->flags;
+        /* A throttled node's time: its estimate (hp_throttle.h), fitted
+         * into its parents with the activations still open (estimate_times) */
+        throttled |= flags & HP_NODEF_THROTTLED;
+        if ((flags & HP_NODEF_THROTTLED) && n->site < rd->nsites)
+            rd->sites[n->site].flags |= HP_SITEF_THROTTLED | HP_SITEF_ESTIMATED;
+        if (i < known && !(flags & HP_NODEF_THROTTLED) && same_counts(r, &c))
+            continue;
         r->id = base + i;
         r->parent = n->parent == HP_NO_NODE ? HP_NONE : base + n->parent;
         r->site = n->site;
         r->thread = tno;
-        r->count = n->count;
-        r->timed = n->timed <= n->count ? n->timed : n->count;
-        r->time = hp_ticks_to_sec(n->ticks);
-        /* A throttled node's time: its estimate (hp_throttle.h), fitted
-         * into its parents with the activations still open (estimate_times) */
-        if ((n->flags & HP_NODEF_THROTTLED) && n->site < rd->nsites)
-            rd->sites[n->site].flags |= HP_SITEF_THROTTLED | HP_SITEF_ESTIMATED;
-        r->min = min_seconds(n->min);
-        r->max = hp_ticks_to_sec(n->max);
+        r->count = c.count;
+        r->timed = c.timed;
+        r->time = c.time;
+        r->min = c.min;
+        r->max = c.max;
+        mark_changed(room, base + i);
     }
+    rd->nnodes = base + nnodes;
+    return throttled != 0;
+}
+
+/* One thread's communication records: those that counted transfers. */
+static void snapshot_comms(hp_rank_data *rd, const hp_thread *t, uint32_t base,
+                           uint32_t nnodes, uint32_t ncomms)
+{
     for (uint32_t i = 0; i < ncomms; i++) {
         const hp_comm *c = hp_comm_at(t, i);
         if (!c->count || c->node >= nnodes)
@@ -294,32 +336,74 @@ static uint32_t *capture_counts(uint32_t *nt, int live)
     return counts;
 }
 
+/* Room for n records of `size` bytes at *array: a new array, or with
+ * `cap` the one kept from the last live snapshot, grown when short (no
+ * fresh pages to fault in each time: half the time of a large one). */
+static int records_room(void *array, size_t *cap, uint64_t n, size_t size)
+{
+    void **at = array;
+    if (!cap) {
+        *at = calloc(n ? n : 1, size);
+        return *at ? 0 : -1;
+    }
+    if (n <= *cap && *at)
+        return 0;
+    size_t want = (size_t)(n + n / 4 + 64);
+    void *bigger = realloc(*at, want * size);
+    if (!bigger)
+        return -1;
+    *at = bigger;
+    *cap = want;
+    return 0;
+}
+
 /* live: the process runs on (hp_live.h): activations still open are left
- * out (their tables move as they grow), only finished calls count. */
+ * out (their tables move as they grow), only finished calls count.  room:
+ * rd's node and comm arrays are kept between live snapshots. */
 static int snapshot_threads(hp_rank_data *rd, const uint32_t *counts, uint32_t nt, uint64_t now,
-                            int live)
+                            int live, hp_snapshot_room *room)
 {
     uint64_t nodes = 0, comms = 0;
     for (uint32_t i = 0; i < nt; i++) {
         nodes += counts[2 * i];
         comms += counts[2 * i + 1];
     }
-    rd->nodes = calloc(nodes ? nodes : 1, sizeof *rd->nodes);
-    rd->comms = calloc(comms ? comms : 1, sizeof *rd->comms);
-    if (!rd->nodes || !rd->comms)
+    rd->nnodes = rd->ncomms = 0;
+    if (records_room(&rd->nodes, room ? &room->nodes : NULL, nodes, sizeof *rd->nodes) ||
+        records_room(&rd->comms, room ? &room->comms : NULL, comms, sizeof *rd->comms) ||
+        (room && hp_room_clear_changed(room, nodes))) {
+        if (room)
+            room->nthreads = 0;
         return -1;
+    }
     uint32_t base = 0;
     for (uint32_t i = 0; i < nt; i++) {
         const hp_thread *t = thread_at(i, live);
-        snapshot_thread(rd, t, base, i, counts[2 * i], counts[2 * i + 1]);
+        uint32_t n = counts[2 * i];
+        uint32_t known = room ? hp_room_known(room, i, base) : 0;
+        int throttled = snapshot_nodes(rd, t, base, i, n, known, room);
+        snapshot_comms(rd, t, base, n, counts[2 * i + 1]);
         if (!live)
-            close_open_activations(rd, t, base, counts[2 * i], now);
-        estimate_times(rd, t, base, counts[2 * i]);
-        base += counts[2 * i];
+            close_open_activations(rd, t, base, n, now);
+        if (throttled)
+            estimate_times(rd, t, base, n);
+        base += n;
         rd->info.overflow_events += t->overflow_events;
     }
     rd->info.threads = nt;
+    if (room)
+        hp_room_remember(room, counts, nt);
     return 0;
+}
+
+int hp_rank_outermost_mpi(const hp_rank_data *rd, uint32_t i, unsigned char *inside)
+{
+    const hp_node_rec *n = &rd->nodes[i];
+    const hp_site_rec *s = n->site < rd->nsites ? &rd->sites[n->site] : NULL;
+    int comm = s && (s->kind == HP_KIND_COMM || (s->flags & HP_SITEF_MPI));
+    int nested = n->parent != HP_NONE && n->parent < i && inside[n->parent];
+    inside[i] = comm || nested;
+    return comm && !nested;
 }
 
 /* Time of the outermost MPI nodes (communication statements and the call
@@ -332,15 +416,9 @@ double hp_rank_mpi_time(const hp_rank_data *rd)
     unsigned char *inside = calloc(rd->nnodes ? rd->nnodes : 1, 1);
     if (!inside)
         return 0;
-    for (uint32_t i = 0; i < rd->nnodes; i++) {
-        const hp_node_rec *n = &rd->nodes[i];
-        const hp_site_rec *s = n->site < rd->nsites ? &rd->sites[n->site] : NULL;
-        int comm = s && (s->kind == HP_KIND_COMM || (s->flags & HP_SITEF_MPI));
-        int nested = n->parent != HP_NONE && n->parent < i && inside[n->parent];
-        if (comm && !nested)
-            sum += n->time;
-        inside[i] = comm || nested;
-    }
+    for (uint32_t i = 0; i < rd->nnodes; i++)
+        if (hp_rank_outermost_mpi(rd, i, inside))
+            sum += rd->nodes[i].time;
     free(inside);
     return sum;
 }
@@ -384,7 +462,8 @@ static int snapshot_tasks(hp_rank_data *rd, uint64_t start_ticks)
     return 0;
 }
 
-static int take_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks, int live)
+static int take_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks, int live,
+                         hp_snapshot_room *room)
 {
     strtab st = {rd, 0, {0}};
     uint32_t nt;
@@ -394,7 +473,7 @@ static int take_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ti
     intern(&st, "");
     int rc = snapshot_sites(rd, &st);
     if (rc == 0)
-        rc = snapshot_threads(rd, counts, nt, end_ticks, live);
+        rc = snapshot_threads(rd, counts, nt, end_ticks, live, room);
     if (rc == 0 && !live)
         rc = hp_snapshot_counters(rd, counts, nt);
     free(counts);
@@ -403,7 +482,7 @@ static int take_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ti
     hp_map_free(&st.index);
     if (rc != 0)
         return -1;
-    rd->info.mpi_time = hp_rank_mpi_time(rd);
+    rd->info.mpi_time = room ? hp_room_mpi_time(room, rd) : hp_rank_mpi_time(rd);
     hp_calibrated_costs(rd->info.cost);
     if (hp_records_overflowed())
         rd->info.flags |= HP_RANKF_OVERFLOW;
@@ -412,10 +491,10 @@ static int take_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ti
 
 int hp_snapshot(hp_rank_data *rd, uint64_t start_ticks, uint64_t end_ticks)
 {
-    return take_snapshot(rd, start_ticks, end_ticks, 0);
+    return take_snapshot(rd, start_ticks, end_ticks, 0, NULL);
 }
 
-int hp_snapshot_live(hp_rank_data *rd, uint64_t now_ticks)
+int hp_snapshot_live(hp_rank_data *rd, uint64_t now_ticks, hp_snapshot_room *room)
 {
-    return take_snapshot(rd, 0, now_ticks, 1);
+    return take_snapshot(rd, 0, now_ticks, 1, room);
 }

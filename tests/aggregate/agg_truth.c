@@ -5,7 +5,10 @@
  * trivial.  Ground truth: a ring exchange of (rank + 1) KiB, ITER times,
  * from one function; an Allreduce and a Bcast per iteration from another;
  * an Alltoall of 8 ints per peer; rank 0 works longest before a Barrier;
- * each rank writes (rank + 1) x 100 bytes at its offset with MPI-IO.
+ * each rank writes (rank + 1) x 100 bytes at its offset with MPI-IO;
+ * ranks 2, 5, 8, ... call MPI_Comm_rank once more from their own line, a
+ * node the first ranks do not have (merged after theirs: the node ids of
+ * the aggregated tree must be the full merge's).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -50,6 +53,13 @@ static void file_write(const char *path, int rank)
     MPI_File_close(&fh);
 }
 
+static int some_ranks_only(void)
+{
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -64,6 +74,8 @@ int main(int argc, char **argv)
         work(1 + rank % 4);
     }
     MPI_Alltoall(a2a, 8, MPI_INT, a2a + 8 * size, 8, MPI_INT, MPI_COMM_WORLD);
+    if (rank % 3 == 2)
+        some_ranks_only();
     work(rank == 0 ? 40 : 1);
     MPI_Barrier(MPI_COMM_WORLD);
     if (argc > 1)

@@ -2,17 +2,23 @@
 # tests/aggregate/run.sh - the aggregated run mode (HPROF_AGGREGATE): runs
 # tests/aggregate/agg_truth at 64 oversubscribed ranks with
 # HPROF_AGGREGATE=both (the full profile and the aggregated one from the
-# same records) and checks that every number the views print for the
-# aggregated profile equals the full profile's: the run header, the tree
-# (calls, time, mean, max, imbalance, pct, exclusive time, worst rank and
-# thread), min, ranks present and the histogram of per-rank times per
-# node (against the full database's node_time and node_rank), --flat, and
-# per node and peer class the transfers, bytes, times, min, max and
-# worst rank of --comm.  Times agree to 1e-9 relative (sums are added in
-# another order).  Both profiles pass --check; the per-rank views refuse
-# the aggregated one in one line; and the aggregated profile of 16 ranks
-# has the same nodes and is smaller by no more than the 48 extra ranks'
-# totals; unset (auto), a 2-rank run writes the full profile.
+# same records) and checks that hprof-merge turns the aggregated profile
+# into a database (run key aggregated, no per-rank rows) whose views equal
+# the full profile's database's: byte for byte in text (the run header and
+# tree, --flat, --callers, --root, --sort, --depth, --overheads, -i, --comm
+# of a collective), CSV and JSON numbers to 1e-9 relative (sums are added
+# in another order); per node min, ranks present and the fixed histogram
+# of per-rank times (node_hist_fixed) against the full database's
+# node_rank; per node and peer class the comm sums; what --matrix leaves
+# out.  hprof-report's page works on it and says what it cannot show (the
+# matrix; per-rank bars become the fixed bins).  The per-rank views and SQL
+# on stat/comm refuse it in one line, exit 1.  Both profiles pass --check;
+# the aggregated profile of 16 ranks has the same nodes and is smaller by
+# no more than the 48 extra ranks' totals; unset (auto), a 2-rank run
+# writes the full profile.  4 ranks of 2 OpenMP threads (shares.c): the
+# aggregated --check holds, the listing and --flat equal, the overhead
+# classes equal, the loss left empty, the page's OpenMP section the
+# summary from the aggregates.
 #
 # usage: tests/aggregate/run.sh [BUILDDIR]  (default: the current
 #        directory, as for `make check`).  Env: MPIRUN, HPROF_KEEP_TMP=1,
@@ -99,23 +105,79 @@ fi
 check_profile "aggregated profile" "$agg"
 db=$tmp/both.db
 
-# ---------------------------------------------------------------- header and tree
-"$QUERY" "$full" >"$tmp/full.txt" 2>/dev/null
-"$QUERY" "$agg" >"$tmp/agg.txt"
-expect_eq "run header (ranks, wall, thread time, MPI time) equal" \
-    "$(grep -E '^(ranks|wall|threads|MPI time):' "$tmp/full.txt")" \
-    "$(grep -E '^(ranks|wall|threads|MPI time):' "$tmp/agg.txt")"
+# ---------------------------------------------------------------- the databases
+MERGE=$builddir/analyzer/hprof-merge
+REPORT=$builddir/analyzer/hprof-report
+adb=$tmp/both.agg.db
+"$QUERY" "$full" --flat >/dev/null 2>&1 || true     # the full database, $db
+rc=0
+merged=$("$MERGE" -f "$agg" -o "$adb" 2>&1) || rc=$?
+expect_eq "hprof-merge writes the aggregated profile's database" \
+    "0 yes" "$rc $(printf '%s' "$merged" | grep -c 'from the aggregated profile: no per-rank rows' >/dev/null && echo yes)"
+expect_eq "its run key says it came from an aggregated run; no comm or task rows stored" \
+    "1;0;0" "$(q "$adb" "SELECT (SELECT value FROM run WHERE key = 'aggregated'), (SELECT COUNT(*) FROM comm_range), (SELECT COUNT(*) FROM task)" | tr ',' '\n')"
 
-"$QUERY" "$full" --format csv >"$tmp/full_tree.csv"
-"$QUERY" "$agg" --format csv >"$tmp/agg_tree.csv"
+# ---------------------------------------------------------------- text views, byte for byte
+# view NAME ARGS... - the view of both databases, byte for byte.
+view() {
+    local name=$1 a b
+    shift
+    a=$("$QUERY" "$db" "$@" 2>&1) || true
+    b=$("$QUERY" "$adb" "$@" 2>&1) || true
+    if [ "$a" = "$b" ] && [ -n "$b" ]; then
+        ok "$name: byte for byte ($(printf '%s\n' "$b" | wc -l) lines)"
+    else
+        notok "$name" "$(diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | sed -n '2,4p' | oneline)"
+    fi
+}
+view "run header and tree" --top 0
+view "--flat" --flat --top 0
+view "--depth 1" --depth 1
+view "--sort imbalance" --sort imbalance
+view "--flat --sort max" --flat --sort max
+view "--callers MPI_Allreduce" --callers MPI_Allreduce
+sub=$(q "$db" "SELECT path FROM node_path WHERE id = (SELECT parent FROM node WHERE depth = 2 ORDER BY id LIMIT 1)" | tr -d "'")
+view "--root $sub" --root "$sub"
+view "--overheads" --overheads
+view "--comm of a collective (MPI_Allreduce)" --comm MPI_Allreduce
+view "--comm of MPI-IO (MPI_File_write_at_all)" --comm MPI_File_write_at_all
+view "--tasks" --tasks
+view "--folded" --folded
+view "--sql on an aggregate" --sql "SELECT COUNT(*), SUM(calls) FROM node_time"
+ia=$(printf 'ls\ncd 2\nls\ncallers\nflat\nquit\n' | "$QUERY" -i "$db" 2>&1) || true
+ib=$(printf 'ls\ncd 2\nls\ncallers\nflat\nquit\n' | "$QUERY" -i "$adb" 2>&1) || true
+if [ "$ia" = "$ib" ]; then ok "-i (ls, cd, callers, flat): byte for byte"; else notok "-i" "$(diff <(printf '%s\n' "$ia") <(printf '%s\n' "$ib") | sed -n '2,4p' | oneline)"; fi
+
+# ---------------------------------------------------------------- CSV and JSON, to 1e-9
+"$QUERY" "$db" --format csv >"$tmp/full_tree.csv"
+"$QUERY" "$adb" --format csv >"$tmp/agg_tree.csv"
 tree_cols="calls time mean max imbalance pct excl worst_rank worst_thread"
 keyed "$tmp/full_tree.csv" $tree_cols >"$tmp/full_tree.k"
 keyed "$tmp/agg_tree.csv" $tree_cols >"$tmp/agg_tree.k"
-same "tree: calls, time, mean, max, imbalance, pct, excl, worst rank and thread per node" \
+same "tree CSV: calls, time, mean, max, imbalance, pct, excl, worst rank and thread" \
     "$tmp/full_tree.k" "$tmp/agg_tree.k"
+expect_eq "tree CSV: the same columns" "$(head -1 "$tmp/full_tree.csv")" "$(head -1 "$tmp/agg_tree.csv")"
+"$QUERY" "$db" --flat --format csv >"$tmp/full_flat.csv"
+"$QUERY" "$adb" --flat --format csv >"$tmp/agg_flat.csv"
+flat_cols="calls time excl mean max imbalance pct worst_rank worst_thread"
+keyed "$tmp/full_flat.csv" $flat_cols >"$tmp/full_flat.k"
+keyed "$tmp/agg_flat.csv" $flat_cols >"$tmp/agg_flat.k"
+same "--flat CSV: calls, time, excl, mean, max, imbalance, pct, worst rank and thread per site" \
+    "$tmp/full_flat.k" "$tmp/agg_flat.k"
+for f in full agg; do
+    d=$db; [ "$f" = agg ] && d=$adb
+    "$QUERY" "$d" --overheads --format csv |
+        awk -F, 'NR > 1 { k = $4; $1 = $2 = $3 = $4 = ""; gsub(/^ +/, ""); gsub(/ /, "|"); print k "|" $0 }' \
+        | sed 's/||*/|/g' | sort >"$tmp/${f}_ovh.k"
+done
+same "--overheads CSV: total and classes per node" "$tmp/full_ovh.k" "$tmp/agg_ovh.k"
+jf=$("$QUERY" "$db" --format json | grep -c '"node"') || true
+ja=$("$QUERY" "$adb" --format json | grep -c '"node"') || true
+expect_eq "JSON listing: the same rows" "$jf" "$ja"
 
-# min, ranks present and the histogram per node (not the root: its row is
-# the run's thread time), from the full database's per-rank sums.
+# ---------------------------------------------------------------- distributions
+# min, ranks present and the fixed histogram per node (not the root: its
+# row is the run's thread time), from the full database's per-rank sums.
 bins=""
 lows=(0 1e-6 3.1622776601683795e-6 1e-5 3.1622776601683795e-5 1e-4 3.1622776601683795e-4
       1e-3 3.1622776601683795e-3 1e-2 3.1622776601683795e-2 1e-1 3.1622776601683795e-1
@@ -131,53 +193,146 @@ q "$db" "SELECT p.path || '|' || t.min || '|' || (SELECT COUNT(*) FROM node_rank
            || '|' || (SELECT $bins FROM node_rank r WHERE r.node = t.node) AS k
          FROM node_time t JOIN node_path p ON p.id = t.node
          WHERE t.node != 1 AND t.calls > 0" | sed "s/^'//; s/'$//" | sort >"$tmp/full_dist.k"
-keyed "$tmp/agg_tree.csv" min ranks hist | grep -v '^/|' >"$tmp/agg_dist.k"
-same "tree: min, ranks present and histogram of per-rank times per node" \
+q "$adb" "SELECT p.path || '|' || t.min || '|' || h.ranks || '|' || h.b0 || ' ' || h.b1 || ' ' || h.b2
+           || ' ' || h.b3 || ' ' || h.b4 || ' ' || h.b5 || ' ' || h.b6 || ' ' || h.b7 || ' ' || h.b8
+           || ' ' || h.b9 || ' ' || h.b10 || ' ' || h.b11 || ' ' || h.b12 || ' ' || h.b13 || ' '
+           || h.b14 || ' ' || h.b15 AS k
+         FROM node_time t JOIN node_path p ON p.id = t.node JOIN node_hist_fixed h ON h.node = t.node
+         WHERE t.node != 1 AND t.calls > 0" | sed "s/^'//; s/'$//" | sort >"$tmp/agg_dist.k"
+same "min, ranks present and fixed histogram of per-rank times per node" \
     "$tmp/full_dist.k" "$tmp/agg_dist.k"
-
-# ---------------------------------------------------------------- flat
-"$QUERY" "$full" --flat --format csv >"$tmp/full_flat.csv"
-"$QUERY" "$agg" --flat --format csv >"$tmp/agg_flat.csv"
-flat_cols="calls time excl max imbalance pct worst_rank worst_thread"
-keyed "$tmp/full_flat.csv" $flat_cols >"$tmp/full_flat.k"
-keyed "$tmp/agg_flat.csv" $flat_cols >"$tmp/agg_flat.k"
-same "--flat: calls, time, excl, max, imbalance, pct, worst rank and thread per site" \
-    "$tmp/full_flat.k" "$tmp/agg_flat.k"
+expect_eq "node_hist (10 bins from min to max) is not made up: no rows" 0 \
+    "$(q "$adb" "SELECT COUNT(*) FROM node_hist")"
 
 # ---------------------------------------------------------------- comm
 # Per node and peer class: the full database's comm rows summed (ranks
-# as peers, *all* of a collective, *file*), and the rank with the most
-# transmission + synchronization time (the lowest of equals).
-q "$db" "WITH c AS (SELECT node, rank, CASE WHEN peer >= 0 THEN '*ranks*' WHEN peer = -1
+# as peers, *all* of a collective, *file*) against comm_node_peer.
+q "$db" "WITH c AS (SELECT node, CASE WHEN peer >= 0 THEN '*ranks*' WHEN peer = -1
                 THEN '*all*' ELSE '*file*' END AS cls, count, bytes_sent, bytes_recv, tran, sync,
-                min, max FROM comm),
-           pr AS (SELECT node, cls, rank, SUM(tran + sync) AS t FROM c GROUP BY node, cls, rank),
-           w AS (SELECT node, cls, rank, t FROM (SELECT *, ROW_NUMBER() OVER
-                (PARTITION BY node, cls ORDER BY t DESC, rank) AS k FROM pr) WHERE k = 1)
-         SELECT p.path || '|' || c.cls || '|' || SUM(count) || '|' || SUM(bytes_sent) || '|'
+                min, max FROM comm)
+         SELECT p.path || '#' || c.cls || '|' || SUM(count) || '|' || SUM(bytes_sent) || '|'
            || SUM(bytes_recv) || '|' || SUM(tran) || '|' || SUM(sync) || '|' || MIN(min) || '|'
-           || MAX(max) || '|' || COUNT(DISTINCT c.rank) || '|' || w.rank || '|' || w.t AS k
-         FROM c JOIN node_path p ON p.id = c.node JOIN w ON w.node = c.node AND w.cls = c.cls
-         GROUP BY c.node, c.cls" | sed "s/^'//; s/'$//" |
-    awk -F'|' 'BEGIN { OFS = "|" } { $1 = $1 "#" $2; $2 = ""; sub(/\|\|/, "|"); print }' |
-    sort >"$tmp/full_comm.k"
-"$QUERY" "$agg" --comm "" --format csv >"$tmp/agg_comm.csv"
-awk -F, 'NR == FNR { if (FNR > 1) path[$1] = $11 == "" ? "" : path[$11] "/" $3; next }
-         FNR > 1 { print path[$1] "#" $2 "|" $3 "|" $4 "|" $5 "|" $6 "|" $7 "|" $8 "|" $9 "|" $10 "|" $11 "|" $12 }' \
-    "$tmp/agg_tree.csv" "$tmp/agg_comm.csv" | sort >"$tmp/agg_comm.k"
-same "--comm: count, bytes, tran, sync, min, max, ranks and worst rank per node and peer class" \
+           || MAX(max) AS k
+         FROM c JOIN node_path p ON p.id = c.node GROUP BY c.node, c.cls" |
+    sed "s/^'//; s/'$//" | sort >"$tmp/full_comm.k"
+q "$adb" "SELECT p.path || '#' || CASE c.peer WHEN -3 THEN '*ranks*' WHEN -1 THEN '*all*'
+                ELSE '*file*' END || '|' || count || '|' || bytes_sent || '|' || bytes_recv || '|'
+           || tran || '|' || sync || '|' || min || '|' || max AS k
+         FROM comm_node_peer c JOIN node_path p ON p.id = c.node" |
+    sed "s/^'//; s/'$//" | sort >"$tmp/agg_comm.k"
+same "comm per node and peer class: count, bytes, tran, sync, min, max" \
     "$tmp/full_comm.k" "$tmp/agg_comm.k"
-expect_eq "--comm: every class is there (point-to-point, collective, file)" "*all*;*file*;*ranks*" \
+q "$db" "WITH c AS (SELECT node, rank, CASE WHEN peer >= 0 THEN '*ranks*' WHEN peer = -1
+                THEN '*all*' ELSE '*file*' END AS cls, tran + sync AS t FROM comm),
+           pr AS (SELECT node, cls, rank, SUM(t) AS t FROM c GROUP BY node, cls, rank),
+           w AS (SELECT node, cls, rank, t, ROW_NUMBER() OVER (PARTITION BY node, cls
+                ORDER BY t DESC, rank) AS k FROM pr)
+         SELECT p.path || '#' || w.cls || '|' || (SELECT COUNT(*) FROM pr WHERE pr.node = w.node
+           AND pr.cls = w.cls) || '|' || w.rank || '|' || w.t AS k
+         FROM w JOIN node_path p ON p.id = w.node WHERE w.k = 1" |
+    sed "s/^'//; s/'$//" | sort >"$tmp/full_class.k"
+q "$adb" "SELECT p.path || '#' || CASE c.peer WHEN -3 THEN '*ranks*' WHEN -1 THEN '*all*'
+                ELSE '*file*' END || '|' || ranks || '|' || worst_rank || '|' || worst_time AS k
+         FROM comm_node_class c JOIN node_path p ON p.id = c.node" |
+    sed "s/^'//; s/'$//" | sort >"$tmp/agg_class.k"
+same "comm_node_class per node and peer class: ranks, worst rank and its time" \
+    "$tmp/full_class.k" "$tmp/agg_class.k"
+expect_eq "every class is there (point-to-point, collective, file)" "*all*;*file*;*ranks*" \
     "$(cut -d'#' -f2 "$tmp/agg_comm.k" | cut -d'|' -f1 | sort -u | oneline)"
+q "$db" "SELECT * FROM comm_leftout" | tr ',' '|' | sed 's/^/leftout|/' >"$tmp/full_left.k"
+q "$adb" "SELECT * FROM comm_leftout" | tr ',' '|' | sed 's/^/leftout|/' >"$tmp/agg_left.k"
+same "what --matrix leaves out (collective bytes, calls, time; file bytes; p2p bytes)" \
+    "$tmp/full_left.k" "$tmp/agg_left.k"
+"$QUERY" "$adb" --comm MPI_Sendrecv --format csv >"$tmp/agg_sr.csv" 2>&1 || true
+expect_eq "--comm of a point-to-point site: one '*ranks*' row with the peers' sums" \
+    "*ranks*,$(q "$db" "SELECT SUM(count) || ',' || SUM(bytes_sent) FROM comm_node_peer c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site WHERE s.name = 'MPI_Sendrecv'" | tr -d "'\"")" \
+    "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $col["peer"] "," $col["count"] "," $col["bytes_sent"] }' "$tmp/agg_sr.csv")"
+
+# ---------------------------------------------------------------- the report page
+rc=0
+"$REPORT" "$adb" -o "$tmp/agg.html" >"$tmp/report.out" 2>&1 || rc=$?
+"$REPORT" "$db" -o "$tmp/full.html" >/dev/null 2>&1 || true
+expect_eq "hprof-report writes the aggregated run's page" "0 yes" \
+    "$rc $([ -s "$tmp/agg.html" ] && echo yes)"
+expect_eq "the page has the full run's sections" \
+    "$(grep -o '<h2>[^<]*</h2>' "$tmp/full.html" | oneline)" "$(grep -o '<h2>[^<]*</h2>' "$tmp/agg.html" | oneline)"
+# the page without its matrix and imbalance sections (per-rank data):
+# one element a line, from the matrix's heading to the next section's.
+outside() { sed 's/></>\n</g' "$1" | awk '/<h2>Communication matrix/ { skip = 1 } /<h2 id="ovh-title"|<h2>OpenMP|<h2>Task/ { skip = 0 } !skip'; }
+if [ "$(outside "$tmp/full.html")" = "$(outside "$tmp/agg.html")" ]; then
+    ok "the page outside the matrix and imbalance sections: byte for byte ($(outside "$tmp/agg.html" | wc -l) elements)"
+else
+    notok "the page outside the matrix and imbalance sections" "$(diff <(outside "$tmp/full.html") <(outside "$tmp/agg.html") | sed -n '2,3p' | cut -c1-200 | oneline)"
+fi
+expect_eq "the page's imbalance section: the same nodes by the same cost" \
+    "$(grep -o 'class="inode" data-node="[0-9]*" data-cost="[^"]*"' "$tmp/full.html" | oneline)" \
+    "$(grep -o 'class="inode" data-node="[0-9]*" data-cost="[^"]*"' "$tmp/agg.html" | oneline)"
+expect_eq "the page says the matrix is not kept, draws fixed bins, no per-rank bars" "1 yes 0" \
+    "$(grep -c 'id="matrix-aggregated"' "$tmp/agg.html") $(grep -c 'class="hbin"' "$tmp/agg.html" >/dev/null && echo yes) $(grep -c 'class="ibar"' "$tmp/agg.html")"
 
 # ---------------------------------------------------------------- per-rank views
-for view in "--ranks MPI_Barrier" "--threads MPI_Barrier" "--matrix"; do
-    rc=0
-    # shellcheck disable=SC2086
-    out=$("$QUERY" "$agg" $view 2>&1) || rc=$?
-    expect_eq "$view on the aggregated profile: one line, exit 1" \
-        "1 1 yes" "$rc $(printf '%s\n' "$out" | wc -l) $(printf '%s' "$out" | grep -c 'needs a full profile' >/dev/null && echo yes)"
-done
+# refused NAME ARGS... - the view refuses the aggregated run's database in
+# one line naming HPROF_AGGREGATE=0, exit 1.
+refused() {
+    local name=$1 out rc=0
+    shift
+    out=$("$QUERY" "$adb" "$@" 2>&1) || rc=$?
+    expect_eq "$name on the aggregated run's database: one line naming HPROF_AGGREGATE=0, exit 1" \
+        "1 1 yes" "$rc $(printf '%s\n' "$out" | wc -l) $(printf '%s' "$out" | grep -c 'HPROF_AGGREGATE=0' >/dev/null && echo yes)"
+}
+refused "--ranks" --ranks MPI_Barrier
+refused "--matrix" --matrix
+refused "--comm --by-rank" --comm MPI_Sendrecv --by-rank
+refused "SQL on stat" --sql "SELECT COUNT(*) FROM stat"
+refused "SQL on comm" --sql "SELECT COUNT(*) FROM comm"
+refused "--task-trace" --task-trace
+refused "--suggest-filter" --suggest-filter
+rc=0
+out=$("$QUERY" "$adb" --check 2>&1) || rc=$?
+expect_eq "--check of the aggregated run's database checks its profile" "0 yes" \
+    "$rc $(printf '%s' "$out" | grep -c '^check: ok: aggregated profile of' >/dev/null && echo yes)"
+
+# ---------------------------------------------------------------- OpenMP ranks
+# tests/shares/shares.c (2 threads a rank, a parallel region under main)
+# at 4 ranks: the aggregated profile's --check holds (a worker thread's
+# forked context sums its children's time into main's), the listing and
+# --flat are byte for byte, the overhead classes per node equal and the
+# loss of parallelism, which the profile does not hold, is left empty;
+# the page's OpenMP section is the summary from the aggregates.
+LIBDIR=$builddir/pmpi/.libs
+mkdir -p "$tmp/bin"
+if "$MPICC" -g -O1 -fopenmp -finstrument-functions "$srcdir/tests/shares/shares.c" \
+        -o "$tmp/bin/shares" -L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR" 2>"$tmp/cc.err"; then
+    HPROF_AGGREGATE=both hp_run omp 4 -x HPROF_AGGREGATE -x HPROF_SUMMARY -x OMP_NUM_THREADS=2 "$tmp/bin/shares"
+    if ran_ok omp && [ -s "$tmp/omp.agg.hpf" ]; then
+        check_profile "OpenMP ranks: aggregated profile" "$tmp/omp.agg.hpf"
+        db=$tmp/omp.db
+        adb=$tmp/omp.agg.db
+        "$QUERY" "$PROFILE" --flat >/dev/null 2>&1 || true
+        "$MERGE" -f "$tmp/omp.agg.hpf" -o "$adb" >/dev/null 2>&1 || true
+        view "OpenMP ranks: run header and tree" --top 0
+        view "OpenMP ranks: --flat" --flat --top 0
+        for f in full agg; do
+            d=$db; [ "$f" = agg ] && d=$adb
+            "$QUERY" "$d" --overheads --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                { key = $col["parent"] == "" ? "/" : path[$col["parent"]] "/" $col["label"]
+                  path[$col["node"]] = key == "/" ? "" : key
+                  print key "|" $col["computation"] "|" $col["data_movement"] "|"
+                  $col["synchronization"] "|" $col["control"] }' | sort >"$tmp/omp_${f}_ovh.k"
+        done
+        same "OpenMP ranks: --overheads computation, data, sync, control per node" \
+            "$tmp/omp_full_ovh.k" "$tmp/omp_agg_ovh.k"
+        expect_eq "OpenMP ranks: the loss of parallelism is left empty, not 0" "" \
+            "$("$QUERY" "$adb" --overheads --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["loss"] != "" { print }')"
+        "$REPORT" "$adb" -o "$tmp/omp.html" >/dev/null 2>&1 || true
+        expect_eq "OpenMP ranks: the page's OpenMP section is the regions' summary over ranks and threads" 1 \
+            "$(grep -c 'id="omp-summary"' "$tmp/omp.html" 2>/dev/null || true)"
+    else
+        notok "OpenMP ranks: aggregated profile written" "$(tail -3 "$tmp/omp.err" | oneline)"
+    fi
+else
+    notok "build of shares.c" "$(head -3 "$tmp/cc.err" | oneline)"
+fi
 
 # ---------------------------------------------------------------- size
 HPROF_AGGREGATE=1 hp_run small "$NP_SMALL" -x HPROF_AGGREGATE -x HPROF_SUMMARY -x HPROF_CALLPATH "$T/agg_truth" "$tmp/data2"

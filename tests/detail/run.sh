@@ -3,14 +3,18 @@
 # (issue 26; README "Aggregates and the format version").  Each profile
 # is merged twice, with hprof-merge --detail (stat and comm rows stored)
 # and --no-detail (aggregate mode: stat and comm are virtual tables that
-# read the rows from the profile, analyzer/db/detail.c), each copy next
-# to its own copy of the profile; then every view of hprof-query in text,
+# read the rows from the per-node index the merge wrote, rank_index, and
+# the comm records from the profile, analyzer/db/detail.c, rankidx.h),
+# each copy next to its own copy of the profile, and the aggregate-mode
+# database once more with its index dropped (the rows decoded from the
+# profile, as before the index); then every view of hprof-query in text,
 # CSV and JSON (listing, --flat, --comm, --comm --by-rank, --ranks,
 # --callers, --threads, --matrix, --matrix SITE, --tasks, --overheads,
 # --raw, --check, --folded, --task-trace, SQL on the rows), an
 # interactive session and hprof-report's page must print the same bytes
-# from both databases.  Profiles: tests/unit/mkprofile's two ranks (and
-# the same run as the two files its ranks wrote alone), bench/mkbig's 8
+# from the databases.  Profiles: tests/unit/mkprofile's two ranks (and
+# the same run as the two files its ranks wrote alone, and its variant
+# with two sites of a rank merged into one node), bench/mkbig's 8
 # ranks x 2 threads, and a real run of examples/jacobi at NP=4 x 2
 # OpenMP threads (skipped without mpirun).  Then:
 #   - by default a small profile keeps its rows (run key detail 1), and
@@ -18,13 +22,14 @@
 #   - hprof-merge --aggregate of an aggregate-mode database recomputes
 #     the same tables from the rows read from the profile;
 #   - the profile gone (moved away) or changed (a byte appended): a view
-#     of per-rank rows fails with one line naming the profile and saying
+#     of comm rows fails with one line naming the profile and saying
 #     to keep it or merge with --detail, exit 1; the listing, which reads
-#     only aggregates, still works; database and profile moved together
-#     to another directory: the profile is found beside the database;
-#   - a database of format 3 (the one before) alone is refused in one line
-#     ("database format 3 is older ... run hprof-merge"), next to its
-#     profile it is merged again into format 4.
+#     only aggregates, and the stat rows (from the index) still work;
+#     database and profile moved together to another directory: the
+#     profile is found beside the database;
+#   - a database of format 4 (the one before) alone is refused in one line
+#     ("database format 4 is older ... run hprof-merge"), next to its
+#     profile it is merged again into format 5.
 # usage: tests/detail/run.sh [BUILDDIR]
 set -u
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -46,12 +51,19 @@ command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
 both() {
     local name=$1 f
     shift
-    mkdir -p "$tmp/$name.d" "$tmp/$name.a"
-    for f in "$@"; do cp "$f" "$tmp/$name.d/" && cp "$f" "$tmp/$name.a/"; done
-    D=$tmp/$name.d/run.db A=$tmp/$name.a/run.db
+    mkdir -p "$tmp/$name.d" "$tmp/$name.a" "$tmp/$name.f"
+    for f in "$@"; do
+        cp "$f" "$tmp/$name.d/" && cp "$f" "$tmp/$name.a/" && cp "$f" "$tmp/$name.f/"
+    done
+    D=$tmp/$name.d/run.db A=$tmp/$name.a/run.db F=$tmp/$name.f/run.db
     (cd "$tmp/$name.d" && "$MERGE" --detail -o run.db "${@##*/}" >/dev/null) &&
-        (cd "$tmp/$name.a" && "$MERGE" --no-detail -o run.db "${@##*/}" >/dev/null) ||
+        (cd "$tmp/$name.a" && "$MERGE" --no-detail -o run.db "${@##*/}" >/dev/null) &&
+        (cd "$tmp/$name.f" && "$MERGE" --no-detail -o run.db "${@##*/}" >/dev/null) ||
         notok "$name: merges" "hprof-merge failed"
+    sqlite3 "$F" "DROP TABLE rank_index"
+    expect_eq "$name: aggregate mode writes the per-rank index, detail mode not" "$index;0" \
+        "$(sqlite3 "$A" "SELECT value FROM run WHERE key = 'rank_index'");$(sqlite3 "$D" \
+           "SELECT COUNT(*) FROM sqlite_master WHERE name = 'rank_index'")"
     expect_eq "$name: detail mode stores the rows, aggregate mode does not" "1 table;0 virtual" \
         "$(sqlite3 "$D" "SELECT value FROM run WHERE key = 'detail'") $(sqlite3 "$D" \
            "SELECT CASE WHEN sql LIKE 'CREATE VIRTUAL%' THEN 'virtual' ELSE 'table' END
@@ -88,15 +100,23 @@ views() {
     for v in "${list[@]}"; do
         n=$((n + 1))
         # shellcheck disable=SC2086
-        [ "$(out "$D" $v)" = "$(out "$A" $v)" ] || bad="$bad [$v]"
+        want=$(out "$D" $v)
+        # shellcheck disable=SC2086
+        [ "$want" = "$(out "$A" $v)" ] || bad="$bad [$v]"
+        # shellcheck disable=SC2086
+        [ "$want" = "$(out "$F" $v)" ] || bad="$bad [no index: $v]"
     done
     for v in "SELECT * FROM stat ORDER BY node, rank, thread" "SELECT * FROM comm ORDER BY id" \
+             "SELECT * FROM stat ORDER BY rank, thread, node" \
+             "SELECT * FROM stat WHERE node IN (1, 3, 5) ORDER BY node, rank, thread" \
              "SELECT node, COUNT(*), SUM(time), MAX(max) FROM stat GROUP BY node" \
              "SELECT c.* FROM comm_range k JOIN comm c ON c.id BETWEEN k.first AND k.last"; do
         n=$((n + 1))
-        [ "$(out "$D" --sql "$v")" = "$(out "$A" --sql "$v")" ] || bad="$bad [--sql $v]"
+        want=$(out "$D" --sql "$v")
+        [ "$want" = "$(out "$A" --sql "$v")" ] || bad="$bad [--sql $v]"
+        [ "$want" = "$(out "$F" --sql "$v")" ] || bad="$bad [no index: --sql $v]"
     done
-    expect_eq "$name: the $n views print the same in detail and aggregate mode" "" "$bad"
+    expect_eq "$name: the $n views print the same in detail and aggregate mode, with and without the index" "" "$bad"
     expect_eq "$name: --check holds (both modes)" "exit 0" "$(out "$A" --check | tail -1)"
     expect_eq "$name: the per-rank rows are there in aggregate mode" \
         "$(sqlite3 "$D" "SELECT COUNT(*) FROM stat")" \
@@ -119,14 +139,21 @@ views() {
 "$MERGE" -o "$tmp/default.db" "$tmp/p.hpf" >/dev/null
 expect_eq "mkprofile: a small profile keeps its rows by default" "1" \
     "$(sqlite3 "$tmp/default.db" "SELECT value FROM run WHERE key = 'detail'")"
-both mkprofile "$tmp/p.hpf"
+index=2 both mkprofile "$tmp/p.hpf"
 views mkprofile MPI_Send@app.c:42
-both parts "$tmp/d.rank0.hpf" "$tmp/d.rank1.hpf"
+index=1 both parts "$tmp/d.rank0.hpf" "$tmp/d.rank1.hpf"
 views parts MPI_Send@app.c:42
+
+# ---- two sites of a rank merged into one node (mkprofile -m: rank 1
+# calls MPI_Send twice on app.c:60): one stat row of the two records, in
+# the index too
+"$MKPROFILE" -m "$tmp/m.hpf" || notok "mkprofile -m" "failed"
+index=2 both merged "$tmp/m.hpf"
+views merged MPI_Send@app.c:60
 
 # ---- bench/mkbig: 8 ranks, 2 threads, 40 comm nodes with 5 peers
 "$MKBIG" -n 400 -c 40 -p 5 -t 2 8 "$tmp/b.hpf" >/dev/null || notok "mkbig" "failed"
-both mkbig "$tmp/b.hpf"
+index=2 both mkbig "$tmp/b.hpf"
 views mkbig MPI_Send@comm.c:7
 
 # ---- hprof-merge --aggregate on an aggregate-mode database: the SQL
@@ -144,8 +171,21 @@ for t in node_time node_worst_rank node_worst_thread node_excl node_hist site_ti
 done
 expect_eq "mkbig: --aggregate of an aggregate-mode database gives the same tables" "" "$bad"
 
+# ---- many threads: 16 threads x 250 nodes a rank (more rows of a rank
+# than the index's first buffer holds, several a node): the rows and
+# --check the same
+"$MKBIG" -n 4000 -c 100 -p 5 -t 16 4 "$tmp/t16.hpf" >/dev/null || notok "mkbig -t 16" "failed"
+index=2 both threads16 "$tmp/t16.hpf"
+bad=""
+for v in "SELECT * FROM stat ORDER BY node, rank, thread" "SELECT * FROM stat ORDER BY rank, thread, node" \
+         "SELECT * FROM comm ORDER BY id"; do
+    [ "$(out "$D" --sql "$v")" = "$(out "$A" --sql "$v")" ] || bad="$bad [$v]"
+done
+[ "$(out "$D" --check)" = "$(out "$A" --check)" ] || bad="$bad [--check]"
+expect_eq "threads16: the rows and --check the same with the index" "" "$bad"
+
 # ---- the profile gone or changed
-A=$tmp/mkbig.a/run.db
+A=$tmp/mkbig.a/run.db D=$tmp/mkbig.d/run.db
 mv "$tmp/mkbig.a/b.hpf" "$tmp/b.away"
 got=$(out "$A" --ranks MPI_Send@comm.c:7)
 expect_eq "profile gone: one line naming it, exit 1" "1;exit 1" \
@@ -155,10 +195,20 @@ expect_eq "... it says to keep the profile or merge with --detail" "1" \
     "$(echo "$got" | grep -c 'keep the profile, or merge it with hprof-merge --detail')"
 expect_eq "profile gone: the listing (aggregates only) still works" "exit 0" \
     "$(out "$A" --top 3 | tail -1)"
+expect_eq "profile gone: the stat rows (from the index) still there" \
+    "$(out "$D" --sql "SELECT * FROM stat ORDER BY rank, thread, node")" \
+    "$(out "$A" --sql "SELECT * FROM stat ORDER BY rank, thread, node")"
 cp "$tmp/b.away" "$tmp/mkbig.a/b.hpf"
 printf 'x' >>"$tmp/mkbig.a/b.hpf"
-got=$(out "$A" --check)
-expect_eq "profile changed: one line naming it, exit 1" "1;2;exit 1" \
+got=$(out "$A" --comm MPI_Send@comm.c:7 --by-rank)
+expect_eq "profile changed: a view of comm rows fails in one line naming it, exit 1" "1;2;exit 1" \
+    "$(echo "$got" | head -1 | grep -c "^hprof-query: .*b.hpf: the profile has changed since");$(echo "$got" | wc -l);$(echo "$got" | tail -1)"
+expect_eq "profile changed: the stat rows come from the index, --check holds" "exit 0" \
+    "$(out "$A" --check | tail -1)"
+F=$tmp/mkbig.f/run.db
+printf 'x' >>"$tmp/mkbig.f/b.hpf"
+got=$(out "$F" --check)
+expect_eq "profile changed, no index: --check fails in one line naming it, exit 1" "1;2;exit 1" \
     "$(echo "$got" | head -1 | grep -c "^hprof-query: sqlite: b.hpf: the profile has changed since");$(echo "$got" | wc -l);$(echo "$got" | tail -1)"
 cp "$tmp/b.away" "$tmp/mkbig.a/b.hpf"
 expect_eq "the profile back: --check holds again" "exit 0" "$(out "$A" --check | tail -1)"
@@ -168,17 +218,17 @@ expect_eq "database and profile moved together: the profile is found beside the 
     "$(out "$tmp/moved/run.db" --ranks MPI_Send@comm.c:7)"
 mv "$tmp/moved" "$tmp/mkbig.a"
 
-# ---- the format version: 4; format 3 refused alone, merged again next to its profile
-expect_eq "format 4" "4" "$(sqlite3 "$A" "PRAGMA user_version")"
+# ---- the format version: 5; format 4 refused alone, merged again next to its profile
+expect_eq "format 5" "5" "$(sqlite3 "$A" "PRAGMA user_version")"
 cp "$A" "$tmp/old.db"
-sqlite3 "$tmp/old.db" "PRAGMA user_version = 3"
-expect_eq "format 3 alone: refused in one line, exit 1" \
-    "hprof-query: old.db: database format 3 is older than this hprof-query reads (4): run hprof-merge on its profile again;exit 1" \
+sqlite3 "$tmp/old.db" "PRAGMA user_version = 4"
+expect_eq "format 4 alone: refused in one line, exit 1" \
+    "hprof-query: old.db: database format 4 is older than this hprof-query reads (5): run hprof-merge on its profile again;exit 1" \
     "$(out "$tmp/old.db" | oneline)"
-sqlite3 "$tmp/mkprofile.a/run.db" "PRAGMA user_version = 3"
+sqlite3 "$tmp/mkprofile.a/run.db" "PRAGMA user_version = 4"
 mv "$tmp/mkprofile.a/run.db" "$tmp/mkprofile.a/p.db"
 "$QUERY" "$tmp/mkprofile.a/p.hpf" >/dev/null 2>&1
-expect_eq "format 3 next to its profile: merged again" "4" \
+expect_eq "format 4 next to its profile: merged again" "5" \
     "$(sqlite3 "$tmp/mkprofile.a/p.db" "PRAGMA user_version")"
 
 # ---- a real run: examples/jacobi 64 50 at NP=4, 2 OpenMP threads
@@ -190,7 +240,7 @@ else
     . "$srcdir/tests/mpi/lib.sh"
     hp_run jac 4 -x OMP_NUM_THREADS=2 "$builddir/examples/jacobi" 64 50
     if ran_ok jac; then
-        both jacobi "$PROFILE"
+        index=2 both jacobi "$PROFILE"
         views jacobi MPI_Sendrecv@jacobi.c:56 parallel@jacobi.c:68
     fi
 fi

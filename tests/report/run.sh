@@ -134,6 +134,38 @@ ovh_rows_query() {
         awk -F, '{ printf "%s:%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", $1, $5, $6, $7, $8, $9, $10, $11 }'
 }
 is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+# tree_times HTML - "kind id incl excl" per node ("node") and folded entry
+# ("fold", the id its parent's) of the page's tree
+tree_times() {
+    sed -n 's/.*id="\(node\|fold\)-\([0-9]*\)".*class="incl"[^>]*>\([0-9.]*\) .*class="excl"[^>]*>\([0-9.]*\) .*/\1 \2 \3 \4/p' "$1"
+}
+# fold_sums HTML DB - "BAD/M": of the M folded entries, those whose
+# parent's children do not add up (shown children + the entry = its
+# children's time in the database, node_excl, and = the parent's inclusive
+# less its exclusive time as the page shows them, within rounding)
+fold_sums() {
+    { q "$2" "SELECT n.id, n.parent, x.time FROM node n JOIN node_excl x ON x.node = n.id
+              WHERE n.parent IS NOT NULL" | sed 's/^/db,/'; tree_times "$1" | tr ' ' ','; } |
+    awk -F, '$1 == "db" { par[$2] = $3; kids[$3] += $4; nk[$3]++; next }
+        $1 == "node" { incl[$2] = $3; excl[$2] = $4; shown[par[$2]] += $3; next }
+        $1 == "fold" { fold[$2] = $3 }
+        END { bad = 0; m = 0
+              for (p in fold) { m++; tol = 1e-5 + 1e-6 * nk[p]
+                  s = shown[p] + fold[p]; d1 = s - kids[p]; d2 = s - (incl[p] - excl[p])
+                  if (d1 > tol || d1 < -tol || d2 > tol || d2 < -tol) bad++ }
+              printf "%d/%d\n", bad, m }'
+}
+# missing HTML IDS... - the ids without a node-ID element in the page
+missing() {
+    local page=$1 id
+    shift
+    for id in "$@"; do grep -c "id=\"node-$id\"" "$page" >/dev/null || printf '%s ' "$id"; done
+}
+# folded_nodes HTML - the nodes the page's folded entries hold, summed
+folded_nodes() {
+    { grep -o 'class="fold" id="fold-[0-9]*"[^>]*><span[^>]*>[0-9]* smaller' "$1" || true; } |
+        sed 's/.*>\([0-9]*\) smaller/\1/' | awk '{ s += $1 } END { print s + 0 }'
+}
 
 # ---------------------------------------------------------------- no browser
 rc=0
@@ -252,6 +284,70 @@ else
     notok "mkbig 100 ranks" "missing: $MKBIG"
 fi
 
+# folding (analyzer/render/html_fold.c): bench/mkbig's 5,000 nodes at 16
+# ranks; the page folds the nodes under 0.1% of the root (the tree holds
+# more than 2,000) and stays within 2 MB; every folded entry's parent adds
+# up; the 20 nodes with the most time and the 10 costliest by imbalance
+# are shown; shown nodes + folded ones = the database's nodes; the
+# script counted the shown ones
+if [ -x "$MKBIG" ]; then
+    "$MKBIG" 16 "$tmp/fold.hpf" >/dev/null
+    "$QUERY" "$tmp/fold.hpf" --check >/dev/null 2>&1 && ok "mkbig 5,000 nodes: --check" ||
+        notok "mkbig 5,000 nodes: --check" "$("$QUERY" "$tmp/fold.hpf" --check 2>&1 | tail -1)"
+    fdb=$tmp/fold.db
+    "$REPORT" "$fdb" -o "$tmp/fold.html" >/dev/null 2>&1 || true
+    f=$tmp/fold.html
+    nnodes=$(q "$fdb" "SELECT COUNT(*) FROM node")
+    nfolded=$(folded_nodes "$f")
+    nshown=$(count "$f" '<details id="node-\|<div class="leaf" id="node-')
+    expect_cmp "mkbig 5,000 nodes: folding happens (nodes folded)" gt 1000 "$nfolded"
+    expect_cmp "mkbig 5,000 nodes: the page is at most 2 MB" le 2000000 "$(wc -c <"$f")"
+    expect_eq "mkbig 5,000 nodes: shown + folded = the database's nodes; the note says so" \
+        "$nnodes,$nfolded" "$((nshown + nfolded)),$(attr_of "$f" fold-note data-folded)"
+    sums=$(fold_sums "$f" "$fdb")
+    expect_eq "mkbig 5,000 nodes: every folded entry's parent adds up (bad/entries)" \
+        "0/$(count "$f" 'class="fold" id="fold-')" "$sums"
+    expect_cmp "mkbig 5,000 nodes: folded entries in the flame graph" gt 100 \
+        "$(count "$f" '<rect data-fold=')"
+    expect_eq "mkbig 5,000 nodes: the 20 nodes with the most time are shown" "" \
+        "$(missing "$f" $(q "$fdb" "SELECT node FROM node_time ORDER BY time DESC, node LIMIT 20"))"
+    expect_eq "mkbig 5,000 nodes: the 10 costliest nodes (imbalance) are shown" "" \
+        "$(missing "$f" $(q "$fdb" "SELECT node FROM node_time WHERE time > 0 AND node <> 1
+            ORDER BY CASE WHEN mean > 0 THEN time * (max / mean - 1) ELSE 0 END DESC, time DESC,
+            node LIMIT 10"))"
+    dom "$f" fold
+    expect_eq "mkbig 5,000 nodes: the script counted the $nshown shown nodes" "$nshown" \
+        "$(by_id "$tmp/fold.dom" node-count)"
+    # a copy where every node has 0.2% of the root: the 2,000-entry budget
+    # binds, the communication statements (over 0.1%) are shown all the
+    # same, and a small leaf made the costliest by imbalance too
+    cp "$fdb" "$tmp/dense.db"
+    leaf=$(q "$fdb" "SELECT n.id FROM node n JOIN site s ON s.id = n.site WHERE s.kind <> 'comm'
+        AND NOT EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id) ORDER BY n.id DESC LIMIT 1")
+    sqlite3 "$tmp/dense.db" "UPDATE node_excl SET time = 0.002 * (SELECT SUM(wall * MAX(threads, 1))
+        FROM rank) WHERE node <> 1; UPDATE node_time SET max = 1e6 * mean WHERE node = $leaf"
+    "$REPORT" "$tmp/dense.db" -o "$tmp/dense.html" >/dev/null 2>&1 || true
+    d=$tmp/dense.html
+    expect_eq "every node over 0.1%: the communication statements and the costliest leaf shown" "" \
+        "$(missing "$d" $leaf $(q "$fdb" "SELECT n.id FROM node n JOIN site s ON s.id = n.site
+            WHERE s.kind = 'comm'"))"
+    expect_cmp "every node over 0.1%: at most 2,000 entries and the communication statements" le \
+        "$((2000 + $(q "$fdb" "SELECT COUNT(*) FROM node n JOIN site s ON s.id = n.site WHERE s.kind = 'comm'")))" \
+        "$(count "$d" '<details id="node-\|<div class="leaf" id="node-\|<div class="fold" id="fold-')"
+    expect_cmp "every node over 0.1%: the page is at most 2 MB" le 2000000 "$(wc -c <"$d")"
+    # 10^5 ranks (a copy with rank rows added): the page stays within 2 MB
+    cp "$fdb" "$tmp/huge.db"
+    sqlite3 "$tmp/huge.db" "WITH RECURSIVE r(n) AS (SELECT 16 UNION ALL SELECT n + 1 FROM r
+        WHERE n < 99999) INSERT INTO rank(rank, threads, wall) SELECT n, 1, 0.0 FROM r"
+    "$REPORT" "$tmp/huge.db" -o "$tmp/huge.html" >/dev/null 2>&1 || true
+    expect_cmp "10^5 ranks x 5,000 nodes: the page is at most 2 MB" le 2000000 \
+        "$(wc -c <"$tmp/huge.html")"
+fi
+# a small profile's page has no folding at all (the known profile's and
+# jacobi's node counts are checked against their databases above/below)
+expect_eq "mkprofile: nothing folded (no note, entry or folded rectangle)" "0,0,0" \
+    "$(count "$tmp/p.html" 'id="fold-note"'),$(count "$tmp/p.html" 'class="fold"'),$(count "$tmp/p.html" 'data-fold=')"
+
 # ---------------------------------------------------------------- bad input, bad output
 echo "not a profile" >"$tmp/junk.txt"
 rc=0
@@ -349,6 +445,32 @@ else
         if is_png "$OUT/jacobi.png"; then ok "jacobi: screenshot $OUT/jacobi.png"; else
             notok "jacobi: screenshot" "no PNG at $OUT/jacobi.png"
         fi
+        # aggregate mode (hprof-merge --no-detail: stat and comm read from
+        # the profile) at 10^5 ranks (a copy with rank rows added), the
+        # profile moved away: the page is made from the aggregates alone,
+        # the parallel region a row over ranks and threads (node_time,
+        # node_worst_rank, node_worst_thread), no per-thread table
+        mkdir -p "$tmp/agg"
+        cp "$PROFILE" "$tmp/agg/jac.hpf"
+        "$builddir/analyzer/hprof-merge" --no-detail -o "$tmp/agg/jac.db" "$tmp/agg/jac.hpf" >/dev/null 2>&1
+        sqlite3 "$tmp/agg/jac.db" "WITH RECURSIVE r(n) AS (SELECT 2 UNION ALL SELECT n + 1 FROM r
+            WHERE n < 99999) INSERT INTO rank(rank, threads, wall) SELECT n, 2, 0.0 FROM r"
+        mv "$tmp/agg/jac.hpf" "$tmp/agg-moved.hpf"
+        rc=0
+        "$REPORT" "$tmp/agg/jac.db" -o "$tmp/agg.html" >"$tmp/agg.out" 2>&1 || rc=$?
+        expect_eq "aggregate mode, 10^5 ranks, profile gone: exit 0, nothing printed" "0," \
+            "$rc,$(oneline <"$tmp/agg.out")"
+        row=$({ grep -o "<tr data-node=\"$pid\">.*" "$tmp/agg.html" 2>/dev/null || true; } |
+            sed 's/<\/td>/\n/g; s/<[^>]*>//g')
+        expect_eq "aggregate mode: the region's row (calls, time) from the aggregates, no per-thread table" \
+            "$(q "$jdb" "SELECT t.calls || ' ' || printf('%.6f', t.time) FROM node_time t
+                WHERE t.node = $pid" | tr ' ' ,),0" \
+            "$(printf '%s\n' "$row" | sed -n '2p;3p' | paste -sd,),$(count "$tmp/agg.html" 'class="threads"')"
+        expect_eq "aggregate mode: the region's slowest rank and thread, node_worst_rank's and node_worst_thread's" \
+            "$(q "$jdb" "SELECT w.rank || ' ' || t.thread FROM node_worst_rank w JOIN node_worst_thread t
+                ON t.node = w.node WHERE w.node = $pid" | tr ' ' ,)" \
+            "$(printf '%s\n' "$row" | sed -n '6p;7p' | paste -sd,)"
+        mv "$tmp/agg-moved.hpf" "$tmp/agg/jac.hpf"
     fi
 
     # tasks: the timeline

@@ -307,6 +307,34 @@ static void test_version3_file(void **state)
     hp_buf_free(&v3);
 }
 
+/* The CRC-32 of every length and alignment (the fast paths take 8, 16
+ * and 64 bytes a step) against one bit at a time, and its check value. */
+static uint32_t crc_bitwise(uint32_t crc, const unsigned char *p, size_t n)
+{
+    uint32_t c = ~crc;
+    for (; n--; p++) {
+        c ^= *p;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+    }
+    return ~c;
+}
+
+static void test_crc32(void **state)
+{
+    (void)state;
+    unsigned char buf[600];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)(i * 2654435761u >> 13);
+    assert_int_equal(hp_crc32("123456789", 9), 0xcbf43926u);
+    for (size_t len = 0; len + 16 <= sizeof buf; len++)
+        for (size_t off = 0; off < 16; off++) {
+            uint32_t seed = (uint32_t)(len * 31 + off) * 2246822519u;
+            assert_int_equal(hp_crc32_update(seed, buf + off, len),
+                             crc_bitwise(seed, buf + off, len));
+        }
+}
+
 /* ---- corruption classes ---- */
 
 static void test_checksum(void **state)
@@ -735,10 +763,27 @@ static void test_record_domain(void **state)
     expect_valid();
 }
 
+/* The CRC of A then B from those of A and B (live snapshots checksum
+ * their payloads in blocks): every split of a buffer, lengths 0 on. */
+static void test_crc_combine(void **state)
+{
+    unsigned char data[700];
+    (void)state;
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (unsigned char)(i * 131u + (i >> 3) * 7u);
+    for (size_t len = 0; len <= sizeof data; len += 97)
+        for (size_t cut = 0; cut <= len; cut += 13)
+            assert_int_equal(hp_crc32_combine(hp_crc32(data, cut), hp_crc32(data + cut, len - cut),
+                                              hp_crc32_shift(len - cut)),
+                             hp_crc32(data, len));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crc_combine),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test(test_crc32),
         cmocka_unit_test_setup_teardown(test_checksum, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_layout_before_checksum, setup, teardown),

@@ -22,10 +22,10 @@
 #     per node and held by comm_range (widened by --aggregate after rows
 #     were added by hand); two sites of a rank merged into one node give
 #     one stat row with the two records summed (mkprofile -m);
-#   - PRAGMA user_version is 4; a database of format 0 (an older hprof)
+#   - PRAGMA user_version is 5; a database of format 0 (an older hprof)
 #     next to its profile is merged again, alone it is a one-line error
 #     saying to run hprof-merge; format 99 gives "database format 99 is
-#     newer than this hprof-query reads (4)" and exit 1 (and is not
+#     newer than this hprof-query reads (5)" and exit 1 (and is not
 #     overwritten); a non-hprof SQLite database is "not an hprof database".
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
@@ -143,11 +143,11 @@ check "rank_mpi" "0,20
 1,25" "$(q "SELECT rank, mpi_pct FROM rank_mpi ORDER BY rank")"
 
 # ---- the database format
-check "format version" "4" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
+check "format version" "5" "$(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 cp "$dir/p.db" "$dir/p.db.keep"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
-check "format 0 next to its profile: merged again" "0 4" \
+check "format 0 next to its profile: merged again" "0 5" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... saying so" "1" "$(grep -c "merged $dir/p.hpf" "$dir/err")"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 0"
@@ -155,21 +155,21 @@ rm "$dir/p.hpf"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 0 alone: exit 1" "1" "$?"
 check "format 0 alone: one line saying to run hprof-merge again" \
-    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (4): run hprof-merge on its profile again" \
+    "hprof-query: $dir/p.db: database format 0 is older than this hprof-query reads (5): run hprof-merge on its profile again" \
     "$(cat "$dir/err")"
 cp "$dir/p.db.keep" "$dir/p.db"
 sqlite3 "$dir/p.db" "PRAGMA user_version = 99"
 "$QUERY" "$dir/p.db" >/dev/null 2>"$dir/err"
 check "format 99: exit 1" "1" "$?"
 check "format 99: one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (4)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (5)" \
     "$(cat "$dir/err")"
 "$MKPROFILE" "$dir/p.hpf"
 "$QUERY" "$dir/p.hpf" >/dev/null 2>"$dir/err"
 check "format 99 next to its profile: exit 1, not overwritten" "1 99" \
     "$? $(sqlite3 "$dir/p.db" "PRAGMA user_version")"
 check "... one-line error" \
-    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (4)" \
+    "hprof-query: $dir/p.db: database format 99 is newer than this hprof-query reads (5)" \
     "$(cat "$dir/err")"
 sqlite3 "$dir/other.db" "CREATE TABLE t(x); INSERT INTO t VALUES(1);"
 "$QUERY" "$dir/other.db" >/dev/null 2>"$dir/err"

@@ -40,12 +40,16 @@
 # detail (1: these inputs are small, their rows are stored), and records
 # source_files and source_files_id (left out, as source): with those left out
 # the digests are the ones before, 540eb29f..., 06e9e3b0..., c0840416...
-# (checked when they came).  Inputs, all deterministic:
-#   - mkprofile's two-rank profile                            1f395817...
+# (checked when they came).  comm_node_peer keyed by (node, peer) itself
+# (WITHOUT ROWID, its index comm_node_peer_node gone) changes the schema
+# only: with the schema rows of before and the rows of now the digests
+# are the ones before, 1f395817..., 8de4903d..., 6c695065... (checked
+# when it came).  Inputs, all deterministic:
+#   - mkprofile's two-rank profile                            3f041271...
 #   - the same run as the two files its ranks wrote alone
 #     (mkprofile -r 0, -r 1: NAME.rank<N>.hpf), merged:  the same digest
-#   - rank 0's file alone (rank 1 missing)                    8de4903d...
-#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            6c695065...
+#   - rank 0's file alone (rank 1 missing)                    2f54bb5a...
+#   - bench/mkbig -n 400 -c 40 -p 5 -t 2, 16 ranks            a7272617...
 # Run from the build directory (as `make check` does) or with top_builddir set.
 set -u
 top=${top_builddir:-.}
@@ -90,12 +94,12 @@ digest() {
     "$MKPROFILE" -r 1 "$dir/d.rank1.hpf" || { echo "not ok - mkprofile"; exit 1; }
 "$MKBIG" -n 400 -c 40 -p 5 -t 2 16 "$dir/b.hpf" || { echo "not ok - mkbig"; exit 1; }
 
-profile=1f39581789cb62ffcc9590228bd52eefa39a558dac185787879dd5f9c590f999
+profile=3f04127172ab5f1c108d73a9df25187253cb8ece1ef4fecd11940825c236cd50
 check "mkprofile's profile" $profile "$(digest p "$dir/p.hpf")"
 check "its ranks' own files merged" $profile "$(digest d "$dir/d.rank0.hpf" "$dir/d.rank1.hpf")"
-check "rank 0's file alone" 8de4903da5870bd44b43014e2f8e4c4523c1ccbd12cfb5735f10a2a6f2d85394 \
+check "rank 0's file alone" 2f54bb5a0d93c12d82e1b7634b034d08a9cd2d6d3418819fac027755ee34c4b2 \
     "$(digest d0 "$dir/d.rank0.hpf")"
-check "mkbig 16 ranks" 6c69506516d874cca732c952768bb0ff68e9bb518df385897ec9e4e68e824138 \
+check "mkbig 16 ranks" a7272617452e84a3d5e23d69155bed8b4ac63f4655b0e3a84982681382f14986 \
     "$(digest b "$dir/b.hpf")"
 
 echo "$pass passed, $fail failed"

@@ -1,0 +1,402 @@
+/*
+ * rankidx.c - writes the per-node index of per-rank rows (rankidx.h) as
+ * an aggregator of the merge's pass over the ranks: each rank's records
+ * are summed into stat rows as db_order.c orders them (by thread within
+ * a node, records of one thread in record order), encoded into a stage
+ * that goes to the nodes' buffers every STAGE_RANKS ranks, and its comm
+ * records' runs to the node's other buffer;
+ * the buffers become the rows of rank_index at the end.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hp_format.h"
+#include "rankidx.h"
+
+typedef struct bytes {
+    unsigned char *v;
+    size_t n, cap;
+} bytes;
+
+/* A stat row of the rank being added, waiting for its node's others. */
+typedef struct pending {
+    uint32_t thread, next;      /* next: the node's next row (by thread) + 1, or 0 */
+    hpf_stat_row row;
+} pending;
+
+/* A stat row in the stage: its node and rank, where its bytes are. */
+typedef struct staged {
+    uint32_t node, rank;
+    uint32_t at, len;           /* in stage_bytes */
+} staged;
+
+/* How many ranks' rows the stage holds before they go to their nodes. */
+#define STAGE_RANKS 32
+
+typedef struct rix_acc {
+    const hpf_profile *p;
+    uint32_t nnodes;
+    int on;                     /* aggregate mode: the index is written */
+    int comms;                  /* every rank's comm records are in the mapped file */
+    bytes *stat, *comm;         /* per merged node */
+    uint32_t *stat_rank, *comm_rank;    /* per node: the rank of its last row, run */
+    uint32_t *head;             /* per node: its first pending row + 1, or 0 */
+    uint32_t *tail;             /* ... and its last (when head is not 0) */
+    uint32_t *touched;          /* the nodes with pending rows */
+    pending *pend;
+    size_t npend, cap_pend;
+    /* Stat rows of the last ranks, encoded but for their rank, waiting to
+     * be appended to their nodes' buffers together (stage_flush): one
+     * visit of a node's buffer per STAGE_RANKS ranks instead of one per
+     * rank (its tail is a cache and TLB miss: 56% of the pass's index
+     * time at 1024 mkbig ranks went to it). */
+    staged *stage;
+    size_t nstage, cap_stage;
+    bytes stage_bytes;
+    uint32_t stage_ranks;       /* ranks in the stage */
+    uint32_t *count;            /* per node: its staged rows, then their first slot */
+    uint32_t *order;            /* the staged rows by node, rank order kept */
+} rix_acc;
+
+static int grow(bytes *b, size_t more)
+{
+    if (b->n + more <= b->cap)
+        return 0;
+    size_t cap = b->cap ? 2 * b->cap : 256;
+    while (cap < b->n + more)
+        cap *= 2;
+    unsigned char *v = realloc(b->v, cap);
+    if (!v)
+        return -1;
+    b->v = v;
+    b->cap = cap;
+    return 0;
+}
+
+static void put_varint(bytes *b, uint64_t x)
+{
+    while (x >= 0x80) {
+        b->v[b->n++] = (unsigned char)(x | 0x80);
+        x >>= 7;
+    }
+    b->v[b->n++] = (unsigned char)x;
+}
+
+static void put_double(bytes *b, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    for (int k = 0; k < 8; k++)
+        b->v[b->n++] = (unsigned char)(u >> (8 * k));
+}
+
+static int same(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static unsigned row_flags(const hpf_stat_row *s)
+{
+    unsigned f = 0;
+    f |= s->timed == s->count ? HPF_RIX_TIMED_ALL : 0;
+    f |= same(s->raw_min, s->raw_time) ? HPF_RIX_RMIN_IS_RTIME : 0;
+    f |= same(s->raw_max, s->raw_min) ? HPF_RIX_RMAX_IS_RMIN : 0;
+    f |= same(s->time, s->raw_time) ? HPF_RIX_TIME_IS_RAW : 0;
+    f |= same(s->min, s->raw_min) ? HPF_RIX_MIN_IS_RAW : 0;
+    if (same(s->max, s->raw_max))
+        f |= HPF_RIX_MAX_IS_RAW;
+    else if (same(s->max, s->min))
+        f |= HPF_RIX_MAX_IS_MIN;
+    return f;
+}
+
+/* Encodes a stat row of rank r at node g into the stage (all but the
+ * rank, which is a difference from the node's row before it in the
+ * node's buffer).  0, or -1 without memory. */
+static int put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const hpf_stat_row *s)
+{
+    bytes *b = &a->stage_bytes;
+    if (grow(b, 4 * 10 + 6 * 8))
+        return -1;
+    if (a->nstage == a->cap_stage) {
+        size_t cap = a->cap_stage ? 2 * a->cap_stage : 4096;
+        staged *v = realloc(a->stage, cap * sizeof *v);
+        if (!v)
+            return -1;
+        a->stage = v;
+        a->cap_stage = cap;
+    }
+    size_t start = b->n;
+    unsigned f = row_flags(s);
+    put_varint(b, thread);
+    put_varint(b, s->count);
+    put_varint(b, f);
+    if (!(f & HPF_RIX_TIMED_ALL))
+        put_varint(b, s->timed);
+    put_double(b, s->raw_time);
+    if (!(f & HPF_RIX_RMIN_IS_RTIME))
+        put_double(b, s->raw_min);
+    if (!(f & HPF_RIX_RMAX_IS_RMIN))
+        put_double(b, s->raw_max);
+    if (!(f & HPF_RIX_TIME_IS_RAW))
+        put_double(b, s->time);
+    if (!(f & HPF_RIX_MIN_IS_RAW))
+        put_double(b, s->min);
+    if (!(f & (HPF_RIX_MAX_IS_RAW | HPF_RIX_MAX_IS_MIN)))
+        put_double(b, s->max);
+    a->stage[a->nstage++] = (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
+    return 0;
+}
+
+/* Appends the staged rows to their nodes' buffers, node by node (a
+ * counting sort keeps each node's rows in the order they were staged:
+ * rank, then thread), and empties the stage.  0, or -1 without memory. */
+static int stage_flush(rix_acc *a)
+{
+    if (!a->nstage)
+        return 0;
+    uint32_t *order = realloc(a->order, a->nstage * sizeof *order);
+    if (!order)
+        return -1;
+    a->order = order;
+    memset(a->count, 0, ((size_t)a->nnodes + 2) * sizeof *a->count);
+    for (size_t k = 0; k < a->nstage; k++)
+        a->count[a->stage[k].node + 1]++;
+    for (uint32_t g = 1; g <= a->nnodes + 1; g++)
+        a->count[g] += a->count[g - 1];         /* count[g]: node g's first slot */
+    for (size_t k = 0; k < a->nstage; k++)
+        a->order[a->count[a->stage[k].node]++] = (uint32_t)k;
+    size_t k = 0;
+    while (k < a->nstage) {
+        uint32_t g = a->stage[a->order[k]].node;
+        size_t end = k, need = 0;
+        for (; end < a->nstage && a->stage[a->order[end]].node == g; end++)
+            need += 5 + a->stage[a->order[end]].len;
+        bytes *b = &a->stat[g];
+        if (grow(b, need))
+            return -1;
+        for (; k < end; k++) {
+            const staged *e = &a->stage[a->order[k]];
+            put_varint(b, e->rank - a->stat_rank[g]);
+            a->stat_rank[g] = e->rank;
+            memcpy(b->v + b->n, a->stage_bytes.v + e->at, e->len);
+            b->n += e->len;
+        }
+    }
+    a->nstage = 0;
+    a->stage_bytes.n = 0;
+    a->stage_ranks = 0;
+    return 0;
+}
+
+static int put_run(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, uint32_t n,
+                   uint64_t offset)
+{
+    bytes *b = &a->comm[g];
+    if (grow(b, 4 * 10))
+        return -1;
+    put_varint(b, r - a->comm_rank[g]);
+    a->comm_rank[g] = r;
+    put_varint(b, thread);
+    put_varint(b, n);
+    put_varint(b, offset);
+    return 0;
+}
+
+/* Is every rank's comm records still in the mapped file (not decoded)? */
+static int comms_in_file(const hpf_profile *p)
+{
+    if (!p->map_path || !p->comm_at)
+        return 0;
+    for (uint32_t r = 0; r < p->nranks; r++)
+        if (p->ranks[r].comms && p->ranks[r].ncomms > 0)
+            return 0;
+    return 1;
+}
+
+static void *rix_start(const hpf_profile *p, const hpf_merged *m, int per_rank)
+{
+    rix_acc *a = calloc(1, sizeof *a);
+    if (!a || per_rank)
+        return a;       /* the rows are stored: no index */
+    size_t n = (size_t)m->nnodes + 1;
+    a->p = p;
+    a->nnodes = m->nnodes;
+    a->on = 1;
+    a->comms = comms_in_file(p);
+    a->stat = calloc(n, sizeof *a->stat);
+    a->comm = calloc(n, sizeof *a->comm);
+    a->stat_rank = calloc(n, sizeof *a->stat_rank);
+    a->comm_rank = calloc(n, sizeof *a->comm_rank);
+    a->head = calloc(n, sizeof *a->head);
+    a->tail = calloc(n, sizeof *a->tail);
+    a->touched = calloc(n, sizeof *a->touched);
+    a->count = calloc(n + 1, sizeof *a->count);
+    if (a->stat && a->comm && a->stat_rank && a->comm_rank && a->head && a->tail && a->touched &&
+        a->count)
+        return a;
+    hpf_rankidx_aggregator.finish(a);
+    return NULL;
+}
+
+/* Record i of the rank into its node's pending rows: summed into the row
+ * of its thread, or a new row in thread order.  0, or -1 without memory. */
+static int add_record(rix_acc *a, uint32_t g, uint32_t thread, const hpf_stat_row *s)
+{
+    if (a->npend == a->cap_pend) {     /* first: link may point into pend */
+        size_t cap = a->cap_pend ? 2 * a->cap_pend : 1024;
+        pending *v = realloc(a->pend, cap * sizeof *v);
+        if (!v)
+            return -1;
+        a->pend = v;
+        a->cap_pend = cap;
+    }
+    uint32_t *link = &a->head[g];
+    /* a rank's threads usually come in order: past the last row at once
+     * (walking the list would cost threads^2 per node) */
+    if (*link && a->pend[a->tail[g] - 1].thread < thread)
+        link = &a->pend[a->tail[g] - 1].next;
+    while (*link && a->pend[*link - 1].thread < thread)
+        link = &a->pend[*link - 1].next;
+    if (*link && a->pend[*link - 1].thread == thread) {
+        hpf_stat_add(&a->pend[*link - 1].row, s);
+        return 0;
+    }
+    a->pend[a->npend] = (pending){thread, *link, *s};
+    *link = (uint32_t)++a->npend;
+    if (!a->pend[a->npend - 1].next)
+        a->tail[g] = (uint32_t)a->npend;
+    return 0;
+}
+
+static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
+{
+    const hp_rank_data *rd = rows->rd;
+    size_t ntouched = 0;
+    a->npend = 0;
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        uint32_t g = rows->node_map[i];
+        hpf_stat_row s = hpf_stat_record(&rd->nodes[i], rows->time, rd->nnodes, i);
+        if (!a->head[g])
+            a->touched[ntouched++] = g;
+        if (add_record(a, g, rd->nodes[i].thread, &s))
+            return -1;
+    }
+    for (size_t k = 0; k < ntouched; k++) {
+        uint32_t g = a->touched[k];
+        for (uint32_t at = a->head[g]; at; at = a->pend[at - 1].next)
+            if (put_stat(a, g, rows->rank, a->pend[at - 1].thread, &a->pend[at - 1].row))
+                return -1;
+        a->head[g] = 0;
+    }
+    return 0;
+}
+
+static int add_comms(rix_acc *a, const hpf_rank_rows *rows)
+{
+    const hp_rank_data *rd = rows->rd;
+    uint64_t base = a->p->comm_at[rows->rank];
+    for (uint32_t i = 0; i < rd->ncomms;) {
+        uint32_t local = rd->comms[i].node, j = i + 1;
+        while (j < rd->ncomms && rd->comms[j].node == local)
+            j++;
+        if (put_run(a, rows->node_map[local], rows->rank, rd->nodes[local].thread, j - i,
+                    base + (uint64_t)i * HP_COMM_REC_LEN))
+            return -1;
+        i = j;
+    }
+    return 0;
+}
+
+static int rix_add_rank(void *acc, const hpf_rank_rows *rows)
+{
+    rix_acc *a = acc;
+    if (!a->on)
+        return 0;
+    if (add_stats(a, rows) || (a->comms && add_comms(a, rows)))
+        return -1;
+    return ++a->stage_ranks < STAGE_RANKS ? 0 : stage_flush(a);
+}
+
+static int put_index_row(sqlite3 *db, sqlite3_stmt *st, uint32_t g, const bytes *stat,
+                         const bytes *comm, char *err, size_t errlen)
+{
+    sqlite3_bind_int64(st, 1, g);
+    if (stat->n)
+        sqlite3_bind_blob(st, 2, stat->v, (int)stat->n, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 2);
+    if (comm->n)
+        sqlite3_bind_blob(st, 3, comm->v, (int)comm->n, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 3);
+    return hpf_agg_step(db, st, err, errlen);
+}
+
+static int rix_write(void *acc, sqlite3 *db, char *err, size_t errlen)
+{
+    rix_acc *a = acc;
+    sqlite3_stmt *st = NULL;
+    char sql[128];
+    if (!a->on)
+        return 0;
+    if (stage_flush(a)) {
+        snprintf(err, errlen, "rank_index: out of memory");
+        return -1;
+    }
+    snprintf(sql, sizeof sql, "INSERT INTO run VALUES('rank_index', %d);",
+             a->comms ? HPF_RIX_STAT_COMM : HPF_RIX_STAT);
+    /* comm first: a column after a long one is found by reading the long
+     * one's overflow pages (comm's runs are read alone, a node's stat rows
+     * after its few pages of runs) */
+    if (sqlite3_exec(db, "CREATE TABLE rank_index(node INTEGER PRIMARY KEY, comm BLOB,"
+                     " stat BLOB);", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO rank_index(node, stat, comm) VALUES(?, ?, ?)", -1,
+                           &st, NULL) !=
+            SQLITE_OK)
+        return hpf_agg_fail(db, err, errlen);
+    int rc = 0;
+    for (uint32_t g = 1; g <= a->nnodes && rc == 0; g++) {
+        if (a->stat[g].n || a->comm[g].n)
+            rc = put_index_row(db, st, g, &a->stat[g], &a->comm[g], err, errlen);
+        free(a->stat[g].v);     /* written: its memory back for the next */
+        free(a->comm[g].v);
+        a->stat[g] = a->comm[g] = (bytes){NULL, 0, 0};
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void rix_finish(void *acc)
+{
+    rix_acc *a = acc;
+    if (!a)
+        return;
+    for (uint32_t g = 0; a->on && g <= a->nnodes; g++) {
+        free(a->stat ? a->stat[g].v : NULL);
+        free(a->comm ? a->comm[g].v : NULL);
+    }
+    free(a->stat);
+    free(a->comm);
+    free(a->stat_rank);
+    free(a->comm_rank);
+    free(a->head);
+    free(a->tail);
+    free(a->touched);
+    free(a->pend);
+    free(a->stage);
+    free(a->stage_bytes.v);
+    free(a->count);
+    free(a->order);
+    free(a);
+}
+
+const hpf_aggregator hpf_rankidx_aggregator = {
+    .name = "rank_index",
+    .start = rix_start,
+    .add_rank = rix_add_rank,
+    .write = rix_write,
+    .finish = rix_finish,
+};
