@@ -15,7 +15,7 @@
  * MPI_ANY_SOURCE, its own way per mode (argv[1]):
  *   twice    two blocking MPI_Recv;
  *   loop     rank 1 computes CALLS calls, then sends ROUNDS = 3 messages
- *            with CALLS/10 calls before each but the first; rank 2
+ *            with CALLS/40 calls before each but the first; rank 2
  *            spins, then sends ROUNDS messages; rank 0 receives 2*ROUNDS
  *            times;
  *   sendrecv the twice case through MPI_Sendrecv (rank 0 sends itself an
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
             spin(SPIN_MS);
         for (int r = 0; r < rounds; r++) {
             if (rank == 1)
-                compute(r == 0 ? CALLS : CALLS / 10);
+                compute(r == 0 ? CALLS : CALLS / 40);
             MPI_Send(&rank, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
         }
     }
