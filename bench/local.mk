@@ -60,3 +60,9 @@ bench_livesnap_LDADD = libhprof/libhpcore.la -lpthread
 .PHONY: bench-live
 bench-live: all bench/livesnap$(EXEEXT)
 	bash $(top_srcdir)/bench/live.sh $(abs_top_builddir)
+# `make bench-vtime`: what HPROF_VIRTUAL_TIME=1 adds per message
+# (bench/vtime.sh, callgrind on bench/msgrate.c).
+EXTRA_DIST += bench/vtime.sh
+.PHONY: bench-vtime
+bench-vtime: all
+	bash $(top_srcdir)/bench/vtime.sh $(abs_top_builddir)

@@ -13,6 +13,8 @@ PMPI_ function and return; otherwise time the call, find the node of its
 call site (by return address) and hand the arguments that matter to one
 recorder (record.c, io.c, neighbor.c), chosen by the line's KIND.  Nothing
 per-function is written by hand except the KIND=manual functions (init.c).
+Virtual time (hp_vtime.h) adds lines per KIND (VTIME, PRECALL, NEWCOMM)
+and makes some calls itself (VTCALL), when HPROF_VIRTUAL_TIME=1 only.
 """
 import fnmatch
 import re
@@ -191,6 +193,11 @@ def fill(template, f):
     fields = dict(f["roles"])
     fields["passthrough"] = "P%s(%s)" % (f["name"], call_args(f, {}))
     fields["flag_set"] = " && *%s" % fields["flag"] if "flag" in fields else ""
+    # virtual time's resolution of deferred receives (hp_vt_resolve)
+    fields["blocking"] = ("0" if "flag" in fields else
+                          "2" if f["kind"] in ("complete_one", "complete_all") else "1")
+    if "{passthrough}" in template and f["kind"] in PRECALL:  # the scratch's fallback
+        fields["passthrough"] = "(%s, %s)" % (PRECALL_EXPR.format(**fields), fields["passthrough"])
     if "{coll_args}" in template:
         fields["coll_args"] = coll_args(f)
     if "{rma_args}" in template:
@@ -211,8 +218,53 @@ def call_args(f, subst):
 # a freed communicator's cached translation must go, or a new one that
 # gets the same handle would be translated with it.
 ALWAYS = {
-    "comm_free": "    if (hp_mpi_active)\n        hp_rankmap_forget(*{comm});\n",
+    "comm_free": "    if (hp_mpi_active)\n        hp_rankmap_forget(*{comm});\n"
+                 "    if (hp_vt_on)\n        hp_vt_comm_freed(*{comm});\n",
 }
+# Virtual time (hp_vtime.h), also when nothing is recorded: a send's
+# header goes first.
+VTIME = {
+    "send": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
+    "isend": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
+}
+# ... a new communicator (ROLES newcomm=) gets its shadow;
+NEWCOMM = "    if (rc == MPI_SUCCESS && hp_vt_on)\n        hp_vt_comm_created(*{newcomm});\n"
+# ... a Wait/Test call first receives the messages of the wildcard
+# receives it completes (timed with the call);
+PRECALL = {
+    "complete_one": "    if (hp_vt_on)\n        hp_vt_resolve({request}, 1, {blocking});\n",
+    "complete_any": "    if (hp_vt_on)\n        hp_vt_resolve({requests}, {count}, {blocking});\n",
+    "complete_all": "    if (hp_vt_on)\n        hp_vt_resolve({requests}, {count}, {blocking});\n",
+    "complete_some": "    if (hp_vt_on)\n        hp_vt_resolve({requests}, {count}, {blocking});\n",
+}
+PRECALL_EXPR = "hp_vt_on ? hp_vt_resolve({requests}, {count}, {blocking}) : (void)0"
+# ... and some calls are made by it: a receive picks its sender (a
+# blocking one, when nothing is recorded; hp_mpi_recv does when it is).
+VTCALL = {"recv": "hp_vt_recv_plain", "irecv": "hp_vt_irecv", "probe": "hp_vt_probe",
+          "iprobe": "hp_vt_iprobe", "mprobe": "hp_vt_user_mprobe",
+          "improbe": "hp_vt_user_improbe"}
+
+
+def mpi_call(f, subst):
+    """The call of the MPI function itself (virtual time's, when on)."""
+    args = call_args(f, subst)
+    call = "P%s(%s)" % (f["name"], args)
+    if f["kind"] in VTCALL:
+        call = "(hp_vt_on ? %s(%s) : %s)" % (VTCALL[f["kind"]], args, call)
+    return call
+
+
+def passthrough(f):
+    """The wrapper's return when nothing is recorded."""
+    call = mpi_call(f, {})
+    pre = fill(PRECALL.get(f["kind"], ""), f)
+    if "newcomm" in f["roles"]:
+        return ("    if (!t) {\n        int rc = %s;\n%s        return rc;\n    }\n"
+                % (call, "".join("    " + l + "\n" for l in fill(NEWCOMM, f).splitlines())))
+    if pre:
+        return ("    if (!t) {\n%s        return %s;\n    }\n"
+                % ("".join("    " + l + "\n" for l in pre.splitlines()), call))
+    return "    if (!t)\n        return %s;\n" % call
 
 
 def body(f, fid):
@@ -223,8 +275,9 @@ def body(f, fid):
     out = ["static inline __attribute__((always_inline)) int\nhp_body_%s(uintptr_t ra%s)\n{\n"
            % (name, params),
            fill(ALWAYS.get(kind, ""), f),
+           fill(VTIME.get(kind, ""), f),
            "    hp_thread *t = hp_mpi_begin();\n",
-           "    if (!t)\n        return P%s(%s);\n" % (name, call_args(f, {}))]
+           passthrough(f)]
     if kind in DELEGATED:
         out.append("    return %s(t, ra, %s);\n}\n" % (DELEGATED[kind], call_args(f, {})))
         return "".join(out)
@@ -238,7 +291,8 @@ def body(f, fid):
     out.append("    uint64_t t0 = hp_ticks();\n")
     if kind not in LOCAL_KINDS:
         out.append("    hp_event_call_begin(t, ra, %s, t0);\n" % fid)
-    out.append("    int rc = P%s(%s);\n" % (name, call_args(f, subst)))
+    out.append(fill(PRECALL.get(kind, ""), f))
+    out.append("    int rc = %s;\n" % mpi_call(f, subst))
     out.append("    uint64_t dt = hp_ticks() - t0;\n")
     if kind not in LOCAL_KINDS:
         out.append("    hp_event_call_end(t);\n")
@@ -250,6 +304,8 @@ def body(f, fid):
         total = "dt + sync" if kind == "coll" else "dt"
         out.append("    hp_mpi_node_time(t, node, %s);\n" % total)
     out.append(fill(after, f))
+    if "newcomm" in f["roles"]:
+        out.append(fill(NEWCOMM, f))
     out.append("    return rc;\n}\n")
     return "".join(out)
 
@@ -320,7 +376,7 @@ def write_source(funcs, fexcluded, path):
         c.write("/* wrappers.c - generated by gen_wrappers.py from mpi_spec.txt; "
                 "do not edit.\n * The C wrappers and, for each, the wrapper of its "
                 "Fortran bindings. */\n#include <stdlib.h>\n#include \"hp_mpi.h\"\n"
-                "#include \"hp_fortran.h\"\n\n")
+                "#include \"hp_fortran.h\"\n#include \"hp_vtime.h\"\n\n")
         c.write("const char *const hp_mpi_names[HP_MPI_NFUNCS] = {\n")
         for f in funcs:
             c.write("    \"%s\",\n" % f["name"])

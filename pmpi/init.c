@@ -25,6 +25,7 @@
 #include "hp_log.h"
 #include "hp_process.h"
 #include "hp_runtime.h"
+#include "hp_vtime.h"
 
 volatile int hp_mpi_active;
 int hp_world_rank, hp_world_size;
@@ -52,7 +53,7 @@ static void share_run_stamp(void)
         hp_process_set_run_stamp(stamp);
 }
 
-static void after_init(void)
+static void after_init(int thread_level)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &hp_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &hp_world_size);
@@ -63,6 +64,7 @@ static void after_init(void)
     hp_linger_init();
     hp_crash_set_writer(write_dying_rank);
     hp_crash_arm(); /* over the handlers the MPI library installed */
+    hp_vt_init(thread_level);
     hp_mpi_active = 1;
     hp_live_start((uint32_t)hp_world_rank, (uint32_t)hp_world_size);
 }
@@ -82,7 +84,7 @@ static int init_at(uintptr_t ra, int *argc, char ***argv)
     uint64_t t0 = hp_ticks();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) {
-        after_init(); /* its broadcast is part of the call, as the program sees it */
+        after_init(MPI_THREAD_SINGLE); /* its broadcast is part of the call, as the program sees it */
         record_init(ra, HP_MPI_Init, hp_ticks() - t0);
     }
     return rc;
@@ -100,7 +102,7 @@ static int init_thread_at(uintptr_t ra, int *argc, char ***argv, int required, i
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) {
         hp_reqmap_set_threaded(*provided == MPI_THREAD_MULTIPLE);
-        after_init();
+        after_init(*provided);
         record_init(ra, HP_MPI_Init_thread, hp_ticks() - t0);
     }
     return rc;
@@ -134,6 +136,8 @@ static void take_rank_data(hp_rank_data *rd)
 {
     if (hp_finish_take(rd, &run, (uint32_t)hp_world_rank, (uint32_t)hp_world_size) != 0)
         hp_warn("out of memory while collecting records; this rank's data is incomplete");
+    if (hp_vt_ran())
+        rd->info.flags |= HP_RANKF_VIRTUAL_TIME;
 }
 
 /* The end of the run: 0 when the profile (or this rank's file of it)
@@ -162,6 +166,9 @@ static int finish_run(void)
     if (hp_world_rank == 0) {
         if (!agg_ok && hp_cfg.summary != HP_SUMMARY_OFF)
             hp_warn("the summary is incomplete (a rank ran out of memory)");
+        if (hp_vt_ran() && hp_cfg.summary != HP_SUMMARY_OFF)
+            fprintf(stderr, "hprof: virtual time on (HPROF_VIRTUAL_TIME=1): wildcard receives "
+                    "matched by virtual send time (docs/virtual-time.md)\n");
         hp_finish_print(&agg, &run, written ? path : NULL);
         if (agg_wrote)
             fprintf(stderr, "hprof: aggregated profile written to %s\n", agg_path);
@@ -182,6 +189,7 @@ static int finish_run(void)
 static void finalize(void)
 {
     if (hp_mpi_active && hp_crash_claim()) {
+        hp_vt_finalize(); /* before the collectives of the end of the run */
         hp_mpi_active = 0;
         hp_live_stop();
         if (finish_run() == 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "hp_mpi.h"
 #include "hp_site.h"
+#include "hp_vtime.h"
 
 void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
                       int count, MPI_Datatype type, uint64_t ticks)
@@ -21,7 +22,8 @@ void hp_mpi_send_done(hp_thread *t, uint32_t node, MPI_Comm comm, int peer,
 /* Blocking receive: the wait for a matching envelope (MPI_Mprobe) is the
  * synchronization delay, the copy of the message (MPI_Mrecv) the
  * transmission.  Exact with MPI_ANY_SOURCE and under threads, because the
- * probed message is removed from matching at once. */
+ * probed message is removed from matching at once.  With virtual time
+ * the probe chooses the sender of a wildcard receive (hp_vtime.h). */
 int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
                 MPI_Datatype type, int source, int tag, MPI_Comm comm,
                 MPI_Status *status)
@@ -36,7 +38,8 @@ int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
         rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
         t1 = hp_ticks();
     } else {
-        rc = PMPI_Mprobe(source, tag, comm, &msg, st);
+        rc = hp_vt_on ? hp_vt_mprobe(source, tag, comm, &msg, st)
+                      : PMPI_Mprobe(source, tag, comm, &msg, st);
         t1 = hp_ticks();
         if (rc == MPI_SUCCESS)
             rc = PMPI_Mrecv(buf, count, type, &msg, st);
@@ -44,9 +47,12 @@ int hp_mpi_recv(hp_thread *t, uintptr_t ra, void *buf, int count,
     uint64_t t2 = hp_ticks();
     hp_event_call_end(t);
     uint32_t node = hp_mpi_node(t, ra, HP_MPI_Recv);
-    hp_mpi_node_time(t, node, t2 - t0);
+    uint64_t sync = t1 - t0;
+    if (hp_vt_on && source != MPI_PROC_NULL)
+        sync = hp_vt_wait_ticks(sync);   /* the wait the run without monitoring had */
+    hp_mpi_node_time(t, node, (t2 - t1) + sync);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
-        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t2 - t1, t1 - t0);
+        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t2 - t1, sync);
     return rc;
 }
 
@@ -71,6 +77,8 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
     MPI_Message msg;
     uint64_t t0 = hp_ticks();
     hp_event_call_begin(t, ra, (uint32_t)id, t0);
+    if (hp_vt_on)
+        hp_vt_send_header(comm, sh->dest, sh->tag);
     int rc = PMPI_Isend(sh->buf, sh->count, sh->type, sh->dest, sh->tag, comm, &sreq);
     if (rc != MPI_SUCCESS) {
         hp_event_call_end(t);
@@ -81,7 +89,8 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
         rc = PMPI_Recv(rbuf, rcount, rtype, source, rtag, comm, st);
         t2 = hp_ticks();
     } else {
-        rc = PMPI_Mprobe(source, rtag, comm, &msg, st);
+        rc = hp_vt_on ? hp_vt_mprobe(source, rtag, comm, &msg, st)
+                      : PMPI_Mprobe(source, rtag, comm, &msg, st);
         t2 = hp_ticks();
         if (rc == MPI_SUCCESS)
             rc = PMPI_Mrecv(rbuf, rcount, rtype, &msg, st);
@@ -91,12 +100,15 @@ static int sendrecv_split(hp_thread *t, uintptr_t ra, int id, const send_half *s
     uint64_t t4 = hp_ticks();
     hp_event_call_end(t);
     uint32_t node = hp_mpi_node(t, ra, id);
-    hp_mpi_node_time(t, node, t4 - t0);
+    uint64_t sync = t2 - t1;
+    if (hp_vt_on && source != MPI_PROC_NULL)
+        sync = hp_vt_wait_ticks(sync);   /* the wait the run without monitoring had */
+    hp_mpi_node_time(t, node, (t4 - t0) - ((t2 - t1) - sync));
     if (wrc == MPI_SUCCESS && sh->dest != MPI_PROC_NULL)
         hp_event_comm(t, node, hp_world_of(comm, sh->dest), sh->bytes, 0,
                     (t1 - t0) + (t4 - t3), 0);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
-        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t3 - t2, t2 - t1);
+        hp_mpi_recv_done(t, node, hp_rankmap_of(comm), st, t3 - t2, sync);
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 

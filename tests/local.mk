@@ -107,6 +107,7 @@ include tests/tiers/local.mk
 include tests/cxx/local.mk
 include tests/fortran/local.mk
 include tests/compensate/local.mk
+include tests/vtime/local.mk
 include tests/nonlocal/local.mk
 include tests/unload/local.mk
 include tests/names/local.mk

@@ -90,6 +90,8 @@ enum hp_clock_kind { HP_CLOCK_TSC = 1, HP_CLOCK_MONOTONIC = 2 };
 #define HP_RANKF_SIGNALED 8u /* a signal ended this rank: its records end
                                 there; the signal's number is in bits 24-31 */
 #define HP_RANKF_UNFINALIZED 16u /* this rank exited without MPI_Finalize */
+#define HP_RANKF_VIRTUAL_TIME 32u /* HPROF_VIRTUAL_TIME=1 controlled its
+                                     wildcard receives (docs/virtual-time.md) */
 #define HP_RANKF_SIGNAL_SHIFT 24
 
 /* Site kinds.  Values are stored in files: append only. */

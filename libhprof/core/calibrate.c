@@ -19,7 +19,9 @@
 #include <assert.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include "hp_calibrate.h"
+#include "hp_compensate.h"
 #include "hp_event.h"
 #include "hp_fast.h"
 #include "hp_log.h"
@@ -438,4 +440,53 @@ void hp_calibrated_costs(hp_event_cost out[HP_COST_KINDS])
         out[k].outside = rate > 0 ? hp_event_cost_ticks[k].outside / rate : 0;
         out[k].inside = rate > 0 ? hp_event_cost_ticks[k].inside / rate : 0;
     }
+}
+
+/* ---- what a thread's events cost so far (hp_calibrated_charge) ---- */
+
+static int charge_cover(hp_charge_cache *c, const hp_thread *t)
+{
+    if (c->thread != t)
+        c->n = 0;
+    c->thread = t;
+    if (t->nnodes > c->cap) {
+        uint32_t cap = t->nnodes * 2;
+        unsigned char (*k)[2] = realloc(c->kinds, cap * sizeof *k);
+        if (!k)
+            return -1;
+        c->kinds = k;
+        c->cap = cap;
+    }
+    for (; c->n < t->nnodes; c->n++) {
+        const hp_site *s = hp_site_get(hp_node_at(t, c->n)->site);
+        hp_site_rec rec = {.kind = s->kind, .flags = s->flags};
+        c->kinds[c->n][0] = (unsigned char)hp_cost_kind_of(&rec, 1);
+        c->kinds[c->n][1] = (unsigned char)hp_cost_kind_of(&rec, 0);
+    }
+    return 0;
+}
+
+static double node_charge(const hp_node *n, const unsigned char k[2])
+{
+    uint32_t timed_kind = k[0], counted_kind = k[1];
+    if (counted_kind == HP_COST_PROBE_COUNTED && !(n->flags & HP_NODEF_THROTTLED))
+        counted_kind = HP_COST_PROBE_FOLDED;
+    uint64_t timed = n->timed <= n->count ? n->timed : n->count;
+    double c = 0;
+    if (timed_kind < HP_COST_KINDS)
+        c += (double)timed * hp_event_cost_ticks[timed_kind].outside;
+    if (counted_kind < HP_COST_KINDS)
+        c += (double)(n->count - timed) * hp_event_cost_ticks[counted_kind].outside;
+    return c;
+}
+
+uint64_t hp_calibrated_charge(hp_charge_cache *c)
+{
+    const hp_thread *t = hp_tls_self;
+    double sum = 0;
+    if (!t || charge_cover(c, t) != 0)
+        return 0;
+    for (uint32_t i = 1; i < t->nnodes; i++)
+        sum += node_charge(hp_node_at(t, i), c->kinds[i]);
+    return (uint64_t)sum;
 }

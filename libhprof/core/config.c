@@ -12,7 +12,7 @@
 #include "hp_config.h"
 
 hp_config hp_cfg = {NULL, HP_SUMMARY_ON, 0, 1000000, 0, 0, 10, 100000, 1000, NULL, 0, 1, 1, NULL, 0, 0, 3, 0,
-                    HP_AGGREGATE_AUTO};
+                    HP_AGGREGATE_AUTO, 0};
 
 static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
                       uint64_t *out, char *err, size_t errlen)
@@ -96,6 +96,9 @@ int hp_config_parse(hp_config *cfg, const char *(*get)(const char *),
         return -1;
     if ((v = get("HPROF_COLL_SYNC")) && parse_choice("HPROF_COLL_SYNC", v, boolean,
                                                      &cfg->coll_sync, err, errlen))
+        return -1;
+    if ((v = get("HPROF_VIRTUAL_TIME")) && parse_choice("HPROF_VIRTUAL_TIME", v, boolean,
+                                                        &cfg->virtual_time, err, errlen))
         return -1;
     if ((v = get("HPROF_SIGNALS")) && parse_choice("HPROF_SIGNALS", v, boolean,
                                                    &cfg->signals, err, errlen))

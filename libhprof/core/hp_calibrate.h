@@ -14,6 +14,7 @@
 #ifndef HP_CALIBRATE_H
 #define HP_CALIBRATE_H
 
+#include <stdint.h>
 #include "hp_format.h"
 
 /* Ticks per event of each kind, measured by hp_calibrate (0 until then). */
@@ -33,6 +34,20 @@ void hp_calibrate(void);
  * whose probe and hook frame stacks it drops (what they would record later
  * is never written; later probes and hooks start new ones).  Once. */
 void hp_calibrate_hooks(hp_event_cost costs[HP_COST_KINDS]);
+
+/* What the calling thread's events cost so far, in ticks: per node, its
+ * timed calls at the timed kind's "outside" cost and its counted ones at
+ * the counted (throttled) or folded kind's, as compensation charges them
+ * (hp_compensate.h).  A walk of the thread's nodes, whose cost kinds the
+ * caller's cache keeps (zeroed at first; one cache per thread).  0 for a
+ * thread without records or without memory.  Virtual time's clock
+ * (pmpi/hp_vtime.h). */
+typedef struct hp_charge_cache {
+    const void *thread;     /* the records the kinds are of */
+    unsigned char (*kinds)[2];  /* per node index: timed, counted kind */
+    uint32_t n, cap;
+} hp_charge_cache;
+uint64_t hp_calibrated_charge(hp_charge_cache *c);
 
 /* The calibrated costs in seconds at the clock's current rate. */
 void hp_calibrated_costs(hp_event_cost out[HP_COST_KINDS]);

@@ -36,6 +36,8 @@ typedef struct hp_config {
                                 site (its own included; 0, 1: its own only) */
     uint32_t live;           /* HPROF_LIVE: seconds between live snapshots, 0: none */
     int aggregate;           /* HPROF_AGGREGATE: enum hp_aggregate_mode */
+    int virtual_time;        /* HPROF_VIRTUAL_TIME=1: wildcard receives keep the
+                                unmonitored run's order (pmpi/hp_vtime.h) */
 } hp_config;
 
 extern hp_config hp_cfg;

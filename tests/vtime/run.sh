@@ -1,0 +1,138 @@
+#!/bin/bash
+# tests/vtime/run.sh - virtual time (HPROF_VIRTUAL_TIME=1,
+# docs/virtual-time.md) against ground truth: tests/vtime/order.c, whose
+# header states the order in which its wildcard receives match two
+# senders, built plain and in tier 2 (hprof-cc --procedures=all, every
+# call timed: HPROF_THROTTLE_CALLS=0), per mode (twice, loop, sendrecv,
+# probe, mprobe, waitany):
+#   - the plain build prints the ground-truth order;
+#   - the instrumented build without the mode prints another in one of
+#     up to RUNS runs (the monitoring reverses the senders: without that
+#     the test shows nothing);
+#   - with the mode it prints the ground truth in each of RUNS = 3 runs,
+#     the summary says the mode was on and every rank's RANK flags have
+#     HP_RANKF_VIRTUAL_TIME (32); waitany's deferred receives are recorded
+#     at their MPI_Irecv line (peer, count, bytes); rank 0's recorded
+#     wait in "twice" is the virtual one (about SPIN_MS);
+# "blocked" (rank 1 waits in MPI_Wait for rank 0, which receives with
+# MPI_ANY_SOURCE first) decides without its time bound's warning;
+# and programs without wildcard receives (tests/mpi/ring_alltoall.c:
+# blocking, rendezvous-sized; tests/mpi/nonblocking.c: Isend/Irecv and
+# Waitall) print the same stdout and record the same communication
+# (count, bytes per rank and peer) with the mode on as off.  Every
+# profile passes hprof-query --check.
+#
+# usage: tests/vtime/run.sh [BUILDDIR]   (default: the current directory)
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../serial.sh"
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+QUERY=$builddir/analyzer/hprof-query
+HPCC=$builddir/instrument/hprof-cc
+LIBDIR=$builddir/pmpi/.libs
+S=$srcdir/tests/vtime
+
+. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/mpi/lib.sh"
+test_tmpdir vtime
+
+for f in "$QUERY" "$HPCC" "$LIBDIR/libhprof.so"; do
+    if [ ! -e "$f" ]; then
+        skipped "virtual time" "$f not built"
+        echo "$pass passed, $fail failed"
+        exit 0
+    fi
+done
+for c in "$MPICC" "$MPIRUN"; do
+    if ! command -v "$c" >/dev/null; then
+        skipped "virtual time" "no $c"
+        echo "$pass passed, $fail failed"
+        exit 0
+    fi
+done
+export HPROF_BUILDDIR=$builddir HPROF_SRCDIR=$srcdir
+export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+unset HPROF_FILTER HPROF_THROTTLE_NS HPROF_COMPENSATE HPROF_SUMMARY HPROF_TIER HPROF_VIRTUAL_TIME
+
+"$MPICC" -O2 -o "$tmp/plain" "$S/order.c"
+"$HPCC" --procedures=all "$MPICC" -O2 -o "$tmp/inst" "$S/order.c"
+HPLINK=(-L"$LIBDIR" -lhprof -Wl,-rpath,"$LIBDIR")
+for p in ring_alltoall nonblocking; do
+    "$MPICC" -O1 -o "$tmp/$p" "$srcdir/tests/mpi/$p.c" "${HPLINK[@]}"
+done
+
+RUNS=3
+# vt_run NAME VT NP CMD... - hp_run with HPROF_VIRTUAL_TIME=VT, every call timed.
+vt_run() {
+    local name=$1 vt=$2 np=$3
+    shift 3
+    HPROF_VIRTUAL_TIME=$vt HPROF_THROTTLE_CALLS=0 \
+        hp_run "$name" "$np" -x HPROF_VIRTUAL_TIME -x HPROF_THROTTLE_CALLS "$@"
+}
+
+# order NAME - the order line of a run's stdout.
+order() { grep '^order:' "$tmp/$1.out" || echo "no order line (exit $RC)"; }
+
+for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "mprobe:1 2" "waitany:1 2"; do
+    mode=${case%%:*} truth="order: ${case#*:}"
+    plain_run "plain-$mode" 3 "$tmp/plain" "$mode"
+    expect_eq "$mode: plain order (the ground truth)" "$truth" "$(order "plain-$mode")"
+    # The real-time order of an oversubscribed run depends on which rank
+    # the kernel runs: one reversal in up to RUNS runs shows the change.
+    for i in $(seq "$RUNS"); do
+        vt_run "off-$mode" 0 3 "$tmp/inst" "$mode"
+        got=$(order "off-$mode")
+        [ "$got" = "$truth" ] || break
+    done
+    if [ "$got" != "$truth" ]; then ok "$mode: monitoring changes the order ($got)"; else
+        notok "$mode: monitoring changes the order" "$RUNS runs as plain: $got (the test cannot fail)"
+    fi
+    for i in $(seq "$RUNS"); do
+        vt_run "on-$mode-$i" 1 3 "$tmp/inst" "$mode"
+        expect_eq "$mode: virtual time restores the order (run $i)" "$truth" "$(order "on-$mode-$i")"
+    done
+    expect_eq "$mode: summary says so" 1 "$(grep -c '^hprof: virtual time on' "$tmp/on-$mode-1.err" || true)"
+    expect_eq "$mode: ranks whose RANK flags say so" 3 \
+        "$(q "$PROFILE" "SELECT count(*) FROM rank WHERE flags & 32 = 32")"
+done
+# The waits recorded are the virtual ones: rank 0's two receives of
+# "twice" wait, in virtual time, until rank 2's send after its SPIN_MS of
+# work (rank 0 starts receiving at once), whatever rank 1's monitoring did.
+SPIN_MS=$(define_of "$S/order.c" SPIN_MS)
+wait0=$(q "$tmp/on-twice-1.hpf" "SELECT printf('%.4f', sum(c.sync)) FROM comm c
+    JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site WHERE c.rank = 0 AND s.name = 'MPI_Recv'")
+expect_cmp "twice: rank 0's recorded wait is virtual (about SPIN_MS)" within \
+    "$(awk "BEGIN { print $SPIN_MS / 1000 * 0.9 }")" "$wait0" "$(awk "BEGIN { print $SPIN_MS / 1000 * 0.3 }")"
+
+# Deadlock avoidance: rank 1 blocked in MPI_Wait answers rank 0's clock
+# requests, so rank 0 decides without its 2 s bound (whose warning says so).
+vt_run blocked 1 3 "$tmp/inst" blocked
+expect_eq "blocked: the one message rank 0 can get" "order: 2" "$(order blocked)"
+expect_eq "blocked: decided without the time bound (no warning)" 0 \
+    "$(grep -c 'virtual time:' "$tmp/blocked.err" || true)"
+
+# The deferred receives are recorded at their MPI_Irecv line, as without the mode.
+expect_eq "waitany: rank 0's MPI_Irecv records (peer, count, bytes)" "1,1,4;2,1,4" \
+    "$(q "$tmp/on-waitany-$RUNS.hpf" "SELECT c.peer, c.count, c.bytes_recv FROM comm c
+        JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+        WHERE c.rank = 0 AND s.name = 'MPI_Irecv' ORDER BY c.peer" | oneline)"
+
+# Programs without wildcard receives: the same output and records.
+comm_of() { q "$1" "SELECT rank, peer, sum(count), sum(bytes_sent), sum(bytes_recv) FROM comm
+                    GROUP BY rank, peer ORDER BY rank, peer" | oneline; }
+for p in ring_alltoall:4 nonblocking:3; do
+    prog=${p%:*} np=${p#*:}
+    vt_run "$prog-off" 0 "$np" "$tmp/$prog"
+    off_comm=$(comm_of "$PROFILE")
+    vt_run "$prog-on" 1 "$np" "$tmp/$prog"
+    expect_eq "$prog: exit status with the mode on" 0 "$RC"
+    expect_eq "$prog: same stdout with the mode on" "$(oneline <"$tmp/$prog-off.out")" \
+        "$(oneline <"$tmp/$prog-on.out")"
+    expect_eq "$prog: same communication records with the mode on" "$off_comm" "$(comm_of "$PROFILE")"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
