@@ -22,7 +22,7 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db/keymap.h analyzer/db/keymap.c \
 	analyzer/db/nodemap.h analyzer/db/nodemap.c \
 	analyzer/db/merge.h analyzer/db/merge.c \
-	analyzer/db/db.h analyzer/db/db.c analyzer/db/identity.c \
+	analyzer/db/db.h analyzer/db/db.c analyzer/db/db_tree.h analyzer/db/db_tree.c analyzer/db/identity.c \
 	analyzer/db/db_agg.h analyzer/db/db_agg.c \
 	analyzer/db/db_aggregator.h analyzer/db/db_aggregator.c \
 	analyzer/db/db_aggnode.c analyzer/db/db_aggsite.c analyzer/db/db_aggcomm.c \

@@ -18,6 +18,7 @@
 #include "db.h"
 #include "db_agg.h"
 #include "db_rows.h"
+#include "db_tree.h"
 #include "db_counters.h"
 #include "detail.h"
 #include "dbcomp.h"
@@ -166,14 +167,6 @@ static int step(writer *w, sqlite3_stmt *st)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);      /* every insert binds all its columns again */
     return rc == SQLITE_DONE ? 0 : db_fail(w, "sqlite insert");
-}
-
-static void bind_id(sqlite3_stmt *st, int col, uint32_t id)
-{
-    if (id)
-        sqlite3_bind_int64(st, col, id);
-    else
-        sqlite3_bind_null(st, col);
 }
 
 static void bind_text(sqlite3_stmt *st, int col, const char *s)
@@ -329,54 +322,23 @@ static int write_ranks(writer *w)
     return rc ? rc : write_rank_costs(w);
 }
 
+/* Merged site i's record is its first rank's (merge.h). */
+static hpf_site_source profile_site(const void *ctx, uint32_t i)
+{
+    const writer *w = ctx;
+    const hpf_gsite *g = &w->m->sites[i];
+    const hp_rank_data *rd = &w->p->ranks[g->rank];
+    return (hpf_site_source){&rd->sites[g->local], rd->strings, g->throttled};
+}
+
 static int write_sites(writer *w)
 {
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (prepare(w, "INSERT INTO site VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
-        return -1;
-    for (uint32_t i = 0; i < w->m->nsites && rc == 0; i++) {
-        const hpf_gsite *g = &w->m->sites[i];
-        const hp_rank_data *rd = &w->p->ranks[g->rank];
-        const hp_site_rec *s = &rd->sites[g->local];
-        sqlite3_bind_int64(st, 1, i + 1);
-        bind_text(st, 2, hp_kind_name(s->kind));
-        bind_text(st, 3, rd->strings[s->name]);
-        bind_text(st, 4, rd->strings[s->func]);
-        bind_text(st, 5, rd->strings[s->file]);
-        sqlite3_bind_int64(st, 6, s->line);
-        sqlite3_bind_int64(st, 7, s->end_line);
-        bind_id(st, 8, g->parent);
-        bind_id(st, 9, g->callee);
-        sqlite3_bind_int64(st, 10, s->flags | g->throttled);
-        bind_text(st, 11, rd->strings[s->module]);
-        sqlite3_bind_int64(st, 12, (int64_t)s->offset);
-        bind_text(st, 13, g->label);
-        rc = step(w, st);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return hpf_db_write_sites(w->db, w->m, profile_site, w, w->err, w->errlen);
 }
 
 static int write_nodes(writer *w)
 {
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (prepare(w, "INSERT INTO node VALUES(?, ?, ?, ?, ?, ?, ?)", &st))
-        return -1;
-    for (uint32_t i = 0; i < w->m->nnodes && rc == 0; i++) {
-        const hpf_gnode *g = &w->m->nodes[i];
-        sqlite3_bind_int64(st, 1, i + 1);
-        bind_id(st, 2, g->parent);
-        sqlite3_bind_int64(st, 3, g->site);
-        sqlite3_bind_int64(st, 4, g->depth);
-        sqlite3_bind_int(st, 5, g->outer);
-        sqlite3_bind_int64(st, 6, g->lo);
-        sqlite3_bind_int64(st, 7, g->hi);
-        rc = step(w, st);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return hpf_db_write_nodes(w->db, w->m, w->err, w->errlen);
 }
 
 /* The per rank/thread rows and the aggregates (db_rows.h). */

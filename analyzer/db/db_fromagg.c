@@ -26,6 +26,7 @@
 #include "db.h"
 #include "db_agg.h"
 #include "db_fromagg.h"
+#include "db_tree.h"
 #include "dbcomp.h"
 #include "detail.h"
 #include "merge.h"
@@ -55,14 +56,6 @@ static int step(conv *c, sqlite3_stmt *st)
 static void bind_text(sqlite3_stmt *st, int col, const char *s)
 {
     sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
-}
-
-static void bind_id(sqlite3_stmt *st, int col, uint32_t id)
-{
-    if (id)
-        sqlite3_bind_int64(st, col, id);
-    else
-        sqlite3_bind_null(st, col);
 }
 
 /* ---- the merged view: sites and nodes as merge.c numbers them ---- */
@@ -184,54 +177,21 @@ static int write_ranks(conv *c)
     return rc;
 }
 
+/* Merged site i is the aggregated tree's site i. */
+static hpf_site_source aggregated_site(const void *ctx, uint32_t i)
+{
+    const hp_aggprof *a = ctx;
+    return (hpf_site_source){&a->sites[i], a->strings, 0};
+}
+
 static int write_sites(conv *c)
 {
-    const hp_aggprof *a = &c->f->tree;
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (prepare(c, "INSERT INTO site VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st))
-        return -1;
-    for (uint32_t i = 0; i < a->nsites && rc == 0; i++) {
-        const hp_site_rec *s = &a->sites[i];
-        const hpf_gsite *g = &c->m.sites[i];
-        sqlite3_bind_int64(st, 1, i + 1);
-        bind_text(st, 2, hp_kind_name(s->kind));
-        bind_text(st, 3, a->strings[s->name]);
-        bind_text(st, 4, a->strings[s->func]);
-        bind_text(st, 5, a->strings[s->file]);
-        sqlite3_bind_int64(st, 6, s->line);
-        sqlite3_bind_int64(st, 7, s->end_line);
-        bind_id(st, 8, g->parent);
-        bind_id(st, 9, g->callee);
-        sqlite3_bind_int64(st, 10, s->flags);
-        bind_text(st, 11, a->strings[s->module]);
-        sqlite3_bind_int64(st, 12, (int64_t)s->offset);
-        bind_text(st, 13, g->label);
-        rc = step(c, st);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return hpf_db_write_sites(c->db, &c->m, aggregated_site, &c->f->tree, c->err, c->errlen);
 }
 
 static int write_nodes(conv *c)
 {
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (prepare(c, "INSERT INTO node VALUES(?, ?, ?, ?, ?, ?, ?)", &st))
-        return -1;
-    for (uint32_t i = 0; i < c->m.nnodes && rc == 0; i++) {
-        const hpf_gnode *g = &c->m.nodes[i];
-        sqlite3_bind_int64(st, 1, i + 1);
-        bind_id(st, 2, g->parent);
-        sqlite3_bind_int64(st, 3, g->site);
-        sqlite3_bind_int64(st, 4, g->depth);
-        sqlite3_bind_int(st, 5, g->outer);
-        sqlite3_bind_int64(st, 6, g->lo);
-        sqlite3_bind_int64(st, 7, g->hi);
-        rc = step(c, st);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return hpf_db_write_nodes(c->db, &c->m, c->err, c->errlen);
 }
 
 static int write_all(conv *c, const char *source)
