@@ -101,15 +101,27 @@ int hpf_agg_row_end(hpf_agg_rows *w, char *err, size_t errlen)
     return insert_held(w, w->batch, 0, HPF_AGG_BATCH, err, errlen);
 }
 
-int hpf_agg_rows_close(hpf_agg_rows *w, char *err, size_t errlen)
+int hpf_agg_rows_flush(hpf_agg_rows *w, char *err, size_t errlen)
 {
     int rc = 0;
     assert(w->col == 0);
     for (int r = 0; r < w->rows && rc == 0; r++)
         rc = insert_held(w, w->one, r, 1, err, errlen);
     w->rows = 0;
+    return rc;
+}
+
+void hpf_agg_rows_free(hpf_agg_rows *w)
+{
     sqlite3_finalize(w->batch);
     sqlite3_finalize(w->one);
     w->batch = w->one = NULL;
+    w->rows = 0;
+}
+
+int hpf_agg_rows_close(hpf_agg_rows *w, char *err, size_t errlen)
+{
+    int rc = hpf_agg_rows_flush(w, err, errlen);
+    hpf_agg_rows_free(w);
     return rc;
 }

@@ -76,7 +76,9 @@ int hpf_agg_rows_open(hpf_agg_rows *w, sqlite3 *db, const char *table, int cols,
 void hpf_agg_put_int(hpf_agg_rows *w, int64_t v);
 void hpf_agg_put_real(hpf_agg_rows *w, double v);
 int hpf_agg_row_end(hpf_agg_rows *w, char *err, size_t errlen);
+int hpf_agg_rows_flush(hpf_agg_rows *w, char *err, size_t errlen);     /* the rest in */
 int hpf_agg_rows_close(hpf_agg_rows *w, char *err, size_t errlen);
+void hpf_agg_rows_free(hpf_agg_rows *w);        /* the statements only, rows held dropped */
 
 /* The aggregators of db_aggnode.c (node_time, node_worst_rank, node_excl),
  * db_aggsite.c (rank_site, site_time, site_worst, rank_mpi) and

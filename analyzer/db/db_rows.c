@@ -33,132 +33,21 @@ static const hpf_aggregator *const aggregators[] = {
 };
 #define NAGGREGATORS (sizeof aggregators / sizeof *aggregators)
 
-/* Rows go in batches of BATCH per statement: one step per batch instead
- * of one per row.  A row's values wait in `vals` until its batch is full
- * (the records they came from may be freed by then). */
-#define BATCH 32
-#define MAX_COLS 11
-
-typedef struct cell {
-    int real;
-    union {
-        int64_t i;
-        double d;
-    } v;
-} cell;
-
-typedef struct inserter {
-    sqlite3 *db;
-    sqlite3_stmt *one, *batch;
-    int cols, rows, col;          /* columns per row; rows held; next column */
-    cell vals[BATCH * MAX_COLS];
-} inserter;
-
 static int sql_fail(sqlite3 *db, const char *what, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s: %s", what, sqlite3_errmsg(db));
     return -1;
 }
 
-/* "INSERT INTO table VALUES(?,?),(?,?)..." with `rows` rows of `cols` columns. */
-static int prepare_insert(sqlite3 *db, const char *table, int cols, int rows,
-                          sqlite3_stmt **st, char *err, size_t errlen)
-{
-    size_t len = strlen(table) + 32 + (size_t)rows * (2 * (size_t)cols + 2);
-    char *sql = malloc(len), *at = sql;
-    if (!sql) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    at += sprintf(at, "INSERT INTO %s VALUES", table);
-    for (int r = 0; r < rows; r++) {
-        *at++ = r ? ',' : ' ';
-        *at++ = '(';
-        for (int c = 0; c < cols; c++) {
-            if (c)
-                *at++ = ',';
-            *at++ = '?';
-        }
-        *at++ = ')';
-    }
-    *at = '\0';
-    assert((size_t)(at - sql) < len);
-    int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK
-                 ? 0 : sql_fail(db, "sqlite prepare", err, errlen);
-    free(sql);
-    return rc;
-}
+#define TASK_INSERT "INSERT INTO task VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-static int inserter_open(inserter *ins, sqlite3 *db, const char *table, int cols,
-                         char *err, size_t errlen)
+static int prepare_one(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err,
+                       size_t errlen)
 {
-    assert(cols <= MAX_COLS);
-    memset(ins, 0, sizeof *ins);
-    ins->db = db;
-    ins->cols = cols;
-    return prepare_insert(db, table, cols, 1, &ins->one, err, errlen) ||
-           prepare_insert(db, table, cols, BATCH, &ins->batch, err, errlen) ? -1 : 0;
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK)
+        return 0;
+    return sql_fail(db, "sqlite prepare", err, errlen);
 }
-
-static void inserter_close(inserter *ins)
-{
-    sqlite3_finalize(ins->one);
-    sqlite3_finalize(ins->batch);
-    ins->one = ins->batch = NULL;
-}
-
-/* Binds rows [first, first + n) of the held values to st and runs it. */
-static int run_rows(inserter *ins, sqlite3_stmt *st, int first, int n, char *err, size_t errlen)
-{
-    for (int k = 0; k < n * ins->cols; k++) {
-        const cell *c = &ins->vals[first * ins->cols + k];
-        if (c->real)
-            sqlite3_bind_double(st, k + 1, c->v.d);
-        else
-            sqlite3_bind_int64(st, k + 1, c->v.i);
-    }
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : sql_fail(ins->db, "sqlite insert", err, errlen);
-}
-
-/* Inserts the rows held, a batch at a time, the rest one by one. */
-static int inserter_flush(inserter *ins, char *err, size_t errlen)
-{
-    int rc = 0, first = 0;
-    assert(ins->col == 0);
-    if (ins->rows == BATCH) {
-        rc = run_rows(ins, ins->batch, 0, BATCH, err, errlen);
-        first = BATCH;
-    }
-    for (; first < ins->rows && rc == 0; first++)
-        rc = run_rows(ins, ins->one, first, 1, err, errlen);
-    ins->rows = 0;
-    return rc;
-}
-
-static void put_int(inserter *ins, int64_t v)
-{
-    cell *c = &ins->vals[ins->rows * ins->cols + ins->col++];
-    c->real = 0;
-    c->v.i = v;
-}
-
-static void put_real(inserter *ins, double v)
-{
-    cell *c = &ins->vals[ins->rows * ins->cols + ins->col++];
-    c->real = 1;
-    c->v.d = v;
-}
-
-/* Ends a row; a full batch is inserted. */
-static int end_row(inserter *ins, char *err, size_t errlen)
-{
-    assert(ins->col == ins->cols);
-    ins->col = 0;
-    return ++ins->rows == BATCH ? inserter_flush(ins, err, errlen) : 0;
-}
-
 
 /* The pass over the ranks (compensation, aggregators), run by a second
  * thread while the comm rows are inserted. */
@@ -250,7 +139,7 @@ static void rank_pass_finish(rank_pass *rk)
 }
 
 typedef struct row_pass {
-    inserter stat, comm;
+    hpf_agg_rows stat, comm;          /* the stat and comm rows, batched */
     sqlite3_stmt *task;
     char *err;
     size_t errlen;
@@ -292,7 +181,7 @@ static int write_ranges(row_pass *rp, sqlite3 *db, const id_ranges *ir, int64_t 
                  (long long)sqlite3_last_insert_rowid(db), (long long)rows);
         return -1;
     }
-    if (prepare_insert(db, "comm_range", 3, 1, &st, rp->err, rp->errlen))
+    if (prepare_one(db, "INSERT INTO comm_range VALUES(?, ?, ?)", &st, rp->err, rp->errlen))
         return -1;
     int rc = 0;
     for (size_t i = 0; i < ir->n && rc == 0; i++) {
@@ -336,7 +225,7 @@ static int put_comms(row_pass *rp, sqlite3 *db, hpf_comm_src *src, const hpf_mer
     int rc = -1;
     if (hpf_comm_runs(src, m, &runs, &nruns, rp->err, rp->errlen))
         goto done;
-    inserter *ins = &rp->comm;
+    hpf_agg_rows *ins = &rp->comm;
     for (size_t k = 0; k < nruns; k++) {
         const hpf_comm_run *run = &runs[k];
         const hp_comm_rec *c = hpf_comm_src_get(src, run->rank, run->first, run->n, rp->err,
@@ -344,26 +233,26 @@ static int put_comms(row_pass *rp, sqlite3 *db, hpf_comm_src *src, const hpf_mer
         if (!c)
             goto done;
         for (uint32_t i = 0; i < run->n; i++) {
-            put_int(ins, run->node);
-            put_int(ins, run->rank);
-            put_int(ins, run->thread);
-            put_int(ins, c[i].peer);
-            put_int(ins, (int64_t)c[i].count);
-            put_int(ins, (int64_t)c[i].bytes_sent);
-            put_int(ins, (int64_t)c[i].bytes_recv);
-            put_real(ins, c[i].tran);
-            put_real(ins, c[i].sync);
-            put_real(ins, c[i].min);
-            put_real(ins, c[i].max);
+            hpf_agg_put_int(ins, run->node);
+            hpf_agg_put_int(ins, run->rank);
+            hpf_agg_put_int(ins, run->thread);
+            hpf_agg_put_int(ins, c[i].peer);
+            hpf_agg_put_int(ins, (int64_t)c[i].count);
+            hpf_agg_put_int(ins, (int64_t)c[i].bytes_sent);
+            hpf_agg_put_int(ins, (int64_t)c[i].bytes_recv);
+            hpf_agg_put_real(ins, c[i].tran);
+            hpf_agg_put_real(ins, c[i].sync);
+            hpf_agg_put_real(ins, c[i].min);
+            hpf_agg_put_real(ins, c[i].max);
             if (note_row(&ir, run->node, ++rows)) {
                 snprintf(rp->err, rp->errlen, "out of memory");
                 goto done;
             }
-            if (end_row(ins, rp->err, rp->errlen))
+            if (hpf_agg_row_end(ins, rp->err, rp->errlen))
                 goto done;
         }
     }
-    rc = inserter_flush(ins, rp->err, rp->errlen) || write_ranges(rp, db, &ir, rows) ? -1 : 0;
+    rc = hpf_agg_rows_flush(ins, rp->err, rp->errlen) || write_ranges(rp, db, &ir, rows) ? -1 : 0;
 done:
     free(ir.v);
     free(runs);
@@ -379,7 +268,7 @@ static int put_stats(row_pass *rp, const hpf_profile *p, const hpf_merged *m,
         snprintf(rp->err, rp->errlen, "out of memory");
         return -1;
     }
-    inserter *ins = &rp->stat;
+    hpf_agg_rows *ins = &rp->stat;
     int rc = 0;
     for (size_t k = 0; k < nrefs && rc == 0;) {
         const hp_rank_data *rd = &p->ranks[refs[k].rank];
@@ -393,22 +282,22 @@ static int put_stats(row_pass *rp, const hpf_profile *p, const hpf_merged *m,
             hpf_stat_row b = hpf_stat_record(&rd->nodes[refs[j].local], v, rd->nnodes, refs[j].local);
             hpf_stat_add(&s, &b);
         }
-        put_int(ins, node);
-        put_int(ins, refs[k].rank);
-        put_int(ins, thread);
-        put_int(ins, (int64_t)s.count);
-        put_real(ins, s.time);
-        put_real(ins, s.min);
-        put_real(ins, s.max);
-        put_int(ins, (int64_t)s.timed);
-        put_real(ins, s.raw_time);
-        put_real(ins, s.raw_min);
-        put_real(ins, s.raw_max);
-        rc = end_row(ins, rp->err, rp->errlen);
+        hpf_agg_put_int(ins, node);
+        hpf_agg_put_int(ins, refs[k].rank);
+        hpf_agg_put_int(ins, thread);
+        hpf_agg_put_int(ins, (int64_t)s.count);
+        hpf_agg_put_real(ins, s.time);
+        hpf_agg_put_real(ins, s.min);
+        hpf_agg_put_real(ins, s.max);
+        hpf_agg_put_int(ins, (int64_t)s.timed);
+        hpf_agg_put_real(ins, s.raw_time);
+        hpf_agg_put_real(ins, s.raw_min);
+        hpf_agg_put_real(ins, s.raw_max);
+        rc = hpf_agg_row_end(ins, rp->err, rp->errlen);
         k = j;
     }
     free(refs);
-    return rc ? rc : inserter_flush(ins, rp->err, rp->errlen);
+    return rc ? rc : hpf_agg_rows_flush(ins, rp->err, rp->errlen);
 }
 
 /* The task rows bind a text column: inserted one by one (a timeline is
@@ -459,11 +348,11 @@ static void free_rank_records(hpf_profile *p, hpf_comp *comp)
 
 static int open_rows(row_pass *rp, sqlite3 *db)
 {
-    return inserter_open(&rp->stat, db, "stat", 11, rp->err, rp->errlen) ||
-           inserter_open(&rp->comm, db,
+    return hpf_agg_rows_open(&rp->stat, db, "stat", 11, rp->err, rp->errlen) ||
+           hpf_agg_rows_open(&rp->comm, db,
                          "comm(node, rank, thread, peer, count, bytes_sent, bytes_recv,"
                          " tran, sync, min, max)", 11, rp->err, rp->errlen) ||
-           prepare_insert(db, "task", 9, 1, &rp->task, rp->err, rp->errlen) ? -1 : 0;
+           prepare_one(db, TASK_INSERT, &rp->task, rp->err, rp->errlen) ? -1 : 0;
 }
 
 /* The aggregators' tables once the pass over the ranks is over. */
@@ -524,7 +413,7 @@ static int write_aggregates_only(row_pass *rp, sqlite3 *db, const hpf_profile *p
 {
     if (join_rank_pass(rp, rk, worker))
         return -1;
-    if (prepare_insert(db, "task", 9, 1, &rp->task, rp->err, rp->errlen) ||
+    if (prepare_one(db, TASK_INSERT, &rp->task, rp->err, rp->errlen) ||
         put_all_tasks(rp, db, p, m) ||
         write_counted_ranges(rp, db, rk->node_comms, m->nnodes))
         return -1;
@@ -572,8 +461,8 @@ int hpf_db_write_rows(sqlite3 *db, hpf_profile *p, const hpf_merged *m, hpf_comp
               : write_aggregates_only(&rp, db, p, m, rk, threaded ? &worker : NULL);
 done:
     hpf_comm_src_close(&src);
-    inserter_close(&rp.stat);
-    inserter_close(&rp.comm);
+    hpf_agg_rows_free(&rp.stat);
+    hpf_agg_rows_free(&rp.comm);
     sqlite3_finalize(rp.task);
     rank_pass_finish(rk);
     free(rk->node_comms);
