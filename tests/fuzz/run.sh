@@ -16,12 +16,30 @@ srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 builddir=$(cd "${1:-.}" && pwd)
 secs=${HPROF_FUZZ_SECONDS:-20}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hprof-fuzz.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# a background build or fuzzer still running when the script ends is stopped
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 
 if ! command -v clang >/dev/null; then
     echo "# SKIP fuzz: no clang"
     exit 77
 fi
+
+# The instrumenter's target (when libclang is there): its sources with
+# main renamed, linked with libclang.  It builds in the background while
+# the profile's target builds (2 cores; the tests run one at a time).
+clang_cflags=$(sed -n 's/^CLANG_CFLAGS = //p' "$builddir/Makefile" 2>/dev/null)
+clang_libs=$(sed -n 's/^CLANG_LIBS = //p' "$builddir/Makefile" 2>/dev/null)
+ibuild=
+if [ -n "$clang_libs" ] && [ -e "$builddir/instrument/hpi_mpi_kinds.h" ]; then
+    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+        -Dmain=hpi_main $clang_cflags -I"$srcdir/instrument" -I"$builddir/instrument" \
+        -I"$srcdir/libhprof/codec" -I"$srcdir/libhprof" -I"$builddir" \
+        "$srcdir/tests/fuzz/fuzz_instrument.c" "$srcdir"/instrument/*.c \
+        "$srcdir/libhprof/codec/filter.c" "$srcdir/libhprof/codec/names.c" $clang_libs \
+        -o "$tmp/fuzz_instrument" 2>"$tmp/ibuild.err" &
+    ibuild=$!
+fi
+
 fuzz=$tmp/fuzz_profile
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$srcdir/libhprof/codec" -I"$srcdir/analyzer" -I"$builddir" \
@@ -42,18 +60,9 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=unde
 fi
 echo "ok - fuzz target builds"
 
-# The instrumenter's target (when libclang is there): its sources with
-# main renamed, linked with libclang.
-clang_cflags=$(sed -n 's/^CLANG_CFLAGS = //p' "$builddir/Makefile" 2>/dev/null)
-clang_libs=$(sed -n 's/^CLANG_LIBS = //p' "$builddir/Makefile" 2>/dev/null)
 ifuzz=
-if [ -n "$clang_libs" ] && [ -e "$builddir/instrument/hpi_mpi_kinds.h" ]; then
-    if clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-        -Dmain=hpi_main $clang_cflags -I"$srcdir/instrument" -I"$builddir/instrument" \
-        -I"$srcdir/libhprof/codec" -I"$srcdir/libhprof" -I"$builddir" \
-        "$srcdir/tests/fuzz/fuzz_instrument.c" "$srcdir"/instrument/*.c \
-        "$srcdir/libhprof/codec/filter.c" "$srcdir/libhprof/codec/names.c" $clang_libs \
-        -o "$tmp/fuzz_instrument" 2>"$tmp/ibuild.err"; then
+if [ -n "$ibuild" ]; then
+    if wait "$ibuild"; then
         ifuzz=$tmp/fuzz_instrument
         echo "ok - instrumenter fuzz target builds"
     else
@@ -70,7 +79,18 @@ for k in ok a b c d d-abort e e-root f nested; do
     "$builddir/tests/unit/mkcheck" "$tmp/seeds/check-$k.hpf" "$k" >/dev/null 2>&1
 done
 n=$(ls "$tmp/seeds" | wc -l)
-mkdir -p "$tmp/db"
+mkdir -p "$tmp/db" "$corpus-c"
+# The two fuzzers run side by side, a core each.  libclang keeps caches
+# between inputs: the instrumenter's leaks are not checked, neither per
+# input nor at exit (LeakSanitizer's own check, which once found
+# libLLVM's SmallVector buffers still held at the end).
+if [ -n "$ifuzz" ]; then
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    "$ifuzz" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 -max_len=4096 -detect_leaks=0 \
+        -close_fd_mask=3 -artifact_prefix="$tmp/" "$corpus-c" "$srcdir"/tests/instrument/src/ \
+        >"$tmp/ifuzz.log" 2>&1 &
+    irun=$!
+fi
 TMPDIR=$tmp/db "$fuzz" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="$tmp/" "$corpus" "$tmp/seeds" >"$tmp/fuzz.log" 2>&1
 rc=$?
@@ -81,14 +101,7 @@ if [ $rc = 0 ]; then
         echo "2 passed, 0 failed"
         exit 0
     fi
-    mkdir -p "$corpus-c"
-    # libclang keeps caches between inputs: leaks are not checked here,
-    # neither per input nor at exit (LeakSanitizer's own check, which
-    # once found libLLVM's SmallVector buffers still held at the end)
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-    "$ifuzz" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 -max_len=4096 -detect_leaks=0 \
-        -close_fd_mask=3 -artifact_prefix="$tmp/" "$corpus-c" "$srcdir"/tests/instrument/src/ \
-        >"$tmp/ifuzz.log" 2>&1
+    wait "$irun"
     rc=$?
     if [ $rc = 0 ]; then
         echo "ok - $secs s of fuzzing the instrumenter from its test sources: $(grep -o 'Done [0-9]* runs' "$tmp/ifuzz.log" | tail -1), no crash, hang or sanitizer report"
