@@ -147,6 +147,27 @@ static char *by_rank_rows(const hpq_ctx *ctx, const hpq_sel *sel, char **rows)
     return from;
 }
 
+/* An aggregated profile's database (db/db_fromagg.h) keeps per node and
+ * peer class the ranks with records, the worst rank (most tran + sync)
+ * and its time (comm_node_class): three more columns of the per-peer
+ * table, for a class at one node of the site (a rank's time over several
+ * calling contexts is not kept: NULL, and the text says so).  "" for
+ * other databases; malloc'ed, NULL without memory. */
+static char *class_columns(const hpq_ctx *ctx, const hpq_sel *sel)
+{
+    static const char *const col[] = {"ranks", "worst_rank", "worst_time"};
+    char *cols = strdup(""), *more;
+    for (int i = 0; cols && hpq_is_aggregated(ctx) && i < 3; i++) {
+        if (asprintf(&more, "%s, (SELECT CASE WHEN COUNT(*) = 1 THEN MAX(k.%s) END FROM"
+                     " comm_node_class k WHERE k.node IN (%s) AND k.peer = comm_node_peer.peer)"
+                     " AS %s", cols, col[i], sel->nodes, col[i]) < 0)
+            more = NULL;
+        free(cols);
+        cols = more;
+    }
+    return cols;
+}
+
 static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank)
 {
     /* per peer from the node's sums over ranks (db_agg.c); the columns
@@ -154,27 +175,30 @@ static hpq_table *comm_table(const hpq_ctx *ctx, const hpq_sel *sel, int by_rank
     const char *group = by_rank ? "comm.rank, comm.peer" : "comm_node_peer.peer";
     char *sql, *peer = peer_columns(ctx), *rows = NULL;
     char *from = by_rank ? by_rank_rows(ctx, sel, &rows) : strdup("comm_node_peer");
-    if (!peer || !from || (by_rank && !rows) || asprintf(&sql,
+    char *classes = by_rank ? strdup("") : class_columns(ctx, sel);
+    if (!peer || !from || !classes || (by_rank && !rows) || asprintf(&sql,
                  "SELECT %s%s"
                  " CASE WHEN peer = %d THEN 'all'"
                  "  WHEN SUM(bytes_sent) > 0 AND SUM(bytes_recv) > 0 THEN 'with'"
                  "  WHEN SUM(bytes_sent) > 0 THEN 'to' WHEN SUM(bytes_recv) > 0 THEN 'from'"
                  " END AS dir, SUM(count) AS count, SUM(bytes_sent) AS bytes_sent,"
                  " SUM(bytes_recv) AS bytes_recv, SUM(tran) AS tran, SUM(sync) AS sync,"
-                 " MIN(min) AS min, MAX(max) AS max"
+                 " MIN(min) AS min, MAX(max) AS max%s"
                  " FROM %s WHERE %s%s%s GROUP BY %s ORDER BY %s",
-                 by_rank ? "rank, " : "", peer, HP_PEER_ALL, from,
+                 by_rank ? "rank, " : "", peer, HP_PEER_ALL, classes, from,
                  by_rank ? rows : "node IN (", by_rank ? "" : sel->nodes,
                  by_rank ? "" : ")", group, group) < 0) {
         free(peer);
         free(rows);
         free(from);
+        free(classes);
         hpq_oom(ctx);
         return NULL;
     }
     free(peer);
     free(rows);
     free(from);
+    free(classes);
     hpq_table *t = hpq_query_table(ctx, sql);
     free(sql);
     if (t)
@@ -236,6 +260,22 @@ static int explain_completions(const hpq_ctx *ctx, const hpq_sel *sel)
     return 0;
 }
 
+/* Text, an aggregated profile's database: when a class's ranks are not
+ * known (several calling contexts of the site, class_columns), one line
+ * says why and where the per-context figures are. */
+static void explain_class_columns(const hpq_ctx *ctx, const hpq_sel *sel, const hpq_table *t)
+{
+    int col = hpq_table_column(t, "ranks");
+    size_t r = 0;
+    while (col >= 0 && r < t->nrows && hpq_cell_at(t, r, col)->type != HPQ_NULL)
+        r++;
+    if (col < 0 || r == t->nrows)
+        return;
+    fprintf(ctx->out, "(ranks, worst_rank, worst_time: kept per calling context, and the site"
+            " has several: --sql \"SELECT * FROM comm_node_class WHERE node IN (%s)\")\n",
+            sel->nodes);
+}
+
 /* Text output shows the per-destination table and, with --by-rank, the
  * per source rank breakdown below it; CSV and JSON show one table, the
  * breakdown when --by-rank is given. */
@@ -255,6 +295,8 @@ int hpq_report_comm(const hpq_ctx *ctx, const char *site)
         print_title(ctx, "communication of", sel.label);
     if (dest && hpq_print_table(ctx, dest))
         goto done;
+    if (dest && text)
+        explain_class_columns(ctx, &sel, dest);
     if (((dest && dest->nrows == 0) || (ranks && ranks->nrows == 0)) &&
         explain_completions(ctx, &sel))
         goto done;
