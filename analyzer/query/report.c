@@ -61,6 +61,8 @@ static int print_listing(const hpq_ctx *ctx, const char *select, const char *tit
     hpq_text_hide(t, "mean");   /* time / ranks */
     if (title && ctx->opt->format == HPQ_TEXT)
         fprintf(ctx->out, "%s\n", title);
+    if (site_counters)
+        hpq_note_counters_dropped(ctx);
     int rc = hpq_print_table(ctx, t);
     if (rc == 0 && limit[0] && t->nrows == (size_t)ctx->opt->top &&
         asprintf(&sql, "SELECT COUNT(*) FROM (%s)", select) >= 0) {
