@@ -30,6 +30,7 @@ analyzer_libhpanalyze_la_SOURCES = \
 	analyzer/db/db_rows.h analyzer/db/db_rows.c analyzer/db/statrow.h \
 	analyzer/db/detail.h analyzer/db/detail.c \
 	analyzer/db/detail_src.h analyzer/db/detail_src.c \
+	analyzer/db/detail_sums.h analyzer/db/detail_sums.c \
 	analyzer/db/rankidx.h analyzer/db/rankidx.c \
 	analyzer/db/rankidx_read.h analyzer/db/rankidx_read.c \
 	analyzer/db/db_order.h analyzer/db/db_order.c \

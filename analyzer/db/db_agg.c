@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "db_agg.h"
+#include "detail_sums.h"
 #include "ovh_class.h"
 
 /* In dependency order: a definition reads only stat, comm, node, site,
@@ -117,6 +118,9 @@ static const char *const agg_sql =
  * cell peer -> rank; a send-receive to one peer counts half its transfers
  * as messages; collective sites (flag 4) and peers < 0 are left out.  The
  * first %s is a condition on the comm row c, the second the ORDER BY. */
+#define MATRIX_CELLS_OF_M                                                      \
+    " SELECT sender, receiver, bytes, messages, tran, sync FROM m"             \
+    " WHERE bytes > 0 OR messages > 0 OR tran > 0 OR sync > 0 ORDER BY %s"
 const char hpf_matrix_cells_fmt[] =
     "WITH r AS (SELECT c.rank AS rank, c.peer AS peer, c.count AS count,"
     "  c.bytes_sent AS sent, c.bytes_recv AS recvd, c.tran AS tran, c.sync AS sync,"
@@ -128,8 +132,14 @@ const char hpf_matrix_cells_fmt[] =
     "  SUM(CASE WHEN rcv THEN 0 ELSE sent END) AS bytes,"
     "  SUM(CASE WHEN rcv THEN 0 WHEN recvd > 0 THEN count / 2 ELSE count END)"
     "  AS messages, SUM(tran) AS tran, SUM(sync) AS sync FROM r GROUP BY 1, 2)"
-    " SELECT sender, receiver, bytes, messages, tran, sync FROM m"
-    " WHERE bytes > 0 OR messages > 0 OR tran > 0 OR sync > 0 ORDER BY %s";
+    MATRIX_CELLS_OF_M;
+
+/* The same cells summed in C from the virtual table's source
+ * (detail_sums.h): the first %s the list of nodes, the second the ORDER
+ * BY. */
+const char hpf_matrix_sums_fmt[] =
+    "WITH m AS (SELECT k1 AS sender, k2 AS receiver, n1 AS bytes, n2 AS messages,"
+    " t1 AS tran, t2 AS sync FROM " HPF_SUMS_FN "('matrix', '%s'))" MATRIX_CELLS_OF_M;
 
 /* What the matrix leaves out (one row): collective bytes sent, as the
  * collectives' peer -1 rows hold them (their totals: the alltoall family's
@@ -148,6 +158,11 @@ const char hpf_matrix_leftout_fmt[] =
     "  THEN c.bytes_sent END), 0) AS p2p_bytes"
     " FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site"
     " WHERE %s";
+
+/* The same row summed in C (detail_sums.h); %s is the list of nodes. */
+const char hpf_matrix_leftout_sums_fmt[] =
+    "SELECT n1 AS coll_bytes, n2 AS coll_calls, t1 AS coll_time, n3 AS file_bytes,"
+    " n4 AS p2p_bytes FROM " HPF_SUMS_FN "('leftout', '%s')";
 
 /* The indices of the materialised tables, for the reports' lookups:
  * of those with a row per rank and site or node, then of the others. */

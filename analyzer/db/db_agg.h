@@ -32,6 +32,11 @@ extern const char hpf_matrix_cells_fmt[];
 /* What the matrix leaves out, one row (a condition on c), stored for the
  * whole run as comm_leftout. */
 extern const char hpf_matrix_leftout_fmt[];
+/* Both for the rows of some nodes (printf format: their SQL list of ids,
+ * then for the cells the ORDER BY) of the virtual table `comm`, summed in
+ * C by hprof_comm_sums (detail_sums.h): the same numbers. */
+extern const char hpf_matrix_sums_fmt[];
+extern const char hpf_matrix_leftout_sums_fmt[];
 
 /* The aggregates' definitions, "CREATE VIEW name AS ...;\n" each. */
 const char *hpf_db_agg_sql(void);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "detail.h"
 #include "detail_src.h"
+#include "detail_sums.h"
 
 enum table_kind { T_STAT, T_COMM };
 
@@ -450,7 +451,8 @@ static void free_src(void *p)
     free(p);
 }
 
-/* Every new connection: the module, with the connection's profile. */
+/* Every new connection: the module and hprof_comm_sums (detail_sums.h),
+ * with the connection's profile. */
 static int on_open(sqlite3 *db, char **err, const void *api)
 {
     (void)err;
@@ -458,7 +460,8 @@ static int on_open(sqlite3 *db, char **err, const void *api)
     hpf_detail_src *s = calloc(1, sizeof *s);
     if (!s)
         return SQLITE_NOMEM;
-    return sqlite3_create_module_v2(db, HPF_DETAIL_MODULE, &rows_module, s, free_src);
+    int rc = sqlite3_create_module_v2(db, HPF_DETAIL_MODULE, &rows_module, s, free_src);
+    return rc == SQLITE_OK ? hpf_detail_sums_register(db, s) : rc;
 }
 
 int hpf_detail_register(void)

@@ -97,6 +97,14 @@ static char *diff_side_sql(const char *s, int sites)
         " SELECT name, time, count, 100.0 * time / (SELECT t FROM tt) AS share FROM n", s, s, s);
 }
 
+/* What diff counts as a change of time: more than this share of the
+ * larger of the two times, and more than half the last digit text
+ * prints (1 us): a smaller one is rounding (the same time summed in
+ * another order, converted from another clock, printed and read back),
+ * not a change of the run.  A changed call count always counts. */
+#define DIFF_REL_TOLERANCE "1e-4"
+#define DIFF_ABS_TOLERANCE "5e-7"
+
 /* Nodes and sites of main (A) matched with r1's (B): those whose time or
  * count changed, or that only one run has, by |change in time|. */
 static char *diff_sql(void)
@@ -121,7 +129,9 @@ static char *diff_sql(void)
             " ta AS time_a, tb AS time_b, COALESCE(tb, 0) - COALESCE(ta, 0) AS d_time,"
             " ca AS count_a, cb AS count_b, COALESCE(cb, 0) - COALESCE(ca, 0) AS d_count,"
             " sa AS share_a, sb AS share_b, COALESCE(sb, 0) - COALESCE(sa, 0) AS d_share"
-            " FROM j WHERE ta IS NULL OR tb IS NULL OR ta != tb OR ca != cb"
+            " FROM j WHERE ta IS NULL OR tb IS NULL OR ca != cb"
+            " OR ABS(tb - ta) > MAX(" DIFF_REL_TOLERANCE " * MAX(ABS(ta), ABS(tb)), "
+            DIFF_ABS_TOLERANCE ")"
             " ORDER BY ABS(d_time) DESC, what, name", na, nb, sa, sb);
     sqlite3_free(na);
     sqlite3_free(nb);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include "hp_profile.h"
 #include "counter_cols.h"
 #include "report_util.h"
 
@@ -191,4 +192,16 @@ done:
     sqlite3_finalize(st);
     free_events(&c);
     return rc;
+}
+
+int hpq_note_counters_dropped(const hpq_ctx *ctx)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM rank WHERE (flags & %u) != 0)",
+             HP_RANKF_COUNTERS_DROPPED);
+    if (ctx->opt->format != HPQ_TEXT || hpq_query_double(ctx, sql) != 1)
+        return 0;
+    fputs("counters:  counted (HPROF_COUNTERS), not kept: an aggregated profile"
+          " (HPROF_AGGREGATE) has no counter columns; HPROF_AGGREGATE=0 keeps them\n", ctx->out);
+    return 1;
 }

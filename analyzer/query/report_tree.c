@@ -67,9 +67,11 @@ static int print_header(const hpq_ctx *ctx)
     else
         snprintf(threads, sizeof threads, "%lld-%lld", (long long)c[11].i, (long long)c[12].i);
     fprintf(ctx->out, "MPI time:  %.1f%% min, %.1f%% mean, %.1f%% max over ranks, of wall x "
-                      "threads calling MPI (%s per rank)\n\n",
+                      "threads calling MPI (%s per rank)\n",
             c[8].d, c[9].d, c[10].d, threads);
     hpq_table_free(t);
+    hpq_note_counters_dropped(ctx);
+    fputc('\n', ctx->out);
     return 0;
 }
 

@@ -197,7 +197,8 @@ static void decimals(hpq_table *t, const char *cols, int n)
 void hpq_time_columns(hpq_table *t)
 {
     decimals(t, "time,excl,mean,max,min,tran,sync,wall,mpi_time,work,ibarrier,barrier,crit_wait,"
-                "crit_hold,lock_wait,lock_hold,task_time,taskwait,ord_wait,ord_hold,red_wait", TIME_DECIMALS);
+                "crit_hold,lock_wait,lock_hold,task_time,taskwait,ord_wait,ord_hold,red_wait,"
+                "worst_time", TIME_DECIMALS);
     decimals(t, "imbalance", 2);
     decimals(t, "pct", 1);
 }

@@ -353,8 +353,7 @@ void hpq_sel_free(hpq_sel *sel)
     memset(sel, 0, sizeof *sel);
 }
 
-/* Is `comm` the virtual table of aggregate mode (db/detail.h)? */
-static int comm_is_virtual(sqlite3 *db)
+int hpq_comm_is_virtual(sqlite3 *db)
 {
     sqlite3_stmt *st = NULL;
     int virt = sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'comm'"
@@ -372,7 +371,7 @@ char *hpq_comm_rows_of(sqlite3 *db, const char *nodes, const char *alias)
      * each id) */
     const char *dot = *alias ? "." : "";
     char *sql;
-    if (comm_is_virtual(db))
+    if (hpq_comm_is_virtual(db))
         return asprintf(&sql, "%s%snode IN (%s)", alias, dot, nodes) < 0 ? NULL : sql;
     if (asprintf(&sql, "%s%snode IN (%s) AND %s%sid IN (SELECT x.id FROM comm_range k"
                        " JOIN comm x ON x.id BETWEEN k.first AND k.last WHERE k.node IN (%s))",

@@ -37,6 +37,10 @@ void hpq_sel_free(hpq_sel *sel);
  * without memory. */
 char *hpq_comm_rows_of(sqlite3 *db, const char *nodes, const char *alias);
 
+/* Is `comm` the virtual table of aggregate mode (db/detail.h), whose
+ * rows of some nodes hprof_comm_sums sums in C (db/detail_sums.h)? */
+int hpq_comm_is_virtual(sqlite3 *db);
+
 /* Is s one or more decimal digits and nothing else? */
 int hpq_is_number(const char *s);
 

@@ -92,6 +92,10 @@ enum hp_clock_kind { HP_CLOCK_TSC = 1, HP_CLOCK_MONOTONIC = 2 };
 #define HP_RANKF_UNFINALIZED 16u /* this rank exited without MPI_Finalize */
 #define HP_RANKF_VIRTUAL_TIME 32u /* HPROF_VIRTUAL_TIME=1 controlled its
                                      wildcard receives (docs/virtual-time.md) */
+#define HP_RANKF_COUNTERS_DROPPED 64u /* an aggregated profile's rank
+                                         (RTOT) counted hardware counters
+                                         (HPROF_COUNTERS), which such a
+                                         profile does not keep */
 #define HP_RANKF_SIGNAL_SHIFT 24
 
 /* Site kinds.  Values are stored in files: append only. */

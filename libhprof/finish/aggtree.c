@@ -591,7 +591,7 @@ static void rank_total(hp_rank_total *t, const hp_rank_data *rd, double root_tim
     memset(t, 0, sizeof *t);
     t->rank = rd->info.rank;
     t->threads = rd->info.threads;
-    t->flags = rd->info.flags;
+    t->flags = rd->info.flags | (rd->nevents ? HP_RANKF_COUNTERS_DROPPED : 0);
     t->omp_threads = rd->info.omp_threads;
     t->wall = rd->info.wall;
     t->mpi_time = rd->info.mpi_time;

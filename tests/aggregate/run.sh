@@ -6,8 +6,10 @@
 # into a database (run key aggregated, no per-rank rows) whose views equal
 # the full profile's database's: byte for byte in text (the run header and
 # tree, --flat, --callers, --root, --sort, --depth, --overheads, -i, --comm
-# of a collective), CSV and JSON numbers to 1e-9 relative (sums are added
-# in another order); per node min, ranks present and the fixed histogram
+# of a collective, which adds the class columns ranks, worst_rank and
+# worst_time: the full database's comm rows give them; empty, with one
+# line saying why, for a site of several calling contexts), CSV and JSON
+# numbers to 1e-9 relative (sums are added in another order); per node min, ranks present and the fixed histogram
 # of per-rank times (node_hist_fixed) against the full database's
 # node_rank; per node and peer class the comm sums; what --matrix leaves
 # out.  hprof-report's page works on it and says what it cannot show (the
@@ -139,8 +141,23 @@ view "--callers MPI_Allreduce" --callers MPI_Allreduce
 sub=$(q "$db" "SELECT path FROM node_path WHERE id = (SELECT parent FROM node WHERE depth = 2 ORDER BY id LIMIT 1)" | tr -d "'")
 view "--root $sub" --root "$sub"
 view "--overheads" --overheads
-view "--comm of a collective (MPI_Allreduce)" --comm MPI_Allreduce
-view "--comm of MPI-IO (MPI_File_write_at_all)" --comm MPI_File_write_at_all
+# view_comm NAME SITE - --comm SITE: the full database's text, byte for
+# byte, then the aggregated one's per-class columns (ranks, worst_rank,
+# worst_time: checked below), which the text is cut before.
+view_comm() {
+    local name=$1 a b at
+    a=$("$QUERY" "$db" --comm "$2" 2>&1) || true
+    b=$("$QUERY" "$adb" --comm "$2" 2>&1) || true
+    at=$(printf '%s\n' "$b" | sed -n 2p | awk '{ print index($0, "  ranks  wrank  worst_time") }')
+    b=$(printf '%s\n' "$b" | awk -v at="$at" '{ print (at > 1 ? substr($0, 1, at - 1) : $0) }')
+    if [ "$a" = "$b" ] && [ "$at" -gt 1 ]; then
+        ok "$name: byte for byte, then the class columns ($(printf '%s\n' "$b" | wc -l) lines)"
+    else
+        notok "$name" "class columns at $at; $(diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | sed -n '2,4p' | oneline)"
+    fi
+}
+view_comm "--comm of a collective (MPI_Allreduce)" MPI_Allreduce
+view_comm "--comm of MPI-IO (MPI_File_write_at_all)" MPI_File_write_at_all
 view "--tasks" --tasks
 view "--folded" --folded
 view "--sql on an aggregate" --sql "SELECT COUNT(*), SUM(calls) FROM node_time"
@@ -237,6 +254,39 @@ q "$adb" "SELECT p.path || '#' || CASE c.peer WHEN -3 THEN '*ranks*' WHEN -1 THE
     sed "s/^'//; s/'$//" | sort >"$tmp/agg_class.k"
 same "comm_node_class per node and peer class: ranks, worst rank and its time" \
     "$tmp/full_class.k" "$tmp/agg_class.k"
+# --comm SITE shows them (one calling context a site here): per class the
+# ranks, the worst rank and its time the full database's comm rows give
+for site in MPI_Sendrecv MPI_Allreduce MPI_Alltoall MPI_File_write_at_all; do
+    "$QUERY" "$adb" --comm "$site" --format csv 2>&1 |
+        awk -F, -v s="$site" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+            { print s "#" $col["peer"] "|" $col["ranks"] "|" $col["worst_rank"] "|" $col["worst_time"] }'
+done | sed 's/#file|/#*file*|/' | sort >"$tmp/agg_view_class.k"
+q "$db" "WITH c AS (SELECT s.name AS site, c.node AS node, rank, CASE WHEN peer >= 0 THEN '*ranks*'
+                WHEN peer = -1 THEN '*all*' ELSE '*file*' END AS cls, tran + sync AS t FROM comm c
+                JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site WHERE s.name IN
+                ('MPI_Sendrecv', 'MPI_Allreduce', 'MPI_Alltoall', 'MPI_File_write_at_all')),
+           pr AS (SELECT site, cls, rank, SUM(t) AS t FROM c GROUP BY site, cls, rank),
+           w AS (SELECT site, cls, rank, t, ROW_NUMBER() OVER (PARTITION BY site, cls
+                ORDER BY t DESC, rank) AS k FROM pr)
+         SELECT w.site || '#' || w.cls || '|' || (SELECT COUNT(*) FROM pr WHERE pr.site = w.site
+           AND pr.cls = w.cls) || '|' || w.rank || '|' || w.t AS k FROM w WHERE w.k = 1" |
+    sed "s/^'//; s/'$//" | sort >"$tmp/full_view_class.k"
+same "--comm SITE: per class the ranks, the worst rank and its time" \
+    "$tmp/full_view_class.k" "$tmp/agg_view_class.k"
+# a site of several calling contexts (bench/aggmerge: site i % 20 of
+# node i): the per-context figures do not add up to the site's, so the
+# columns are empty and one line says where they are
+AGGMERGE=$builddir/bench/aggmerge
+if [ -x "$AGGMERGE" ]; then
+    "$AGGMERGE" 200 20 1 "$tmp/am.hpf" 8 >/dev/null &&
+        "$MERGE" -f -o "$tmp/am.db" "$tmp/am.hpf" >/dev/null 2>&1 || notok "bench/aggmerge" "failed"
+    check_profile "bench/aggmerge's aggregated profile" "$tmp/am.hpf"
+    got=$("$QUERY" "$tmp/am.db" --comm MPI_Call0@bench.c:1 2>&1) || true
+    expect_eq "--comm of a site of three calling contexts: no ranks or worst rank, one line why" \
+        "-;-;-;1" "$(printf '%s\n' "$got" | sed -n 3p | awk '{ print $(NF - 2) ";" $(NF - 1) ";" $NF }');$(printf '%s\n' "$got" | grep -c 'kept per calling context, and the site has several: --sql "SELECT \* FROM comm_node_class WHERE node IN (21,41,')"
+else
+    skipped "--comm of a site of several calling contexts" "no bench/aggmerge"
+fi
 expect_eq "every class is there (point-to-point, collective, file)" "*all*;*file*;*ranks*" \
     "$(cut -d'#' -f2 "$tmp/agg_comm.k" | cut -d'|' -f1 | sort -u | oneline)"
 q "$db" "SELECT * FROM comm_leftout" | tr ',' '|' | sed 's/^/leftout|/' >"$tmp/full_left.k"

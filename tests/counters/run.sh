@@ -19,7 +19,10 @@
 #     exact values of procedures, a call statement and a loop (the probes'
 #     inline fast path stays unused with counters);
 #   - hprof-query's counter columns and derived metrics, and the summary's
-#     counter block, with the fake back end's exact values.
+#     counter block, with the fake back end's exact values;
+#   - an aggregated profile (HPROF_AGGREGATE=1) keeps no counters: the
+#     listing's header and --flat say so in one line when the run counted
+#     them (text only), nothing when it did not.
 # The programs call the user-region API, so they are built here against
 # this tree's libhprof.
 #
@@ -56,7 +59,7 @@ run() {
     RC=0
     env "$@" HPROF_OUTPUT="$tmp/$name.hpf" timeout 300 "$MPIRUN" -np 2 "${MPIFLAGS[@]}" \
         -x HPROF_OUTPUT -x HPROF_SUMMARY -x HPROF_COUNTERS -x HPROF_COUNTERS_FAKE \
-        -x HPROF_THROTTLE_CALLS -x HPROF_COUNTERS_MULTIPLEX "$tmp/$prog" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
+        -x HPROF_THROTTLE_CALLS -x HPROF_COUNTERS_MULTIPLEX -x HPROF_AGGREGATE "$tmp/$prog" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || RC=$?
 }
 # warnings NAME - the counter warning lines of run NAME
 warnings() { grep -c 'HPROF_COUNTERS: not counted' "$tmp/$1.err" || true; }
@@ -103,6 +106,29 @@ done
 expect_eq "fake: plain run has no counter rows" 0 \
     "$("$builddir/analyzer/hprof-merge" -f -o "$tmp/plain.db" "$tmp/fake_plain.hpf" >/dev/null &&
        q "$tmp/plain.db" "SELECT count(*) FROM counter")"
+
+# ---- an aggregated profile (HPROF_AGGREGATE=1) keeps no counters: the
+# listing's header and --flat say so in one line when the run counted
+# them, and nothing when it did not (or in CSV and JSON)
+run fake_agg fake HPROF_COUNTERS=A,B HPROF_COUNTERS_FAKE=1 HPROF_THROTTLE_CALLS=0 HPROF_AGGREGATE=1
+run plain_agg fake HPROF_AGGREGATE=1
+check_profile "fake, aggregated" "$tmp/fake_agg.hpf"
+check_profile "plain, aggregated" "$tmp/plain_agg.hpf"
+note="counters:  counted (HPROF_COUNTERS), not kept: an aggregated profile (HPROF_AGGREGATE) has no counter columns; HPROF_AGGREGATE=0 keeps them"
+notes() {
+    local v n=""
+    for v in "" "--flat" "--format csv" "--format json" "--flat --format csv"; do
+        # shellcheck disable=SC2086
+        n="$n$("$QUERY" "$1" $v 2>&1 | grep -cxF "$note" || true);"
+    done
+    echo "$n"
+}
+expect_eq "aggregated with counters: the listing and --flat say they are not kept, once (text only)" \
+    "1;1;0;0;0;" "$(notes "$tmp/fake_agg.hpf")"
+expect_eq "aggregated without counters, and the full profile with them: no such line" \
+    "0;0;0;0;0;0;0;0;0;0;" "$(notes "$tmp/plain_agg.hpf")$(notes "$tmp/fake.db")"
+expect_eq "aggregated with counters: no counter columns" "0" \
+    "$("$QUERY" "$tmp/fake_agg.hpf" --flat --format csv | head -1 | grep -c ',A,B' || true)"
 
 # ---- tier 1 (procedures and call sites) and an OpenMP region, exact
 gcc -g -O0 -fopenmp -finstrument-functions "$S/tier1.c" -o "$tmp/tier1" -L"$LIBDIR" -lhprof \

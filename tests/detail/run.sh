@@ -12,7 +12,10 @@
 # --callers, --threads, --matrix, --matrix SITE, --tasks, --overheads,
 # --raw, --check, --folded, --task-trace, SQL on the rows), an
 # interactive session and hprof-report's page must print the same bytes
-# from the databases.  Profiles: tests/unit/mkprofile's two ranks (and
+# from the databases, and the sums of a site's comm rows that aggregate
+# mode makes in C for --comm SITE --by-rank and --matrix SITE
+# (hprof_comm_sums) must be those of the SQL over `comm`, every double to
+# its last bit (printf %.17g; the views print 15 digits).  Profiles: tests/unit/mkprofile's two ranks (and
 # the same run as the two files its ranks wrote alone, and its variant
 # with two sites of a rank merged into one node), bench/mkbig's 8
 # ranks x 2 threads, and a real run of examples/jacobi at NP=4 x 2
@@ -83,6 +86,62 @@ out() {
     echo "exit $rc"
 }
 
+# The SQL over the comm rows of the nodes NODES that --comm SITE --by-rank
+# and --matrix SITE ran before aggregate mode summed them in C
+# (hprof_comm_sums, analyzer/db/detail_sums.c), every double in full.
+by_rank_sql() {
+    echo "SELECT rank, peer, SUM(count), SUM(bytes_sent), SUM(bytes_recv),
+          printf('%.17g', SUM(tran)), printf('%.17g', SUM(sync)), printf('%.17g', MIN(min)),
+          printf('%.17g', MAX(max)) FROM comm WHERE node IN ($1)
+          GROUP BY comm.rank, comm.peer ORDER BY comm.rank, comm.peer"
+}
+matrix_sql() {
+    echo "WITH r AS (SELECT c.rank AS rank, c.peer AS peer, c.count AS count,
+          c.bytes_sent AS sent, c.bytes_recv AS recvd, c.tran AS tran, c.sync AS sync,
+          (c.bytes_sent = 0 AND (c.bytes_recv > 0 OR s.name NOT LIKE '%send%')) AS rcv
+          FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+          WHERE c.peer >= 0 AND (s.flags & 4) = 0 AND c.node IN ($1))
+          SELECT CASE WHEN rcv THEN peer ELSE rank END, CASE WHEN rcv THEN rank ELSE peer END,
+          SUM(CASE WHEN rcv THEN 0 ELSE sent END),
+          SUM(CASE WHEN rcv THEN 0 WHEN recvd > 0 THEN count / 2 ELSE count END),
+          printf('%.17g', SUM(tran)), printf('%.17g', SUM(sync)) FROM r GROUP BY 1, 2 ORDER BY 1, 2"
+}
+leftout_sql() {
+    echo "SELECT COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.bytes_sent END), 0),
+          COALESCE(SUM(CASE WHEN c.peer = -1 THEN c.count END), 0),
+          printf('%.17g', COALESCE(SUM(CASE WHEN c.peer = -1 OR (c.peer >= 0 AND (s.flags & 4) != 0)
+          THEN c.tran + c.sync END), 0.0)) AS coll_time,
+          COALESCE(SUM(CASE WHEN c.peer = -2 THEN c.bytes_sent + c.bytes_recv END), 0),
+          COALESCE(SUM(CASE WHEN c.peer >= 0 AND (s.flags & 4) = 0 THEN c.bytes_sent END), 0)
+          FROM comm c JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
+          WHERE c.node IN ($1)"
+}
+
+# sums_exact NAME SITE - in aggregate mode (with and without the index)
+# hprof_comm_sums gives, to the last bit, the sums that SQLite made of the
+# site's comm rows (--comm SITE --by-rank, --matrix SITE), the nodes
+# listed in any order
+sums_exact() {
+    local name=$1 site=$2 db nodes rev bad=""
+    nodes=$(sqlite3 "$D" "SELECT group_concat(id) FROM (SELECT n.id AS id FROM node n
+                          JOIN site s ON s.id = n.site WHERE s.label = '$site' ORDER BY n.id)")
+    rev=$(echo "$nodes" | tr ',' '\n' | sort -rn | tr '\n' ',' | sed 's/,$//')
+    for db in "$A" "$F"; do
+        [ "$(out "$db" --format csv --sql "$(by_rank_sql "$nodes")" | tail -n +2)" = \
+          "$(out "$db" --format csv --sql "SELECT k1, k2, n1, n2, n3, printf('%.17g', t1),
+             printf('%.17g', t2), printf('%.17g', t3), printf('%.17g', t4)
+             FROM hprof_comm_sums('peers', '$rev')" | tail -n +2)" ] || bad="$bad [peers $db]"
+        [ "$(out "$db" --format csv --sql "$(matrix_sql "$nodes")" | tail -n +2)" = \
+          "$(out "$db" --format csv --sql "SELECT k1, k2, n1, n2, printf('%.17g', t1),
+             printf('%.17g', t2) FROM hprof_comm_sums('matrix', '$rev')" | tail -n +2)" ] ||
+            bad="$bad [matrix $db]"
+        [ "$(out "$db" --format csv --sql "$(leftout_sql "$nodes")" | tail -n +2)" = \
+          "$(out "$db" --format csv --sql "SELECT n1, n2, printf('%.17g', t1), n3, n4
+             FROM hprof_comm_sums('leftout', '$rev')" | tail -n +2)" ] || bad="$bad [leftout $db]"
+    done
+    expect_eq "$name: the site's sums made in C are SQLite's to the last bit (nodes $nodes)" "" "$bad"
+}
+
 # views NAME SITE [OMPSITE] - every view the same from $D and $A
 views() {
     local name=$1 site=$2 omp=${3:-} f v n=0 bad=""
@@ -117,6 +176,7 @@ views() {
         [ "$want" = "$(out "$F" --sql "$v")" ] || bad="$bad [no index: --sql $v]"
     done
     expect_eq "$name: the $n views print the same in detail and aggregate mode, with and without the index" "" "$bad"
+    sums_exact "$name" "$site"
     expect_eq "$name: --check holds (both modes)" "exit 0" "$(out "$A" --check | tail -1)"
     expect_eq "$name: the per-rank rows are there in aggregate mode" \
         "$(sqlite3 "$D" "SELECT COUNT(*) FROM stat")" \
@@ -170,6 +230,25 @@ for t in node_time node_worst_rank node_worst_thread node_excl node_hist site_ti
         bad="$bad $t"
 done
 expect_eq "mkbig: --aggregate of an aggregate-mode database gives the same tables" "" "$bad"
+
+# ---- a site of several nodes (bench/mkbig -c 200: a comm site every 64
+# nodes): a rank's rows with a peer in each, added in node order
+"$MKBIG" -n 800 -c 200 -p 5 8 "$tmp/s.hpf" >/dev/null || notok "mkbig -c 200" "failed"
+index=2 both sums "$tmp/s.hpf"
+sums_exact sums MPI_Send@comm.c:1
+bad=""
+for f in text csv json; do
+    for v in "--comm MPI_Send@comm.c:1 --by-rank" "--matrix MPI_Send@comm.c:1"; do
+        # shellcheck disable=SC2086
+        want=$(out "$D" --format $f $v)
+        # shellcheck disable=SC2086
+        [ "$want" = "$(out "$A" --format $f $v)" ] || bad="$bad [$f $v]"
+        # shellcheck disable=SC2086
+        [ "$want" = "$(out "$F" --format $f $v)" ] || bad="$bad [no index: $f $v]"
+    done
+done
+expect_eq "sums: --by-rank and --matrix of a site of several nodes the same in both modes" "" "$bad"
+expect_eq "sums: --check holds" "exit 0" "$(out "$A" --check | tail -1)"
 
 # ---- many threads: 16 threads x 250 nodes a rank (more rows of a rank
 # than the index's first buffer holds, several a node): the rows and

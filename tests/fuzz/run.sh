@@ -45,7 +45,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=unde
     -I"$srcdir/libhprof/codec" -I"$srcdir/analyzer" -I"$builddir" \
     "$srcdir/tests/fuzz/fuzz_profile.c" \
     "$srcdir"/analyzer/read/{hpf_read,hpf_section,hpf_file}.c \
-    "$srcdir"/analyzer/db/{db_aggregator,keymap,nodemap,merge,db,db_tree,dbcomp,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,identity,db_counters,phases,detail,detail_src,rankidx,rankidx_read,parts}.c \
+    "$srcdir"/analyzer/db/{db_aggregator,keymap,nodemap,merge,db,db_tree,dbcomp,db_agg,db_aggnode,db_aggsite,db_aggcomm,db_aggovh,ovh_class,db_rows,db_order,identity,db_counters,phases,detail,detail_src,detail_sums,rankidx,rankidx_read,parts}.c \
     "$srcdir"/analyzer/query/{check,checktree,report,report_util,report_tree,endings,sitesel,nodepath,table,trace,hatchet,counter_cols}.c \
     "$srcdir/libhprof/codec/format.c" \
     "$srcdir/libhprof/codec/encode.c" "$srcdir/libhprof/codec/compensate.c" \

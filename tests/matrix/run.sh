@@ -25,6 +25,8 @@
 # (+0.5, count 10 -> 12), site compute 16 -> 16.5 (+0.5, 13 -> 15), node
 # and site MPI_Send@app.c:60 removed (-0.25 s, -1 call); shares of the
 # thread time 34 s: 36.76% -> 38.24%.  The other way round they are added.
+# A change within rounding (the time 5e-5 longer: diff's tolerance is
+# 1e-4 of the time and 0.5 us) is not listed, a 1% one is.
 #
 # scaling: copies with 4 and 8 ranks (rank rows doubled, 2 threads max:
 # resources 4, 8, 16) and every time (and wall) divided by 2 and 4, except
@@ -223,6 +225,21 @@ expect_eq "diff (text): each context once, within 120 columns" \
 expect_eq "diff B A: MPI_Send@app.c:60 added" "added;added;changed;changed" \
     "$("$QUERY" diff "$tmp/d2.db" "$db" --format csv | tail -n +2 | cut -d, -f3 | sort)"
 expect_eq "diff --top 1" 1 "$("$QUERY" diff "$db" "$tmp/d2.db" --format json --top 1 | grep -c '"what"')"
+# rounding is not a change (the tolerance of analyzer/query/compare.c:
+# 1e-4 of the time and 0.5 us): compute 5e-5 longer on every rank (12.5
+# -> 12.500625 s, its site 16 -> 16.000625) is not listed, MPI_Send@60's
+# node and site 1% longer (0.25 -> 0.2525) are
+cp "$db" "$tmp/d3.db"
+sqlite3 "$tmp/d3.db" "UPDATE stat SET time = time * (1 + 5e-5) WHERE node =
+    (SELECT id FROM node_path WHERE path = '/main/loop@app.c:20/compute');
+    UPDATE stat SET time = time * 1.01 WHERE node =
+    (SELECT id FROM node_path WHERE path = '/main/MPI_Send@app.c:60')"
+"$MERGE" --aggregate "$tmp/d3.db" >/dev/null
+check_profile "diff copy with a rounding change" "$tmp/d3.db"
+expect_eq "diff: a change within rounding (5e-5 of the time) is not one, 1% is" \
+    "node,/main/MPI_Send@app.c:60,changed,0.25,0.2525,0.0025
+site,MPI_Send@app.c:60,changed,0.25,0.2525,0.0025" \
+    "$("$QUERY" diff "$db" "$tmp/d3.db" --format csv | tail -n +2 | cut -d, -f1-6)"
 
 # scaling
 mkvariant() { # OUT FACTOR ALLREDUCE_FACTOR DOUBLINGS
