@@ -74,6 +74,9 @@ void hp_vt_coll_started(MPI_Comm comm);
 
 /* Answers the clock requests that have come (a blocked call's loop). */
 void hp_vt_serve(void);
+/* The same in a loop that began at `since` (hp_ticks) and waits for MPI:
+ * after a short spin it also sleeps a little each time. */
+void hp_vt_idle(uint64_t since);
 /* Does the mode control the receives of comm (it has a shadow)? */
 int hp_vt_controls(MPI_Comm comm);
 

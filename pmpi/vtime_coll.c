@@ -50,8 +50,9 @@ int hp_vt_coll_wait(int rc, MPI_Comm comm, int needs, int root)
         hp_vt_coll_now = (hp_vt_in_coll){.id = s->id, .seq = s->colls++};
         needed_members(s, needs, root, &hp_vt_coll_now.lo, &hp_vt_coll_now.hi);
     }
+    uint64_t since = hp_ticks();
     while ((rc = PMPI_Test(req, &flag, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !flag)
-        hp_vt_serve_requests();
+        hp_vt_idle(since);
     hp_vt_coll_now.id = UINT64_MAX;
     return rc;
 }

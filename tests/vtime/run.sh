@@ -19,7 +19,8 @@
 # do "barrier" and "allreduce" (rank 1 in that collective instead), whose
 # receive completes within 1 s of the send (the run's own times);
 # testany, waitsome and mixed (Waitany over a wildcard and a
-# specific-source receive) as the first modes;
+# specific-source receive) as the first modes; tests/vtime/order.f90, the
+# twice case from Fortran, likewise;
 # and programs without wildcard receives (tests/mpi/ring_alltoall.c:
 # blocking, rendezvous-sized; tests/mpi/nonblocking.c: Isend/Irecv and
 # Waitall) print the same stdout and record the same communication
@@ -142,6 +143,31 @@ expect_eq "waitany: rank 0's MPI_Irecv records (peer, count, bytes)" "1,1,4;2,1,
     "$(q "$tmp/on-waitany-$RUNS.hpf" "SELECT c.peer, c.count, c.bytes_recv FROM comm c
         JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
         WHERE c.rank = 0 AND s.name = 'MPI_Irecv' ORDER BY c.peer" | oneline)"
+
+# Fortran (tests/vtime/order.f90): MPI_Recv with MPI_ANY_SOURCE through
+# the Fortran bindings, every procedure probed by hprof-cc (tier 1's
+# hooks, whose costs the mode measures at MPI_Init): the plain order.
+MPIF90=${MPIF90:-mpif90}
+if command -v "$MPIF90" >/dev/null; then
+    (cd "$tmp" && "$MPIF90" -O1 -o "$tmp/fplain" "$S/order.f90" &&
+        "$HPCC" --procedures=all "$MPIF90" -O1 -o "$tmp/finst" "$S/order.f90")
+    plain_run fplain 3 "$tmp/fplain"
+    expect_eq "fortran: plain order (the ground truth)" "order: 1 2" "$(order fplain)"
+    for i in $(seq "$RUNS"); do
+        vt_run foff 0 3 "$tmp/finst"
+        got=$(order foff)
+        [ "$got" = "order: 1 2" ] || break
+    done
+    if [ "$got" != "order: 1 2" ]; then ok "fortran: monitoring changes the order ($got)"; else
+        notok "fortran: monitoring changes the order" "$RUNS runs as plain: $got (the test cannot fail)"
+    fi
+    for i in $(seq "$RUNS"); do
+        vt_run "fon-$i" 1 3 "$tmp/finst"
+        expect_eq "fortran: virtual time restores the order (run $i)" "order: 1 2" "$(order "fon-$i")"
+    done
+else
+    skipped "virtual time from Fortran" "no $MPIF90"
+fi
 
 # Programs without wildcard receives: the same output and records.
 comm_of() { q "$1" "SELECT rank, peer, sum(count), sum(bytes_sent), sum(bytes_recv) FROM comm
