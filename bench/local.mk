@@ -18,7 +18,7 @@
 EXTRA_DIST += bench/run.sh bench/query.sh bench/fixed.sh bench/ompcost.sh bench/pingpong.c bench/wrapcost.c bench/fwrapcost.f90 bench/ompbench.c \
 	bench/probe.c bench/record.sh bench/readme.sh bench/kernels/force.c bench/kernels/force.h bench/kernels/dispatch.c bench/kernels/solver.c \
 	bench/kernels/tasks.c bench/kernels/worktasks.c bench/kernels/regions.c bench/scale.sh \
-	bench/msgrate.c bench/msgrate.sh bench/taskcost.sh bench/aggscale.sh
+	bench/msgrate.c bench/msgrate.sh bench/taskcost.sh bench/aggscale.sh bench/halo.c
 # the synthetic large profile of bench/scale.sh (built with the test programs)
 check_PROGRAMS += bench/mkbig
 # one round of the aggregated run mode's reduction (DESIGN.md)
@@ -60,8 +60,9 @@ bench_livesnap_LDADD = libhprof/libhpcore.la -lpthread
 .PHONY: bench-live
 bench-live: all bench/livesnap$(EXEEXT)
 	bash $(top_srcdir)/bench/live.sh $(abs_top_builddir)
-# `make bench-vtime`: what HPROF_VIRTUAL_TIME=1 adds per message
-# (bench/vtime.sh, callgrind on bench/msgrate.c).
+# `make bench-vtime`: what HPROF_VIRTUAL_TIME=1 adds per message and per
+# iteration of a halo-exchange stencil (bench/vtime.sh, callgrind on
+# bench/msgrate.c and bench/halo.c); also part of `make bench`.
 EXTRA_DIST += bench/vtime.sh
 .PHONY: bench-vtime
 bench-vtime: all

@@ -32,10 +32,14 @@
 #     constructs under GOMP and OMPT) when it exists;
 #   - the MPI message rate (bench/msgrate.sh): instructions added per
 #     message (callgrind) and the rate of 2 ranks, plain vs -lhprof;
+#   - virtual time without wildcard receives (bench/vtime.sh): the
+#     instructions HPROF_VIRTUAL_TIME=1 adds per message and per iteration
+#     of a halo-exchange stencil (callgrind, 1 rank);
 #   - the fixed cost of a run (bench/fixed.sh);
 #   - scale: hprof-merge and hprof-query at 1024 ranks (bench/scale.sh).
 # usage: bench/record.sh [BUILDDIR]   (default: the current directory)
-# Env: ROUNDS (default 5: `make bench` takes about 4.3 min on 2 cores; 1
+# Env: ROUNDS (default 5: `make bench` takes about 4.3 min on 2 cores, and
+#      1.5 min more for bench/vtime.sh; 1
 #      in quick mode), BENCH_OUT (default BUILDDIR/bench/results),
 #      HPROF_BENCH_QUICK=1 (1 round, tiny sizes: tests the script in about a
 #      minute, its figures mean nothing), MPICC, MPIRUN.
@@ -515,6 +519,15 @@ task_cost() {
     fi
 }
 
+# What virtual time adds per message and per stencil iteration (bench/vtime.sh).
+vtime_cost() {
+    if [ "$quick" = 0 ]; then
+        bash "$srcdir/bench/vtime.sh" "$builddir"
+    else
+        CG_LO=50 CG_HI=100 HALO_LO=20 HALO_HI=40 bash "$srcdir/bench/vtime.sh" "$builddir"
+    fi
+}
+
 fixed_cost() { ROUNDS=$fixed_rounds bash "$srcdir/bench/fixed.sh" "$builddir"; }
 
 # hprof-merge and hprof-query at 1024 ranks (bench/scale.sh; 64 in quick mode).
@@ -537,6 +550,7 @@ include ir "Per-event costs in instructions (callgrind)" instructions
 include ompir "OpenMP constructs in instructions (bench/ompcost.sh)" omp_instructions
 include msgrate "MPI message rate (bench/msgrate.sh)" \
     env ROUNDS="$rounds" MSGRATE_ITERS="$([ "$quick" = 0 ] && echo 2000 || echo 100)" bash "$srcdir/bench/msgrate.sh" "$builddir"
+include vtime "Virtual time (HPROF_VIRTUAL_TIME=1) without wildcard receives (bench/vtime.sh)" vtime_cost
 include taskir "Tier 0 per task, GOMP and OMPT (bench/taskcost.sh)" task_cost
 include fixed "Fixed cost of a run (bench/fixed.sh)" fixed_cost
 include scale "Scale: hprof-merge and hprof-query on a synthetic 1024-rank profile (bench/scale.sh)" scale_figures

@@ -14,7 +14,8 @@ call site (by return address) and hand the arguments that matter to one
 recorder (record.c, io.c, neighbor.c), chosen by the line's KIND.  Nothing
 per-function is written by hand except the KIND=manual functions (init.c).
 Virtual time (hp_vtime.h) adds lines per KIND (VTIME, PRECALL, NEWCOMM)
-and makes some calls itself (VTCALL), when HPROF_VIRTUAL_TIME=1 only.
+and makes some calls itself (VTCALL, and blocking collectives as their
+nonblocking counterparts: VT_NEEDS), when HPROF_VIRTUAL_TIME=1 only.
 """
 import fnmatch
 import re
@@ -226,6 +227,7 @@ ALWAYS = {
 VTIME = {
     "send": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
     "isend": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
+    "icoll": "    if (hp_vt_on)\n        hp_vt_coll_started({comm});\n",
 }
 # ... a new communicator (ROLES newcomm=) gets its shadow;
 NEWCOMM = "    if (rc == MPI_SUCCESS && hp_vt_on)\n        hp_vt_comm_created(*{newcomm});\n"
@@ -245,12 +247,45 @@ VTCALL = {"recv": "hp_vt_recv_plain", "irecv": "hp_vt_irecv", "probe": "hp_vt_pr
           "improbe": "hp_vt_user_improbe"}
 
 
+# ... and a blocking collective on a controlled communicator runs as its
+# nonblocking counterpart (the spec's MPI_I<name> with the same
+# parameters and a request) while answering clock requests; whom it
+# waits for, by rule (others: none known).
+VT_NEEDS = dict([(r, "ALL") for r in ("BARRIER", "ALLREDUCE", "ALLGATHER", "ALLGATHERV",
+                                      "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "REDUCE_SCATTER",
+                                      "REDUCE_SCATTER_BLOCK")] +
+                [(r, "ALL_AT_ROOT") for r in ("REDUCE", "GATHER", "GATHERV")] +
+                [(r, "ROOT") for r in ("BCAST", "SCATTER", "SCATTERV")] +
+                [(r, "BELOW") for r in ("SCAN", "EXSCAN")])
+
+
+def link_nonblocking(funcs):
+    """Gives each blocking collective its nonblocking counterpart's name
+    (f["vt_icoll"]) when the spec has one of the same parameters."""
+    by_name = dict((f["name"], f) for f in funcs)
+    for f in funcs:
+        i = by_name.get("MPI_I" + f["name"][4:].lower())
+        if f["kind"] == "coll" and i and i["kind"] == "icoll" and \
+                i["args"] == f["args"] + [i["roles"].get("request")]:
+            f["vt_icoll"] = i["name"]
+
+
+def vt_collective(f, args, call):
+    roles = f["roles"]
+    needs = VT_NEEDS.get(roles.get("rule"), "NONE")
+    start = "P%s(%s, &hp_vt_coll_req)" % (f["vt_icoll"], args)
+    return ("(hp_vt_on && hp_vt_controls(%s) ? hp_vt_coll_wait(%s, %s, HP_VT_NEEDS_%s, %s) : %s)"
+            % (roles["comm"], start, roles["comm"], needs, roles.get("root", "0"), call))
+
+
 def mpi_call(f, subst):
     """The call of the MPI function itself (virtual time's, when on)."""
     args = call_args(f, subst)
     call = "P%s(%s)" % (f["name"], args)
     if f["kind"] in VTCALL:
         call = "(hp_vt_on ? %s(%s) : %s)" % (VTCALL[f["kind"]], args, call)
+    if "vt_icoll" in f:
+        call = vt_collective(f, args, call)
     return call
 
 
@@ -424,6 +459,7 @@ def main():
     args = sys.argv[1:]
     if len(args) == 3 and not args[0].startswith("--"):
         funcs, _, fexcluded = parse_spec(args[0])
+        link_nonblocking(funcs)
         write_header(funcs, args[2])
         write_source(funcs, fexcluded, args[1])
     elif len(args) == 3 and args[0] == "--instrument":

@@ -5,7 +5,8 @@
  * of the earliest virtual send time.  Each process's virtual clock is its
  * real time less the calibrated cost of the monitoring events it took;
  * every point-to-point message is preceded by a small header on a shadow
- * communicator carrying its virtual send time.  vtime.c holds it all; the
+ * communicator carrying its virtual send time (vtime.c: the choice;
+ * vtime_clock.c, vtime_shadow.c, vtime_defer.c: hp_vtime_int.h).  The
  * generated wrappers and record.c call the hooks below, only when
  * hp_vt_on is set.
  */
@@ -57,8 +58,25 @@ int hp_vt_user_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Messag
                        MPI_Status *status);
 /* A message of comm matched outside hp_vt_mprobe (status st): its header. */
 void hp_vt_message_matched(MPI_Comm comm, const MPI_Status *st);
+/* Blocking collectives (vtime_coll.c): on a controlled communicator the
+ * generated wrapper starts the nonblocking counterpart with
+ * &hp_vt_coll_req as its request and gives hp_vt_coll_wait the start's
+ * return code; it waits for the request, answering clock requests as
+ * blocked in a collective that needs (HP_VT_NEEDS_*) the members that
+ * must enter it before it can complete here.  Nonblocking collectives
+ * the program starts are counted (hp_vt_coll_started), as MPI orders
+ * all collectives of a communicator. */
+enum { HP_VT_NEEDS_NONE, HP_VT_NEEDS_ALL, HP_VT_NEEDS_ALL_AT_ROOT, HP_VT_NEEDS_ROOT,
+       HP_VT_NEEDS_BELOW };
+extern MPI_Request hp_vt_coll_req __attribute__((visibility("hidden")));
+int hp_vt_coll_wait(int rc, MPI_Comm comm, int needs, int root);
+void hp_vt_coll_started(MPI_Comm comm);
+
 /* Answers the clock requests that have come (a blocked call's loop). */
 void hp_vt_serve(void);
+/* The same in a loop that began at `since` (hp_ticks) and waits for MPI:
+ * after a short spin it also sleeps a little each time. */
+void hp_vt_idle(uint64_t since);
 /* Does the mode control the receives of comm (it has a shadow)? */
 int hp_vt_controls(MPI_Comm comm);
 

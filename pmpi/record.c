@@ -218,7 +218,10 @@ uint64_t hp_mpi_coll_presync(MPI_Comm comm)
     if (!hp_cfg.coll_sync)
         return 0;
     uint64_t t0 = hp_ticks();
-    PMPI_Barrier(comm);
+    if (hp_vt_on && hp_vt_controls(comm))   /* answering clock requests (vtime_coll.c) */
+        hp_vt_coll_wait(PMPI_Ibarrier(comm, &hp_vt_coll_req), comm, HP_VT_NEEDS_ALL, 0);
+    else
+        PMPI_Barrier(comm);
     return hp_ticks() - t0;
 }
 

@@ -171,9 +171,10 @@ void hp_vt_resolve(MPI_Request *reqs, int n, int blocking)
         resolve_in_order(d, wait);
         waited |= wait;
     }
+    uint64_t since = hp_ticks();
     if (blocking)
         while (!requests_done(reqs, n, blocking == 2))
-            hp_vt_serve();
+            hp_vt_idle(since);
 }
 
 /* ---- probes ---- */

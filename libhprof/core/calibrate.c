@@ -433,6 +433,24 @@ void hp_calibrate_hooks(hp_event_cost costs[HP_COST_KINDS])
     hp_calibrated_costs(costs);
 }
 
+static void *measure_hooks_thread(void *unused)
+{
+    (void)unused;
+    measure_here(FIRST_HOOK, FIRST_HOOK + 2);
+    return NULL;
+}
+
+void hp_calibrate_hooks_early(void)
+{
+    pthread_t th;
+    uint64_t t0 = hp_ticks();
+    if (hp_event_cost_ticks[HP_COST_HOOK_TIMED].outside > 0 || !hooks_used())
+        return;
+    if (pthread_create(&th, NULL, measure_hooks_thread, NULL) == 0)
+        pthread_join(th, NULL);
+    log_costs(hp_ticks() - t0);
+}
+
 void hp_calibrated_costs(hp_event_cost out[HP_COST_KINDS])
 {
     double rate = hp_clock_ticks_per_sec();

@@ -34,6 +34,11 @@ void hp_calibrate(void);
  * whose probe and hook frame stacks it drops (what they would record later
  * is never written; later probes and hooks start new ones).  Once. */
 void hp_calibrate_hooks(hp_event_cost costs[HP_COST_KINDS]);
+/* The same during the run, on a short-lived thread (the calling thread's
+ * frames stay): for virtual time's clock (pmpi/hp_vtime.h), which charges
+ * the hooks' cost as they fire.  Nothing if the hooks have not recorded
+ * yet or their costs are known. */
+void hp_calibrate_hooks_early(void);
 
 /* What the calling thread's events cost so far, in ticks: per node, its
  * timed calls at the timed kind's "outside" cost and its counted ones at

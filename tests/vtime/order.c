@@ -30,13 +30,27 @@
  *            rank 1 must answer rank 0's clock requests from inside its
  *            MPI_Wait, or rank 0 decides only at its 2 s bound, with a
  *            warning;
+ *   barrier, allreduce  the blocked case with rank 1 in MPI_Barrier
+ *            (MPI_Allreduce) instead, which rank 0 joins after its
+ *            wildcard receive, as rank 2 does after its send: rank 1 must
+ *            answer from inside the collective.  Each prints, in ms since
+ *            a barrier at the start, when rank 0's receive completed
+ *            ("received: T", rank 0) and when rank 2 sent ("sent: T");
  *   waitany  two MPI_Irecv posted at once, completed by two MPI_Waitany;
  *            it prints the source each request received, in posting
- *            order (the first posted receive matches the first message).
+ *            order (the first posted receive matches the first message);
+ *   testany  the same completed by polling MPI_Testany;
+ *   waitsome the same completed by MPI_Waitsome (until both are);
+ *   mixed    Waitany over a wildcard MPI_Irecv and one of source 2,
+ *            posted in that order; rank 2 sends twice, and rank 0 then
+ *            receives once more with MPI_ANY_SOURCE: it prints the
+ *            source of each request, then of that receive.
  * Ground truth: the plain build prints "order: 1 2" (twice, sendrecv,
- * probe, mprobe, waitany), "order: 2" (blocked) and "order: 1 1 1 2 2 2" (loop).  Ranks beyond 2 only
- * take part in MPI_Init and MPI_Finalize.  stdout: that one line, from
- * rank 0.
+ * probe, mprobe, waitany, testany, waitsome), "order: 1 2 2" (mixed),
+ * "order: 2" (blocked, barrier, allreduce) and "order: 1 1 1 2 2 2"
+ * (loop).  Ranks beyond 2 only take part in
+ * MPI_Init, MPI_Finalize and the collectives.  stdout: that one line
+ * (and the times above), from rank 0.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -111,21 +125,75 @@ static int receive_one(int sendrecv, int probe)
     return st.MPI_SOURCE == from ? from : -from;
 }
 
-/* Two wildcard MPI_Irecv, then MPI_Waitany twice: the source that each
- * request (in posting order) received, as "order: A B". */
-static void receive_waitany(char *line, size_t len)
+/* Completes reqs[0..2) by MPI_Waitany, polling MPI_Testany or
+ * MPI_Waitsome (how), into st[index]. */
+static void complete_two(const char *how, MPI_Request *reqs, MPI_Status *st)
 {
-    int from[2] = {-1, -1}, index;
-    MPI_Request req[2];
-    MPI_Status st;
-    for (int i = 0; i < 2; i++)
-        MPI_Irecv(&from[i], 1, MPI_INT, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &req[i]);
-    for (int i = 0; i < 2; i++) {
-        MPI_Waitany(2, req, &index, &st);
-        if (st.MPI_SOURCE != from[index])
-            from[index] = -from[index];
+    int index, done = 0, flag, idx[2];
+    MPI_Status one, some[2];
+    while (done < 2) {
+        if (strcmp(how, "waitsome") == 0) {
+            int n;
+            MPI_Waitsome(2, reqs, &n, idx, some);
+            for (int k = 0; k < n; k++)
+                st[idx[k]] = some[k];
+            done += n;
+            continue;
+        }
+        flag = 1;
+        if (strcmp(how, "testany") == 0)
+            MPI_Testany(2, reqs, &index, &flag, &one);
+        else
+            MPI_Waitany(2, reqs, &index, &one);
+        if (flag && index != MPI_UNDEFINED) {
+            st[index] = one;
+            done++;
+        }
     }
-    snprintf(line, len, "order: %d %d", from[0], from[1]);
+}
+
+/* Two MPI_Irecv posted at once (the second from rank 2 in "mixed"),
+ * completed as complete_two does: the source that each request (in
+ * posting order) received, as "order: A B" ("mixed": and a third
+ * wildcard receive's). */
+static void receive_two(const char *how, char *line, size_t len)
+{
+    int from[3] = {-1, -1, -1}, mixed = strcmp(how, "mixed") == 0;
+    MPI_Request req[2];
+    MPI_Status st[2];
+    for (int i = 0; i < 2; i++)
+        MPI_Irecv(&from[i], 1, MPI_INT, mixed && i == 1 ? 2 : MPI_ANY_SOURCE, TAG,
+                  MPI_COMM_WORLD, &req[i]);
+    complete_two(how, req, st);
+    for (int i = 0; i < 2; i++)
+        if (st[i].MPI_SOURCE != from[i])
+            from[i] = -from[i];
+    if (!mixed) {
+        snprintf(line, len, "order: %d %d", from[0], from[1]);
+        return;
+    }
+    from[2] = receive_one(0, 0);
+    snprintf(line, len, "order: %d %d %d", from[0], from[1], from[2]);
+}
+
+/* The blocked case with rank 1 in a collective (barrier, allreduce). */
+static void blocked_in_collective(int rank, int allreduce)
+{
+    int v = rank, sum = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (rank == 0) {
+        int from = receive_one(0, 0);
+        printf("received: %.0f\norder: %d\n", (MPI_Wtime() - t0) * 1e3, from);
+    } else if (rank == 2) {
+        spin(SPIN_MS);
+        printf("sent: %.0f\n", (MPI_Wtime() - t0) * 1e3);
+        MPI_Send(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
+    }
+    if (allreduce)
+        MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else
+        MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
@@ -149,9 +217,12 @@ int main(int argc, char **argv)
             spin(SPIN_MS);
             MPI_Send(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
         }
-    } else if (rank == 0 && strcmp(mode, "waitany") == 0) {
+    } else if (strcmp(mode, "barrier") == 0 || strcmp(mode, "allreduce") == 0) {
+        blocked_in_collective(rank, strcmp(mode, "allreduce") == 0);
+    } else if (rank == 0 && (strcmp(mode, "waitany") == 0 || strcmp(mode, "testany") == 0 ||
+                             strcmp(mode, "waitsome") == 0 || strcmp(mode, "mixed") == 0)) {
         char line[64];
-        receive_waitany(line, sizeof line);
+        receive_two(mode, line, sizeof line);
         printf("%s\n", line);
     } else if (rank == 0) {
         char line[64] = "order:";
@@ -165,6 +236,8 @@ int main(int argc, char **argv)
     } else if (rank == 1 || rank == 2) {
         if (rank == 2)
             spin(SPIN_MS);
+        if (rank == 2 && strcmp(mode, "mixed") == 0)
+            rounds = 2;
         for (int r = 0; r < rounds; r++) {
             if (rank == 1)
                 compute(r == 0 ? CALLS : CALLS / 40);

@@ -4,7 +4,7 @@
 # header states the order in which its wildcard receives match two
 # senders, built plain and in tier 2 (hprof-cc --procedures=all, every
 # call timed: HPROF_THROTTLE_CALLS=0), per mode (twice, loop, sendrecv,
-# probe, mprobe, waitany):
+# probe, mprobe, waitany, testany, waitsome, mixed):
 #   - the plain build prints the ground-truth order;
 #   - the instrumented build without the mode prints another in one of
 #     up to RUNS runs (the monitoring reverses the senders: without that
@@ -15,7 +15,12 @@
 #     at their MPI_Irecv line (peer, count, bytes); rank 0's recorded
 #     wait in "twice" is the virtual one (about SPIN_MS);
 # "blocked" (rank 1 waits in MPI_Wait for rank 0, which receives with
-# MPI_ANY_SOURCE first) decides without its time bound's warning;
+# MPI_ANY_SOURCE first) decides without its time bound's warning, and so
+# do "barrier" and "allreduce" (rank 1 in that collective instead), whose
+# receive completes within 1 s of the send (the run's own times);
+# testany, waitsome and mixed (Waitany over a wildcard and a
+# specific-source receive) as the first modes; tests/vtime/order.f90, the
+# twice case from Fortran, likewise;
 # and programs without wildcard receives (tests/mpi/ring_alltoall.c:
 # blocking, rendezvous-sized; tests/mpi/nonblocking.c: Isend/Irecv and
 # Waitall) print the same stdout and record the same communication
@@ -76,7 +81,8 @@ vt_run() {
 # order NAME - the order line of a run's stdout.
 order() { grep '^order:' "$tmp/$1.out" || echo "no order line (exit $RC)"; }
 
-for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "mprobe:1 2" "waitany:1 2"; do
+for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "mprobe:1 2" "waitany:1 2" \
+    "testany:1 2" "waitsome:1 2" "mixed:1 2 2"; do
     mode=${case%%:*} truth="order: ${case#*:}"
     plain_run "plain-$mode" 3 "$tmp/plain" "$mode"
     expect_eq "$mode: plain order (the ground truth)" "$truth" "$(order "plain-$mode")"
@@ -114,11 +120,54 @@ expect_eq "blocked: the one message rank 0 can get" "order: 2" "$(order blocked)
 expect_eq "blocked: decided without the time bound (no warning)" 0 \
     "$(grep -c 'virtual time:' "$tmp/blocked.err" || true)"
 
+# The same with rank 1 in a collective that needs rank 0 (MPI_Barrier,
+# MPI_Allreduce, run as MPI_Ibarrier/MPI_Iallreduce and a loop that
+# answers): rank 0's receive completes about when rank 2 sent (the run's
+# own times, ms since a common barrier), well within the 2 s bound.
+for coll in barrier allreduce; do
+    plain_run "plain-$coll" 3 "$tmp/plain" "$coll"
+    expect_eq "$coll: plain order (the ground truth)" "order: 2" "$(order "plain-$coll")"
+    vt_run "$coll" 1 3 "$tmp/inst" "$coll"
+    expect_eq "$coll: order kept with rank 1 in the collective" "order: 2" "$(order "$coll")"
+    expect_eq "$coll: decided without the time bound (no warning)" 0 \
+        "$(grep -c 'virtual time:' "$tmp/$coll.err" || true)"
+    sent=$(sed -n 's/^sent: //p' "$tmp/$coll.out")
+    received=$(sed -n 's/^received: //p' "$tmp/$coll.out")
+    expect_cmp "$coll: received within 1 s of the send (the bound is 2 s)" within \
+        "${sent:-0}" "${received:-99999}" 1000
+    expect_eq "$coll: exit status" 0 "$RC"
+done
+
 # The deferred receives are recorded at their MPI_Irecv line, as without the mode.
 expect_eq "waitany: rank 0's MPI_Irecv records (peer, count, bytes)" "1,1,4;2,1,4" \
     "$(q "$tmp/on-waitany-$RUNS.hpf" "SELECT c.peer, c.count, c.bytes_recv FROM comm c
         JOIN node n ON n.id = c.node JOIN site s ON s.id = n.site
         WHERE c.rank = 0 AND s.name = 'MPI_Irecv' ORDER BY c.peer" | oneline)"
+
+# Fortran (tests/vtime/order.f90): MPI_Recv with MPI_ANY_SOURCE through
+# the Fortran bindings, every procedure probed by hprof-cc (tier 1's
+# hooks, whose costs the mode measures at MPI_Init): the plain order.
+MPIF90=${MPIF90:-mpif90}
+if command -v "$MPIF90" >/dev/null; then
+    (cd "$tmp" && "$MPIF90" -O1 -o "$tmp/fplain" "$S/order.f90" &&
+        "$HPCC" --procedures=all "$MPIF90" -O1 -o "$tmp/finst" "$S/order.f90")
+    plain_run fplain 3 "$tmp/fplain"
+    expect_eq "fortran: plain order (the ground truth)" "order: 1 2" "$(order fplain)"
+    for i in $(seq "$RUNS"); do
+        vt_run foff 0 3 "$tmp/finst"
+        got=$(order foff)
+        [ "$got" = "order: 1 2" ] || break
+    done
+    if [ "$got" != "order: 1 2" ]; then ok "fortran: monitoring changes the order ($got)"; else
+        notok "fortran: monitoring changes the order" "$RUNS runs as plain: $got (the test cannot fail)"
+    fi
+    for i in $(seq "$RUNS"); do
+        vt_run "fon-$i" 1 3 "$tmp/finst"
+        expect_eq "fortran: virtual time restores the order (run $i)" "order: 1 2" "$(order "fon-$i")"
+    done
+else
+    skipped "virtual time from Fortran" "no $MPIF90"
+fi
 
 # Programs without wildcard receives: the same output and records.
 comm_of() { q "$1" "SELECT rank, peer, sum(count), sum(bytes_sent), sum(bytes_recv) FROM comm
