@@ -50,7 +50,8 @@
 # site:N with its class columns (ranks, worst_rank, worst_time; empty, and
 # one line why, for a site of several calling contexts); a run that
 # counted hardware counters (rank flag 64) says in one line that the
-# aggregated profile did not keep them.
+# aggregated profile did not keep them; of 200 sites at 10^5 ranks the
+# page shows the 20 with the most time.
 #
 # Bad input: a file that is no hprof input, an SQLite database that is
 # not hprof's: exit 1, one line; an unwritable OUT: exit 2, one line
@@ -415,6 +416,18 @@ if [ -x "$AGGMERGE" ]; then
     expect_eq "aggregated: Chromium ran the page's script, the class table in the DOM" "ran,1" \
         "$(sed -n 's/.*<body[^>]*data-script="\([a-z]*\)".*/\1/p' "$tmp/amc.dom"),$(count "$tmp/amc.dom" 'id="comm-classes"')"
     expect_eq "aggregated: the page parses as HTML" 0 "$(html_errors "$tmp/amc.html")"
+    # 10^5 ranks and 200 communication sites: the 20 with the most tran +
+    # sync, in that order, and the note says how many there are
+    "$AGGMERGE" 2000 200 1 "$tmp/am2.hpf" 100000 >/dev/null
+    "$QUERY" "$tmp/am2.hpf" --check >/dev/null 2>&1 && ok "aggmerge 10^5 ranks: --check" ||
+        notok "aggmerge 10^5 ranks: --check" "$("$QUERY" "$tmp/am2.hpf" --check 2>&1 | tail -1)"
+    "$builddir/analyzer/hprof-merge" -f -o "$tmp/am2.db" "$tmp/am2.hpf" >/dev/null 2>&1 || true
+    "$REPORT" "$tmp/am2.db" -o "$tmp/am2.html" >/dev/null 2>&1 || true
+    expect_eq "aggregated, 10^5 ranks, 200 communication sites: the 20 with the most time, the note says so" \
+        "$(q "$tmp/am2.db" "SELECT n.site FROM comm_node_peer p JOIN node n ON n.id = p.node
+            GROUP BY n.site ORDER BY SUM(tran + sync) DESC, n.site LIMIT 20" | paste -sd' '),1" \
+        "$({ grep -o 'class="cclass" data-site="[0-9]*"' "$tmp/am2.html" || true; } | sed 's/[^0-9]//g' |
+            uniq | paste -sd' '),$(count "$tmp/am2.html" 'The 20 of 200 sites with the most time')"
 else
     notok "aggregated profile's page" "missing: $AGGMERGE"
 fi
