@@ -92,7 +92,7 @@ analyzer_hprof_report_SOURCES = analyzer/bin/hprof-report.c \
 	analyzer/render/html_comm.c analyzer/render/html_omp.c \
 	analyzer/render/html_util.c analyzer/render/html_ovh.c \
 	analyzer/render/html_imb.c analyzer/render/html_fold.c \
-	analyzer/render/html_aggimb.c
+	analyzer/render/html_aggimb.c analyzer/render/html_aggcomm.c
 analyzer_hprof_report_CPPFLAGS = $(ANALYZER_CPPFLAGS)
 analyzer_hprof_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 analyzer_hprof_report_LDADD = analyzer/libhpreport.la

@@ -194,14 +194,20 @@ done:
     return rc;
 }
 
-int hpq_note_counters_dropped(const hpq_ctx *ctx)
+int hpq_counters_dropped(const hpq_ctx *ctx)
 {
+    /* only an aggregated profile's ranks have the flag: a full database
+     * is not scanned (10^5 rank rows: 61 M instructions) */
     char sql[96];
     snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM rank WHERE (flags & %u) != 0)",
              HP_RANKF_COUNTERS_DROPPED);
-    if (ctx->opt->format != HPQ_TEXT || hpq_query_double(ctx, sql) != 1)
+    return hpq_is_aggregated(ctx) && hpq_query_double(ctx, sql) == 1;
+}
+
+int hpq_note_counters_dropped(const hpq_ctx *ctx)
+{
+    if (ctx->opt->format != HPQ_TEXT || !hpq_counters_dropped(ctx))
         return 0;
-    fputs("counters:  counted (HPROF_COUNTERS), not kept: an aggregated profile"
-          " (HPROF_AGGREGATE) has no counter columns; HPROF_AGGREGATE=0 keeps them\n", ctx->out);
+    fprintf(ctx->out, "counters:  %s\n", HPQ_COUNTERS_DROPPED);
     return 1;
 }

@@ -22,6 +22,15 @@
  * (by_site 1) whose id is in column key_col.  0, or -1 with ctx->err. */
 int hpq_counter_columns(const hpq_ctx *ctx, hpq_table **t, int key_col, int by_site);
 
+/* Why an aggregated profile's views have no counter columns, in one
+ * line (the text's "counters:" line, hprof-report's page). */
+#define HPQ_COUNTERS_DROPPED "counted (HPROF_COUNTERS), not kept: an aggregated profile" \
+    " (HPROF_AGGREGATE) has no counter columns; HPROF_AGGREGATE=0 keeps them"
+
+/* Is the database that of an aggregated profile (HPROF_AGGREGATE) whose
+ * run counted hardware counters (a rank flagged HP_RANKF_COUNTERS_DROPPED)? */
+int hpq_counters_dropped(const hpq_ctx *ctx);
+
 /* The database of an aggregated profile (HPROF_AGGREGATE) whose run
  * counted hardware counters (HPROF_COUNTERS: a rank flagged
  * HP_RANKF_COUNTERS_DROPPED), which such a profile does not keep: writes

@@ -7,7 +7,8 @@
  * small script are inline.  Every string from the database is escaped.
  *
  * html_page.c writes the page, its header, tree and flame graph;
- * html_comm.c the matrix; html_imb.c the imbalance; html_ovh.c the overhead
+ * html_comm.c the matrix (html_aggcomm.c an aggregated run's per-site
+ * table instead); html_imb.c the imbalance; html_ovh.c the overhead
  * classes; html_omp.c the thread tables and the task timeline;
  * html_fold.c the tree the page shows (small nodes folded in a large
  * one); html_util.c escaping and formatting.
@@ -69,6 +70,11 @@ void hpq_html_pct(FILE *out, double part, double total);
  * database.  The same in both modes, so both give the same page.  0 for
  * the database of an aggregated run, which has none. */
 int hpq_html_rows_few(const hpq_ctx *ctx);
+
+/* The aggregated profile's communication per site and peer class, with
+ * comm_node_class's ranks and worst rank (html_aggcomm.c); nothing when
+ * the run had none.  0, or -1 with ctx->err set. */
+int hpq_html_comm_classes(const hpq_ctx *ctx, FILE *out);
 
 /* Ranks in the run (MAX(rank) + 1, 0 if none), -1 on a database error. */
 int hpq_html_nranks(const hpq_ctx *ctx);

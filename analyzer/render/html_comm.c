@@ -2,7 +2,9 @@
  * html_comm.c - the communication matrix of hprof-report's page (html.h):
  * a heat map of the bytes of point-to-point traffic from each sending rank
  * to each destination rank; above MATRIX_BINS ranks the ranks are binned
- * into blocks as hprof-query --matrix's text view bins them.
+ * into blocks as hprof-query --matrix's text view bins them.  An
+ * aggregated run's database has no such cells: a note, and
+ * html_aggcomm.c's table per site and peer class.
  */
 #include "config.h"
 #include <assert.h>
@@ -127,7 +129,7 @@ int hpq_html_matrix(const hpq_ctx *ctx, FILE *out)
               " kept in an aggregated run (HPROF_AGGREGATE): its point-to-point communication"
               " is summed per calling context over all peers; run again with"
               " HPROF_AGGREGATE=0 for the rank &#215; rank matrix.</p>\n", out);
-        return 0;
+        return hpq_html_comm_classes(ctx, out);
     }
     blocks b = blocks_of(n);
     fputs("<h2>Communication matrix</h2>\n<p class=\"note\">Bytes sent by point-to-point"

@@ -20,6 +20,7 @@
 #include <string.h>
 #include "html.h"
 #include "query/report_util.h"
+#include "query/counter_cols.h"
 
 #define OPEN_DEPTH 2    /* tree levels open when the page loads */
 #define LABEL_EM 40.0   /* width of the root's label column */
@@ -107,6 +108,9 @@ static int put_header(const hpq_ctx *ctx, FILE *out)
     hpq_html_time(out, sqlite3_column_double(st, 4));
     fputs("</td></tr>\n</table>\n", out);
     sqlite3_finalize(st);
+    if (hpq_counters_dropped(ctx))
+        fputs("<p class=\"note\" id=\"counters-dropped\">Counters: " HPQ_COUNTERS_DROPPED
+              ".</p>\n", out);
     return 0;
 }
 

@@ -13,7 +13,8 @@
 # of per-rank times (node_hist_fixed) against the full database's
 # node_rank; per node and peer class the comm sums; what --matrix leaves
 # out.  hprof-report's page works on it and says what it cannot show (the
-# matrix; per-rank bars become the fixed bins).  The per-rank views and SQL
+# matrix, whose section shows --comm site:N's rows with the class columns
+# per site instead; per-rank bars become the fixed bins).  The per-rank views and SQL
 # on stat/comm refuse it in one line, exit 1.  Both profiles pass --check;
 # the aggregated profile of 16 ranks has the same nodes and is smaller by
 # no more than the 48 extra ranks' totals; unset (auto), a 2-rank run
@@ -319,6 +320,26 @@ expect_eq "the page's imbalance section: the same nodes by the same cost" \
     "$(grep -o 'class="inode" data-node="[0-9]*" data-cost="[^"]*"' "$tmp/agg.html" | oneline)"
 expect_eq "the page says the matrix is not kept, draws fixed bins, no per-rank bars" "1 yes 0" \
     "$(grep -c 'id="matrix-aggregated"' "$tmp/agg.html") $(grep -c 'class="hbin"' "$tmp/agg.html" >/dev/null && echo yes) $(grep -c 'class="ibar"' "$tmp/agg.html")"
+# its communication section: per site and peer class (one calling context
+# a site here) the numbers and class columns of --comm site:N, which equal
+# the full database's (above); no empty cell, no line about them
+page_classes() {
+    { grep -o '<tr class="cclass" data-site="[0-9]*" data-peer="[^"]*">.*</tr>' "$1" || true; } |
+        sed 's/<tr class="cclass" data-site="\([0-9]*\)" data-peer="\([^"]*\)"><td class="l">[^<]*<\/td><td class="l">[^<]*<\/td><td>/\1|\2|/; s/<\/td><td>/|/g; s/<\/td><\/tr>$//'
+}
+for s in $(page_classes "$tmp/agg.html" | cut -d'|' -f1 | sort -un); do
+    "$QUERY" "$adb" --comm "site:$s" --format csv | tr -d '\r' | awk -F, -v s="$s" '
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { printf "%s|%s|%s|%s|%s|%.6f|%.6f|%s|%s|%.6f\n", s, $c["peer"], $c["count"], $c["bytes_sent"],
+              $c["bytes_recv"], $c["tran"], $c["sync"], $c["ranks"], $c["worst_rank"], $c["worst_time"] }'
+done | sort >"$tmp/query_classes.k"
+page_classes "$tmp/agg.html" | sort >"$tmp/page_classes.k"
+nsites=$(q "$adb" "SELECT COUNT(DISTINCT n.site) FROM comm_node_peer p JOIN node n ON n.id = p.node")
+expect_eq "the page's communication per site and class: --comm site:N's numbers and class columns" \
+    "$(paste -sd' ' "$tmp/query_classes.k")" "$(paste -sd' ' "$tmp/page_classes.k")"
+expect_eq "... of the $nsites sites (at most 20), no empty class cell, no line about one" \
+    "$([ "$nsites" -gt 20 ] && echo 20 || echo "$nsites"),0,0" \
+    "$(cut -d'|' -f1 "$tmp/page_classes.k" | sort -u | wc -l),$(awk -F'|' '$8 == "" || $9 == "" || $10 == ""' "$tmp/page_classes.k" | wc -l),$(grep -c 'id="comm-classes-several"' "$tmp/agg.html" || true)"
 
 # ---------------------------------------------------------------- per-rank views
 # refused NAME ARGS... - the view refuses the aggregated run's database in

@@ -22,7 +22,7 @@
 #     counter block, with the fake back end's exact values;
 #   - an aggregated profile (HPROF_AGGREGATE=1) keeps no counters: the
 #     listing's header and --flat say so in one line when the run counted
-#     them (text only), nothing when it did not.
+#     them (text only), and hprof-report's page; nothing when it did not.
 # The programs call the user-region API, so they are built here against
 # this tree's libhprof.
 #
@@ -129,6 +129,14 @@ expect_eq "aggregated without counters, and the full profile with them: no such 
     "0;0;0;0;0;0;0;0;0;0;" "$(notes "$tmp/plain_agg.hpf")$(notes "$tmp/fake.db")"
 expect_eq "aggregated with counters: no counter columns" "0" \
     "$("$QUERY" "$tmp/fake_agg.hpf" --flat --format csv | head -1 | grep -c ',A,B' || true)"
+# hprof-report's page says it too, in one line under the run header
+REPORT=$builddir/analyzer/hprof-report
+cline='<p class="note" id="counters-dropped">Counters: counted (HPROF_COUNTERS), not kept: an aggregated profile (HPROF_AGGREGATE) has no counter columns; HPROF_AGGREGATE=0 keeps them.</p>'
+for p in fake_agg plain_agg fake; do
+    "$REPORT" "$tmp/$p.hpf" -o "$tmp/$p.html" >/dev/null 2>&1 || true
+done
+expect_eq "hprof-report: the aggregated page with counters says they are not kept, once; none without, nor the full page" \
+    "1;0;0;yes" "$(grep -cxF "$cline" "$tmp/fake_agg.html" || true);$(grep -c 'counters-dropped' "$tmp/plain_agg.html" || true);$(grep -c 'counters-dropped' "$tmp/fake.html" || true);$([ -s "$tmp/fake.html" ] && echo yes)"
 
 # ---- tier 1 (procedures and call sites) and an OpenMP region, exact
 gcc -g -O0 -fopenmp -finstrument-functions "$S/tier1.c" -o "$tmp/tier1" -L"$LIBDIR" -lhprof \

@@ -44,7 +44,14 @@
 # 200 ranks shows the matrix binned in 50 x 50 blocks and histograms
 # instead of bars; a copy with a small node made costliest shows it first;
 # a bench/mkbig run of 100 ranks checks histograms, slowest ranks, node
-# order and matrix blocks against its database.
+# order and matrix blocks against its database.  An aggregated profile's
+# database (bench/aggmerge) has no matrix: its communication section is
+# a table per site and peer class, the numbers of hprof-query --comm
+# site:N with its class columns (ranks, worst_rank, worst_time; empty, and
+# one line why, for a site of several calling contexts); a run that
+# counted hardware counters (rank flag 64) says in one line that the
+# aggregated profile did not keep them; of 200 sites at 10^5 ranks the
+# page shows the 20 with the most time.
 #
 # Bad input: a file that is no hprof input, an SQLite database that is
 # not hprof's: exit 1, one line; an unwritable OUT: exit 2, one line
@@ -347,6 +354,83 @@ fi
 # jacobi's node counts are checked against their databases above/below)
 expect_eq "mkprofile: nothing folded (no note, entry or folded rectangle)" "0,0,0" \
     "$(count "$tmp/p.html" 'id="fold-note"'),$(count "$tmp/p.html" 'class="fold"'),$(count "$tmp/p.html" 'data-fold=')"
+
+# an aggregated profile's database (bench/aggmerge: 70 nodes of 20 sites at
+# 8 ranks, so sites 3, 6 and 9 of the benchmark, site ids 5, 8 and 11, have
+# two calling contexts with communication, the others one): the
+# communication section's table per site and peer class is what
+# hprof-query --comm site:N gives (count, bytes, tran, sync, ranks,
+# worst_rank, worst_time, times %.6f), the class columns empty for the
+# three sites of several contexts and one line naming them; a copy whose
+# ranks say the run counted hardware counters (rank flag 64) says in one
+# line that they were not kept, the page of the profile itself and of
+# full databases do not
+AGGMERGE=$builddir/bench/aggmerge
+# page_classes HTML - the page's per-site class rows, "site|peer|count|
+# bytes_sent|bytes_recv|tran|sync|ranks|worst_rank|worst_time"
+page_classes() {
+    { grep -o '<tr class="cclass" data-site="[0-9]*" data-peer="[^"]*">.*</tr>' "$1" || true; } |
+        sed 's/<tr class="cclass" data-site="\([0-9]*\)" data-peer="\([^"]*\)"><td class="l">[^<]*<\/td><td class="l">[^<]*<\/td><td>/\1|\2|/; s/<\/td><td>/|/g; s/<\/td><\/tr>$//'
+}
+# query_classes DB SITE... - the same rows from hprof-query --comm site:N
+query_classes() {
+    local cdb=$1 s
+    shift
+    for s in "$@"; do
+        "$QUERY" "$cdb" --comm "site:$s" --format csv | tr -d '\r' | awk -F, -v s="$s" '
+            NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            { w = $c["worst_time"] == "" ? "" : sprintf("%.6f", $c["worst_time"])
+              printf "%s|%s|%s|%s|%s|%.6f|%.6f|%s|%s|%s\n", s, $c["peer"], $c["count"],
+                  $c["bytes_sent"], $c["bytes_recv"], $c["tran"], $c["sync"], $c["ranks"],
+                  $c["worst_rank"], w }'
+    done
+}
+if [ -x "$AGGMERGE" ]; then
+    "$AGGMERGE" 70 20 1 "$tmp/am.hpf" 8 >/dev/null
+    "$QUERY" "$tmp/am.hpf" --check >/dev/null 2>&1 && ok "aggmerge 70 nodes: --check" ||
+        notok "aggmerge 70 nodes: --check" "$("$QUERY" "$tmp/am.hpf" --check 2>&1 | tail -1)"
+    adb=$tmp/am.db
+    "$builddir/analyzer/hprof-merge" -f -o "$adb" "$tmp/am.hpf" >/dev/null 2>&1 || true
+    "$REPORT" "$adb" -o "$tmp/am.html" >/dev/null 2>&1 || true
+    a=$tmp/am.html
+    sites=$(q "$adb" "SELECT DISTINCT n.site FROM comm_node_peer p JOIN node n ON n.id = p.node
+        ORDER BY n.site")
+    expect_eq "aggregated: a row per communication site and peer class, no matrix cells" \
+        "$(q "$adb" "SELECT COUNT(*) FROM (SELECT DISTINCT n.site, p.peer FROM comm_node_peer p
+            JOIN node n ON n.id = p.node)"),1,0" \
+        "$(count "$a" '<tr class="cclass"'),$(count "$a" 'id="comm-classes"'),$(count "$a" '<td id="m-')"
+    expect_eq "aggregated: the rows are hprof-query --comm site:N's, class columns included" \
+        "$(query_classes "$adb" $sites | sort | paste -sd' ')" "$(page_classes "$a" | sort | paste -sd' ')"
+    expect_cmp "aggregated: ... and there are some" gt 10 "$(page_classes "$a" | wc -l)"
+    expect_eq "aggregated: empty class cells for sites 5, 8, 11 (two contexts), the others filled" \
+        "5 8 11" "$(page_classes "$a" | awk -F'|' '$8 == "" { print $1 }' | sort -n | paste -sd' ')"
+    expect_eq "aggregated: one line says why, with the SQL for those sites" 1 \
+        "$(count "$a" 'id="comm-classes-several">ranks, worst_rank, worst_time: kept per calling context, and the sites with empty cells have several: <code>hprof-query RUN --sql "SELECT \* FROM comm_node_class WHERE node IN (SELECT id FROM node WHERE site IN (5,8,11))"</code>')"
+    cp "$adb" "$tmp/amc.db"
+    sqlite3 "$tmp/amc.db" "UPDATE rank SET flags = flags | 64"
+    "$REPORT" "$tmp/amc.db" -o "$tmp/amc.html" >/dev/null 2>&1 || true
+    cline='<p class="note" id="counters-dropped">Counters: counted (HPROF_COUNTERS), not kept: an aggregated profile (HPROF_AGGREGATE) has no counter columns; HPROF_AGGREGATE=0 keeps them.</p>'
+    expect_eq "counters counted, not kept (rank flag 64): one line on the page; none without it" \
+        "1,0,0" "$(grep -cxF "$cline" "$tmp/amc.html"),$(count "$a" 'counters-dropped'),$(count "$tmp/p.html" 'counters-dropped')"
+    dom "$tmp/amc.html" amc
+    expect_eq "aggregated: Chromium ran the page's script, the class table in the DOM" "ran,1" \
+        "$(sed -n 's/.*<body[^>]*data-script="\([a-z]*\)".*/\1/p' "$tmp/amc.dom"),$(count "$tmp/amc.dom" 'id="comm-classes"')"
+    expect_eq "aggregated: the page parses as HTML" 0 "$(html_errors "$tmp/amc.html")"
+    # 10^5 ranks and 200 communication sites: the 20 with the most tran +
+    # sync, in that order, and the note says how many there are
+    "$AGGMERGE" 2000 200 1 "$tmp/am2.hpf" 100000 >/dev/null
+    "$QUERY" "$tmp/am2.hpf" --check >/dev/null 2>&1 && ok "aggmerge 10^5 ranks: --check" ||
+        notok "aggmerge 10^5 ranks: --check" "$("$QUERY" "$tmp/am2.hpf" --check 2>&1 | tail -1)"
+    "$builddir/analyzer/hprof-merge" -f -o "$tmp/am2.db" "$tmp/am2.hpf" >/dev/null 2>&1 || true
+    "$REPORT" "$tmp/am2.db" -o "$tmp/am2.html" >/dev/null 2>&1 || true
+    expect_eq "aggregated, 10^5 ranks, 200 communication sites: the 20 with the most time, the note says so" \
+        "$(q "$tmp/am2.db" "SELECT n.site FROM comm_node_peer p JOIN node n ON n.id = p.node
+            GROUP BY n.site ORDER BY SUM(tran + sync) DESC, n.site LIMIT 20" | paste -sd' '),1" \
+        "$({ grep -o 'class="cclass" data-site="[0-9]*"' "$tmp/am2.html" || true; } | sed 's/[^0-9]//g' |
+            uniq | paste -sd' '),$(count "$tmp/am2.html" 'The 20 of 200 sites with the most time')"
+else
+    notok "aggregated profile's page" "missing: $AGGMERGE"
+fi
 
 # ---------------------------------------------------------------- bad input, bad output
 echo "not a profile" >"$tmp/junk.txt"
