@@ -83,12 +83,19 @@ static void put_varint(bytes *b, uint64_t x)
     b->v[b->n++] = (unsigned char)x;
 }
 
+/* 8 bytes little-endian: one store on a little-endian host (the byte
+ * loop was a tenth of the aggregator's time at 1024 mkbig ranks). */
 static void put_double(bytes *b, double d)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(b->v + b->n, &d, sizeof d);
+    b->n += sizeof d;
+#else
     uint64_t u;
     memcpy(&u, &d, sizeof u);
     for (int k = 0; k < 8; k++)
         b->v[b->n++] = (unsigned char)(u >> (8 * k));
+#endif
 }
 
 static int same(double a, double b)
