@@ -292,10 +292,35 @@ static int add_record(rix_acc *a, uint32_t g, uint32_t thread, const hpf_stat_ro
     return 0;
 }
 
+/* Does each of the rank's records have a node of its own, in increasing
+ * order (the usual rank: one thread per node, its nodes in the order the
+ * merge numbered them)? */
+static int one_record_per_node(const hpf_rank_rows *rows)
+{
+    for (uint32_t i = 1; i < rows->rd->nnodes; i++)
+        if (rows->node_map[i] <= rows->node_map[i - 1])
+            return 0;
+    return 1;
+}
+
+/* The rank's records staged as they are: each is its node's row. */
+static int stage_records(rix_acc *a, const hpf_rank_rows *rows)
+{
+    const hp_rank_data *rd = rows->rd;
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        hpf_stat_row s = hpf_stat_record(&rd->nodes[i], rows->time, rd->nnodes, i);
+        if (put_stat(a, rows->node_map[i], rows->rank, rd->nodes[i].thread, &s))
+            return -1;
+    }
+    return 0;
+}
+
 static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
 {
     const hp_rank_data *rd = rows->rd;
     size_t ntouched = 0;
+    if (one_record_per_node(rows))
+        return stage_records(a, rows);
     a->npend = 0;
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         uint32_t g = rows->node_map[i];
