@@ -81,27 +81,32 @@ static int grow(bytes *b, size_t more)
     return grow_first(b, more, 0);
 }
 
-static void put_varint(bytes *b, uint64_t x)
+/* The encoders write at `out` (room checked by their callers) and return
+ * the end: a byte store may alias the buffer's length, so a length
+ * updated byte by byte was stored and loaded again at every byte. */
+static unsigned char *put_varint(unsigned char *out, uint64_t x)
 {
     while (x >= 0x80) {
-        b->v[b->n++] = (unsigned char)(x | 0x80);
+        *out++ = (unsigned char)(x | 0x80);
         x >>= 7;
     }
-    b->v[b->n++] = (unsigned char)x;
+    *out++ = (unsigned char)x;
+    return out;
 }
 
 /* 8 bytes little-endian: one store on a little-endian host (the byte
  * loop was a tenth of the aggregator's time at 1024 mkbig ranks). */
-static void put_double(bytes *b, double d)
+static unsigned char *put_double(unsigned char *out, double d)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(b->v + b->n, &d, sizeof d);
-    b->n += sizeof d;
+    memcpy(out, &d, sizeof d);
+    return out + sizeof d;
 #else
     uint64_t u;
     memcpy(&u, &d, sizeof u);
     for (int k = 0; k < 8; k++)
-        b->v[b->n++] = (unsigned char)(u >> (8 * k));
+        *out++ = (unsigned char)(u >> (8 * k));
+    return out;
 #endif
 }
 
@@ -143,22 +148,24 @@ static int put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const h
     }
     size_t start = b->n;
     unsigned f = row_flags(s);
-    put_varint(b, thread);
-    put_varint(b, s->count);
-    put_varint(b, f);
+    unsigned char *out = b->v + start;
+    out = put_varint(out, thread);
+    out = put_varint(out, s->count);
+    out = put_varint(out, f);
     if (!(f & HPF_RIX_TIMED_ALL))
-        put_varint(b, s->timed);
-    put_double(b, s->raw_time);
+        out = put_varint(out, s->timed);
+    out = put_double(out, s->raw_time);
     if (!(f & HPF_RIX_RMIN_IS_RTIME))
-        put_double(b, s->raw_min);
+        out = put_double(out, s->raw_min);
     if (!(f & HPF_RIX_RMAX_IS_RMIN))
-        put_double(b, s->raw_max);
+        out = put_double(out, s->raw_max);
     if (!(f & HPF_RIX_TIME_IS_RAW))
-        put_double(b, s->time);
+        out = put_double(out, s->time);
     if (!(f & HPF_RIX_MIN_IS_RAW))
-        put_double(b, s->min);
+        out = put_double(out, s->min);
     if (!(f & (HPF_RIX_MAX_IS_RAW | HPF_RIX_MAX_IS_MIN)))
-        put_double(b, s->max);
+        out = put_double(out, s->max);
+    b->n = (size_t)(out - b->v);
     a->stage[a->nstage++] = (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
     return 0;
 }
@@ -198,13 +205,17 @@ static int stage_flush(rix_acc *a)
         bytes *b = &a->stat[g];
         if (grow_first(b, need, need * ranks_left / staged_ranks + need))
             return -1;
+        unsigned char *out = b->v + b->n;
+        uint32_t last = a->stat_rank[g];
         for (; k < end; k++) {
             const staged *e = &a->stage[a->order[k]];
-            put_varint(b, e->rank - a->stat_rank[g]);
-            a->stat_rank[g] = e->rank;
-            memcpy(b->v + b->n, a->stage_bytes.v + e->at, e->len);
-            b->n += e->len;
+            out = put_varint(out, e->rank - last);
+            last = e->rank;
+            memcpy(out, a->stage_bytes.v + e->at, e->len);
+            out += e->len;
         }
+        a->stat_rank[g] = last;
+        b->n = (size_t)(out - b->v);
     }
     a->nstage = 0;
     a->stage_bytes.n = 0;
@@ -218,11 +229,12 @@ static int put_run(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, uint32_t
     bytes *b = &a->comm[g];
     if (grow(b, 4 * 10))
         return -1;
-    put_varint(b, r - a->comm_rank[g]);
+    unsigned char *out = put_varint(b->v + b->n, r - a->comm_rank[g]);
     a->comm_rank[g] = r;
-    put_varint(b, thread);
-    put_varint(b, n);
-    put_varint(b, offset);
+    out = put_varint(out, thread);
+    out = put_varint(out, n);
+    out = put_varint(out, offset);
+    b->n = (size_t)(out - b->v);
     return 0;
 }
 
