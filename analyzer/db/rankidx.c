@@ -130,22 +130,34 @@ static unsigned row_flags(const hpf_stat_row *s)
     return f;
 }
 
+/* The most bytes a stat row takes in the stage: 4 varints, 6 doubles. */
+#define MAX_ROW_BYTES (4 * 10 + 6 * 8)
+
+/* Room in the stage for rows more rows (a rank's: at most one per node
+ * record), so that put_stat need not check.  0, or -1 without memory. */
+static int stage_reserve(rix_acc *a, size_t rows)
+{
+    if (grow(&a->stage_bytes, rows * MAX_ROW_BYTES))
+        return -1;
+    if (a->nstage + rows <= a->cap_stage)
+        return 0;
+    size_t cap = a->cap_stage ? 2 * a->cap_stage : 4096;
+    while (cap < a->nstage + rows)
+        cap *= 2;
+    staged *v = realloc(a->stage, cap * sizeof *v);
+    if (!v)
+        return -1;
+    a->stage = v;
+    a->cap_stage = cap;
+    return 0;
+}
+
 /* Encodes a stat row of rank r at node g into the stage (all but the
  * rank, which is a difference from the node's row before it in the
- * node's buffer).  0, or -1 without memory. */
-static int put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const hpf_stat_row *s)
+ * node's buffer); stage_reserve made room for it. */
+static void put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const hpf_stat_row *s)
 {
     bytes *b = &a->stage_bytes;
-    if (grow(b, 4 * 10 + 6 * 8))
-        return -1;
-    if (a->nstage == a->cap_stage) {
-        size_t cap = a->cap_stage ? 2 * a->cap_stage : 4096;
-        staged *v = realloc(a->stage, cap * sizeof *v);
-        if (!v)
-            return -1;
-        a->stage = v;
-        a->cap_stage = cap;
-    }
     size_t start = b->n;
     unsigned f = row_flags(s);
     unsigned char *out = b->v + start;
@@ -167,7 +179,6 @@ static int put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const h
         out = put_double(out, s->max);
     b->n = (size_t)(out - b->v);
     a->stage[a->nstage++] = (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
-    return 0;
 }
 
 /* Appends the staged rows to their nodes' buffers, node by node (a
@@ -321,8 +332,7 @@ static int stage_records(rix_acc *a, const hpf_rank_rows *rows)
     const hp_rank_data *rd = rows->rd;
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         hpf_stat_row s = hpf_stat_record(&rd->nodes[i], rows->time, rd->nnodes, i);
-        if (put_stat(a, rows->node_map[i], rows->rank, rd->nodes[i].thread, &s))
-            return -1;
+        put_stat(a, rows->node_map[i], rows->rank, rd->nodes[i].thread, &s);
     }
     return 0;
 }
@@ -331,6 +341,8 @@ static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
 {
     const hp_rank_data *rd = rows->rd;
     size_t ntouched = 0;
+    if (stage_reserve(a, rd->nnodes))
+        return -1;
     if (one_record_per_node(rows))
         return stage_records(a, rows);
     a->npend = 0;
@@ -345,8 +357,7 @@ static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
     for (size_t k = 0; k < ntouched; k++) {
         uint32_t g = a->touched[k];
         for (uint32_t at = a->head[g]; at; at = a->pend[at - 1].next)
-            if (put_stat(a, g, rows->rank, a->pend[at - 1].thread, &a->pend[at - 1].row))
-                return -1;
+            put_stat(a, g, rows->rank, a->pend[at - 1].thread, &a->pend[at - 1].row);
         a->head[g] = 0;
     }
     return 0;
