@@ -25,11 +25,19 @@ typedef struct pending {
     hpf_stat_row row;
 } pending;
 
-/* A stat row in the stage: its node and rank, where its bytes are. */
+/* A stat row (comm run) in a stage: its node and rank, where its bytes are. */
 typedef struct staged {
     uint32_t node, rank;
-    uint32_t at, len;           /* in stage_bytes */
+    uint32_t at, len;           /* in the stage's bytes */
 } staged;
+
+/* Rows of the last ranks, encoded but for their rank, waiting to be
+ * appended to their nodes' buffers together (stage_flush). */
+typedef struct stage {
+    staged *rows;
+    size_t n, cap;
+    bytes bytes;
+} stage;
 
 /* How many ranks' rows the stage holds before they go to their nodes. */
 #define STAGE_RANKS 32
@@ -46,15 +54,13 @@ typedef struct rix_acc {
     uint32_t *touched;          /* the nodes with pending rows */
     pending *pend;
     size_t npend, cap_pend;
-    /* Stat rows of the last ranks, encoded but for their rank, waiting to
-     * be appended to their nodes' buffers together (stage_flush): one
-     * visit of a node's buffer per STAGE_RANKS ranks instead of one per
-     * rank (its tail is a cache and TLB miss: 56% of the pass's index
-     * time at 1024 mkbig ranks went to it). */
-    staged *stage;
-    size_t nstage, cap_stage;
-    bytes stage_bytes;
-    uint32_t stage_ranks;       /* ranks in the stage */
+    /* The stat rows and comm runs of the last ranks: one visit of a
+     * node's buffer per STAGE_RANKS ranks instead of one per rank (its
+     * tail is a cache and TLB miss: 56% of the pass's index time at 1024
+     * mkbig ranks went to the stat buffers', 58% of rix_add_rank's at
+     * 4096 to the comm buffers'). */
+    stage stat_stage, comm_stage;
+    uint32_t stage_ranks;       /* ranks in the stages */
     uint32_t *count;            /* per node: its staged rows, then their first slot */
     uint32_t *order;            /* the staged rows by node, rank order kept */
 } rix_acc;
@@ -130,25 +136,28 @@ static unsigned row_flags(const hpf_stat_row *s)
     return f;
 }
 
-/* The most bytes a stat row takes in the stage: 4 varints, 6 doubles. */
+/* The most bytes a stat row takes in its stage: 4 varints, 6 doubles;
+ * a comm run: 3 varints. */
 #define MAX_ROW_BYTES (4 * 10 + 6 * 8)
+#define MAX_RUN_BYTES (3 * 10)
 
-/* Room in the stage for rows more rows (a rank's: at most one per node
- * record), so that put_stat need not check.  0, or -1 without memory. */
-static int stage_reserve(rix_acc *a, size_t rows)
+/* Room in stage s for rows more rows of at most row_bytes each (a rank's:
+ * at most one per node or comm record), so that put_stat and put_run
+ * need not check.  0, or -1 without memory. */
+static int stage_reserve(stage *s, size_t rows, size_t row_bytes)
 {
-    if (grow(&a->stage_bytes, rows * MAX_ROW_BYTES))
+    if (grow(&s->bytes, rows * row_bytes))
         return -1;
-    if (a->nstage + rows <= a->cap_stage)
+    if (s->n + rows <= s->cap)
         return 0;
-    size_t cap = a->cap_stage ? 2 * a->cap_stage : 4096;
-    while (cap < a->nstage + rows)
+    size_t cap = s->cap ? 2 * s->cap : 4096;
+    while (cap < s->n + rows)
         cap *= 2;
-    staged *v = realloc(a->stage, cap * sizeof *v);
+    staged *v = realloc(s->rows, cap * sizeof *v);
     if (!v)
         return -1;
-    a->stage = v;
-    a->cap_stage = cap;
+    s->rows = v;
+    s->cap = cap;
     return 0;
 }
 
@@ -157,7 +166,7 @@ static int stage_reserve(rix_acc *a, size_t rows)
  * node's buffer); stage_reserve made room for it. */
 static void put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const hpf_stat_row *s)
 {
-    bytes *b = &a->stage_bytes;
+    bytes *b = &a->stat_stage.bytes;
     size_t start = b->n;
     unsigned f = row_flags(s);
     unsigned char *out = b->v + start;
@@ -178,75 +187,85 @@ static void put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const 
     if (!(f & (HPF_RIX_MAX_IS_RAW | HPF_RIX_MAX_IS_MIN)))
         out = put_double(out, s->max);
     b->n = (size_t)(out - b->v);
-    a->stage[a->nstage++] = (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
+    a->stat_stage.rows[a->stat_stage.n++] =
+        (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
 }
 
-/* Appends the staged rows to their nodes' buffers, node by node (a
+/* Appends stage st's rows to their nodes' buffers bufs, node by node (a
  * counting sort keeps each node's rows in the order they were staged:
- * rank, then thread), and empties the stage.  A node's buffer is sized
- * once, when its first rows come, for as many bytes per rank in the
- * ranks still to come (doubled when that was too few): growing it by
+ * rank, then thread; each starts with its rank's difference from the
+ * node's last, last_rank), and empties the stage.  A node's buffer is
+ * sized once, when its first rows come, for as many bytes per rank in
+ * the ranks still to come (doubled when that was too few): growing it by
  * doubling from the start copied each byte about once more and left a
  * third of the memory unused (at 1024 mkbig ranks).
  * 0, or -1 without memory. */
-static int stage_flush(rix_acc *a)
+static int stage_flush(rix_acc *a, stage *st, bytes *bufs, uint32_t *last_rank)
 {
-    if (!a->nstage)
+    if (!st->n)
         return 0;
-    uint32_t first_rank = a->stage[0].rank;
+    uint32_t first_rank = st->rows[0].rank;
     size_t ranks_left = a->p->nranks > first_rank ? a->p->nranks - first_rank : 1;
     size_t staged_ranks = a->stage_ranks ? a->stage_ranks : 1;
-    uint32_t *order = realloc(a->order, a->nstage * sizeof *order);
+    uint32_t *order = realloc(a->order, st->n * sizeof *order);
     if (!order)
         return -1;
     a->order = order;
     memset(a->count, 0, ((size_t)a->nnodes + 2) * sizeof *a->count);
-    for (size_t k = 0; k < a->nstage; k++)
-        a->count[a->stage[k].node + 1]++;
+    for (size_t k = 0; k < st->n; k++)
+        a->count[st->rows[k].node + 1]++;
     for (uint32_t g = 1; g <= a->nnodes + 1; g++)
         a->count[g] += a->count[g - 1];         /* count[g]: node g's first slot */
-    for (size_t k = 0; k < a->nstage; k++)
-        a->order[a->count[a->stage[k].node]++] = (uint32_t)k;
+    for (size_t k = 0; k < st->n; k++)
+        a->order[a->count[st->rows[k].node]++] = (uint32_t)k;
     size_t k = 0;
-    while (k < a->nstage) {
-        uint32_t g = a->stage[a->order[k]].node;
+    while (k < st->n) {
+        uint32_t g = st->rows[a->order[k]].node;
         size_t end = k, need = 0;
-        for (; end < a->nstage && a->stage[a->order[end]].node == g; end++)
-            need += 5 + a->stage[a->order[end]].len;
-        bytes *b = &a->stat[g];
+        for (; end < st->n && st->rows[a->order[end]].node == g; end++)
+            need += 5 + st->rows[a->order[end]].len;
+        bytes *b = &bufs[g];
         if (grow_first(b, need, need * ranks_left / staged_ranks + need))
             return -1;
         unsigned char *out = b->v + b->n;
-        uint32_t last = a->stat_rank[g];
+        uint32_t last = last_rank[g];
         for (; k < end; k++) {
-            const staged *e = &a->stage[a->order[k]];
+            const staged *e = &st->rows[a->order[k]];
             out = put_varint(out, e->rank - last);
             last = e->rank;
-            memcpy(out, a->stage_bytes.v + e->at, e->len);
+            memcpy(out, st->bytes.v + e->at, e->len);
             out += e->len;
         }
-        a->stat_rank[g] = last;
+        last_rank[g] = last;
         b->n = (size_t)(out - b->v);
     }
-    a->nstage = 0;
-    a->stage_bytes.n = 0;
-    a->stage_ranks = 0;
+    st->n = 0;
+    st->bytes.n = 0;
     return 0;
 }
 
-static int put_run(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, uint32_t n,
-                   uint64_t offset)
+/* Both stages to the nodes' buffers. */
+static int flush_stages(rix_acc *a)
 {
-    bytes *b = &a->comm[g];
-    if (grow(b, 4 * 10))
-        return -1;
-    unsigned char *out = put_varint(b->v + b->n, r - a->comm_rank[g]);
-    a->comm_rank[g] = r;
-    out = put_varint(out, thread);
+    int rc = stage_flush(a, &a->stat_stage, a->stat, a->stat_rank) ||
+             stage_flush(a, &a->comm_stage, a->comm, a->comm_rank) ? -1 : 0;
+    a->stage_ranks = 0;
+    return rc;
+}
+
+/* Stages a run of n comm records of rank r at node g (stage_reserve made
+ * room for it): thread, count, offset, its rank added by stage_flush. */
+static void put_run(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, uint32_t n,
+                    uint64_t offset)
+{
+    bytes *b = &a->comm_stage.bytes;
+    size_t start = b->n;
+    unsigned char *out = put_varint(b->v + start, thread);
     out = put_varint(out, n);
     out = put_varint(out, offset);
     b->n = (size_t)(out - b->v);
-    return 0;
+    a->comm_stage.rows[a->comm_stage.n++] =
+        (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
 }
 
 /* Is every rank's comm records still in the mapped file (not decoded)? */
@@ -341,7 +360,7 @@ static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
 {
     const hp_rank_data *rd = rows->rd;
     size_t ntouched = 0;
-    if (stage_reserve(a, rd->nnodes))
+    if (stage_reserve(&a->stat_stage, rd->nnodes, MAX_ROW_BYTES))
         return -1;
     if (one_record_per_node(rows))
         return stage_records(a, rows);
@@ -367,13 +386,14 @@ static int add_comms(rix_acc *a, const hpf_rank_rows *rows)
 {
     const hp_rank_data *rd = rows->rd;
     uint64_t base = a->p->comm_at[rows->rank];
+    if (stage_reserve(&a->comm_stage, rd->ncomms, MAX_RUN_BYTES))
+        return -1;
     for (uint32_t i = 0; i < rd->ncomms;) {
         uint32_t local = rd->comms[i].node, j = i + 1;
         while (j < rd->ncomms && rd->comms[j].node == local)
             j++;
-        if (put_run(a, rows->node_map[local], rows->rank, rd->nodes[local].thread, j - i,
-                    base + (uint64_t)i * HP_COMM_REC_LEN))
-            return -1;
+        put_run(a, rows->node_map[local], rows->rank, rd->nodes[local].thread, j - i,
+                base + (uint64_t)i * HP_COMM_REC_LEN);
         i = j;
     }
     return 0;
@@ -386,7 +406,7 @@ static int rix_add_rank(void *acc, const hpf_rank_rows *rows)
         return 0;
     if (add_stats(a, rows) || (a->comms && add_comms(a, rows)))
         return -1;
-    return ++a->stage_ranks < STAGE_RANKS ? 0 : stage_flush(a);
+    return ++a->stage_ranks < STAGE_RANKS ? 0 : flush_stages(a);
 }
 
 static int put_index_row(sqlite3 *db, sqlite3_stmt *st, uint32_t g, const bytes *stat,
@@ -411,7 +431,7 @@ static int rix_write(void *acc, sqlite3 *db, char *err, size_t errlen)
     char sql[128];
     if (!a->on)
         return 0;
-    if (stage_flush(a)) {
+    if (flush_stages(a)) {
         snprintf(err, errlen, "rank_index: out of memory");
         return -1;
     }
@@ -456,8 +476,10 @@ static void rix_finish(void *acc)
     free(a->tail);
     free(a->touched);
     free(a->pend);
-    free(a->stage);
-    free(a->stage_bytes.v);
+    free(a->stat_stage.rows);
+    free(a->stat_stage.bytes.v);
+    free(a->comm_stage.rows);
+    free(a->comm_stage.bytes.v);
     free(a->count);
     free(a->order);
     free(a);
