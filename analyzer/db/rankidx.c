@@ -191,6 +191,30 @@ static void put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const 
         (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
 }
 
+/* Asks for the lines the next node's rows (the ones of st in order[k,
+ * ...)) will be copied to and from, so that their misses overlap the
+ * copy of this node's: they are cold, one node's rows of a stage a few
+ * hundred bytes of its buffer and a line of the stage each, and the
+ * copy waited for them (6% of the merge at 1024 mkbig ranks). */
+static void prefetch_node(const rix_acc *a, const stage *st, const bytes *bufs, size_t k)
+{
+#if defined(__GNUC__)
+    if (k >= st->n)
+        return;
+    uint32_t g = st->rows[a->order[k]].node;
+    size_t bytes_next = 0;
+    for (size_t j = k; j < st->n && st->rows[a->order[j]].node == g; j++) {
+        __builtin_prefetch(st->bytes.v + st->rows[a->order[j]].at, 0);
+        bytes_next += 5 + st->rows[a->order[j]].len;
+    }
+    if (bufs[g].v)
+        for (size_t off = 0; off < bytes_next; off += 64)
+            __builtin_prefetch(bufs[g].v + bufs[g].n + off, 1);
+#else
+    (void)a, (void)st, (void)bufs, (void)k;
+#endif
+}
+
 /* Appends stage st's rows to their nodes' buffers bufs, node by node (a
  * counting sort keeps each node's rows in the order they were staged:
  * rank, then thread; each starts with its rank's difference from the
@@ -227,6 +251,7 @@ static int stage_flush(rix_acc *a, stage *st, bytes *bufs, uint32_t *last_rank)
         bytes *b = &bufs[g];
         if (grow_first(b, need, need * ranks_left / staged_ranks + need))
             return -1;
+        prefetch_node(a, st, bufs, end);
         unsigned char *out = b->v + b->n;
         uint32_t last = last_rank[g];
         for (; k < end; k++) {
