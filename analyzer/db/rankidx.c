@@ -2,10 +2,10 @@
  * rankidx.c - writes the per-node index of per-rank rows (rankidx.h) as
  * an aggregator of the merge's pass over the ranks: each rank's records
  * are summed into stat rows as db_order.c orders them (by thread within
- * a node, records of one thread in record order), encoded into a stage
- * that goes to the nodes' buffers every STAGE_RANKS ranks, and its comm
- * records' runs to the node's other buffer;
- * the buffers become the rows of rank_index at the end.
+ * a node, records of one thread in record order) and encoded, its comm
+ * records' runs too, into two stages that go to the nodes' two buffers
+ * every STAGE_RANKS ranks; the buffers become the rows of rank_index at
+ * the end.
  */
 #include "config.h"
 #include <stdio.h>
