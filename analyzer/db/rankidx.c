@@ -215,6 +215,18 @@ static void prefetch_node(const rix_acc *a, const stage *st, const bytes *bufs, 
 #endif
 }
 
+/* A node buffer's first capacity, for need bytes from `ranks` of the
+ * stage's staged_ranks with ranks_left to come (these included): as many
+ * bytes per rank in each of them when every rank of the stage had rows
+ * at the node, else twice need (a node of a few ranks, say rank 0's
+ * setup, would reserve for ranks it never has rows in). */
+static size_t expected_size(size_t need, size_t ranks, size_t staged_ranks, size_t ranks_left)
+{
+    if (ranks < staged_ranks)
+        return 2 * need;
+    return need * ranks_left / staged_ranks + need;
+}
+
 /* Appends stage st's rows to their nodes' buffers bufs, node by node (a
  * counting sort keeps each node's rows in the order they were staged:
  * rank, then thread; each starts with its rank's difference from the
@@ -245,11 +257,14 @@ static int stage_flush(rix_acc *a, stage *st, bytes *bufs, uint32_t *last_rank)
     size_t k = 0;
     while (k < st->n) {
         uint32_t g = st->rows[a->order[k]].node;
-        size_t end = k, need = 0;
-        for (; end < st->n && st->rows[a->order[end]].node == g; end++)
+        size_t end = k, need = 0, ranks = 0;
+        for (uint32_t r = UINT32_MAX; end < st->n && st->rows[a->order[end]].node == g; end++) {
             need += 5 + st->rows[a->order[end]].len;
+            ranks += st->rows[a->order[end]].rank != r;
+            r = st->rows[a->order[end]].rank;
+        }
         bytes *b = &bufs[g];
-        if (grow_first(b, need, need * ranks_left / staged_ranks + need))
+        if (grow_first(b, need, expected_size(need, ranks, staged_ranks, ranks_left)))
             return -1;
         prefetch_node(a, st, bufs, end);
         unsigned char *out = b->v + b->n;
