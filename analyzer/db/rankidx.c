@@ -2,10 +2,10 @@
  * rankidx.c - writes the per-node index of per-rank rows (rankidx.h) as
  * an aggregator of the merge's pass over the ranks: each rank's records
  * are summed into stat rows as db_order.c orders them (by thread within
- * a node, records of one thread in record order), encoded into a stage
- * that goes to the nodes' buffers every STAGE_RANKS ranks, and its comm
- * records' runs to the node's other buffer;
- * the buffers become the rows of rank_index at the end.
+ * a node, records of one thread in record order) and encoded, its comm
+ * records' runs too, into two stages that go to the nodes' two buffers
+ * every STAGE_RANKS ranks; the buffers become the rows of rank_index at
+ * the end.
  */
 #include "config.h"
 #include <stdio.h>
@@ -25,11 +25,19 @@ typedef struct pending {
     hpf_stat_row row;
 } pending;
 
-/* A stat row in the stage: its node and rank, where its bytes are. */
+/* A stat row (comm run) in a stage: its node and rank, where its bytes are. */
 typedef struct staged {
     uint32_t node, rank;
-    uint32_t at, len;           /* in stage_bytes */
+    uint32_t at, len;           /* in the stage's bytes */
 } staged;
+
+/* Rows of the last ranks, encoded but for their rank, waiting to be
+ * appended to their nodes' buffers together (stage_flush). */
+typedef struct stage {
+    staged *rows;
+    size_t n, cap;
+    bytes bytes;
+} stage;
 
 /* How many ranks' rows the stage holds before they go to their nodes. */
 #define STAGE_RANKS 32
@@ -46,24 +54,24 @@ typedef struct rix_acc {
     uint32_t *touched;          /* the nodes with pending rows */
     pending *pend;
     size_t npend, cap_pend;
-    /* Stat rows of the last ranks, encoded but for their rank, waiting to
-     * be appended to their nodes' buffers together (stage_flush): one
-     * visit of a node's buffer per STAGE_RANKS ranks instead of one per
-     * rank (its tail is a cache and TLB miss: 56% of the pass's index
-     * time at 1024 mkbig ranks went to it). */
-    staged *stage;
-    size_t nstage, cap_stage;
-    bytes stage_bytes;
-    uint32_t stage_ranks;       /* ranks in the stage */
+    /* The stat rows and comm runs of the last ranks: one visit of a
+     * node's buffer per STAGE_RANKS ranks instead of one per rank (its
+     * tail is a cache and TLB miss: 56% of the pass's index time at 1024
+     * mkbig ranks went to the stat buffers', 58% of rix_add_rank's at
+     * 4096 to the comm buffers'). */
+    stage stat_stage, comm_stage;
+    uint32_t stage_ranks;       /* ranks in the stages */
     uint32_t *count;            /* per node: its staged rows, then their first slot */
     uint32_t *order;            /* the staged rows by node, rank order kept */
 } rix_acc;
 
-static int grow(bytes *b, size_t more)
+/* Room for more bytes in b: its capacity doubled, or at least first (a
+ * node buffer's first capacity, its expected size).  0, or -1. */
+static int grow_first(bytes *b, size_t more, size_t first)
 {
     if (b->n + more <= b->cap)
         return 0;
-    size_t cap = b->cap ? 2 * b->cap : 256;
+    size_t cap = b->cap ? 2 * b->cap : first > 256 ? first : 256;
     while (cap < b->n + more)
         cap *= 2;
     unsigned char *v = realloc(b->v, cap);
@@ -74,21 +82,38 @@ static int grow(bytes *b, size_t more)
     return 0;
 }
 
-static void put_varint(bytes *b, uint64_t x)
+static int grow(bytes *b, size_t more)
 {
-    while (x >= 0x80) {
-        b->v[b->n++] = (unsigned char)(x | 0x80);
-        x >>= 7;
-    }
-    b->v[b->n++] = (unsigned char)x;
+    return grow_first(b, more, 0);
 }
 
-static void put_double(bytes *b, double d)
+/* The encoders write at `out` (room checked by their callers) and return
+ * the end: a byte store may alias the buffer's length, so a length
+ * updated byte by byte was stored and loaded again at every byte. */
+static unsigned char *put_varint(unsigned char *out, uint64_t x)
 {
+    while (x >= 0x80) {
+        *out++ = (unsigned char)(x | 0x80);
+        x >>= 7;
+    }
+    *out++ = (unsigned char)x;
+    return out;
+}
+
+/* 8 bytes little-endian: one store on a little-endian host (the byte
+ * loop was a tenth of the aggregator's time at 1024 mkbig ranks). */
+static unsigned char *put_double(unsigned char *out, double d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out, &d, sizeof d);
+    return out + sizeof d;
+#else
     uint64_t u;
     memcpy(&u, &d, sizeof u);
     for (int k = 0; k < 8; k++)
-        b->v[b->n++] = (unsigned char)(u >> (8 * k));
+        *out++ = (unsigned char)(u >> (8 * k));
+    return out;
+#endif
 }
 
 static int same(double a, double b)
@@ -111,97 +136,176 @@ static unsigned row_flags(const hpf_stat_row *s)
     return f;
 }
 
-/* Encodes a stat row of rank r at node g into the stage (all but the
- * rank, which is a difference from the node's row before it in the
- * node's buffer).  0, or -1 without memory. */
-static int put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const hpf_stat_row *s)
+/* The most bytes a stat row takes in its stage: 4 varints, 6 doubles;
+ * a comm run: 3 varints. */
+#define MAX_ROW_BYTES (4 * 10 + 6 * 8)
+#define MAX_RUN_BYTES (3 * 10)
+
+/* Room in stage s for rows more rows of at most row_bytes each (a rank's:
+ * at most one per node or comm record), so that put_stat and put_run
+ * need not check.  0, or -1 without memory. */
+static int stage_reserve(stage *s, size_t rows, size_t row_bytes)
 {
-    bytes *b = &a->stage_bytes;
-    if (grow(b, 4 * 10 + 6 * 8))
+    if (grow(&s->bytes, rows * row_bytes))
         return -1;
-    if (a->nstage == a->cap_stage) {
-        size_t cap = a->cap_stage ? 2 * a->cap_stage : 4096;
-        staged *v = realloc(a->stage, cap * sizeof *v);
-        if (!v)
-            return -1;
-        a->stage = v;
-        a->cap_stage = cap;
-    }
-    size_t start = b->n;
-    unsigned f = row_flags(s);
-    put_varint(b, thread);
-    put_varint(b, s->count);
-    put_varint(b, f);
-    if (!(f & HPF_RIX_TIMED_ALL))
-        put_varint(b, s->timed);
-    put_double(b, s->raw_time);
-    if (!(f & HPF_RIX_RMIN_IS_RTIME))
-        put_double(b, s->raw_min);
-    if (!(f & HPF_RIX_RMAX_IS_RMIN))
-        put_double(b, s->raw_max);
-    if (!(f & HPF_RIX_TIME_IS_RAW))
-        put_double(b, s->time);
-    if (!(f & HPF_RIX_MIN_IS_RAW))
-        put_double(b, s->min);
-    if (!(f & (HPF_RIX_MAX_IS_RAW | HPF_RIX_MAX_IS_MIN)))
-        put_double(b, s->max);
-    a->stage[a->nstage++] = (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
+    if (s->n + rows <= s->cap)
+        return 0;
+    size_t cap = s->cap ? 2 * s->cap : 4096;
+    while (cap < s->n + rows)
+        cap *= 2;
+    staged *v = realloc(s->rows, cap * sizeof *v);
+    if (!v)
+        return -1;
+    s->rows = v;
+    s->cap = cap;
     return 0;
 }
 
-/* Appends the staged rows to their nodes' buffers, node by node (a
- * counting sort keeps each node's rows in the order they were staged:
- * rank, then thread), and empties the stage.  0, or -1 without memory. */
-static int stage_flush(rix_acc *a)
+/* Encodes a stat row of rank r at node g into the stage (all but the
+ * rank, which is a difference from the node's row before it in the
+ * node's buffer); stage_reserve made room for it. */
+static void put_stat(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, const hpf_stat_row *s)
 {
-    if (!a->nstage)
+    bytes *b = &a->stat_stage.bytes;
+    size_t start = b->n;
+    unsigned f = row_flags(s);
+    unsigned char *out = b->v + start;
+    out = put_varint(out, thread);
+    out = put_varint(out, s->count);
+    out = put_varint(out, f);
+    if (!(f & HPF_RIX_TIMED_ALL))
+        out = put_varint(out, s->timed);
+    out = put_double(out, s->raw_time);
+    if (!(f & HPF_RIX_RMIN_IS_RTIME))
+        out = put_double(out, s->raw_min);
+    if (!(f & HPF_RIX_RMAX_IS_RMIN))
+        out = put_double(out, s->raw_max);
+    if (!(f & HPF_RIX_TIME_IS_RAW))
+        out = put_double(out, s->time);
+    if (!(f & HPF_RIX_MIN_IS_RAW))
+        out = put_double(out, s->min);
+    if (!(f & (HPF_RIX_MAX_IS_RAW | HPF_RIX_MAX_IS_MIN)))
+        out = put_double(out, s->max);
+    b->n = (size_t)(out - b->v);
+    a->stat_stage.rows[a->stat_stage.n++] =
+        (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
+}
+
+/* Asks for the lines the next node's rows (the ones of st in order[k,
+ * ...)) will be copied to and from, so that their misses overlap the
+ * copy of this node's: they are cold, one node's rows of a stage a few
+ * hundred bytes of its buffer and a line of the stage each, and the
+ * copy waited for them (6% of the merge at 1024 mkbig ranks). */
+static void prefetch_node(const rix_acc *a, const stage *st, const bytes *bufs, size_t k)
+{
+#if defined(__GNUC__)
+    if (k >= st->n)
+        return;
+    uint32_t g = st->rows[a->order[k]].node;
+    size_t bytes_next = 0;
+    for (size_t j = k; j < st->n && st->rows[a->order[j]].node == g; j++) {
+        __builtin_prefetch(st->bytes.v + st->rows[a->order[j]].at, 0);
+        bytes_next += 5 + st->rows[a->order[j]].len;
+    }
+    if (bufs[g].v)
+        for (size_t off = 0; off < bytes_next; off += 64)
+            __builtin_prefetch(bufs[g].v + bufs[g].n + off, 1);
+#else
+    (void)a, (void)st, (void)bufs, (void)k;
+#endif
+}
+
+/* A node buffer's first capacity, for need bytes from `ranks` of the
+ * stage's staged_ranks with ranks_left to come (these included): as many
+ * bytes per rank in each of them when every rank of the stage had rows
+ * at the node, else twice need (a node of a few ranks, say rank 0's
+ * setup, would reserve for ranks it never has rows in). */
+static size_t expected_size(size_t need, size_t ranks, size_t staged_ranks, size_t ranks_left)
+{
+    if (ranks < staged_ranks)
+        return 2 * need;
+    return need * ranks_left / staged_ranks + need;
+}
+
+/* Appends stage st's rows to their nodes' buffers bufs, node by node (a
+ * counting sort keeps each node's rows in the order they were staged:
+ * rank, then thread; each starts with its rank's difference from the
+ * node's last, last_rank), and empties the stage.  A node's buffer is
+ * sized once, when its first rows come, for as many bytes per rank in
+ * the ranks still to come (doubled when that was too few): growing it by
+ * doubling from the start copied each byte about once more and left a
+ * third of the memory unused (at 1024 mkbig ranks).
+ * 0, or -1 without memory. */
+static int stage_flush(rix_acc *a, stage *st, bytes *bufs, uint32_t *last_rank)
+{
+    if (!st->n)
         return 0;
-    uint32_t *order = realloc(a->order, a->nstage * sizeof *order);
+    uint32_t first_rank = st->rows[0].rank;
+    size_t ranks_left = a->p->nranks > first_rank ? a->p->nranks - first_rank : 1;
+    size_t staged_ranks = a->stage_ranks ? a->stage_ranks : 1;
+    uint32_t *order = realloc(a->order, st->n * sizeof *order);
     if (!order)
         return -1;
     a->order = order;
     memset(a->count, 0, ((size_t)a->nnodes + 2) * sizeof *a->count);
-    for (size_t k = 0; k < a->nstage; k++)
-        a->count[a->stage[k].node + 1]++;
+    for (size_t k = 0; k < st->n; k++)
+        a->count[st->rows[k].node + 1]++;
     for (uint32_t g = 1; g <= a->nnodes + 1; g++)
         a->count[g] += a->count[g - 1];         /* count[g]: node g's first slot */
-    for (size_t k = 0; k < a->nstage; k++)
-        a->order[a->count[a->stage[k].node]++] = (uint32_t)k;
+    for (size_t k = 0; k < st->n; k++)
+        a->order[a->count[st->rows[k].node]++] = (uint32_t)k;
     size_t k = 0;
-    while (k < a->nstage) {
-        uint32_t g = a->stage[a->order[k]].node;
-        size_t end = k, need = 0;
-        for (; end < a->nstage && a->stage[a->order[end]].node == g; end++)
-            need += 5 + a->stage[a->order[end]].len;
-        bytes *b = &a->stat[g];
-        if (grow(b, need))
-            return -1;
-        for (; k < end; k++) {
-            const staged *e = &a->stage[a->order[k]];
-            put_varint(b, e->rank - a->stat_rank[g]);
-            a->stat_rank[g] = e->rank;
-            memcpy(b->v + b->n, a->stage_bytes.v + e->at, e->len);
-            b->n += e->len;
+    while (k < st->n) {
+        uint32_t g = st->rows[a->order[k]].node;
+        size_t end = k, need = 0, ranks = 0;
+        for (uint32_t r = UINT32_MAX; end < st->n && st->rows[a->order[end]].node == g; end++) {
+            need += 5 + st->rows[a->order[end]].len;
+            ranks += st->rows[a->order[end]].rank != r;
+            r = st->rows[a->order[end]].rank;
         }
+        bytes *b = &bufs[g];
+        if (grow_first(b, need, expected_size(need, ranks, staged_ranks, ranks_left)))
+            return -1;
+        prefetch_node(a, st, bufs, end);
+        unsigned char *out = b->v + b->n;
+        uint32_t last = last_rank[g];
+        for (; k < end; k++) {
+            const staged *e = &st->rows[a->order[k]];
+            out = put_varint(out, e->rank - last);
+            last = e->rank;
+            memcpy(out, st->bytes.v + e->at, e->len);
+            out += e->len;
+        }
+        last_rank[g] = last;
+        b->n = (size_t)(out - b->v);
     }
-    a->nstage = 0;
-    a->stage_bytes.n = 0;
-    a->stage_ranks = 0;
+    st->n = 0;
+    st->bytes.n = 0;
     return 0;
 }
 
-static int put_run(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, uint32_t n,
-                   uint64_t offset)
+/* Both stages to the nodes' buffers. */
+static int flush_stages(rix_acc *a)
 {
-    bytes *b = &a->comm[g];
-    if (grow(b, 4 * 10))
-        return -1;
-    put_varint(b, r - a->comm_rank[g]);
-    a->comm_rank[g] = r;
-    put_varint(b, thread);
-    put_varint(b, n);
-    put_varint(b, offset);
-    return 0;
+    int rc = stage_flush(a, &a->stat_stage, a->stat, a->stat_rank) ||
+             stage_flush(a, &a->comm_stage, a->comm, a->comm_rank) ? -1 : 0;
+    a->stage_ranks = 0;
+    return rc;
+}
+
+/* Stages a run of n comm records of rank r at node g (stage_reserve made
+ * room for it): thread, count, offset, its rank added by stage_flush. */
+static void put_run(rix_acc *a, uint32_t g, uint32_t r, uint32_t thread, uint32_t n,
+                    uint64_t offset)
+{
+    bytes *b = &a->comm_stage.bytes;
+    size_t start = b->n;
+    unsigned char *out = put_varint(b->v + start, thread);
+    out = put_varint(out, n);
+    out = put_varint(out, offset);
+    b->n = (size_t)(out - b->v);
+    a->comm_stage.rows[a->comm_stage.n++] =
+        (staged){g, r, (uint32_t)start, (uint32_t)(b->n - start)};
 }
 
 /* Is every rank's comm records still in the mapped file (not decoded)? */
@@ -270,10 +374,36 @@ static int add_record(rix_acc *a, uint32_t g, uint32_t thread, const hpf_stat_ro
     return 0;
 }
 
+/* Does each of the rank's records have a node of its own, in increasing
+ * order (the usual rank: one thread per node, its nodes in the order the
+ * merge numbered them)? */
+static int one_record_per_node(const hpf_rank_rows *rows)
+{
+    for (uint32_t i = 1; i < rows->rd->nnodes; i++)
+        if (rows->node_map[i] <= rows->node_map[i - 1])
+            return 0;
+    return 1;
+}
+
+/* The rank's records staged as they are: each is its node's row. */
+static int stage_records(rix_acc *a, const hpf_rank_rows *rows)
+{
+    const hp_rank_data *rd = rows->rd;
+    for (uint32_t i = 0; i < rd->nnodes; i++) {
+        hpf_stat_row s = hpf_stat_record(&rd->nodes[i], rows->time, rd->nnodes, i);
+        put_stat(a, rows->node_map[i], rows->rank, rd->nodes[i].thread, &s);
+    }
+    return 0;
+}
+
 static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
 {
     const hp_rank_data *rd = rows->rd;
     size_t ntouched = 0;
+    if (stage_reserve(&a->stat_stage, rd->nnodes, MAX_ROW_BYTES))
+        return -1;
+    if (one_record_per_node(rows))
+        return stage_records(a, rows);
     a->npend = 0;
     for (uint32_t i = 0; i < rd->nnodes; i++) {
         uint32_t g = rows->node_map[i];
@@ -286,8 +416,7 @@ static int add_stats(rix_acc *a, const hpf_rank_rows *rows)
     for (size_t k = 0; k < ntouched; k++) {
         uint32_t g = a->touched[k];
         for (uint32_t at = a->head[g]; at; at = a->pend[at - 1].next)
-            if (put_stat(a, g, rows->rank, a->pend[at - 1].thread, &a->pend[at - 1].row))
-                return -1;
+            put_stat(a, g, rows->rank, a->pend[at - 1].thread, &a->pend[at - 1].row);
         a->head[g] = 0;
     }
     return 0;
@@ -297,13 +426,14 @@ static int add_comms(rix_acc *a, const hpf_rank_rows *rows)
 {
     const hp_rank_data *rd = rows->rd;
     uint64_t base = a->p->comm_at[rows->rank];
+    if (stage_reserve(&a->comm_stage, rd->ncomms, MAX_RUN_BYTES))
+        return -1;
     for (uint32_t i = 0; i < rd->ncomms;) {
         uint32_t local = rd->comms[i].node, j = i + 1;
         while (j < rd->ncomms && rd->comms[j].node == local)
             j++;
-        if (put_run(a, rows->node_map[local], rows->rank, rd->nodes[local].thread, j - i,
-                    base + (uint64_t)i * HP_COMM_REC_LEN))
-            return -1;
+        put_run(a, rows->node_map[local], rows->rank, rd->nodes[local].thread, j - i,
+                base + (uint64_t)i * HP_COMM_REC_LEN);
         i = j;
     }
     return 0;
@@ -316,7 +446,7 @@ static int rix_add_rank(void *acc, const hpf_rank_rows *rows)
         return 0;
     if (add_stats(a, rows) || (a->comms && add_comms(a, rows)))
         return -1;
-    return ++a->stage_ranks < STAGE_RANKS ? 0 : stage_flush(a);
+    return ++a->stage_ranks < STAGE_RANKS ? 0 : flush_stages(a);
 }
 
 static int put_index_row(sqlite3 *db, sqlite3_stmt *st, uint32_t g, const bytes *stat,
@@ -341,7 +471,7 @@ static int rix_write(void *acc, sqlite3 *db, char *err, size_t errlen)
     char sql[128];
     if (!a->on)
         return 0;
-    if (stage_flush(a)) {
+    if (flush_stages(a)) {
         snprintf(err, errlen, "rank_index: out of memory");
         return -1;
     }
@@ -386,8 +516,10 @@ static void rix_finish(void *acc)
     free(a->tail);
     free(a->touched);
     free(a->pend);
-    free(a->stage);
-    free(a->stage_bytes.v);
+    free(a->stat_stage.rows);
+    free(a->stat_stage.bytes.v);
+    free(a->comm_stage.rows);
+    free(a->comm_stage.bytes.v);
     free(a->count);
     free(a->order);
     free(a);
