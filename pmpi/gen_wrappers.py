@@ -228,6 +228,9 @@ VTIME = {
     "send": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
     "isend": "    if (hp_vt_on)\n        hp_vt_send_header({comm}, {peer}, {tag});\n",
     "icoll": "    if (hp_vt_on)\n        hp_vt_coll_started({comm});\n",
+    "start": "    if (hp_vt_on)\n        hp_vt_started({request}, 1);\n",
+    "startall": "    if (hp_vt_on)\n        hp_vt_started({requests}, {count});\n",
+    "request_free": "    if (hp_vt_on)\n        hp_vt_request_freed({request});\n",
 }
 # ... a new communicator (ROLES newcomm=) gets its shadow;
 NEWCOMM = "    if (rc == MPI_SUCCESS && hp_vt_on)\n        hp_vt_comm_created(*{newcomm});\n"
@@ -278,12 +281,21 @@ def vt_collective(f, args, call):
             % (roles["comm"], start, roles["comm"], needs, roles.get("root", "0"), call))
 
 
+# ... a persistent request is remembered, so that each MPI_Start of a
+# send sends its header and each of a receive posts its header's receive.
+VTINIT = {"send_init": "1", "recv_init": "0"}
+
+
 def mpi_call(f, subst):
     """The call of the MPI function itself (virtual time's, when on)."""
     args = call_args(f, subst)
     call = "P%s(%s)" % (f["name"], args)
     if f["kind"] in VTCALL:
         call = "(hp_vt_on ? %s(%s) : %s)" % (VTCALL[f["kind"]], args, call)
+    if f["kind"] in VTINIT:
+        r = f["roles"]
+        call = "(hp_vt_on ? hp_vt_persistent(%s, %s, %s, %s, %s, %s) : %s)" % (
+            call, r["request"], r["comm"], r["peer"], r["tag"], VTINIT[f["kind"]], call)
     if "vt_icoll" in f:
         call = vt_collective(f, args, call)
     return call

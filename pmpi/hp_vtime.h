@@ -38,6 +38,16 @@ void hp_vt_comm_freed(MPI_Comm comm);
 /* Before a point-to-point send of the user's (standard, buffered,
  * synchronous, ready; blocking or not): the header to dest. */
 void hp_vt_send_header(MPI_Comm comm, int dest, int tag);
+/* MPI_Send_init and kin (send 1), MPI_Recv_init (send 0) returned rc
+ * (vtime_persist.c): a persistent request on a controlled communicator is
+ * remembered; rc is returned. */
+int hp_vt_persistent(int rc, const MPI_Request *request, MPI_Comm comm, int peer, int tag,
+                     int send);
+/* Before MPI_Start/MPI_Startall: each remembered send sends its header,
+ * each remembered receive posts its header's receive. */
+void hp_vt_started(const MPI_Request *reqs, int n);
+/* Before MPI_Request_free: a remembered request is forgotten. */
+void hp_vt_request_freed(const MPI_Request *request);
 /* Before a nonblocking receive of a specific source is posted: its
  * header's receive is posted alongside (so MPI matches the two in the
  * same order). */

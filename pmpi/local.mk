@@ -11,7 +11,7 @@ pmpi_libhprof_la_SOURCES = \
 	pmpi/rankmap.c pmpi/reqmap.c pmpi/rma.c pmpi/reduce.c pmpi/reduce_tree.c pmpi/output.c \
 	pmpi/io.c pmpi/neighbor.c pmpi/hp_fortran.h pmpi/fortran.c pmpi/typesize.c \
 	pmpi/linger.c pmpi/exit.c pmpi/hp_vtime.h pmpi/hp_vtime_int.h pmpi/vtime.c pmpi/vtime_defer.c \
-	pmpi/vtime_clock.c pmpi/vtime_shadow.c pmpi/vtime_coll.c
+	pmpi/vtime_clock.c pmpi/vtime_shadow.c pmpi/vtime_coll.c pmpi/vtime_persist.c
 pmpi_libhprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pmpi -I$(top_builddir)/pmpi $(MPI_CFLAGS)
 pmpi_libhprof_la_CFLAGS = $(AM_CFLAGS) -pthread -fvisibility=hidden
 pmpi_libhprof_la_LIBADD = libhprof/libhpcore.la $(LIBDW_LIBS) $(MPI_LIBS) -lpthread

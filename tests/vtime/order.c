@@ -18,6 +18,8 @@
  *            with CALLS/40 calls before each but the first; rank 2
  *            spins, then sends ROUNDS messages; rank 0 receives 2*ROUNDS
  *            times;
+ *   persistent  the twice case with the senders' messages sent by
+ *            MPI_Start of a request made by MPI_Send_init (and waited for);
  *   sendrecv the twice case through MPI_Sendrecv (rank 0 sends itself an
  *            empty message to tag 9 in each);
  *   probe    the first message found by polling MPI_Iprobe, the second
@@ -238,11 +240,22 @@ int main(int argc, char **argv)
             spin(SPIN_MS);
         if (rank == 2 && strcmp(mode, "mixed") == 0)
             rounds = 2;
+        MPI_Request req;
+        int persistent = strcmp(mode, "persistent") == 0;
+        if (persistent)
+            MPI_Send_init(&rank, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD, &req);
         for (int r = 0; r < rounds; r++) {
             if (rank == 1)
                 compute(r == 0 ? CALLS : CALLS / 40);
-            MPI_Send(&rank, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
+            if (persistent) {
+                MPI_Start(&req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Send(&rank, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
+            }
         }
+        if (persistent)
+            MPI_Request_free(&req);
     }
     MPI_Finalize();
     return 0;

@@ -4,12 +4,13 @@
 # header states the order in which its wildcard receives match two
 # senders, built plain and in tier 2 (hprof-cc --procedures=all, every
 # call timed: HPROF_THROTTLE_CALLS=0), per mode (twice, loop, sendrecv,
-# probe, mprobe, waitany, testany, waitsome, mixed):
+# probe, mprobe, waitany, testany, waitsome, mixed, persistent):
 #   - the plain build prints the ground-truth order;
 #   - the instrumented build without the mode prints another in one of
 #     up to RUNS runs (the monitoring reverses the senders: without that
 #     the test shows nothing);
-#   - with the mode it prints the ground truth in each of RUNS = 3 runs,
+#   - with the mode it prints the ground truth in each of RUNS = 3 runs
+#     without a warning (a message without its header, the time bound),
 #     the summary says the mode was on and every rank's RANK flags have
 #     HP_RANKF_VIRTUAL_TIME (32); waitany's deferred receives are recorded
 #     at their MPI_Irecv line (peer, count, bytes); rank 0's recorded
@@ -82,7 +83,7 @@ vt_run() {
 order() { grep '^order:' "$tmp/$1.out" || echo "no order line (exit $RC)"; }
 
 for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "mprobe:1 2" "waitany:1 2" \
-    "testany:1 2" "waitsome:1 2" "mixed:1 2 2"; do
+    "testany:1 2" "waitsome:1 2" "mixed:1 2 2" "persistent:1 2"; do
     mode=${case%%:*} truth="order: ${case#*:}"
     plain_run "plain-$mode" 3 "$tmp/plain" "$mode"
     expect_eq "$mode: plain order (the ground truth)" "$truth" "$(order "plain-$mode")"
@@ -103,6 +104,8 @@ for case in "twice:1 2" "loop:1 1 1 2 2 2" "sendrecv:1 2" "probe:1 2" "mprobe:1 
     expect_eq "$mode: summary says so" 1 "$(grep -c '^hprof: virtual time on' "$tmp/on-$mode-1.err" || true)"
     expect_eq "$mode: ranks whose RANK flags say so" 3 \
         "$(q "$PROFILE" "SELECT count(*) FROM rank WHERE flags & 32 = 32")"
+    expect_eq "$mode: no message without its header, no time bound (no warning)" 0 \
+        "$(cat "$tmp"/on-"$mode"-*.err | grep -c 'virtual time:' || true)"
 done
 # The waits recorded are the virtual ones: rank 0's two receives of
 # "twice" wait, in virtual time, until rank 2's send after its SPIN_MS of
