@@ -232,6 +232,23 @@ VTIME = {
     "startall": "    if (hp_vt_on)\n        hp_vt_started({requests}, {count});\n",
     "request_free": "    if (hp_vt_on)\n        hp_vt_request_freed({request});\n",
 }
+# ... a communicator constructor over all of its parent's members (the
+# first parameter) first meets them in a barrier that answers clock
+# requests meanwhile, as a blocking collective does (MPI's constructor,
+# which answers nothing, then waits for no one);
+CONSTRUCTOR_EXCEPT = ("MPI_Comm_create_group",)   # over a group only
+
+
+CONSTRUCTOR_ALSO = ("MPI_Intercomm_create",)    # over local_comm, then the leaders
+
+
+def vt_constructor(f):
+    if ("newcomm" not in f["roles"] and f["name"] not in CONSTRUCTOR_ALSO) or \
+            f["name"] in CONSTRUCTOR_EXCEPT or not f["params"].startswith("MPI_Comm "):
+        return ""
+    return "    if (hp_vt_on)\n        hp_vt_comm_entered(%s);\n" % f["args"][0]
+
+
 # ... a new communicator (ROLES newcomm=) gets its shadow;
 NEWCOMM = "    if (rc == MPI_SUCCESS && hp_vt_on)\n        hp_vt_comm_created(*{newcomm});\n"
 # ... a Wait/Test call first receives the messages of the wildcard
@@ -323,6 +340,7 @@ def body(f, fid):
            % (name, params),
            fill(ALWAYS.get(kind, ""), f),
            fill(VTIME.get(kind, ""), f),
+           vt_constructor(f),
            "    hp_thread *t = hp_mpi_begin();\n",
            passthrough(f)]
     if kind in DELEGATED:

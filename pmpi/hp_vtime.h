@@ -38,6 +38,10 @@ void hp_vt_comm_freed(MPI_Comm comm);
 /* Before a point-to-point send of the user's (standard, buffered,
  * synchronous, ready; blocking or not): the header to dest. */
 void hp_vt_send_header(MPI_Comm comm, int dest, int tag);
+/* Before a communicator constructor over all of comm's members
+ * (MPI_Comm_dup, split, create, the topology calls; vtime_coll.c): a
+ * barrier with them that answers clock requests while it waits. */
+void hp_vt_comm_entered(MPI_Comm comm);
 /* MPI_Send_init and kin (send 1), MPI_Recv_init (send 0) returned rc
  * (vtime_persist.c): a persistent request on a controlled communicator is
  * remembered; rc is returned. */

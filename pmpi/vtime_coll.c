@@ -8,7 +8,10 @@
  * it".  A wildcard receiver that such a member needs is sure the process
  * sends nothing before its receive completes: it is settled at once,
  * where a process blocked inside MPI's own collective would not answer
- * and the receiver would wait out its time bound.
+ * and the receiver would wait out its time bound.  A communicator
+ * constructor over its parent's members meets them first in such a
+ * barrier (MPI's constructor, which answers nothing, then waits for no
+ * one).
  */
 #include <stdint.h>
 #include "hp_mpi.h"
@@ -55,6 +58,13 @@ int hp_vt_coll_wait(int rc, MPI_Comm comm, int needs, int root)
         hp_vt_idle(since);
     hp_vt_coll_now.id = UINT64_MAX;
     return rc;
+}
+
+void hp_vt_comm_entered(MPI_Comm comm)
+{
+    /* also on an intercommunicator (no shadow): the process answers its
+     * clock meanwhile, which passes a waiting receiver's candidate */
+    hp_vt_coll_wait(PMPI_Ibarrier(comm, &hp_vt_coll_req), comm, HP_VT_NEEDS_ALL, 0);
 }
 
 int hp_vt_coll_settles(const hp_vt_peer *p)

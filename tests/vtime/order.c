@@ -32,8 +32,8 @@
  *            rank 1 must answer rank 0's clock requests from inside its
  *            MPI_Wait, or rank 0 decides only at its 2 s bound, with a
  *            warning;
- *   barrier, allreduce  the blocked case with rank 1 in MPI_Barrier
- *            (MPI_Allreduce) instead, which rank 0 joins after its
+ *   barrier, allreduce, split  the blocked case with rank 1 in MPI_Barrier
+ *            (MPI_Allreduce, MPI_Comm_split: a constructor) instead, which rank 0 joins after its
  *            wildcard receive, as rank 2 does after its send: rank 1 must
  *            answer from inside the collective.  Each prints, in ms since
  *            a barrier at the start, when rank 0's receive completed
@@ -179,9 +179,10 @@ static void receive_two(const char *how, char *line, size_t len)
 }
 
 /* The blocked case with rank 1 in a collective (barrier, allreduce). */
-static void blocked_in_collective(int rank, int allreduce)
+static void blocked_in_collective(int rank, const char *mode)
 {
     int v = rank, sum = 0;
+    MPI_Comm split;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (rank == 0) {
@@ -192,10 +193,14 @@ static void blocked_in_collective(int rank, int allreduce)
         printf("sent: %.0f\n", (MPI_Wtime() - t0) * 1e3);
         MPI_Send(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
     }
-    if (allreduce)
+    if (strcmp(mode, "allreduce") == 0) {
         MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    else
+    } else if (strcmp(mode, "split") == 0) {
+        MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &split);
+        MPI_Comm_free(&split);
+    } else {
         MPI_Barrier(MPI_COMM_WORLD);
+    }
 }
 
 int main(int argc, char **argv)
@@ -219,8 +224,9 @@ int main(int argc, char **argv)
             spin(SPIN_MS);
             MPI_Send(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD);
         }
-    } else if (strcmp(mode, "barrier") == 0 || strcmp(mode, "allreduce") == 0) {
-        blocked_in_collective(rank, strcmp(mode, "allreduce") == 0);
+    } else if (strcmp(mode, "barrier") == 0 || strcmp(mode, "allreduce") == 0 ||
+               strcmp(mode, "split") == 0) {
+        blocked_in_collective(rank, mode);
     } else if (rank == 0 && (strcmp(mode, "waitany") == 0 || strcmp(mode, "testany") == 0 ||
                              strcmp(mode, "waitsome") == 0 || strcmp(mode, "mixed") == 0)) {
         char line[64];

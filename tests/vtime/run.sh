@@ -18,7 +18,8 @@
 #     wait in "twice" is the virtual one (about SPIN_MS);
 # "blocked" (rank 1 waits in MPI_Wait for rank 0, which receives with
 # MPI_ANY_SOURCE first) decides without its time bound's warning, and so
-# do "barrier" and "allreduce" (rank 1 in that collective instead), whose
+# do "barrier", "allreduce" and "split" (rank 1 in that collective or
+# communicator constructor instead), whose
 # receive completes within 1 s of the send (the run's own times);
 # testany, waitsome and mixed (Waitany over a wildcard and a
 # specific-source receive) as the first modes; tests/vtime/order.f90, the
@@ -131,7 +132,7 @@ expect_eq "blocked: decided without the time bound (no warning)" 0 \
 # MPI_Allreduce, run as MPI_Ibarrier/MPI_Iallreduce and a loop that
 # answers): rank 0's receive completes about when rank 2 sent (the run's
 # own times, ms since a common barrier), well within the 2 s bound.
-for coll in barrier allreduce; do
+for coll in barrier allreduce split; do
     plain_run "plain-$coll" 3 "$tmp/plain" "$coll"
     expect_eq "$coll: plain order (the ground truth)" "order: 2" "$(order "plain-$coll")"
     vt_run "$coll" 1 3 "$tmp/inst" "$coll"
