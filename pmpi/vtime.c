@@ -324,9 +324,23 @@ int hp_vt_choose(int tag, MPI_Comm comm, uint64_t since)
     uint64_t seen = since;
     if (!s)
         return MPI_ANY_SOURCE;
-    if (!since)
-        return choose_source(s, tag);
-    return choose_step(s, tag, since, &seen);
+    if (since)
+        return choose_step(s, tag, since, &seen);
+    /* a blocking MPI_Probe, or a Wait on a deferred receive: blocked in a
+     * wildcard receive while it decides, as hp_vt_mprobe says (a process
+     * asked answers so, and the global wait can settle it) */
+    int outer = blocked_on != -2, src;
+    if (!outer) {
+        blocked_vt = hp_vt_clock_ns();
+        blocked_on = -1;
+        blocked_cand = INT64_MIN;
+    }
+    src = choose_source(s, tag);
+    if (!outer) {
+        blocked_on = -2;
+        blocked_cand = INT64_MIN;
+    }
+    return src;
 }
 
 void hp_vt_message_matched(MPI_Comm comm, const MPI_Status *st)
