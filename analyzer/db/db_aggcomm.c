@@ -29,15 +29,34 @@ typedef struct cell {
     double tran, sync, min, max;    /* min, max: +-infinity before a record */
 } cell;
 
-/* Cells keyed by a pair of numbers a < na, b < nb, in the order they
- * were first seen: index[a][b] is the position + 1 (0: none), a row of
- * the index allocated when a is first seen (a node's peers, a sender's
- * receivers: a few rows of a few KB). */
+/* Cells keyed by a pair of numbers a < na, b < nb: index[a][b] is the
+ * position + 1 (0: none), a row of the index allocated when a is first
+ * seen (a node's peers, a sender's receivers: a few rows of a few KB).
+ * The cells of one a are kept together: each a takes runs of cells
+ * (its first of 4, each next twice the last, at most CELL_RUN_MAX), and
+ * its cells fill them in the order first seen.  A rank's records of a
+ * node then find their peers' cells a few lines apart, where cells in
+ * the order first seen over all nodes (each rank adds one new peer to
+ * each node) were a node's count of cells apart: a miss per record. */
+#define CELL_RUN_FIRST 4u
+#define CELL_RUN_MAX 64u
+/* The cells are in slabs of 2^CELL_SLAB_BITS (1.8 MB), a run never split
+ * between two: nothing copied as they grow (a realloc of one array
+ * copied its 29 MB at 1024 ranks, and held both copies at once). */
+#define CELL_SLAB_BITS 15u
+#define CELL_SLAB (1u << CELL_SLAB_BITS)
+
+typedef struct cell_run {
+    uint32_t next, end, len;    /* a's current run: positions [next, end), of len */
+} cell_run;
+
 typedef struct cells {
     uint32_t na, nb;
     uint32_t **index;
-    cell *v;
-    uint32_t n, cap;
+    cell_run *runs;             /* per a */
+    cell **slab;                /* cell at position p: slab[p >> bits][p & (size - 1)] */
+    uint32_t nslabs, capslabs;
+    uint32_t n;                 /* positions taken, runs' free cells included */
 } cells;
 
 typedef struct rank_cell {
@@ -63,7 +82,8 @@ static int cells_init(cells *c, uint32_t na, uint32_t nb)
     c->na = na;
     c->nb = nb;
     c->index = calloc(na ? na : 1, sizeof *c->index);
-    return c->index ? 0 : -1;
+    c->runs = calloc(na ? na : 1, sizeof *c->runs);
+    return c->index && c->runs ? 0 : -1;
 }
 
 static void cells_free(cells *c)
@@ -71,32 +91,72 @@ static void cells_free(cells *c)
     for (uint32_t a = 0; c->index && a < c->na; a++)
         free(c->index[a]);
     free(c->index);
-    free(c->v);
+    free(c->runs);
+    for (uint32_t k = 0; k < c->nslabs; k++)
+        free(c->slab[k]);
+    free(c->slab);
 }
 
-/* The cell of (a, b), made empty when new; NULL without memory. */
-static cell *cell_of(cells *c, uint32_t a, uint32_t b)
+static cell *cell_at(const cells *c, uint32_t pos)
 {
-    assert(a < c->na && b < c->nb);
+    return &c->slab[pos >> CELL_SLAB_BITS][pos & (CELL_SLAB - 1)];
+}
+
+/* One more slab, the free end of the last one left; 0, or -1. */
+static int new_slab(cells *c)
+{
+    if (c->nslabs == c->capslabs) {
+        uint32_t cap = c->capslabs ? 2 * c->capslabs : 16;
+        cell **s = realloc(c->slab, cap * sizeof *s);
+        if (!s)
+            return -1;
+        c->slab = s;
+        c->capslabs = cap;
+    }
+    if (!(c->slab[c->nslabs] = malloc(CELL_SLAB * sizeof **c->slab)))
+        return -1;
+    c->n = c->nslabs++ << CELL_SLAB_BITS;
+    return 0;
+}
+
+/* A new run of cells for a, twice a's last one; 0, or -1 without
+ * memory. */
+static int new_run(cells *c, cell_run *r)
+{
+    uint32_t len = r->len ? 2 * r->len : CELL_RUN_FIRST;
+    len = len < CELL_RUN_MAX ? len : CELL_RUN_MAX;
+    if (c->n + len > c->nslabs * CELL_SLAB && new_slab(c))
+        return -1;
+    r->len = len;
+    r->next = c->n;
+    r->end = c->n + len;
+    c->n += len;
+    return 0;
+}
+
+/* The new cell of (a, b), empty; NULL without memory. */
+static cell *new_cell(cells *c, uint32_t a, uint32_t b)
+{
     if (!c->index[a] && !(c->index[a] = calloc(c->nb, sizeof **c->index)))
         return NULL;
-    uint32_t *pos = &c->index[a][b];
-    if (*pos)
-        return &c->v[*pos - 1];
-    if (c->n == c->cap) {
-        uint32_t cap = c->cap ? 2 * c->cap : 1024;
-        cell *v = realloc(c->v, (size_t)cap * sizeof *v);
-        if (!v)
-            return NULL;
-        c->v = v;
-        c->cap = cap;
-    }
-    cell *x = &c->v[c->n++];
+    cell_run *r = &c->runs[a];
+    if (r->next == r->end && new_run(c, r))
+        return NULL;
+    cell *x = cell_at(c, r->next++);
     memset(x, 0, sizeof *x);
     x->min = INFINITY;
     x->max = -INFINITY;
-    *pos = c->n;
+    c->index[a][b] = r->next;
     return x;
+}
+
+/* The cell of (a, b), made empty when new; NULL without memory.  Inline:
+ * two a record, the cell found in all but the first. */
+static inline cell *cell_of(cells *c, uint32_t a, uint32_t b)
+{
+    assert(a < c->na && b < c->nb);
+    const uint32_t *row = c->index[a];
+    return row && row[b] ? cell_at(c, row[b] - 1) : new_cell(c, a, b);
 }
 
 /* Walks the cells in (a, b) order: the index read row by row, not the
@@ -117,7 +177,7 @@ static const cell *next_cell(cell_walk *w, uint32_t *a, uint32_t *b)
             if (pos) {
                 *a = w->a;
                 *b = w->b - 1;
-                return &c->v[pos - 1];
+                return cell_at(c, pos - 1);
             }
         }
     }
@@ -270,6 +330,22 @@ static int keep_rank_rows(comm_aggs *ca, uint32_t rank)
     return 0;
 }
 
+/* How many records ahead comm_add_rank asks for a record's node cell. */
+#define CELL_PREFETCH_AHEAD 8u
+
+/* Asks the cache for the cell of comm record c by node and peer, if it
+ * exists: a rank's records find their cells where earlier ranks left
+ * them, out of the caches, and wait for each in turn without this. */
+static void prefetch_node_cell(const comm_aggs *ca, const hpf_rank_rows *rr,
+                               const hp_comm_rec *c)
+{
+    uint32_t node = rr->node_map[c->node];
+    const uint32_t *row = ca->peers.index[node];
+    int64_t peer = (int64_t)c->peer - HP_PEER_FILE;
+    if (row && peer >= 0 && peer < ca->peers.nb && row[peer])
+        __builtin_prefetch(cell_at(&ca->peers, row[peer] - 1), 1);
+}
+
 static int comm_add_rank(void *p, const hpf_rank_rows *rr)
 {
     comm_aggs *ca = p;
@@ -277,6 +353,8 @@ static int comm_add_rank(void *p, const hpf_rank_rows *rr)
     for (uint32_t i = 0; i < rd->ncomms; i++) {
         const hp_comm_rec *c = &rd->comms[i];
         uint32_t node = rr->node_map[c->node];
+        if (i + CELL_PREFETCH_AHEAD < rd->ncomms)
+            prefetch_node_cell(ca, rr, &rd->comms[i + CELL_PREFETCH_AHEAD]);
         if (add_to_matrix(ca, rr->rank, ca->m->nodes[node - 1].site, c) ||
             add_to_node(ca, node, c))
             return -1;
