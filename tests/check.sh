@@ -24,24 +24,18 @@ log=_build/check.log
 # on a small machine (it takes no longer: the timing tests hold a lock).
 
 # slowest_tests - the ten longest tests of the run just made, for keeping
-# the suite under its 15 minutes: a test's time is its .trs file's mtime
-# (automake writes it at the end) less its .log.start's (stamped at the
-# start, tests/local.mk).
+# the suite under its 15 minutes: the tests run one at a time, so a test's
+# time is its .trs file's mtime less the one written before it.
 slowest_tests() {
-    find . \( -name '*.trs' -o -name '*.log.start' \) -not -path './_build/*' -printf '%T@ %p\n' \
-        2>/dev/null | awk '{ t = $2; sub(/^\.\//, "", t)
-            if (sub(/\.log\.start$/, "", t)) start[t] = $1; else if (sub(/\.trs$/, "", t)) end[t] = $1 }
-            END { for (t in end) if (t in start) printf "%6.0f s  %s\n", end[t] - start[t], t }' |
-        sort -rn | head -10 | sed 's/^/check: slowest: /' || true
+    find . -name '*.trs' -not -path './_build/*' -printf '%T@ %p\n' 2>/dev/null | sort -n |
+        awk 'NR > 1 { printf "%6.0f s  %s\n", $1 - prev, substr($2, 3) } { prev = $1 }' |
+        sed 's/\.trs$//' | sort -rn | head -10 | sed 's/^/check: slowest: /' || true
 }
 
 built_at=$SECONDS
-# The tests run two at a time: those that time MPI programs take the lock
-# of tests/serial.sh, so they run one at a time among themselves, beside
-# the MPI-free ones (analyzer, unit, fuzz, docs).
-echo "check: make -j$jobs check TESTS= (build), then make -j$jobs check (the tests; timing ones one at a time)"
+echo "check: make -j$jobs check TESTS= (build), then make check (the tests, one at a time)"
 rc=0
-{ make -j"$jobs" check TESTS= </dev/null 2>&1 && make -j"$jobs" check </dev/null 2>&1; } | tee "$log" ||
+{ make -j"$jobs" check TESTS= </dev/null 2>&1 && make check </dev/null 2>&1; } | tee "$log" ||
     rc=${PIPESTATUS[0]}
 slowest_tests
 tested_at=$SECONDS

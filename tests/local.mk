@@ -4,12 +4,8 @@
 # Every test's MPI_Init (under mpirun or a singleton) takes Open MPI's ob1
 # point-to-point layer at once, the one it selects on this kind of machine
 # anyway after probing the others (the cm layer's probe costs ~0.2 s of
-# each MPI_Init here); a value the caller set is kept.  NAME.log.start is
-# stamped when a test starts (tests/check.sh lists the slowest tests from
-# it and NAME.trs, which automake writes when the test ends).
-AM_TESTS_ENVIRONMENT = OMPI_MCA_pml=$${OMPI_MCA_pml:-ob1}; export OMPI_MCA_pml; \
-	: >"$$log.start";
-CLEANFILES += tests/*.log.start tests/*/*.log.start
+# each MPI_Init here); a value the caller set is kept.
+AM_TESTS_ENVIRONMENT = OMPI_MCA_pml=$${OMPI_MCA_pml:-ob1}; export OMPI_MCA_pml;
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_core
 TESTS += tests/unit/test_core
