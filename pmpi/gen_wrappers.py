@@ -232,23 +232,6 @@ VTIME = {
     "startall": "    if (hp_vt_on)\n        hp_vt_started({requests}, {count});\n",
     "request_free": "    if (hp_vt_on)\n        hp_vt_request_freed({request});\n",
 }
-# ... a communicator constructor over all of its parent's members (the
-# first parameter) first meets them in a barrier that answers clock
-# requests meanwhile, as a blocking collective does (MPI's constructor,
-# which answers nothing, then waits for no one);
-CONSTRUCTOR_EXCEPT = ("MPI_Comm_create_group",)   # over a group only
-
-
-CONSTRUCTOR_ALSO = ("MPI_Intercomm_create",)    # over local_comm, then the leaders
-
-
-def vt_constructor(f):
-    if ("newcomm" not in f["roles"] and f["name"] not in CONSTRUCTOR_ALSO) or \
-            f["name"] in CONSTRUCTOR_EXCEPT or not f["params"].startswith("MPI_Comm "):
-        return ""
-    return "    if (hp_vt_on)\n        hp_vt_comm_entered(%s);\n" % f["args"][0]
-
-
 # ... a new communicator (ROLES newcomm=) gets its shadow;
 NEWCOMM = "    if (rc == MPI_SUCCESS && hp_vt_on)\n        hp_vt_comm_created(*{newcomm});\n"
 # ... a Wait/Test call first receives the messages of the wildcard
@@ -301,6 +284,17 @@ def vt_collective(f, args, call):
 # ... a persistent request is remembered, so that each MPI_Start of a
 # send sends its header and each of a receive posts its header's receive.
 VTINIT = {"send_init": "1", "recv_init": "0"}
+# ... and a communicator constructor over all of its parent's members
+# (the first parameter) first meets them in a barrier that answers clock
+# requests, as a blocking collective does, timed with the call (MPI's
+# constructor, which answers nothing, then waits for no one).
+CONSTRUCTOR_EXCEPT = ("MPI_Comm_create_group",)   # over a group only
+CONSTRUCTOR_ALSO = ("MPI_Intercomm_create",)      # over local_comm, then the leaders
+
+
+def vt_constructor(f):
+    return ("newcomm" in f["roles"] or f["name"] in CONSTRUCTOR_ALSO) and \
+        f["name"] not in CONSTRUCTOR_EXCEPT and f["params"].startswith("MPI_Comm ")
 
 
 def mpi_call(f, subst):
@@ -313,6 +307,8 @@ def mpi_call(f, subst):
         r = f["roles"]
         call = "(hp_vt_on ? hp_vt_persistent(%s, %s, %s, %s, %s, %s) : %s)" % (
             call, r["request"], r["comm"], r["peer"], r["tag"], VTINIT[f["kind"]], call)
+    if vt_constructor(f):
+        call = "(hp_vt_on ? (hp_vt_comm_entered(%s), %s) : %s)" % (f["args"][0], call, call)
     if "vt_icoll" in f:
         call = vt_collective(f, args, call)
     return call
@@ -340,7 +336,6 @@ def body(f, fid):
            % (name, params),
            fill(ALWAYS.get(kind, ""), f),
            fill(VTIME.get(kind, ""), f),
-           vt_constructor(f),
            "    hp_thread *t = hp_mpi_begin();\n",
            passthrough(f)]
     if kind in DELEGATED:
